@@ -1,0 +1,88 @@
+"""hermes-core: context engineering for LLM agents, as pluggy plugins.
+
+The public API: ``Session`` (one conversation), ``ContextEngine`` (subclass it to ship an
+engine), ``hookimpl`` (mark hook implementations), the frozen records that cross hook
+boundaries, ``PluginHost`` and the configuration model.
+"""
+
+from __future__ import annotations
+
+from importlib.metadata import PackageNotFoundError, version
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.config import Config, load_config
+from hermes_core.diagnostics import drain_warnings, record_warning
+from hermes_core.engine import ContextEngine, coerce_usage
+from hermes_core.errors import (
+    ConfigError,
+    ContextOverflowError,
+    HermesError,
+    HermesPluginError,
+    InvalidMessagesError,
+    UnknownEngineError,
+)
+from hermes_core.hookspecs import hookimpl, hookspec
+from hermes_core.host import PluginHost
+from hermes_core.records import (
+    ContextFile,
+    ContextFileLoader,
+    EngineSpec,
+    HostWarning,
+    PayloadContext,
+    PluginRecord,
+    PromptBlock,
+    PromptContext,
+    SkillSource,
+    ToolCallContext,
+    ToolsContext,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from hermes_core.session import Session
+
+try:
+    __version__ = version("hermes-core")
+except PackageNotFoundError:  # imported from a checkout that was never installed
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ContextEngine",
+    "ContextFile",
+    "ContextFileLoader",
+    "ContextOverflowError",
+    "EngineSpec",
+    "HermesError",
+    "HermesPluginError",
+    "HostWarning",
+    "InvalidMessagesError",
+    "PayloadContext",
+    "PluginHost",
+    "PluginRecord",
+    "PromptBlock",
+    "PromptContext",
+    "Session",
+    "SkillSource",
+    "ToolCallContext",
+    "ToolsContext",
+    "UnknownEngineError",
+    "Usage",
+    "__version__",
+    "coerce_usage",
+    "drain_warnings",
+    "hookimpl",
+    "hookspec",
+    "load_config",
+    "record_warning",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # Session pulls in the assembler and stores; keep `import hermes_core` light.
+    if name == "Session":
+        from hermes_core.session import Session
+
+        return Session
+    raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")

@@ -1,0 +1,1 @@
+"""``hermes-ctx compress``: run the selected engine over a transcript (compressor issue)."""

@@ -1,0 +1,180 @@
+"""The listing commands: ``hooks``, ``plugins``, ``engines``, ``config``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from hermes_core.cli import CliState, cli, emit_json, emit_table, fail, guarded
+from hermes_core.errors import ConfigError, HermesPluginError
+from hermes_core.host import CORE_DISTRIBUTION, DISPATCH_PLUGIN
+
+
+def _summary(doc: str) -> str:
+    return doc.strip().splitlines()[0] if doc.strip() else ""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, mode, args, doc, impls}].")
+@click.option("--unimplemented", is_flag=True, help="Only hooks nobody implements.")
+@click.pass_obj
+@guarded
+def hooks(state: CliState, as_json: bool, unimplemented: bool) -> None:
+    """List every hook spec, in call order, with the plugins implementing it."""
+    infos = state.host.hooks()
+    if unimplemented:
+        infos = [h for h in infos if not h.impls]
+    if as_json:
+        emit_json([
+            {
+                "name": h.name,
+                "area": h.area,
+                "mode": h.mode,
+                "args": list(h.args),
+                "doc": h.doc,
+                "impls": [
+                    {"plugin": i.plugin, "wrapper": i.wrapper, "tryfirst": i.tryfirst, "trylast": i.trylast}
+                    for i in h.impls
+                ],
+            }
+            for h in infos
+        ])
+        return
+    width = max((len(h.name) for h in infos), default=4)
+    click.echo(f"{'HOOK':<{width}}  {'MODE':<11}  IMPLEMENTATIONS (call order)")
+    for h in infos:
+        impls = ", ".join(i.plugin + _impl_flag(i) for i in h.impls) or "-"
+        click.echo(f"{h.name:<{width}}  {h.mode:<11}  {impls}".rstrip())
+        # The summary goes under each hook so the listing explains itself; -v adds the args.
+        click.echo(f"{'':<{width}}    {_summary(h.doc)}")
+        if state.verbosity:
+            click.echo(f"{'':<{width}}    args: {', '.join(h.args) or '-'}")
+
+
+def _impl_flag(impl: Any) -> str:
+    if impl.wrapper:
+        return " [wrapper]"
+    if impl.tryfirst:
+        return " [tryfirst]"
+    return " [trylast]" if impl.trylast else ""
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, distribution, version, status, hooks, error}].")
+@click.option("--third-party", is_flag=True, help="Hide hermes-core's own plugins.")
+@click.pass_obj
+@guarded
+def plugins(state: CliState, as_json: bool, third_party: bool) -> None:
+    """List every plugin: active, blocked or failed, with the hooks it implements."""
+    records = [r for r in state.host.plugins() if r.name != DISPATCH_PLUGIN]
+    if third_party:
+        records = [r for r in records if r.distribution != CORE_DISTRIBUTION]
+    if as_json:
+        emit_json([
+            {
+                "name": r.name,
+                "distribution": r.distribution,
+                "version": r.version,
+                "status": r.status,
+                "hooks": list(r.hooks),
+                "error": r.error,
+            }
+            for r in records
+        ])
+        return
+    rows = []
+    for r in records:
+        hooks_text = " ".join(h.removeprefix("hermes_") for h in r.hooks) or "-"
+        if r.status == "failed":
+            error = r.error or ""
+            hooks_text = f"- ({error if state.verbosity else error.splitlines()[0][:100]}"
+            hooks_text += ")" if state.verbosity else "; run with -v)"
+        row = [r.name, r.distribution, r.version, r.status, hooks_text]
+        if state.verbosity:
+            row.insert(4, r.module)
+        rows.append(row)
+    headers = ["NAME", "DISTRIBUTION", "VERSION", "STATUS", "HOOKS"]
+    if state.verbosity:
+        headers.insert(4, "MODULE")
+    emit_table(headers, rows)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, plugin, distribution, selected, default}].")
+@click.pass_obj
+@guarded
+def engines(state: CliState, as_json: bool) -> None:
+    """List the context engines plugins provide, and which one config selects."""
+    config = state.config
+    selected = config.context.engine
+    specs = state.host.context_engines()
+    rows = [
+        {
+            "name": spec.name,
+            "plugin": spec.plugin,
+            "distribution": spec.distribution,
+            "version": spec.version,
+            "selected": spec.name == selected,
+            "default": spec.name == "compressor",
+        }
+        for spec in sorted(specs.values(), key=lambda s: s.name)
+    ]
+    if as_json:
+        emit_json([{k: v for k, v in row.items() if k != "version"} for row in rows])
+    else:
+        emit_table(
+            ["ENGINE", "PROVIDED BY", "PLUGIN", "SELECTED", "DEFAULT"],
+            [
+                [r["name"], f"{r['distribution']} {r['version']}".strip(), r["plugin"],
+                 "*" if r["selected"] else "", "*" if r["default"] else ""]
+                for r in rows
+            ],
+        )
+    if selected not in specs:
+        where = f" (in {config.path})" if config.path else ""
+        fail(
+            f"context.engine: unknown engine {selected!r}{where}; available engines: "
+            + (", ".join(sorted(specs)) or "(none)")
+        )
+
+
+@cli.command(name="config")
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{key, value, source}].")
+@click.pass_obj
+@guarded
+def config_cmd(state: CliState, as_json: bool) -> None:
+    """Print the effective configuration and where each value came from."""
+    config = state.config
+    items = config.items()
+    if as_json:
+        emit_json({
+            "path": config.path,
+            "values": [{"key": k, "value": _plain(v), "source": s} for k, v, s in items],
+        })
+        return
+    click.echo(f"# config file: {config.path or '(none; defaults)'}")
+    emit_table(["KEY", "VALUE", "SOURCE"], [[k, _show(v), s] for k, v, s in items])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, tuple):
+        return list(value)
+    if hasattr(value, "items") and not isinstance(value, dict):
+        return dict(value)
+    return value
+
+
+def _show(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, tuple):
+        return "[" + ", ".join(str(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{k}: {v}" for k, v in value.items()) + "}"
+    return str(value)
+
+
+__all__ = ["ConfigError", "HermesPluginError"]

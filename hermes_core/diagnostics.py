@@ -1,0 +1,65 @@
+"""Warnings the host can show its user, collected per build in a ContextVar.
+
+Deep code (a truncated context file, an unreadable skill, a plugin that raised) calls
+``record_warning``; the Session drains the collector into ``Session.warnings``. A ContextVar,
+not a module list, so sessions built concurrently in threads or asyncio tasks never see each
+other's warnings: ``collecting()`` binds a fresh list for the duration of one build.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from contextvars import ContextVar
+from typing import Any
+
+import structlog
+
+from hermes_core.records import HostWarning
+
+log = structlog.get_logger("hermes_core.diagnostics")
+
+_collector: ContextVar[list[HostWarning] | None] = ContextVar(
+    "hermes_warning_collector", default=None
+)
+
+
+def record_warning(
+    kind: str,
+    message: str,
+    *,
+    plugin: str | None = None,
+    path: str | None = None,
+    **details: Any,
+) -> HostWarning:
+    """Log ``kind`` as a structlog warning event and keep it for the host to show."""
+    warning = HostWarning(kind=kind, message=message, plugin=plugin, path=path, details=details)
+    context = {k: v for k, v in (("plugin", plugin), ("path", path)) if v is not None}
+    log.warning(kind, message=message, **context, **details)
+    bucket = _collector.get()
+    if bucket is None:
+        bucket = []
+        _collector.set(bucket)
+    bucket.append(warning)
+    return warning
+
+
+def drain_warnings() -> list[HostWarning]:
+    """Return the warnings recorded in this context so far and clear them (in place)."""
+    bucket = _collector.get()
+    if not bucket:
+        return []
+    drained = list(bucket)
+    bucket.clear()
+    return drained
+
+
+@contextlib.contextmanager
+def collecting() -> Iterator[list[HostWarning]]:
+    """Bind a fresh collector for one build; yields the list that fills up."""
+    bucket: list[HostWarning] = []
+    token = _collector.set(bucket)
+    try:
+        yield bucket
+    finally:
+        _collector.reset(token)

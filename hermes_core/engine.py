@@ -1,0 +1,201 @@
+"""The ContextEngine base class: what a context engine must keep and may override.
+
+An engine decides *when* and *how* a conversation is compacted. A third party subclasses
+``ContextEngine``, overrides methods by their natural names (no decorators), and registers the
+class through ``hermes_context_engines``. One instance lives per session; the host reads the
+public counters below directly, so engines must keep them current.
+
+Lifecycle: ``on_session_start`` -> (``update_from_response`` after every call,
+``should_compress`` after each turn, ``compress`` when it says yes)* -> ``on_session_end``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.records import Usage
+
+if TYPE_CHECKING:
+    from hermes_core.config import Config
+    from hermes_core.host import PluginHost
+
+MINIMUM_CONTEXT_LENGTH = 64_000
+
+
+def coerce_usage(usage: Any) -> Usage:
+    """Normalise a provider's usage (a dict or an SDK object) into ``Usage``.
+
+    Reads ``prompt_tokens`` (OpenAI) or ``input_tokens`` (Anthropic, where cached input is
+    reported apart and added back), ``completion_tokens``/``output_tokens`` and
+    ``total_tokens``. Missing or non-numeric fields count as 0.
+    """
+    if isinstance(usage, Usage):
+        return usage
+
+    def read(*names: str) -> int:
+        for name in names:
+            value = usage.get(name) if isinstance(usage, Mapping) else getattr(usage, name, None)
+            if isinstance(value, bool):
+                continue
+            if isinstance(value, (int, float)):
+                return int(value)
+        return 0
+
+    if usage is None:
+        return Usage()
+    cache_read = read("cache_read_input_tokens")
+    cache_write = read("cache_creation_input_tokens")
+    prompt = read("prompt_tokens")
+    if not prompt:
+        prompt = read("input_tokens")
+        if prompt:
+            prompt += cache_read + cache_write
+    completion = read("completion_tokens", "output_tokens")
+    total = read("total_tokens") or prompt + completion
+    return Usage(
+        prompt_tokens=prompt,
+        completion_tokens=completion,
+        total_tokens=total,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+    )
+
+
+class ContextEngine:
+    """Base class of every context engine (``hermes_core.ContextEngine``).
+
+    Subclasses must implement ``compress``; the defaults of everything else are usable. Engines
+    are constructed by the host as ``EngineClass(config=..., host=...)`` and then configured
+    for the model with ``update_model``.
+    """
+
+    #: The engine's registered name; subclasses set it.
+    name: str = "base"
+
+    def __init__(self, *, config: Config | None = None, host: PluginHost | None = None) -> None:
+        from hermes_core.config import Config as _Config
+
+        self.config: Config = config if config is not None else _Config()
+        self.host = host
+        self.model = ""
+        self.provider = ""
+        self.last_prompt_tokens = 0
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0
+        self.threshold_tokens = 0
+        self.context_length = 0
+        self.max_tokens: int | None = None
+        self.compression_count = 0
+        self.threshold_percent = 0.75
+        self.protect_first_n = 3
+        self.protect_last_n = 6
+        self.emit_automatic_compaction_status = True
+        self.session_id = ""
+        #: The last compression's report (engine-defined mapping), or None.
+        self.last_compression_report: Mapping[str, Any] | None = None
+
+    # --- lifecycle -----------------------------------------------------------------------
+
+    def on_session_start(self, session_id: str, **kwargs: Any) -> None:
+        """A conversation begins (or continues after a compaction, ``boundary_reason``)."""
+        self.session_id = session_id
+
+    def update_from_response(self, usage: Any) -> None:
+        """Record the provider's usage of the last call. Only prompt tokens drive decisions."""
+        u = coerce_usage(usage)
+        self.last_prompt_tokens = u.prompt_tokens
+        self.last_completion_tokens = u.completion_tokens
+        self.last_total_tokens = u.total_tokens
+
+    def should_compress(self, prompt_tokens: int | None = None) -> bool:
+        """Whether to compress now (the first element of ``should_compress_info``)."""
+        return self.should_compress_info(prompt_tokens)[0]
+
+    def should_compress_info(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
+        """``(should, block_reason)``; the default compares with ``threshold_tokens``."""
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        if self.threshold_tokens <= 0 or tokens < self.threshold_tokens:
+            return False, None
+        return True, None
+
+    def should_defer_preflight_to_real_usage(self, rough_tokens: int) -> bool:
+        """Whether a rough pre-request estimate should wait for real provider usage."""
+        return False
+
+    def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether anything lies outside the protected regions (answers /compress cheaply)."""
+        return True
+
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Return a compacted copy of ``messages`` (never mutate the input).
+
+        Returning the very same list object means "no progress".
+        """
+        raise NotImplementedError(f"{type(self).__name__} must implement compress()")
+
+    def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        """A real session boundary (exit, /reset): never called per turn."""
+
+    def on_session_reset(self) -> None:
+        """Forget usage and counters (``last_prompt_tokens`` back to 0, not -1)."""
+        self.last_prompt_tokens = 0
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0
+        self.compression_count = 0
+
+    # --- tools an engine may expose to the model -----------------------------------------
+
+    def get_tool_schemas(self) -> list[dict[str, Any]]:
+        """Tool definitions this engine adds to the request (none by default)."""
+        return []
+
+    def handle_tool_call(self, name: str, args: Mapping[str, Any], **kwargs: Any) -> str:
+        """Handle a call to one of this engine's tools; returns a JSON string."""
+        return json.dumps({"error": f"Unknown context engine tool: {name}"})
+
+    # --- status and model switches -------------------------------------------------------
+
+    def get_status(self) -> dict[str, Any]:
+        """Usage figures for display."""
+        last = max(0, self.last_prompt_tokens)
+        usage = min(100.0, last / self.context_length * 100) if self.context_length else 0
+        return {
+            "last_prompt_tokens": last,
+            "threshold_tokens": self.threshold_tokens,
+            "context_length": self.context_length,
+            "usage_percent": usage,
+            "compression_count": self.compression_count,
+        }
+
+    def update_model(
+        self,
+        model: str,
+        context_length: int,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        provider: str | None = None,
+        api_mode: str | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        """Adopt a (new) model and window; recompute the threshold.
+
+        The base rule is ``threshold_tokens = int(context_length * threshold_percent)``;
+        the compressor overrides it with the reference's full derivation.
+        """
+        self.model = model or ""
+        self.provider = provider or self.provider
+        self.context_length = int(context_length or 0)
+        if max_tokens is not None:
+            self.max_tokens = max_tokens
+        self.threshold_tokens = int(self.context_length * self.threshold_percent)
+        self.last_prompt_tokens = 0
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0

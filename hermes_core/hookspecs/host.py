@@ -1,0 +1,54 @@
+"""Hooks about the plugin host itself: readiness and CLI extension."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.hookspecs import hookspec
+
+if TYPE_CHECKING:
+    import click
+
+    from hermes_core.host import PluginHost
+
+
+class HostSpecs:
+    @hookspec(historic=True)
+    def hermes_plugin_host_ready(self, host: PluginHost) -> None:
+        """Announce that the host has loaded every plugin.
+
+        Called: once per host, after entry points are loaded and ``check_pending`` passed;
+        historic, so a plugin registered later still receives it at registration.
+
+        Args:
+            host: the ``PluginHost`` that finished loading.
+
+        Returns:
+            Nothing; return values are ignored.
+
+        Semantics: historic announcement; every implementation is called.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def hermes_cli_register_commands(self, cli: click.Group) -> Any:
+        """Add subcommands to the ``hermes-ctx`` click group.
+
+        Called: once per CLI invocation, when the group resolves a subcommand name it does not
+        know itself (so plugin commands honour ``--disable`` and ``--home``).
+
+        Args:
+            cli: the ``hermes-ctx`` click group; call ``cli.add_command(...)``.
+
+        Returns:
+            Nothing; return values are ignored.
+
+        Semantics: collect; every implementation is called. A command name that already exists
+        is left alone and a warning names the plugin.
+
+        Example:
+            ``@hookimpl def hermes_cli_register_commands(cli): cli.add_command(my_cmd)``
+
+        .. versionadded:: 0.1
+        """

@@ -1,0 +1,311 @@
+"""One hook per system-prompt block.
+
+The assembler (``hermes_core.prompt.PROMPT_TABLE``) calls these in its table's order and puts
+each result in the layer the table names. Every hook takes the same ``ctx`` and returns one
+``PromptBlock``, a sequence of them, or ``None``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from hermes_core.hookspecs import hookspec
+
+if TYPE_CHECKING:
+    from hermes_core.records import PromptBlock, PromptContext
+
+
+class PromptSpecs:
+    @hookspec(firstresult=True)
+    def hermes_prompt_identity(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the identity block: who the agent is.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        The built-in reads ``$HERMES_HOME/SOUL.md`` and falls back to a default identity; a block whose
+        ``source`` is the SOUL.md path tells the assembler SOUL.md is loaded (``ctx.soul_loaded``).
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``identity``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_general_guidance(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the general guidance blocks: help, task completion, parallel tool calls.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Task-completion and parallel-call guidance appear only when the session has tools.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``help, task_completion, parallel_tool_calls``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_tool_guidance(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the tool-specific guidance block and the steer-channel note.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Memory / user profile / session search / skills / kanban pieces joined by one space; the steer
+        note only with tools and not on the ``cron`` platform.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``tool_guidance, steer_note``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_model_guidance(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the model-family guidance blocks.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Gated by ``agent.tool_use_enforcement`` and ``agent.execution_guidance`` (true/false words, a
+        list of model-name fragments, or ``auto``); the Google block only inside enforcement.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``tool_use_enforcement, google_guidance, execution_guidance``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_skills_index(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the skills index block (``## Skills (mandatory)``).
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Only when a skills tool (``skills_list``, ``skill_view``, ``skill_manage``) is present.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``skills_index``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_environment(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the environment facts block (host or remote backend).
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Local backends describe the host; remote backends run one cached probe through a runner.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``environment``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_platform_hint(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the platform hint block (cli, telegram, discord, cron ...).
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Overridable from config ``platform_hints.<platform>`` (a string appends; ``{replace, append}``).
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``platform``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_context_files(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the project context block built from the context-file loaders.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        The built-in asks ``hermes_context_file_loaders`` for loaders, tries them by rank (first that
+        finds something wins), sizes each source to the window and frames them under
+        ``# Project Context``.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``context_files``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_memory(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the frozen memory snapshot blocks (MEMORY.md, USER.md).
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Read from ``$HERMES_HOME/memories`` when the prompt is built; writes during the session reach
+        the prompt only at the next build.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``memory, user_profile``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_external_memory(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the block an external memory provider contributes.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        Nothing is built in; a memory-provider plugin answers.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``external_memory``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_prompt_session_line(
+        self, ctx: PromptContext
+    ) -> PromptBlock | Sequence[PromptBlock] | None:
+        """Return the date / session / model line that closes the prompt.
+
+        Called: once per system-prompt build (the first request of a session, and once after
+        each compression); never per turn.
+
+        ``Conversation started: <Weekday>, <Month> <DD>, <YYYY>`` with a zone suffix, then the
+        optional Session ID / Model / Provider / Platform lines; day precision keeps it byte-stable.
+
+        Args:
+            ctx: the ``PromptContext`` of the session being built.
+
+        Returns:
+            The block(s) named ``session_line``; an empty sequence deliberately leaves the block out;
+            ``None`` means "no opinion" and lets the next implementation answer.
+
+        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
+            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
+            the result. A raising implementation leaves the block out with a warning that names
+            the plugin (``--strict-plugins`` raises instead).
+
+        .. versionadded:: 0.1
+        """

@@ -1,0 +1,96 @@
+"""Hooks for session-scoped services: the prompt store, summarisers, tokenizers, probes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.hookspecs import hookspec
+
+if TYPE_CHECKING:
+    from hermes_core.config import Config
+    from hermes_core.tokens import Tokenizer
+
+
+class SessionSpecs:
+    @hookspec(firstresult=True)
+    def hermes_session_store(self, home: Path, config: Config) -> Any:
+        """Provide the store that keeps each session's built system prompt.
+
+        Called: once per ``Session.open``.
+
+        Args:
+            home: the resolved ``HERMES_HOME``.
+            config: the effective configuration.
+
+        Returns:
+            An object with ``get_prompt(session_id) -> str | None`` and
+            ``put_prompt(session_id, prompt, *, model, provider) -> None``; ``None`` lets the
+            next implementation answer. The built-in is SQLite under ``HERMES_HOME`` (WAL mode).
+
+        Semantics: firstresult; the built-in is ``trylast`` so a shared store (one database
+            for many workers) replaces it by answering first.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec
+    def hermes_summarizers(self) -> Mapping[str, Any] | None:
+        """Register summarisers by provider name (``compression.summary.provider``).
+
+        Called: when an engine needs its summariser (once per engine instance).
+
+        Args: none.
+
+        Returns:
+            A mapping of provider name to a factory ``factory(config) -> Summarizer``. The
+            built-ins register ``extractive`` (offline, deterministic), ``openai`` and
+            ``anthropic``.
+
+        Semantics: collect; two plugins registering the same name is an error naming both.
+
+        Example:
+            ``@hookimpl def hermes_summarizers(): return {"mine": MySummarizer}``
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_tokenizer(self, model: str) -> Tokenizer | None:
+        """Provide the exact tokenizer for a model family.
+
+        Called: the first time a session needs an exact count for ``model``; cached per model.
+
+        Args:
+            model: the model name as the session knows it.
+
+        Returns:
+            A ``hermes_core.tokens.Tokenizer``; ``None`` lets the next implementation answer and,
+            when nobody does, the bundled cl100k_base counter is used.
+
+        Semantics: firstresult.
+
+        .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_environment_runner(self, backend: str) -> Any:
+        """Provide the command runner for a remote terminal backend's environment probe.
+
+        Called: once per (backend, cwd) per process, when the environment block is built for
+            a remote backend (docker, ssh, modal, daytona, singularity); the probe result,
+            failures included, is cached for the process.
+
+        Args:
+            backend: the backend name.
+
+        Returns:
+            A callable ``runner(command: str, timeout: float) -> str`` that runs ``command`` in
+            the backend and returns its standard output (raising on failure); ``None`` when
+            this plugin cannot reach that backend.
+
+        Semantics: firstresult.
+
+        .. versionadded:: 0.1
+        """

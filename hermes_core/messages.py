@@ -1,0 +1,120 @@
+"""Helpers for OpenAI-format message lists: loading, validating, pairing tool calls.
+
+These run over whole histories, so they stay plain functions over dicts (no records, no copies).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hermes_core.errors import InvalidMessagesError
+
+ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})
+
+
+def load_transcript(path: str | Path) -> list[dict[str, Any]]:
+    """Read a JSON array or JSONL file of messages and validate it."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InvalidMessagesError(f"{p}: cannot read transcript: {exc}") from None
+    return parse_transcript(text, source=str(p))
+
+
+def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:
+    """Parse a JSON array (or ``{"messages": [...]}``) or JSONL text of messages."""
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidMessagesError(f"{source}: empty transcript")
+    messages: Any
+    if stripped[0] in "[{":
+        try:
+            messages = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            if stripped[0] == "{":
+                messages = _parse_jsonl(stripped, source)
+            else:
+                raise InvalidMessagesError(
+                    f"{source}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
+                ) from None
+        else:
+            if isinstance(messages, dict):
+                messages = messages.get("messages", [messages]) if "role" not in messages else [messages]
+    else:
+        raise InvalidMessagesError(f"{source}: not JSON: expected an array or JSON lines")
+    if not isinstance(messages, list):
+        raise InvalidMessagesError(f"{source}: expected a JSON array of messages")
+    validate_messages(messages)
+    return messages
+
+
+def _parse_jsonl(text: str, source: str) -> list[Any]:
+    out = []
+    for lineno, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise InvalidMessagesError(f"{source}: line {lineno} is not JSON: {exc.msg}") from None
+    return out
+
+
+def validate_messages(messages: Sequence[Any]) -> None:
+    """Raise ``InvalidMessagesError`` naming the first malformed message's index."""
+    for index, message in enumerate(messages):
+        if not isinstance(message, Mapping):
+            raise InvalidMessagesError(
+                f"message {index}: expected an object, got {type(message).__name__}", index=index
+            )
+        role = message.get("role")
+        if not isinstance(role, str) or not role:
+            raise InvalidMessagesError(f"message {index}: has no role", index=index)
+        if role not in ROLES:
+            raise InvalidMessagesError(f"message {index}: unknown role {role!r}", index=index)
+        calls = message.get("tool_calls")
+        if calls is not None:
+            if not isinstance(calls, list):
+                raise InvalidMessagesError(
+                    f"message {index}: tool_calls must be a list, got {type(calls).__name__}",
+                    index=index,
+                )
+            for j, call in enumerate(calls):
+                if not isinstance(call, Mapping):
+                    raise InvalidMessagesError(
+                        f"message {index}: tool_calls[{j}] must be an object", index=index
+                    )
+        content = message.get("content")
+        if content is not None and not isinstance(content, (str, list, dict)):
+            raise InvalidMessagesError(
+                f"message {index}: content must be a string, a list or null", index=index
+            )
+
+
+def call_id(call: Mapping[str, Any]) -> str:
+    """The id of a tool call (``id``, or ``call_id`` for Responses-style calls)."""
+    return str(call.get("id") or call.get("call_id") or "")
+
+
+def tool_call_ids(message: Mapping[str, Any]) -> Iterator[str]:
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            ident = call_id(call)
+            if ident:
+                yield ident
+
+
+def is_tool_result(message: Mapping[str, Any]) -> bool:
+    return message.get("role") == "tool"
+
+
+def last_user_index(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Index of the last user message, or -1."""
+    for index in range(len(messages) - 1, -1, -1):
+        if messages[index].get("role") == "user":
+            return index
+    return -1

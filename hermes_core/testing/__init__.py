@@ -1,0 +1,78 @@
+"""Opt-in pytest fixtures for plugin and engine authors: ``pytest_plugins = ["hermes_core.testing"]``.
+
+* ``plugin_host`` - a fresh ``PluginHost`` with hermes-core's built-ins only;
+* ``register_plugin(obj, name)`` - register a plugin object on ``plugin_host`` for one test;
+* ``capture_events`` - structlog events emitted during the test (a list of dicts);
+* ``hook_recorder`` - the hook calls made on ``plugin_host`` (names, in order);
+* ``hermes_home`` - an empty temporary HERMES_HOME, also set as ``$HERMES_HOME``;
+* ``offline_tokenizer`` - the exact cl100k_base counter from the bundled encoding.
+
+The ``EngineConformance`` kit for engine authors lives in ``hermes_core.testing.conformance``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+
+from hermes_core.host import PluginHost
+from hermes_core.tokens import ExactTokenizer, exact_tokenizer
+
+
+@pytest.fixture
+def hermes_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    home = tmp_path / "hermes-home"
+    home.mkdir()
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    return home
+
+
+@pytest.fixture
+def plugin_host(monkeypatch: pytest.MonkeyPatch) -> PluginHost:
+    for var in ("HERMES_DISABLE_PLUGINS", "HERMES_STRICT_PLUGINS", "HERMES_TRACE_HOOKS"):
+        monkeypatch.delenv(var, raising=False)
+    return PluginHost.create(only=())
+
+
+@pytest.fixture
+def register_plugin(plugin_host: PluginHost) -> Iterator[Callable[[object, str], object]]:
+    names: list[str] = []
+
+    def register(obj: object, name: str) -> object:
+        plugin_host.register(obj, name)
+        names.append(name)
+        return obj
+
+    yield register
+    for name in names:
+        plugin_host.unregister(name)
+
+
+@pytest.fixture
+def capture_events() -> Iterator[list[dict[str, Any]]]:
+    with structlog.testing.capture_logs() as events:
+        yield events
+
+
+@pytest.fixture
+def hook_recorder(plugin_host: PluginHost) -> Iterator[list[str]]:
+    calls: list[str] = []
+
+    def before(hook_name: str, impls: Any, kwargs: Any) -> None:
+        calls.append(hook_name)
+
+    def after(outcome: Any, hook_name: str, impls: Any, kwargs: Any) -> None:
+        pass
+
+    undo = plugin_host.pm.add_hookcall_monitoring(before, after)
+    yield calls
+    undo()
+
+
+@pytest.fixture(scope="session")
+def offline_tokenizer() -> ExactTokenizer:
+    return exact_tokenizer()

@@ -1,0 +1,1 @@
+"""Built-in context_files plugins."""

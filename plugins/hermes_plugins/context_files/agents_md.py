@@ -1,0 +1,1 @@
+"""Built-in plugin `agents_md` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `block` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `claude_md` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `hermes_md` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `guidance` (being written)."""

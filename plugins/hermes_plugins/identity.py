@@ -1,0 +1,64 @@
+"""The identity block: ``$HERMES_HOME/SOUL.md``, else hermes-core's default identity.
+
+SOUL.md is read from HERMES_HOME only (a SOUL.md in the working directory is ignored), once per
+prompt build; when it is the identity, the context-file block never loads it again.
+"""
+
+from __future__ import annotations
+
+from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+
+DEFAULT_IDENTITY = (
+    "You are Hermes, an AI agent that works with tools on the user's behalf. Match the length "
+    "of your answer to what was asked: short questions get short answers, and depth is spent "
+    "only where it earns its place. Skip filler and do not narrate tool calls the user can "
+    "already see. When you are unsure, say so and say what would settle it; when the user is "
+    "wrong, say that too, plainly and kindly. Prefer doing the work over describing it."
+)
+
+SOUL_MAX_BYTES = 500_000
+
+
+def read_soul(ctx: PromptContext) -> tuple[str | None, str]:
+    """Return (text, path) of SOUL.md; text is None when absent, empty or unreadable."""
+    path = ctx.home / "SOUL.md"
+    try:
+        if not path.is_file():
+            if path.exists():
+                record_warning(
+                    "soul_unreadable", f"{path} is not a regular file; using the default identity",
+                    path=str(path), plugin="identity",
+                )
+            return None, str(path)
+        with open(path, "rb") as handle:
+            data = handle.read(SOUL_MAX_BYTES + 1)
+    except OSError as exc:
+        record_warning(
+            "soul_unreadable", f"cannot read {path}: {exc}; using the default identity",
+            path=str(path), plugin="identity",
+        )
+        return None, str(path)
+    if b"\x00" in data:
+        record_warning(
+            "soul_unreadable", f"{path} looks binary (NUL bytes); using the default identity",
+            path=str(path), plugin="identity",
+        )
+        return None, str(path)
+    if len(data) > SOUL_MAX_BYTES:
+        record_warning(
+            "soul_truncated",
+            f"{path} is larger than {SOUL_MAX_BYTES:,} bytes; only the first {SOUL_MAX_BYTES:,} "
+            "were used",
+            path=str(path), plugin="identity",
+        )
+        data = data[:SOUL_MAX_BYTES]
+    text = data.decode("utf-8-sig", errors="replace").strip()
+    return (text or None), str(path)
+
+
+@hookimpl(trylast=True)
+def hermes_prompt_identity(ctx: PromptContext) -> PromptBlock:
+    text, path = read_soul(ctx)
+    if text is None:
+        return PromptBlock(name="identity", text=DEFAULT_IDENTITY)
+    return PromptBlock(name="identity", text=text, source=path)

@@ -1,0 +1,1 @@
+"""Built-in plugin `memory` (being written)."""

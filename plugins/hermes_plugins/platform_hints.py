@@ -1,0 +1,1 @@
+"""Built-in plugin `platform_hints` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `session_line` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `output_limits` (being written)."""

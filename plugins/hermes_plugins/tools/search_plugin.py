@@ -1,0 +1,1 @@
+"""Built-in plugin `search_plugin` (being written)."""

@@ -1,0 +1,1 @@
+"""Built-in plugin `spill` (being written)."""

@@ -1,0 +1,18 @@
+from __future__ import annotations
+
+import pytest
+
+pytest_plugins = ["hermes_core.testing"]
+
+
+@pytest.fixture(autouse=True)
+def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No test reads the developer's ~/.hermes or inherits plugin switches from the shell."""
+    home = tmp_path_factory.mktemp("default-home")
+    monkeypatch.setenv("HERMES_HOME", str(home))
+    for var in (
+        "HERMES_DISABLE_PLUGINS", "HERMES_STRICT_PLUGINS", "HERMES_TRACE_HOOKS",
+        "HERMES_LOAD_PLUGINS", "HERMES_TIMEZONE", "HERMES_ENVIRONMENT_HINT",
+        "HERMES_EPHEMERAL_SYSTEM_PROMPT", "TERMINAL_ENV", "TERMINAL_CWD",
+    ):
+        monkeypatch.delenv(var, raising=False)
