@@ -60,6 +60,9 @@ class PromptContext:
     compact_skill_categories: frozenset[str] = attrs.field(
         default=frozenset(), converter=_frozenset_of_str
     )
+    #: The ``PluginHost`` building this prompt, so a block can ask other hooks (the
+    #: ``context_files`` block asks for loaders, the skills block for skill sources).
+    host: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
