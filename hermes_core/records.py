@@ -63,6 +63,9 @@ class PromptContext:
     #: The ``PluginHost`` building this prompt, so a block can ask other hooks (the
     #: ``context_files`` block asks for loaders, the skills block for skill sources).
     host: Any = attrs.field(default=None, eq=False, repr=False)
+    #: The session's clock (``() -> datetime``); ``None`` means the wall clock. Injected so
+    #: tests and replays can pin the date line without patching ``datetime``.
+    clock: Callable[[], Any] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
