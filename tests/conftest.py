@@ -2,6 +2,8 @@ from __future__ import annotations
 
 import pytest
 
+from fake_dists import site_dir  # noqa: F401  (fixture)
+
 pytest_plugins = ["hermes_core.testing"]
 
 

@@ -54,8 +54,15 @@ def register_plugin(plugin_host: PluginHost) -> Iterator[Callable[[object, str],
 
 @pytest.fixture
 def capture_events() -> Iterator[list[dict[str, Any]]]:
-    with structlog.testing.capture_logs() as events:
-        yield events
+    # A CLI invocation earlier in the run may have configured a level filter that would drop
+    # debug events before capture; start from structlog's defaults and restore afterwards.
+    saved = structlog.get_config()
+    structlog.reset_defaults()
+    try:
+        with structlog.testing.capture_logs() as events:
+            yield events
+    finally:
+        structlog.configure(**saved)
 
 
 @pytest.fixture
