@@ -210,15 +210,23 @@ class ToolCallContext:
     context_length: int | None = None
     config: Config | None = None
     environment: Any = None
+    #: The ``PluginHost`` processing the result, so the pipeline can ask for the writer hook.
+    host: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
 class ToolsContext:
-    """What the tool-definition assembler knows about the turn."""
+    """What the tool-definition assembler and the per-turn result budget know about the turn."""
 
     context_length: int | None = None
     config: Config | None = None
     session_id: str = ""
+    #: Where spilled results go (``$HERMES_HOME``) and the session's terminal environment
+    #: (``None`` = local), for the turn budget's writes.
+    home: Path | None = attrs.field(default=None, converter=_opt_path)
+    environment: Any = None
+    #: The ``PluginHost`` running the hook, so the turn budget can ask for the writer hook.
+    host: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)
