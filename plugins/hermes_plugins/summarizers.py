@@ -1,1 +1,175 @@
-"""Built-in plugin `summarizers` (being written)."""
+"""The LLM summarisers: ``openai`` (any chat-completions endpoint) and ``anthropic`` (Messages API).
+
+Selected by ``compression.summary.provider``. Each sends the engine's prompt as one user message
+through the provider's official SDK, an optional extra imported on first use, and turns every
+failure into a typed ``SummarizerError`` so the engine, not the SDK, decides about retries: the
+SDKs' own retries are switched off.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping
+from types import ModuleType
+from typing import Any
+
+import structlog
+
+from hermes_core import Config, hookimpl
+from hermes_core.summarizer import SummarizerError, SummarizerModelNotFoundError, SummaryRequest
+from hermes_plugins.summarizer_http import (
+    content_text,
+    display_url,
+    import_sdk,
+    require_text,
+    resolve_api_key,
+    translate_failure,
+)
+
+log: structlog.typing.FilteringBoundLogger = structlog.get_logger(__name__)
+
+ANTHROPIC_MIN_MAX_TOKENS = 1_024
+
+
+class _SdkSummarizer:
+    """Shared plumbing: settings from the config, a lazily built client, failure translation."""
+
+    name: str
+    sdk_module: str
+    default_key_env: str
+
+    def __init__(self, config: Config, *, model: str | None = None) -> None:
+        summary = config.compression.summary
+        self.model = model or summary.model
+        self.base_url = summary.base_url
+        self.api_key_env = summary.api_key_env
+        self.timeout = float(summary.timeout)
+        self._client: Any = None
+        self._sdk: ModuleType | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def key_env(self) -> str:
+        return self.api_key_env or self.default_key_env
+
+    def summarize(self, request: SummaryRequest) -> str:
+        model = request.model or self.model
+        endpoint = display_url(self.base_url) if self.base_url else "the default endpoint"
+        where = f"{self.name} summariser ({model or 'no model'} at {endpoint})"
+        if not model:
+            raise SummarizerModelNotFoundError(
+                f"{where}: no summary model configured; set compression.summary.model"
+            )
+        sdk, client = self._ensure_client(where)
+        started = time.perf_counter()
+        try:
+            response = self._call(client, model, request)
+        except Exception as exc:  # SDK errors, and the bare JSON errors the SDKs let through
+            error = translate_failure(
+                exc, sdk, where=where, timeout=self.timeout, key_env=self.key_env
+            )
+            log.debug("summary_call_failed", provider=self.name, model=model,
+                      kind=error.kind, status=error.status)
+            raise error from exc
+        text = require_text(self._text_of(response), where=where)
+        log.debug("summary_generated", provider=self.name, model=model, chars=len(text),
+                  seconds=round(time.perf_counter() - started, 3))
+        return text
+
+    def _ensure_client(self, where: str) -> tuple[ModuleType, Any]:
+        with self._lock:
+            if self._client is None:
+                sdk = import_sdk(self.sdk_module, extra=self.sdk_module, provider=self.name)
+                key = resolve_api_key(
+                    provider=self.name, configured_env=self.api_key_env,
+                    default_env=self.default_key_env, base_url=self.base_url,
+                )
+                try:
+                    self._client = self._build_client(sdk, key)
+                except Exception as exc:  # e.g. a malformed base_url
+                    raise SummarizerError(f"{where}: cannot set up the client: {exc}") from exc
+                self._sdk = sdk
+            assert self._sdk is not None
+            return self._sdk, self._client
+
+    def _build_client(self, sdk: ModuleType, key: str) -> Any:
+        raise NotImplementedError
+
+    def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
+        raise NotImplementedError
+
+    def _text_of(self, response: Any) -> str:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} model={self.model!r} base_url={self.base_url!r}>"
+
+
+class OpenAISummarizer(_SdkSummarizer):
+    """Chat completions: OpenAI, OpenRouter, vLLM, Ollama, llama.cpp server and the like."""
+
+    name = "openai"
+    sdk_module = "openai"
+    default_key_env = "OPENAI_API_KEY"
+
+    def _build_client(self, sdk: ModuleType, key: str) -> Any:
+        return sdk.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+
+    def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
+        # No max_tokens: the budget is guidance inside the prompt, and reasoning models reject
+        # or misread a completion cap.
+        return client.chat.completions.create(
+            model=model, messages=[{"role": "user", "content": request.prompt}]
+        )
+
+    def _text_of(self, response: Any) -> str:
+        choices = _field(response, "choices") or []
+        if not choices:
+            return ""
+        return content_text(_field(_field(choices[0], "message"), "content"))
+
+
+class AnthropicSummarizer(_SdkSummarizer):
+    """The Anthropic Messages API (or a server that speaks it)."""
+
+    name = "anthropic"
+    sdk_module = "anthropic"
+    default_key_env = "ANTHROPIC_API_KEY"
+
+    def _build_client(self, sdk: ModuleType, key: str) -> Any:
+        return sdk.Anthropic(
+            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
+        )
+
+    def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
+        return client.messages.create(
+            model=model,
+            max_tokens=max_tokens_for(request),
+            messages=[{"role": "user", "content": request.prompt}],
+        )
+
+    def _text_of(self, response: Any) -> str:
+        # Only text blocks: thinking blocks are reasoning, never part of the summary.
+        return content_text(_field(response, "content") or [])
+
+
+def max_tokens_for(request: SummaryRequest) -> int:
+    """The Messages API requires a cap: twice the target leaves room for a verbose model."""
+    return max(ANTHROPIC_MIN_MAX_TOKENS, 2 * int(request.budget_tokens))
+
+
+def _field(obj: Any, name: str) -> Any:
+    if obj is None:
+        return None
+    if isinstance(obj, Mapping):
+        return obj.get(name)
+    return getattr(obj, name, None)
+
+
+@hookimpl(trylast=True)
+def hermes_summarizers() -> dict[str, Any]:
+    return {"openai": OpenAISummarizer, "anthropic": AnthropicSummarizer}
+
+
+__all__ = ["AnthropicSummarizer", "OpenAISummarizer", "hermes_summarizers", "max_tokens_for"]
