@@ -1,1 +1,238 @@
-"""Built-in plugin `environment` (being written)."""
+"""The environment block: facts about the machine the tools run on (spec §7).
+
+A local backend describes this host (OS, home, working directory). A remote backend (docker,
+ssh, modal, daytona, singularity, ...) suppresses host facts - they would be about the wrong
+machine - and instead runs one probe command inside the backend through the runner a plugin
+provides (``hermes_environment_runner``). The probe costs up to 4 seconds, so its result is
+cached per (backend, cwd) for the life of the process, failures included.
+"""
+
+from __future__ import annotations
+
+import os
+import platform as _platform
+import threading
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+
+PROBE_TIMEOUT = 4.0
+REMOTE_TOOLS = "terminal, read_file, write_file, patch and search_files"
+#: What a failed probe falls back to saying about each known backend.
+BACKEND_DESCRIPTIONS: Mapping[str, str] = {
+    "docker": "a Docker container (Linux)",
+    "singularity": "a Singularity container (Linux)",
+    "modal": "a Modal sandbox (Linux)",
+    "managed_modal": "a managed Modal sandbox (Linux)",
+    "daytona": "a Daytona workspace (Linux)",
+    "ssh": "a remote machine reached over SSH (likely Linux)",
+    "vercel_sandbox": "a Vercel sandbox (Linux)",
+}
+LOCAL_BACKENDS = frozenset({"", "local"})
+
+# One line per fact, key=value; `whoami` may be missing in slim images, hence the fallbacks.
+PROBE_COMMAND = (
+    'echo "os=$(uname -s 2>/dev/null || echo unknown)"; '
+    'echo "kernel=$(uname -r 2>/dev/null || echo unknown)"; '
+    'echo "home=${HOME:-unknown}"; '
+    'echo "cwd=$(pwd 2>/dev/null || echo unknown)"; '
+    'echo "user=$(whoami 2>/dev/null || id -un 2>/dev/null || echo unknown)"'
+)
+
+WINDOWS_HOSTNAME_NOTE = (
+    "Note: on Windows the machine's hostname is not the user's name; read the user name from "
+    "the home directory above."
+)
+WINDOWS_BASH_HINT = (
+    "The terminal tool runs commands in bash (Git Bash / MSYS), not PowerShell or cmd: use "
+    "POSIX shell syntax and forward slashes, and reach Windows drives as /c/..., /d/...."
+)
+WSL_HINT = (
+    "This host is Linux running under WSL. The Windows drives are mounted under /mnt (C: is "
+    "/mnt/c); prefer the Linux file system for project work, it is much faster."
+)
+
+_probe_cache: dict[tuple[str, str], str] = {}
+_probe_lock = threading.Lock()
+
+
+def clear_probe_cache() -> None:
+    """Forget every cached probe result (tests; a backend that was rebuilt)."""
+    with _probe_lock:
+        _probe_cache.clear()
+
+
+# --- local ------------------------------------------------------------------------------
+
+
+def is_wsl(system: str, release: str, env: Mapping[str, str]) -> bool:
+    return system == "Linux" and ("microsoft" in release.lower() or bool(env.get("WSL_DISTRO_NAME")))
+
+
+def describe_host(system: str, release: str, *, mac_version: str = "", wsl: bool = False) -> str:
+    """The ``Host:`` value for a platform as ``platform.system()``/``release()`` name it."""
+    if wsl:
+        return "WSL (Windows Subsystem for Linux)"
+    if system == "Windows":
+        return f"Windows ({release})"
+    if system == "Darwin":
+        return f"macOS ({mac_version or release})"
+    return f"{system or 'unknown'} ({release or 'unknown'})"
+
+
+def local_environment(
+    ctx: PromptContext,
+    *,
+    system: str | None = None,
+    release: str | None = None,
+    mac_version: str | None = None,
+) -> list[str]:
+    """The local backend's blocks; the platform facts are arguments so every branch is testable."""
+    system = _platform.system() if system is None else system
+    release = _platform.release() if release is None else release
+    if mac_version is None:
+        mac_version = _platform.mac_ver()[0] if system == "Darwin" else ""
+    wsl = is_wsl(system, release, ctx.env)
+    home = ctx.env.get("USERPROFILE" if system == "Windows" else "HOME") or os.path.expanduser("~")
+    lines = [
+        f"Host: {describe_host(system, release, mac_version=mac_version, wsl=wsl)}",
+        f"User home directory: {home}",
+    ]
+    try:
+        lines.append(f"Current working directory: {os.fspath(ctx.cwd)}")
+    except (OSError, TypeError):
+        pass
+    if system == "Windows":
+        lines.append(WINDOWS_HOSTNAME_NOTE)
+    blocks = ["\n".join(lines)]
+    if system == "Windows":
+        blocks.append(WINDOWS_BASH_HINT)
+    if wsl:
+        blocks.append(WSL_HINT)
+    return blocks
+
+
+# --- remote -----------------------------------------------------------------------------
+
+
+def _run_with_timeout(runner: Callable[[str, float], Any], timeout: float) -> str:
+    # A runner may ignore its timeout argument; the thread join enforces it regardless.
+    outcome: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            outcome["out"] = runner(PROBE_COMMAND, timeout)
+        except BaseException as exc:  # noqa: BLE001 - reported by the caller
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="hermes-env-probe", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimeoutError(f"the probe did not finish within {timeout:g} s")
+    if "error" in outcome:
+        raise outcome["error"]
+    out = outcome.get("out")
+    if isinstance(out, bytes):
+        out = out.decode("utf-8", errors="replace")
+    if not isinstance(out, str):
+        raise TypeError(f"the runner returned {type(out).__name__}, not text")
+    return out
+
+
+def parse_probe(output: str) -> dict[str, str]:
+    facts: dict[str, str] = {}
+    for line in output.splitlines():
+        key, sep, value = line.partition("=")
+        if sep and key.strip() in {"os", "kernel", "home", "cwd", "user"}:
+            facts[key.strip()] = value.strip()
+    return facts
+
+
+def render_probe(facts: Mapping[str, str]) -> str:
+    """Indented fact lines; ``unknown`` parts are dropped. Empty when nothing useful came back."""
+
+    def known(value: str | None) -> str:
+        return "" if not value or value == "unknown" else value
+
+    lines: list[str] = []
+    os_text = " ".join(part for part in (known(facts.get("os")), known(facts.get("kernel"))) if part)
+    if os_text:
+        lines.append(f"  OS: {os_text}")
+    for key, label in (("user", "User"), ("home", "Home"), ("cwd", "Working directory")):
+        if known(facts.get(key)):
+            lines.append(f"  {label}: {facts[key]}")
+    return "\n".join(lines)
+
+
+def probe_backend(ctx: PromptContext, backend: str) -> str | None:
+    """The rendered probe lines for ``backend``; ``""`` for a failed probe; ``None`` without a runner.
+
+    Results and failures are cached per (backend, cwd) for the process; "no runner" is not,
+    since another host in the same process may have one.
+    """
+    cwd = ctx.config.terminal.cwd or os.fspath(ctx.cwd)
+    key = (backend, cwd)
+    with _probe_lock:
+        if key in _probe_cache:
+            return _probe_cache[key]
+    runner = ctx.host.environment_runner(backend) if ctx.host is not None else None
+    if runner is None:
+        return None
+    try:
+        rendered = render_probe(parse_probe(_run_with_timeout(runner, PROBE_TIMEOUT)))
+        if not rendered:
+            raise ValueError("the probe printed none of os/kernel/home/cwd/user")
+    except Exception as exc:  # noqa: BLE001 - a dead backend costs its facts, not the prompt
+        record_warning(
+            "environment_probe_failed",
+            f"could not probe the {backend} backend: {type(exc).__name__}: {exc}; "
+            "the prompt says its user, home and working directory are unknown",
+            plugin="environment",
+            backend=backend,
+        )
+        rendered = ""
+    with _probe_lock:
+        _probe_cache.setdefault(key, rendered)
+        return _probe_cache[key]
+
+
+def remote_environment(ctx: PromptContext, backend: str) -> list[str]:
+    intro = (
+        f"Terminal backend: {backend}. The {REMOTE_TOOLS} tools run inside this environment, not "
+        "on the machine that hosts Hermes; paths and commands refer to it."
+    )
+    probed = probe_backend(ctx, backend)
+    if probed:
+        return [intro + "\n" + probed]
+    description = BACKEND_DESCRIPTIONS.get(backend, f"a {backend} environment (likely Linux)")
+    return [
+        intro + f"\nIt is {description}. Its user, home directory and working directory are "
+        "unknown; check them with `uname -a && whoami && pwd` before relying on paths."
+    ]
+
+
+@hookimpl(trylast=True)
+def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
+    backend = (ctx.backend or "local").strip().lower()
+    if backend in LOCAL_BACKENDS:
+        blocks = local_environment(ctx)
+    else:
+        blocks = remote_environment(ctx, backend)
+    # The embedder's own hint comes last so it can qualify everything above it.
+    extra = (ctx.env.get("HERMES_ENVIRONMENT_HINT") or "").strip() or (
+        ctx.config.agent.environment_hint or ""
+    ).strip()
+    if extra:
+        blocks.append(extra)
+    return PromptBlock(name="environment", text="\n\n".join(blocks))
+
+
+__all__ = [
+    "PROBE_COMMAND",
+    "PROBE_TIMEOUT",
+    "clear_probe_cache",
+    "describe_host",
+    "hermes_prompt_environment",
+]

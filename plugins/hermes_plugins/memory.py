@@ -1,1 +1,118 @@
-"""Built-in plugin `memory` (being written)."""
+"""The memory snapshot: ``$HERMES_HOME/memories/MEMORY.md`` and ``USER.md`` (spec §12).
+
+The files are read when the prompt is built and the rendered blocks become part of that
+prompt; the Session replays the prompt for the rest of the session, so memory written
+mid-session lands on disk at once but reaches the prompt only at the next build (after a
+compression, or in the next session). That is the "frozen snapshot": durable writes, a prompt
+that never moves under the provider's prefix cache.
+
+Entries are separated by a line holding only ``§``; limits count characters, not tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+
+ENTRY_SEPARATOR = "\n§\n"
+RULE = "═" * 46
+HEAD_RATIO = 0.7
+TAIL_RATIO = 0.2
+MIN_RENDER_CAP = 4000
+MAX_FILE_BYTES = 2_000_000
+
+MEMORY_FILE = "MEMORY.md"
+USER_FILE = "USER.md"
+MEMORY_TITLE = "MEMORY (your personal notes)"
+USER_TITLE = "USER PROFILE (who the user is)"
+
+
+def memory_dir(home: Path) -> Path:
+    return home / "memories"
+
+
+def read_entries(path: Path) -> list[str]:
+    """The file's entries: split on the separator, stripped, empties dropped, first copy kept."""
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        record_warning(
+            "memory_unreadable",
+            f"cannot read {path}: {exc}; its entries are left out of the prompt",
+            plugin="memory",
+            path=str(path),
+        )
+        return []
+    if len(data) > MAX_FILE_BYTES:
+        record_warning(
+            "memory_file_too_large",
+            f"{path} is larger than {MAX_FILE_BYTES:,} bytes; only the first {MAX_FILE_BYTES:,} "
+            "were read - consolidate it",
+            plugin="memory",
+            path=str(path),
+        )
+        data = data[:MAX_FILE_BYTES]
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        record_warning(
+            "memory_not_utf8",
+            f"{path} is not valid UTF-8; undecodable bytes were replaced",
+            plugin="memory",
+            path=str(path),
+        )
+        text = data.decode("utf-8-sig", errors="replace")
+    text = text.replace("\r\n", "\n")
+    entries = (entry.strip() for entry in text.split(ENTRY_SEPARATOR))
+    return list(dict.fromkeys(entry for entry in entries if entry))
+
+
+def render_block(title: str, entries: list[str], limit: int, *, path: Path | None = None) -> str:
+    """``RULE / header / RULE / content``; ``""`` for no entries (spec §12 format)."""
+    if not entries:
+        return ""
+    content = ENTRY_SEPARATOR.join(entries)
+    used = len(content)
+    pct = min(100, int(used / limit * 100)) if limit > 0 else 0
+    over = " ⚠ OVER BUDGET" if used > limit else ""
+    header = f"{title} [{pct}% — {used:,}/{limit:,} chars{over}]"
+    cap = max(2 * limit, MIN_RENDER_CAP)
+    if used > cap:
+        head, tail = int(cap * HEAD_RATIO), int(cap * TAIL_RATIO)
+        omitted = used - head - tail
+        content = (
+            content[:head]
+            + f"\n\n[... {omitted:,} characters of this store omitted here; it is far over its "
+            "budget - consolidate or remove entries with the memory tool ...]\n\n"
+            + content[-tail:]
+        )
+        record_warning(
+            "memory_truncated",
+            f"{title.split(' ')[0]} store is {used:,} chars, over the render cap of {cap:,}; "
+            f"{omitted:,} chars in the middle were left out of the prompt",
+            plugin="memory",
+            path=str(path) if path else None,
+        )
+    return f"{RULE}\n{header}\n{RULE}\n{content}"
+
+
+@hookimpl(trylast=True)
+def hermes_prompt_memory(ctx: PromptContext) -> list[PromptBlock]:
+    settings = ctx.config.memory
+    folder = memory_dir(ctx.home)
+    blocks: list[PromptBlock] = []
+    for enabled, block, filename, title, limit in (
+        (settings.memory_enabled, "memory", MEMORY_FILE, MEMORY_TITLE, settings.memory_char_limit),
+        (settings.user_profile_enabled, "user_profile", USER_FILE, USER_TITLE, settings.user_char_limit),
+    ):
+        if not enabled:
+            continue
+        path = folder / filename
+        text = render_block(title, read_entries(path), limit, path=path)
+        if text:
+            blocks.append(PromptBlock(name=block, text=text, source=str(path)))
+    return blocks

@@ -1,0 +1,218 @@
+"""Build the system prompt once: walk the prompt table, ask each block's hook, join the layers.
+
+``assemble`` is the only place that knows the order of the prompt; the order is the data in
+``hermes_core.prompt.PROMPT_TABLE``, never plugin registration order. A hook that raises costs
+its own block and a warning (the host attributes the failure to the plugin); a strict host
+raises instead. Warnings are collected per build in a ContextVar, so sessions built
+concurrently never see each other's.
+
+Exact token counts are part of the result but are computed on first access: an agent that only
+sends the prompt never pays the tokenizer (1.5-8 ms per prompt), while ``hermes-ctx prompt``
+and tools that report sizes get exact numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+import structlog
+
+from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.prompt import LAYERS, join_parts, ordered_slots
+from hermes_core.records import HostWarning, Layer, PromptBlock, PromptContext
+from hermes_core.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from hermes_core.host import PluginHost
+
+log = structlog.get_logger("hermes_core.assembler")
+
+SYSTEM_MESSAGE_BLOCK = "system_message"
+CONTEXT_FILES_BLOCK = "context_files"
+IDENTITY_BLOCK = "identity"
+#: The keys every ``context_files`` source entry exposes (the context-files block's contract).
+CONTEXT_FILE_KEYS = ("path", "rank", "loader", "chars", "kept_chars", "truncated")
+
+
+@attrs.frozen(kw_only=True)
+class BlockInfo:
+    """One block as it landed in the prompt: where, from whom, and how big."""
+
+    name: str
+    layer: Layer
+    plugin: str | None
+    chars: int
+    tokens: int
+    source: str | None = None
+
+
+@attrs.frozen(kw_only=True)
+class BuiltPrompt:
+    """The result of one build (or of one restore from the session store).
+
+    ``origin`` is ``"built"`` for a fresh build and ``"stored"`` when the session store's copy
+    was reused verbatim; a stored prompt has no layer or block breakdown (empty strings and an
+    empty tuple), because the only faithful thing to do with it is to replay its bytes.
+    """
+
+    prompt: str
+    layers: Mapping[str, str]
+    context_files: tuple[Mapping[str, Any], ...] = ()
+    warnings: tuple[HostWarning, ...] = ()
+    origin: Literal["built", "stored"] = "built"
+    model: str = ""
+    # (name, layer, plugin, text, source) per block, kept to count tokens lazily.
+    _parts: tuple[tuple[str, Layer, str | None, str, str | None], ...] = attrs.field(
+        default=(), repr=False, alias="parts"
+    )
+    _tokenizer: Any = attrs.field(default=None, repr=False, eq=False, alias="tokenizer")
+
+    @functools.cached_property
+    def blocks(self) -> tuple[BlockInfo, ...]:
+        """Every non-empty block in prompt order, with its exact token count."""
+        texts = [text for _, _, _, text, _ in self._parts]
+        counts = _count_many(self._tokenizer, texts)
+        return tuple(
+            BlockInfo(name=name, layer=layer, plugin=plugin, chars=len(text), tokens=count, source=source)
+            for (name, layer, plugin, text, source), count in zip(self._parts, counts)
+        )
+
+    @functools.cached_property
+    def exact_tokens(self) -> int:
+        """Exact tokens of the whole prompt (the session's tokenizer)."""
+        if not self.prompt:
+            return 0
+        return _count_many(self._tokenizer, [self.prompt])[0]
+
+    @property
+    def estimated_tokens(self) -> int:
+        """The rough chars/4 estimate the engines use for preflight decisions."""
+        return estimate_tokens(self.prompt)
+
+    @property
+    def block_names(self) -> tuple[str, ...]:
+        return tuple(name for name, *_ in self._parts)
+
+    def block_text(self, name: str) -> str | None:
+        """The stripped text of block ``name`` as it appears in the prompt, or ``None``."""
+        for block_name, _, _, text, _ in self._parts:
+            if block_name == name:
+                return text
+        return None
+
+
+def _count_many(tokenizer: Any, texts: list[str]) -> list[int]:
+    if tokenizer is None:
+        from hermes_core.tokens import exact_tokenizer
+
+        tokenizer = exact_tokenizer()
+    count_many = getattr(tokenizer, "count_many", None)
+    if callable(count_many):
+        return list(count_many(texts))
+    return [tokenizer.count(t) for t in texts]
+
+
+def assemble(host: PluginHost, ctx: PromptContext, *, system_message: str | None = None) -> BuiltPrompt:
+    """Build the system prompt for ``ctx`` with ``host``'s plugins.
+
+    ``system_message`` (else ``ctx.system_message``) fills the caller's slot in the context
+    layer. Warnings raised while building are in ``BuiltPrompt.warnings``; they are also
+    logged as structlog events when raised.
+    """
+    if system_message is None:
+        system_message = ctx.system_message
+    if ctx.host is not host:
+        ctx = attrs.evolve(ctx, host=host)
+    with collecting() as bucket:
+        parts, context_files = _collect_blocks(host, ctx, system_message)
+        warnings = tuple(bucket)
+    layers = {layer: join_parts([text for _, lay, _, text, _ in parts if lay == layer]) for layer in LAYERS}
+    prompt = "\n\n".join(text for text in layers.values() if text)
+    log.debug(
+        "system_prompt_assembled",
+        session_id=ctx.session_id,
+        chars=len(prompt),
+        blocks=[name for name, *_ in parts],
+        warnings=len(warnings),
+    )
+    return BuiltPrompt(
+        prompt=prompt,
+        layers=layers,
+        context_files=context_files,
+        warnings=warnings,
+        model=ctx.model,
+        parts=tuple(parts),
+        tokenizer=host.tokenizer(ctx.model),
+    )
+
+
+def _collect_blocks(
+    host: PluginHost, ctx: PromptContext, system_message: str | None
+) -> tuple[list[tuple[str, Layer, str | None, str, str | None]], tuple[Mapping[str, Any], ...]]:
+    parts: list[tuple[str, Layer, str | None, str, str | None]] = []
+    context_files: tuple[Mapping[str, Any], ...] = ()
+    soul_path = ctx.home / "SOUL.md"
+    for slot in ordered_slots():
+        if slot.hook is None:
+            if system_message is not None and system_message.strip():
+                parts.append((SYSTEM_MESSAGE_BLOCK, slot.layer, None, system_message.strip(), None))
+            continue
+        blocks, plugin = host.prompt_block(slot.hook, ctx)
+        for block in _in_table_order(blocks, slot.blocks):
+            text = block.text
+            if not isinstance(text, str):
+                record_warning(
+                    "prompt_block_invalid",
+                    f"plugin {block.plugin or plugin!r} returned a non-text {block.name} block "
+                    f"({type(text).__name__}); the block was left out",
+                    plugin=block.plugin or plugin,
+                    block=block.name,
+                )
+                continue
+            if block.name == IDENTITY_BLOCK and block.source and Path(block.source) == soul_path:
+                # SOUL.md is the identity now; the context-file block must not load it again.
+                ctx = attrs.evolve(ctx, soul_loaded=True)
+            if block.name == CONTEXT_FILES_BLOCK:
+                context_files = _context_file_sources(block)
+            stripped = text.strip()
+            if stripped:
+                parts.append((block.name, slot.layer, block.plugin or plugin, stripped, block.source))
+    return parts, context_files
+
+
+def _in_table_order(blocks: tuple[PromptBlock, ...], names: tuple[str, ...]) -> list[PromptBlock]:
+    # The table names the order of a slot's blocks; a plugin's extra block names go last, in
+    # the order it returned them (a stable sort keeps that).
+    rank = {name: i for i, name in enumerate(names)}
+    return sorted(blocks, key=lambda b: rank.get(b.name, len(names)))
+
+
+def _context_file_sources(block: PromptBlock) -> tuple[Mapping[str, Any], ...]:
+    sources = block.meta.get("sources") if isinstance(block.meta, Mapping) else None
+    if not sources:
+        return ()
+    out: list[Mapping[str, Any]] = []
+    for entry in sources:
+        if isinstance(entry, Mapping):
+            item = {key: entry.get(key) for key in CONTEXT_FILE_KEYS}
+        else:  # a ContextFile-like record
+            item = {key: getattr(entry, key, None) for key in CONTEXT_FILE_KEYS}
+        if item["path"] is not None:
+            item["path"] = str(item["path"])
+        out.append(item)
+    return tuple(out)
+
+
+def stored_prompt(prompt: str, *, model: str = "", tokenizer: Any = None) -> BuiltPrompt:
+    """A ``BuiltPrompt`` for a prompt reused verbatim from the session store."""
+    return BuiltPrompt(
+        prompt=prompt,
+        layers={layer: "" for layer in LAYERS},
+        origin="stored",
+        model=model,
+        tokenizer=tokenizer,
+    )

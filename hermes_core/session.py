@@ -1,0 +1,382 @@
+"""``Session``: what an agent builder holds for one conversation.
+
+The system prompt is built on first use and then replayed byte for byte for the rest of the
+session, because provider prefix caches match on exact bytes; only ``invalidate_system_prompt``
+(called after a compression) makes the next use rebuild, which is also when memory written
+during the session reaches the prompt. A built prompt is stored with its session id, so a
+worker that opens the same session id later (another process, the next gateway turn) replays the
+same bytes instead of rebuilding - unless the stored Model/Provider lines no longer match.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
+from hermes_core.config import Config, load_config, resolve_home
+from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.records import HostWarning, PromptContext
+
+if TYPE_CHECKING:
+    from hermes_core.engine import ContextEngine
+    from hermes_core.host import PluginHost
+
+log = structlog.get_logger("hermes_core.session")
+
+Clock = Callable[[], datetime]
+
+
+def _wall_clock() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def new_session_id(clock: Clock | None = None) -> str:
+    """``YYYYmmdd_HHMMSS_<6 hex>``: sortable by start time, unique enough per process fleet."""
+    now = (clock or _wall_clock)()
+    return f"{now:%Y%m%d_%H%M%S}_{secrets.token_hex(3)}"
+
+
+def _tool_names(tools: Iterable[Any]) -> tuple[str, ...]:
+    # Names, or OpenAI/Anthropic tool schemas from which the name is taken.
+    names: list[str] = []
+    for tool in tools or ():
+        if isinstance(tool, str):
+            name: Any = tool
+        elif isinstance(tool, Mapping):
+            fn = tool.get("function")
+            name = fn.get("name") if isinstance(fn, Mapping) else tool.get("name")
+        else:
+            name = getattr(tool, "name", None)
+        if isinstance(name, str) and name.strip() and name.strip() not in names:
+            names.append(name.strip())
+    return tuple(names)
+
+
+def _usable_dir(value: str | None) -> Path | None:
+    if not value:
+        return None
+    path = Path(value).expanduser()
+    return path if path.is_dir() and os.access(path, os.X_OK) else None
+
+
+def last_labelled_value(prompt: str, label: str) -> str | None:
+    """The value of the last line of ``prompt`` that starts with ``<label>:``."""
+    prefix = label + ":"
+    value: str | None = None
+    for line in prompt.splitlines():
+        if line.startswith(prefix):
+            value = line[len(prefix):].strip()
+    return value
+
+
+def stale_reason(prompt: str, *, model: str, provider: str) -> str | None:
+    """Why a stored prompt no longer fits the runtime, or ``None`` when it does (spec §14).
+
+    Only a disagreement between two non-empty values counts: a prompt without a Model line, or
+    a session opened without a model, cannot prove the prompt stale.
+    """
+    for label, current in (("Model", model), ("Provider", provider)):
+        stored = last_labelled_value(prompt, label)
+        current = (current or "").strip()
+        if stored and current and stored != current:
+            return f"{label.lower()} changed from {stored!r} to {current!r}"
+    return None
+
+
+class Session:
+    """One conversation: its host, configuration, engine and byte-stable system prompt.
+
+    Build with ``Session.open(...)``. The engine and host are per session and may be shared
+    read-only with other sessions (one host serves many sessions).
+    """
+
+    def __init__(
+        self,
+        *,
+        host: PluginHost,
+        config: Config,
+        engine: ContextEngine,
+        session_id: str,
+        model: str,
+        provider: str,
+        platform: str,
+        cwd: Path,
+        home: Path,
+        context_length: int | None,
+        max_tokens: int | None,
+        tools: tuple[str, ...],
+        toolsets: tuple[str, ...],
+        system_message: str | None,
+        env: Mapping[str, str],
+        clock: Clock | None,
+        store: Any,
+        restore: bool,
+        persist: bool,
+    ) -> None:
+        self.host = host
+        self.config = config
+        self.engine = engine
+        self.session_id = session_id
+        self.model = model
+        self.provider = provider
+        self.platform = platform
+        self.cwd = cwd
+        self.home = home
+        self.context_length = context_length
+        self.max_tokens = max_tokens
+        self.tools = tools
+        self.toolsets = toolsets
+        self.system_message = system_message
+        self.env = env
+        self.clock = clock
+        self.store = store
+        self.persist = persist
+        self._restore_pending = restore
+        self._prompt: str | None = None
+        self._built: BuiltPrompt | None = None
+        self._pending_warnings: list[HostWarning] = []
+        self._lock = threading.RLock()
+        self._closed = False
+
+    # --- construction -------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        *,
+        cwd: str | os.PathLike[str] | None = None,
+        home: str | os.PathLike[str] | None = None,
+        model: str = "",
+        provider: str = "",
+        platform: str = "",
+        tools: Sequence[Any] = (),
+        toolsets: Sequence[str] = (),
+        session_id: str | None = None,
+        system_message: str | None = None,
+        context_length: int | None = None,
+        max_tokens: int | None = None,
+        config: Config | None = None,
+        host: PluginHost | None = None,
+        env: Mapping[str, str] | None = None,
+        clock: Clock | None = None,
+        persist: bool = True,
+    ) -> Session:
+        """Open a session. Nothing is built yet: the prompt is built on first use.
+
+        ``session_id`` given: the session store is asked for that session's prompt at first
+        use and, when its Model/Provider lines still match, it is replayed verbatim. ``None``
+        generates a fresh id. ``persist=False`` never writes to the session store (inspection
+        tools use it).
+        """
+        from hermes_core.host import PluginHost
+
+        env = dict(os.environ) if env is None else dict(env)
+        with collecting() as bucket:
+            home_path = resolve_home(home, env)
+            if config is None:
+                config = load_config(home=home_path, env=env)
+            if host is None:
+                host = PluginHost.create(config=config, env=env)
+            known_id = bool(session_id)
+            sid = session_id or new_session_id(clock)
+            if cwd is not None:
+                cwd_path = Path(cwd).expanduser()
+            else:
+                cwd_path = _usable_dir(config.terminal.cwd) or Path(os.getcwd())
+            engine = host.create_engine(config.context.engine, config)
+            engine.update_model(model, context_length or 0, provider=provider, max_tokens=max_tokens)
+            host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)
+            store = host.session_store(home_path, config) if (persist or known_id) else None
+            window = context_length if context_length and context_length > 0 else (
+                engine.context_length if engine.context_length > 0 else None
+            )
+            session = cls(
+                host=host,
+                config=config,
+                engine=engine,
+                session_id=sid,
+                model=model or "",
+                provider=provider or "",
+                platform=platform or "",
+                cwd=cwd_path,
+                home=home_path,
+                context_length=window,
+                max_tokens=max_tokens,
+                tools=_tool_names(tools),
+                toolsets=tuple(toolsets or ()),
+                system_message=system_message,
+                env=env,
+                clock=clock,
+                store=store,
+                restore=known_id and store is not None,
+                persist=persist,
+            )
+        session._pending_warnings.extend(bucket)
+        log.debug("session_opened", session_id=sid, model=model, provider=provider, platform=platform)
+        return session
+
+    def prompt_context(self) -> PromptContext:
+        """The ``PromptContext`` the blocks of this session's prompt are built from."""
+        return PromptContext(
+            cwd=self.cwd,
+            home=self.home,
+            config=self.config,
+            model=self.model,
+            provider=self.provider,
+            platform=self.platform,
+            tools=frozenset(self.tools),
+            toolsets=frozenset(self.toolsets),
+            session_id=self.session_id,
+            pass_session_id=self.config.agent.pass_session_id,
+            context_length=self.context_length,
+            max_tokens=self.max_tokens,
+            system_message=self.system_message,
+            backend=(self.config.terminal.backend or "local").strip().lower(),
+            env=self.env,
+            host=self.host,
+            clock=self.clock,
+        )
+
+    # --- the system prompt --------------------------------------------------------------
+
+    @property
+    def system_prompt(self) -> str:
+        """The session's system prompt: built (or restored) once, then the same bytes."""
+        prompt = self._prompt
+        if prompt is not None:
+            return prompt
+        with self._lock:
+            if self._prompt is None:
+                with collecting() as bucket:
+                    self._restore_or_build(bucket)
+                self._pending_warnings.extend(bucket)
+            return self._prompt  # type: ignore[return-value]
+
+    @property
+    def built(self) -> BuiltPrompt | None:
+        """The last ``BuiltPrompt`` (``origin="stored"`` when it was restored), or ``None``."""
+        return self._built
+
+    def invalidate_system_prompt(self) -> None:
+        """Forget the prompt; the next use rebuilds it (re-reading memory and SOUL.md)."""
+        with self._lock:
+            self._prompt = None
+            self._restore_pending = False
+
+    def request_system_text(self, ephemeral: str | None = None) -> str:
+        """The system text sent with a request: the prompt plus the ephemeral prompt, if any.
+
+        ``ephemeral`` defaults to ``agent.system_prompt`` (or ``$HERMES_EPHEMERAL_SYSTEM_PROMPT``);
+        it is added at call time only and never stored.
+        """
+        prompt = self.system_prompt
+        extra = self.config.agent.system_prompt if ephemeral is None else ephemeral
+        if extra:
+            return (prompt + "\n\n" + extra).strip()
+        return prompt
+
+    @property
+    def warnings(self) -> list[HostWarning]:
+        """Warnings not yet returned (truncations, unreadable files, plugin failures), in order.
+
+        Reading drains them: each warning is returned once.
+        """
+        with self._lock:
+            drained = list(self._pending_warnings)
+            self._pending_warnings.clear()
+        return drained
+
+    def _restore_or_build(self, bucket: list[HostWarning]) -> None:
+        if self._restore_pending:
+            self._restore_pending = False
+            stored = self._read_stored()
+            if stored:
+                reason = stale_reason(stored, model=self.model, provider=self.provider)
+                if reason is None:
+                    self._prompt = stored
+                    self._built = stored_prompt(
+                        stored, model=self.model, tokenizer=self.host.tokenizer(self.model)
+                    )
+                    log.info("stored_prompt_reused", session_id=self.session_id, chars=len(stored))
+                    return
+                log.info("stored_prompt_stale", session_id=self.session_id, reason=reason)
+        built = assemble(self.host, self.prompt_context(), system_message=self.system_message)
+        bucket.extend(built.warnings)  # the build collected its own; keep them in order
+        self._built = built
+        self._prompt = built.prompt
+        log.debug("system_prompt_built", session_id=self.session_id, chars=len(built.prompt))
+        self._persist(built.prompt)
+
+    def _read_stored(self) -> str | None:
+        try:
+            stored = self.store.get_prompt(self.session_id)
+        except Exception as exc:  # noqa: BLE001 - a broken store costs the reuse, not the session
+            record_warning(
+                "session_store_read_failed",
+                f"could not read the stored prompt of session {self.session_id}: "
+                f"{type(exc).__name__}: {exc}; rebuilding",
+                session_id=self.session_id,
+            )
+            return None
+        return stored if isinstance(stored, str) else None
+
+    def _persist(self, prompt: str) -> None:
+        if not self.persist or self.store is None:
+            return
+        try:
+            self.store.put_prompt(self.session_id, prompt, model=self.model, provider=self.provider)
+        except Exception as exc:  # noqa: BLE001 - the prompt is still good for this process
+            record_warning(
+                "session_store_write_failed",
+                f"could not store the prompt of session {self.session_id}: "
+                f"{type(exc).__name__}: {exc}; it will be rebuilt by the next process",
+                session_id=self.session_id,
+            )
+
+    # --- requests -----------------------------------------------------------------------
+
+    def request(
+        self,
+        messages: Sequence[Mapping[str, Any]],
+        *,
+        provider: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        ephemeral: str | None = None,
+    ) -> Any:
+        """The provider payload for ``messages`` (see ``hermes_core.payload.build_request``)."""
+        from hermes_core.payload import build_request  # type: ignore[import-not-found,unused-ignore]
+
+        return build_request(self, messages, provider=provider, tools=tools, ephemeral=ephemeral)
+
+    # --- end ----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the session: the engine's ``on_session_end`` runs once."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        with collecting() as bucket:
+            self.host.engine_step("on_session_end", self.engine, session_id=self.session_id, messages=[])
+        self._pending_warnings.extend(bucket)
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Session(session_id={self.session_id!r}, model={self.model!r}, platform={self.platform!r})"
