@@ -1,1 +1,150 @@
-"""Built-in plugin `block` (being written)."""
+"""The ``context_files`` block: one project context source, framed under ``# Project Context``.
+
+The loaders (``hermes_context_file_loaders``) are tried by ascending rank and the first that
+finds any file wins; the others are never called, because two instruction files that disagree
+do more harm than one that is missing. Each file is sized to the window (see ``sizing``); a
+file a loader returned unsized (a third party's) is sized here. When SOUL.md is not the
+identity (another plugin replaced it) it is appended, as the reference does.
+
+``PromptBlock.meta["sources"]`` reports, per file, ``path``, ``rank``, ``loader``, ``chars``,
+``kept_chars`` and ``truncated``: exactly what the model got.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import structlog
+
+from hermes_core import (
+    ContextFile,
+    ContextFileLoader,
+    PromptBlock,
+    PromptContext,
+    hookimpl,
+    record_warning,
+)
+from hermes_plugins.context_files.reading import FileText, read_candidate
+from hermes_plugins.context_files.sizing import fit, max_chars_for, read_timeout, share
+
+log = structlog.get_logger(__name__)
+
+NAME = "context_files"
+HEADER = "# Project Context"
+PREAMBLE = (
+    "The files below come from the project you are working in; follow their instructions "
+    "where they apply to the task."
+)
+SOUL_LOADER = "soul"
+SOUL_NAME = "SOUL.md"
+
+
+def builtin_loaders(ctx: PromptContext) -> list[ContextFileLoader]:
+    """The four built-in loaders by rank, for a context built without a host."""
+    from hermes_plugins.context_files import agents_md, claude_md, cursorrules, hermes_md
+
+    loaders = [m.hermes_context_file_loaders(ctx) for m in (hermes_md, agents_md, claude_md, cursorrules)]
+    return sorted(loaders, key=lambda loader: (loader.rank, loader.name))
+
+
+def _loaders(ctx: PromptContext) -> list[ContextFileLoader]:
+    if ctx.host is None:
+        return builtin_loaders(ctx)
+    return list(ctx.host.context_file_loaders(ctx))
+
+
+def _first_found(ctx: PromptContext) -> tuple[ContextFileLoader | None, tuple[ContextFile, ...]]:
+    for loader in _loaders(ctx):
+        try:
+            result = loader.load(ctx) or ()
+            files = (result,) if isinstance(result, ContextFile) else tuple(result)
+        except Exception as exc:  # noqa: BLE001 - one broken loader must not cost the prompt
+            record_warning(
+                "context_file_loader_failed",
+                f"context-file loader {loader.name!r} failed: {type(exc).__name__}: {exc}; "
+                "the next loader was tried",
+                plugin=loader.name, error=f"{type(exc).__name__}: {exc}",
+            )
+            continue
+        files = tuple(f for f in files if isinstance(f, ContextFile) and f.text.strip())
+        if files:
+            log.debug("context_file_loader_won", loader=loader.name, rank=loader.rank,
+                      files=len(files))
+            return loader, files
+    return None, ()
+
+
+def _size(files: Sequence[ContextFile], loader: ContextFileLoader, max_chars: int) -> list[ContextFile]:
+    """Fill in rank and loader; cut files the loader left over-long to their share of the cap."""
+    already = sum(f.kept_chars for f in files if f.truncated)
+    unsized = [i for i, f in enumerate(files) if not f.truncated]
+    budgets = share([len(files[i].text) for i in unsized], max_chars - already)
+    out = [
+        attrs.evolve(f, loader=loader.name, rank=loader.rank, label=f.label or f.path.name)
+        for f in files
+    ]
+    for index, budget in zip(unsized, budgets, strict=True):
+        original = out[index]
+        text = FileText(path=original.path, head=original.text, chars=len(original.text))
+        cut, truncated = fit(text, budget, label=original.label, loader=loader.name,
+                             max_chars=max_chars)
+        if truncated:
+            out[index] = attrs.evolve(original, text=cut.text, chars=cut.total_chars,
+                                      kept_chars=cut.kept_chars, truncated=True)
+        elif original.chars < len(original.text) or original.kept_chars != len(original.text):
+            out[index] = attrs.evolve(original, chars=max(original.chars, len(original.text)),
+                                      kept_chars=len(original.text))
+    return out
+
+
+def _soul(ctx: PromptContext, max_chars: int) -> ContextFile | None:
+    """SOUL.md from HERMES_HOME (never from cwd), when it is not already the identity."""
+    if ctx.soul_loaded:
+        return None
+    path = ctx.home / SOUL_NAME
+    text = read_candidate(path, max_chars=max_chars, plugin=NAME, timeout=read_timeout(ctx))
+    if text is None:
+        return None
+    cut, truncated = fit(text, max_chars, label=SOUL_NAME, loader=NAME, max_chars=max_chars)
+    return ContextFile(
+        path=path, label=SOUL_NAME, text=cut.text, loader=SOUL_LOADER, rank=0.0,
+        chars=cut.total_chars, kept_chars=cut.kept_chars, truncated=truncated,
+    )
+
+
+def render(files: Sequence[ContextFile], soul: ContextFile | None = None) -> str:
+    """The block text: header, preamble, one ``## <label>`` section per file, then SOUL.md."""
+    sections = [f"## {f.label}\n\n{f.text.strip()}" for f in files]
+    if soul is not None:
+        sections.append(soul.text.strip())  # SOUL.md goes in bare, as the identity would
+    return "\n\n".join([HEADER, PREAMBLE, *sections])
+
+
+def _source(f: ContextFile) -> dict[str, Any]:
+    return {
+        "path": str(f.path), "rank": float(f.rank), "loader": f.loader, "chars": f.chars,
+        "kept_chars": f.kept_chars, "truncated": f.truncated,
+    }
+
+
+@hookimpl(trylast=True)
+def hermes_prompt_context_files(ctx: PromptContext) -> PromptBlock | tuple[PromptBlock, ...]:
+    max_chars = max_chars_for(ctx)
+    loader, found = _first_found(ctx)
+    files = _size(found, loader, max_chars) if loader is not None else []
+    soul = _soul(ctx, max_chars)
+    if not files and soul is None:
+        return ()
+    sources = [*files, *([soul] if soul is not None else [])]
+    return PromptBlock(
+        name=NAME,
+        text=render(files, soul),
+        source=str(sources[0].path),
+        meta={
+            "sources": [_source(f) for f in sources],
+            "loader": loader.name if loader is not None and files else None,
+            "max_chars": max_chars,
+        },
+    )
