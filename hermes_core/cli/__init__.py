@@ -108,7 +108,12 @@ class PluginAwareGroup(click.Group):
     def _plugin_commands(self, ctx: click.Context) -> dict[str, click.Command]:
         state = ctx.find_object(CliState)
         if state is None:
-            return {}
+            # click resolves the subcommand before the group callback runs: build the state
+            # from the group's parsed options now (the callback reuses it).
+            state = _state_from_params(ctx.params)
+            if state is None:
+                return {}
+            ctx.obj = state
         extra = click.Group(name="plugins")
         try:
             state.host.cli_commands(extra)
@@ -126,6 +131,16 @@ class PluginAwareGroup(click.Group):
         names = set(super().list_commands(ctx))
         names.update(self._plugin_commands(ctx))
         return sorted(names)
+
+
+def _state_from_params(params: dict[str, Any]) -> CliState | None:
+    if "disable" not in params:
+        return None
+    return CliState(
+        home=params.get("home"), config_path=params.get("config_path"),
+        disable=tuple(params.get("disable") or ()), strict=bool(params.get("strict_plugins")),
+        trace=bool(params.get("trace_hooks")), verbosity=int(params.get("verbose") or 0),
+    )
 
 
 @click.group(cls=PluginAwareGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -150,6 +165,8 @@ def cli(
 ) -> None:
     """Inspect and drive hermes-core: hooks, plugins, engines, prompts and compression."""
     configure_logging(verbosity=max(verbose, 2 if trace_hooks else 0), log_format=log_format)  # type: ignore[arg-type]
+    if isinstance(ctx.obj, CliState):  # built while resolving a plugin's subcommand
+        return
     ctx.obj = CliState(
         home=home, config_path=config_path, disable=disable, strict=strict_plugins,
         trace=trace_hooks, verbosity=verbose,
