@@ -136,6 +136,9 @@ class PluginAwareGroup(click.Group):
 def _state_from_params(params: dict[str, Any]) -> CliState | None:
     if "disable" not in params:
         return None
+    verbose = int(params.get("verbose") or 0)
+    configure_logging(verbosity=max(verbose, 2 if params.get("trace_hooks") else 0),
+                      log_format=params.get("log_format"))
     return CliState(
         home=params.get("home"), config_path=params.get("config_path"),
         disable=tuple(params.get("disable") or ()), strict=bool(params.get("strict_plugins")),
