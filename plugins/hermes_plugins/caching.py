@@ -1,1 +1,274 @@
-"""Built-in plugin `caching` (being written)."""
+"""Built-in plugin ``caching``: prompt-cache layouts for Anthropic and OpenAI-style providers.
+
+* ``anthropic``: the ``system_and_3`` layout - four ``cache_control`` breakpoints, on the system
+  prompt and on the last three non-system messages (``anthropic_layout``).
+* OpenAI-style (``openai``, ``azure``, ``openrouter``): no markers (their caching is automatic),
+  but a ``prompt_cache_key`` that is stable for the session, so requests of one conversation are
+  routed to the same cache. An OpenRouter request to a Claude model also gets the breakpoints, in
+  the envelope form OpenRouter forwards to Anthropic.
+* any other provider: ``None``, so a plugin for Gemini, Bedrock ... answers for its own provider.
+
+The layout is a pure function: the input payload is never mutated, only the messages it marks
+are (deep) copied, every other message is the same object - a deep copy of the whole history
+would cost about eleven times a full token-estimate pass on every request.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import click
+
+from hermes_core import PayloadContext, hookimpl
+
+MAX_BREAKPOINTS = 4
+#: A breakpoint finds an earlier cache entry only this many block boundaries back (its own
+#: boundary included), so a turn that adds more blocks than that must keep a breakpoint on the
+#: previous request's last message (see ``choose_breakpoints``).
+LOOKBACK_BLOCKS = 20
+TTL_5M = "5m"
+TTL_1H = "1h"
+_TTL_RANK = {TTL_5M: 0, TTL_1H: 1}
+#: Providers that take a ``prompt_cache_key`` (OpenAI's parameter; OpenRouter forwards it).
+PROMPT_CACHE_KEY_PROVIDERS = frozenset({"openai", "azure", "openrouter"})
+
+
+def normalise_ttl(ttl: str | None) -> str:
+    """``"1h"`` stays ``"1h"``; anything else is the 5-minute default."""
+    return TTL_1H if ttl == TTL_1H else TTL_5M
+
+
+def cache_marker(ttl: str | None = TTL_5M) -> dict[str, str]:
+    """``{"type": "ephemeral"}``, plus ``"ttl": "1h"`` only for the one-hour TTL."""
+    marker = {"type": "ephemeral"}
+    if normalise_ttl(ttl) == TTL_1H:
+        marker["ttl"] = TTL_1H
+    return marker
+
+
+def block_count(message: Mapping[str, Any]) -> int:
+    """How many Anthropic content blocks a message becomes (what the lookback counts)."""
+    if message.get("role") == "tool":
+        return 1
+    content = message.get("content")
+    if isinstance(content, str):
+        count = 1 if content else 0
+    elif isinstance(content, list):
+        count = len(content)
+    else:
+        count = 1 if isinstance(content, dict) else 0
+    calls = message.get("tool_calls")
+    return count + (len(calls) if isinstance(calls, list) else 0)
+
+
+def can_carry_marker(message: Mapping[str, Any], native: bool) -> bool:
+    """Whether a marker placed on ``message`` reaches the provider.
+
+    Native Anthropic: always (an empty content or a tool result takes a top-level marker that the
+    wire conversion moves onto its block). Envelope (OpenAI format forwarded to Anthropic): only
+    a non-empty string content or a list content ending in a dict.
+    """
+    if native:
+        return True
+    content = message.get("content")
+    if isinstance(content, str):
+        return bool(content)
+    if isinstance(content, list):
+        return bool(content) and isinstance(content[-1], dict)
+    return False
+
+
+def _strip_markers(message: dict[str, Any]) -> None:
+    """Remove markers from a message we own (a fresh deep copy)."""
+    message.pop("cache_control", None)
+    content = message.get("content")
+    if isinstance(content, list):
+        for block in content:
+            if isinstance(block, dict):
+                block.pop("cache_control", None)
+
+
+def apply_cache_marker(
+    message: Mapping[str, Any], marker: Mapping[str, str], native: bool
+) -> dict[str, Any]:
+    """A deep copy of ``message`` carrying ``marker`` where the provider expects it.
+
+    Tool results: native -> top-level marker; envelope -> a marked text part (a top-level marker
+    on a tool message hangs OpenRouter). Empty or ``None`` content: native -> top-level marker,
+    envelope -> none. A string becomes one marked text block; a list gets the marker on its last
+    element when that is a dict; an empty list is left alone.
+    """
+    out: dict[str, Any] = copy.deepcopy(dict(message))
+    _strip_markers(out)
+    mark = dict(marker)
+    content = out.get("content")
+    if out.get("role") == "tool" and native:
+        out["cache_control"] = mark
+    elif content is None or content == "":
+        if native:
+            out["cache_control"] = mark
+    elif isinstance(content, str):
+        out["content"] = [{"type": "text", "text": content, "cache_control": mark}]
+    elif isinstance(content, list):
+        if content and isinstance(content[-1], dict):
+            content[-1]["cache_control"] = mark
+    return out
+
+
+def mark_system(system: Any, marker: Mapping[str, str]) -> tuple[Any, bool]:
+    """The system prompt with a marker, and whether one was placed.
+
+    A string becomes one marked text block. A list of two or more blocks gets the marker on its
+    first block only (the stable half of a stable/dynamic split); a single block gets it too.
+    """
+    if isinstance(system, str):
+        if not system:
+            return system, False
+        return [{"type": "text", "text": system, "cache_control": dict(marker)}], True
+    if isinstance(system, list) and system:
+        blocks = copy.deepcopy(system)
+        for block in blocks:
+            if isinstance(block, dict):
+                block.pop("cache_control", None)
+        target = blocks[0] if len(blocks) >= 2 else blocks[-1]
+        if isinstance(target, dict):
+            target["cache_control"] = dict(marker)
+            return blocks, True
+        return blocks, False
+    return system, False
+
+
+def previous_request_end(messages: Sequence[Mapping[str, Any]]) -> int:
+    """Index of the last message of the previous request, or -1.
+
+    A request is sent after a user message or after a batch of tool results; the message before
+    the last assistant message (walking back over the trailing user/tool messages) is where the
+    previous request ended and put its last breakpoint.
+    """
+    index = len(messages) - 1
+    while index >= 0 and messages[index].get("role") in ("tool", "user"):
+        index -= 1
+    if index < 0 or messages[index].get("role") != "assistant":
+        return -1
+    index -= 1
+    while index >= 0 and messages[index].get("role") == "system":
+        index -= 1
+    return index
+
+
+def choose_breakpoints(
+    messages: Sequence[Mapping[str, Any]], slots: int, native: bool = True
+) -> list[int]:
+    """Indices of the messages to mark, ascending: the last ``slots`` non-system carriers.
+
+    Lookback guard: when the turn since the previous request added more blocks than the
+    lookback reaches (an assistant with a dozen parallel tool calls and their results), the
+    earliest of those marks moves to the previous request's last message, whose prefix is
+    already cached - without it every breakpoint misses and the whole history is written again.
+    """
+    if slots <= 0:
+        return []
+    chosen: list[int] = []
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message.get("role") == "system" or not can_carry_marker(message, native):
+            continue
+        chosen.append(index)
+        if len(chosen) == slots:
+            break
+    chosen.reverse()
+    if len(chosen) < 2:
+        return chosen
+    boundary = previous_request_end(messages)
+    if boundary < 0 or boundary >= chosen[0] or boundary in chosen:
+        return chosen
+    if not can_carry_marker(messages[boundary], native):
+        return chosen
+    distance = 0
+    for index in range(boundary + 1, chosen[0] + 1):
+        distance += block_count(messages[index])
+    if distance < LOOKBACK_BLOCKS:
+        return chosen
+    return [boundary, *chosen[1:]]
+
+
+def anthropic_layout(
+    payload: Mapping[str, Any],
+    *,
+    ttl: str | None = TTL_5M,
+    system_ttl: str | None = None,
+    native: bool = True,
+) -> dict[str, Any]:
+    """``system_and_3``: a new payload with at most four ``cache_control`` breakpoints.
+
+    ``ttl`` applies to the message breakpoints, ``system_ttl`` (default: ``ttl``) to the system
+    prompt's. Anthropic requires longer-lived entries before shorter ones, and the system prompt
+    comes first: a message breakpoint never gets a longer TTL than the system's (``system_ttl``
+    ``5m`` with ``ttl`` ``1h`` gives ``5m`` everywhere); ``1h`` system + ``5m`` messages is the
+    useful mix. Assumes a canonical payload (``hermes_core.payload.assemble_payload`` removes
+    stray markers): markers on messages it does not mark are not looked for.
+    """
+    message_ttl = normalise_ttl(ttl)
+    head_ttl = normalise_ttl(system_ttl) if system_ttl is not None else message_ttl
+    if _TTL_RANK[message_ttl] > _TTL_RANK[head_ttl]:
+        message_ttl = head_ttl
+    out = dict(payload)
+    slots = MAX_BREAKPOINTS
+    if "system" in payload:
+        system, placed = mark_system(payload["system"], cache_marker(head_ttl))
+        out["system"] = system
+        slots -= int(placed)
+    messages = payload.get("messages") or []
+    marked = list(messages)
+    marker = cache_marker(message_ttl)
+    for index in choose_breakpoints(messages, slots, native):
+        marked[index] = apply_cache_marker(messages[index], marker, native)
+    out["messages"] = marked
+    return out
+
+
+def is_claude(model: str) -> bool:
+    return "claude" in (model or "").lower()
+
+
+def prompt_cache_key(session_id: str) -> str | None:
+    """A stable, bounded key for one session (a digest, so the id itself is not sent)."""
+    if not session_id:
+        return None
+    return "hermes-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:32]
+
+
+def _key_enabled(ctx: PayloadContext) -> bool:
+    config = ctx.config
+    if config is None:
+        return True
+    return bool(config.prompt_caching.prompt_cache_key)
+
+
+@hookimpl(trylast=True)
+def hermes_payload_cache_layout(
+    payload: dict[str, Any], ctx: PayloadContext
+) -> dict[str, Any] | None:
+    provider = (ctx.provider or "").strip().lower()
+    if provider == "anthropic":
+        return anthropic_layout(payload, ttl=ctx.cache_ttl, native=True)
+    if provider not in PROMPT_CACHE_KEY_PROVIDERS:
+        return None
+    out: dict[str, Any] = dict(payload)
+    if provider == "openrouter" and is_claude(ctx.model):
+        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False)
+    if _key_enabled(ctx):
+        key = prompt_cache_key(ctx.session_id)
+        if key:
+            out["prompt_cache_key"] = key
+    return out
+
+
+@hookimpl(trylast=True)
+def hermes_cli_register_commands(cli: click.Group) -> None:
+    from hermes_plugins.cache_report import cache_report_command
+
+    cli.add_command(cache_report_command)

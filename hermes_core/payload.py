@@ -1,0 +1,359 @@
+"""The request payload: what goes on the wire, canonicalised so that equal requests are equal bytes.
+
+A provider's prefix cache matches byte for byte, so everything around the (already stable) system
+prompt must be stable too. ``assemble_payload`` does the provider-agnostic part:
+
+* every string ``content`` is ``.strip()``-ped;
+* tool-call ``function.arguments`` that are valid JSON are re-serialised with sorted keys and
+  compact separators (the same call always has the same bytes; invalid JSON is left alone);
+* metadata keys (``_compressed_summary`` and any other key starting with ``_``) are removed, and
+  so are ``cache_control`` markers: the cache layout is the layout hook's job alone, so a request
+  never carries more markers than the layout placed;
+* tool definitions are sorted by name, so a host that reorders them (an MCP server reconnecting)
+  keeps the same bytes.
+
+The payload shape, which the ``hermes_payload_cache_layout`` hook receives and returns::
+
+    {"provider": str, "model": str, "system": str, "messages": [...], "tools": [...]}
+
+``system`` is a string until a layout marks it (Anthropic's layout turns it into a list of text
+blocks); a layout may add keys such as ``prompt_cache_key``. ``to_openai`` and ``to_anthropic``
+turn a payload into keyword arguments for the two wire formats.
+
+Copy-on-write: the input list and its dicts are never mutated, and a message that needs no change
+is the same object in the payload - this runs over the whole history on every request.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from hermes_core.records import PayloadContext
+
+if TYPE_CHECKING:
+    from hermes_core.session import Session
+
+__all__ = [
+    "assemble_payload",
+    "build_request",
+    "canonical_arguments",
+    "canonical_message",
+    "canonical_tools",
+    "tool_name",
+    "to_anthropic",
+    "to_openai",
+]
+
+CACHE_CONTROL = "cache_control"
+
+
+@functools.lru_cache(maxsize=65_536)
+def canonical_arguments(arguments: str) -> str:
+    """``arguments`` as compact sorted-key JSON; unchanged when it is not valid JSON.
+
+    Cached: the same argument strings come back on every request of a session, and a cache hit
+    (hash already stored on the string) is far cheaper than a parse and a dump.
+    """
+    try:
+        value = json.loads(arguments)
+    except (ValueError, TypeError):
+        return arguments
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def _canonical_call(call: Any) -> Any:
+    if not isinstance(call, dict):
+        return call
+    changed: dict[str, Any] | None = None
+    for key in call:
+        if key[:1] == "_" or key == CACHE_CONTROL:
+            changed = {k: v for k, v in call.items() if not (k[:1] == "_" or k == CACHE_CONTROL)}
+            break
+    fn = call.get("function")
+    if isinstance(fn, dict):
+        args = fn.get("arguments")
+        if isinstance(args, str):
+            canonical = canonical_arguments(args)
+            if canonical != args:
+                if changed is None:
+                    changed = dict(call)
+                changed["function"] = {**fn, "arguments": canonical}
+    return call if changed is None else changed
+
+
+def _canonical_blocks(content: list[Any]) -> list[Any]:
+    out: list[Any] | None = None
+    for index, block in enumerate(content):
+        if isinstance(block, dict) and CACHE_CONTROL in block:
+            if out is None:
+                out = list(content)
+            out[index] = {k: v for k, v in block.items() if k != CACHE_CONTROL}
+    return content if out is None else out
+
+
+def canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
+    """One message as it goes on the wire; the same object when nothing needs to change."""
+    changed: dict[str, Any] | None = None
+    for key in message:
+        if key[:1] == "_" or key == CACHE_CONTROL:
+            changed = {
+                k: v for k, v in message.items() if not (k[:1] == "_" or k == CACHE_CONTROL)
+            }
+            break
+    content = message.get("content")
+    if isinstance(content, str):
+        stripped = content.strip()
+        if stripped is not content and stripped != content:
+            if changed is None:
+                changed = dict(message)
+            changed["content"] = stripped
+    elif isinstance(content, list):
+        blocks = _canonical_blocks(content)
+        if blocks is not content:
+            if changed is None:
+                changed = dict(message)
+            changed["content"] = blocks
+    calls = message.get("tool_calls")
+    if calls and isinstance(calls, list):
+        new_calls: list[Any] | None = None
+        for index, call in enumerate(calls):
+            canonical = _canonical_call(call)
+            if canonical is not call:
+                if new_calls is None:
+                    new_calls = list(calls)
+                new_calls[index] = canonical
+        if new_calls is not None:
+            if changed is None:
+                changed = dict(message)
+            changed["tool_calls"] = new_calls
+    return message if changed is None else changed
+
+
+def tool_name(tool: Any) -> str:
+    """The name of a tool definition in OpenAI (``function.name``) or Anthropic (``name``) form."""
+    if not isinstance(tool, Mapping):
+        return ""
+    fn = tool.get("function")
+    if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
+        return str(fn["name"])
+    name = tool.get("name")
+    return name if isinstance(name, str) else ""
+
+
+def canonical_tools(tools: Sequence[Any] | None) -> list[Any]:
+    """Tool definitions sorted by name (stable for equal names), without ``cache_control``."""
+    if not tools:
+        return []
+    out = []
+    for tool in tools:
+        if isinstance(tool, dict) and CACHE_CONTROL in tool:
+            tool = {k: v for k, v in tool.items() if k != CACHE_CONTROL}
+        out.append(tool)
+    out.sort(key=tool_name)
+    return out
+
+
+def assemble_payload(
+    system_text: str | None,
+    messages: Sequence[Mapping[str, Any]],
+    tools: Sequence[Any] | None = None,
+    *,
+    provider: str = "",
+    model: str = "",
+) -> dict[str, Any]:
+    """The canonical, provider-agnostic payload of one request (no cache markers).
+
+    A leading ``system`` message in ``messages`` becomes the system text when ``system_text`` is
+    empty (transcripts often carry one); otherwise system messages stay where they are and a
+    layout treats them as not cacheable turns.
+    """
+    system = (system_text or "").strip()
+    start = 0
+    if not system and messages:
+        first = messages[0]
+        if first.get("role") == "system" and isinstance(first.get("content"), str):
+            system = str(first["content"]).strip()
+            start = 1
+    out: list[Mapping[str, Any]] = []
+    append = out.append
+    for index in range(start, len(messages)):
+        append(canonical_message(messages[index]))
+    return {
+        "provider": provider,
+        "model": model,
+        "system": system,
+        "messages": out,
+        "tools": canonical_tools(tools),
+    }
+
+
+def build_request(
+    session: Session,
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    provider: str | None = None,
+    tools: Sequence[Any] | None = None,
+    ephemeral: str | None = None,
+) -> dict[str, Any]:
+    """What ``Session.request`` sends: the canonical payload with the provider's cache layout.
+
+    The system text is the session's cached prompt plus ``ephemeral`` (never stored). The layout
+    comes from ``hermes_payload_cache_layout``; with no plugin answering for the provider the
+    payload goes out without cache markers.
+    """
+    provider_name = (provider if provider is not None else session.provider) or ""
+    payload = assemble_payload(
+        session.request_system_text(ephemeral),
+        messages,
+        tools,
+        provider=provider_name,
+        model=session.model or "",
+    )
+    config = session.config
+    ttl = config.prompt_caching.cache_ttl if config is not None else "5m"
+    ctx = PayloadContext(
+        provider=provider_name,
+        model=session.model or "",
+        session_id=session.session_id or "",
+        config=config,
+        cache_ttl=ttl,
+    )
+    return session.host.payload_cache_layout(payload, ctx)
+
+
+# --- wire formats ---------------------------------------------------------------------------
+
+
+def _openai_tool(tool: Any) -> Any:
+    if isinstance(tool, Mapping) and "function" not in tool and "input_schema" in tool:
+        fn = {"name": tool.get("name", ""), "parameters": tool.get("input_schema") or {}}
+        if tool.get("description"):
+            fn["description"] = tool["description"]
+        return {"type": "function", "function": fn}
+    return tool
+
+
+def to_openai(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for an OpenAI-style ``chat.completions.create``.
+
+    The system text becomes a leading ``system`` message (only when non-empty); a marked system
+    (a list of text blocks) is kept as a list, which OpenRouter forwards to Anthropic models.
+    """
+    system = payload.get("system")
+    messages: list[Any] = []
+    if system:
+        messages.append({"role": "system", "content": system})
+    messages.extend(payload.get("messages") or ())
+    out: dict[str, Any] = {"messages": messages}
+    if payload.get("model"):
+        out["model"] = payload["model"]
+    tools = payload.get("tools")
+    if tools:
+        out["tools"] = [_openai_tool(t) for t in tools]
+    if payload.get("prompt_cache_key"):
+        out["prompt_cache_key"] = payload["prompt_cache_key"]
+    return out
+
+
+def _anthropic_tool(tool: Any) -> Any:
+    if isinstance(tool, Mapping) and isinstance(tool.get("function"), Mapping):
+        fn = tool["function"]
+        out = {"name": fn.get("name", ""), "input_schema": fn.get("parameters") or {"type": "object"}}
+        if fn.get("description"):
+            out["description"] = fn["description"]
+        if CACHE_CONTROL in tool:
+            out[CACHE_CONTROL] = tool[CACHE_CONTROL]
+        return out
+    return tool
+
+
+def _tool_input(arguments: Any) -> Any:
+    if isinstance(arguments, str):
+        try:
+            return json.loads(arguments) if arguments.strip() else {}
+        except ValueError:
+            return {"_raw_arguments": arguments}
+    return arguments if arguments is not None else {}
+
+
+def anthropic_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The Anthropic content blocks of one OpenAI-format message, markers carried over.
+
+    A top-level ``cache_control`` (how a layout marks a tool message or an empty content) lands
+    on the last block.
+    """
+    role = message.get("role")
+    content = message.get("content")
+    blocks: list[dict[str, Any]] = []
+    if role == "tool":
+        result: dict[str, Any] = {
+            "type": "tool_result",
+            "tool_use_id": str(message.get("tool_call_id") or ""),
+            "content": content if content is not None else "",
+        }
+        blocks.append(result)
+    else:
+        if isinstance(content, str):
+            if content:
+                blocks.append({"type": "text", "text": content})
+        elif isinstance(content, list):
+            for part in content:
+                if isinstance(part, dict):
+                    blocks.append(part)
+                elif isinstance(part, str):
+                    blocks.append({"type": "text", "text": part})
+        elif isinstance(content, dict):
+            blocks.append(content)
+        for call in message.get("tool_calls") or ():
+            if not isinstance(call, Mapping):
+                continue
+            fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+            blocks.append({
+                "type": "tool_use",
+                "id": str(call.get("id") or call.get("call_id") or ""),
+                "name": str(fn.get("name") or ""),
+                "input": _tool_input(fn.get("arguments")),
+            })
+    marker = message.get(CACHE_CONTROL)
+    if marker is not None and blocks:
+        blocks[-1] = {**blocks[-1], CACHE_CONTROL: marker}
+    return blocks
+
+
+def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
+    """Keyword arguments for Anthropic's ``messages.create`` (add ``max_tokens`` yourself).
+
+    Assistant ``tool_calls`` become ``tool_use`` blocks, consecutive ``tool`` messages one user
+    message of ``tool_result`` blocks, and a system message inside the history a user text block
+    (the Messages API has no system role there).
+    """
+    out: dict[str, Any] = {}
+    if payload.get("model"):
+        out["model"] = payload["model"]
+    system = payload.get("system")
+    if system:
+        out["system"] = system
+    messages: list[dict[str, Any]] = []
+    for message in payload.get("messages") or ():
+        role = message.get("role")
+        blocks = anthropic_blocks(message)
+        if not blocks:
+            continue
+        wire_role = "assistant" if role == "assistant" else "user"
+        if (
+            role == "tool"
+            and messages
+            and messages[-1]["role"] == "user"
+            and all(b.get("type") == "tool_result" for b in messages[-1]["content"])
+        ):
+            messages[-1]["content"].extend(blocks)
+            continue
+        messages.append({"role": wire_role, "content": blocks})
+    out["messages"] = messages
+    tools = payload.get("tools")
+    if tools:
+        out["tools"] = [_anthropic_tool(t) for t in tools]
+    return out
