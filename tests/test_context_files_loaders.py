@@ -10,13 +10,13 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from hermes_plugins.context_files import gitroot
+from hermes_plugins.context_files.gitroot import find_git_root
+from hermes_plugins.context_files.hermes_md import strip_frontmatter
 
 from hermes_core import Config, PluginHost, PromptBlock, PromptContext
 from hermes_core.diagnostics import collecting
 from hermes_core.records import HostWarning
-from hermes_plugins.context_files import gitroot
-from hermes_plugins.context_files.gitroot import find_git_root
-from hermes_plugins.context_files.hermes_md import strip_frontmatter
 
 
 def git_init(path: Path) -> Path:
@@ -244,7 +244,7 @@ def test_agents_chain_gaps_add_nothing(plugin_host: PluginHost, tmp_path: Path) 
 
 
 def test_agents_chain_never_repeats_content(plugin_host: PluginHost, tmp_path: Path) -> None:
-    repo, cwd = monorepo(tmp_path)
+    _repo, cwd = monorepo(tmp_path)
     write(cwd / "AGENTS.md", "root rules")
     block, _ = build(plugin_host, cwd)
     assert block is not None and block.text.count("root rules") == 1

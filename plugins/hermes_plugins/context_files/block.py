@@ -43,7 +43,12 @@ SOUL_NAME = "SOUL.md"
 
 def builtin_loaders(ctx: PromptContext) -> list[ContextFileLoader]:
     """The four built-in loaders by rank, for a context built without a host."""
-    from hermes_plugins.context_files import agents_md, claude_md, cursorrules, hermes_md
+    from hermes_plugins.context_files import (
+        agents_md,
+        claude_md,
+        cursorrules,
+        hermes_md,
+    )
 
     loaders = [m.hermes_context_file_loaders(ctx) for m in (hermes_md, agents_md, claude_md, cursorrules)]
     return sorted(loaders, key=lambda loader: (loader.rank, loader.name))

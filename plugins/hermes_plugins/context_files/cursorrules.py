@@ -7,7 +7,13 @@ from __future__ import annotations
 
 import os
 
-from hermes_core import ContextFile, ContextFileLoader, PromptContext, hookimpl, record_warning
+from hermes_core import (
+    ContextFile,
+    ContextFileLoader,
+    PromptContext,
+    hookimpl,
+    record_warning,
+)
 from hermes_plugins.context_files.reading import FileText
 from hermes_plugins.context_files.search import Project, project
 from hermes_plugins.context_files.sizing import fit_files

@@ -21,7 +21,7 @@ _FENCE = "---"
 def strip_frontmatter(text: str) -> str:
     """Drop a leading ``---`` ... ``---`` block; unchanged when unclosed or when nothing follows."""
     body = text.removeprefix("\ufeff")
-    if not (body.startswith(_FENCE + "\n") or body.startswith(_FENCE + "\r\n")):
+    if not body.startswith((_FENCE + "\n", _FENCE + "\r\n")):
         return text
     lines = body.splitlines(keepends=True)
     for index in range(1, len(lines)):
