@@ -128,7 +128,7 @@ def assemble(host: PluginHost, ctx: PromptContext, *, system_message: str | None
     if ctx.host is not host:
         ctx = attrs.evolve(ctx, host=host)
     with collecting() as bucket:
-        parts, context_files = _collect_blocks(host, ctx, system_message)
+        parts, context_files = _collect_blocks(host, ctx, system_message, bucket)
         warnings = tuple(bucket)
     layers = {layer: join_parts([text for _, lay, _, text, _ in parts if lay == layer]) for layer in LAYERS}
     prompt = "\n\n".join(text for text in layers.values() if text)
@@ -151,7 +151,7 @@ def assemble(host: PluginHost, ctx: PromptContext, *, system_message: str | None
 
 
 def _collect_blocks(
-    host: PluginHost, ctx: PromptContext, system_message: str | None
+    host: PluginHost, ctx: PromptContext, system_message: str | None, bucket: list[HostWarning]
 ) -> tuple[list[tuple[str, Layer, str | None, str, str | None]], tuple[Mapping[str, Any], ...]]:
     parts: list[tuple[str, Layer, str | None, str, str | None]] = []
     context_files: tuple[Mapping[str, Any], ...] = ()
@@ -161,7 +161,10 @@ def _collect_blocks(
             if system_message is not None and system_message.strip():
                 parts.append((SYSTEM_MESSAGE_BLOCK, slot.layer, None, system_message.strip(), None))
             continue
+        seen = len(bucket)
         blocks, plugin = host.prompt_block(slot.hook, ctx)
+        if len(bucket) > seen:
+            _name_lost_blocks(bucket, seen, slot.hook, slot.blocks)
         for block in _in_table_order(blocks, slot.blocks):
             text = block.text
             if not isinstance(text, str):
@@ -182,6 +185,19 @@ def _collect_blocks(
             if stripped:
                 parts.append((block.name, slot.layer, block.plugin or plugin, stripped, block.source))
     return parts, context_files
+
+
+def _name_lost_blocks(bucket: list[HostWarning], start: int, hook: str, names: tuple[str, ...]) -> None:
+    # The host words a failure by hook; the user knows the prompt by block names, so say which
+    # blocks went missing (a slot such as general_guidance holds three).
+    for i in range(start, len(bucket)):
+        warning = bucket[i]
+        if warning.kind == "plugin_hook_failed" and warning.details.get("hook") == hook:
+            bucket[i] = attrs.evolve(
+                warning,
+                message=f"{warning.message} (blocks left out: {', '.join(names)})",
+                details={**warning.details, "blocks": list(names)},
+            )
 
 
 def _in_table_order(blocks: tuple[PromptBlock, ...], names: tuple[str, ...]) -> list[PromptBlock]:

@@ -131,7 +131,22 @@ def test_a_raising_plugin_costs_its_block_and_names_itself(tmp_path: Path) -> No
     failures = [w for w in built.warnings if w.kind == "plugin_hook_failed"]
     assert len(failures) == 1
     assert failures[0].plugin == "broken_env"
-    assert "environment" in failures[0].message and "probe exploded" in failures[0].message
+    assert "probe exploded" in failures[0].message
+    assert failures[0].message.endswith("(blocks left out: environment)")
+    assert failures[0].details["blocks"] == ["environment"]
+
+
+def test_a_raising_multi_block_slot_names_every_lost_block(tmp_path: Path) -> None:
+    class Broken:
+        @hookimpl(tryfirst=True)
+        def hermes_prompt_general_guidance(self, ctx: PromptContext) -> PromptBlock:
+            raise KeyError("help")
+
+    built = assemble(bare_host((Stub(), "stub"), (Broken(), "broken")), make_ctx(tmp_path))
+    assert not {"help", "task_completion", "parallel_tool_calls"} & set(built.block_names)
+    (failure,) = built.warnings
+    assert failure.plugin == "broken"
+    assert "help, task_completion, parallel_tool_calls" in failure.message
 
 
 def test_a_strict_host_raises_instead(tmp_path: Path) -> None:

@@ -55,12 +55,14 @@ WSL_HINT = (
 
 _probe_cache: dict[tuple[str, str], str] = {}
 _probe_lock = threading.Lock()
+_key_locks: dict[tuple[str, str], threading.Lock] = {}
 
 
 def clear_probe_cache() -> None:
     """Forget every cached probe result (tests; a backend that was rebuilt)."""
     with _probe_lock:
         _probe_cache.clear()
+        _key_locks.clear()
 
 
 # --- local ------------------------------------------------------------------------------
@@ -177,9 +179,22 @@ def probe_backend(ctx: PromptContext, backend: str) -> str | None:
     with _probe_lock:
         if key in _probe_cache:
             return _probe_cache[key]
-    runner = ctx.host.environment_runner(backend) if ctx.host is not None else None
-    if runner is None:
-        return None
+        key_lock = _key_locks.setdefault(key, threading.Lock())
+    # One probe per key even when several sessions build at once: the others wait for it.
+    with key_lock:
+        with _probe_lock:
+            if key in _probe_cache:
+                return _probe_cache[key]
+        runner = ctx.host.environment_runner(backend) if ctx.host is not None else None
+        if runner is None:
+            return None
+        rendered = _probe(runner, backend)
+        with _probe_lock:
+            _probe_cache[key] = rendered
+        return rendered
+
+
+def _probe(runner: Callable[[str, float], Any], backend: str) -> str:
     try:
         rendered = render_probe(parse_probe(_run_with_timeout(runner, PROBE_TIMEOUT)))
         if not rendered:
@@ -193,9 +208,7 @@ def probe_backend(ctx: PromptContext, backend: str) -> str | None:
             backend=backend,
         )
         rendered = ""
-    with _probe_lock:
-        _probe_cache.setdefault(key, rendered)
-        return _probe_cache[key]
+    return rendered
 
 
 def remote_environment(ctx: PromptContext, backend: str) -> list[str]:

@@ -1,0 +1,227 @@
+"""The session store (SQLite, WAL) and prompt reuse across Session objects and processes (§14)."""
+
+from __future__ import annotations
+
+import sqlite3
+import subprocess
+import sys
+import textwrap
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+
+from hermes_core import PluginHost, PromptBlock, PromptContext, Session, hookimpl
+from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    path = tmp_path / "home"
+    path.mkdir()
+    return path
+
+
+ENV = {"HERMES_TIMEZONE": "UTC"}
+
+
+def day(n: int) -> Any:
+    return lambda: datetime(2026, 3, n, 12, tzinfo=timezone.utc)
+
+
+# --- the store itself ---------------------------------------------------------------------
+
+
+def test_get_put_roundtrip_with_unicode(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "nested" / DB_NAME)
+    assert store.get_prompt("s1") is None
+    assert not (tmp_path / "nested").exists()  # reading never creates the database
+    prompt = "Prompt ☤ with ═ and 中文\n§\nend"
+    store.put_prompt("s1", prompt, model="m", provider="p")
+    assert store.get_prompt("s1") == prompt
+    store.put_prompt("s1", "replaced", model="m2", provider="p")
+    assert store.get_prompt("s1") == "replaced"
+    assert store.get_prompt("other") is None
+
+
+def test_database_is_in_wal_mode(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / DB_NAME)
+    store.put_prompt("s", "p", model="", provider="")
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    try:
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        row = conn.execute("SELECT model, provider FROM session_prompts WHERE session_id='s'").fetchone()
+    finally:
+        conn.close()
+    assert row == ("", "")
+
+
+def test_several_processes_write_and_read_concurrently(tmp_path: Path) -> None:
+    db = tmp_path / DB_NAME
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from hermes_plugins.session_store import SQLiteSessionStore
+        store = SQLiteSessionStore({str(db)!r})
+        worker = sys.argv[1]
+        for i in range(40):
+            store.put_prompt(f"{{worker}}-{{i}}", f"prompt {{worker}} {{i}}", model="m", provider="p")
+            assert store.get_prompt(f"{{worker}}-{{i}}") == f"prompt {{worker}} {{i}}"
+        """
+    )
+    procs = [subprocess.Popen([sys.executable, "-c", script, str(w)]) for w in range(4)]
+    assert [p.wait(timeout=60) for p in procs] == [0, 0, 0, 0]
+    store = SQLiteSessionStore(db)
+    assert all(store.get_prompt(f"{w}-{i}") == f"prompt {w} {i}" for w in range(4) for i in range(40))
+
+
+def test_builtin_store_lives_under_hermes_home(home: Path) -> None:
+    host = PluginHost.create(only=(), env={})
+    from hermes_core import load_config
+
+    store = host.session_store(home, load_config(data={}, env={}))
+    assert isinstance(store, SQLiteSessionStore) and store.path == home / DB_NAME
+
+
+# --- reuse across Session objects ---------------------------------------------------------
+
+
+def test_a_second_session_object_replays_the_stored_prompt(home: Path, tmp_path: Path) -> None:
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, model="gpt-4o", provider="openai",
+                         platform="telegram", clock=day(1))
+    prompt = first.system_prompt
+    assert SQLiteSessionStore(home / DB_NAME).get_prompt(first.session_id) == prompt
+
+    # A day later, with new memory: a rebuild would differ, the replay must not.
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("A new fact.")
+    with structlog.testing.capture_logs() as events:
+        second = Session.open(home=home, cwd=tmp_path, env=ENV, model="gpt-4o", provider="openai",
+                              platform="telegram", session_id=first.session_id, clock=day(2))
+        assert second.system_prompt == prompt
+    assert second.built is not None and second.built.origin == "stored"
+    assert second.warnings == []
+    assert any(e["event"] == "stored_prompt_reused" for e in events)
+
+
+def test_reuse_in_another_process(home: Path, tmp_path: Path) -> None:
+    session = Session.open(home=home, cwd=tmp_path, env=ENV, model="gpt-4o", provider="openai", clock=day(1))
+    prompt = session.system_prompt
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from hermes_core import Session
+        s = Session.open(home={str(home)!r}, cwd={str(tmp_path)!r}, env={{}}, model="gpt-4o",
+                         provider="openai", session_id={session.session_id!r})
+        open(sys.argv[1], "w", encoding="utf-8").write(s.system_prompt)
+        """
+    )
+    out = tmp_path / "replayed.txt"
+    subprocess.run([sys.executable, "-c", script, str(out)], capture_output=True, timeout=60, check=True)
+    assert out.read_text(encoding="utf-8") == prompt
+
+
+@pytest.mark.parametrize(
+    ("model", "provider", "why"),
+    [("gpt-5", "openai", "model changed"), ("gpt-4o", "azure", "provider changed")],
+)
+def test_stale_model_or_provider_rebuilds_and_logs_why(home: Path, tmp_path: Path, model: str, provider: str, why: str) -> None:
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, model="gpt-4o", provider="openai", clock=day(1))
+    old = first.system_prompt
+    with structlog.testing.capture_logs() as events:
+        second = Session.open(home=home, cwd=tmp_path, env=ENV, model=model, provider=provider,
+                              session_id=first.session_id, clock=day(1))
+        rebuilt = second.system_prompt
+    assert rebuilt != old and f"Model: {model}" in rebuilt and f"Provider: {provider}" in rebuilt
+    assert second.built is not None and second.built.origin == "built"
+    stale = [e for e in events if e["event"] == "stored_prompt_stale"]
+    assert len(stale) == 1 and why in stale[0]["reason"] and stale[0]["session_id"] == first.session_id
+    assert SQLiteSessionStore(home / DB_NAME).get_prompt(first.session_id) == rebuilt
+
+
+def test_unknown_session_id_builds_and_stores(home: Path, tmp_path: Path) -> None:
+    session = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="fresh-1")
+    assert session.built is None
+    prompt = session.system_prompt
+    assert session.built is not None and session.built.origin == "built"
+    assert SQLiteSessionStore(home / DB_NAME).get_prompt("fresh-1") == prompt
+
+
+def test_invalidate_does_not_restore_the_stored_prompt(home: Path, tmp_path: Path) -> None:
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="s", clock=day(1))
+    old = first.system_prompt
+    second = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="s", clock=day(2))
+    assert second.system_prompt == old
+    second.invalidate_system_prompt()
+    new = second.system_prompt
+    assert "March 02" in new and new != old
+    assert SQLiteSessionStore(home / DB_NAME).get_prompt("s") == new
+
+
+def test_persist_false_never_writes(home: Path, tmp_path: Path) -> None:
+    session = Session.open(home=home, cwd=tmp_path, env=ENV, persist=False)
+    session.system_prompt
+    assert not (home / DB_NAME).exists()
+
+
+class FailingStore:
+    def __init__(self, read: Exception | None = None, write: Exception | None = None) -> None:
+        self.read, self.write, self.stored = read, write, None
+
+    def get_prompt(self, session_id: str) -> str | None:
+        if self.read:
+            raise self.read
+        return None
+
+    def put_prompt(self, session_id: str, prompt: str, *, model: str, provider: str) -> None:
+        if self.write:
+            raise self.write
+        self.stored = (session_id, prompt, model, provider)
+
+
+def store_plugin(store: Any) -> Any:
+    class Plugin:
+        @hookimpl
+        def hermes_session_store(self, home: Path, config: Any) -> Any:
+            return store
+
+    return Plugin()
+
+
+def test_store_failures_are_warnings_not_errors(home: Path, tmp_path: Path) -> None:
+    store = FailingStore(read=OSError("disk full"), write=sqlite3.OperationalError("database is locked"))
+    host = PluginHost.create(only=(), env={}, plugins=[(store_plugin(store), "flaky_store")])
+    session = Session.open(home=home, cwd=tmp_path, env=ENV, host=host, session_id="s")
+    prompt = session.system_prompt
+    assert "Conversation started" in prompt
+    warnings = {w.kind: w.message for w in session.warnings}
+    assert "disk full" in warnings["session_store_read_failed"]
+    assert "database is locked" in warnings["session_store_write_failed"]
+    assert session.system_prompt == prompt  # still cached for this process
+
+
+def test_a_replacement_store_receives_model_and_provider(home: Path, tmp_path: Path) -> None:
+    store = FailingStore()
+    host = PluginHost.create(only=(), env={}, plugins=[(store_plugin(store), "shared_store")])
+    session = Session.open(home=home, cwd=tmp_path, env=ENV, host=host, model="m", provider="p")
+    prompt = session.system_prompt
+    assert store.stored == (session.session_id, prompt, "m", "p")
+    assert not (home / DB_NAME).exists()
+
+
+def test_stored_prompt_is_verbatim_even_when_blocks_would_fail(home: Path, tmp_path: Path) -> None:
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="s", model="x")
+    prompt = first.system_prompt
+
+    class Broken:
+        @hookimpl(tryfirst=True)
+        def hermes_prompt_identity(self, ctx: PromptContext) -> PromptBlock:
+            raise RuntimeError("never called on reuse")
+
+    host = PluginHost.create(only=(), env={}, plugins=[(Broken(), "broken")])
+    again = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="s", model="x", host=host,
+                         clock=lambda: datetime.now(timezone.utc) + timedelta(days=3))
+    assert again.system_prompt == prompt
+    assert again.warnings == []
