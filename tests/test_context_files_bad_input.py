@@ -294,3 +294,15 @@ def test_sparse_file_of_many_gigabytes_is_cheap(plugin_host: PluginHost, outside
     assert block is not None and "FIRST LINE" in block.text and block.text.endswith("LAST LINE")
     assert block.meta["sources"][0]["chars"] > 8 * 1024**3
     assert [w.kind for w in warnings] == ["context_file_truncated"]
+
+
+def test_reads_still_work_in_a_forked_child(tmp_path: Path) -> None:
+    path = write(tmp_path / "AGENTS.md", "rules")
+    # A read in the parent leaves an idle worker thread behind, which a child does not inherit.
+    assert reading.read_candidate(path, max_chars=100, plugin="t", timeout=5) is not None
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child reports through its exit code
+        found = reading.read_candidate(path, max_chars=100, plugin="t", timeout=2)
+        os._exit(0 if found is not None and found.head == "rules" else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0

@@ -25,6 +25,7 @@ import attrs
 import structlog
 
 from hermes_core import record_warning
+from hermes_plugins.context_files import workers
 from hermes_plugins.context_files.truncate import part_sizes
 
 log = structlog.get_logger(__name__)
@@ -160,7 +161,7 @@ def _reachable(path: Path, *, is_link: bool, boundary: Path | None, plugin: str)
 
 
 def _call_with_timeout(read: Callable[[], _Raw], timeout: float | None) -> _Raw:
-    """Run ``read`` on a daemon thread so a hung file system costs ``timeout``, not the session.
+    """Run ``read`` on a worker thread and wait at most ``timeout`` seconds for it.
 
     Only the I/O runs there: warnings are recorded by the caller, whose ContextVar collector
     belongs to the build that asked.
@@ -178,7 +179,7 @@ def _call_with_timeout(read: Callable[[], _Raw], timeout: float | None) -> _Raw:
         finally:
             done.set()
 
-    threading.Thread(target=run, name="hermes-context-file-read", daemon=True).start()
+    workers.submit(run)
     if not done.wait(timeout):
         raise _TimedOut
     if "error" in box:
