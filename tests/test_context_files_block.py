@@ -126,10 +126,14 @@ def test_lower_ranks_are_never_called_once_one_finds_something(
 ) -> None:
     calls: list[str] = []
 
+    def spy(ctx: PromptContext) -> tuple[ContextFile, ...]:
+        calls.append("spy")
+        return ()
+
     class Spy:
         @hookimpl
         def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="spy", rank=1.5, load=lambda c: calls.append("spy") or ())
+            return ContextFileLoader(name="spy", rank=1.5, load=spy)
 
     register_plugin(Spy(), "spy")
     write(outside / "HERMES.md", "hermes")

@@ -35,8 +35,7 @@ def build(
     host: PluginHost, cwd: Path, home: Path | None = None, **kwargs: object
 ) -> tuple[PromptBlock | None, list[HostWarning]]:
     home = home or cwd / "no-such-home"
-    ctx = PromptContext(cwd=cwd, home=home, config=kwargs.pop("config", Config()), host=host,
-                        **kwargs)  # type: ignore[arg-type]
+    ctx = PromptContext(cwd=cwd, home=home, config=Config(), host=host, **kwargs)  # type: ignore[arg-type]
     with collecting() as warnings:
         blocks, _plugin = host.prompt_block("hermes_prompt_context_files", ctx)
     return (blocks[0] if blocks else None), list(warnings)
