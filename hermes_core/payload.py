@@ -64,24 +64,46 @@ def canonical_arguments(arguments: str) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
+def _is_dropped(key: str) -> bool:
+    return key[:1] == "_" or key == CACHE_CONTROL
+
+
+def _has_dropped_key(mapping: Mapping[str, Any]) -> bool:
+    for key in mapping:
+        if key[:1] == "_" or key == CACHE_CONTROL:
+            return True
+    return False
+
+
 def _canonical_call(call: Any) -> Any:
     if not isinstance(call, dict):
         return call
-    changed: dict[str, Any] | None = None
-    for key in call:
-        if key[:1] == "_" or key == CACHE_CONTROL:
-            changed = {k: v for k, v in call.items() if not (k[:1] == "_" or k == CACHE_CONTROL)}
-            break
     fn = call.get("function")
+    new_fn = fn
     if isinstance(fn, dict):
         args = fn.get("arguments")
         if isinstance(args, str):
             canonical = canonical_arguments(args)
             if canonical != args:
-                if changed is None:
-                    changed = dict(call)
-                changed["function"] = {**fn, "arguments": canonical}
-    return call if changed is None else changed
+                new_fn = {**fn, "arguments": canonical}
+    dropped = _has_dropped_key(call)
+    if new_fn is fn and not dropped:
+        return call
+    out = {k: v for k, v in call.items() if not _is_dropped(k)} if dropped else dict(call)
+    if new_fn is not fn:
+        out["function"] = new_fn
+    return out
+
+
+def _canonical_calls(calls: list[Any]) -> list[Any]:
+    out: list[Any] | None = None
+    for index, call in enumerate(calls):
+        canonical = _canonical_call(call)
+        if canonical is not call:
+            if out is None:
+                out = list(calls)
+            out[index] = canonical
+    return calls if out is None else out
 
 
 def _canonical_blocks(content: list[Any]) -> list[Any]:
@@ -94,42 +116,32 @@ def _canonical_blocks(content: list[Any]) -> list[Any]:
     return content if out is None else out
 
 
+_UNCHANGED: Any = object()
+
+
 def canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
     """One message as it goes on the wire; the same object when nothing needs to change."""
-    changed: dict[str, Any] | None = None
-    for key in message:
-        if key[:1] == "_" or key == CACHE_CONTROL:
-            changed = {
-                k: v for k, v in message.items() if not (k[:1] == "_" or k == CACHE_CONTROL)
-            }
-            break
     content = message.get("content")
+    new_content = _UNCHANGED
     if isinstance(content, str):
         stripped = content.strip()
         if stripped is not content and stripped != content:
-            if changed is None:
-                changed = dict(message)
-            changed["content"] = stripped
+            new_content = stripped
     elif isinstance(content, list):
         blocks = _canonical_blocks(content)
         if blocks is not content:
-            if changed is None:
-                changed = dict(message)
-            changed["content"] = blocks
+            new_content = blocks
     calls = message.get("tool_calls")
-    if calls and isinstance(calls, list):
-        new_calls: list[Any] | None = None
-        for index, call in enumerate(calls):
-            canonical = _canonical_call(call)
-            if canonical is not call:
-                if new_calls is None:
-                    new_calls = list(calls)
-                new_calls[index] = canonical
-        if new_calls is not None:
-            if changed is None:
-                changed = dict(message)
-            changed["tool_calls"] = new_calls
-    return message if changed is None else changed
+    new_calls = _canonical_calls(calls) if calls and isinstance(calls, list) else calls
+    dropped = _has_dropped_key(message)
+    if new_content is _UNCHANGED and new_calls is calls and not dropped:
+        return message
+    out = {k: v for k, v in message.items() if not _is_dropped(k)} if dropped else dict(message)
+    if new_content is not _UNCHANGED:
+        out["content"] = new_content
+    if new_calls is not calls:
+        out["tool_calls"] = new_calls
+    return out
 
 
 def tool_name(tool: Any) -> str:
