@@ -1,0 +1,126 @@
+"""Deferred disclosure: what tool definitions the model sees this turn (spec §16).
+
+``assemble_tool_defs`` is a pure function of the live definitions, the window and the config:
+
+1. bridge definitions from an earlier pass are set aside, the rest is classified;
+2. nothing deferrable: the definitions pass through (an earlier pass's bridge is kept, so
+   assembling an assembled list gives the same list);
+3. ``tools.search.enabled: off``: everything passes through, without any bridge;
+4. otherwise the model sees the visible tools plus ``tool_search`` (with a listing of the
+   deferred tools sized to the budget), ``tool_describe`` and ``tool_call``.
+
+Rendering the listing is memoised by the deferred tools' fingerprint and the budget, which is
+exact (equal inputs give equal bytes), so it cannot drift from the live definitions.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hermes_core.config import Config, ToolSearchSection
+from hermes_plugins.tools import bm25
+from hermes_plugins.tools.bridge import bridge_definitions
+from hermes_plugins.tools.catalog import (
+    classify,
+    entry_of,
+    estimate_schema_tokens,
+    listing_budget,
+    search_settings,
+    tool_name,
+)
+from hermes_plugins.tools.listing import render_listing
+
+_MEMO_MAX = 16
+_memo: OrderedDict[Any, tuple[str | None, str]] = OrderedDict()
+_lock = threading.Lock()
+
+
+@attrs.frozen(kw_only=True)
+class AssemblyResult:
+    """What the model sees and why.
+
+    ``tier``: 0 pass-through, 1 bridge with a listing of names (``full``/``names``/``mixed``),
+    2 bridge with only group counts or no listing. ``listing_form`` is ``None`` when the
+    bridge is not active, ``"off"`` when the listing is switched off, ``"kept"`` when an
+    earlier pass's bridge was kept as it was.
+    """
+
+    tool_defs: tuple[Mapping[str, Any], ...]
+    activated: bool
+    deferred_count: int = 0
+    deferred_tokens: int = 0
+    listing_budget: int = 0
+    tier: int = 0
+    listing_form: str | None = None
+    deferred_names: tuple[str, ...] = ()
+
+
+def assemble_tool_defs(
+    definitions: Sequence[Any],
+    *,
+    context_length: int | None,
+    config: Config | ToolSearchSection | None,
+) -> AssemblyResult:
+    """The definitions the model sees for this turn, from the live ``definitions``."""
+    settings = search_settings(config)
+    split = classify(definitions, settings)
+    budget = listing_budget(settings, context_length)
+    if not split.deferred:
+        if split.bridge and settings.enabled != "off":
+            # Already assembled: the deferred tools are behind the bridge we were given.
+            return AssemblyResult(
+                tool_defs=tuple(definitions), activated=True, listing_budget=budget, tier=2,
+                listing_form="kept",
+            )
+        return AssemblyResult(tool_defs=split.visible, activated=False, listing_budget=budget)
+    deferred_tokens = estimate_schema_tokens(split.deferred)
+    names = tuple(tool_name(d) or "" for d in split.deferred)
+    if settings.enabled == "off":
+        bridge_free = tuple(d for d in definitions if not any(d is b for b in split.bridge))
+        return AssemblyResult(
+            tool_defs=bridge_free, activated=False, deferred_count=len(split.deferred),
+            deferred_tokens=deferred_tokens, listing_budget=budget,
+        )
+    if settings.listing == "off":
+        listing, form = None, "off"
+    else:
+        listing, form = _listing(split.deferred, budget)
+    bridge = bridge_definitions(
+        deferred_count=len(split.deferred), listing=listing, listing_form=form
+    )
+    return AssemblyResult(
+        tool_defs=(*split.visible, *bridge),
+        activated=True,
+        deferred_count=len(split.deferred),
+        deferred_tokens=deferred_tokens,
+        listing_budget=budget,
+        tier=1 if form in {"full", "names", "mixed"} else 2,
+        listing_form=form,
+        deferred_names=names,
+    )
+
+
+def _listing(deferred: Sequence[Mapping[str, Any]], budget: int) -> tuple[str | None, str]:
+    # The listing reads name, source and description: all part of the search fingerprint.
+    key = (bm25.fingerprint(deferred), budget)
+    try:
+        cached = _memo.get(key)
+    except TypeError:  # an unhashable field: render without the memo
+        return render_listing([entry_of(d) for d in deferred], budget)
+    if cached is None:
+        cached = render_listing([entry_of(d) for d in deferred], budget)
+        with _lock:
+            _memo[key] = cached
+            while len(_memo) > _MEMO_MAX:
+                _memo.popitem(last=False)
+    return cached
+
+
+def clear_memo() -> None:
+    with _lock:
+        _memo.clear()

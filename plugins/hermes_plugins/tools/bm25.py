@@ -1,0 +1,320 @@
+"""BM25 search over the deferred tools (spec §16), memoised by the definitions it was built from.
+
+Rebuilding is not where time goes (a pure-Python rebuild costs what rank_bm25's does), so the
+speed comes from three caches, none of which can drift from the live definitions:
+
+* a stem memo (word -> Snowball English stem), shared by everything;
+* per-tool tokens, keyed by exactly the fields that are indexed (name, source, description,
+  top-level parameter names): a changed catalog re-tokenizes only the tools that changed;
+* the index itself, keyed by the tuple of those per-tool keys, in catalog order. Equal keys
+  mean equal indexed text, so a hit is the index a rebuild would produce.
+
+Scoring: k1 1.5, b 0.75, idf ln(1 + (N - df + 0.5) / (df + 0.5)), length normalised by the
+average document length (at least 1). Admission: an exact (case-insensitive) name match is
+always first; any other hit must contain one of the query's rarest terms and, when the query has
+four or more terms found in the catalog, at least half of them.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import re
+import threading
+from collections import OrderedDict, defaultdict
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hermes_plugins.tools.catalog import source_label
+
+K1 = 1.5
+B = 0.75
+_WORD = re.compile(r"[A-Za-z0-9]+")
+_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SEPARATORS = re.compile(r"[_.:\-]+")
+_STEM_MEMO_MAX = 200_000
+_TOKEN_CACHE_MAX = 50_000
+_INDEX_MEMO_MAX = 8
+
+_lock = threading.Lock()
+_stems: dict[str, str] = {}
+_stemmer: Any = None
+
+
+def _stem_word(word: str) -> str:
+    global _stemmer
+    with _lock:  # the Snowball stemmer object keeps state between calls
+        if _stemmer is None:
+            _stemmer = _load_stemmer()
+        stem = str(_stemmer(word))
+        if len(_stems) >= _STEM_MEMO_MAX:
+            _stems.clear()
+        _stems[word] = stem
+    return stem
+
+
+def _load_stemmer() -> Any:
+    try:
+        import snowballstemmer
+    except ImportError:
+        from hermes_core import record_warning
+
+        record_warning(
+            "tool_search_stemmer_missing",
+            "the snowballstemmer package is not installed; tool search matches words without "
+            "stemming (install it: pip install snowballstemmer)",
+            plugin="tool_search",
+        )
+        return lambda word: word
+    return snowballstemmer.stemmer("english").stemWord
+
+
+def tokenize(text: str) -> list[str]:
+    """``[A-Za-z0-9]+`` runs, lower-cased, Snowball-English stemmed."""
+    stems = _stems
+    return [stems[w] if w in stems else _stem_word(w) for w in _WORD.findall(text.lower())]
+
+
+def name_words(name: str) -> str:
+    """A tool name as words: ``mcp__`` prefix dropped, separators and camelCase split."""
+    if name.startswith("mcp__"):
+        name = name[5:]
+    return " ".join(_SEPARATORS.sub(" ", _CAMEL.sub(" ", name)).split())
+
+
+#: (name, source, description, top-level parameter names): all that is indexed about a tool.
+ToolKey = tuple[str, str, str, tuple[str, ...]]
+
+
+def tool_key(definition: Any) -> ToolKey | None:
+    """The indexed fields of one definition, normalised; ``None`` when it has no name."""
+    if not isinstance(definition, Mapping):
+        return None
+    fn = definition.get("function")
+    if not isinstance(fn, Mapping):
+        fn = definition
+    params = fn.get("parameters")
+    props = params.get("properties") if isinstance(params, Mapping) else None
+    return normalise_key(
+        (
+            fn.get("name"),
+            definition.get("source"),
+            fn.get("description"),
+            tuple(props.keys()) if isinstance(props, Mapping) else (),
+        )
+    )
+
+
+def normalise_key(raw: tuple[Any, ...]) -> ToolKey | None:
+    """Raw fields as read from a definition -> the indexed key (a pure function of ``raw``)."""
+    if len(raw) == 2:  # (_ODD, key) from the slow path: already normalised
+        return raw[1]  # type: ignore[no-any-return]
+    name, source, description, params = raw
+    if name.__class__ is not str or not name:
+        return None
+    return (
+        name,
+        source.strip() if source.__class__ is str else "",
+        description if description.__class__ is str else "",
+        tuple(p for p in params if p.__class__ is str),
+    )
+
+
+def search_text(key: ToolKey) -> str:
+    name, source, description, params = key
+    words = name_words(name)
+    parts = [words]
+    label = source_label(source, name)
+    if label != "other" and label.lower() not in words.lower().split():
+        parts.append(label)
+    parts.append(description)
+    parts.extend(params)
+    return " ".join(parts)
+
+
+@attrs.define(slots=True)
+class _Doc:
+    name: str | None
+    tf: dict[str, int]
+    length: int
+
+
+_NO_DOC = _Doc(name=None, tf={}, length=0)
+_token_cache: dict[tuple[Any, ...], _Doc] = {}
+
+
+def doc_tokens(raw: tuple[Any, ...]) -> _Doc:
+    """Name and term frequencies of one tool's indexed text, cached by its raw key."""
+    cached = _token_cache.get(raw)
+    if cached is not None:
+        return cached
+    key = normalise_key(raw)
+    if key is None:
+        return _NO_DOC
+    tf: dict[str, int] = {}
+    tokens = tokenize(search_text(key))
+    for token in tokens:
+        tf[token] = tf.get(token, 0) + 1
+    doc = _Doc(name=key[0], tf=tf, length=len(tokens))
+    if len(_token_cache) >= _TOKEN_CACHE_MAX:
+        _token_cache.clear()
+    _token_cache[raw] = doc
+    return doc
+
+
+@attrs.frozen(kw_only=True)
+class SearchHit:
+    name: str
+    score: float
+    exact: bool = False
+
+
+class SearchIndex:
+    """An inverted index (term -> doc ids) with per-term weights computed on first use."""
+
+    __slots__ = ("names", "_docs", "_lower", "_postings", "_weights", "_k", "_kb")
+
+    def __init__(self, raw_keys: Sequence[tuple[Any, ...]]) -> None:
+        docs = [doc for doc in map(doc_tokens, raw_keys) if doc.name is not None]
+        self._docs = docs
+        self.names: list[str] = [doc.name for doc in docs]  # type: ignore[misc]
+        lower: dict[str, int] = {}
+        for i, name in enumerate(self.names):
+            lower.setdefault(name.lower(), i)
+        self._lower = lower
+        postings: dict[str, list[int]] = defaultdict(list)
+        total = 0
+        for i, doc in enumerate(docs):
+            total += doc.length
+            for term in doc.tf:
+                postings[term].append(i)
+        self._postings = dict(postings)
+        avgdl = max(total / len(docs), 1.0) if docs else 1.0
+        # k1 * (1 - b + b * dl / avgdl) = _k + _kb * dl
+        self._k = K1 * (1.0 - B)
+        self._kb = K1 * B / avgdl
+        self._weights: dict[str, tuple[float, dict[int, float]]] = {}
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def idf(self, term: str) -> float:
+        n = len(self._docs)
+        df = len(self._postings.get(term, ()))
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _term(self, term: str) -> tuple[float, dict[int, float]]:
+        cached = self._weights.get(term)
+        if cached is None:
+            idf = self.idf(term)
+            scale = idf * (K1 + 1.0)
+            docs, k, kb = self._docs, self._k, self._kb
+            weights = {}
+            for d in self._postings[term]:
+                doc = docs[d]
+                f = doc.tf[term]
+                weights[d] = scale * f / (f + k + kb * doc.length)
+            cached = (idf, weights)
+            self._weights[term] = cached
+        return cached
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        """Best ``limit`` tools for ``query`` under the admission rules, best first."""
+        if limit <= 0:
+            return []
+        exact = self._lower.get(query.strip().lower())
+        postings = self._postings
+        counts: dict[str, int] = {}
+        for term in tokenize(query):
+            if term in postings:
+                counts[term] = counts.get(term, 0) + 1
+        scored: list[tuple[float, int]] = []
+        exact_score = 0.0
+        if counts:
+            terms = [(mult, *self._term(term)) for term, mult in counts.items()]
+            top_idf = max(idf for _, idf, _ in terms)
+            need = math.ceil(len(terms) / 2) if len(terms) >= 4 else 0
+            # Only documents holding one of the rarest terms can be admitted, and those are
+            # usually few: score them alone instead of walking every posting list.
+            rare = [weights for _, idf, weights in terms if idf == top_idf]
+            candidates = rare[0].keys() if len(rare) == 1 else set().union(*rare)
+            pairs = [(mult, weights) for mult, _, weights in terms]
+            for d in candidates:
+                score = 0.0
+                hit = 0
+                for mult, weights in pairs:
+                    w = weights.get(d)
+                    if w is not None:
+                        score += mult * w
+                        hit += 1
+                if d == exact:
+                    exact_score = score
+                elif hit >= need:
+                    scored.append((score, d))
+            if exact is not None and exact not in candidates:
+                exact_score = sum(mult * weights.get(exact, 0.0) for mult, weights in pairs)
+        names = self.names
+        best = heapq.nsmallest(
+            limit - (exact is not None), scored, key=lambda sd: (-sd[0], names[sd[1]])
+        )
+        hits = [SearchHit(name=names[d], score=s) for s, d in best]
+        if exact is not None:
+            hits.insert(0, SearchHit(name=names[exact], score=exact_score, exact=True))
+        return hits
+
+
+_ODD = object()  # marks a definition read the slow way
+_memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
+_last: list[Any] = [None, None]
+
+
+def fingerprint(definitions: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
+    """Every indexed field of every definition, in catalog order.
+
+    Each definition gives ``(name, source, description, parameter names)`` read straight from
+    the OpenAI shape (the common case, ~0.3 us a tool), or ``(_ODD, tool_key(...))`` for any
+    other shape. The index is built from these very tuples (``normalise_key``), so two catalogs
+    share a fingerprint only when their indexed text is the same: a memo hit cannot drift.
+    """
+    out: list[tuple[Any, ...]] = []
+    append = out.append
+    for definition in definitions:
+        try:
+            fn = definition["function"]
+            append((
+                fn["name"], definition.get("source"), fn.get("description"),
+                tuple(fn["parameters"]["properties"].keys()),
+            ))
+        except (KeyError, TypeError, AttributeError, IndexError):
+            append((_ODD, tool_key(definition)))
+    return tuple(out)
+
+
+def index_for(definitions: Sequence[Any]) -> SearchIndex:
+    """The index of ``definitions``, reused when exactly these indexed fields were seen before."""
+    print_ = fingerprint(definitions)
+    last_print, last_index = _last
+    if last_index is not None and print_ == last_print:
+        return last_index  # type: ignore[no-any-return]
+    try:
+        index = _memo.get(print_)
+    except TypeError:  # an unhashable field (a list as description ...): no memo
+        return SearchIndex([(_ODD, tool_key(d)) for d in definitions])
+    if index is None:
+        index = SearchIndex(print_)
+        with _lock:
+            _memo[print_] = index
+            while len(_memo) > _INDEX_MEMO_MAX:
+                _memo.popitem(last=False)
+    _last[0], _last[1] = print_, index
+    return index
+
+
+def clear_caches() -> None:
+    """Forget every memo (tests and benchmarks)."""
+    with _lock:
+        _memo.clear()
+        _last[0] = _last[1] = None
+        _token_cache.clear()
+        _stems.clear()

@@ -1,0 +1,212 @@
+"""Which tools are deferred, and what the catalog of deferred tools holds.
+
+The catalog is derived from the live tool definitions every time it is needed (spec §16): a
+catalog cached per session drifted from the real tool registry upstream and tools silently
+vanished. What may be memoised is a pure function of the definitions (see ``bm25.py``).
+
+A definition is OpenAI-format (``{"type": "function", "function": {name, description,
+parameters}}``) or flat (``{name, description, parameters}``); either may carry ``source``
+(``"mcp-github"``, ``"plugin-acme"`` ...). Malformed definitions are never deferred: they stay
+visible, unchanged, so the provider (not this plugin) reports them.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hermes_core.config import Config, ToolSearchSection
+
+TOOL_SEARCH = "tool_search"
+TOOL_DESCRIBE = "tool_describe"
+TOOL_CALL = "tool_call"
+#: Reserved names: never deferred, never accepted from a tool provider as a real tool.
+BRIDGE_TOOL_NAMES = frozenset({TOOL_SEARCH, TOOL_DESCRIBE, TOOL_CALL})
+
+#: Tools the model always sees in full. The reference's exact list is not known (spec §20);
+#: these are the tools it names as never deferred plus their close siblings. A name listed in
+#: ``tools.search.defer`` leaves this set (that is what the defer list is for).
+CORE_TOOLS = frozenset({
+    "terminal", "process", "read_file", "write_file", "patch", "search_files", "todo",
+    "memory", "clarify", "execute_code", "delegate_task", "send_message", "session_search",
+    "web_search", "web_extract", "browser_navigate", "browser_snapshot", "browser_click",
+    "browser_type", "browser_scroll", "browser_back", "browser_press", "browser_close",
+    "browser_get_images", "browser_vision", "vision_analyze", "image_generate",
+    "skills_list", "skill_view", "skill_manage", "cronjob", "text_to_speech",
+    # GUI-surface tools: core, but deferred by the default defer list below.
+    "computer_use", "read_window_below", "apply_layout", "list_windows", "focus_window",
+})
+
+#: ``tools.search.defer`` when unset: heavy GUI tools that most turns never need.
+DEFAULT_DEFER = ("computer_use", "read_window_below", "apply_layout", "list_windows", "focus_window")
+
+#: Sources whose tools drive the app's own surface; they stay visible unless named in ``defer``.
+VISIBLE_SOURCES = frozenset({"desktop_ui", "project", "setup"})
+
+CHARS_PER_TOKEN = 4.0
+_MCP_NAME = re.compile(r"^mcp__([^_].*?)__(.+)$")
+_SOURCE_PREFIX = re.compile(r"^mcp[-_:]+", re.IGNORECASE)
+
+
+def search_settings(config: Config | ToolSearchSection | None) -> ToolSearchSection:
+    """The ``tools.search`` section of ``config`` (defaults when ``None``)."""
+    if config is None:
+        return ToolSearchSection()
+    if isinstance(config, ToolSearchSection):
+        return config
+    return config.tools.search
+
+
+def defer_list(settings: ToolSearchSection) -> frozenset[str]:
+    return frozenset(DEFAULT_DEFER if settings.defer is None else settings.defer)
+
+
+def default_limit(settings: ToolSearchSection) -> int:
+    """``search_default_limit`` clamped to ``max_search_limit`` (the loader clamps each alone)."""
+    return max(1, min(settings.search_default_limit, settings.max_search_limit))
+
+
+def function_of(definition: Any) -> Mapping[str, Any] | None:
+    """The mapping holding name/description/parameters, or ``None`` when malformed."""
+    if not isinstance(definition, Mapping):
+        return None
+    fn = definition.get("function")
+    if isinstance(fn, Mapping):
+        return fn
+    return definition if "name" in definition else None
+
+
+def tool_name(definition: Any) -> str | None:
+    fn = function_of(definition)
+    if fn is None:
+        return None
+    name = fn.get("name")
+    return name if isinstance(name, str) and name else None
+
+
+def raw_source(definition: Any) -> str:
+    """The ``source`` a definition carries at its top level, else ``""``."""
+    if not isinstance(definition, Mapping):
+        return ""
+    value = definition.get("source")
+    return value.strip() if isinstance(value, str) else ""
+
+
+@functools.lru_cache(maxsize=1024)
+def _label_of_source(source: str) -> str:
+    return _SOURCE_PREFIX.sub("", source).strip()
+
+
+def source_label(source: str, name: str) -> str:
+    """Display label of a tool's origin: ``mcp-github`` -> ``github``; ``other`` when unknown."""
+    if source:
+        label = _label_of_source(source)
+        if label:
+            return label
+    if name.startswith("mcp__"):
+        match = _MCP_NAME.match(name)
+        if match:
+            return match.group(1)
+    return "other"
+
+
+def is_deferrable(
+    name: str, *, source: str = "", defer: frozenset[str] = frozenset(DEFAULT_DEFER)
+) -> bool:
+    """Bridge names never; names in ``defer`` always; core tools and app-surface sources never;
+    every other named tool (MCP, plugins) yes."""
+    if not name or name in BRIDGE_TOOL_NAMES:
+        return False
+    if name in defer:
+        return True
+    if name in CORE_TOOLS:
+        return False
+    return source_label(source, name) not in VISIBLE_SOURCES
+
+
+@attrs.frozen(kw_only=True)
+class CatalogEntry:
+    """One deferred tool as the bridge sees it."""
+
+    name: str
+    source: str
+    label: str
+    description: str
+    parameters: Mapping[str, Any]
+    definition: Mapping[str, Any] = attrs.field(eq=False, repr=False)
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        props = self.parameters.get("properties") if isinstance(self.parameters, Mapping) else None
+        return tuple(props) if isinstance(props, Mapping) else ()
+
+    @property
+    def required(self) -> tuple[str, ...]:
+        req = self.parameters.get("required") if isinstance(self.parameters, Mapping) else None
+        return tuple(str(r) for r in req) if isinstance(req, list) else ()
+
+
+def entry_of(definition: Mapping[str, Any]) -> CatalogEntry:
+    fn = function_of(definition) or {}
+    name = str(fn.get("name") or "")
+    source = raw_source(definition)
+    description = fn.get("description")
+    parameters = fn.get("parameters")
+    return CatalogEntry(
+        name=name,
+        source=source,
+        label=source_label(source, name),
+        description=description if isinstance(description, str) else "",
+        parameters=parameters if isinstance(parameters, Mapping) else {},
+        definition=definition,
+    )
+
+
+@attrs.frozen(kw_only=True)
+class Classified:
+    """The live definitions split for one assembly (bridge definitions already dropped)."""
+
+    visible: tuple[Mapping[str, Any], ...]
+    deferred: tuple[Mapping[str, Any], ...]
+    bridge: tuple[Mapping[str, Any], ...]
+
+
+def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classified:
+    defer = defer_list(settings)
+    visible: list[Any] = []
+    deferred: list[Any] = []
+    bridge: list[Any] = []
+    for definition in definitions:
+        name = tool_name(definition)
+        if name in BRIDGE_TOOL_NAMES:
+            bridge.append(definition)
+        elif name and is_deferrable(name, source=raw_source(definition), defer=defer):
+            deferred.append(definition)
+        else:
+            visible.append(definition)
+    return Classified(visible=tuple(visible), deferred=tuple(deferred), bridge=tuple(bridge))
+
+
+def estimate_schema_tokens(definitions: Sequence[Any]) -> int:
+    """ceil(sum of compact-JSON lengths / 4), the reference's rough cost of sending schemas."""
+    if not definitions:
+        return 0
+    text = json.dumps(list(definitions), separators=(",", ":"), default=str)
+    # One dump of the list is the sum of the per-definition dumps plus brackets and commas.
+    chars = len(text) - 2 - (len(definitions) - 1)
+    return math.ceil(chars / CHARS_PER_TOKEN)
+
+
+def listing_budget(settings: ToolSearchSection, context_length: int | None) -> int:
+    """Tokens the listing may use: min(listing_max_tokens, window x threshold_pct / 100)."""
+    if context_length is None or context_length <= 0:
+        share = 10_000
+    else:
+        share = int(context_length * settings.threshold_pct / 100.0)
+    return max(0, min(settings.listing_max_tokens, share))

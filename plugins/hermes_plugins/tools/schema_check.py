@@ -1,0 +1,195 @@
+"""A small JSON-schema checker for ``tool_call`` arguments, with the coercions models need.
+
+It covers what tool schemas use: ``type`` (one or a list), ``enum``, ``const``, ``required``,
+``properties``, ``additionalProperties``, ``items``, ``anyOf`` / ``oneOf``, and the numeric,
+length and size bounds. Unknown keywords are ignored (the tool itself still checks). Models
+often send numbers and booleans as strings, so ``"42"`` becomes ``42`` for an integer field,
+``"2.5"`` becomes ``2.5`` for a number and ``"true"`` becomes ``True`` for a boolean; nothing
+else is coerced. A library (jsonschema) would not coerce, and would add a dependency.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+_INT = re.compile(r"^\s*-?\d+\s*$")
+_TYPE_NAMES = {
+    str: "string", bool: "boolean", int: "integer", float: "number", list: "array",
+    dict: "object", type(None): "null",
+}
+
+
+def _kind(value: Any) -> str:
+    for cls, name in _TYPE_NAMES.items():
+        if isinstance(value, cls):
+            return name
+    return type(value).__name__
+
+
+def _describe(value: Any) -> str:
+    text = repr(value)
+    return f"{_kind(value)} {text if len(text) <= 40 else text[:37] + '...'}"
+
+
+def _join(path: str, part: str | int) -> str:
+    if isinstance(part, int):
+        return f"{path}[{part}]"
+    return f"{path}.{part}" if path else part
+
+
+def _as_type(value: Any, wanted: str) -> tuple[bool, Any]:
+    """(matches, value after coercion) for one JSON type name."""
+    if wanted == "string":
+        return isinstance(value, str), value
+    if wanted == "boolean":
+        if isinstance(value, bool):
+            return True, value
+        if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+            return True, value.strip().lower() == "true"
+        return False, value
+    if wanted == "integer":
+        if isinstance(value, bool):
+            return False, value
+        if isinstance(value, int):
+            return True, value
+        if isinstance(value, float) and value.is_integer():
+            return True, int(value)
+        if isinstance(value, str) and _INT.match(value):
+            return True, int(value)
+        return False, value
+    if wanted == "number":
+        if isinstance(value, bool):
+            return False, value
+        if isinstance(value, (int, float)):
+            return True, value
+        if isinstance(value, str):
+            try:
+                number = float(value)
+            except ValueError:
+                return False, value
+            return True, int(number) if _INT.match(value) else number
+        return False, value
+    if wanted == "array":
+        return isinstance(value, list), value
+    if wanted == "object":
+        return isinstance(value, Mapping), value
+    if wanted == "null":
+        return value is None, value
+    return True, value  # an unknown type name constrains nothing
+
+
+def check(value: Any, schema: Any, path: str = "") -> tuple[Any, list[str]]:
+    """Check ``value`` against ``schema``; returns the coerced value and the problems found.
+
+    Each problem reads ``<path>: <constraint>`` (the path is ``(arguments)`` at the top).
+    """
+    problems: list[str] = []
+    value = _check(value, schema, path, problems)
+    return value, problems
+
+
+def _check(value: Any, schema: Any, path: str, problems: list[str]) -> Any:
+    if not isinstance(schema, Mapping) or not schema:
+        return value
+    where = path or "(arguments)"
+    for keyword in ("anyOf", "oneOf"):
+        options = schema.get(keyword)
+        if isinstance(options, list) and options:
+            for option in options:
+                coerced, errors = check(value, option, path)
+                if not errors:
+                    value = coerced
+                    break
+            else:
+                problems.append(f"{where}: matches none of the allowed shapes ({keyword})")
+                return value
+    wanted = schema.get("type")
+    if wanted is not None:
+        names = wanted if isinstance(wanted, list) else [wanted]
+        for name in names:
+            ok, coerced = _as_type(value, str(name))
+            if ok:
+                value = coerced
+                break
+        else:
+            problems.append(f"{where}: expected {' or '.join(map(str, names))}, got {_describe(value)}")
+            return value
+    if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
+        allowed = ", ".join(repr(v) for v in schema["enum"])
+        problems.append(f"{where}: must be one of {allowed}; got {value!r}")
+    if "const" in schema and value != schema["const"]:
+        problems.append(f"{where}: must be {schema['const']!r}; got {value!r}")
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        _bounds(value, schema, where, problems)
+    elif isinstance(value, str):
+        _size(len(value), schema, "minLength", "maxLength", "characters", where, problems)
+    elif isinstance(value, list):
+        _size(len(value), schema, "minItems", "maxItems", "items", where, problems)
+        value = _check_items(value, schema, path, problems)
+    elif isinstance(value, Mapping):
+        value = _check_object(value, schema, path, problems)
+    return value
+
+
+def _bounds(value: float, schema: Mapping[str, Any], where: str, problems: list[str]) -> None:
+    low, high = schema.get("minimum"), schema.get("maximum")
+    if isinstance(low, (int, float)) and value < low:
+        problems.append(f"{where}: must be at least {low}; got {value}")
+    if isinstance(high, (int, float)) and value > high:
+        problems.append(f"{where}: must be at most {high}; got {value}")
+    low, high = schema.get("exclusiveMinimum"), schema.get("exclusiveMaximum")
+    if isinstance(low, (int, float)) and not isinstance(low, bool) and value <= low:
+        problems.append(f"{where}: must be greater than {low}; got {value}")
+    if isinstance(high, (int, float)) and not isinstance(high, bool) and value >= high:
+        problems.append(f"{where}: must be less than {high}; got {value}")
+
+
+def _size(
+    size: int, schema: Mapping[str, Any], low_key: str, high_key: str, unit: str, where: str,
+    problems: list[str],
+) -> None:
+    low, high = schema.get(low_key), schema.get(high_key)
+    if isinstance(low, int) and size < low:
+        problems.append(f"{where}: needs at least {low} {unit}; got {size}")
+    if isinstance(high, int) and size > high:
+        problems.append(f"{where}: allows at most {high} {unit}; got {size}")
+
+
+def _check_items(value: list[Any], schema: Mapping[str, Any], path: str, problems: list[str]) -> list[Any]:
+    items = schema.get("items")
+    if isinstance(items, Mapping):
+        return [_check(item, items, _join(path, i), problems) for i, item in enumerate(value)]
+    if isinstance(items, list):  # positional (tuple) form
+        return [
+            _check(item, items[i], _join(path, i), problems) if i < len(items) else item
+            for i, item in enumerate(value)
+        ]
+    return value
+
+
+def _check_object(
+    value: Mapping[str, Any], schema: Mapping[str, Any], path: str, problems: list[str]
+) -> dict[str, Any]:
+    where = path or "(arguments)"
+    props = schema.get("properties")
+    props = props if isinstance(props, Mapping) else {}
+    required = schema.get("required")
+    for name in required if isinstance(required, list) else ():
+        if name not in value:
+            problems.append(f"{where}: missing required property {name!r}")
+    extra = schema.get("additionalProperties", True)
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in props:
+            out[key] = _check(item, props[key], _join(path, key), problems)
+        elif extra is False:
+            known = ", ".join(sorted(props)) or "none"
+            problems.append(f"{_join(path, key)}: unexpected property (known: {known})")
+            out[key] = item
+        elif isinstance(extra, Mapping):
+            out[key] = _check(item, extra, _join(path, key), problems)
+        else:
+            out[key] = item
+    return out

@@ -1,0 +1,555 @@
+"""Deferred tool disclosure: what is deferred, the BM25 search, the listing and the assembly."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import random
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, ToolsContext
+from hermes_core.config import Config, ToolSearchSection, load_config
+from hermes_core.diagnostics import collecting
+from hermes_plugins.tools import bm25
+from hermes_plugins.tools.assembly import assemble_tool_defs
+from hermes_plugins.tools.catalog import (
+    BRIDGE_TOOL_NAMES,
+    CORE_TOOLS,
+    DEFAULT_DEFER,
+    classify,
+    default_limit,
+    estimate_schema_tokens,
+    is_deferrable,
+    listing_budget,
+    source_label,
+)
+from hermes_plugins.tools.listing import render_listing, short_desc
+
+
+def tool(
+    name: str,
+    desc: str,
+    params: tuple[str, ...] | list[str] = (),
+    required: tuple[str, ...] | list[str] = (),
+    source: str | None = None,
+    **extra: Any,
+) -> dict[str, Any]:
+    properties: dict[str, Any] = {p: {"type": "string", "description": f"The {p}."} for p in params}
+    properties.update(extra)
+    d: dict[str, Any] = {
+        "type": "function",
+        "function": {
+            "name": name,
+            "description": desc,
+            "parameters": {"type": "object", "properties": properties, "required": list(required)},
+        },
+    }
+    if source:
+        d["source"] = source
+    return d
+
+
+CATALOG = [
+    tool("terminal", "Run a shell command on the host.", ["command"], ["command"]),
+    tool("read_file", "Read a text file in pages.", ["path", "offset", "limit"], ["path"]),
+    tool("github_create_issue", "Create a new issue in a GitHub repository.", ["owner", "repo", "title", "body"], ["owner", "repo", "title"], "mcp-github"),
+    tool("github_list_issues", "List issues of a repository, filtered by state or label.", ["owner", "repo", "state", "labels"], ["owner", "repo"], "mcp-github"),
+    tool("github_create_pull_request", "Open a pull request from a branch.", ["owner", "repo", "head", "base"], ["owner", "repo", "head"], "mcp-github"),
+    tool("github_merge_pull_request", "Merge an open pull request.", ["owner", "repo", "number"], ["number"], "mcp-github"),
+    tool("github_search_code", "Search source code across repositories.", ["query"], ["query"], "mcp-github"),
+    tool("slack_send_message", "Post a message to a Slack channel.", ["channel", "text"], ["channel", "text"], "mcp-slack"),
+    tool("slack_list_channels", "List the channels of a workspace.", ["workspace"], [], "mcp-slack"),
+    tool("slack_add_reaction", "Add an emoji reaction to a message.", ["channel", "timestamp", "emoji"], ["channel", "timestamp", "emoji"], "mcp-slack"),
+    tool("jira_create_ticket", "Create a Jira ticket in a project.", ["project", "summary", "description"], ["project", "summary"], "mcp-jira"),
+    tool("jira_transition_ticket", "Move a ticket to another workflow status.", ["ticket", "status"], ["ticket", "status"], "mcp-jira"),
+    tool("gdrive_upload_file", "Upload a file to Google Drive.", ["path", "folder"], ["path"], "mcp-gdrive"),
+    tool("gdrive_search_files", "Find files in Drive by name or content.", ["query"], ["query"], "mcp-gdrive"),
+    tool("stripe_create_invoice", "Create an invoice for a customer.", ["customer", "amount", "currency"], ["customer", "amount"], "mcp-stripe"),
+    tool("stripe_refund_payment", "Refund a payment, fully or partially.", ["payment", "amount"], ["payment"], "mcp-stripe"),
+    tool("postgres_run_query", "Run a read-only SQL query against the database.", ["sql"], ["sql"], "mcp-postgres"),
+    tool("postgres_list_tables", "List the tables of a database schema.", ["schema"], [], "mcp-postgres"),
+    tool("calendar_create_event", "Schedule a calendar event with attendees.", ["title", "start", "end", "attendees"], ["title", "start"], "plugin-calendar"),
+    tool("weather_forecast", "Get the weather forecast for a city.", ["city", "days"], ["city"], "plugin-weather"),
+]
+
+#: Queries and the answers a person would expect, best first. The search must give exactly
+#: these, and they must equal rank_bm25's (BM25Okapi) order over the same tokens once the
+#: admission rules are applied (test below).
+EXPECTED = {
+    "create issue": ["github_create_issue", "github_list_issues"],
+    "pull request": ["github_merge_pull_request", "github_create_pull_request"],
+    "refund": ["stripe_refund_payment"],
+    "slack message": ["slack_send_message", "slack_add_reaction"],
+    "sql database query": ["postgres_run_query"],
+    "weather forecast city": ["weather_forecast"],
+    "upload file drive": ["gdrive_upload_file"],
+    "calendar event attendees": ["calendar_create_event"],
+    "invoice customer": ["stripe_create_invoice"],
+    "ticket": ["jira_transition_ticket", "jira_create_ticket"],
+    "list issues": ["github_list_issues", "github_create_issue"],
+    "repository": ["github_search_code", "github_create_issue", "github_list_issues"],
+    "emoji reaction": ["slack_add_reaction"],
+    "search files": ["gdrive_search_files", "github_search_code", "gdrive_upload_file"],
+    "channels": ["slack_list_channels", "slack_send_message", "slack_add_reaction"],
+}
+
+DEFAULTS = ToolSearchSection()
+
+
+def deferred_of(defs: list[dict[str, Any]], settings: ToolSearchSection = DEFAULTS) -> tuple[Any, ...]:
+    return classify(defs, settings).deferred
+
+
+def names(defs: Any) -> list[str]:
+    return [d["function"]["name"] for d in defs]
+
+
+def search(query: str, limit: int = 5, defs: list[dict[str, Any]] = CATALOG) -> list[str]:
+    return [h.name for h in bm25.index_for(deferred_of(defs)).search(query, limit)]
+
+
+def bridge_search_description(result: Any) -> str:
+    return next(d for d in result.tool_defs if d["function"]["name"] == "tool_search")["function"]["description"]
+
+
+# --- config (§16 parse rules: never raise) -------------------------------------------------
+
+
+def test_search_config_defaults() -> None:
+    section = Config().tools.search
+    assert (section.enabled, section.threshold_pct, section.listing, section.listing_max_tokens) == (
+        "auto", 5.0, "auto", 4000,
+    )
+    assert default_limit(section) == 5 and section.max_search_limit == 25
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [(True, "auto"), (None, "auto"), (False, "off"), ("yes", "on"), ("0", "off"), ("auto", "auto")],
+)
+def test_enabled_is_a_tri_state(raw: Any, expected: str) -> None:
+    config = load_config(data={"tools": {"search": {"enabled": raw}}}, env={})
+    assert config.tools.search.enabled == expected
+
+
+def test_typos_fall_back_to_defaults_with_a_warning() -> None:
+    with collecting() as bucket:
+        config = load_config(
+            data={"tools": {"search": {"enabled": "maybe", "listing_max_tokens": "lots"}}}, env={}
+        )
+    assert config.tools.search.enabled == "auto"
+    assert config.tools.search.listing_max_tokens == 4000
+    assert {w.details["key"] for w in bucket} == {"tools.search.enabled", "tools.search.listing_max_tokens"}
+
+
+def test_limits_are_clamped_and_the_default_limit_stays_under_the_maximum() -> None:
+    section = load_config(
+        data={"tools": {"search": {"max_search_limit": 999, "search_default_limit": 999}}}, env={}
+    ).tools.search
+    assert section.max_search_limit == 50
+    assert default_limit(section) <= section.max_search_limit
+    small = load_config(
+        data={"tools": {"search": {"max_search_limit": 3, "search_default_limit": 10}}}, env={}
+    ).tools.search
+    assert default_limit(small) == 3
+
+
+def test_defer_parse_rules_end_to_end(tmp_path: Any) -> None:
+    (tmp_path / "config.yaml").write_text("tools:\n  search:\n    defer: terminal\n")
+    with collecting() as bucket:
+        config = load_config(home=tmp_path, env={})
+    assert config.tools.search.defer is None  # the curated default
+    assert any(
+        "tools.search.defer" in w.message and "expected a YAML list" in w.message for w in bucket
+    )
+    assert load_config(data={"tools": {"search": {"defer": ["terminal"]}}}, env={}).tools.search.defer == ("terminal",)
+    assert load_config(data={"tools": {"search": {"defer": []}}}, env={}).tools.search.defer == ()
+
+
+# --- what is deferred --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["terminal", "read_file", "write_file", "patch", "search_files", "todo", "memory",
+     "browser_navigate", "web_search", "session_search", "clarify", "execute_code",
+     "delegate_task", "send_message"],
+)
+def test_core_tools_are_never_deferred(name: str) -> None:
+    assert name in CORE_TOOLS
+    assert not is_deferrable(name, source="mcp-anything")
+
+
+def test_bridge_tools_are_never_deferred_even_when_listed() -> None:
+    for name in BRIDGE_TOOL_NAMES:
+        assert not is_deferrable(name, defer=frozenset(BRIDGE_TOOL_NAMES))
+
+
+def test_defer_list_moves_tools_behind_the_bridge() -> None:
+    computer = tool("computer_use", "Drive the desktop.")
+    assert "computer_use" in DEFAULT_DEFER
+    assert names(deferred_of([computer])) == ["computer_use"]
+    no_defer = ToolSearchSection(defer=())
+    assert deferred_of([computer], no_defer) == ()  # [] = no core tool deferred
+    only_terminal = ToolSearchSection(defer=("terminal",))
+    assert names(deferred_of(CATALOG[:2], only_terminal)) == ["terminal"]
+
+
+def test_mcp_and_plugin_tools_are_deferred_app_surface_tools_are_not() -> None:
+    assert is_deferrable("github_create_issue", source="mcp-github")
+    assert is_deferrable("acme_thing")  # any named plugin tool
+    assert not is_deferrable("project_list", source="project")
+
+
+def test_malformed_definitions_stay_visible_and_unchanged() -> None:
+    odd = [{"type": "function"}, "not a tool", {"function": {"description": "no name"}}]
+    split = classify([*odd, CATALOG[2]], DEFAULTS)
+    assert list(split.visible) == odd
+    assert names(split.deferred) == ["github_create_issue"]
+
+
+def test_source_labels() -> None:
+    assert source_label("mcp-github", "x") == "github"
+    assert source_label("", "mcp__linear__create_issue") == "linear"
+    assert source_label("plugin-calendar", "x") == "plugin-calendar"
+    assert source_label("", "plain") == "other"
+
+
+def test_token_estimate_is_compact_json_over_four() -> None:
+    small = [tool("a_b", "x")]
+    text = json.dumps(small[0], separators=(",", ":"))
+    assert estimate_schema_tokens(small) == math.ceil(len(text) / 4)
+    big = [tool("a_b", "x" * 5000, [f"p{i}" for i in range(50)])]
+    assert estimate_schema_tokens(big) > 10 * estimate_schema_tokens(small)
+    assert estimate_schema_tokens([]) == 0
+    two = small + big
+    assert estimate_schema_tokens(two) == math.ceil(
+        sum(len(json.dumps(d, separators=(",", ":"))) for d in two) / 4
+    )
+
+
+# --- search ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("query", sorted(EXPECTED))
+def test_search_gives_the_expected_answers(query: str) -> None:
+    assert search(query) == EXPECTED[query]
+
+
+@pytest.mark.parametrize("query", sorted(EXPECTED))
+def test_search_agrees_with_rank_bm25(query: str) -> None:
+    np = pytest.importorskip("numpy")
+    rank_bm25 = pytest.importorskip("rank_bm25")
+    deferred = deferred_of(CATALOG)
+    keys = [bm25.tool_key(d) for d in deferred]
+    corpus = [bm25.tokenize(bm25.search_text(k)) for k in keys]  # type: ignore[arg-type]
+    reference = rank_bm25.BM25Okapi(corpus)
+    terms = bm25.tokenize(query)
+    scores = reference.get_scores(terms)
+    order = [i for i in np.argsort(-scores, kind="stable") if scores[i] > 0]
+    # rank_bm25 has no admission rule: apply ours (a doc must hold one of the rarest terms).
+    index = bm25.index_for(deferred)
+    known = [t for t in set(terms) if index.idf(t) and any(t in doc for doc in corpus)]
+    top = max(index.idf(t) for t in known)
+    rare = {t for t in known if index.idf(t) == top}
+    admitted = [keys[i][0] for i in order if rare & set(corpus[i])][:5]  # type: ignore[index]
+    ours = search(query)
+    assert ours == admitted
+    # and what we return is rank_bm25's own top of the list
+    assert ours == [keys[i][0] for i in order][: len(ours)]  # type: ignore[index]
+
+
+def test_bm25_score_follows_the_formula() -> None:
+    docs = [tool("alpha_tool", "apple apple banana"), tool("beta_tool", "banana cherry")]
+    index = bm25.index_for(docs)
+    hit = index.search("apple", 5)[0]
+    # doc 0: "alpha tool apple apple banana" (5 tokens), doc 1: "beta tool banana cherri" (4)
+    n, df, tf, dl, avgdl = 2, 1, 2, 5, 4.5
+    idf = math.log(1 + (n - df + 0.5) / (df + 0.5))
+    expected = idf * tf * 2.5 / (tf + 1.5 * (1 - 0.75 + 0.75 * dl / avgdl))
+    assert hit.name == "alpha_tool" and hit.score == pytest.approx(expected)
+
+
+def test_words_are_stemmed() -> None:
+    pytest.importorskip("snowballstemmer")
+    assert bm25.tokenize("Creating Issues, repositories!") == ["creat", "issu", "repositori"]
+    assert search("creating issues")[0] == "github_create_issue"
+
+
+def test_name_is_split_into_words_and_mcp_prefix_dropped() -> None:
+    defs = [tool("mcp__linear__createIssue", "Open one."), tool("other_tool", "Nothing here.")]
+    key = bm25.tool_key(defs[0])
+    assert key is not None
+    assert bm25.search_text(key).split()[:3] == ["linear", "create", "Issue"]
+    assert search("issue", defs=defs) == ["mcp__linear__createIssue"]
+    assert search("mcp", defs=defs) == []
+
+
+def test_top_level_parameter_names_are_indexed_but_not_schema_bodies() -> None:
+    nested = {"type": "object", "properties": {"zebra": {"type": "string", "description": "quokka"}}}
+    defs = [tool("thing_one", "Does one thing.", ["giraffe"], options=nested), tool("thing_two", "Other.")]
+    assert search("giraffe", defs=defs) == ["thing_one"]
+    assert search("options", defs=defs) == ["thing_one"]
+    assert search("quokka", defs=defs) == []
+    assert search("zebra", defs=defs) == []
+
+
+def test_source_label_is_searchable() -> None:
+    defs = [tool("post_update", "Share news.", source="mcp-mastodon"), tool("other_tool", "x")]
+    assert search("mastodon", defs=defs) == ["post_update"]
+
+
+def test_exact_name_is_always_first() -> None:
+    assert search("slack_list_channels")[0] == "slack_list_channels"
+    assert search("SLACK_LIST_CHANNELS", limit=1) == ["slack_list_channels"]
+    hit = bm25.index_for(deferred_of(CATALOG)).search("weather_forecast", 5)[0]
+    assert hit.exact and hit.score > 0
+
+
+def test_the_rarest_query_term_must_match() -> None:
+    # "github" is in 5 tools, "refund" in one: only the refund tool may answer.
+    assert search("github refund") == ["stripe_refund_payment"]
+
+
+def test_four_answerable_terms_need_half_of_them() -> None:
+    defs = [
+        tool("run_thing", "run"), tool("shell_thing", "shell"), tool("command_thing", "command"),
+        tool("execute_thing", "execute"), tool("code_thing", "code"),
+        tool("list_issues_tool", "list issues"), tool("send_message_tool", "send message"),
+    ]
+    assert search("run shell command execute code", defs=defs) == []
+    assert search("list issues", defs=defs)[0] == "list_issues_tool"
+    assert search("send message", defs=defs)[0] == "send_message_tool"
+
+
+def test_limit_is_respected() -> None:
+    assert len(search("github", limit=1)) == 1
+    assert search("github", limit=0) == []
+
+
+def test_query_without_known_words_finds_nothing() -> None:
+    assert search("xylophone") == []
+    assert search("") == []
+
+
+# --- the catalog always reflects the live definitions --------------------------------------
+
+
+def test_index_reflects_changed_definitions() -> None:
+    defs = copy.deepcopy(CATALOG)
+    assert search("refund", defs=defs) == ["stripe_refund_payment"]
+    assert search("partially", defs=defs) == ["stripe_refund_payment"]
+    defs[15]["function"]["description"] = "Give money back to a customer."
+    assert search("partially", defs=defs) == []  # the old description is gone
+    defs[15]["function"]["name"] = "stripe_give_back"
+    assert "stripe_refund_payment" not in search("customer", defs=defs, limit=10)
+    assert "stripe_give_back" in search("customer", defs=defs, limit=10)
+
+
+def test_in_place_edits_of_parameter_names_are_seen() -> None:
+    defs = copy.deepcopy(CATALOG)
+    assert search("wombat", defs=defs) == []
+    defs[19]["function"]["parameters"]["properties"]["wombat"] = {"type": "string"}
+    assert search("wombat", defs=defs) == ["weather_forecast"]
+
+
+def test_removed_tools_disappear_and_new_ones_appear() -> None:
+    defs = [d for d in CATALOG if d["function"]["name"] != "weather_forecast"]
+    assert search("weather", defs=defs) == []
+    defs.append(tool("weather_radar", "Rain radar images for a region."))
+    assert search("weather", defs=defs) == ["weather_radar"]
+
+
+def test_odd_shapes_are_indexed_too() -> None:
+    flat = {"name": "flat_tool", "description": "A flat definition with a unicorn.", "parameters": {}}
+    no_params = {"type": "function", "function": {"name": "bare_tool", "description": "unicorn"}}
+    listy = {"type": "function", "function": {"name": "listy_tool", "description": ["odd"]}}
+    defs = [flat, no_params, listy]
+    assert sorted(search("unicorn", defs=defs)) == ["bare_tool", "flat_tool"]
+    assert search("listy", defs=defs) == ["listy_tool"]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["alpha", "beta", "gamma", "delta"]),
+                          st.sampled_from(["red", "green", "blue"]),
+                          st.lists(st.sampled_from(["size", "colour", "weight"]), max_size=3, unique=True)),
+                min_size=1, max_size=12))
+def test_memoised_index_equals_a_fresh_one(spec: list[tuple[str, str, list[str]]]) -> None:
+    defs = [tool(f"{a}_{i}", f"A {c} thing.", p, source="mcp-x") for i, (a, c, p) in enumerate(spec)]
+    for query in ("alpha red", "blue", "size colour", "gamma_2"):
+        cached = bm25.index_for(defs).search(query, 5)
+        fresh = bm25.SearchIndex([(object(), bm25.tool_key(d)) for d in defs]).search(query, 5)
+        assert cached == fresh
+        scores = [h.score for h in cached if not h.exact]
+        assert scores == sorted(scores, reverse=True)
+
+
+# --- listing -----------------------------------------------------------------------------
+
+
+def test_short_desc() -> None:
+    assert short_desc("Create an issue. Then more text.") == "Create an issue."
+    assert short_desc("Use e.g. this one. Second.") == "Use e.g. this one."
+    long = "word " * 40
+    clipped = short_desc(long)
+    assert len(clipped) <= 61 and clipped.endswith("…")
+    assert short_desc("") == ""
+    assert short_desc("First line\n\nSecond paragraph.") == "First line"
+
+
+def _entries(defs: list[dict[str, Any]]) -> list[Any]:
+    from hermes_plugins.tools.catalog import entry_of
+
+    return [entry_of(d) for d in deferred_of(defs)]
+
+
+BIG = [
+    tool(f"{svc}_{verb}_{noun}", f"{verb.title()} a {noun} in {svc}.", source=f"mcp-{svc}")
+    for svc, count in (("alpha", 12), ("beta", 8), ("gamma", 5), ("delta", 1))
+    for verb, noun in [(v, n) for v in ("get", "put", "drop", "scan") for n in ("box", "crate", "bin")][:count]
+]
+
+
+def _forms(entries: list[Any]) -> dict[str, list[int]]:
+    seen: dict[str, list[int]] = {}
+    for budget in range(0, 400, 5):
+        text, form = render_listing(entries, budget)
+        seen.setdefault(form, []).append(budget)
+        if text is not None:
+            assert math.ceil(len(text) / 4) <= budget
+            assert "tool_describe" in text and "tool_call" in text
+    return seen
+
+
+def test_listing_degrades_full_names_mixed_groups_none() -> None:
+    without_delta = [d for d in BIG if d["source"] != "mcp-delta"]
+    assert list(_forms(_entries(without_delta))) == ["none", "groups", "mixed", "names", "full"]
+
+
+def test_a_source_with_one_short_name_is_never_collapsed() -> None:
+    seen = _forms(_entries(BIG))
+    assert "groups" not in seen and "mixed" in seen
+    text, form = render_listing(_entries(BIG), seen["mixed"][0])
+    assert text is not None and "delta: delta_get_box" in text
+
+
+def test_listing_collapses_the_largest_group_first() -> None:
+    entries = _entries(BIG)
+    forms = {budget: render_listing(entries, budget) for budget in range(0, 400, 5)}
+    mixed = [text for text, form in forms.values() if form == "mixed"]
+    assert mixed
+    widest = mixed[-1]  # the largest budget that still needed collapsing
+    assert widest is not None
+    assert "alpha: 12 tools, names not listed (use tool_search)" in widest
+    assert "beta: beta_drop_box" in widest
+
+
+def test_listing_is_byte_stable_whatever_the_input_order() -> None:
+    shuffled = list(CATALOG)
+    random.Random(7).shuffle(shuffled)
+    a = assemble_tool_defs(CATALOG, context_length=None, config=None)
+    b = assemble_tool_defs(shuffled, context_length=None, config=None)
+    assert bridge_search_description(a) == bridge_search_description(b)
+
+
+def test_listing_budget() -> None:
+    assert listing_budget(DEFAULTS, None) == 4000
+    assert listing_budget(DEFAULTS, 0) == 4000
+    assert listing_budget(DEFAULTS, 20_000) == 1000  # 5% of the window
+    assert listing_budget(ToolSearchSection(listing_max_tokens=60_000), None) == 10_000
+    assert listing_budget(ToolSearchSection(threshold_pct=0.0), 1_000_000) == 0
+
+
+# --- assembly ----------------------------------------------------------------------------
+
+
+def test_assembly_shows_core_tools_plus_the_bridge() -> None:
+    result = assemble_tool_defs(CATALOG, context_length=200_000, config=None)
+    assert result.activated
+    assert names(result.tool_defs) == ["terminal", "read_file", "tool_search", "tool_describe", "tool_call"]
+    assert result.deferred_count == 18
+    assert result.deferred_tokens == estimate_schema_tokens(CATALOG[2:])
+    assert result.listing_form == "full" and result.tier == 1
+    description = bridge_search_description(result)
+    assert "18 more tools" in description and "github_create_issue" in description
+
+
+def test_pure_core_tools_pass_through_unchanged() -> None:
+    core = CATALOG[:2]
+    result = assemble_tool_defs(core, context_length=None, config=None)
+    assert not result.activated
+    assert list(result.tool_defs) == core
+
+
+def test_disabled_search_passes_everything_through_without_bridge() -> None:
+    off = ToolSearchSection(enabled="off")
+    stale = assemble_tool_defs(CATALOG, context_length=None, config=None).tool_defs
+    result = assemble_tool_defs([*CATALOG, *stale[2:]], context_length=None, config=off)
+    assert not result.activated and result.deferred_count == 18
+    assert names(result.tool_defs) == names(CATALOG)
+    huge = [tool(f"t_{i}", "x" * 4000) for i in range(250)]
+    assert not assemble_tool_defs(huge, context_length=None, config=off).activated
+
+
+def test_assembly_is_idempotent() -> None:
+    once = assemble_tool_defs(CATALOG, context_length=100_000, config=None)
+    twice = assemble_tool_defs(list(once.tool_defs), context_length=100_000, config=None)
+    assert list(twice.tool_defs) == list(once.tool_defs)
+    # stale bridge definitions next to the live tools are replaced, not duplicated
+    again = assemble_tool_defs([*once.tool_defs, *CATALOG[2:]], context_length=100_000, config=None)
+    assert list(again.tool_defs) == list(once.tool_defs)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(CATALOG), max_size=10), st.sampled_from([None, 8_000, 1_000_000]))
+def test_assembly_is_idempotent_for_any_catalog(defs: list[dict[str, Any]], window: int | None) -> None:
+    once = assemble_tool_defs(defs, context_length=window, config=None)
+    twice = assemble_tool_defs(list(once.tool_defs), context_length=window, config=None)
+    assert list(twice.tool_defs) == list(once.tool_defs)
+    assert sum(1 for d in once.tool_defs if d["function"]["name"] in BRIDGE_TOOL_NAMES) in (0, 3)
+    seen = set(names(once.tool_defs))
+    assert {n for n in names(defs) if n in CORE_TOOLS} <= seen
+
+
+def test_listing_off_gives_a_bare_bridge() -> None:
+    result = assemble_tool_defs(CATALOG, context_length=None, config=ToolSearchSection(listing="off"))
+    assert result.activated and result.listing_form == "off"
+    description = bridge_search_description(result)
+    assert "github" not in description and "slack" not in description
+
+
+def test_five_hundred_tools_fit_the_listing_budget() -> None:
+    defs = [
+        tool(f"svc{i % 25}_action_{i}", f"Do action number {i} on service {i % 25}. More words.",
+             ["a", "b"], source=f"mcp-svc{i % 25}")
+        for i in range(500)
+    ]
+    result = assemble_tool_defs(defs, context_length=1_000_000, config=None)
+    schema = next(d for d in result.tool_defs if d["function"]["name"] == "tool_search")
+    assert math.ceil(len(json.dumps(schema, separators=(",", ":"))) / 4) < 4_500
+    assert result.listing_form in {"names", "groups", "mixed"}
+
+
+def test_hook_is_trylast_and_a_third_party_wins(plugin_host: PluginHost, register_plugin: Any) -> None:
+    ctx = ToolsContext(context_length=200_000, config=Config())
+    assert names(plugin_host.tools_assemble(CATALOG, ctx))[-3:] == ["tool_search", "tool_describe", "tool_call"]
+
+    class Mine:
+        from hermes_core import hookimpl
+
+        @hookimpl
+        def hermes_tools_assemble(self, tools: Any, ctx: Any) -> Any:
+            return list(tools)[:1]
+
+    register_plugin(Mine(), "mine")
+    assert names(plugin_host.tools_assemble(CATALOG, ctx)) == ["terminal"]
+
+
+def test_blocking_the_plugin_sends_every_schema() -> None:
+    host = PluginHost.create(only=(), blocked=("tool_search",))
+    assert names(host.tools_assemble(CATALOG, ToolsContext())) == names(CATALOG)
