@@ -180,7 +180,7 @@ class Session:
 
         env = dict(os.environ) if env is None else dict(env)
         with collecting() as bucket:
-            home_path = resolve_home(home, env)
+            home_path = resolve_home(home, env).absolute()
             if config is None:
                 config = load_config(home=home_path, env=env)
             if host is None:
@@ -188,9 +188,9 @@ class Session:
             known_id = bool(session_id)
             sid = session_id or new_session_id(clock)
             if cwd is not None:
-                cwd_path = Path(cwd).expanduser()
+                cwd_path = Path(cwd).expanduser().resolve()
             else:
-                cwd_path = _usable_dir(config.terminal.cwd) or Path(os.getcwd())
+                cwd_path = (_usable_dir(config.terminal.cwd) or Path(os.getcwd())).resolve()
             engine = host.create_engine(config.context.engine, config)
             engine.update_model(model, context_length or 0, provider=provider, max_tokens=max_tokens)
             host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)

@@ -67,6 +67,17 @@ def test_open_sets_the_documented_attributes(home: Path, env: dict[str, str], tm
     assert session.built is None  # nothing built until first use
 
 
+def test_relative_cwd_and_home_become_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "proj").mkdir()
+    (tmp_path / "home").mkdir()
+    (tmp_path / "home" / "SOUL.md").write_text("Relative soul.")
+    monkeypatch.chdir(tmp_path)
+    session = Session.open(cwd="proj", home="home", env={}, persist=False)
+    assert session.cwd == tmp_path / "proj" and session.home == tmp_path / "home"
+    assert f"Current working directory: {tmp_path / 'proj'}" in session.system_prompt
+    assert session.system_prompt.startswith("Relative soul.")
+
+
 def test_session_id_comes_from_the_clock() -> None:
     clock = FakeClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
     assert new_session_id(clock).startswith("20260102_030405_")

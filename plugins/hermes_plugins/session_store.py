@@ -2,16 +2,20 @@
 
 Gateways often build a new agent object per turn, sometimes in another process; replaying the
 stored bytes keeps the provider's prefix cache warm where a rebuild could differ (a new day,
-memory written since). WAL mode lets several processes read while one writes; every call opens
-its own short-lived connection, so the store is safe to share across threads and processes.
+memory written since). WAL mode lets several processes read while one writes, with a busy
+timeout for concurrent writers; each process keeps its own connection (guarded by a lock), so
+the store is safe to share across threads and processes.
 A deployment with many workers on many machines replaces this by answering
 ``hermes_session_store`` with a shared store.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+import threading
 import time
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -31,40 +35,71 @@ CREATE TABLE IF NOT EXISTS session_prompts (
 """
 
 
+#: Kept connections, least recently used first; a process rarely talks to more than one file.
+_connections: OrderedDict[tuple[int, str], tuple[sqlite3.Connection, threading.Lock]] = OrderedDict()
+_registry_lock = threading.Lock()
+MAX_CONNECTIONS = 8
+
+
+def close_connections() -> None:
+    """Close every kept connection of this process (tests; before deleting a database)."""
+    with _registry_lock:
+        for conn, _lock in _connections.values():
+            conn.close()
+        _connections.clear()
+
+
 class SQLiteSessionStore:
-    """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write)."""
+    """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write).
+
+    One connection per (process, file) is kept open and shared by every store object on that
+    file: opening and closing a WAL database per call would checkpoint and delete the WAL file
+    each time (an fsync, ~10 ms), while a kept connection commits in tens of microseconds.
+    """
 
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
 
-    def _connect(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-        conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        # WAL: readers never block the writer; NORMAL sync is durable across process crashes
-        # (only an OS crash can lose the last commits, and a lost prompt is simply rebuilt).
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-        conn.execute(_SCHEMA)
-        return conn
+    def _connection(self) -> tuple[sqlite3.Connection, threading.Lock]:
+        key = (os.getpid(), str(self.path.absolute()))  # a forked child opens its own
+        with _registry_lock:
+            entry = _connections.get(key)
+            if entry is not None:
+                _connections.move_to_end(key)
+            else:
+                conn = sqlite3.connect(
+                    self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                    check_same_thread=False,
+                )
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+                # WAL: readers never block the writer; NORMAL sync survives process crashes
+                # (only an OS crash can lose the last commits, and a lost prompt is rebuilt).
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute(_SCHEMA)
+                entry = _connections[key] = (conn, threading.Lock())
+                while len(_connections) > MAX_CONNECTIONS:
+                    _key, (old, old_lock) = _connections.popitem(last=False)
+                    with old_lock:  # never close under a statement in flight
+                        old.close()
+            return entry
 
     def get_prompt(self, session_id: str) -> str | None:
         """The stored prompt of ``session_id``, or ``None`` when there is none."""
         if not self.path.exists():
             return None
-        conn = self._connect()
-        try:
+        conn, lock = self._connection()
+        with lock:
             row = conn.execute(
                 "SELECT system_prompt FROM session_prompts WHERE session_id = ?", (session_id,)
             ).fetchone()
-        finally:
-            conn.close()
         return None if row is None else row[0]
 
     def put_prompt(self, session_id: str, prompt: str, *, model: str = "", provider: str = "") -> None:
         """Store (or replace) the prompt of ``session_id``."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = self._connect()
-        try:
+        conn, lock = self._connection()
+        with lock:
             conn.execute(
                 "INSERT INTO session_prompts (session_id, system_prompt, model, provider, updated_at) "
                 "VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET "
@@ -72,8 +107,6 @@ class SQLiteSessionStore:
                 "provider = excluded.provider, updated_at = excluded.updated_at",
                 (session_id, prompt, model or "", provider or "", time.time()),
             )
-        finally:
-            conn.close()
 
     def __repr__(self) -> str:
         return f"SQLiteSessionStore({str(self.path)!r})"
