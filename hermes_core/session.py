@@ -366,7 +366,8 @@ class Session:
             self._closed = True
         with collecting() as bucket:
             self.host.engine_step("on_session_end", self.engine, session_id=self.session_id, messages=[])
-        self._pending_warnings.extend(bucket)
+        with self._lock:
+            self._pending_warnings.extend(bucket)
 
     @property
     def closed(self) -> bool:

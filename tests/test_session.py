@@ -152,6 +152,31 @@ def test_the_prompt_is_built_once(home: Path, env: dict[str, str], tmp_path: Pat
     assert builds == [1, 1]
 
 
+def test_soul_is_the_identity_and_never_a_context_file(home: Path, env: dict[str, str], tmp_path: Path) -> None:
+    (home / "SOUL.md").write_text("I am the soul of this agent.")
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Use tabs.")
+    (project / "SOUL.md").write_text("A project SOUL.md is never read.")
+    session = open_session(home, env, project)
+    prompt = session.system_prompt
+    assert prompt.startswith("I am the soul of this agent.")
+    assert prompt.count("I am the soul of this agent.") == 1
+    assert "never read" not in prompt
+    assert "Use tabs." in session.built.layers["context"]  # type: ignore[union-attr]
+    assert [entry["loader"] for entry in session.built.context_files] == ["agents_md"]  # type: ignore[union-attr]
+
+
+def test_truncation_warnings_reach_the_session(home: Path, env: dict[str, str], tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("rule\n" * 20_000)  # 100,000 chars against a 20,000 cap
+    session = open_session(home, env, tmp_path, context_length=8_000)
+    session.system_prompt
+    kinds = [w.kind for w in session.warnings]
+    assert "context_file_truncated" in kinds
+    assert session.built is not None and session.built.context_files[0]["truncated"] is True
+    assert session.warnings == []
+
+
 def test_built_record(home: Path, env: dict[str, str], tmp_path: Path) -> None:
     session = open_session(home, env, tmp_path, tools=["terminal"], system_message="Operator rules.")
     prompt = session.system_prompt
