@@ -78,7 +78,7 @@ class BuiltPrompt:
         counts = _count_many(self._tokenizer, texts)
         return tuple(
             BlockInfo(name=name, layer=layer, plugin=plugin, chars=len(text), tokens=count, source=source)
-            for (name, layer, plugin, text, source), count in zip(self._parts, counts)
+            for (name, layer, plugin, text, source), count in zip(self._parts, counts, strict=True)
         )
 
     @functools.cached_property
@@ -130,7 +130,9 @@ def assemble(host: PluginHost, ctx: PromptContext, *, system_message: str | None
     with collecting() as bucket:
         parts, context_files = _collect_blocks(host, ctx, system_message, bucket)
         warnings = tuple(bucket)
-    layers = {layer: join_parts([text for _, lay, _, text, _ in parts if lay == layer]) for layer in LAYERS}
+    layers: dict[str, str] = {
+        layer: join_parts([text for _, lay, _, text, _ in parts if lay == layer]) for layer in LAYERS
+    }
     prompt = "\n\n".join(text for text in layers.values() if text)
     log.debug(
         "system_prompt_assembled",

@@ -224,11 +224,9 @@ def test_warnings_in_order_and_drained_once(home: Path, env: dict[str, str], tmp
 
             record_warning("context_file_truncated", "AGENTS.md was cut", path="AGENTS.md")
 
-    config = None
     session = Session.open(home=home, cwd=tmp_path, env=env, platform="discord")
     session.host.register(Broken(), "broken_hint")
     session.host.register(Noisy(), "noisy")
-    del config
     prompt = session.system_prompt
     kinds = [w.kind for w in session.warnings if w.kind in {"config_unknown_key", "context_file_truncated", "plugin_hook_failed"}]
     assert kinds == ["config_unknown_key", "context_file_truncated", "plugin_hook_failed"]

@@ -19,7 +19,6 @@ import logging
 import statistics
 import timeit
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import attrs
