@@ -25,7 +25,7 @@ from typing import Any
 
 OUT = Path(__file__).resolve().parent / "transcripts"
 
-WORDS = (
+WORDS = (  # noqa: SIM905 - prose is easier to edit than a list of quoted words
     "agent cache prefix token window summary memory skill tool result request session prompt "
     "context history compress budget stable byte layout provider model engine plugin hook "
     "config file path line error value index query search write read update build test run "

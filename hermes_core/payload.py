@@ -42,9 +42,9 @@ __all__ = [
     "canonical_arguments",
     "canonical_message",
     "canonical_tools",
-    "tool_name",
     "to_anthropic",
     "to_openai",
+    "tool_name",
 ]
 
 CACHE_CONTROL = "cache_control"
@@ -322,7 +322,8 @@ def anthropic_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
         for call in message.get("tool_calls") or ():
             if not isinstance(call, Mapping):
                 continue
-            fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+            function = call.get("function")
+            fn: Mapping[str, Any] = function if isinstance(function, Mapping) else {}
             blocks.append({
                 "type": "tool_use",
                 "id": str(call.get("id") or call.get("call_id") or ""),

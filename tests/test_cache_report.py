@@ -10,11 +10,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-
-from hermes_core import InvalidMessagesError, PayloadContext
-from hermes_core.cli import cli
-from hermes_core.payload import assemble_payload
-from hermes_core.tokens import estimate_tokens
 from hermes_plugins.cache_report import (
     CacheSimulator,
     cache_report,
@@ -23,6 +18,11 @@ from hermes_plugins.cache_report import (
     request_ends,
 )
 from hermes_plugins.caching import anthropic_layout, apply_cache_marker, cache_marker
+
+from hermes_core import InvalidMessagesError, PayloadContext
+from hermes_core.cli import cli
+from hermes_core.payload import assemble_payload
+from hermes_core.tokens import estimate_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "transcripts"
@@ -315,7 +315,7 @@ def test_cli_bad_file_is_a_one_line_error(tmp_path: Path) -> None:
 
 def test_example_transcripts_are_up_to_date() -> None:
     result = subprocess.run([sys.executable, str(ROOT / "examples" / "make_transcripts.py"), "--check"],
-                            capture_output=True, text=True)
+                            capture_output=True, text=True, check=False)
     assert result.returncode == 0, result.stderr
 
 

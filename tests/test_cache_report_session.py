@@ -7,14 +7,16 @@ crossing midnight - and none of it may break the prefix; only the two compressio
 
 from __future__ import annotations
 
+import itertools
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from hermes_plugins.cache_report import CacheSimulator
+
 from hermes_core import Session
 from hermes_core.tokens import estimate_tokens
-from hermes_plugins.cache_report import CacheSimulator
 
 TOOL_NAMES = ["terminal", "read_file", "memory", "skills_list", "skill_view", "web_search", "patch"]
 COMPRESSIONS = (120, 170)  # request indices right after a compression
@@ -29,7 +31,7 @@ def tool(name: str) -> dict[str, Any]:
 
 class Clock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 3, 2, 22, 30, tzinfo=timezone.utc)
+        self.now = datetime(2026, 3, 2, 22, 30, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -132,7 +134,7 @@ def test_two_hundred_requests_break_the_prefix_only_at_compressions(tmp_path: Pa
         assert ttls == sorted(ttls, key=lambda t: t != "1h")  # 1h entries before 5m ones
     # Every request without a break reads the whole previous request from the cache, so some
     # breakpoint was within the lookback of the previous one - the 12-call batch included.
-    for previous, current in zip(reports, reports[1:]):
+    for previous, current in itertools.pairwise(reports):
         if current.break_ is None:
             assert current.cache_read_tokens == previous.input_tokens, current.index
     total = simulator.summary()

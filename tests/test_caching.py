@@ -8,20 +8,20 @@ from typing import Any
 
 import attrs
 import pytest
-
-from hermes_core import Config, PayloadContext, PluginHost, hookimpl
-from hermes_core.payload import assemble_payload
 from hermes_plugins import caching
 from hermes_plugins.caching import (
     LOOKBACK_BLOCKS,
     anthropic_layout,
     apply_cache_marker,
     block_count,
-    can_carry_marker,
     cache_marker,
+    can_carry_marker,
     choose_breakpoints,
     previous_request_end,
 )
+
+from hermes_core import Config, PayloadContext, PluginHost, hookimpl
+from hermes_core.payload import assemble_payload
 
 MARKER = {"type": "ephemeral"}
 

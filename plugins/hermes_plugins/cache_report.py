@@ -386,14 +386,13 @@ def request_ends(messages: Sequence[Mapping[str, Any]]) -> list[int]:
     last = len(messages) - 1
     for index, message in enumerate(messages):
         role = message.get("role")
-        if role == "user":
-            ends.append(index + 1)
-        elif role == "tool" and (index == last or messages[index + 1].get("role") != "tool"):
+        ends_batch = role == "tool" and (index == last or messages[index + 1].get("role") != "tool")
+        if role == "user" or ends_batch:
             ends.append(index + 1)
     return ends
 
 
-def _system_and_rest(messages: list[dict[str, Any]], system: str | None) -> tuple[str, list[dict[str, Any]]]:
+def _system_and_rest(messages: list[Any], system: str | None) -> tuple[str, list[Any]]:
     if system is None and messages and messages[0].get("role") == "system":
         content = messages[0].get("content")
         if isinstance(content, str):
@@ -409,7 +408,7 @@ def _tools(value: Any, source: str) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def _messages(value: Any, source: str) -> list[dict[str, Any]]:
+def _messages(value: Any, source: str) -> list[Any]:
     if not isinstance(value, list):
         raise InvalidMessagesError(f"{source}: 'messages' must be a list of messages")
     validate_messages(value)
@@ -450,7 +449,7 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
             if "append" in entry:
                 if "messages" in entry:
                     raise InvalidMessagesError(f"{where}: give 'messages' or 'append', not both")
-                previous = list(specs[-1].messages) if specs else []
+                previous: list[Any] = list(specs[-1].messages) if specs else []
                 messages = previous + _messages(entry["append"], where)
             else:
                 messages = _messages(entry.get("messages"), where)

@@ -112,9 +112,8 @@ def apply_cache_marker(
             out["cache_control"] = mark
     elif isinstance(content, str):
         out["content"] = [{"type": "text", "text": content, "cache_control": mark}]
-    elif isinstance(content, list):
-        if content and isinstance(content[-1], dict):
-            content[-1]["cache_control"] = mark
+    elif isinstance(content, list) and content and isinstance(content[-1], dict):
+        content[-1]["cache_control"] = mark
     return out
 
 

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from hermes_plugins.caching import anthropic_layout
 
 from hermes_core.payload import assemble_payload
 from hermes_core.tokens import estimate_messages_tokens
-from hermes_plugins.caching import anthropic_layout
 
 MESSAGES = 10_000
 RATIOS: dict[str, float] = {}
@@ -38,7 +38,7 @@ def history(n: int = MESSAGES, seed: int = 4) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     call = 0
     while len(out) < n:
-        out.append({"role": "user", "content": "please look at module %d and fix it " % len(out) * 3})
+        out.append({"role": "user", "content": f"please look at module {len(out)} and fix it " * 3})
         for _ in range(rng.randint(1, 3)):
             ids = []
             calls = []
@@ -111,13 +111,13 @@ def test_estimate_pass(benchmark: Any, messages: list[dict[str, Any]]) -> None:
 
 
 def test_ratios(messages: list[dict[str, Any]], canonical: dict[str, Any]) -> None:
-    layout = lambda: anthropic_layout(canonical)  # noqa: E731
+    layout = lambda: anthropic_layout(canonical)
     rows = {
         "layout / (list copy + deepcopy last 4)": _ratio(layout, floor_copy(messages), 7, 50),
         "layout / deepcopy of the history": _ratio(layout, lambda: copy.deepcopy(messages), 3, 1),
     }
     assemble_payload("system prompt", messages)  # warm the argument cache, as a session would be
-    estimate = lambda: estimate_messages_tokens(messages)  # noqa: E731
+    estimate = lambda: estimate_messages_tokens(messages)
     rows["assemble_payload / estimate pass (every result and call rewritten)"] = _ratio(
         lambda: assemble_payload("system prompt", messages), estimate, 5, 3
     )
