@@ -177,6 +177,30 @@ def test_truncation_warnings_reach_the_session(home: Path, env: dict[str, str], 
     assert session.warnings == []
 
 
+@pytest.mark.parametrize(
+    ("tools", "platform", "model", "expected"),
+    [
+        ((), "", "gpt-4o", ["identity", "help", "environment", "session_line"]),
+        (("terminal",), "cron", "claude-sonnet",
+         ["identity", "help", "task_completion", "parallel_tool_calls", "environment", "platform", "session_line"]),
+        (("terminal", "memory"), "telegram", "gemini-2.5-pro",
+         ["identity", "help", "task_completion", "parallel_tool_calls", "tool_guidance", "steer_note",
+          "tool_use_enforcement", "google_guidance", "environment", "platform", "session_line"]),
+        (("terminal",), "cli", "deepseek-chat",
+         ["identity", "help", "task_completion", "parallel_tool_calls", "steer_note", "tool_use_enforcement",
+          "execution_guidance", "environment", "platform", "session_line"]),
+    ],
+)
+def test_block_switches_in_a_built_prompt(
+    home: Path, env: dict[str, str], tmp_path: Path, tools: tuple[str, ...], platform: str, model: str,
+    expected: list[str],
+) -> None:
+    session = open_session(home, env, tmp_path, tools=tools, platform=platform, model=model)
+    session.system_prompt
+    assert session.built is not None
+    assert list(session.built.block_names) == expected
+
+
 def test_built_record(home: Path, env: dict[str, str], tmp_path: Path) -> None:
     session = open_session(home, env, tmp_path, tools=["terminal"], system_message="Operator rules.")
     prompt = session.system_prompt
