@@ -1,0 +1,211 @@
+"""Where spilled tool results are written: the local filesystem, or inside a remote sandbox.
+
+A writer is a callable ``writer(content, name) -> path | None``: it stores ``content`` as the
+file ``name`` where the session's tools can read it, and answers the path (``None`` on failure).
+
+* ``LocalWriter`` writes under ``$HERMES_HOME/cache/spillover/`` (atomic rename, size checked);
+  files older than 24 hours there are pruned once per process.
+* ``RemoteWriter`` runs commands through the environment's executor, ``run(command,
+  stdin_data, timeout)``. The content goes on standard input, never in the command line: the
+  reference put it in the command and failed exactly when results passed Linux's 128 KB limit
+  for one argument, which is the only case spilling exists for.
+
+File names come from the tool call id (``safe_result_filename``): anything but letters, digits,
+``-`` and ``_`` becomes ``_``, so an id can never climb out of the directory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import posixpath
+import re
+import shlex
+import tempfile
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import attrs
+import structlog
+
+from hermes_core.config import resolve_home
+
+log = structlog.get_logger(__name__)
+
+SPILL_SUBDIR = ("cache", "spillover")
+PRUNE_AFTER_SECONDS = 24 * 3600
+REMOTE_WRITE_TIMEOUT = 30.0
+REMOTE_PROBE_TIMEOUT = 15.0
+MAX_STEM = 120
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+_pruned: set[str] = set()
+_prune_lock = threading.Lock()
+
+
+def safe_result_filename(tool_call_id: str, content: str = "") -> str:
+    """``<sanitised id>.txt``; a 12-hex SHA-256 suffix of the id is added when it had to change.
+
+    An empty id (or one with nothing usable) is named after the content's hash instead.
+    """
+    raw = tool_call_id or ""
+    stem = _UNSAFE.sub("_", raw)
+    stem = re.sub(r"_+", "_", stem).strip("_-")[:MAX_STEM].rstrip("_-")
+    if stem and stem == raw:
+        return f"{stem}.txt"
+    seed = raw if raw else content
+    digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{stem or 'tool_result'}_{digest}.txt"
+
+
+def spill_dir(home: str | os.PathLike[str] | None = None) -> Path:
+    return resolve_home(home).joinpath(*SPILL_SUBDIR)
+
+
+def _prune_once(directory: Path) -> None:
+    key = str(directory)
+    with _prune_lock:
+        if key in _pruned:
+            return
+        _pruned.add(key)
+    cutoff = time.time() - PRUNE_AFTER_SECONDS
+    removed = 0
+    try:
+        entries = list(os.scandir(directory))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_file(follow_symlinks=False) and entry.stat().st_mtime < cutoff:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue
+    if removed:
+        log.info("spillover_pruned", directory=key, removed=removed)
+
+
+def reset_prune_state() -> None:
+    """Let the next write prune again (tests)."""
+    with _prune_lock:
+        _pruned.clear()
+
+
+@attrs.frozen(kw_only=True)
+class LocalWriter:
+    """Writes spilled results on this machine, under ``<home>/cache/spillover``."""
+
+    directory: Path = attrs.field(converter=Path)
+
+    @classmethod
+    def for_home(cls, home: str | os.PathLike[str] | None = None) -> LocalWriter:
+        return cls(directory=spill_dir(home))
+
+    def __call__(self, content: str, name: str) -> str | None:
+        if not name or "/" in name or "\\" in name or "\0" in name or name in {".", ".."}:
+            log.warning("spill_write_refused", name=name, reason="unsafe file name")
+            return None
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _prune_once(self.directory)
+            data = content.encode("utf-8", "surrogatepass")
+            fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".spill-", suffix=".tmp")
+            try:
+                with os.fdopen(fd, "wb") as handle:
+                    handle.write(data)
+                target = self.directory / name
+                os.replace(tmp, target)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+                raise
+            if target.stat().st_size != len(data):
+                with contextlib.suppress(OSError):
+                    target.unlink()
+                log.warning("spill_write_failed", path=str(target), reason="size mismatch")
+                return None
+        except OSError as exc:
+            log.warning("spill_write_failed", directory=str(self.directory), error=str(exc))
+            return None
+        return str(target)
+
+
+def _outcome(result: Any) -> tuple[int, str]:
+    """(return code, output) from whatever an executor's ``run`` answers."""
+    if isinstance(result, tuple) and len(result) >= 2:
+        return int(result[0]), str(result[1] or "")
+    if isinstance(result, Mapping):
+        code = result.get("returncode", result.get("rc", result.get("exit_code", 1)))
+        output = result.get("output", result.get("stdout", ""))
+        return int(code), str(output or "")
+    code = getattr(result, "returncode", getattr(result, "exit_code", 1))
+    output = getattr(result, "output", getattr(result, "stdout", ""))
+    return int(code), str(output or "")
+
+
+@attrs.frozen(kw_only=True)
+class RemoteWriter:
+    """Writes spilled results inside a remote sandbox through its executor.
+
+    ``executor.run(command, stdin_data, timeout)`` runs one shell command there and answers
+    ``(returncode, output)`` (a mapping or an object with ``returncode``/``output`` works too).
+    """
+
+    executor: Any
+    directory: str = "/tmp/hermes-results"
+    write_timeout: float = REMOTE_WRITE_TIMEOUT
+    probe_timeout: float = REMOTE_PROBE_TIMEOUT
+
+    def _run(self, command: str, stdin_data: str | None, timeout: float) -> tuple[int, str]:
+        return _outcome(self.executor.run(command, stdin_data, timeout))
+
+    def __call__(self, content: str, name: str) -> str | None:
+        if not name or "/" in name or "\0" in name or name in {".", ".."}:
+            return None
+        path = posixpath.join(self.directory, name)
+        quoted_dir, quoted_path = shlex.quote(self.directory), shlex.quote(path)
+        command = f"mkdir -p -m 700 {quoted_dir} && cat > {quoted_path}"
+        try:
+            code, output = self._run(command, content, self.write_timeout)
+        except Exception as exc:  # noqa: BLE001 - a broken sandbox costs this write only
+            log.warning("spill_remote_write_failed", path=path, error=f"{type(exc).__name__}: {exc}")
+            return None
+        if code != 0:
+            log.warning("spill_remote_write_failed", path=path, returncode=code, output=output[-200:])
+            return None
+        expected = len(content.encode("utf-8", "surrogatepass"))
+        try:
+            code, output = self._run(f"wc -c < {quoted_path}", None, self.probe_timeout)
+        except Exception:  # noqa: BLE001 - the write itself succeeded
+            return path
+        size = output.strip()
+        if code == 0 and size.isdigit() and int(size) != expected:
+            log.warning("spill_remote_size_mismatch", path=path, expected=expected, found=int(size))
+            try:
+                self._run(f"rm -f {quoted_path}", None, self.probe_timeout)
+            except Exception:  # noqa: BLE001
+                pass
+            return None
+        return path
+
+
+def is_local(environment: Any) -> bool:
+    if environment is None:
+        return True
+    if isinstance(environment, str):
+        return environment.strip().lower() in {"", "local"}
+    return bool(getattr(environment, "is_local", False))
+
+
+def default_writer(environment: Any, home: str | os.PathLike[str] | None = None) -> Any:
+    """The built-in writer for ``environment``: local, remote through its executor, or ``None``."""
+    if is_local(environment):
+        return LocalWriter.for_home(home)
+    if callable(getattr(environment, "run", None)):
+        temp = getattr(environment, "temp_dir", None) or "/tmp"
+        return RemoteWriter(executor=environment, directory=posixpath.join(str(temp), "hermes-results"))
+    return None
