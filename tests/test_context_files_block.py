@@ -294,6 +294,7 @@ def _expected(project: Path) -> list[str | None]:
 def test_concurrent_builds_in_threads_keep_their_own_warnings(
     plugin_host: PluginHost, tmp_path: Path
 ) -> None:
+    drain_warnings()  # whatever earlier tests left in this thread's own collector
     projects = [_truncating_tree(tmp_path, f"p{i}") for i in range(8)]
     barrier = threading.Barrier(len(projects))
     seen: dict[str, list[HostWarning]] = {}
@@ -321,6 +322,7 @@ def test_concurrent_builds_in_threads_keep_their_own_warnings(
 def test_concurrent_builds_in_asyncio_tasks_keep_their_own_warnings(
     plugin_host: PluginHost, tmp_path: Path
 ) -> None:
+    drain_warnings()
     projects = [_truncating_tree(tmp_path, f"t{i}") for i in range(6)]
 
     async def one(project: Path) -> list[HostWarning]:
