@@ -1,1 +1,191 @@
-"""``hermes-ctx compress``: run the selected engine over a transcript (compressor issue)."""
+"""``hermes-ctx compress``: run the selected engine over a transcript and report what it did.
+
+The engine is whatever ``--engine`` (else ``context.engine``) names; the command runs its
+``compress`` step through the host with ``force=True`` (a manual compression), so wrappers and
+observers see it like any other. Engines that keep a ``last_compression_report`` mapping (the
+built-in compressor does) get their figures shown; for others a report is derived from the
+before and after lists.
+
+Exit codes: 0 compressed, nothing to compress or ineffective; 1 aborted (the summariser failed
+and nothing was removed); 2 invalid input or configuration.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import json
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hermes_core.cli import CliState, cli, emit_json, fail, guarded
+from hermes_core.diagnostics import collecting
+from hermes_core.messages import load_transcript
+from hermes_core.tokens import estimate_messages_tokens
+
+#: The window assumed when neither ``--context-length`` nor anything else says (the
+#: reference's fallback for unknown models).
+DEFAULT_CONTEXT_LENGTH = 256_000
+#: Show a progress bar on stderr once a compression has run this long.
+PROGRESS_AFTER_SECONDS = 1.0
+STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted")
+
+
+@cli.command()
+@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
+              help="Write the resulting messages here (a JSON array).")
+@click.option("--context-length", type=click.IntRange(min=1), default=None,
+              help=f"Model window in tokens (default {DEFAULT_CONTEXT_LENGTH:,}).")
+@click.option("--max-tokens", type=click.IntRange(min=1), default=None,
+              help="Output tokens reserved from the window.")
+@click.option("--model", default="", help="Model name (per-model thresholds, summariser fallback).")
+@click.option("--focus", default=None, metavar="TEXT", help="Topic the summary should keep in detail.")
+@click.option("--engine", "engine_name", default=None, metavar="NAME",
+              help="Engine to use (default: context.engine).")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON report: {status, before, after, phases, summary, warnings}.")
+@click.pass_obj
+@guarded
+def compress(
+    state: CliState,
+    file: Path,
+    out: Path | None,
+    context_length: int | None,
+    max_tokens: int | None,
+    model: str,
+    focus: str | None,
+    engine_name: str | None,
+    as_json: bool,
+) -> None:
+    """Compress a transcript (JSON array or JSONL of OpenAI-format messages)."""
+    messages = load_transcript(file)
+    config = state.config
+    name = engine_name or config.context.engine
+    engine = state.host.create_engine(name, config)
+    engine.update_model(model, context_length or DEFAULT_CONTEXT_LENGTH, max_tokens=max_tokens)
+    with collecting() as bucket:
+        state.host.engine_step("on_session_start", engine, session_id="hermes-ctx-compress",
+                               boundary_reason=None)
+        result = _run_with_progress(state, engine, messages, focus)
+    if not isinstance(result, list):
+        result = messages
+    report = _report(engine, messages, result)
+    report["warnings"] = list(report.get("warnings") or [])
+    for warning in [*state.warnings, *bucket]:
+        text = getattr(warning, "message", str(warning))
+        if text not in report["warnings"]:
+            report["warnings"].append(text)
+    report["engine"] = name
+    if out is not None:
+        try:
+            out.write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str) + "\n",
+                           encoding="utf-8")
+        except OSError as exc:
+            fail(f"{out}: cannot write the output: {exc}")
+        report["output"] = str(out)
+    if as_json:
+        emit_json(report)
+    else:
+        _print_report(report)
+    if report["status"] == "aborted":
+        sys.exit(1)
+
+
+def _run_with_progress(state: CliState, engine: Any, messages: list[dict[str, Any]],
+                       focus: str | None) -> Any:
+    """Run the compress step in a worker; draw a progress bar on stderr if it takes a while."""
+    phase = {"done": 0, "total": 4}
+    if hasattr(engine, "progress"):
+        def progress(name: str, done: int, total: int) -> None:
+            phase["done"], phase["total"] = done, total
+
+        engine.progress = progress
+    box: dict[str, Any] = {}
+    context = contextvars.copy_context()
+
+    def work() -> None:
+        try:
+            box["result"] = state.host.engine_step(
+                "compress", engine, messages=messages, current_tokens=None, focus_topic=focus,
+                force=True,
+            )
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=context.run, args=(work,), daemon=True)
+    started = time.monotonic()
+    worker.start()
+    worker.join(PROGRESS_AFTER_SECONDS)
+    if worker.is_alive():
+        with click.progressbar(length=phase["total"], label="Compressing", file=sys.stderr) as bar:
+            shown = 0
+            while worker.is_alive():
+                worker.join(0.1)
+                if phase["done"] > shown:
+                    bar.update(phase["done"] - shown)
+                    shown = phase["done"]
+            bar.update(max(0, phase["total"] - shown))
+    worker.join()
+    if hasattr(engine, "progress"):
+        engine.progress = None
+    if "error" in box:
+        raise box["error"]
+    box.setdefault("elapsed", time.monotonic() - started)
+    return box.get("result")
+
+
+def _report(engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
+    raw = getattr(engine, "last_compression_report", None)
+    if isinstance(raw, dict) and raw.get("status") in STATUSES:
+        report = dict(raw)
+        report["after"] = {"messages": len(after), "tokens": estimate_messages_tokens(after)}
+        return report
+    before_tokens = estimate_messages_tokens(before)
+    after_tokens = estimate_messages_tokens(after)
+    status = "nothing_to_compress" if after is before else (
+        "compressed" if after_tokens < before_tokens * 0.9 else "ineffective"
+    )
+    return {
+        "status": status,
+        "before": {"messages": len(before), "tokens": before_tokens},
+        "after": {"messages": len(after), "tokens": after_tokens},
+        "phases": {"deduplicated": 0, "demoted": 0, "arguments_shortened": 0, "media_stripped": 0,
+                   "summarized_messages": 0},
+        "summary": {"index": None, "provider": None, "chars": 0, "fallback": False},
+        "warnings": [],
+    }
+
+
+def _print_report(report: dict[str, Any]) -> None:
+    before, after = report["before"], report["after"]
+    headline = {
+        "compressed": "Compressed",
+        "nothing_to_compress": "Nothing to compress",
+        "ineffective": "Compressed, but saved under 10% (ineffective)",
+        "aborted": "Compression aborted: no messages were removed",
+    }[report["status"]]
+    click.echo(f"{headline} (engine {report.get('engine', '?')})")
+    click.echo(f"  messages  {before['messages']:,} -> {after['messages']:,}")
+    click.echo(f"  tokens    ~{before['tokens']:,} -> ~{after['tokens']:,} (estimate)")
+    phases = report.get("phases") or {}
+    done = [f"{key.replace('_', ' ')} {value:,}" for key, value in phases.items() if value]
+    if done:
+        click.echo(f"  phases    {', '.join(done)}")
+    summary = report.get("summary") or {}
+    if summary.get("index") is not None:
+        kind = "fallback handoff" if summary.get("fallback") else "summary"
+        click.echo(
+            f"  {kind:<9} message {summary['index']} by {summary.get('provider')}, "
+            f"{summary.get('chars', 0):,} chars"
+        )
+    if report.get("error"):
+        click.echo(f"  reason    {report['error']}")
+    if report.get("output"):
+        click.echo(f"  written   {report['output']}")
+    for warning in report.get("warnings") or ():
+        click.echo(f"  warning   {warning}")

@@ -1,4 +1,9 @@
-"""Registers the built-in ``compressor`` engine (the default ``context.engine``)."""
+"""Registers the built-in ``compressor`` engine (the default ``context.engine``) and the offline
+``extractive`` summariser it uses by default (``compression.summary.provider: extractive``).
+
+Both registrations are ordinary hook implementations: block this plugin (``--disable
+compressor``) and register your own engine or summariser under the same names to replace them.
+"""
 
 from __future__ import annotations
 
@@ -6,22 +11,17 @@ from typing import Any
 
 from hermes_core import ContextEngine, hookimpl
 
+from hermes_plugins.compressor.engine import CompressorEngine
+from hermes_plugins.compressor.extractive import ExtractiveSummarizer
 
-class CompressorEngine(ContextEngine):
-    """Placeholder until the full compressor lands: tracks usage, never compresses."""
-
-    name = "compressor"
-
-    def compress(
-        self,
-        messages: list[dict[str, Any]],
-        current_tokens: int | None = None,
-        focus_topic: str | None = None,
-        force: bool = False,
-    ) -> list[dict[str, Any]]:
-        return messages
+__all__ = ["CompressorEngine", "ExtractiveSummarizer"]
 
 
 @hookimpl(trylast=True)
 def hermes_context_engines() -> dict[str, type[ContextEngine]]:
     return {"compressor": CompressorEngine}
+
+
+@hookimpl(trylast=True)
+def hermes_summarizers() -> dict[str, Any]:
+    return {"extractive": ExtractiveSummarizer}

@@ -1,0 +1,218 @@
+"""Phase 4, assembly (§10): head + framed summary + tail, then pair repair and media stripping.
+
+The summary's role is chosen so roles keep alternating and at least one user message exists
+(strict providers reject a transcript without one); when no role fits, the summary is merged
+into the first tail message instead of standing alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from hermes_plugins.compressor.framing import (
+    FALLBACK_KEY,
+    HAS_USER_TURN_KEY,
+    MERGED_DELIMITER,
+    MERGED_HEADER,
+    MERGED_KEY,
+    SUMMARY_KEY,
+    SYSTEM_NOTE,
+    END_MARKER,
+    compose_prepended,
+    compose_standalone,
+    compose_wrapped,
+    frame_summary,
+    is_summary_message,
+    unwrap,
+)
+from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
+
+MEDIA_PLACEHOLDER = "[earlier image attachment removed after compaction]"
+TOOL_CALL_REMOVED = "(tool call removed)"
+
+
+def strip_stale_summaries(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Drop standalone summaries and unwrap merged ones (their own content stays)."""
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.get("role") != "tool" and is_summary_message(message):
+            kept = unwrap(message)
+            if kept is not None:
+                out.append(kept)
+            continue
+        out.append(message)
+    return out
+
+
+def with_system_note(message: dict[str, Any]) -> dict[str, Any]:
+    """The system message with the compaction note appended once."""
+    content = message.get("content")
+    if isinstance(content, str):
+        if SYSTEM_NOTE in content:
+            return message
+        return {**message, "content": f"{content}\n\n{SYSTEM_NOTE}" if content else SYSTEM_NOTE}
+    if isinstance(content, list):
+        if any(isinstance(p, dict) and p.get("text") == SYSTEM_NOTE for p in content):
+            return message
+        return {**message, "content": [*content, {"type": "text", "text": SYSTEM_NOTE}]}
+    if content is None:
+        return {**message, "content": SYSTEM_NOTE}
+    return message
+
+
+def choose_role(
+    head: Sequence[dict[str, Any]], tail: Sequence[dict[str, Any]], compress_start: int
+) -> tuple[str, bool, bool]:
+    """``(role, merge_into_first_tail, force_user)`` for the summary (§10.2 step 3)."""
+    last_head_role = head[-1].get("role") if head else "user"
+    first_tail_role = tail[0].get("role") if tail else None
+    has_user = any(m.get("role") == "user" for m in head) or any(m.get("role") == "user" for m in tail)
+    force_user = compress_start == 0 or last_head_role == "system" or not has_user
+    role = "user" if last_head_role in ("assistant", "tool") or force_user else "assistant"
+    merge = False
+    if role == first_tail_role:
+        flipped = "assistant" if role == "user" else "user"
+        if flipped != last_head_role and not force_user:
+            role = flipped
+        elif tail:
+            merge = True
+    return role, merge, force_user
+
+
+def _merge_into(message: dict[str, Any], block: str, prepend: bool) -> dict[str, Any]:
+    content = message.get("content")
+    out = {k: v for k, v in message.items() if k != "api_content"}
+    if isinstance(content, list):
+        if prepend:
+            out["content"] = [{"type": "text", "text": f"{block}\n\n{END_MARKER}"}, *content]
+        else:
+            out["content"] = [
+                {"type": "text", "text": MERGED_HEADER},
+                *content,
+                {"type": "text", "text": f"{MERGED_DELIMITER}\n{block}\n\n{END_MARKER}"},
+            ]
+    else:
+        text = content if isinstance(content, str) else ""
+        out["content"] = compose_prepended(block, text) if prepend else compose_wrapped(text, block)
+    out[MERGED_KEY] = "prepended" if prepend else "wrapped"
+    return out
+
+
+def assemble(
+    head: Sequence[dict[str, Any]],
+    body: str,
+    tail: Sequence[dict[str, Any]],
+    *,
+    compress_start: int,
+    fallback: bool = False,
+) -> list[dict[str, Any]]:
+    """Head, the framed summary (standalone or merged into the first tail message), tail."""
+    head = strip_stale_summaries(head)
+    tail = strip_stale_summaries(tail)
+    if head and head[0].get("role") == "system":
+        head = [with_system_note(head[0]), *head[1:]]
+    role, merge, force_user = choose_role(head, tail, compress_start)
+    has_user = any(m.get("role") == "user" for m in head) or any(m.get("role") == "user" for m in tail)
+    block = frame_summary(body)
+    meta = {SUMMARY_KEY: True, HAS_USER_TURN_KEY: has_user or role == "user", FALLBACK_KEY: fallback}
+    if merge:
+        first = _merge_into(tail[0], block, prepend=force_user and role == "user")
+        first.update(meta)
+        return [*head, first, *tail[1:]]
+    summary = {"role": role, "content": compose_standalone(block), **meta}
+    return [*head, summary, *tail]
+
+
+def _call_ids(message: dict[str, Any]) -> list[str]:
+    ids = []
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, dict):
+            ids.append(str(call.get("id") or call.get("call_id") or ""))
+        else:
+            ids.append("")
+    return ids
+
+
+def sanitize_tool_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Drop orphan results and unanswered calls; never invent a result. ``(list, repairs)``.
+
+    A result counts only when an earlier assistant issued its call and it is the first result
+    for that id; a call counts only when such a result exists.
+    """
+    issued: set[str] = set()
+    answered: set[str] = set()
+    drop: set[int] = set()
+    for i, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant" and message.get("tool_calls"):
+            issued.update(ident for ident in _call_ids(message) if ident)
+        elif role == "tool":
+            ident = str(message.get("tool_call_id") or "")
+            if ident in issued and ident not in answered:
+                answered.add(ident)
+            else:
+                drop.add(i)
+    repairs = len(drop)
+    out: list[dict[str, Any]] | None = None
+    for i, message in enumerate(messages):
+        if i in drop:
+            if out is None:
+                out = list(messages[:i])
+            continue
+        if message.get("role") == "assistant" and message.get("tool_calls"):
+            calls = message["tool_calls"]
+            ids = _call_ids(message)
+            keep = [call for call, ident in zip(calls, ids) if ident and ident in answered]
+            if len(keep) != len(calls):
+                repairs += len(calls) - len(keep)
+                fixed = {k: v for k, v in message.items() if k != "tool_calls"}
+                if keep:
+                    fixed["tool_calls"] = keep
+                else:
+                    content = fixed.get("content")
+                    if content is None or (isinstance(content, str) and not content.strip()) or content == []:
+                        fixed["content"] = TOOL_CALL_REMOVED
+                if out is None:
+                    out = list(messages[:i])
+                out.append(fixed)
+                continue
+        if out is not None:
+            out.append(message)
+    return (messages if out is None else out), repairs
+
+
+def _has_image(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    return isinstance(content, list) and any(
+        isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES for p in content
+    )
+
+
+def strip_historical_media(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
+    """Replace images before the last user message that has one; ``(list, images_removed)``."""
+    anchor = -1
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.get("role") == "user" and _has_image(message):
+            anchor = i
+            break
+    if anchor <= 0:
+        return messages, 0
+    out: list[dict[str, Any]] | None = None
+    removed = 0
+    for i in range(anchor):
+        message = messages[i]
+        if not _has_image(message):
+            continue
+        parts = []
+        for part in message["content"]:
+            if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES:
+                parts.append({"type": "text", "text": MEDIA_PLACEHOLDER})
+                removed += 1
+            else:
+                parts.append(part)
+        if out is None:
+            out = list(messages)
+        out[i] = {**{k: v for k, v in message.items() if k != "api_content"}, "content": parts}
+    return (messages if out is None else out), removed

@@ -1,0 +1,183 @@
+"""Phase 2, boundaries (§8): which messages stay verbatim at the head and the tail.
+
+The head is the system prompt plus ``protect_first_n`` messages (decaying to none once the
+session has been compressed); the tail is cut by a token budget, walking back from the end. The
+cut never separates an assistant's tool calls from their results, and the latest real user
+message and the latest assistant reply always stay verbatim.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from hermes_plugins.compressor.framing import CONTINUATION_MARKER, content_text, is_summary_message
+from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, SOFT_CEILING_FACTOR, message_tokens
+
+Messages = Sequence[dict[str, Any]]
+
+#: The tail keeps at least this many messages, whatever the budget says.
+MIN_TAIL_MESSAGES = 3
+#: After a restart, a handoff within this many messages past the head means "already compressed".
+RESUMED_HEAD_SLACK = 4
+
+
+def _role(messages: Messages, i: int) -> Any:
+    return messages[i].get("role")
+
+
+def align_forward(messages: Messages, index: int) -> int:
+    """Move ``index`` past tool results so a region never starts with an orphan result."""
+    n = len(messages)
+    while index < n and _role(messages, index) == "tool":
+        index += 1
+    return index
+
+
+def align_backward(messages: Messages, index: int) -> int:
+    """Move ``index`` back onto the assistant whose tool results precede it, if any.
+
+    The whole call-plus-results group then lands on the same side of the cut.
+    """
+    if index <= 0 or index >= len(messages):
+        return index
+    j = index - 1
+    while j >= 0 and _role(messages, j) == "tool":
+        j -= 1
+    if j >= 0 and _role(messages, j) == "assistant" and messages[j].get("tool_calls"):
+        return j
+    return index
+
+
+def min_tail_messages(n: int, head_end: int, protect_last_n: int) -> int:
+    available = max(0, n - head_end - 1)
+    floor = max(MIN_TAIL_MESSAGES, min(protect_last_n, MAX_TAIL_MESSAGE_FLOOR))
+    cap = max(MIN_TAIL_MESSAGES, available - 2)
+    return min(floor, cap, available) if available > 1 else 0
+
+
+def is_actionable_user(message: dict[str, Any]) -> bool:
+    """A real user turn: not a summary, not blank, not a continuation marker."""
+    if message.get("role") != "user":
+        return False
+    content = message.get("content")
+    if isinstance(content, list):
+        has_media = any(isinstance(p, dict) and p.get("type") not in (None, "text") for p in content)
+        if not content_text(content).strip() and not has_media:
+            return False
+    else:
+        text = content_text(content).strip()
+        if not text or text == CONTINUATION_MARKER:
+            return False
+    return not is_summary_message(message)
+
+
+def last_actionable_user(messages: Messages, start: int) -> int:
+    for i in range(len(messages) - 1, start - 1, -1):
+        if is_actionable_user(messages[i]):
+            return i
+    return -1
+
+
+def _has_text(message: dict[str, Any]) -> bool:
+    content = message.get("content")
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        for part in content:
+            if isinstance(part, dict):
+                for key in ("text", "content"):
+                    value = part.get(key)
+                    if isinstance(value, str) and value.strip():
+                        return True
+    return False
+
+
+def last_assistant(messages: Messages, start: int) -> int:
+    """The latest assistant reply with text (else any assistant) at or after ``start``."""
+    fallback = -1
+    for i in range(len(messages) - 1, start - 1, -1):
+        message = messages[i]
+        if message.get("role") != "assistant" or is_summary_message(message):
+            continue
+        if _has_text(message):
+            return i
+        if fallback == -1:
+            fallback = i
+    return fallback
+
+
+def _turn_end(messages: Messages, user_index: int) -> int:
+    """Index just past a user turn's first exchange (user -> assistant -> its tool results)."""
+    n = len(messages)
+    j = user_index + 1
+    if j < n and _role(messages, j) == "assistant":
+        j += 1
+        while j < n and _role(messages, j) == "tool":
+            j += 1
+    return j
+
+
+def find_tail_cut(
+    messages: Messages,
+    head_end: int,
+    budget: int,
+    protect_last_n: int,
+    tokens: Callable[[dict[str, Any]], int] = message_tokens,
+) -> int:
+    """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle."""
+    n = len(messages)
+    min_tail = min_tail_messages(n, head_end, protect_last_n)
+    ceiling = int(budget * SOFT_CEILING_FACTOR)
+    acc = 0
+    cut = n
+    for i in range(n - 1, head_end - 1, -1):
+        size = tokens(messages[i])
+        if acc + size > ceiling and (n - i) >= min_tail:
+            break
+        acc += size
+        cut = i
+    if cut <= head_end and 0 < acc <= ceiling:
+        # Everything fitted under the soft ceiling: cut by the plain budget instead.
+        acc = 0
+        for j in range(n - 1, head_end - 1, -1):
+            size = tokens(messages[j])
+            if acc + size > budget and (n - j) >= min_tail:
+                cut = j
+                break
+            acc += size
+    cut = min(cut, n - min_tail)
+    if cut <= head_end:
+        cut = max(n - min_tail, head_end + 1)
+    cut = align_backward(messages, cut)
+
+    user = last_actionable_user(messages, head_end)
+    if 0 <= user < cut:
+        fresh_before = any(
+            not is_summary_message(messages[k]) for k in range(head_end, user)
+        )
+        if fresh_before:
+            cut = max(user, head_end + 1)
+        else:
+            # Nothing new before the latest request: condense its first exchange with it
+            # rather than making no progress at all (the summary quotes the request).
+            cut = max(cut, _turn_end(messages, user))
+
+    reply = last_assistant(messages, head_end)
+    if 0 <= reply < cut:
+        cut = max(align_backward(messages, reply), head_end + 1)
+    return align_forward(messages, max(cut, head_end + 1))
+
+
+def keep_bridge(messages: Messages, compress_start: int, cut: int) -> int:
+    """When the tail would start at the latest request, keep what it answers too (§8.4)."""
+    if cut >= len(messages) or cut <= compress_start:
+        return cut
+    if last_actionable_user(messages, cut) != cut:
+        return cut
+    bridge = cut - 1
+    if _role(messages, bridge) == "tool":
+        bridge = align_backward(messages, cut)
+    if _role(messages, bridge) != "assistant":
+        return cut
+    return bridge if bridge > compress_start else cut

@@ -1,0 +1,814 @@
+"""``CompressorEngine``: the built-in context engine (``context.engine: compressor``).
+
+Cheap before expensive. ``compress`` runs four phases and stops spending as soon as it can:
+
+1. free passes (``prune``): dedupe, one-line demotion of old tool results, screenshot
+   placeholders, argument shortening, tail pressure - no model involved, and their result
+   stands even when the summary later fails;
+2. boundaries (``boundaries``): a verbatim head and a token-budgeted verbatim tail that never
+   splits a tool call from its results and always keeps the latest user request and reply;
+3. summary (``serialize``, ``redact``, ``prompt``): the redacted middle goes to the summariser
+   named by ``compression.summary.provider`` (offline ``extractive`` by default), updating the
+   previous summary rather than summarising it again;
+4. assembly (``assemble``): the framed summary takes the middle's place, then tool pairs are
+   repaired and old images stripped.
+
+The engine is self-sufficient for a host: it keeps the public counters the host reads
+(``last_prompt_tokens``, ``threshold_tokens``, ``compression_count`` ...), judges its own
+savings, blocks itself after two ineffective compressions and cools down after summariser
+failures. After every ``compress`` call ``last_compression_report`` says what happened (the
+``hermes-ctx compress`` report): ``status`` is ``compressed``, ``nothing_to_compress``,
+``ineffective`` or ``aborted``; ``fallback_used``, ``aborted``, ``error`` and friends feed the
+host's message to the user. The input list and its dicts are never mutated; returning the very
+same list object means "nothing changed".
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from typing import Any
+
+import structlog
+
+from hermes_core import ContextEngine, coerce_usage, record_warning
+from hermes_core.errors import HermesPluginError
+from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
+from hermes_core.tokens import estimate_messages_tokens
+
+from hermes_plugins.compressor.antithrash import AntiThrash
+from hermes_plugins.compressor.assemble import assemble, sanitize_tool_pairs, strip_historical_media
+from hermes_plugins.compressor.boundaries import (
+    MIN_TAIL_MESSAGES,
+    RESUMED_HEAD_SLACK,
+    align_forward,
+    find_tail_cut,
+    is_actionable_user,
+    keep_bridge,
+)
+from hermes_plugins.compressor.extractive import MAX_CHARS, ExtractiveSummarizer, build_handoff
+from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message, is_summary_message, unwrap
+from hermes_plugins.compressor.prompt import build_summary_prompt
+from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, PruneStats, prune_tool_results
+from hermes_plugins.compressor.redact import redact
+from hermes_plugins.compressor.serialize import bound_text, prepare_turns, serialize_turns, strip_reasoning
+from hermes_plugins.compressor.thresholds import (
+    UNKNOWN_WINDOW_FALLBACK,
+    clamp_target_ratio,
+    derive_thresholds,
+    resolve_model_threshold,
+)
+
+log = structlog.get_logger(__name__)
+
+SUMMARY_RATIO = 0.20
+SUMMARY_MIN_TOKENS = 2_000
+PREVIOUS_SUMMARY_MAX = 20_000
+DEFER_TOLERANCE_MIN = 4_096
+DEFER_TOLERANCE_SHARE = 0.05
+PHASES = ("prune", "boundaries", "summary", "assemble")
+_NO_NEW_KINDS = frozenset({"missing_dependency"})
+
+
+class _Abort(Exception):
+    """The summariser failed in a way that must leave the conversation untouched."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class CompressorEngine(ContextEngine):
+    """The reference compressor: free passes, a pair-safe cut, a framed summary last."""
+
+    name = "compressor"
+
+    def __init__(self, *, config: Any = None, host: Any = None) -> None:
+        super().__init__(config=config, host=host)
+        section = self.config.compression
+        #: Seconds clock for cooldowns; replace it in tests (``engine.clock = fake``).
+        self.clock: Callable[[], float] = time.monotonic
+        #: Optional ``progress(phase, done, total)`` callback, called at each phase start.
+        self.progress: Callable[[str, int, int], None] | None = None
+        self._config_threshold_percent = float(section.threshold)
+        self.threshold_percent = float(section.threshold)
+        self.protect_first_n = int(section.protect_first_n)
+        self.protect_last_n = int(section.protect_last_n)
+        self.summary_target_ratio = clamp_target_ratio(section.target_ratio)
+        self.tail_token_budget = 0
+        self.max_summary_tokens = 0
+        self.last_real_prompt_tokens = 0
+        self.awaiting_real_usage_after_compression = False
+        self.last_compression_rough_tokens = 0
+        self.last_rough_tokens_when_real_prompt_fit: int | None = None
+        self._guard = AntiThrash()
+        self._previous_summary: str | None = None
+        self._summarizers: dict[str, Any] = {}
+        self._summary_model_failed = False
+        self._runtime: tuple[Any, ...] | None = None
+        self._window_warned = False
+        self._call_tokens: int | None = None
+
+    # --- configuration --------------------------------------------------------------------
+
+    def update_model(
+        self,
+        model: str,
+        context_length: int,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        provider: str | None = None,
+        api_mode: str | None = None,
+        max_tokens: int | None = None,
+    ) -> None:
+        """Adopt a model and window and derive every size figure (§5).
+
+        An unknown window (``context_length`` 0) keeps ``context_length`` at 0 for the host but
+        sizes thresholds for a 256,000-token window, with a one-time warning.
+        """
+        section = self.config.compression
+        runtime = (model or "", provider or self.provider, base_url, api_mode)
+        self.model = model or ""
+        self.provider = provider or self.provider
+        self.context_length = max(0, int(context_length or 0))
+        if max_tokens is not None:
+            self.max_tokens = max_tokens if isinstance(max_tokens, int) and max_tokens > 0 else None
+        window = self.context_length
+        if window <= 0:
+            window = UNKNOWN_WINDOW_FALLBACK
+            if not self._window_warned:
+                self._window_warned = True
+                record_warning(
+                    "compression_window_unknown",
+                    f"the context window of model {self.model or '(unnamed)'!r} is unknown; "
+                    f"compression thresholds assume {UNKNOWN_WINDOW_FALLBACK:,} tokens",
+                    plugin="compressor",
+                    model=self.model,
+                )
+        percent = resolve_model_threshold(
+            self.model, section.model_thresholds, self._config_threshold_percent
+        )
+        figures = derive_thresholds(
+            window,
+            percent,
+            max_tokens=self.max_tokens,
+            cap=section.threshold_tokens,
+            target_ratio=section.target_ratio,
+        )
+        self.threshold_percent = figures.threshold_percent
+        self.threshold_tokens = figures.threshold_tokens
+        self.tail_token_budget = figures.tail_token_budget
+        self.max_summary_tokens = figures.max_summary_tokens
+        self.summary_target_ratio = figures.target_ratio
+        self.last_prompt_tokens = 0
+        self.last_completion_tokens = 0
+        self.last_total_tokens = 0
+        self.last_real_prompt_tokens = 0
+        self.last_compression_rough_tokens = 0
+        self.last_rough_tokens_when_real_prompt_fit = None
+        self.awaiting_real_usage_after_compression = False
+        self._guard.clear_ineffective()
+        self._guard.pending_verification = None
+        if self._runtime is not None and runtime != self._runtime:
+            self._guard.clear_cooldown()
+            self._summarizers.clear()
+            self._summary_model_failed = False
+        self._runtime = runtime
+
+    # --- usage and decisions ----------------------------------------------------------------
+
+    @property
+    def ineffective_compression_count(self) -> int:
+        return self._guard.ineffective_count
+
+    def update_from_response(self, usage: Any) -> None:
+        """Record one response's usage (§6.1). Only prompt tokens decide anything.
+
+        Also settles a pending savings verdict: when a compression was judged effective from
+        estimates, the first real prompt figure after it confirms or overturns that.
+        """
+        u = coerce_usage(usage)
+        self.last_prompt_tokens = u.prompt_tokens
+        self.last_completion_tokens = u.completion_tokens
+        self.last_total_tokens = u.total_tokens
+        guard = self._guard
+        guard.turn += 1
+        prompt = u.prompt_tokens
+        if prompt > 0:
+            self.last_real_prompt_tokens = prompt
+            before = guard.pending_verification
+            if before:
+                savings = (before - prompt) / before * 100
+                if guard.record_verdict(savings, prompt):
+                    log.info("compression_ineffective", basis="provider", savings_percent=round(savings, 1),
+                             count=guard.ineffective_count)
+                    if guard.blocked:
+                        self._warn_blocked()
+            if prompt < self.threshold_tokens:
+                if self.awaiting_real_usage_after_compression and self.last_compression_rough_tokens:
+                    self.last_rough_tokens_when_real_prompt_fit = self.last_compression_rough_tokens
+                guard.clear_ineffective()
+            else:
+                self.last_rough_tokens_when_real_prompt_fit = None
+        guard.pending_verification = None
+        self.awaiting_real_usage_after_compression = False
+
+    def should_compress_info(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
+        """``(should, block_reason)`` for a token figure (default: the last real prompt).
+
+        Reasons: ``cooldown:<seconds>`` while a summariser failure cools down, ``ineffective``
+        after two compressions that saved under 10% (lifted by enough growth since).
+        """
+        tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
+        if self.threshold_tokens <= 0 or tokens < self.threshold_tokens:
+            return False, None
+        remaining = self._guard.cooldown_remaining(self.clock())
+        if remaining > 0:
+            return False, f"cooldown:{remaining:.0f}"
+        if self._guard.blocked:
+            margin = float(self.config.compression.ineffective_recovery_margin)
+            if not self._guard.lifts_block(tokens, self.threshold_tokens, margin):
+                return False, "ineffective"
+            log.info("compression_block_lifted", tokens=tokens, base=self._guard.block_base_tokens)
+            self._guard.clear_ineffective()
+        return True, None
+
+    def should_defer_preflight_to_real_usage(self, rough_tokens: int) -> bool:
+        """Whether a rough pre-request estimate should wait for the provider's figure (§6.3)."""
+        if rough_tokens < self.threshold_tokens:
+            return False
+        if self.awaiting_real_usage_after_compression:
+            return True
+        if self.last_real_prompt_tokens <= 0 or self.last_real_prompt_tokens >= self.threshold_tokens:
+            return False
+        baseline = self.last_rough_tokens_when_real_prompt_fit or self.last_compression_rough_tokens
+        if not baseline:
+            return False
+        tolerated = max(DEFER_TOLERANCE_MIN, int(self.threshold_tokens * DEFER_TOLERANCE_SHARE))
+        if max(0, rough_tokens - baseline) > tolerated:
+            return False
+        self.last_rough_tokens_when_real_prompt_fit = max(baseline, rough_tokens)
+        return True
+
+    def recent_compressions(self, window: int | None = None) -> int:
+        """How many compressions ran in the last ``window`` turns (default
+        ``compression.thrash_window_turns``); a turn is one ``update_from_response``."""
+        return self._guard.recent(window or int(self.config.compression.thrash_window_turns))
+
+    def get_status(self) -> dict[str, Any]:
+        status = super().get_status()
+        blocked = None
+        if self._guard.cooldown_remaining(self.clock()) > 0:
+            blocked = f"cooldown:{self._guard.cooldown_remaining(self.clock()):.0f}"
+        elif self._guard.blocked:
+            blocked = "ineffective"
+        window = int(self.config.compression.thrash_window_turns)
+        status.update(
+            tail_token_budget=self.tail_token_budget,
+            max_summary_tokens=self.max_summary_tokens,
+            threshold_percent=self.threshold_percent,
+            ineffective_compression_count=self._guard.ineffective_count,
+            blocked_reason=blocked,
+            recent_compressions=self._guard.recent(window),
+            thrash_window_turns=window,
+            has_previous_summary=self._previous_summary is not None,
+            last_compression_status=(self.last_compression_report or {}).get("status"),
+        )
+        return status
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def on_session_start(self, session_id: str, **kwargs: Any) -> None:
+        previous = self.session_id
+        super().on_session_start(session_id, **kwargs)
+        if kwargs.get("boundary_reason") is None and previous and previous != session_id:
+            self._reset_session_state()
+
+    def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
+        self._reset_session_state()
+
+    def on_session_reset(self) -> None:
+        super().on_session_reset()
+        self._reset_session_state()
+
+    def _reset_session_state(self) -> None:
+        self._previous_summary = None
+        self._guard.reset()
+        self._summary_model_failed = False
+        self.compression_count = 0
+        self.last_real_prompt_tokens = 0
+        self.last_compression_rough_tokens = 0
+        self.last_rough_tokens_when_real_prompt_fit = None
+        self.awaiting_real_usage_after_compression = False
+        self.last_compression_report = None
+
+    # --- boundaries ---------------------------------------------------------------------------
+
+    def _effective_protect_first_n(self, messages: list[dict[str, Any]]) -> int:
+        """``protect_first_n`` until the session has been compressed, then 0 (§8.1)."""
+        if self.compression_count >= 1 or self._previous_summary is not None:
+            return 0
+        first = 1 if messages and messages[0].get("role") == "system" else 0
+        for i in range(first, min(len(messages), first + self.protect_first_n + RESUMED_HEAD_SLACK)):
+            if messages[i].get("role") != "tool" and is_summary_message(messages[i]):
+                return 0
+        return self.protect_first_n
+
+    def _head_end(self, messages: list[dict[str, Any]]) -> int:
+        system = 1 if messages and messages[0].get("role") == "system" else 0
+        return min(len(messages), system + self._effective_protect_first_n(messages))
+
+    def _budget(self) -> int:
+        if self.tail_token_budget > 0:
+            return self.tail_token_budget
+        return int(derive_thresholds(UNKNOWN_WINDOW_FALLBACK, self.threshold_percent).tail_token_budget)
+
+    def _too_few(self, messages: list[dict[str, Any]], head_end: int) -> bool:
+        floor = max(MIN_TAIL_MESSAGES, min(self.protect_last_n, MAX_TAIL_MESSAGE_FLOOR))
+        return len(messages) <= head_end + floor + 1
+
+    def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether anything outside the protected head and tail could be summarised (§13)."""
+        if not messages:
+            return False
+        start = align_forward(messages, self._head_end(messages))
+        if self._too_few(messages, start):
+            return False
+        cut = find_tail_cut(messages, start, self._budget(), self.protect_last_n)
+        return any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages))))
+
+    # --- compress -------------------------------------------------------------------------------
+
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None = None,
+        focus_topic: str | None = None,
+        force: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Compact ``messages``; see the module docstring for the phases and the report."""
+        started = time.perf_counter()
+        report = _new_report(messages, force, focus_topic)
+        self.last_compression_report = report
+        self._call_tokens = current_tokens
+        if force:
+            self._guard.clear_cooldown()
+            self._guard.clear_ineffective()
+        try:
+            result = self._compress(messages, current_tokens, focus_topic, force, report)
+        finally:
+            report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
+        log.info(
+            "compression_finished",
+            engine=self.name,
+            status=report["status"],
+            before_tokens=report["before"]["tokens"],
+            after_tokens=report["after"]["tokens"],
+            before_messages=report["before"]["messages"],
+            after_messages=report["after"]["messages"],
+            fallback=report["fallback_used"],
+            elapsed_ms=report["elapsed_ms"],
+        )
+        return result
+
+    def _step(self, index: int) -> None:
+        if self.progress is not None:
+            try:
+                self.progress(PHASES[index], index, len(PHASES))
+            except Exception:  # noqa: BLE001 - a display callback must not break compression
+                self.progress = None
+
+    def _compress(
+        self,
+        messages: list[dict[str, Any]],
+        current_tokens: int | None,
+        focus_topic: str | None,
+        force: bool,
+        report: dict[str, Any],
+    ) -> list[dict[str, Any]]:
+        before_tokens = report["before"]["tokens"]
+        head_end = self._head_end(messages)
+        if not messages or self._too_few(messages, head_end):
+            return self._unchanged(messages, report, force, "too few messages outside the protected head and tail")
+
+        self._step(0)
+        pruned, stats = prune_tool_results(
+            messages,
+            protect_tail_count=self.protect_last_n,
+            protect_tail_tokens=self._budget(),
+        )
+        _record_phase1(report, stats)
+
+        self._step(1)
+        start = align_forward(pruned, head_end)
+        cut = find_tail_cut(pruned, start, self._budget(), self.protect_last_n)
+        handoffs = [
+            i for i, m in enumerate(pruned) if m.get("role") != "tool" and is_summary_message(m)
+        ]
+        if handoffs and all(h >= cut for h in handoffs):
+            # The last summary sits in the tail: move it into the middle so it gets updated.
+            cut = align_forward(pruned, handoffs[-1] + 1)
+        cut = keep_bridge(pruned, start, cut)
+        bodies = [found[1] for h in handoffs if (found := classify_message(pruned[h])) and found[1]]
+        if handoffs and self._previous_summary is None:
+            self._previous_summary = "\n\n".join(bodies) or None
+        elif not handoffs and self._previous_summary is not None:
+            # A summary we hold but the transcript lacks belongs to another conversation.
+            log.info("previous_summary_discarded", reason="not in transcript")
+            self._previous_summary = None
+
+        middle = _middle_turns(pruned, start, cut)
+        if not any(m.get("role") != "system" for m in middle):
+            return self._phase1_only(messages, pruned, stats, report, force, before_tokens)
+
+        self._step(2)
+        try:
+            body, provider, fallback, error = self._summarize(middle, focus_topic, force, report)
+        except _Abort as exc:
+            report.update(status="aborted", aborted=True, error=str(exc), error_kind=exc.kind)
+            report["after"] = dict(report["before"])
+            message = (
+                f"compression aborted: the summariser failed ({exc.kind}: {_short(str(exc))}); "
+                "no messages were removed"
+            )
+            self._warn(report, "compression_aborted", message, error_kind=exc.kind)
+            return messages
+
+        self._step(3)
+        assembled = assemble(
+            pruned[:start], body, pruned[cut:], compress_start=start, fallback=fallback,
+        )
+        assembled, repairs = sanitize_tool_pairs(assembled)
+        assembled, stripped = strip_historical_media(assembled)
+        after_tokens = estimate_messages_tokens(assembled)
+        report["phases"]["media_stripped"] += stripped
+        report["phases"]["summarized_messages"] = cut - start
+        report["tool_pairs_repaired"] = repairs
+        if after_tokens >= before_tokens:
+            return self._refuse_growth(messages, pruned, stats, report, force, before_tokens, after_tokens)
+
+        self.compression_count += 1
+        self._previous_summary = body
+        index = next((i for i, m in enumerate(assembled) if m.get("_compressed_summary")), None)
+        report["summary"] = {"index": index, "provider": provider, "chars": len(body), "fallback": fallback}
+        report["fallback_used"] = fallback
+        if error is not None:
+            report["error"], report["error_kind"] = error
+        return self._commit(messages, assembled, report, before_tokens, after_tokens, current_tokens)
+
+    # --- outcomes ------------------------------------------------------------------------------
+
+    def _unchanged(
+        self, messages: list[dict[str, Any]], report: dict[str, Any], force: bool, why: str
+    ) -> list[dict[str, Any]]:
+        report["status"] = "nothing_to_compress"
+        report["note"] = why
+        if not force and messages:
+            # An automatic trigger that finds nothing to do must not fire again every turn.
+            self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, report["before"]["tokens"]))
+            if self._guard.blocked:
+                self._warn_blocked(report)
+        return messages
+
+    def _phase1_only(
+        self,
+        messages: list[dict[str, Any]],
+        pruned: list[dict[str, Any]],
+        stats: PruneStats,
+        report: dict[str, Any],
+        force: bool,
+        before_tokens: int,
+    ) -> list[dict[str, Any]]:
+        if pruned is messages:
+            return self._unchanged(messages, report, force, "no messages between the protected head and tail")
+        result, repairs = sanitize_tool_pairs(pruned)
+        result, stripped = strip_historical_media(result)
+        report["phases"]["media_stripped"] += stripped
+        report["tool_pairs_repaired"] = repairs
+        after = estimate_messages_tokens(result)
+        if after >= before_tokens:
+            return self._unchanged(messages, report, force, "the free passes found nothing to shrink")
+        return self._commit(messages, result, report, before_tokens, after, None)
+
+    def _refuse_growth(
+        self,
+        messages: list[dict[str, Any]],
+        pruned: list[dict[str, Any]],
+        stats: PruneStats,
+        report: dict[str, Any],
+        force: bool,
+        before_tokens: int,
+        after_tokens: int,
+    ) -> list[dict[str, Any]]:
+        """A summary that would not shrink the conversation is not used (§14.1 "refused")."""
+        report["refused_would_grow"] = True
+        report["phases"]["summarized_messages"] = 0
+        self._warn(
+            report,
+            "compression_refused",
+            f"the summary would not shrink the conversation (~{after_tokens:,} >= "
+            f"~{before_tokens:,} tokens); kept the messages instead",
+        )
+        if pruned is not messages:
+            result, repairs = sanitize_tool_pairs(pruned)
+            result, _ = strip_historical_media(result)
+            after = estimate_messages_tokens(result)
+            if after < before_tokens:
+                report["tool_pairs_repaired"] = repairs
+                return self._commit(messages, result, report, before_tokens, after, None)
+        report["status"] = "ineffective"
+        report["after"] = dict(report["before"])
+        self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, before_tokens))
+        if self._guard.blocked:
+            self._warn_blocked(report)
+        return messages
+
+    def _commit(
+        self,
+        messages: list[dict[str, Any]],
+        result: list[dict[str, Any]],
+        report: dict[str, Any],
+        before_tokens: int,
+        after_tokens: int,
+        current_tokens: int | None,
+    ) -> list[dict[str, Any]]:
+        savings = (before_tokens - after_tokens) / before_tokens * 100 if before_tokens else 0.0
+        report["after"] = {"messages": len(result), "tokens": after_tokens}
+        report["savings_percent"] = round(savings, 2)
+        report["dropped_count"] = max(0, len(messages) - len(result))
+        real_before = current_tokens if current_tokens and current_tokens > 0 else (
+            self.last_prompt_tokens if self.last_prompt_tokens > 0 else None
+        )
+        ineffective = self._guard.record_verdict(savings, self._tokens_for_block(current_tokens, before_tokens)) \
+            if savings < 10.0 else False
+        if ineffective:
+            report["status"] = "ineffective"
+            log.info("compression_ineffective", basis="estimate", savings_percent=round(savings, 1),
+                     count=self._guard.ineffective_count)
+            if self._guard.blocked:
+                self._warn_blocked(report)
+        else:
+            report["status"] = "compressed"
+            if real_before:
+                self._guard.pending_verification = real_before
+            else:
+                self._guard.clear_ineffective()
+        self._guard.record_compression()
+        self.last_prompt_tokens = -1
+        self.last_completion_tokens = 0
+        self.awaiting_real_usage_after_compression = True
+        self.last_compression_rough_tokens = after_tokens
+        return result
+
+    def _tokens_for_block(self, current_tokens: int | None, before_tokens: int) -> int:
+        if current_tokens and current_tokens > 0:
+            return current_tokens
+        if self.last_prompt_tokens > 0:
+            return self.last_prompt_tokens
+        return before_tokens
+
+    # --- the summary -----------------------------------------------------------------------------
+
+    def _summary_budget(self, middle: list[dict[str, Any]]) -> int:
+        """20% of the condensed content, within [2,000, max_summary_tokens] (the floor wins)."""
+        budget = int(estimate_messages_tokens(middle) * SUMMARY_RATIO)
+        return max(SUMMARY_MIN_TOKENS, min(budget, self.max_summary_tokens or budget))
+
+    def _summarize(
+        self,
+        middle: list[dict[str, Any]],
+        focus_topic: str | None,
+        force: bool,
+        report: dict[str, Any],
+    ) -> tuple[str, str, bool, tuple[str, str] | None]:
+        """``(body, provider, fallback_used, (error, kind) | None)``; raises ``_Abort``."""
+        section = self.config.compression
+        provider = section.summary.provider
+        turns = prepare_turns(middle)
+        previous = bound_text(redact(self._previous_summary), PREVIOUS_SUMMARY_MAX) \
+            if self._previous_summary else None
+        focus = redact(focus_topic.strip()) if focus_topic and focus_topic.strip() else None
+        budget = self._summary_budget(middle)
+        has_user = any(is_actionable_user(m) for m in middle)
+        request = SummaryRequest(
+            prompt=build_summary_prompt(
+                serialize_turns(turns), previous_summary=previous, focus_topic=focus,
+                budget_tokens=budget, has_user_turn=has_user,
+            ),
+            turns=turns,
+            previous_summary=previous,
+            focus_topic=focus,
+            budget_tokens=budget,
+            max_chars=MAX_CHARS,
+            model=None,
+        )
+        now = self.clock()
+        remaining = self._guard.cooldown_remaining(now)
+        if remaining > 0 and not force:
+            reason = f"cooling down for {remaining:.0f}s after: {self._guard.last_failure or 'a failure'}"
+            return self._fallback(request, provider, "cooldown", reason, report), provider, True, (reason, "cooldown")
+
+        summary_model = section.summary.model
+        use_summary_model = bool(summary_model) and summary_model != self.model and not self._summary_model_failed
+        model = summary_model if use_summary_model else (self.model or summary_model)
+        try:
+            text = self._call_summarizer(provider, model, request)
+        except SummarizerError as exc:
+            kind = exc.kind
+            if kind in ABORTING_KINDS or section.abort_on_summary_failure:
+                self._note_failure(kind, str(exc), provider)
+                raise _Abort(kind, redact(str(exc))) from exc
+            if use_summary_model and kind not in _NO_NEW_KINDS and self.model:
+                log.info("summary_model_fallback", summary_model=summary_model, model=self.model, kind=kind)
+                self._summary_model_failed = True
+                report["summary_model_fallback"] = True
+                report["summary_model_error"] = _short(redact(str(exc)))
+                try:
+                    text = self._call_summarizer(provider, self.model, request)
+                except SummarizerError as retry_exc:
+                    return self._failed(request, provider, retry_exc, report)
+            else:
+                return self._failed(request, provider, exc, report)
+        self._guard.clear_cooldown()
+        self._guard.last_failure = None
+        return self._clean_output(text, request), provider, False, None
+
+    def _failed(
+        self, request: SummaryRequest, provider: str, exc: SummarizerError, report: dict[str, Any]
+    ) -> tuple[str, str, bool, tuple[str, str]]:
+        kind = exc.kind
+        if kind in ABORTING_KINDS or self.config.compression.abort_on_summary_failure:
+            self._note_failure(kind, str(exc), provider)
+            raise _Abort(kind, redact(str(exc))) from exc
+        message = _short(redact(str(exc)))
+        seconds = self._note_failure(kind, message, provider)
+        report["cooldown_seconds"] = seconds
+        reason = f"{kind}: {message}"
+        return self._fallback(request, provider, kind, reason, report), provider, True, (message, kind)
+
+    def _note_failure(self, kind: str, message: str, provider: str) -> float:
+        missing = kind == "provider_missing"
+        seconds = self._guard.start_cooldown(kind, self.clock(), provider_missing=missing)
+        self._guard.last_failure = f"{kind}: {_short(redact(message))}"
+        log.warning("summary_failed", provider=provider, kind=kind, cooldown_seconds=seconds)
+        return seconds
+
+    def _fallback(
+        self, request: SummaryRequest, provider: str, kind: str, reason: str, report: dict[str, Any]
+    ) -> str:
+        note = (
+            f"Note: the summariser {provider!r} was unavailable ({_short(redact(reason))}); these "
+            "notes were built deterministically from the condensed turns."
+        )
+        self._warn(
+            report,
+            "compression_summary_fallback",
+            f"compression used a deterministic handoff: summariser {provider!r} unavailable "
+            f"({_short(redact(reason))})",
+            error_kind=kind,
+        )
+        try:
+            return build_handoff(
+                request.turns, previous_summary=request.previous_summary,
+                focus_topic=request.focus_topic, max_chars=MAX_CHARS, note=note,
+            )
+        except Exception as exc:  # noqa: BLE001 - the last resort must not fail
+            log.warning("fallback_handoff_failed", error=f"{type(exc).__name__}: {exc}")
+            return f"{note}\n{len(request.turns)} earlier messages were condensed."
+
+    def _call_summarizer(self, provider: str, model: str | None, request: SummaryRequest) -> str:
+        summarizer = self._get_summarizer(provider, model)
+        try:
+            text = summarizer.summarize(
+                request if model == request.model else _with_model(request, model)
+            )
+        except SummarizerError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - a third-party summariser may raise anything
+            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="other") from exc
+        if not isinstance(text, str):
+            text = "" if text is None else str(text)
+        if not text.strip():
+            raise SummarizerError("the summariser returned an empty summary", kind="empty")
+        return text
+
+    def _get_summarizer(self, provider: str, model: str | None) -> Any:
+        key = f"{provider}\0{model or ''}"
+        cached = self._summarizers.get(key)
+        if cached is not None:
+            return cached
+        factories: dict[str, Any] = {}
+        if self.host is not None:
+            try:
+                factories = dict(self.host.summarizers())
+            except HermesPluginError as exc:
+                raise SummarizerError(str(exc), kind="other") from exc
+        factory = factories.get(provider)
+        if factory is None and provider == "extractive":
+            factory = ExtractiveSummarizer
+        if factory is None:
+            known = ", ".join(sorted(factories)) or "(none)"
+            raise SummarizerError(
+                f"no summariser is registered as {provider!r} (known: {known})", kind="provider_missing"
+            )
+        try:
+            summarizer = factory(self.config, model=model)
+        except SummarizerError:
+            raise
+        except ImportError as exc:
+            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="missing_dependency") from exc
+        except Exception as exc:  # noqa: BLE001
+            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="other") from exc
+        self._summarizers[key] = summarizer
+        return summarizer
+
+    def _clean_output(self, text: str, request: SummaryRequest) -> str:
+        text = redact(strip_reasoning(text).strip())
+        limit = max(MAX_CHARS, self.max_summary_tokens * 6)
+        if len(text) > limit:
+            cut = text.rfind("\n", 0, limit)
+            text = text[: cut if cut > limit // 2 else limit].rstrip() + "\n…"
+        return text
+
+    # --- warnings -------------------------------------------------------------------------------
+
+    def _warn(self, report: dict[str, Any], kind: str, message: str, **details: Any) -> None:
+        report["warnings"].append(message)
+        record_warning(kind, message, plugin="compressor", **details)
+
+    def _warn_blocked(self, report: dict[str, Any] | None = None) -> None:
+        message = (
+            "automatic compression is paused: the last two compressions saved under 10%; it "
+            "resumes once the conversation has grown, or run /compress (optionally with a "
+            "focus topic) or start a new session"
+        )
+        if report is not None:
+            self._warn(report, "compression_blocked", message)
+        else:
+            record_warning("compression_blocked", message, plugin="compressor")
+
+
+def _with_model(request: SummaryRequest, model: str | None) -> SummaryRequest:
+    import attrs
+
+    return attrs.evolve(request, model=model)
+
+
+def _short(text: str, limit: int = 220) -> str:
+    text = " ".join(str(text).split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | None) -> dict[str, Any]:
+    tokens = estimate_messages_tokens(messages)
+    return {
+        "status": "nothing_to_compress",
+        "before": {"messages": len(messages), "tokens": tokens},
+        "after": {"messages": len(messages), "tokens": tokens},
+        "phases": {
+            "deduplicated": 0,
+            "demoted": 0,
+            "arguments_shortened": 0,
+            "media_stripped": 0,
+            "summarized_messages": 0,
+        },
+        "summary": {"index": None, "provider": None, "chars": 0, "fallback": False},
+        "warnings": [],
+        "aborted": False,
+        "fallback_used": False,
+        "refused_would_grow": False,
+        "summary_model_fallback": False,
+        "error": None,
+        "error_kind": None,
+        "cooldown_seconds": None,
+        "savings_percent": 0.0,
+        "dropped_count": 0,
+        "tool_pairs_repaired": 0,
+        "forced": force,
+        "focus_topic": focus_topic,
+    }
+
+
+def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[dict[str, Any]]:
+    """The messages to summarise: old summaries dropped, merged ones reduced to their own text."""
+    out: list[dict[str, Any]] = []
+    anchored = False
+    for message in messages[start:cut]:
+        if message.get("role") != "tool" and is_summary_message(message):
+            if not anchored and out:
+                out.append({"role": "system", "content": SUMMARY_ANCHOR})
+            anchored = True
+            kept = unwrap(message)
+            if kept is not None:
+                out.append(kept)
+        else:
+            out.append(message)
+    return out
+
+
+def _record_phase1(report: dict[str, Any], stats: PruneStats) -> None:
+    phases = report["phases"]
+    phases["deduplicated"] = stats.deduplicated
+    phases["demoted"] = stats.demoted
+    phases["arguments_shortened"] = stats.arguments_shortened
+    phases["media_stripped"] = stats.media_stripped

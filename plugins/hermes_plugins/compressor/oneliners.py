@@ -1,0 +1,243 @@
+"""One informative line per old tool result (§7.2): what was done, not what came back.
+
+``summarize_tool_result`` keeps the facts a later turn may need (the command and its exit code,
+the file and where it was read, the query) and drops the bulky output. It runs once per demoted
+result over long histories, so it parses only the (small) arguments and never scans the whole
+output except to count lines for the tools whose line says so. It never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Mapping
+from typing import Any
+
+_EXIT_CODE = re.compile(r"""["']?exit[_ ]?code["']?\s*[:=]\s*(-?\d+)""", re.IGNORECASE)
+_TOTAL_COUNT = re.compile(r""""total_count"\s*:\s*(\d+)""")
+#: Result texts that already are one of our short lines (or an older engine's placeholder).
+_ALREADY_SHORT_PREFIXES = (
+    "[duplicate tool output",
+    "[screenshot removed",
+    "[screenshot dropped",
+    "[Old tool output cleared",
+)
+
+
+def parse_arguments(arguments: Any) -> dict[str, Any]:
+    """Tool-call arguments as a dict; anything unparsable or not an object gives ``{}``."""
+    if isinstance(arguments, Mapping):
+        return dict(arguments)
+    if isinstance(arguments, str) and arguments:
+        try:
+            value = json.loads(arguments)
+        except (ValueError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
+
+
+def looks_demoted(content: str) -> bool:
+    """Whether a result text already is a one-line summary or a placeholder (skip it)."""
+    if not content.startswith("["):
+        return False
+    if content.startswith(_ALREADY_SHORT_PREFIXES):
+        return True
+    return len(content) < 400 and "\n" not in content and (
+        " chars" in content or " lines output" in content or " matches" in content
+    )
+
+
+def _clip(text: str, limit: int, keep: int | None = None) -> str:
+    text = " ".join(text.split()) if ("\n" in text or "  " in text) else text
+    if len(text) <= limit:
+        return text
+    return text[: keep if keep is not None else limit - 3] + "..."
+
+
+def _lines(content: str) -> int:
+    # isspace() stops at the first visible character; strip() would copy the whole output.
+    if not content or content.isspace():
+        return 0
+    return content.count("\n") + 1
+
+
+def _exit_code(content: str) -> str:
+    # Terminal results end with their exit code: look near the end first, then anywhere.
+    # find/rfind run at C speed; the regex only ever runs where "exit" occurs.
+    tail_start = max(0, len(content) - 400)
+    for word in ("exit", "Exit", "EXIT"):
+        at = content.rfind(word, tail_start)
+        while at != -1:
+            match = _EXIT_CODE.match(content, max(0, at - 1)) or _EXIT_CODE.match(content, at)
+            if match:
+                return match.group(1)
+            at = content.rfind(word, tail_start, at)
+    if tail_start:
+        for word in ("exit", "Exit", "EXIT"):
+            at = content.find(word, 0, tail_start + 4)
+            while at != -1:
+                match = _EXIT_CODE.match(content, max(0, at - 1)) or _EXIT_CODE.match(content, at)
+                if match:
+                    return match.group(1)
+                at = content.find(word, at + 4, tail_start + 4)
+    return "?"
+
+
+def _s(value: Any) -> str:
+    return value if isinstance(value, str) else str(value)
+
+
+def _terminal(name: str, args: dict[str, Any], content: str) -> str:
+    command = _clip(_s(args.get("command", "")), 80, 77)
+    return f"[{name}] ran `{command}` -> exit {_exit_code(content)}, {_lines(content):,} lines output"
+
+
+def _read_file(name: str, args: dict[str, Any], content: str) -> str:
+    path = _s(args.get("path") or args.get("file_path") or "?")
+    offset = args.get("offset") or 1
+    return f"[{name}] read {path} from line {_s(offset)} ({len(content):,} chars)"
+
+
+def _write_file(name: str, args: dict[str, Any], content: str) -> str:
+    path = _s(args.get("path") or args.get("file_path") or "?")
+    written = args.get("content")
+    lines = f"{_lines(written):,}" if isinstance(written, str) else "?"
+    return f"[{name}] wrote to {path} ({lines} lines)"
+
+
+def _search_files(name: str, args: dict[str, Any], content: str) -> str:
+    target = _s(args.get("target") or "content")
+    pattern = _clip(_s(args.get("pattern") or args.get("query") or ""), 60)
+    path = _s(args.get("path") or ".")
+    # Search results carry their count at the start or the end of the JSON, never only inside.
+    at = content.find('"total_count"', 0, 400)
+    if at == -1:
+        at = content.rfind('"total_count"', max(0, len(content) - 400))
+    match = _TOTAL_COUNT.match(content, at) if at != -1 else None
+    count = match.group(1) if match else "?"
+    return f"[{name}] {target} search for '{pattern}' in {path} -> {count} matches"
+
+
+def _patch(name: str, args: dict[str, Any], content: str) -> str:
+    mode = _s(args.get("mode") or "replace")
+    path = _s(args.get("path") or args.get("file_path") or "?")
+    return f"[{name}] {mode} in {path} ({len(content):,} chars result)"
+
+
+def _browser(name: str, args: dict[str, Any], content: str) -> str:
+    if args.get("url"):
+        where = f" {_clip(_s(args['url']), 120)}"
+    elif args.get("ref"):
+        where = f" ref={_s(args['ref'])}"
+    else:
+        where = ""
+    return f"[{name}]{where} ({len(content):,} chars)"
+
+
+def _web_search(name: str, args: dict[str, Any], content: str) -> str:
+    query = _clip(_s(args.get("query") or ""), 80)
+    return f"[{name}] query='{query}' ({len(content):,} chars result)"
+
+
+def _web_extract(name: str, args: dict[str, Any], content: str) -> str:
+    urls = args.get("urls") or args.get("url") or []
+    if not isinstance(urls, list):
+        urls = [urls]
+    first: Any = urls[0] if urls else "?"
+    if isinstance(first, Mapping):
+        first = first.get("url") or first.get("href") or "?"
+    more = f" (+{len(urls) - 1} more)" if len(urls) > 1 else ""
+    return f"[{name}] {_clip(_s(first), 120)}{more} ({len(content):,} chars)"
+
+
+def _delegate(name: str, args: dict[str, Any], content: str) -> str:
+    goal = _clip(_s(args.get("goal") or args.get("task") or ""), 60, 57)
+    return f"[{name}] '{goal}' ({len(content):,} chars result)"
+
+
+def _execute_code(name: str, args: dict[str, Any], content: str) -> str:
+    code = _s(args.get("code") or "").replace("\n", " ")
+    shown = code[:60] + ("..." if len(code) > 60 else "")
+    return f"[{name}] `{shown}` ({_lines(content):,} lines output)"
+
+
+def _skill(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] name={_s(args.get('name') or '?')} ({len(content):,} chars)"
+
+
+def _vision(name: str, args: dict[str, Any], content: str) -> str:
+    question = _s(args.get("question") or "")[:50]
+    return f"[{name}] '{question}' ({len(content):,} chars)"
+
+
+def _memory(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] {_s(args.get('action') or '?')} on {_s(args.get('target') or '?')}"
+
+
+def _fixed(phrase: str) -> Callable[[str, dict[str, Any], str], str]:
+    return lambda name, args, content: f"[{name}] {phrase}"
+
+
+def _tts(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] generated audio ({len(content):,} chars)"
+
+
+def _cronjob(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] {_s(args.get('action') or '?')}"
+
+
+def _process(name: str, args: dict[str, Any], content: str) -> str:
+    session = args.get("session_id") or args.get("session") or "?"
+    return f"[{name}] {_s(args.get('action') or '?')} session={_s(session)}"
+
+
+def _generic(name: str, args: dict[str, Any], content: str) -> str:
+    parts = []
+    for key, value in list(args.items())[:2]:
+        parts.append(f" {key}={_clip(_s(value), 40)}")
+    return f"[{name}]{''.join(parts)} ({len(content):,} chars result)"
+
+
+_BY_TOOL: dict[str, Callable[[str, dict[str, Any], str], str]] = {
+    "terminal": _terminal,
+    "read_file": _read_file,
+    "write_file": _write_file,
+    "search_files": _search_files,
+    "patch": _patch,
+    "web_search": _web_search,
+    "web_extract": _web_extract,
+    "delegate_task": _delegate,
+    "execute_code": _execute_code,
+    "skill_view": _skill,
+    "skills_list": _skill,
+    "skill_manage": _skill,
+    "vision_analyze": _vision,
+    "memory": _memory,
+    "todo": _fixed("updated task list"),
+    "clarify": _fixed("asked user a question"),
+    "text_to_speech": _tts,
+    "cronjob": _cronjob,
+    "process": _process,
+}
+for _browser_tool in ("navigate", "click", "snapshot", "type", "scroll", "vision"):
+    _BY_TOOL[f"browser_{_browser_tool}"] = _browser
+
+
+def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any) -> str:
+    """One line describing a tool call and its result; ``[<tool>] (<N> chars result)`` on error."""
+    name = tool_name or "unknown"
+    text = content if isinstance(content, str) else ("" if content is None else str(content))
+    try:
+        args = parse_arguments(arguments)
+        return _BY_TOOL.get(name, _generic)(name, args, text)
+    except Exception:  # noqa: BLE001 - a summary line must never break compression
+        return f"[{name}] ({len(text):,} chars result)"
+
+
+def exit_code_of(content: str) -> str:
+    """The exit code a terminal-like result reports, or ``"?"``."""
+    try:
+        return _exit_code(content)
+    except Exception:  # noqa: BLE001
+        return "?"

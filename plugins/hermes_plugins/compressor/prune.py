@@ -1,0 +1,374 @@
+"""Phase 1, the free passes (§7): shrink old tool traffic without calling any model.
+
+Four passes over one history, copy-on-write (the input list and its dicts are never touched;
+only the messages that change are copied, once):
+
+1. dedupe - identical tool results anywhere in the list: older copies become a back-reference
+   to the newest one. Only results of equal length can be equal, so only those are hashed
+   (xxh3-128); everything else costs one ``len``.
+2. demote - tool results before the protected tail become one informative line (§7.2);
+   screenshots become a placeholder.
+3. arguments - long tool-call arguments before the tail: the JSON is parsed and only long
+   string leaves are shortened, so the arguments stay valid JSON (unparsable ones are left).
+4. pressure - when the protected tail alone is over 1.5x its budget, the same demotions run
+   inside it, oldest first, keeping the last messages for as long as possible.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+import xxhash
+
+from hermes_core.tokens import estimate_message_tokens
+
+from hermes_plugins.compressor.oneliners import looks_demoted, summarize_tool_result
+
+IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
+SCREENSHOT_PLACEHOLDER = "[screenshot removed to save context]"
+DUPLICATE_PREFIX = "[duplicate tool output"
+TRUNCATED_SUFFIX = "...[truncated]"
+#: Results at most this long are worth less than their one-line summary.
+MIN_PRUNE_CHARS = 200
+#: Tool-call arguments longer than this are shortened ...
+LONG_ARGUMENTS_CHARS = 500
+#: ... by cutting their string leaves to this many characters.
+ARGUMENT_LEAF_CHARS = 200
+#: The tail-by-tokens protection never protects fewer than this many messages (when it can).
+MAX_TAIL_MESSAGE_FLOOR = 8
+#: The pressure pass keeps these last messages untouched while it can.
+PRESSURE_KEEP_RECENT = 3
+SOFT_CEILING_FACTOR = 1.5
+_REASONING_FIELDS = ("reasoning", "reasoning_content")
+_UNKNOWN_CALL: tuple[str, Any] = ("unknown", None)
+
+
+@attrs.define(kw_only=True)
+class PruneStats:
+    """What phase 1 did, for the compression report."""
+
+    deduplicated: int = 0
+    demoted: int = 0
+    arguments_shortened: int = 0
+    media_stripped: int = 0
+
+    @property
+    def changed(self) -> int:
+        return self.deduplicated + self.demoted + self.arguments_shortened + self.media_stripped
+
+
+def message_tokens(message: dict[str, Any]) -> int:
+    """Rough budget tokens of a message: the shared estimate plus replayed reasoning text."""
+    tokens = estimate_message_tokens(message)
+    for key in _REASONING_FIELDS:
+        extra = message.get(key)
+        if extra and isinstance(extra, str):
+            tokens += (len(extra) + 3) // 4
+    return tokens
+
+
+def duplicate_note(newer_call_id: str) -> str:
+    ref = f" of call {newer_call_id}" if newer_call_id else ""
+    return f"{DUPLICATE_PREFIX}: identical to the later result{ref}; see there]"
+
+
+def _digest(text: str) -> bytes:
+    return xxhash.xxh3_128_digest(text.encode("utf-8", "surrogatepass"))
+
+
+def shorten_arguments(arguments: str, leaf_chars: int = ARGUMENT_LEAF_CHARS) -> str | None:
+    """Arguments with long string leaves cut, re-serialised; ``None`` if unparsable or unchanged."""
+    try:
+        value = json.loads(arguments)
+    except (ValueError, RecursionError):
+        return None
+    changed = False
+
+    def walk(node: Any) -> Any:
+        nonlocal changed
+        if isinstance(node, str):
+            if len(node) > leaf_chars:
+                changed = True
+                return node[:leaf_chars] + TRUNCATED_SUFFIX
+            return node
+        if isinstance(node, dict):
+            return {key: walk(item) for key, item in node.items()}
+        if isinstance(node, list):
+            return [walk(item) for item in node]
+        return node
+
+    try:
+        shortened = walk(value)
+    except RecursionError:
+        return None
+    if not changed:
+        return None
+    return json.dumps(shortened, ensure_ascii=False)
+
+
+def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
+    out: list[Any] = []
+    removed = 0
+    for part in parts:
+        if isinstance(part, dict) and part.get("type") in IMAGE_PART_TYPES:
+            out.append({"type": "text", "text": placeholder})
+            removed += 1
+        else:
+            out.append(part)
+    return out, removed
+
+
+class _Pruner:
+    """One run of the passes over one list; ``changed`` maps index -> replacement message."""
+
+    def __init__(self, messages: Sequence[dict[str, Any]], min_prune_chars: int) -> None:
+        self.messages = messages
+        self.min_prune_chars = min_prune_chars
+        self.changed: dict[int, dict[str, Any]] = {}
+        self.stats = PruneStats()
+        self.calls: dict[str, tuple[str, Any]] = {}
+        self.tool_indices: list[int] = []
+        #: Assistant messages with at least one tool-call argument string worth shortening.
+        self.long_argument_indices: list[int] = []
+        self._index()
+
+    def _index(self) -> None:
+        calls = self.calls
+        tools = self.tool_indices
+        long_arguments = self.long_argument_indices
+        for i, message in enumerate(self.messages):
+            role = message.get("role")
+            if role == "tool":
+                tools.append(i)
+            elif role == "assistant":
+                tool_calls = message.get("tool_calls")
+                if not tool_calls:
+                    continue
+                has_long = False
+                for call in tool_calls:
+                    if type(call) is not dict:
+                        continue
+                    fn = call.get("function")
+                    if type(fn) is dict:
+                        arguments = fn.get("arguments")
+                        if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                            has_long = True
+                        entry = (fn.get("name") or "unknown", arguments)
+                    else:
+                        entry = _UNKNOWN_CALL
+                    ident = call.get("id") or call.get("call_id")
+                    if ident:
+                        calls[ident] = entry
+                if has_long:
+                    long_arguments.append(i)
+
+    def current(self, i: int) -> dict[str, Any]:
+        return self.changed.get(i) or self.messages[i]
+
+    # --- pass 1 -------------------------------------------------------------------------
+
+    def dedupe(self) -> None:
+        messages = self.messages
+        first_of_length: dict[int, int] = {}
+        newest: dict[bytes, int] = {}
+        for i in reversed(self.tool_indices):
+            content = messages[i].get("content")
+            if type(content) is not str or len(content) < MIN_PRUNE_CHARS:
+                continue
+            size = len(content)
+            pending = first_of_length.get(size)
+            if pending is None:
+                first_of_length[size] = i
+                continue
+            if pending >= 0:
+                # Second result of this length: only now is hashing worth it.
+                newest.setdefault(_digest(messages[pending]["content"]), pending)
+                first_of_length[size] = -1
+            key = _digest(content)
+            later = newest.get(key)
+            if later is None:
+                newest[key] = i
+                continue
+            message = messages[i]
+            later_id = str(messages[later].get("tool_call_id") or "")
+            self.changed[i] = {**message, "content": duplicate_note(later_id)}
+            self.stats.deduplicated += 1
+
+    # --- passes 2 and 3 -----------------------------------------------------------------
+
+    def demote_at(self, i: int) -> bool:
+        """Replace the tool result at ``i`` by its one-line summary; True if it changed."""
+        message = self.current(i)
+        content = message.get("content")
+        if type(content) is str:
+            if len(content) <= self.min_prune_chars or looks_demoted(content):
+                return False
+            name, arguments = self.calls.get(message.get("tool_call_id") or "", ("unknown", None))
+            line = summarize_tool_result(name, arguments, content)
+            if len(line) >= len(content):
+                return False
+            self.changed[i] = {**message, "content": line}
+            self.stats.demoted += 1
+            return True
+        if isinstance(content, list):
+            parts, removed = _strip_images(content, SCREENSHOT_PLACEHOLDER)
+            if not removed:
+                return False
+            self.changed[i] = {**message, "content": parts}
+            self.stats.media_stripped += removed
+            return True
+        if isinstance(content, dict) and content.get("_multimodal"):
+            summary = content.get("text_summary")
+            text = "[screenshot removed] " + (summary[:200] if isinstance(summary, str) and summary
+                                             else SCREENSHOT_PLACEHOLDER)
+            self.changed[i] = {**message, "content": text}
+            self.stats.media_stripped += 1
+            return True
+        return False
+
+    def shrink_arguments_at(self, i: int) -> bool:
+        """Shorten the long arguments of the assistant tool calls at ``i``; True if changed."""
+        message = self.current(i)
+        tool_calls = message.get("tool_calls")
+        if not tool_calls:
+            return False
+        new_calls: list[Any] | None = None
+        for j, call in enumerate(tool_calls):
+            if not isinstance(call, dict):
+                continue
+            fn = call.get("function")
+            if not isinstance(fn, dict):
+                continue
+            arguments = fn.get("arguments")
+            if not isinstance(arguments, str) or len(arguments) <= LONG_ARGUMENTS_CHARS:
+                continue
+            shorter = shorten_arguments(arguments)
+            if shorter is None or len(shorter) >= len(arguments):
+                continue
+            if new_calls is None:
+                new_calls = list(tool_calls)
+            new_calls[j] = {**call, "function": {**fn, "arguments": shorter}}
+            self.stats.arguments_shortened += 1
+        if new_calls is None:
+            return False
+        self.changed[i] = {**message, "tool_calls": new_calls}
+        return True
+
+    def demote_before(self, boundary: int) -> None:
+        # The string case of demote_at, inlined: this loop runs once per old tool result.
+        messages = self.messages
+        changed = self.changed
+        calls = self.calls
+        min_chars = self.min_prune_chars
+        demoted = 0
+        for i in self.tool_indices:
+            if i >= boundary:
+                break
+            if i in changed:
+                continue
+            message = messages[i]
+            content = message.get("content")
+            if type(content) is str:
+                if len(content) <= min_chars or (content[0] == "[" and looks_demoted(content)):
+                    continue
+                name, arguments = calls.get(message.get("tool_call_id") or "", _UNKNOWN_CALL)
+                line = summarize_tool_result(name, arguments, content)
+                if len(line) < len(content):
+                    changed[i] = {**message, "content": line}
+                    demoted += 1
+            elif content is not None:
+                self.demote_at(i)
+        self.stats.demoted += demoted
+        for i in self.long_argument_indices:
+            if i >= boundary:
+                break
+            self.shrink_arguments_at(i)
+
+    # --- pass 4 -------------------------------------------------------------------------
+
+    def relieve_tail(self, boundary: int, budget: int) -> None:
+        n = len(self.messages)
+        ceiling = int(budget * SOFT_CEILING_FACTOR)
+        sizes = {i: message_tokens(self.current(i)) for i in range(boundary, n)}
+        total = sum(sizes.values())
+        if total <= ceiling:
+            return
+
+        def shrink(i: int) -> None:
+            nonlocal total
+            role = self.current(i).get("role")
+            if role == "tool":
+                done = self.demote_at(i)
+            elif role == "assistant":
+                done = self.shrink_arguments_at(i)
+            else:
+                done = False
+            if done:
+                after = message_tokens(self.current(i))
+                total -= sizes[i] - after
+                sizes[i] = after
+
+        # Oldest first, sparing the most recent messages while that is enough.
+        for i in range(boundary, n - PRESSURE_KEEP_RECENT):
+            shrink(i)
+            if total <= ceiling:
+                return
+        tools = [i for i in range(boundary, n) if self.messages[i].get("role") == "tool"]
+        last_tool = tools[-1] if tools else -1
+        for i in range(boundary, n):
+            if i != last_tool:
+                shrink(i)
+        if total > ceiling and last_tool >= 0:
+            shrink(last_tool)
+
+    def result(self) -> list[dict[str, Any]]:
+        out = list(self.messages)
+        for i, message in self.changed.items():
+            out[i] = message
+        return out
+
+
+def protected_tail_start(
+    messages: Sequence[dict[str, Any]], protect_tail_count: int, protect_tail_tokens: int | None
+) -> int:
+    """Index where the protected tail starts: by token budget (with a message floor) or count."""
+    n = len(messages)
+    if not protect_tail_tokens or protect_tail_tokens <= 0:
+        return max(0, n - protect_tail_count)
+    floor = min(protect_tail_count, n, MAX_TAIL_MESSAGE_FLOOR)
+    acc = 0
+    protected = 0
+    for i in range(n - 1, -1, -1):
+        tokens = message_tokens(messages[i])
+        protected += 1
+        if protected > floor and acc + tokens > protect_tail_tokens:
+            break  # the message that overflows still counts as protected
+        acc += tokens
+    return n - max(protected, floor)
+
+
+def prune_tool_results(
+    messages: list[dict[str, Any]],
+    *,
+    protect_tail_count: int,
+    protect_tail_tokens: int | None = None,
+    min_prune_chars: int = MIN_PRUNE_CHARS,
+) -> tuple[list[dict[str, Any]], PruneStats]:
+    """Run the free passes; returns ``(messages_or_new_list, stats)``.
+
+    The very same list object comes back when nothing changed, so callers can test identity.
+    """
+    if not messages:
+        return messages, PruneStats()
+    pruner = _Pruner(messages, min_prune_chars)
+    boundary = protected_tail_start(messages, protect_tail_count, protect_tail_tokens)
+    pruner.dedupe()
+    pruner.demote_before(boundary)
+    if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
+        pruner.relieve_tail(boundary, protect_tail_tokens)
+    if not pruner.changed:
+        return messages, pruner.stats
+    return pruner.result(), pruner.stats

@@ -1,0 +1,191 @@
+"""The middle of the conversation as summariser input (§9.1): redacted turns and their text.
+
+``prepare_turns`` makes plain, redacted copies of the middle messages (content flattened to
+text, inline reasoning dropped, media directives replaced) - the ``turns`` of a
+``SummaryRequest``. ``serialize_turns`` renders them with role labels for an LLM prompt, each
+message capped at 6,000 characters (first 4,000 + last 1,500) and the whole at 160,000.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
+from hermes_plugins.compressor.redact import redact
+
+CONTENT_MAX = 6_000
+CONTENT_HEAD = 4_000
+CONTENT_TAIL = 1_500
+ARGUMENTS_MAX = 1_500
+ARGUMENTS_HEAD = 1_200
+INPUT_MAX = 160_000
+INPUT_HEAD_SHARE = 0.45
+#: Turns bigger than this are cut (after redaction) before the summariser sees them at all.
+TURN_HARD_MAX = 40_000
+
+_REASONING = re.compile(
+    r"<(think|thinking|reasoning|reflection|thought)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE
+)
+_MEDIA_DIRECTIVE = re.compile(r"MEDIA:\S+")
+
+
+def flatten_content(content: Any) -> str:
+    """Text of a content value; images become ``[image: <url>]`` (http only) or ``[image]``."""
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, Mapping):
+        text = content.get("text") or content.get("text_summary")
+        return text if isinstance(text, str) else ""
+    if not isinstance(content, list):
+        return str(content)
+    out: list[str] = []
+    for part in content:
+        if isinstance(part, str):
+            out.append(part)
+            continue
+        if not isinstance(part, Mapping):
+            continue
+        kind = part.get("type")
+        if kind in IMAGE_PART_TYPES:
+            url = part.get("image_url")
+            if isinstance(url, Mapping):
+                url = url.get("url")
+            if isinstance(url, str) and url.startswith(("http://", "https://")):
+                out.append(f"[image: {url}]")
+            else:
+                out.append("[image]")
+            continue
+        text = part.get("text")
+        if isinstance(text, str):
+            out.append(text)
+        elif isinstance(part.get("content"), str):
+            out.append(part["content"])
+        else:
+            out.append(f"[{kind or 'part'}]")
+    return "\n".join(out)
+
+
+def clip_middle(text: str, limit: int = CONTENT_MAX, head: int = CONTENT_HEAD, tail: int = CONTENT_TAIL) -> str:
+    if len(text) <= limit:
+        return text
+    return f"{text[:head]}\n...[truncated]...\n{text[-tail:]}"
+
+
+def strip_reasoning(text: str) -> str:
+    """``text`` without inline ``<think>``/``<reasoning>``... blocks (closed or not)."""
+    return _REASONING.sub("", text) if "<" in text else text
+
+
+def clean_text(text: str, *, assistant: bool) -> str:
+    """Redacted text with inline reasoning (assistants) and media directives removed."""
+    if assistant and "<" in text:
+        text = strip_reasoning(text).strip()
+    if "MEDIA:" in text:
+        text = _MEDIA_DIRECTIVE.sub("[media attachment]", text)
+    text = redact(text)
+    if len(text) > TURN_HARD_MAX:
+        text = clip_middle(text, TURN_HARD_MAX, TURN_HARD_MAX // 2, TURN_HARD_MAX // 4)
+    return text
+
+
+def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Plain redacted copies of ``messages`` for a summariser (never the originals)."""
+    turns: list[dict[str, Any]] = []
+    for message in messages:
+        role = str(message.get("role") or "user")
+        turn: dict[str, Any] = {
+            "role": role,
+            "content": clean_text(flatten_content(message.get("content")), assistant=role == "assistant"),
+        }
+        if role == "tool":
+            turn["tool_call_id"] = str(message.get("tool_call_id") or "")
+        if message.get("name"):
+            turn["name"] = str(message["name"])
+        calls = message.get("tool_calls")
+        if calls:
+            out_calls = []
+            for call in calls:
+                if not isinstance(call, Mapping):
+                    continue
+                fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+                arguments = fn.get("arguments")
+                if not isinstance(arguments, str):
+                    arguments = "" if arguments is None else str(arguments)
+                out_calls.append({
+                    "id": str(call.get("id") or call.get("call_id") or ""),
+                    "type": "function",
+                    "function": {"name": str(fn.get("name") or "unknown"), "arguments": redact(arguments)},
+                })
+            turn["tool_calls"] = out_calls
+        turns.append(turn)
+    return turns
+
+
+def serialize_turn(turn: Mapping[str, Any]) -> str:
+    role = turn.get("role")
+    body = clip_middle(turn.get("content") or "")
+    if role == "tool":
+        return f"[TOOL RESULT {turn.get('tool_call_id') or '?'}]: {body}"
+    if role == "assistant":
+        text = f"[ASSISTANT]: {body}"
+        calls = turn.get("tool_calls") or ()
+        if calls:
+            lines = []
+            for call in calls:
+                fn = call.get("function") or {}
+                arguments = fn.get("arguments") or ""
+                if len(arguments) > ARGUMENTS_MAX:
+                    arguments = arguments[:ARGUMENTS_HEAD] + "..."
+                lines.append(f"  {fn.get('name') or 'unknown'}({arguments})")
+            text += "\n[Tool calls:\n" + "\n".join(lines) + "\n]"
+        return text
+    return f"[{str(role).upper()}]: {body}"
+
+
+def bound_text(text: str, limit: int = INPUT_MAX) -> str:
+    """Keep the first 45% and last 55% of ``limit`` around a marker naming what was left out."""
+    if len(text) <= limit:
+        return text
+    marker_room = 80
+    head = int((limit - marker_room) * INPUT_HEAD_SHARE)
+    tail = limit - marker_room - head
+    omitted = len(text) - head - tail
+    return f"{text[:head]}\n\n[... {omitted:,} characters omitted from the middle ...]\n\n{text[-tail:]}"
+
+
+def serialize_turns(turns: Sequence[Mapping[str, Any]], limit: int = INPUT_MAX) -> str:
+    """All turns, role-labelled, separated by blank lines, bounded to ``limit`` characters.
+
+    Builds only as much text as the bound keeps: turns are rendered from both ends inward.
+    """
+    rendered = [serialize_turn(t) for t in turns] if len(turns) < 2_000 else None
+    if rendered is not None:
+        return bound_text("\n\n".join(rendered), limit)
+    head_room = int(limit * INPUT_HEAD_SHARE)
+    tail_room = limit - head_room
+    head: list[str] = []
+    size = 0
+    i = 0
+    while i < len(turns) and size < head_room:
+        piece = serialize_turn(turns[i])
+        head.append(piece)
+        size += len(piece) + 2
+        i += 1
+    tail: list[str] = []
+    size = 0
+    j = len(turns) - 1
+    while j >= i and size < tail_room:
+        piece = serialize_turn(turns[j])
+        tail.append(piece)
+        size += len(piece) + 2
+        j -= 1
+    middle_count = j - i + 1
+    joined = "\n\n".join(head)
+    if middle_count > 0:
+        joined += f"\n\n[... {middle_count:,} turns omitted from the middle ...]"
+    joined += "\n\n" + "\n\n".join(reversed(tail))
+    return bound_text(joined, limit)

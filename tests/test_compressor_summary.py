@@ -1,0 +1,407 @@
+"""Phase 3, the summary (§9, §11, §12): input, budget, prompt, extractive handoff, failures."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from test_compressor_support import (
+    FakeClock, assistant, call, make_engine, snapshot, summary_of, system, tool, user, work_history,
+)
+
+from hermes_core import PluginHost, hookimpl
+from hermes_core.summarizer import (
+    SummarizerAuthError,
+    SummarizerError,
+    SummarizerModelNotFoundError,
+    SummarizerNetworkError,
+    SummarizerTimeoutError,
+    SummaryRequest,
+)
+from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff, parse_sections
+from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message
+from hermes_plugins.compressor.prompt import NO_USER_SENTINEL, build_summary_prompt
+from hermes_plugins.compressor.serialize import (
+    bound_text,
+    clip_middle,
+    flatten_content,
+    prepare_turns,
+    serialize_turn,
+    serialize_turns,
+)
+
+# --- serialisation --------------------------------------------------------------------------
+
+
+def test_long_bodies_keep_head_and_tail() -> None:
+    text = "H" * 4_000 + "M" * 3_000 + "T" * 1_500
+    clipped = clip_middle(text)
+    assert clipped.startswith("H" * 4_000) and clipped.endswith("T" * 1_500)
+    assert "M" not in clipped and "[truncated]" in clipped
+    assert clip_middle("short") == "short"
+
+
+def test_turns_are_redacted_flattened_and_labelled() -> None:
+    messages = [
+        user([{"type": "text", "text": "key OPENAI_API_KEY=abc123xyz"}, {"type": "image_url", "image_url": {"url": "https://x.example/a.png"}},
+              {"type": "input_image", "image_url": "data:image/png;base64,AAA"}, {"type": "audio"}]),
+        assistant("<think>secret plan</think>Visible answer MEDIA:/tmp/a.mp3", call("c1", "terminal", command="curl -H 'Authorization: Bearer abcdefghijklmnop1234'")),
+        tool("c1", "ok"),
+    ]
+    before = snapshot(messages)
+    turns = prepare_turns(messages)
+    assert snapshot(messages) == before
+    assert "abc123xyz" not in turns[0]["content"]
+    assert "[image: https://x.example/a.png]" in turns[0]["content"] and "[image]" in turns[0]["content"]
+    assert "[audio]" in turns[0]["content"]
+    assert turns[1]["content"] == "Visible answer [media attachment]"
+    assert "abcdefghijklmnop1234" not in turns[1]["tool_calls"][0]["function"]["arguments"]
+    text = serialize_turns(turns)
+    assert text.startswith("[USER]: ")
+    assert "[ASSISTANT]: Visible answer" in text and "[Tool calls:\n  terminal(" in text
+    assert "[TOOL RESULT c1]: ok" in text
+
+
+def test_long_arguments_are_cut_in_the_serialisation() -> None:
+    turn = prepare_turns([assistant("", call("c", "write_file", content="x" * 3_000))])[0]
+    line = serialize_turn(turn)
+    assert "x" * 1_100 in line and "x" * 1_300 not in line and "...)" in line
+
+
+def test_whole_input_is_bounded_head_and_tail() -> None:
+    text = "a" * 100_000 + "b" * 100_000
+    bounded = bound_text(text, 160_000)
+    assert len(bounded) <= 160_000
+    assert bounded.startswith("a" * 70_000) and bounded.endswith("b" * 80_000)
+    assert "characters omitted" in bounded
+    many = prepare_turns([user(f"turn {i} " + "z" * 100) for i in range(3_000)])
+    assert len(serialize_turns(many)) <= 160_000
+
+
+def test_flatten_content_shapes() -> None:
+    assert flatten_content(None) == ""
+    assert flatten_content({"text": "t"}) == "t"
+    assert flatten_content(["a", {"type": "text", "text": "b"}]) == "a\nb"
+
+
+# --- budget and prompt ------------------------------------------------------------------------
+
+
+def test_budget_is_20_percent_within_floor_and_ceiling() -> None:
+    engine = make_engine(1_000_000)
+    assert engine._summary_budget([user("x" * 400)]) == 2_000
+    assert engine._summary_budget([user("x" * 199_960)]) == 10_000
+    huge = [user("x" * 2_000_000)]
+    assert engine._summary_budget(huge) == 12_000
+    tiny_window = make_engine(20_000)
+    assert tiny_window.max_summary_tokens == 1_000
+    assert tiny_window._summary_budget(huge) == 2_000  # the floor wins
+
+
+def test_prompt_first_time_update_and_focus() -> None:
+    first = build_summary_prompt("[USER]: hi", previous_summary=None, focus_topic=None, budget_tokens=2_000, has_user_turn=True)
+    assert "TURNS TO SUMMARIZE:\n[USER]: hi" in first and "PREVIOUS SUMMARY" not in first
+    assert "Target ~2,000 tokens" in first and "FOCUS TOPIC" not in first
+    update = build_summary_prompt("[USER]: more", previous_summary="## Goal\nold", focus_topic="database schema",
+                                  budget_tokens=3_000, has_user_turn=False)
+    assert "PREVIOUS SUMMARY:\n## Goal\nold" in update and "NEW TURNS TO INCORPORATE:" in update
+    assert "TURNS TO SUMMARIZE" not in update
+    assert 'FOCUS TOPIC: "database schema"' in update and "PRIORITISE" in update and "60-70%" in update
+    assert NO_USER_SENTINEL in update
+
+
+# --- the extractive handoff ------------------------------------------------------------------
+
+
+def extractive_turns() -> list[dict[str, Any]]:
+    return prepare_turns([
+        user("Please migrate the billing service to Postgres 16. Don't touch the legacy API."),
+        assistant("", call("c1", "read_file", path="services/billing/db.py")),
+        tool("c1", "import psycopg2\n" * 40),
+        assistant("", call("c2", "terminal", command="pytest -q tests/billing")),
+        tool("c2", '{"output": "FAILED tests/billing/test_db.py::test_conn - OperationalError: port 5433 refused", "exit_code": 1}'),
+        assistant("", call("c3", "patch", path="services/billing/db.py", mode="replace")),
+        tool("c3", "patched"),
+        assistant("Should I also bump the driver to psycopg 3.1.18?"),
+        user("Yes, use psycopg 3.1.18 and keep port 5433. Ticket BILL-2291."),
+    ])
+
+
+def test_extractive_lists_facts_with_identifiers_exact() -> None:
+    text = build_handoff(extractive_turns())
+    sections = parse_sections(text)
+    assert sections["Latest user request"] == "Yes, use psycopg 3.1.18 and keep port 5433. Ticket BILL-2291."
+    assert sections["Goal"].startswith("Please migrate the billing service to Postgres 16.")
+    actions = sections["Completed actions"]
+    assert actions[0] == "[read_file] read services/billing/db.py from line 1 (640 chars)"
+    assert any(a.startswith("[terminal] ran `pytest -q tests/billing` -> exit 1") for a in actions)
+    assert "`pytest -q tests/billing` -> exit 1" in sections["Commands"]
+    assert "services/billing/db.py (read, patched)" in sections["Files touched"]
+    errors = " ".join(sections["Errors and blockers"])
+    assert "OperationalError: port 5433 refused" in errors
+    decisions = " ".join(sections["Decisions"])
+    assert "Don't touch the legacy API." in decisions and "psycopg 3.1.18" in decisions
+    assert "Should I also bump the driver to psycopg 3.1.18?" in sections["Open questions (may be stale)"]
+
+
+def test_extractive_is_deterministic_and_capped() -> None:
+    turns = extractive_turns() * 200
+    first = build_handoff(turns)
+    assert first == build_handoff(turns)
+    assert len(first) <= 8_000
+    assert "earlier items omitted" in first or "earlier item omitted" in first
+
+
+def test_extractive_updates_the_previous_summary() -> None:
+    first = build_handoff(extractive_turns())
+    later = prepare_turns([
+        assistant("", call("c9", "terminal", command="make deploy")),
+        tool("c9", '{"exit_code": 0}'),
+        user("Now write the release notes."),
+    ])
+    updated = build_handoff(later, previous_summary=first)
+    sections = parse_sections(updated)
+    assert sections["Goal"].startswith("Please migrate the billing service")
+    assert sections["Latest user request"] == "Now write the release notes."
+    actions = sections["Completed actions"]
+    assert actions[0].startswith("[read_file] read services/billing/db.py")
+    assert actions[-1] == "[terminal] ran `make deploy` -> exit 0, 1 lines output"
+    assert "4. [terminal] ran `make deploy`" in updated  # numbering continues
+
+
+def test_turns_older_than_the_previous_summary_go_first() -> None:
+    previous = build_handoff(prepare_turns([user("second request"), assistant("", call("b", "terminal", command="ls")), tool("b", '"exit_code": 0')]))
+    turns = prepare_turns([user("first request"), assistant("", call("a", "read_file", path="a.py")), tool("a", "x")])
+    turns.append({"role": "system", "content": SUMMARY_ANCHOR})
+    turns += prepare_turns([user("third request")])
+    sections = parse_sections(build_handoff(turns, previous_summary=previous))
+    assert sections["Goal"] == "first request"
+    assert sections["Latest user request"] == "third request"
+    assert sections["Completed actions"][0].startswith("[read_file] read a.py")
+
+
+def test_foreign_previous_summary_is_carried_over() -> None:
+    text = build_handoff(prepare_turns([user("go on")]), previous_summary="The team chose Redis.\n## Odd Heading\nkeep me")
+    assert "The team chose Redis." in text and "keep me" in text
+
+
+def test_focus_topic_gets_most_of_the_room() -> None:
+    turns = extractive_turns() * 30 + prepare_turns([assistant("The Redis cache key is billing:v2:{id}.")])
+    text = build_handoff(turns, focus_topic="redis cache")
+    sections = parse_sections(text)
+    focus = text.split("## Focus: redis cache", 1)[1].split("\n## ", 1)[0]
+    assert "billing:v2:{id}" in focus
+    assert "Focus: redis cache" not in sections  # a focus is per compression, not carried
+    assert len(build_handoff(turns, focus_topic="nothing matches zzz")) > 0
+
+
+def test_no_user_turn_writes_the_sentinel() -> None:
+    text = build_handoff(prepare_turns([assistant("", call("a", "terminal", command="ls")), tool("a", '"exit_code": 0')]))
+    assert parse_sections(text)["Latest user request"] == NO_USER_SENTINEL
+
+
+def test_extractive_summarizer_protocol() -> None:
+    summarizer = ExtractiveSummarizer(None, model="ignored")
+    request = SummaryRequest(prompt="p", turns=extractive_turns(), max_chars=2_000)
+    assert summarizer.name == "extractive"
+    assert len(summarizer.summarize(request)) <= 2_000
+
+
+# --- summariser selection and failures ---------------------------------------------------------
+
+
+class Scripted:
+    """A summariser factory whose calls follow a script of results or exceptions."""
+
+    def __init__(self, *script: Any) -> None:
+        self.script = list(script)
+        self.calls: list[tuple[str | None, SummaryRequest]] = []
+
+    def __call__(self, config: Any, *, model: str | None = None) -> Any:
+        outer = self
+
+        class Instance:
+            name = "scripted"
+
+            def summarize(self, request: SummaryRequest) -> str:
+                outer.calls.append((model, request))
+                step = outer.script.pop(0) if outer.script else "## Latest user request\nok"
+                if isinstance(step, BaseException):
+                    raise step
+                return step
+
+        return Instance()
+
+
+class StubHost:
+    def __init__(self, factories: dict[str, Any]) -> None:
+        self.factories = factories
+
+    def summarizers(self) -> dict[str, Any]:
+        return dict(self.factories)
+
+
+def scripted_engine(*script: Any, data: dict[str, Any] | None = None) -> tuple[Any, Scripted]:
+    factory = Scripted(*script)
+    summary = {"provider": "scripted", **(data or {}).pop("summary", {})} if data else {"provider": "scripted"}
+    compression = {**(data or {}), "summary": summary}
+    engine = make_engine(64_000, data={"compression": compression}, host=StubHost({"scripted": factory}))
+    engine.clock = FakeClock()
+    return engine, factory
+
+
+def test_the_summariser_comes_from_the_hook() -> None:
+    factory = Scripted("## Latest user request\nfrom the plugin")
+
+    class Plugin:
+        @hookimpl
+        def hermes_summarizers(self) -> dict[str, Any]:
+            return {"scripted": factory}
+
+    host = PluginHost.create(only=(), plugins=[(Plugin(), "test_summarizer")])
+    engine = make_engine(64_000, data={"compression": {"summary": {"provider": "scripted", "model": "aux"}}}, host=host)
+    out = engine.compress(work_history(40), force=True)
+    assert "from the plugin" in summary_of(out)["content"]
+    model, request = factory.calls[0]
+    assert model == "aux"
+    assert request.turns and "TURNS TO SUMMARIZE" in request.prompt
+    assert request.budget_tokens >= 2_000 and request.max_chars == 8_000
+    assert engine.last_compression_report["summary"]["provider"] == "scripted"
+
+
+def test_summariser_output_is_cleaned_and_redacted() -> None:
+    engine, _ = scripted_engine("<think>hidden reasoning</think>## Latest user request\nuse ghp_" + "a" * 36)
+    out = engine.compress(work_history(40), force=True)
+    content = summary_of(out)["content"]
+    assert "hidden reasoning" not in content and "a" * 36 not in content
+
+
+@pytest.mark.parametrize("error", [SummarizerAuthError("401 invalid key"), SummarizerNetworkError("connection refused")])
+def test_auth_and_network_failures_abort_with_nothing_dropped(error: SummarizerError) -> None:
+    engine, _ = scripted_engine(error)
+    messages = work_history(40)
+    before = snapshot(messages)
+    out = engine.compress(messages, force=True)
+    assert out is messages and snapshot(messages) == before
+    report = engine.last_compression_report
+    assert report["status"] == "aborted" and report["aborted"] and report["error_kind"] == error.kind
+    assert report["after"] == report["before"]
+    assert engine.compression_count == 0
+
+
+def test_abort_on_summary_failure_aborts_on_any_failure() -> None:
+    engine, _ = scripted_engine(SummarizerError("boom"), data={"abort_on_summary_failure": True})
+    messages = work_history(40)
+    assert engine.compress(messages, force=True) is messages
+    assert engine.last_compression_report["status"] == "aborted"
+
+
+def test_other_failures_insert_the_deterministic_handoff_and_cool_down() -> None:
+    engine, _ = scripted_engine(SummarizerError("HTTP 500 from provider"))
+    messages = work_history(40)
+    out = engine.compress(messages, force=True)
+    report = engine.last_compression_report
+    assert report["status"] == "compressed" and report["fallback_used"] and report["summary"]["fallback"]
+    content = summary_of(out)["content"]
+    assert "summariser 'scripted' was unavailable (other: HTTP 500 from provider)" in content
+    assert "## Completed actions" in content
+    assert any("deterministic handoff" in w for w in report["warnings"])
+    engine.update_from_response({"prompt_tokens": engine.threshold_tokens + 1})
+    assert engine.should_compress_info() == (False, "cooldown:60")
+
+
+def test_empty_output_is_a_failure() -> None:
+    engine, _ = scripted_engine("   ")
+    out = engine.compress(work_history(40), force=True)
+    assert engine.last_compression_report["error_kind"] == "empty"
+    assert "was unavailable (empty" in summary_of(out)["content"]
+
+
+def test_timeouts_climb_the_cooldown_ladder() -> None:
+    engine, _ = scripted_engine(*(SummarizerTimeoutError("timed out") for _ in range(4)))
+    seen = []
+    for _ in range(4):
+        engine.compress(work_history(40), force=False)
+        seen.append(engine.last_compression_report["cooldown_seconds"])
+        engine.clock.advance(10_000)
+    assert seen == [60.0, 300.0, 900.0, 900.0]
+
+
+def test_cooldown_skips_the_summariser_until_forced() -> None:
+    engine, factory = scripted_engine(SummarizerTimeoutError("timed out"), "## Latest user request\nfine")
+    engine.compress(work_history(40))
+    assert len(factory.calls) == 1
+    engine.clock.advance(30)
+    engine.compress(work_history(40))  # automatic, still cooling down: no call, fallback text
+    assert len(factory.calls) == 1 and engine.last_compression_report["fallback_used"]
+    assert engine.last_compression_report["error_kind"] == "cooldown"
+    out = engine.compress(work_history(40), force=True)  # a manual compression clears the cooldown
+    assert len(factory.calls) == 2 and "fine" in summary_of(out)["content"]
+    assert engine.should_compress_info(engine.threshold_tokens) == (True, None)
+
+
+def test_missing_summary_model_falls_back_once_to_the_main_model() -> None:
+    engine, factory = scripted_engine(
+        SummarizerModelNotFoundError("404 no such model"), "## Latest user request\nrecovered",
+        data={"summary": {"model": "aux-model"}},
+    )
+    out = engine.compress(work_history(40), force=True)
+    assert [model for model, _ in factory.calls] == ["aux-model", "main-model"]
+    assert "recovered" in summary_of(out)["content"]
+    report = engine.last_compression_report
+    assert report["summary_model_fallback"] and not report["fallback_used"]
+    engine.compress(work_history(40), force=True)
+    assert factory.calls[-1][0] == "main-model"  # the failed summary model is not retried
+
+
+def test_unregistered_provider_uses_the_handoff_and_waits_600s() -> None:
+    engine = make_engine(64_000, data={"compression": {"summary": {"provider": "nope"}}}, host=StubHost({}))
+    engine.clock = FakeClock()
+    out = engine.compress(work_history(40), force=True)
+    assert engine.last_compression_report["cooldown_seconds"] == 600.0
+    assert "no summariser is registered as 'nope'" in summary_of(out)["content"]
+
+
+def test_a_raising_summariser_never_breaks_compression() -> None:
+    engine, _ = scripted_engine(ValueError("bug in plugin"))
+    out = engine.compress(work_history(40), force=True)
+    assert "ValueError: bug in plugin" in summary_of(out)["content"]
+
+
+def test_previous_summary_is_updated_not_resummarised() -> None:
+    engine, factory = scripted_engine("## Latest user request\nfirst body", "## Latest user request\nsecond body")
+    first = engine.compress(work_history(40), force=True)
+    grown = first + work_history(30)[1:]
+    engine.compress(grown, force=True)
+    _, request = factory.calls[1]
+    assert request.previous_summary == "## Latest user request\nfirst body"
+    assert request.prompt.count("first body") == 1
+    assert "PREVIOUS SUMMARY:" in request.prompt and "NEW TURNS TO INCORPORATE:" in request.prompt
+    assert "[HANDOFF NOTES" not in json.dumps(list(request.turns))
+
+
+def test_a_fresh_engine_rehydrates_the_summary_from_the_transcript() -> None:
+    engine, _ = scripted_engine("## Latest user request\nfirst body")
+    first = engine.compress(work_history(40), force=True)
+    fresh, factory = scripted_engine("## Latest user request\nagain")
+    fresh.compress(first + work_history(30)[1:], force=True)
+    assert factory.calls[0][1].previous_summary == "## Latest user request\nfirst body"
+
+
+def test_a_held_summary_missing_from_the_transcript_is_discarded() -> None:
+    engine, factory = scripted_engine("## Latest user request\nfrom session A", "## Latest user request\nB")
+    engine.compress(work_history(40), force=True)
+    engine.compress(work_history(40), force=True)  # another conversation, no handoff in it
+    assert factory.calls[1][1].previous_summary is None
+
+
+def test_summary_message_metadata_and_framing() -> None:
+    engine, _ = scripted_engine("## Latest user request\nbody")
+    out = engine.compress(work_history(40), force=True)
+    summary = summary_of(out)
+    assert summary["_compressed_summary"] is True and summary["_compressed_summary_has_user_turn"] is True
+    kind, body, _ = classify_message(summary)
+    assert body == "## Latest user request\nbody"
+    assert engine.last_compression_report["summary"]["index"] == out.index(summary)
