@@ -336,3 +336,14 @@ def test_rejected_values_name_path_and_constraint(value: Any, schema: Any, probl
 ))
 def test_an_empty_schema_accepts_anything_unchanged(value: Any) -> None:
     assert check(value, {}) == (value, [])
+
+
+def test_summaries_belong_to_the_tool_found_whatever_the_shapes() -> None:
+    flat = {"name": "flat_tool", "description": "Flat shape with a kazoo.", "parameters": {}}
+    tools = [flat, {"type": "function"}, *TOOLS, {"name": "other_flat", "description": "Kazoo two."}]
+    data = json.loads(handle_bridge_call(
+        "tool_search", {"queries": ["kazoo", "refund"]}, tools=tools, config=None, invoke=Recorder()
+    ))
+    assert data["tools"]["flat_tool"]["description"] == "Flat shape with a kazoo."
+    assert data["tools"]["other_flat"]["description"] == "Kazoo two."
+    assert data["tools"]["stripe_refund_payment"]["required"] == ["payment"]

@@ -15,6 +15,7 @@ exact (equal inputs give equal bytes), so it cannot drift from the live definiti
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
@@ -53,11 +54,17 @@ class AssemblyResult:
     tool_defs: tuple[Mapping[str, Any], ...]
     activated: bool
     deferred_count: int = 0
-    deferred_tokens: int = 0
     listing_budget: int = 0
     tier: int = 0
     listing_form: str | None = None
     deferred_names: tuple[str, ...] = ()
+    deferred: tuple[Mapping[str, Any], ...] = attrs.field(default=(), eq=False, repr=False)
+
+    @functools.cached_property
+    def deferred_tokens(self) -> int:
+        """Rough tokens the deferred schemas would cost (computed on first use: it serialises
+        every deferred schema, which is most of an assembly's cost at 1,000+ tools)."""
+        return estimate_schema_tokens(self.deferred)
 
 
 def assemble_tool_defs(
@@ -78,13 +85,12 @@ def assemble_tool_defs(
                 listing_form="kept",
             )
         return AssemblyResult(tool_defs=split.visible, activated=False, listing_budget=budget)
-    deferred_tokens = estimate_schema_tokens(split.deferred)
     names = tuple(tool_name(d) or "" for d in split.deferred)
     if settings.enabled == "off":
         bridge_free = tuple(d for d in definitions if not any(d is b for b in split.bridge))
         return AssemblyResult(
             tool_defs=bridge_free, activated=False, deferred_count=len(split.deferred),
-            deferred_tokens=deferred_tokens, listing_budget=budget,
+            listing_budget=budget, deferred=split.deferred, deferred_names=names,
         )
     if settings.listing == "off":
         listing, form = None, "off"
@@ -97,11 +103,11 @@ def assemble_tool_defs(
         tool_defs=(*split.visible, *bridge),
         activated=True,
         deferred_count=len(split.deferred),
-        deferred_tokens=deferred_tokens,
         listing_budget=budget,
         tier=1 if form in {"full", "names", "mixed"} else 2,
         listing_form=form,
         deferred_names=names,
+        deferred=split.deferred,
     )
 
 

@@ -166,18 +166,26 @@ def doc_tokens(raw: tuple[Any, ...]) -> _Doc:
 
 @attrs.frozen(kw_only=True)
 class SearchHit:
+    """One search result; ``position`` is the tool's index in the definitions searched."""
+
     name: str
     score: float
     exact: bool = False
+    position: int = -1
 
 
 class SearchIndex:
     """An inverted index (term -> doc ids) with per-term weights computed on first use."""
 
-    __slots__ = ("names", "_docs", "_lower", "_postings", "_weights", "_k", "_kb")
+    __slots__ = ("names", "positions", "_docs", "_lower", "_postings", "_weights", "_k", "_kb")
 
     def __init__(self, raw_keys: Sequence[tuple[Any, ...]]) -> None:
-        docs = [doc for doc in map(doc_tokens, raw_keys) if doc.name is not None]
+        docs: list[_Doc] = []
+        self.positions: list[int] = []  # doc id -> index of its definition
+        for position, doc in enumerate(map(doc_tokens, raw_keys)):
+            if doc.name is not None:
+                docs.append(doc)
+                self.positions.append(position)
         self._docs = docs
         self.names: list[str] = [doc.name for doc in docs]  # type: ignore[misc]
         lower: dict[str, int] = {}
@@ -258,56 +266,82 @@ class SearchIndex:
         best = heapq.nsmallest(
             limit - (exact is not None), scored, key=lambda sd: (-sd[0], names[sd[1]])
         )
-        hits = [SearchHit(name=names[d], score=s) for s, d in best]
+        positions = self.positions
+        hits = [SearchHit(name=names[d], score=s, position=positions[d]) for s, d in best]
         if exact is not None:
-            hits.insert(0, SearchHit(name=names[exact], score=exact_score, exact=True))
+            hits.insert(
+                0, SearchHit(name=names[exact], score=exact_score, exact=True, position=positions[exact])
+            )
         return hits
 
 
 _ODD = object()  # marks a definition read the slow way
 _memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
-_last: list[Any] = [None, None]
+_last: list[tuple[tuple[Any, ...], SearchIndex] | None] = [None]
 
 
-def fingerprint(definitions: Sequence[Any]) -> tuple[tuple[Any, ...], ...]:
-    """Every indexed field of every definition, in catalog order.
+def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
+    """Every indexed field of every definition, in catalog order, as one flat tuple.
 
-    Each definition gives ``(name, source, description, parameter names)`` read straight from
-    the OpenAI shape (the common case, ~0.3 us a tool), or ``(_ODD, tool_key(...))`` for any
-    other shape. The index is built from these very tuples (``normalise_key``), so two catalogs
-    share a fingerprint only when their indexed text is the same: a memo hit cannot drift.
+    A definition in the OpenAI shape adds ``name, source, description, n, param_1..param_n``
+    read straight from it (the common case: ~0.3 us a tool, and no per-tool objects, which
+    keeps the garbage collector out of the way); any other shape adds ``_ODD, tool_key(...)``.
+    The encoding parses back unambiguously (``_segments``) and the index is built from the
+    parsed fields, so two catalogs share a fingerprint only when their indexed text is the
+    same: a memo hit cannot drift from the live definitions.
     """
-    out: list[tuple[Any, ...]] = []
-    append = out.append
+    out: list[Any] = []
+    extend = out.extend
     for definition in definitions:
         try:
             fn = definition["function"]
-            append((
-                fn["name"], definition.get("source"), fn.get("description"),
-                tuple(fn["parameters"]["properties"].keys()),
-            ))
+            params = fn["parameters"]["properties"].keys()
+            head = (fn["name"], definition.get("source"), fn.get("description"), len(params))
         except (KeyError, TypeError, AttributeError, IndexError):
-            append((_ODD, tool_key(definition)))
+            extend((_ODD, tool_key(definition)))
+            continue
+        extend(head)  # only once every field was read: a failure never leaves half a segment
+        extend(params)
     return tuple(out)
+
+
+def _segments(print_: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """The per-tool raw keys of a fingerprint: ``(name, source, description, params)`` or
+    ``(_ODD, key)``."""
+    out: list[tuple[Any, ...]] = []
+    i, end = 0, len(print_)
+    while i < end:
+        if print_[i] is _ODD:
+            out.append((_ODD, print_[i + 1]))
+            i += 2
+        else:
+            n = print_[i + 3]
+            out.append((print_[i], print_[i + 1], print_[i + 2], print_[i + 4 : i + 4 + n]))
+            i += 4 + n
+    return out
 
 
 def index_for(definitions: Sequence[Any]) -> SearchIndex:
     """The index of ``definitions``, reused when exactly these indexed fields were seen before."""
     print_ = fingerprint(definitions)
-    last_print, last_index = _last
-    if last_index is not None and print_ == last_print:
-        return last_index  # type: ignore[no-any-return]
+    last = _last[0]  # one (fingerprint, index) pair, replaced atomically
+    if last is not None and print_ == last[0]:
+        return last[1]  # type: ignore[no-any-return]
     try:
         index = _memo.get(print_)
     except TypeError:  # an unhashable field (a list as description ...): no memo
         return SearchIndex([(_ODD, tool_key(d)) for d in definitions])
     if index is None:
-        index = SearchIndex(print_)
+        index = SearchIndex(_segments(print_))  # outside the lock: tokenizing takes it for the stemmer
         with _lock:
             _memo[print_] = index
             while len(_memo) > _INDEX_MEMO_MAX:
                 _memo.popitem(last=False)
-    _last[0], _last[1] = print_, index
+    else:
+        with _lock:
+            if print_ in _memo:
+                _memo.move_to_end(print_)
+    _last[0] = (print_, index)
     return index
 
 
@@ -315,6 +349,6 @@ def clear_caches() -> None:
     """Forget every memo (tests and benchmarks)."""
     with _lock:
         _memo.clear()
-        _last[0] = _last[1] = None
+        _last[0] = None
         _token_cache.clear()
         _stems.clear()

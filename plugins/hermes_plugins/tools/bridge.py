@@ -153,7 +153,10 @@ class _Catalog:
         return entry_of(definition) if definition is not None else None
 
     def count(self) -> int:
-        return len(self._by_name())
+        return len(self.deferred)
+
+    def entry_at(self, position: int) -> CatalogEntry:
+        return entry_of(self.deferred[position])
 
     def is_visible(self, name: str) -> bool:
         return any(tool_name(d) == name for d in self._visible)
@@ -269,9 +272,7 @@ def _search(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchS
         results.append(group)
         for hit in hits:
             if hit.name not in shown:
-                entry = catalog.entry(hit.name)
-                if entry is not None:
-                    shown[hit.name] = _summary(entry)
+                shown[hit.name] = _summary(catalog.entry_at(hit.position))
     log.debug("tool_search_answered", queries=len(queries), matches=len(shown))
     return json.dumps(
         {

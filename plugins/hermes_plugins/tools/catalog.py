@@ -74,6 +74,10 @@ def default_limit(settings: ToolSearchSection) -> int:
 
 def function_of(definition: Any) -> Mapping[str, Any] | None:
     """The mapping holding name/description/parameters, or ``None`` when malformed."""
+    if type(definition) is dict:  # the common case, without the slow ABC check
+        fn = definition.get("function")
+        if type(fn) is dict:
+            return fn
     if not isinstance(definition, Mapping):
         return None
     fn = definition.get("function")
@@ -87,12 +91,12 @@ def tool_name(definition: Any) -> str | None:
     if fn is None:
         return None
     name = fn.get("name")
-    return name if isinstance(name, str) and name else None
+    return name if type(name) is str and name else None
 
 
 def raw_source(definition: Any) -> str:
     """The ``source`` a definition carries at its top level, else ``""``."""
-    if not isinstance(definition, Mapping):
+    if type(definition) is not dict and not isinstance(definition, Mapping):
         return ""
     value = definition.get("source")
     return value.strip() if isinstance(value, str) else ""

@@ -96,12 +96,9 @@ def search(state: CliState, query: str, catalog_path: str, limit: int | None, as
     deferred = classify(definitions, settings).deferred
     wanted = default_limit(settings) if limit is None else min(limit, settings.max_search_limit)
     hits = bm25.index_for(deferred).search(query, wanted)
-    by_name = {}
-    for definition in deferred:
-        by_name.setdefault(tool_name(definition), definition)
     rows = []
     for hit in hits:
-        entry = entry_of(by_name[hit.name])
+        entry = entry_of(deferred[hit.position])
         row: dict[str, Any] = {
             "name": hit.name,
             "score": round(hit.score, 4),

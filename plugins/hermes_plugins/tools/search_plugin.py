@@ -32,7 +32,6 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
         activated=result.activated,
         visible=len(result.tool_defs),
         deferred=result.deferred_count,
-        deferred_tokens=result.deferred_tokens,
         listing_form=result.listing_form,
         session=ctx.session_id or None,
     )
