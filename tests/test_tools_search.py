@@ -434,7 +434,7 @@ def test_listing_degrades_full_names_mixed_groups_none() -> None:
 def test_a_source_with_one_short_name_is_never_collapsed() -> None:
     seen = _forms(_entries(BIG))
     assert "groups" not in seen and "mixed" in seen
-    text, form = render_listing(_entries(BIG), seen["mixed"][0])
+    text, _ = render_listing(_entries(BIG), seen["mixed"][0])
     assert text is not None and "delta: delta_get_box" in text
 
 

@@ -57,7 +57,7 @@ def _stem_word(word: str) -> str:
 
 def _load_stemmer() -> Any:
     try:
-        import snowballstemmer
+        import snowballstemmer  # type: ignore[import-untyped]
     except ImportError:
         from hermes_core import record_warning
 
@@ -79,8 +79,7 @@ def tokenize(text: str) -> list[str]:
 
 def name_words(name: str) -> str:
     """A tool name as words: ``mcp__`` prefix dropped, separators and camelCase split."""
-    if name.startswith("mcp__"):
-        name = name[5:]
+    name = name.removeprefix("mcp__")
     return " ".join(_SEPARATORS.sub(" ", _CAMEL.sub(" ", name)).split())
 
 
@@ -326,7 +325,7 @@ def index_for(definitions: Sequence[Any]) -> SearchIndex:
     print_ = fingerprint(definitions)
     last = _last[0]  # one (fingerprint, index) pair, replaced atomically
     if last is not None and print_ == last[0]:
-        return last[1]  # type: ignore[no-any-return]
+        return last[1]
     try:
         index = _memo.get(print_)
     except TypeError:  # an unhashable field (a list as description ...): no memo

@@ -60,8 +60,10 @@ def persisted_block(*, original: str, path: str, preview: str, has_more: bool) -
         OPEN_TAG,
         f"This tool result is too large for the context: {size}.",
         f"Full output saved to: {path}",
-        "Read it in pages with read_file (offset and limit) or process it with execute_code; "
-        "the file holds all of it, so do not request the same data again.",
+        (
+            "Read it in pages with read_file (offset and limit) or process it with "
+            "execute_code; the file holds all of it, so do not request the same data again."
+        ),
         "",
         f"Preview (first {len(preview):,} chars):",
         preview.rstrip("\n") + ("\n..." if has_more else ""),

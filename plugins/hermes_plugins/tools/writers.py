@@ -187,8 +187,8 @@ class RemoteWriter:
             log.warning("spill_remote_size_mismatch", path=path, expected=expected, found=int(size))
             try:
                 self._run(f"rm -f {quoted_path}", None, self.probe_timeout)
-            except Exception:  # noqa: BLE001
-                pass
+            except Exception as exc:  # noqa: BLE001 - the write is already reported as failed
+                log.warning("spill_remote_cleanup_failed", path=path, error=str(exc))
             return None
         return path
 
