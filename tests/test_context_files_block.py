@@ -164,6 +164,22 @@ def test_a_raising_loader_costs_only_itself(
     assert "disk on fire" in warnings[0].message
 
 
+def test_a_raising_loader_fails_a_strict_host(outside: Path) -> None:
+    from hermes_core import HermesPluginError
+
+    def boom(ctx: PromptContext) -> tuple[ContextFile, ...]:
+        raise RuntimeError("disk on fire")
+
+    class Broken:
+        @hookimpl
+        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
+            return ContextFileLoader(name="broken", rank=0.5, load=boom)
+
+    host = PluginHost.create(only=(), strict=True, plugins=[(Broken(), "broken")])
+    with pytest.raises(HermesPluginError, match="disk on fire"):
+        host.prompt_block("hermes_prompt_context_files", context(host, outside))
+
+
 def test_unsized_third_party_text_is_sized_by_the_block(
     plugin_host: PluginHost, register_plugin: Register, outside: Path
 ) -> None:

@@ -65,7 +65,9 @@ def _first_found(ctx: PromptContext) -> tuple[ContextFileLoader | None, tuple[Co
         try:
             result = loader.load(ctx) or ()
             files = (result,) if isinstance(result, ContextFile) else tuple(result)
-        except Exception as exc:  # noqa: BLE001 - one broken loader must not cost the prompt
+        except Exception as exc:  # one broken loader must not cost the prompt
+            if getattr(ctx.host, "strict", False):
+                raise  # --strict-plugins: plugin authors want the traceback
             record_warning(
                 "context_file_loader_failed",
                 f"context-file loader {loader.name!r} failed: {type(exc).__name__}: {exc}; "
