@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+import structlog
+
+from hermes_core.diagnostics import drain_warnings
 
 from fake_dists import site_dir  # noqa: F401  (fixture)
 
@@ -8,7 +13,7 @@ pytest_plugins = ["hermes_core.testing"]
 
 
 @pytest.fixture(autouse=True)
-def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """No test reads the developer's ~/.hermes or inherits plugin switches from the shell."""
     home = tmp_path_factory.mktemp("default-home")
     monkeypatch.setenv("HERMES_HOME", str(home))
@@ -18,3 +23,10 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
         "HERMES_EPHEMERAL_SYSTEM_PROMPT", "TERMINAL_ENV", "TERMINAL_CWD",
     ):
         monkeypatch.delenv(var, raising=False)
+    # CLI invocations configure structlog for the process, and warnings recorded outside a
+    # build's collector accumulate in the test thread's context: start each test clean.
+    saved = structlog.get_config()
+    drain_warnings()
+    yield
+    structlog.configure(**saved)
+    drain_warnings()
