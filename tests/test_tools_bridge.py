@@ -14,7 +14,7 @@ from hermes_core import PluginHost, ToolCallContext, hookimpl
 from hermes_core.config import Config, ToolSearchSection
 from hermes_plugins.tools.bridge import handle_bridge_call
 from hermes_plugins.tools.schema_check import check
-from test_tools_search import CATALOG, tool
+from test_tools_search import CATALOG, needs_stemmer, tool
 
 TODO = tool(
     "acme_todo",
@@ -63,6 +63,7 @@ def as_json(answer: Any) -> dict[str, Any]:
 # --- tool_search ---------------------------------------------------------------------------
 
 
+@needs_stemmer
 def test_search_returns_names_and_short_summaries() -> None:
     data = as_json(call("tool_search", {"queries": ["create issue", "refund"]}))
     assert data["total_available"] == 19

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from hermes_core.cli import cli
-from test_tools_search import CATALOG
+from test_tools_search import CATALOG, needs_stemmer
 
 
 @pytest.fixture
@@ -67,6 +67,7 @@ def test_search_json_best_first(catalog: Path) -> None:
     assert first["score"] >= data["results"][1]["score"]
 
 
+@needs_stemmer
 def test_search_limit_and_exact_match(catalog: Path) -> None:
     data = json.loads(run("search", "github_create_issue", "--catalog", str(catalog), "--limit", "1", "--json").stdout)
     assert [r["name"] for r in data["results"]] == ["github_create_issue"]
