@@ -6,13 +6,14 @@ speed comes from three caches, none of which can drift from the live definitions
 * a stem memo (word -> Snowball English stem), shared by everything;
 * per-tool tokens, keyed by exactly the fields that are indexed (name, source, description,
   top-level parameter names): a changed catalog re-tokenizes only the tools that changed;
-* the index itself, keyed by the tuple of those per-tool keys, in catalog order. Equal keys
-  mean equal indexed text, so a hit is the index a rebuild would produce.
+* the index itself, keyed by a fingerprint holding those fields of every tool in catalog
+  order (``fingerprint``). Equal fingerprints mean equal indexed text, so a hit is the index a
+  rebuild would produce; checking costs reading the fields (~0.3 us a tool), not hashing text.
 
 Scoring: k1 1.5, b 0.75, idf ln(1 + (N - df + 0.5) / (df + 0.5)), length normalised by the
 average document length (at least 1). Admission: an exact (case-insensitive) name match is
-always first; any other hit must contain one of the query's rarest terms and, when the query has
-four or more terms found in the catalog, at least half of them.
+always first; any other hit must contain one of the query's rarest terms (ties all count) and,
+when the query has four or more terms found in the catalog, at least half of them.
 """
 
 from __future__ import annotations
