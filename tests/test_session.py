@@ -97,11 +97,17 @@ def test_cwd_defaults_to_terminal_cwd_when_usable(home: Path, env: dict[str, str
 def test_prompt_is_byte_identical_for_200_turns(home: Path, env: dict[str, str], tmp_path: Path) -> None:
     clock = FakeClock(datetime(2026, 1, 2, 22, 30, tzinfo=timezone.utc))
     write_memory(home, "MEMORY.md", "The user deploys with make ship.")
+    existing = home / "skills" / "devops" / "deploy"
+    existing.mkdir(parents=True)
+    (existing / "SKILL.md").write_text("---\nname: deploy\ndescription: Ship a release.\n---\nSteps.\n")
     session = open_session(
         home, env, tmp_path, clock=clock,
         tools=["memory", "skill_view", "skills_list", "skill_manage", "terminal"],
     )
     first = session.system_prompt
+    assert session.built is not None
+    if session.host.pm.hook.hermes_prompt_skills_index.get_hookimpls():
+        assert "skills_index" in session.built.block_names  # the index is part of what must hold
     first_request = session.request_system_text(ephemeral="be brief")
     assert "Conversation started: Friday, January 02, 2026" in first
     assert "make ship" in first
