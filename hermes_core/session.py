@@ -16,14 +16,15 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import structlog
 
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
+from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting, record_warning
-from hermes_core.records import HostWarning, PromptContext
+from hermes_core.records import HostWarning, PromptContext, ToolCallContext, ToolsContext
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("hermes_core.session")
 
 Clock = Callable[[], datetime]
+_T = TypeVar("_T")
 
 
 def _wall_clock() -> datetime:
@@ -120,6 +122,8 @@ class Session:
         store: Any,
         restore: bool,
         persist: bool,
+        on_status: Callable[[CompactionEvent], None] | None = None,
+        environment: Any = None,
     ) -> None:
         self.host = host
         self.config = config
@@ -145,6 +149,9 @@ class Session:
         self._pending_warnings: list[HostWarning] = []
         self._lock = threading.RLock()
         self._closed = False
+        #: The terminal environment object tools run in (``None`` = local), for spill writers.
+        self.environment = environment
+        self._loop = CompactionLoop(self, on_status)
 
     # --- construction -------------------------------------------------------------------
 
@@ -168,13 +175,18 @@ class Session:
         env: Mapping[str, str] | None = None,
         clock: Clock | None = None,
         persist: bool = True,
+        on_status: Callable[[CompactionEvent], None] | None = None,
+        environment: Any = None,
     ) -> Session:
         """Open a session. Nothing is built yet: the prompt is built on first use.
 
         ``session_id`` given: the session store is asked for that session's prompt at first
         use and, when its Model/Provider lines still match, it is replayed verbatim. ``None``
         generates a fresh id. ``persist=False`` never writes to the session store (inspection
-        tools use it).
+        tools use it). ``on_status`` receives a ``CompactionEvent`` for every automatic
+        compression and every blocked one ("context compacted: 182k → 41k tokens").
+        ``environment`` is the terminal environment the tools run in (``None`` = local); the
+        tool-result spill writers receive it.
         """
         from hermes_core.host import PluginHost
 
@@ -218,6 +230,8 @@ class Session:
                 store=store,
                 restore=known_id and store is not None,
                 persist=persist,
+                on_status=on_status,
+                environment=environment,
             )
         session._pending_warnings.extend(bucket)
         log.debug("session_opened", session_id=sid, model=model, provider=provider, platform=platform)
@@ -356,16 +370,105 @@ class Session:
 
         return build_request(self, messages, provider=provider, tools=tools, ephemeral=ephemeral)
 
+    # --- compression in the request loop (see hermes_core.compaction) --------------------
+
+    def _collect(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
+        # Engine and plugin warnings raised during a step reach ``Session.warnings``.
+        with collecting() as bucket:
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                with self._lock:
+                    self._pending_warnings.extend(bucket)
+
+    def before_request(
+        self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None
+    ) -> list[dict[str, Any]]:
+        """The messages to send: compressed first when the request would reach the threshold.
+
+        Rough estimate of system prompt + messages + tool schemas, anchored on the provider's
+        last reported prompt tokens when there are any; at most ``compression.max_attempts``
+        rounds, stopping when one makes no progress; deferred for one turn right after a
+        compression and while the estimate has grown less than max(4,096, 5% of the threshold)
+        since the provider last proved the prompt fits. The input list is never mutated.
+        """
+        return self._collect(self._loop.before_request, messages, tools)
+
+    def after_response(self, usage: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Feed the provider's usage to the engine; the messages to continue with.
+
+        ``usage`` is a dict or SDK object with ``prompt_tokens`` / ``input_tokens``. Only
+        prompt tokens decide: completion and reasoning tokens never trigger compression. Over
+        the threshold the messages come back compressed, otherwise unchanged (same object).
+        """
+        return self._collect(self._loop.after_response, usage, messages)
+
+    def on_provider_error(
+        self, error: BaseException, messages: list[dict[str, Any]]
+    ) -> list[dict[str, Any]] | None:
+        """Recover from a context-overflow error: the compressed messages to retry with.
+
+        Returns ``None`` when ``error`` is not an overflow (HTTP 413, "context length
+        exceeded", "prompt is too long", "maximum context length", the long-context 429).
+        Raises ``ContextOverflowError`` when compression is off (telling the user to run
+        /compress, start a new session or pick a larger-window model) or cannot help.
+        """
+        return self._collect(self._loop.on_provider_error, error, messages)
+
+    def compress(
+        self,
+        messages: list[dict[str, Any]],
+        focus_topic: str | None = None,
+        force: bool = True,
+        *,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> ManualCompression:
+        """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
+        without an LLM call when everything is protected, and returns the new messages with
+        feedback for the user (``result.feedback.text``)."""
+        return self._collect(self._loop.manual, messages, focus_topic=focus_topic, force=force, tools=tools)
+
+    # --- tool side ----------------------------------------------------------------------
+
+    def tools_context(self) -> ToolsContext:
+        return ToolsContext(
+            context_length=self.engine.context_length or self.context_length,
+            config=self.config, session_id=self.session_id, home=self.home,
+            environment=self.environment, host=self.host,
+        )
+
+    def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The tool definitions the model sees this turn (deferred disclosure, idempotent)."""
+        return self._collect(self.host.tools_assemble, tools, self.tools_context())
+
+    def process_tool_result(
+        self, content: Any, *, tool_name: str, tool_call_id: str = "",
+        arguments: Mapping[str, Any] | None = None,
+    ) -> Any:
+        """One tool result through the output limits and the spill-to-file pipeline."""
+        ctx = ToolCallContext(
+            tool_name=tool_name, tool_call_id=tool_call_id, arguments=dict(arguments or {}),
+            home=self.home, context_length=self.engine.context_length or self.context_length,
+            config=self.config, environment=self.environment, host=self.host,
+        )
+        return self._collect(self.host.tool_result_process, content, ctx)
+
+    def fit_tool_results(self, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """A turn's tool result messages fitted to the per-turn budget (largest spill first)."""
+        return self._collect(self.host.tool_results_turn_budget, results, self.tools_context())
+
     # --- end ----------------------------------------------------------------------------
 
-    def close(self) -> None:
-        """End the session: the engine's ``on_session_end`` runs once."""
+    def close(self, messages: list[dict[str, Any]] | None = None) -> None:
+        """End the session: the engine's ``on_session_end`` runs once (with the final messages)."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
         with collecting() as bucket:
-            self.host.engine_step("on_session_end", self.engine, session_id=self.session_id, messages=[])
+            self.host.engine_step(
+                "on_session_end", self.engine, session_id=self.session_id, messages=list(messages or [])
+            )
         with self._lock:
             self._pending_warnings.extend(bucket)
 

@@ -1,0 +1,478 @@
+"""Compression in the request loop: when it fires, what the host is told, what /compress says.
+
+``Session.before_request``, ``after_response``, ``on_provider_error`` and ``compress`` delegate
+here. Every decision runs the selected engine's lifecycle through its hooks
+(``host.engine_step``), so plugins can observe or veto it, and says which counter made it:
+
+* ``provider`` - the prompt tokens the provider reported for the last request;
+* ``provider+estimate`` - that figure plus the rough growth of the request since then (the
+  reference's "usage anchor + delta": a rough estimate that runs high never triggers a
+  compression on its own once the provider has proved the prompt fits);
+* ``estimate`` - ceil(chars / 4) of system prompt + messages + tool schemas, before any usage.
+
+After every compression the system prompt is rebuilt once (memory re-read from disk), the
+engine is told about the boundary (``boundary_reason="compression"``), and the session id stays
+the same: the conversation is compacted in place, so ``--resume`` keeps working.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Literal
+
+import attrs
+import structlog
+
+from hermes_core.engine import coerce_usage
+from hermes_core.errors import ContextOverflowError
+from hermes_core.tokens import estimate_request_tokens
+
+if TYPE_CHECKING:
+    from hermes_core.session import Session
+
+log = structlog.get_logger("hermes_core.compaction")
+
+Phase = Literal["preflight", "post_response", "overflow", "manual"]
+
+#: Progress: fewer messages, or the estimate below 95% of what it was (spec §15.1).
+PROGRESS_RATIO = 0.95
+
+
+@attrs.frozen(kw_only=True)
+class CompactionEvent:
+    """What a host UI shows about one automatic compression or one blocked attempt.
+
+    ``kind``: ``compacted`` (messages replaced), ``fallback`` (compacted with the deterministic
+    handoff because the summariser failed), ``aborted`` (summariser failed; nothing dropped),
+    ``ineffective`` (ran but saved too little), ``blocked`` (over the threshold but compression
+    is blocked: ``reason`` is ``ineffective`` or ``cooldown:<seconds>``), ``thrashing`` (too many
+    compressions in the last turns).
+    """
+
+    kind: str
+    phase: Phase
+    message: str
+    before_tokens: int = 0
+    after_tokens: int = 0
+    before_messages: int = 0
+    after_messages: int = 0
+    dropped_messages: int = 0
+    reason: str | None = None
+    counter: str = "estimate"
+
+
+@attrs.frozen(kw_only=True)
+class CompressionFeedback:
+    """The answer to a manual ``/compress`` (spec §14.1), ready to show the user."""
+
+    noop: bool
+    aborted: bool
+    refused_would_grow: bool
+    fallback_used: bool
+    headline: str
+    token_line: str
+    note: str | None
+    before_count: int
+    after_count: int
+    before_tokens: int
+    after_tokens: int
+    dropped_count: int
+    failure_reason: str | None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(part for part in (self.headline, self.token_line, self.note) if part)
+
+
+@attrs.frozen(kw_only=True)
+class ManualCompression:
+    """What ``Session.compress`` returns: the messages to continue with and the feedback."""
+
+    messages: list[dict[str, Any]]
+    feedback: CompressionFeedback
+
+
+# --- overflow recognition ---------------------------------------------------------------
+
+_OVERFLOW_PHRASES = (
+    "context length",
+    "context_length_exceeded",
+    "maximum context",
+    "context window",
+    "prompt is too long",
+    "prompt too long",
+    "input is too long",
+    "too many tokens",
+    "reduce the length",
+    "token limit",
+    "exceeds the context",
+    "exceeds the maximum",
+    "request too large",
+)
+_PAYLOAD_PHRASES = ("request entity too large", "payload too large", "error code: 413")
+_OUTPUT_CAP = re.compile(r"max_tokens|max_completion_tokens|max_output_tokens", re.I)
+_LIMIT = re.compile(
+    r"(?:maximum context length|context window|context length|limit)\D{0,40}?(\d[\d,]{3,})\s*tokens",
+    re.I,
+)
+
+
+def _status_of(error: BaseException) -> int | None:
+    for attr in ("status_code", "status", "http_status"):
+        value = getattr(error, attr, None)
+        if isinstance(value, int):
+            return value
+    response = getattr(error, "response", None)
+    value = getattr(response, "status_code", None)
+    return value if isinstance(value, int) else None
+
+
+def classify_overflow(error: BaseException | str) -> str | None:
+    """``payload_too_large``, ``context_overflow`` or ``long_context_tier``; ``None`` otherwise.
+
+    Recognises HTTP 413, the providers' "context length exceeded" / "prompt is too long" /
+    "maximum context length" wordings (OpenAI, Anthropic, vLLM, Ollama, llama.cpp, Bedrock), and
+    the 429 that asks for the long-context tier. An output-cap error ("max_tokens is too large")
+    is not an overflow: lowering the output cap fixes it, not compressing.
+    """
+    status = None if isinstance(error, str) else _status_of(error)
+    text = str(error).lower()
+    if status == 413 or any(p in text for p in _PAYLOAD_PHRASES):
+        return "payload_too_large"
+    if status == 429:
+        return "long_context_tier" if "extra usage" in text and "long context" in text else None
+    if _OUTPUT_CAP.search(text) and not ("prompt" in text or "input" in text or "messages" in text):
+        return None
+    if any(p in text for p in _OVERFLOW_PHRASES):
+        return "context_overflow"
+    return None
+
+
+def reported_limit(error: BaseException | str) -> int | None:
+    """The window size an overflow error states ("maximum context length is 262,144 tokens")."""
+    match = _LIMIT.search(str(error))
+    if not match:
+        return None
+    value = int(match.group(1).replace(",", ""))
+    return value if value >= 1_000 else None
+
+
+# --- the loop -----------------------------------------------------------------------------
+
+
+def _tokens_short(n: int) -> str:
+    return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n:,}"
+
+
+class CompactionLoop:
+    """The per-session state of compression in the request loop (one per ``Session``)."""
+
+    def __init__(self, session: Session, on_status: Callable[[CompactionEvent], None] | None) -> None:
+        self.session = session
+        self.on_status = on_status
+        # (rough estimate of the request sent, prompt tokens the provider reported for it)
+        self.anchor: tuple[int, int] | None = None
+        self.last_request_rough = 0
+        self.last_tools: Sequence[Mapping[str, Any]] | None = None
+
+    # -- figures
+
+    def rough(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> int:
+        return estimate_request_tokens(messages, system_prompt=self.session.system_prompt, tools=tools)
+
+    def figure(self, rough: int) -> tuple[int, str]:
+        if self.anchor is None:
+            return rough, "estimate"
+        sent, real = self.anchor
+        return real + max(0, rough - sent), "provider+estimate"
+
+    # -- status
+
+    def emit(self, event: CompactionEvent) -> None:
+        log.info(
+            "context_" + event.kind if event.kind in {"compacted", "thrashing"} else "compression_" + event.kind,
+            phase=event.phase, before_tokens=event.before_tokens, after_tokens=event.after_tokens,
+            reason=event.reason, counter=event.counter, session=self.session.session_id,
+        )
+        if self.on_status is not None:
+            try:
+                self.on_status(event)
+            except Exception:  # noqa: BLE001 - a UI callback must not break the turn
+                log.warning("status_callback_failed", exc_info=True)
+
+    def blocked(self, phase: Phase, tokens: int, reason: str, counter: str) -> None:
+        engine = self.session.engine
+        self.emit(CompactionEvent(
+            kind="blocked", phase=phase, reason=reason, before_tokens=tokens, counter=counter,
+            message=(
+                f"context at ~{_tokens_short(tokens)} tokens is over the compression threshold "
+                f"({_tokens_short(engine.threshold_tokens)}) but compression is blocked ({reason}); "
+                "run /compress to force it or start a new session"
+            ),
+        ))
+
+    # -- one compression, and what follows it
+
+    def run_engine(
+        self,
+        messages: list[dict[str, Any]],
+        *,
+        current_tokens: int | None,
+        focus_topic: str | None,
+        force: bool,
+    ) -> list[dict[str, Any]]:
+        session = self.session
+        out = session.host.engine_step(
+            "compress", session.engine, messages=messages, current_tokens=current_tokens,
+            focus_topic=focus_topic, force=force,
+        )
+        return messages if out is None else out
+
+    def after_compaction(self, compressed: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
+        """Rebuild the prompt once, tell the engine about the boundary, reset the anchor."""
+        session = self.session
+        session.invalidate_system_prompt()
+        prompt = session.system_prompt  # rebuilt now (memory re-read), then byte-stable again
+        session.host.engine_step(
+            "on_session_start", session.engine, session_id=session.session_id,
+            boundary_reason="compression",
+        )
+        rough = estimate_request_tokens(compressed, system_prompt=prompt, tools=tools)
+        if hasattr(session.engine, "last_compression_rough_tokens"):
+            session.engine.last_compression_rough_tokens = rough
+        self.anchor = None
+        self.last_request_rough = rough
+
+    def report(self) -> Mapping[str, Any]:
+        return self.session.engine.last_compression_report or {}
+
+    def compress_automatic(
+        self,
+        messages: list[dict[str, Any]],
+        tools: Sequence[Mapping[str, Any]] | None,
+        *,
+        phase: Phase,
+        tokens: int,
+        counter: str,
+        force: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Up to ``compression.max_attempts`` rounds, stopping when one makes no progress."""
+        session = self.session
+        engine = session.engine
+        attempts = max(1, min(int(session.config.compression.max_attempts), 10))
+        current = messages
+        before_rough = self.rough(messages, tools)
+        rough = before_rough
+        compacted = False
+        for _ in range(attempts):
+            out = self.run_engine(current, current_tokens=tokens, focus_topic=None, force=force)
+            report = self.report()
+            if report.get("aborted"):
+                self.emit(CompactionEvent(
+                    kind="aborted", phase=phase, reason=report.get("error_kind"), before_tokens=tokens,
+                    before_messages=len(current), after_messages=len(current), counter=counter,
+                    message=(
+                        "context compaction aborted: the summariser failed "
+                        f"({report.get('error') or report.get('error_kind') or 'unknown error'}); "
+                        "no messages were removed"
+                    ),
+                ))
+                break
+            if out is current:
+                break
+            new_rough = self.rough(out, tools)
+            progress = len(out) < len(current) or new_rough < rough * PROGRESS_RATIO
+            current, compacted = out, True
+            rough = new_rough
+            if not progress or rough < engine.threshold_tokens:
+                break
+            tokens = rough
+        if not compacted:
+            return messages
+        self.after_compaction(current, tools)
+        report = self.report()
+        kind = "fallback" if report.get("fallback_used") else (
+            "ineffective" if report.get("status") == "ineffective" else "compacted"
+        )
+        after = self.last_request_rough
+        dropped = max(0, len(messages) - len(current))
+        self.emit(CompactionEvent(
+            kind=kind, phase=phase, before_tokens=before_rough, after_tokens=after,
+            before_messages=len(messages), after_messages=len(current), dropped_messages=dropped,
+            counter=counter, reason=report.get("error") if kind == "fallback" else None,
+            message=(
+                f"context compacted: {_tokens_short(before_rough)} → {_tokens_short(after)} tokens "
+                f"({len(messages)} → {len(current)} messages)"
+                + (" using the deterministic fallback summary because the summariser failed"
+                   if kind == "fallback" else "")
+            ),
+        ))
+        recent = getattr(engine, "recent_compressions", None)
+        if callable(recent):
+            count = recent()
+            window = int(session.config.compression.thrash_window_turns)
+            if count >= 3:
+                self.emit(CompactionEvent(
+                    kind="thrashing", phase=phase, reason=f"{count} in {window} turns",
+                    message=(
+                        f"the context was compacted {count} times in the last {window} turns; "
+                        "details may be lost - consider /compress with a focus or a new session"
+                    ),
+                ))
+        return current
+
+    # -- the public steps
+
+    def before_request(
+        self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None
+    ) -> list[dict[str, Any]]:
+        session = self.session
+        engine = session.engine
+        self.last_tools = tools
+        rough = self.rough(messages, tools)
+        self.last_request_rough = rough
+        if not session.config.compression.enabled:
+            return messages
+        tokens, counter = self.figure(rough)
+        if tokens < engine.threshold_tokens or engine.threshold_tokens <= 0:
+            return messages
+        if engine.should_defer_preflight_to_real_usage(tokens):
+            log.debug("preflight_deferred", tokens=tokens, counter=counter, session=session.session_id)
+            return messages
+        should, reason = session.host.engine_step("should_compress", engine, prompt_tokens=tokens) or (False, None)
+        if not should:
+            if reason:
+                self.blocked("preflight", tokens, reason, counter)
+            return messages
+        out = self.compress_automatic(messages, tools, phase="preflight", tokens=tokens, counter=counter)
+        self.last_request_rough = self.rough(out, tools)
+        return out
+
+    def after_response(self, usage: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        session = self.session
+        engine = session.engine
+        u = coerce_usage(usage)
+        session.host.engine_step("update_from_response", engine, usage=u)
+        if u.prompt_tokens > 0:
+            self.anchor = (self.last_request_rough, u.prompt_tokens)
+            tokens, counter = u.prompt_tokens, "provider"
+        else:
+            # No usage reported: judge the rough request estimate, tool schemas included.
+            tokens, counter = self.rough(messages, self.last_tools), "estimate"
+        if not session.config.compression.enabled:
+            return messages
+        should, reason = session.host.engine_step("should_compress", engine, prompt_tokens=tokens) or (False, None)
+        if not should:
+            if reason and tokens >= engine.threshold_tokens:
+                self.blocked("post_response", tokens, reason, counter)
+            return messages
+        return self.compress_automatic(
+            messages, self.last_tools, phase="post_response", tokens=tokens, counter=counter
+        )
+
+    def on_provider_error(self, error: BaseException, messages: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
+        kind = classify_overflow(error)
+        if kind is None:
+            return None
+        session = self.session
+        engine = session.engine
+        if not session.config.compression.enabled:
+            raise ContextOverflowError(
+                f"the conversation no longer fits the model's context window ({kind}: {error}) and "
+                "automatic compression is off (compression.enabled: false). Run /compress to "
+                "compact it, start a new session, or pick a model with a larger window."
+            )
+        limit = reported_limit(error)
+        if limit and (not engine.context_length or limit < engine.context_length):
+            engine.update_model(
+                session.model, limit, provider=session.provider, max_tokens=session.max_tokens
+            )
+            log.info("context_length_learned", context_length=limit, session=session.session_id)
+        if kind == "long_context_tier" and (not engine.context_length or engine.context_length > 200_000):
+            engine.update_model(session.model, 200_000, provider=session.provider, max_tokens=session.max_tokens)
+        tokens = max(self.rough(messages, self.last_tools), engine.threshold_tokens)
+        out = self.compress_automatic(
+            messages, self.last_tools, phase="overflow", tokens=tokens, counter="estimate", force=True
+        )
+        if out is messages:
+            raise ContextOverflowError(
+                f"the conversation no longer fits the model's context window ({kind}) and "
+                "compression could not reduce it; start a new session or pick a model with a "
+                "larger window."
+            )
+        self.last_request_rough = self.rough(out, self.last_tools)
+        return out
+
+    def manual(
+        self, messages: list[dict[str, Any]], *, focus_topic: str | None, force: bool,
+        tools: Sequence[Mapping[str, Any]] | None,
+    ) -> ManualCompression:
+        session = self.session
+        tools = tools if tools is not None else self.last_tools
+        before_tokens = self.rough(messages, tools)
+        if not session.engine.has_content_to_compress(messages):
+            feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
+            return ManualCompression(messages=messages, feedback=attrs.evolve(
+                feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
+            ))
+        out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force)
+        report = self.report()
+        if out is not messages and not report.get("aborted"):
+            self.after_compaction(out, tools)
+        after_tokens = self.rough(out, tools)
+        return ManualCompression(
+            messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)
+        )
+
+
+def summarize_manual(
+    before: Sequence[Any], after: Sequence[Any], before_tokens: int, after_tokens: int,
+    report: Mapping[str, Any],
+) -> CompressionFeedback:
+    """Headline, token line and note for a manual compression (spec §14.1)."""
+    n, m = len(before), len(after)
+    noop = list(after) == list(before)
+    aborted = report.get("aborted") is True
+    refused = report.get("refused_would_grow") is True
+    fallback = report.get("fallback_used") is True
+    error = report.get("error") if isinstance(report.get("error"), str) else None
+    dropped = report.get("dropped_count")
+    dropped = dropped if isinstance(dropped, int) and not isinstance(dropped, bool) else max(n - m, 0)
+    if refused:
+        headline = f"Compression refused (summary would grow the conversation): {n} messages preserved"
+    elif aborted:
+        headline = f"Compression aborted: {n} messages preserved"
+    elif fallback:
+        headline = f"Compressed with fallback: {n} → {m} messages"
+    elif noop:
+        headline = f"No changes from compression: {n} messages"
+    else:
+        headline = f"Compressed: {n} → {m} messages"
+    if (noop and before_tokens == after_tokens) or refused:
+        token_line = f"Approx request size: ~{before_tokens:,} tokens (unchanged)"
+    else:
+        token_line = f"Approx request size: ~{before_tokens:,} → ~{after_tokens:,} tokens"
+    note: str | None = None
+    if refused:
+        note = "The summary would have been larger than what it replaces, so nothing was removed."
+    elif aborted:
+        note = "The summariser failed, so no messages were removed."
+    elif fallback:
+        note = (
+            "The summariser failed, so a limited deterministic summary was used; "
+            f"removed {dropped} message(s)."
+        )
+    elif m < n and after_tokens > before_tokens:
+        note = (
+            "There are fewer messages now but the estimate rose: the summary is denser text than "
+            "the short messages it replaced, and the rough estimate counts it in full."
+        )
+    if error and (aborted or fallback):
+        note = f"{note} Reason: {error}" if note else f"Reason: {error}"
+    return CompressionFeedback(
+        noop=noop, aborted=aborted, refused_would_grow=refused, fallback_used=fallback,
+        headline=headline, token_line=token_line, note=note, before_count=n, after_count=m,
+        before_tokens=before_tokens, after_tokens=after_tokens, dropped_count=dropped,
+        failure_reason=error,
+    )
