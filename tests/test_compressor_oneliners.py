@@ -82,3 +82,13 @@ def test_looks_demoted() -> None:
     assert looks_demoted("[screenshot removed to save context]")
     assert not looks_demoted("plain output")
     assert not looks_demoted("[1, 2, 3]\n" * 50)
+
+
+def test_huge_outputs_get_an_estimated_line_count() -> None:
+    small = "row\n" * 100
+    assert summarize_tool_result("execute_code", args(code="x"), small) == "[execute_code] `x` (101 lines output)"
+    big = "a line of output\n" * 10_000  # 170,000 chars: sampled, marked as an estimate
+    line = summarize_tool_result("terminal", args(command="seq 10000"), big + '{"exit_code": 0}')
+    assert line.startswith("[terminal] ran `seq 10000` -> exit 0, ~") and line.endswith(" lines output")
+    estimate = int(line.split("~")[1].split(" ")[0].replace(",", ""))
+    assert abs(estimate - 10_001) < 200

@@ -13,6 +13,20 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
+_SCAN = json.JSONDecoder().scan_once
+
+
+def _scan_loads(text: str) -> Any:
+    return _SCAN(text, 0)[0]
+
+
+try:  # optional: not a dependency, only faster when present
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - depends on the environment
+    _fast_loads = _scan_loads
+#: Outputs up to this size get an exact line count; longer ones an estimate from samples.
+EXACT_LINES_MAX = 16_384
+LINE_SAMPLE = 4_096
 _EXIT_CODE = re.compile(r"""["']?exit[_ ]?code["']?\s*[:=]\s*(-?\d+)""", re.IGNORECASE)
 _TOTAL_COUNT = re.compile(r""""total_count"\s*:\s*(\d+)""")
 #: Result texts that already are one of our short lines (or an older engine's placeholder).
@@ -26,14 +40,23 @@ _ALREADY_SHORT_PREFIXES = (
 
 def parse_arguments(arguments: Any) -> dict[str, Any]:
     """Tool-call arguments as a dict; anything unparsable or not an object gives ``{}``."""
+    if type(arguments) is str:  # the usual case first: ABC isinstance checks are slow
+        if not arguments:
+            return {}
+        try:
+            # This runs once per demoted result: orjson when installed (~4x json.loads), else
+            # the stdlib's C scanner without json.loads' whitespace handling (~1.7x).
+            value = _fast_loads(arguments)
+        except (StopIteration, ValueError, RecursionError):
+            try:
+                value = json.loads(arguments)
+            except (ValueError, RecursionError):
+                return {}
+        return value if type(value) is dict else {}
     if isinstance(arguments, Mapping):
         return dict(arguments)
-    if isinstance(arguments, str) and arguments:
-        try:
-            value = json.loads(arguments)
-        except (ValueError, RecursionError):
-            return {}
-        return value if isinstance(value, dict) else {}
+    if isinstance(arguments, str):
+        return parse_arguments(str(arguments))
     return {}
 
 
@@ -55,11 +78,21 @@ def _clip(text: str, limit: int, keep: int | None = None) -> str:
     return text[: keep if keep is not None else limit - 3] + "..."
 
 
-def _lines(content: str) -> int:
+def _lines(content: str) -> str:
+    """Line count of an output: exact up to 16 KB, an estimate ("~N") beyond.
+
+    Counting newlines scans every byte (~1 GB/s); over long histories of big outputs that
+    scan dominated the whole free pass, while "~1,200 lines" says as much as "1,187 lines".
+    """
     # isspace() stops at the first visible character; strip() would copy the whole output.
     if not content or content.isspace():
-        return 0
-    return content.count("\n") + 1
+        return "0"
+    size = len(content)
+    if size <= EXACT_LINES_MAX:
+        return f"{content.count(chr(10)) + 1:,}"
+    sampled = content.count("\n", 0, LINE_SAMPLE) + content.count("\n", size - LINE_SAMPLE)
+    estimate = round(sampled * size / (2 * LINE_SAMPLE)) + 1
+    return f"~{estimate:,}"
 
 
 def _exit_code(content: str) -> str:
@@ -85,12 +118,12 @@ def _exit_code(content: str) -> str:
 
 
 def _s(value: Any) -> str:
-    return value if isinstance(value, str) else str(value)
+    return value if type(value) is str else str(value)
 
 
 def _terminal(name: str, args: dict[str, Any], content: str) -> str:
     command = _clip(_s(args.get("command", "")), 80, 77)
-    return f"[{name}] ran `{command}` -> exit {_exit_code(content)}, {_lines(content):,} lines output"
+    return f"[{name}] ran `{command}` -> exit {_exit_code(content)}, {_lines(content)} lines output"
 
 
 def _read_file(name: str, args: dict[str, Any], content: str) -> str:
@@ -102,7 +135,7 @@ def _read_file(name: str, args: dict[str, Any], content: str) -> str:
 def _write_file(name: str, args: dict[str, Any], content: str) -> str:
     path = _s(args.get("path") or args.get("file_path") or "?")
     written = args.get("content")
-    lines = f"{_lines(written):,}" if isinstance(written, str) else "?"
+    lines = _lines(written) if isinstance(written, str) else "?"
     return f"[{name}] wrote to {path} ({lines} lines)"
 
 
@@ -159,7 +192,7 @@ def _delegate(name: str, args: dict[str, Any], content: str) -> str:
 def _execute_code(name: str, args: dict[str, Any], content: str) -> str:
     code = _s(args.get("code") or "").replace("\n", " ")
     shown = code[:60] + ("..." if len(code) > 60 else "")
-    return f"[{name}] `{shown}` ({_lines(content):,} lines output)"
+    return f"[{name}] `{shown}` ({_lines(content)} lines output)"
 
 
 def _skill(name: str, args: dict[str, Any], content: str) -> str:
@@ -227,7 +260,7 @@ for _browser_tool in ("navigate", "click", "snapshot", "type", "scroll", "vision
 def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any) -> str:
     """One line describing a tool call and its result; ``[<tool>] (<N> chars result)`` on error."""
     name = tool_name or "unknown"
-    text = content if isinstance(content, str) else ("" if content is None else str(content))
+    text = content if type(content) is str else ("" if content is None else str(content))
     try:
         args = parse_arguments(arguments)
         return _BY_TOOL.get(name, _generic)(name, args, text)

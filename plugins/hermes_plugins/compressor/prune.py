@@ -44,6 +44,8 @@ PRESSURE_KEEP_RECENT = 3
 SOFT_CEILING_FACTOR = 1.5
 _REASONING_FIELDS = ("reasoning", "reasoning_content")
 _UNKNOWN_CALL: tuple[str, Any] = ("unknown", None)
+#: Up to this many distinct results of one length are compared directly, then hashed.
+_DIRECT_COMPARE_MAX = 4
 
 
 @attrs.define(kw_only=True)
@@ -129,41 +131,98 @@ class _Pruner:
         self.min_prune_chars = min_prune_chars
         self.changed: dict[int, dict[str, Any]] = {}
         self.stats = PruneStats()
-        self.calls: dict[str, tuple[str, Any]] = {}
         self.tool_indices: list[int] = []
-        #: Assistant messages with at least one tool-call argument string worth shortening.
-        self.long_argument_indices: list[int] = []
+        #: Assistant messages that carry tool calls (candidates for argument shortening).
+        self.call_indices: list[int] = []
+        #: First index of a content -> every index holding that same content, in order.
+        self._groups: dict[int, list[int]] = {}
+        self._all_calls: dict[str, tuple[str, Any]] | None = None
         self._index()
 
     def _index(self) -> None:
-        calls = self.calls
+        """One forward pass: where the tool results and calls are, and which results repeat.
+
+        Equal strings have equal lengths, so results are grouped by length first; within a
+        length, a few distinct contents are told apart by direct comparison (it stops at the
+        first differing character), and crowded lengths switch to xxh3-128 digests.
+        """
         tools = self.tool_indices
-        long_arguments = self.long_argument_indices
+        callers = self.call_indices
+        by_length: dict[int, list[tuple[str, int]]] = {}
+        by_digest: dict[int, dict[bytes, int]] = {}
+        groups = self._groups
         for i, message in enumerate(self.messages):
             role = message.get("role")
             if role == "tool":
                 tools.append(i)
-            elif role == "assistant":
-                tool_calls = message.get("tool_calls")
-                if not tool_calls:
+                content = message.get("content")
+                if type(content) is not str or len(content) < MIN_PRUNE_CHARS:
                     continue
-                has_long = False
-                for call in tool_calls:
-                    if type(call) is not dict:
-                        continue
-                    fn = call.get("function")
-                    if type(fn) is dict:
-                        arguments = fn.get("arguments")
-                        if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
-                            has_long = True
-                        entry = (fn.get("name") or "unknown", arguments)
+                size = len(content)
+                reps = by_length.get(size)
+                if reps is None:
+                    by_length[size] = [(content, i)]
+                    continue
+                table = by_digest.get(size)
+                if table is None:
+                    for other, rep in reps:
+                        if other == content:
+                            groups.setdefault(rep, [rep]).append(i)
+                            break
                     else:
-                        entry = _UNKNOWN_CALL
-                    ident = call.get("id") or call.get("call_id")
-                    if ident:
-                        calls[ident] = entry
-                if has_long:
-                    long_arguments.append(i)
+                        reps.append((content, i))
+                        if len(reps) > _DIRECT_COMPARE_MAX:
+                            by_digest[size] = {_digest(text): rep for text, rep in reps}
+                    continue
+                key = _digest(content)
+                found = table.get(key)
+                if found is None:
+                    table[key] = i
+                else:
+                    groups.setdefault(found, [found]).append(i)
+            elif role == "assistant" and message.get("tool_calls"):
+                callers.append(i)
+
+    @staticmethod
+    def _calls_of(message: dict[str, Any]) -> dict[str, tuple[str, Any]]:
+        out: dict[str, tuple[str, Any]] = {}
+        for call in message.get("tool_calls") or ():
+            if type(call) is not dict:
+                continue
+            ident = call.get("id") or call.get("call_id")
+            if not ident:
+                continue
+            fn = call.get("function")
+            out[ident] = (fn.get("name") or "unknown", fn.get("arguments")) if type(fn) is dict else _UNKNOWN_CALL
+        return out
+
+    def call_for(self, i: int, ident: str) -> tuple[str, Any]:
+        """(tool name, arguments) of the call a result at ``i`` answers.
+
+        Results normally follow their assistant message directly, so the call is found by
+        stepping back over the results before ``i`` (memory that is hot anyway); a result far
+        from its call falls back to a map of every call, built once.
+        """
+        messages = self.messages
+        j = i - 1
+        while j >= 0:
+            message = messages[j]
+            if message.get("role") != "tool":
+                if message.get("role") == "assistant":
+                    for call in message.get("tool_calls") or ():
+                        if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
+                            fn = call.get("function")
+                            if type(fn) is dict:
+                                return fn.get("name") or "unknown", fn.get("arguments")
+                            return _UNKNOWN_CALL
+                break
+            j -= 1
+        if self._all_calls is None:
+            everything: dict[str, tuple[str, Any]] = {}
+            for k in self.call_indices:
+                everything.update(self._calls_of(messages[k]))
+            self._all_calls = everything
+        return self._all_calls.get(ident, _UNKNOWN_CALL)
 
     def current(self, i: int) -> dict[str, Any]:
         return self.changed.get(i) or self.messages[i]
@@ -171,31 +230,14 @@ class _Pruner:
     # --- pass 1 -------------------------------------------------------------------------
 
     def dedupe(self) -> None:
+        """Every older copy of a result becomes a back-reference to its newest copy."""
         messages = self.messages
-        first_of_length: dict[int, int] = {}
-        newest: dict[bytes, int] = {}
-        for i in reversed(self.tool_indices):
-            content = messages[i].get("content")
-            if type(content) is not str or len(content) < MIN_PRUNE_CHARS:
-                continue
-            size = len(content)
-            pending = first_of_length.get(size)
-            if pending is None:
-                first_of_length[size] = i
-                continue
-            if pending >= 0:
-                # Second result of this length: only now is hashing worth it.
-                newest.setdefault(_digest(messages[pending]["content"]), pending)
-                first_of_length[size] = -1
-            key = _digest(content)
-            later = newest.get(key)
-            if later is None:
-                newest[key] = i
-                continue
-            message = messages[i]
-            later_id = str(messages[later].get("tool_call_id") or "")
-            self.changed[i] = {**message, "content": duplicate_note(later_id)}
-            self.stats.deduplicated += 1
+        for members in self._groups.values():
+            newest = members[-1]
+            note = duplicate_note(str(messages[newest].get("tool_call_id") or ""))
+            for i in members[:-1]:
+                self.changed[i] = {**messages[i], "content": note}
+            self.stats.deduplicated += len(members) - 1
 
     # --- passes 2 and 3 -----------------------------------------------------------------
 
@@ -206,7 +248,7 @@ class _Pruner:
         if type(content) is str:
             if len(content) <= self.min_prune_chars or looks_demoted(content):
                 return False
-            name, arguments = self.calls.get(message.get("tool_call_id") or "", ("unknown", None))
+            name, arguments = self.call_for(i, str(message.get("tool_call_id") or ""))
             line = summarize_tool_result(name, arguments, content)
             if len(line) >= len(content):
                 return False
@@ -261,8 +303,8 @@ class _Pruner:
         # The string case of demote_at, inlined: this loop runs once per old tool result.
         messages = self.messages
         changed = self.changed
-        calls = self.calls
         min_chars = self.min_prune_chars
+        call_for = self.call_for
         demoted = 0
         for i in self.tool_indices:
             if i >= boundary:
@@ -274,7 +316,7 @@ class _Pruner:
             if type(content) is str:
                 if len(content) <= min_chars or (content[0] == "[" and looks_demoted(content)):
                     continue
-                name, arguments = calls.get(message.get("tool_call_id") or "", _UNKNOWN_CALL)
+                name, arguments = call_for(i, message.get("tool_call_id") or "")
                 line = summarize_tool_result(name, arguments, content)
                 if len(line) < len(content):
                     changed[i] = {**message, "content": line}
@@ -282,10 +324,16 @@ class _Pruner:
             elif content is not None:
                 self.demote_at(i)
         self.stats.demoted += demoted
-        for i in self.long_argument_indices:
+        for i in self.call_indices:
             if i >= boundary:
                 break
-            self.shrink_arguments_at(i)
+            for call in messages[i]["tool_calls"]:
+                fn = call.get("function") if type(call) is dict else None
+                if type(fn) is dict:
+                    arguments = fn.get("arguments")
+                    if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                        self.shrink_arguments_at(i)
+                        break
 
     # --- pass 4 -------------------------------------------------------------------------
 
