@@ -1,1 +1,141 @@
-"""Built-in plugin `plugin` (being written)."""
+"""The built-in ``skills`` plugin: skill directories, the skills index block, ``hermes-ctx skills``.
+
+* ``hermes_skills_sources`` declares ``$HERMES_HOME/skills`` (snapshotted) and
+  ``skills.external_dirs``; other plugins add directories through the same hook.
+* ``hermes_prompt_skills_index`` renders the ``## Skills (mandatory)`` block when the session
+  has a skills tool, served from the in-process LRU when the same inputs were seen before.
+* ``hermes_cli_register_commands`` adds ``hermes-ctx skills``.
+
+Call ``invalidate()`` after changing skills from inside this process.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_core import PromptBlock, PromptContext, SkillSource, hookimpl, record_warning
+from hermes_plugins.skills.cache import IndexCache
+from hermes_plugins.skills.filters import (
+    current_environments,
+    disabled_names,
+    is_termux,
+    session_platform,
+)
+from hermes_plugins.skills.index import (
+    PLUGIN,
+    IndexRequest,
+    IndexResult,
+    SourceKey,
+    budget_for,
+    build_index,
+)
+
+#: The index is offered only to sessions that can act on it.
+SKILL_TOOLS = frozenset({"skills_list", "skill_view", "skill_manage"})
+LOCAL_PRECEDENCE = 0
+EXTERNAL_PRECEDENCE = 50
+
+CACHE: IndexCache[IndexResult] = IndexCache()
+
+_VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+
+
+def invalidate() -> None:
+    """Forget every cached index of this process (call after adding or editing skills)."""
+    CACHE.invalidate()
+
+
+def default_sources(ctx: PromptContext) -> list[SkillSource]:
+    """``<home>/skills`` plus ``skills.external_dirs``: ``~`` and ``${VAR}`` expanded (from the
+    session's environment), relative entries taken against HERMES_HOME, blanks and duplicates
+    skipped. A directory that does not exist is skipped, with a warning, when it is scanned."""
+    home = os.fspath(ctx.home)
+    local = os.path.normpath(os.path.join(home, "skills"))
+    out = [SkillSource(path=local, label="local", precedence=LOCAL_PRECEDENCE, snapshot=True)]
+    seen = {local}
+    for raw in ctx.config.skills.external_dirs:
+        text = raw.strip()
+        if not text:
+            continue
+        text = os.path.expanduser(_expand_vars(text, ctx.env))
+        path = os.path.normpath(os.path.join(home, text))
+        if path in seen:
+            continue
+        seen.add(path)
+        out.append(SkillSource(path=path, label="external", precedence=EXTERNAL_PRECEDENCE))
+    return out
+
+
+def _expand_vars(text: str, env: Mapping[str, str]) -> str:
+    def value(match: re.Match[str]) -> str:
+        name = match.group(1) or match.group(2)
+        return env.get(name, match.group(0))
+
+    return _VAR.sub(value, text) if "$" in text else text
+
+
+def request_for(ctx: PromptContext, sources: list[SkillSource] | None = None) -> IndexRequest:
+    """The index inputs of a session: every value the rendered block depends on."""
+    if sources is None:
+        sources = ctx.host.skill_sources(ctx) if ctx.host is not None else default_sources(ctx)
+    env = ctx.env
+    platform = session_platform(ctx.platform, env)
+    config = ctx.config.skills
+    return IndexRequest(
+        sources=tuple(
+            SourceKey(os.fspath(s.path), s.label, s.precedence, s.snapshot) for s in sources
+        ),
+        home=os.fspath(ctx.home),
+        tools=ctx.tools,
+        toolsets=ctx.toolsets,
+        platform=platform,
+        os_platform=sys.platform,
+        termux=is_termux(env),
+        environments=current_environments(ctx.backend, env, ctx.tools),
+        disabled=disabled_names(config.disabled, config.platform_disabled, platform),
+        compact=ctx.compact_skill_categories,
+        budget=budget_for(config.index_max_tokens, ctx.context_length),
+    )
+
+
+def index_for(request: IndexRequest) -> IndexResult:
+    """The index for ``request``: from the LRU, else built (and then cached)."""
+    result = CACHE.get(request)
+    if result is None:
+        generation = CACHE.generation
+        result = build_index(request)
+        CACHE.put(request, result, generation)
+    return result
+
+
+def report(result: IndexResult) -> None:
+    """Record the index's warnings for the build in progress (cached builds report again)."""
+    for warning in result.warnings:
+        details: dict[str, Any] = dict(warning.details)
+        record_warning(warning.kind, warning.message, plugin=PLUGIN, path=warning.path, **details)
+
+
+@hookimpl(trylast=True)
+def hermes_skills_sources(ctx: PromptContext) -> list[SkillSource]:
+    return default_sources(ctx)
+
+
+@hookimpl(trylast=True)
+def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
+    if SKILL_TOOLS.isdisjoint(ctx.tools):
+        return ()
+    result = index_for(request_for(ctx))
+    if result.warnings:
+        report(result)
+    return result.block if result.block is not None else ()
+
+
+@hookimpl(trylast=True)
+def hermes_cli_register_commands(cli: Any) -> None:
+    from hermes_plugins.skills.cli import skills_command
+
+    cli.add_command(skills_command)

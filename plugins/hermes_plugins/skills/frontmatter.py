@@ -1,0 +1,365 @@
+"""SKILL.md frontmatter: a fast parser for the plain YAML skills use, and YAML for the rest.
+
+Most frontmatter is a handful of ``key: value`` lines, ``[a, b]`` lists and perhaps a small
+nested ``metadata:`` mapping. Parsing that with libyaml costs ~10x a line parser, and the
+pure-Python loader ~90x, which dominates a cold scan of thousands of skills. So
+``parse_fast`` handles exactly that subset and answers ``None`` for anything else (block
+scalars, anchors, tags, flow mappings, escapes, tabs, timestamps ...); only those files go to
+YAML (``CSafeLoader`` when libyaml is present). The subset is chosen so that whatever
+``parse_fast`` accepts, YAML's safe loader reads identically (scalars are resolved with PyYAML's
+own implicit resolvers); a property test holds both to that.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+from yaml.resolver import Resolver
+
+try:
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # PyYAML built without libyaml
+    _Loader = yaml.SafeLoader
+
+YAML_LOADER_NAME = _Loader.__name__
+
+_END_FENCE = re.compile(r"\n---[ \t\r]*(?:\n|\Z)")
+# Characters the fast path refuses: what PyYAML rejects as non-printable, plus tab, lone CR,
+# the Unicode line breaks (NEL, LS, PS) YAML 1.1 honours, and a stray BOM.
+_UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
+_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*\Z")
+_DECIMAL_INT = re.compile(r"[-+]?(?:0|[1-9][0-9]*)\Z")
+_SIMPLE_FLOAT = re.compile(r"[-+]?[0-9]+\.[0-9]*\Z")
+_RESOLVERS = Resolver.yaml_implicit_resolvers
+_BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+# A plain scalar may not start with these (flow/anchor/tag/block/reserved indicators).
+_BAD_PLAIN_START = frozenset(",]{}#&*!|>%@`")
+_BAD_FLOW_ITEM_START = frozenset("-?:,[]{}#&*!|>%@`'\"")
+_FLOW_STOPS = frozenset("?:[]{}")
+_FLOW_STOP_CHARS = re.compile(r"[?:\[\]{}]")
+# First characters that need _inline's care: quotes, flow lists and indicators.
+_SPECIAL_START = _BAD_PLAIN_START | frozenset("-?:'\"[")
+_GOOD_KEYS: set[str] = set()
+_NUMERIC_START = frozenset("0123456789+-.")
+
+
+class _Reject(Exception):
+    """The text is outside the fast path's subset; YAML must decide."""
+
+
+def split_frontmatter(text: str) -> str | None:
+    """The YAML between the opening ``---`` line and the next ``---`` line, or ``None``.
+
+    A leading BOM is ignored. The closing fence may end the file.
+    """
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    if not text.startswith("---"):
+        return None
+    eol = text.find("\n")
+    if eol < 0 or text[3:eol].strip():
+        return None
+    end = _END_FENCE.search(text, eol)
+    if end is None:
+        return None
+    return text[eol + 1 : end.start() + 1]
+
+
+def parse_yaml(source: str) -> Any:
+    """YAML's reading of ``source`` (raises ``yaml.YAMLError``)."""
+    return yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
+
+
+def parse_fast(source: str) -> dict[str, Any] | None:
+    """Parse the plain subset of YAML; ``None`` when ``source`` needs a real YAML parser."""
+    if "\r" in source:
+        source = source.replace("\r\n", "\n")
+    if source.isascii():
+        # For ASCII, "printable" is exactly 0x20-0x7e: one C pass instead of a regex scan.
+        if not source.replace("\n", " ").isprintable():
+            return None
+    elif _UNSAFE.search(source):
+        return None
+    # The common shape - every line a top-level "key: inline value" - is parsed in this one
+    # loop; anything else (indentation, empty values) goes to the general block parser.
+    out: dict[str, Any] = {}
+    good_keys, special, resolvers, numeric = _GOOD_KEYS, _SPECIAL_START, _RESOLVERS, _NUMERIC_START
+    try:
+        for line in source.split("\n"):
+            key, sep, value = line.partition(": ")
+            if key not in good_keys:
+                if not line or line[0] == "#":
+                    continue
+                if line[0] == " ":
+                    if not line.strip(" ") or line.lstrip(" ")[0] == "#":
+                        continue
+                    return _parse_blocks(source)
+                if not sep:
+                    return _parse_blocks(source) if line.rstrip(" ")[-1:] == ":" else None
+                if not _good_key(key):
+                    return None
+            value = value.strip(" ")
+            if not value:
+                return _parse_blocks(source)
+            if value[0] in special:
+                out[key] = _inline(value)
+                continue
+            if "#" in value and " #" in value:
+                value = value[: value.find(" #")].rstrip(" ")
+            if ":" in value and (": " in value or value[-1] == ":"):
+                return None
+            first = value[0]
+            if first in resolvers and (len(value) <= 5 or first in numeric):
+                out[key] = _resolve_plain(value)
+            else:
+                out[key] = value
+    except _Reject:
+        return None
+    return out
+
+
+def _good_key(key: str) -> bool:
+    if len(key) > 128 or not _KEY.match(key) or _resolve_plain(key).__class__ is not str:
+        return False
+    if len(_GOOD_KEYS) < 4096:  # keys repeat across files; the cap bounds odd trees
+        _GOOD_KEYS.add(key)
+    return True
+
+
+def _parse_blocks(source: str) -> dict[str, Any] | None:
+    lines: list[tuple[int, str]] = []
+    for raw in source.split("\n"):
+        content = raw.lstrip(" ")
+        if not content or content[0] == "#":
+            continue
+        lines.append((len(raw) - len(content), content.rstrip(" ")))
+    if not lines:
+        return {}
+    try:
+        mapping, end = _mapping(lines, 0, lines[0][0])
+    except _Reject:
+        return None
+    return mapping if end == len(lines) else None
+
+
+def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[str, Any], int]:
+    out: dict[str, Any] = {}
+    count = len(lines)
+    while i < count:
+        ind, content = lines[i]
+        if ind < indent:
+            break
+        if ind > indent:
+            raise _Reject
+        colon = content.find(":")
+        if colon <= 0:
+            raise _Reject
+        key = content[:colon]
+        if key not in _GOOD_KEYS and not _good_key(key):
+            raise _Reject
+        rest = content[colon + 1 :]
+        if rest and rest[0] != " ":
+            raise _Reject
+        rest = rest.strip(" ")
+        i += 1
+        if rest:
+            out[key] = _inline(rest)
+            continue
+        value: Any = None
+        if i < count:
+            nind, ncontent = lines[i]
+            is_item = ncontent[:2] == "- " or ncontent == "-"
+            if nind > indent:
+                value, i = _sequence(lines, i, nind) if is_item else _mapping(lines, i, nind)
+            elif nind == indent and is_item:
+                value, i = _sequence(lines, i, nind)
+        out[key] = value
+    return out, i
+
+
+def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[Any], int]:
+    items: list[Any] = []
+    count = len(lines)
+    while i < count:
+        ind, content = lines[i]
+        if ind != indent or content[:2] != "- ":
+            break
+        item = content[2:].strip(" ")
+        # "- key: value" is a mapping inside the list: outside the subset.
+        if not item or ": " in item or item[-1] == ":":
+            raise _Reject
+        items.append(_inline(item))
+        i += 1
+    if i < count and lines[i][0] > indent:
+        raise _Reject
+    return items, i
+
+
+def _inline(text: str) -> Any:
+    first = text[0]
+    if first == '"':
+        close = text.find('"', 1)
+        if close < 0 or "\\" in text[:close]:
+            raise _Reject
+        _check_after_quote(text[close + 1 :])
+        return text[1:close]
+    if first == "'":
+        value, after = _single_quoted(text)
+        _check_after_quote(after)
+        return value
+    if first == "[":
+        return _flow_list(text)
+    if first in _BAD_PLAIN_START or (first in "-?:" and (len(text) == 1 or text[1] == " ")):
+        raise _Reject
+    hash_at = text.find(" #")
+    if hash_at >= 0:
+        text = text[:hash_at].rstrip(" ")
+    if ": " in text or text[-1] == ":":
+        raise _Reject
+    return _resolve_plain(text)
+
+
+def _check_after_quote(after: str) -> None:
+    if after and not (after[0] == " " and after.lstrip(" ").startswith("#")):
+        raise _Reject
+
+
+def _single_quoted(text: str) -> tuple[str, str]:
+    pos = 1
+    while True:
+        close = text.find("'", pos)
+        if close < 0:
+            raise _Reject
+        if text[close + 1 : close + 2] == "'":
+            pos = close + 2
+            continue
+        return text[1:close].replace("''", "'"), text[close + 1 :]
+
+
+def _flow_list(text: str) -> list[Any]:
+    if text[-1] != "]" or "#" in text:
+        raise _Reject
+    inner = text[1:-1]
+    if not inner.strip(" "):
+        return []
+    items: list[Any] = []
+    if "'" in inner or '"' in inner:
+        pos = 0
+        size = len(inner)
+        while True:
+            while pos < size and inner[pos] == " ":
+                pos += 1
+            if pos < size and inner[pos] in "'\"":
+                quote = inner[pos]
+                if quote == '"':
+                    close = inner.find('"', pos + 1)
+                    if close < 0 or "\\" in inner[pos:close]:
+                        raise _Reject
+                    items.append(inner[pos + 1 : close])
+                    pos = close + 1
+                else:
+                    value, after = _single_quoted(inner[pos:])
+                    items.append(value)
+                    pos = size - len(after)
+                while pos < size and inner[pos] == " ":
+                    pos += 1
+                if pos < size and inner[pos] != ",":
+                    raise _Reject
+            else:
+                comma = inner.find(",", pos)
+                chunk = inner[pos:] if comma < 0 else inner[pos:comma]
+                if "'" in chunk or '"' in chunk:
+                    raise _Reject
+                items.append(_flow_plain(chunk.strip(" ")))
+                pos = size if comma < 0 else comma
+            if pos >= size:
+                return items
+            pos += 1  # the comma
+            if not inner[pos:].strip(" "):
+                raise _Reject  # trailing comma: YAML accepts it, keep the subset small
+    if _FLOW_STOP_CHARS.search(inner):
+        raise _Reject
+    for chunk in inner.split(","):
+        item = chunk.strip(" ")
+        if not item or item[0] in _BAD_FLOW_ITEM_START:
+            raise _Reject
+        first = item[0]
+        items.append(
+            _resolve_plain(item) if first in _RESOLVERS and (len(item) <= 5 or first in _NUMERIC_START) else item
+        )
+    return items
+
+
+def _flow_plain(item: str) -> Any:
+    # Inside [...] these end or nest a plain scalar.
+    if not item or item[0] in _BAD_FLOW_ITEM_START or not _FLOW_STOPS.isdisjoint(item):
+        raise _Reject
+    return _resolve_plain(item)
+
+
+def _resolve_plain(value: str) -> Any:
+    """Resolve a plain scalar exactly as PyYAML's implicit resolvers would, or reject it."""
+    first = value[0]
+    resolvers = _RESOLVERS.get(first)
+    # Past five characters only numbers and timestamps resolve (the longest bool is "false").
+    if not resolvers or (len(value) > 5 and first not in _NUMERIC_START):
+        return value
+    for tag, regexp in resolvers:
+        if regexp.match(value):
+            kind = tag.rsplit(":", 1)[-1]
+            if kind == "bool":
+                return _BOOLS[value.lower()]
+            if kind == "null":
+                return None
+            if kind == "int" and _DECIMAL_INT.match(value):
+                return int(value)
+            if kind == "float" and _SIMPLE_FLOAT.match(value):
+                return float(value)
+            raise _Reject  # hex/octal/sexagesimal ints, .inf, timestamps, merge keys ...
+    return value
+
+
+def salvage(source: str) -> dict[str, Any]:
+    """``name`` and ``description`` from top-level ``key: value`` lines of broken YAML."""
+    out: dict[str, Any] = {}
+    for line in source.split("\n"):
+        key, sep, value = line.partition(":")
+        if sep and key in ("name", "description"):
+            value = value.strip().strip("'\"").strip()
+            if value and value[0] not in "[{|>&*!":
+                out[key] = value
+    return out
+
+
+def parse_frontmatter(text: str) -> tuple[dict[str, Any], str | None]:
+    """The frontmatter mapping of a SKILL.md text and, when it is broken, why.
+
+    No frontmatter, or an empty one, is ``({}, None)``. Invalid YAML gives what ``salvage``
+    can read and the parser's complaint (with its line, counted from the opening fence).
+    """
+    source = split_frontmatter(text)
+    if source is None:
+        return {}, None
+    fast = parse_fast(source)
+    if fast is not None:
+        return fast, None
+    try:
+        data = parse_yaml(source)
+    except yaml.YAMLError as exc:
+        return salvage(source), _yaml_problem(exc)
+    if data is None:
+        return {}, None
+    if not isinstance(data, dict):
+        return {}, f"the frontmatter is a {type(data).__name__}, not a mapping"
+    return data, None
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    # +2: the mark is 0-based and counts from the line after the opening fence.
+    return f"invalid YAML frontmatter at line {mark.line + 2}: {problem}" if mark else (
+        f"invalid YAML frontmatter: {problem}"
+    )
