@@ -308,7 +308,7 @@ def test_a_summary_that_would_grow_the_conversation_is_refused() -> None:
             pass
 
         def summarize(self, request: Any) -> str:
-            return "## Latest user request\n" + "word " * 200_000
+            return "## Notes\n" + "word " * 200_000
 
     class Host:
         def summarizers(self) -> dict[str, Any]:

@@ -227,7 +227,7 @@ class Scripted:
 
             def summarize(self, request: SummaryRequest) -> str:
                 outer.calls.append((model, request))
-                step = outer.script.pop(0) if outer.script else "## Latest user request\nok"
+                step = outer.script.pop(0) if outer.script else "## Notes\nok"
                 if isinstance(step, BaseException):
                     raise step
                 return step
@@ -253,7 +253,7 @@ def scripted_engine(*script: Any, data: dict[str, Any] | None = None) -> tuple[A
 
 
 def test_the_summariser_comes_from_the_hook() -> None:
-    factory = Scripted("## Latest user request\nfrom the plugin")
+    factory = Scripted("## Notes\nfrom the plugin")
 
     class Plugin:
         @hookimpl
@@ -330,7 +330,7 @@ def test_timeouts_climb_the_cooldown_ladder() -> None:
 
 
 def test_cooldown_skips_the_summariser_until_forced() -> None:
-    engine, factory = scripted_engine(SummarizerTimeoutError("timed out"), "## Latest user request\nfine")
+    engine, factory = scripted_engine(SummarizerTimeoutError("timed out"), "## Notes\nfine")
     engine.compress(work_history(40))
     assert len(factory.calls) == 1
     engine.clock.advance(30)
@@ -344,7 +344,7 @@ def test_cooldown_skips_the_summariser_until_forced() -> None:
 
 def test_missing_summary_model_falls_back_once_to_the_main_model() -> None:
     engine, factory = scripted_engine(
-        SummarizerModelNotFoundError("404 no such model"), "## Latest user request\nrecovered",
+        SummarizerModelNotFoundError("404 no such model"), "## Notes\nrecovered",
         data={"summary": {"model": "aux-model"}},
     )
     out = engine.compress(work_history(40), force=True)
@@ -371,37 +371,53 @@ def test_a_raising_summariser_never_breaks_compression() -> None:
 
 
 def test_previous_summary_is_updated_not_resummarised() -> None:
-    engine, factory = scripted_engine("## Latest user request\nfirst body", "## Latest user request\nsecond body")
+    engine, factory = scripted_engine("## Notes\nfirst body", "## Notes\nsecond body")
     first = engine.compress(work_history(40), force=True)
     grown = first + work_history(30)[1:]
     engine.compress(grown, force=True)
     _, request = factory.calls[1]
-    assert request.previous_summary == "## Latest user request\nfirst body"
+    assert request.previous_summary.startswith("## Latest user request\nstep ")  # grounded
+    assert request.previous_summary.endswith("\n\n## Notes\nfirst body")
     assert request.prompt.count("first body") == 1
     assert "PREVIOUS SUMMARY:" in request.prompt and "NEW TURNS TO INCORPORATE:" in request.prompt
     assert "[HANDOFF NOTES" not in json.dumps(list(request.turns))
 
 
 def test_a_fresh_engine_rehydrates_the_summary_from_the_transcript() -> None:
-    engine, _ = scripted_engine("## Latest user request\nfirst body")
+    engine, _ = scripted_engine("## Notes\nfirst body")
     first = engine.compress(work_history(40), force=True)
-    fresh, factory = scripted_engine("## Latest user request\nagain")
+    fresh, factory = scripted_engine("## Notes\nagain")
     fresh.compress(first + work_history(30)[1:], force=True)
-    assert factory.calls[0][1].previous_summary == "## Latest user request\nfirst body"
+    assert factory.calls[0][1].previous_summary.endswith("\n\n## Notes\nfirst body")
 
 
 def test_a_held_summary_missing_from_the_transcript_is_discarded() -> None:
-    engine, factory = scripted_engine("## Latest user request\nfrom session A", "## Latest user request\nB")
+    engine, factory = scripted_engine("## Notes\nfrom session A", "## Notes\nB")
     engine.compress(work_history(40), force=True)
     engine.compress(work_history(40), force=True)  # another conversation, no handoff in it
     assert factory.calls[1][1].previous_summary is None
 
 
 def test_summary_message_metadata_and_framing() -> None:
-    engine, _ = scripted_engine("## Latest user request\nbody")
+    engine, _ = scripted_engine("## Notes\nbody")
     out = engine.compress(work_history(40), force=True)
     summary = summary_of(out)
     assert summary["_compressed_summary"] is True and summary["_compressed_summary_has_user_turn"] is True
     kind, body, _ = classify_message(summary)
-    assert body == "## Latest user request\nbody"
+    assert body.endswith("\n\n## Notes\nbody") and body.startswith("## Latest user request\n")
     assert engine.last_compression_report["summary"]["index"] == out.index(summary)
+
+
+def test_the_latest_request_is_grounded_in_the_real_turn() -> None:
+    paraphrase = "## Goal\nmigrate\n\n## Latest user request\nthe user wants notes, roughly\n\n## Completed actions\n1. x"
+    engine, _ = scripted_engine(paraphrase, "## Completed actions\n1. y")
+    messages = work_history(40)
+    out = engine.compress(messages, force=True)
+    body = classify_message(summary_of(out))[1]
+    latest_in_middle = "step 28: look at src/mod_28.py"
+    assert f"## Latest user request\n{latest_in_middle}\n\n## Completed actions\n1. x" in body
+    assert "roughly" not in body and body.startswith("## Goal\nmigrate")
+    # A summary without the section gets one in front.
+    engine2, _ = scripted_engine("## Completed actions\n1. y")
+    out2 = engine2.compress(messages, force=True)
+    assert classify_message(summary_of(out2))[1].startswith(f"## Latest user request\n{latest_in_middle}\n")

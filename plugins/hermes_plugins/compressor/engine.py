@@ -46,7 +46,14 @@ from hermes_plugins.compressor.boundaries import (
     is_actionable_user,
     keep_bridge,
 )
-from hermes_plugins.compressor.extractive import MAX_CHARS, ExtractiveSummarizer, build_handoff
+from hermes_plugins.compressor.extractive import (
+    LATEST,
+    MAX_CHARS,
+    ExtractiveSummarizer,
+    build_handoff,
+    split_at_anchor,
+    verbatim,
+)
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message, is_summary_message, unwrap
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, PruneStats, prune_tool_results
@@ -64,6 +71,8 @@ log = structlog.get_logger(__name__)
 SUMMARY_RATIO = 0.20
 SUMMARY_MIN_TOKENS = 2_000
 PREVIOUS_SUMMARY_MAX = 20_000
+#: The grounded "Latest user request" quotes at most this much of the request.
+GROUNDED_REQUEST_MAX = 2_500
 DEFER_TOLERANCE_MIN = 4_096
 DEFER_TOLERANCE_SHARE = 0.05
 PHASES = ("prune", "boundaries", "summary", "assemble")
@@ -728,7 +737,7 @@ class CompressorEngine(ContextEngine):
         if len(text) > limit:
             cut = text.rfind("\n", 0, limit)
             text = text[: cut if cut > limit // 2 else limit].rstrip() + "\n…"
-        return text
+        return ground_latest_request(text, request.turns)
 
     # --- warnings -------------------------------------------------------------------------------
 
@@ -746,6 +755,33 @@ class CompressorEngine(ContextEngine):
             self._warn(report, "compression_blocked", message)
         else:
             record_warning("compression_blocked", message, plugin="compressor")
+
+
+def ground_latest_request(text: str, turns: Any) -> str:
+    """The summary with its "Latest user request" section set to the real latest request.
+
+    A model paraphrases, and the paraphrase of the one thing that must survive verbatim is
+    where summaries go wrong; so the section is rebuilt from the newest real user turn of the
+    condensed turns (already redacted; turns older than a previous summary do not count).
+    Without such a turn the summary is left as written.
+    """
+    _older, newer = split_at_anchor(list(turns))
+    latest = next(
+        (t.get("content") for t in reversed(newer)
+         if t.get("role") == "user" and str(t.get("content") or "").strip()),
+        None,
+    )
+    if not latest:
+        return text
+    section = f"## {LATEST}\n{verbatim(str(latest), GROUNDED_REQUEST_MAX)}\n"
+    start = text.find(f"## {LATEST}")
+    if start == -1:
+        return f"{section}\n{text}"
+    end = text.find("\n## ", start + 3)
+    grounded = text[:start] + section
+    if end != -1:
+        grounded += "\n" + text[end + 1:]
+    return grounded.rstrip()
 
 
 def _with_model(request: SummaryRequest, model: str | None) -> SummaryRequest:

@@ -101,7 +101,7 @@ def _one_line(text: str) -> str:
     return " ".join(text.split())
 
 
-def _verbatim(text: str, limit: int) -> str:
+def verbatim(text: str, limit: int) -> str:
     """A user's words as they were, or head and tail around an omission note when too long."""
     text = text.strip("\n")
     if len(text) <= limit:
@@ -394,9 +394,9 @@ def build_handoff(
     parts: list[str] = []
     if note:
         parts.append(note.strip() + "\n")
-    parts.append(f"## {LATEST}\n{_verbatim(latest, REQUEST_MAX) if latest else NO_USER_SENTINEL}\n")
+    parts.append(f"## {LATEST}\n{verbatim(latest, REQUEST_MAX) if latest else NO_USER_SENTINEL}\n")
     if goal and goal != latest and goal != SAME_AS_LATEST:
-        parts.append(f"## {GOAL}\n{_verbatim(goal, GOAL_MAX)}\n")
+        parts.append(f"## {GOAL}\n{verbatim(goal, GOAL_MAX)}\n")
     elif goal:
         parts.append(f"## {GOAL}\n{SAME_AS_LATEST}\n")
     fixed = sum(len(p) + 1 for p in parts)
