@@ -268,7 +268,7 @@ def test_has_content_to_compress() -> None:
 def test_repeated_compression_does_not_nest_summaries() -> None:
     engine = make_engine(64_000)
     messages = work_history(40)
-    for round_ in range(4):
+    for _ in range(4):
         messages = engine.compress(grown(messages, 30) + [tool("zz", "orphan")], force=True)
         assert sum(1 for m in messages if m.get(SUMMARY_KEY)) == 1
         assert summary_of(messages)["content"].count("[HANDOFF NOTES - BACKGROUND ONLY]") == 1

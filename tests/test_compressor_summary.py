@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from test_compressor_support import (
-    FakeClock, assistant, call, make_engine, snapshot, summary_of, system, tool, user, work_history,
+    FakeClock, assistant, call, make_engine, snapshot, summary_of, tool, user, work_history,
 )
 
 from hermes_core import PluginHost, hookimpl

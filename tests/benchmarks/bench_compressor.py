@@ -153,9 +153,9 @@ def test_free_passes_vs_reference(benchmark: Any, histories: dict[int, list[dict
     tool = sum(1 for m in messages if m.get("role") == "tool")
     chars = sum(len(m["content"]) for m in messages if isinstance(m.get("content"), str))
     mine, ref = paired(lambda: free_passes(messages), lambda: reference_pass(messages), 9)
-    ratios = [m / r for m, r in zip(mine, ref)]
+    ratios = [m / r for m, r in zip(mine, ref, strict=True)]
     index, ref2 = paired(lambda: _Pruner(messages, 200).dedupe(), lambda: reference_pass(messages), 5)
-    index_ratios = [m / r for m, r in zip(index, ref2)]
+    index_ratios = [m / r for m, r in zip(index, ref2, strict=True)]
     _, stats = free_passes(messages)
     info = {
         "messages": n,

@@ -163,7 +163,7 @@ def sanitize_tool_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, 
         if message.get("role") == "assistant" and message.get("tool_calls"):
             calls = message["tool_calls"]
             ids = _call_ids(message)
-            keep = [call for call, ident in zip(calls, ids) if ident and ident in answered]
+            keep = [call for call, ident in zip(calls, ids, strict=True) if ident and ident in answered]
             if len(keep) != len(calls):
                 repairs += len(calls) - len(keep)
                 fixed = {k: v for k, v in message.items() if k != "tool_calls"}

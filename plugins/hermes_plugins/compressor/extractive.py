@@ -32,6 +32,9 @@ REQUEST_MAX = 2_500
 GOAL_MAX = 1_200
 ITEM_MAX = 300
 FOCUS_SHARE = 0.65
+MAX_FILES = 40
+MAX_DECISIONS = 200
+RECENT_TURNS = 6
 
 LATEST = "Latest user request"
 GOAL = "Goal"
@@ -125,6 +128,7 @@ class _Facts:
         self.questions: list[str] = []
         self.recent: list[str] = []
         self.texts: list[str] = []
+        self._seen: dict[int, set[str]] = {}
         self._collect(turns)
 
     def _add_file(self, path: str, verb: str) -> None:
@@ -137,7 +141,9 @@ class _Facts:
 
     def _add(self, bucket: list[str], item: str) -> None:
         item = item.strip()
-        if item and item not in bucket:
+        seen = self._seen.setdefault(id(bucket), set())
+        if item and item not in seen:
+            seen.add(item)
             bucket.append(item)
 
     def _collect(self, turns: Sequence[Mapping[str, Any]]) -> None:
@@ -146,40 +152,50 @@ class _Facts:
             if turn.get("role") == "tool":
                 results[str(turn.get("tool_call_id") or "")] = str(turn.get("content") or "")
         assistant_texts: list[str] = []
+        with_text: list[Mapping[str, Any]] = []
         for turn in turns:
             role = turn.get("role")
             text = str(turn.get("content") or "")
+            if not text.strip():
+                if role == "assistant":
+                    for call in turn.get("tool_calls") or ():
+                        self._scan_call(call, results)
+                continue
+            with_text.append(turn)
             if role == "user":
-                if text.strip() and text.strip() != NO_USER_SENTINEL:
+                if text.strip() != NO_USER_SENTINEL:
                     if self.first_request is None:
                         self.first_request = text
                     self.latest_request = text
                     self._scan_user(text)
             elif role == "assistant":
-                if text.strip():
-                    assistant_texts.append(text)
-                    self._scan_errors(text)
+                assistant_texts.append(text)
+                self._scan_errors(text)
                 for call in turn.get("tool_calls") or ():
                     self._scan_call(call, results)
             elif role == "tool":
                 if not looks_demoted(text):
                     self._scan_errors(text)
-            if text.strip():
-                self.texts.append(text)
-                label = "tool result" if role == "tool" else str(role)
-                self.recent.append(f"{label}: {_clip(_one_line(text), ITEM_MAX)}")
         for text in assistant_texts[-3:]:
             for sentence in _SENTENCE.split(text):
                 sentence = sentence.strip()
                 if sentence.endswith("?") and len(sentence) > 8:
                     self._add(self.questions, _clip(sentence, ITEM_MAX))
+        self.texts = [str(t.get("content")) for t in with_text]
         for text in self.texts:
+            if len(self.files) >= MAX_FILES:
+                break
             for match in _PATH_MENTION.finditer(text):
-                if len(self.files) >= 40:
+                if len(self.files) >= MAX_FILES:
                     break
                 if match.group(0) not in self.files:
                     self._add_file(match.group(0), "mentioned")
-        self.recent = self.recent[-6:]
+        for turn in with_text[-RECENT_TURNS:]:
+            role = turn.get("role")
+            label = "tool result" if role == "tool" else str(role)
+            self.recent.append(f"{label}: {_clip(_one_line(str(turn.get('content'))), ITEM_MAX)}")
+        # Long histories: keep the newest facts of the unbounded kinds.
+        del self.decisions[:-MAX_DECISIONS]
 
     def _scan_user(self, text: str) -> None:
         for sentence in _SENTENCE.split(text):
@@ -198,7 +214,8 @@ class _Facts:
                 break
 
     def _scan_call(self, call: Mapping[str, Any], results: Mapping[str, str]) -> None:
-        fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+        raw = call.get("function")
+        fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
         name = str(fn.get("name") or "unknown")
         arguments = fn.get("arguments")
         args = parse_arguments(arguments)

@@ -13,17 +13,20 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-_SCAN = json.JSONDecoder().scan_once
+_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
 def _scan_loads(text: str) -> Any:
     return _SCAN(text, 0)[0]
 
 
+_fast_loads: Callable[[str], Any]
 try:  # optional: not a dependency, only faster when present
-    from orjson import loads as _fast_loads
+    from orjson import loads as _orjson_loads
 except ImportError:  # pragma: no cover - depends on the environment
     _fast_loads = _scan_loads
+else:
+    _fast_loads = _orjson_loads
 #: Outputs up to this size get an exact line count; longer ones an estimate from samples.
 EXACT_LINES_MAX = 16_384
 LINE_SAMPLE = 4_096

@@ -80,23 +80,35 @@ _QUERY_PARAM = re.compile(
 )
 
 
+#: Lower-case words every assignment, pair, flag or header pattern needs (checked first).
+_WORD_TRIGGERS = ("key", "token", "secret", "pass", "pw", "credential", "auth", "bearer")
+
+
 def _mask_value(value: str) -> str:
     return value if value == MASK or value.startswith(MASK) else MASK
 
 
 def redact(text: str) -> str:
-    """``text`` with every secret this module recognises masked as ``[REDACTED]``."""
+    """``text`` with every secret this module recognises masked as ``[REDACTED]``.
+
+    Each family runs only when a plain substring test says it could match (most texts - tool
+    one-liners, prose - contain no trigger at all), so redacting a whole history stays cheap.
+    """
     if not text or not isinstance(text, str):
         return text
     if "PRIVATE KEY-----" in text:
         text = _PRIVATE_KEY.sub("[REDACTED PRIVATE KEY]", text)
-    text = _VENDOR.sub(lambda m: m.group(1) + MASK, text)
+    if _VENDOR.search(text) is not None:
+        text = _VENDOR.sub(lambda m: m.group(1) + MASK, text)
     if "://" in text:
         text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
         text = _URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    lowered = text.lower()
+    if "=" in text and ("?" in text or "&" in text or ";" in text):
+        text = _QUERY_PARAM.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
+    if not any(word in lowered for word in _WORD_TRIGGERS):
+        return text
     if "=" in text:
-        if "?" in text or "&" in text or ";" in text:
-            text = _QUERY_PARAM.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
         text = _ASSIGNMENT.sub(
             lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_value(m.group(4))}{m.group(3)}",
             text,
@@ -110,11 +122,13 @@ def redact(text: str) -> str:
         text = _YAML_LINE.sub(
             lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_value(m.group(4))}", text
         )
-        text = _AUTH_HEADER.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
+        if "authorization" in lowered:
+            text = _AUTH_HEADER.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
     if "-" in text:
         text = _FLAG.sub(
             lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_value(m.group(4))}{m.group(3)}",
             text,
         )
-    text = _BEARER.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
+    if "bearer" in lowered:
+        text = _BEARER.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)
     return text

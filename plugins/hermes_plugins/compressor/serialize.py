@@ -111,7 +111,8 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             for call in calls:
                 if not isinstance(call, Mapping):
                     continue
-                fn = call.get("function") if isinstance(call.get("function"), Mapping) else {}
+                raw = call.get("function")
+                fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
                 arguments = fn.get("arguments")
                 if not isinstance(arguments, str):
                     arguments = "" if arguments is None else str(arguments)
