@@ -142,3 +142,20 @@ def test_pressure_pass_spares_recent_messages_while_enough() -> None:
     out, _ = prune_tool_results(messages, protect_tail_count=20, protect_tail_tokens=6_000)
     assert out[-2] is messages[-2]  # the most recent result survives
     assert out[2] is not messages[2]
+
+
+def test_many_results_of_one_length_switch_to_xxh3_digests(monkeypatch) -> None:
+    from hermes_plugins.compressor import prune
+
+    hashed: list[int] = []
+    real = prune._digest
+    monkeypatch.setattr(prune, "_digest", lambda text: hashed.append(len(text)) or real(text))
+    messages = [user("go")]
+    bodies = [f"{i:04d}" + "z" * 396 for i in range(8)]  # eight distinct results, all 400 chars
+    for i, body in enumerate(bodies + bodies[:3]):  # then three repeats
+        messages += [assistant("", call(f"c{i}")), tool(f"c{i}", body)]
+    out, stats = prune_tool_results(messages, protect_tail_count=100)
+    assert stats.deduplicated == 3
+    assert hashed, "a crowded length is told apart by digests"
+    assert [m["content"].startswith("[duplicate") for m in out if m["role"] == "tool"] == [True] * 3 + [False] * 8
+    assert "of call c8" in out[2]["content"]
