@@ -96,13 +96,16 @@ def test_every_input_is_part_of_the_key(hermes_home: Path) -> None:
     age(root)
     base = make_ctx(hermes_home, tools={"skill_view", "terminal"})
     text = plugin.hermes_prompt_skills_index(base).text
+    def skills(**keys: Any) -> Config:
+        return Config(skills=SkillsSection(**keys))
+
     variants = [
         attrs.evolve(base, tools=frozenset({"skill_view"})),
         attrs.evolve(base, toolsets=frozenset({"x"}), tools=frozenset({"skill_view", "skill_manage", "terminal"})),
         attrs.evolve(base, compact_skill_categories=frozenset({"social"})),
-        attrs.evolve(base, config=Config(skills=SkillsSection(disabled=("old-tool",)))),
-        attrs.evolve(base, config=Config(skills=SkillsSection(platform_disabled={"tg": ["poster"]})), platform="tg"),
-        attrs.evolve(base, config=Config(skills=SkillsSection(index_max_tokens=50))),
+        attrs.evolve(base, config=skills(disabled=("old-tool",))),
+        attrs.evolve(base, config=skills(platform_disabled={"tg": ["poster"]}), platform="tg"),
+        attrs.evolve(base, config=skills(index_max_tokens=50)),
     ]
     texts = [plugin.hermes_prompt_skills_index(ctx).text for ctx in variants]
     assert all(t != text for t in texts)

@@ -132,7 +132,7 @@ def test_manifest_covers_listed_directories_and_read_files(tmp_path: Path) -> No
     write_category(tmp_path, "cat", "Things")
     scan = scan_source(str(tmp_path))
     assert sorted(scan.paths) == ["", "cat/", "cat/DESCRIPTION.md", "cat/one/SKILL.md", "two/SKILL.md"]
-    for rel, mtime, size in zip(scan.paths, scan.mtimes, scan.sizes):
+    for rel, mtime, size in zip(scan.paths, scan.mtimes, scan.sizes, strict=True):
         st = os.stat(os.path.join(tmp_path, rel))
         assert (st.st_mtime_ns, st.st_size) == (mtime, size)
 
@@ -214,6 +214,7 @@ def test_unreadable_skill_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     scan = scan_source(str(tmp_path))
     assert names(scan) == [("c", "good"), ("c", "secret")]  # still listed, by directory name
     assert kinds(scan) == ["skill_file_unreadable"] and scan.problems[0][2] == bad
+    assert scan.complete is False
 
 
 def test_skill_file_that_is_a_directory(tmp_path: Path) -> None:
@@ -222,6 +223,7 @@ def test_skill_file_that_is_a_directory(tmp_path: Path) -> None:
     scan = scan_source(str(tmp_path))
     assert names(scan) == [("c", "good")]
     assert kinds(scan) == ["skill_file_unreadable"]
+    assert scan.complete is True  # structural: replacing it moves the parent's mtime
 
 
 def test_symlink_back_to_an_ancestor(tmp_path: Path) -> None:

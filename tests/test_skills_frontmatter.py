@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_plugins.skills.frontmatter import (
+    _WORDS,
     parse_fast,
     parse_frontmatter,
     parse_yaml,
@@ -33,7 +34,9 @@ def assert_agrees(source: str) -> None:
         try:
             expected = yaml_reading(source, loader)
         except yaml.YAMLError as exc:  # pragma: no cover - the failure message is the point
-            raise AssertionError(f"fast parser accepted what {loader.__name__} rejects: {source!r} -> {fast!r}: {exc}") from None
+            raise AssertionError(
+                f"fast parser accepted what {loader.__name__} rejects: {source!r} -> {fast!r}: {exc}"
+            ) from None
         # repr() also compares types: True vs 1, 1.0 vs 1, None vs "".
         assert repr(fast) == repr(expected), (source, fast, expected, loader.__name__)
 
@@ -152,6 +155,18 @@ def test_empty_and_missing_frontmatter() -> None:
     assert parse_fast("# only a comment\n") == {}
 
 
+def test_word_table_matches_yaml() -> None:
+    for word, value in _WORDS.items():
+        assert repr(yaml.safe_load(f"x: {word}")["x"]) == repr(value)
+        assert repr(parse_fast(f"x: {word}\ny: [{word}]\n")) == repr({"x": value, "y": [value]})
+
+
+@pytest.mark.parametrize("value", ["1.0.0", "10.2.3", "1..2", "0.0.0.0", "1.2", "1.", "12", "-7", "3.14"])
+def test_numbers_and_version_strings(value: str) -> None:
+    assert_agrees(f"version: {value}\n")
+    assert parse_fast(f"version: {value}\n") is not None
+
+
 def test_parse_yaml_uses_a_safe_loader() -> None:
     with pytest.raises(yaml.YAMLError):
         parse_yaml("x: !!python/object/apply:os.system ['true']\n")
@@ -167,7 +182,9 @@ PIECES = st.sampled_from([
     "http://a.b/c?d=e", "1e3", "\u00a0", "\t", "\u2028",
 ])
 TEXT = st.lists(PIECES, min_size=1, max_size=5).map("".join)
-KEYS = st.sampled_from(["name", "description", "tags", "metadata", "hermes", "on", "y", "null", "a.b", "x-y", "_k", "True"])
+KEYS = st.sampled_from(
+    ["name", "description", "tags", "metadata", "hermes", "on", "y", "null", "a.b", "x-y", "_k", "True"]
+)
 SCALAR = TEXT.flatmap(lambda t: st.sampled_from([t, f'"{t}"', f"'{t}'"]))
 FLOW = st.lists(SCALAR, max_size=4).map(lambda items: "[" + ", ".join(items) + "]")
 INLINE = st.one_of(SCALAR, FLOW, st.just(""))
@@ -178,7 +195,8 @@ def blocks(draw: Any, indent: int = 0, depth: int = 0) -> list[str]:
     lines: list[str] = []
     for _ in range(draw(st.integers(1, 4))):
         key = draw(KEYS)
-        kind = draw(st.sampled_from(["inline", "inline", "seq", "seq_same", "map"] if depth < 2 else ["inline", "seq"]))
+        choices = ["inline", "inline", "seq", "seq_same", "map"] if depth < 2 else ["inline", "seq"]
+        kind = draw(st.sampled_from(choices))
         pad = " " * indent
         if kind == "inline":
             lines.append(f"{pad}{key}: {draw(INLINE)}".rstrip() + draw(st.sampled_from(["", " # c", "  "])))

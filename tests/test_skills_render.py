@@ -32,7 +32,9 @@ def rows(category: str, *skills: tuple[str, str]) -> list[list[Any]]:
 
 def test_exact_block() -> None:
     groups = {
-        "research": rows("research", ("web-digest", "Summarize a long page."), ("arxiv-search", "Search arXiv papers.")),
+        "research": rows(
+            "research", ("web-digest", "Summarize a long page."), ("arxiv-search", "Search arXiv papers.")
+        ),
         "coding": rows("coding", ("no-desc", "")),
     }
     rendered = render_index(groups, {"research": "Look things up"})
@@ -111,9 +113,10 @@ def test_manage_and_hermes_sentences() -> None:
 
 
 def big_groups() -> dict[str, list[list[Any]]]:
+    text = "a description that is long enough to cost tokens"
     return {
-        "huge": rows("huge", *[(f"h{i:02d}", "a description that is long enough to cost tokens") for i in range(30)]),
-        "medium": rows("medium", *[(f"m{i:02d}", "a description that is long enough to cost tokens") for i in range(10)]),
+        "huge": rows("huge", *[(f"h{i:02d}", text) for i in range(30)]),
+        "medium": rows("medium", *[(f"m{i:02d}", text) for i in range(10)]),
         "small": rows("small", ("s1", "short")),
     }
 

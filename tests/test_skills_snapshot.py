@@ -56,7 +56,10 @@ def test_cold_build_writes_the_snapshot_and_the_next_build_uses_it(hermes_home: 
 
 @pytest.mark.parametrize(
     "change",
-    ["edit_skill", "add_skill_to_category", "add_category", "remove_skill", "edit_description_md", "add_description_md"],
+    [
+        "edit_skill", "add_skill_to_category", "add_category", "remove_skill",
+        "edit_description_md", "add_description_md",
+    ],
 )
 def test_any_change_invalidates_the_snapshot(hermes_home: Path, tree: Path, change: str) -> None:
     build(hermes_home)
@@ -114,7 +117,9 @@ def test_same_size_same_mtime_edit_is_not_trusted_when_racy(hermes_home: Path) -
         (b'{"format": "hermes-skills-index", "version": 1, "sources": []}', "no sources table"),
     ],
 )
-def test_bad_snapshot_is_ignored_reported_and_rebuilt(hermes_home: Path, tree: Path, content: bytes, why: str) -> None:
+def test_bad_snapshot_is_ignored_reported_and_rebuilt(
+    hermes_home: Path, tree: Path, content: bytes, why: str
+) -> None:
     good, _ = build(hermes_home)
     (hermes_home / SNAPSHOT_NAME).write_bytes(content)
     block, warnings = build(hermes_home)

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from hermes_plugins.skills.frontmatter import parse_frontmatter
+from hermes_plugins.skills.frontmatter import parse_frontmatter, parse_source
 from hermes_plugins.skills.metadata import (
     ROW_CATEGORY,
     ROW_CONDITIONS,
@@ -58,6 +58,7 @@ GROUP_DUPLICATES = 2
 _O_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
 _NOT_A_SKILL = (errno.ENOENT, errno.ENOTDIR)
 _END_FENCE = re.compile(rb"\n---[ \t\r]*(?:\n|\Z)")
+_PRINTABLE = bytes(range(0x20, 0x7F)) + b"\n"
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -183,10 +184,7 @@ def _walk(
                         break
                     data += more
             except OSError as exc:
-                # Reading a directory named SKILL.md fails with EISDIR, like any read error.
-                scan.problem(
-                    "skill_file_unreadable", f"cannot read {skill_path}: {exc.strerror or exc}", skill_path
-                )
+                _unreadable(scan, skill_path, exc)
             else:
                 rel = rel_dir + name + rel_suffix
                 paths.append(rel)
@@ -219,18 +217,28 @@ def _not_opened(
 
 def _skill_row(scan: SourceScan, data: bytes, path: str, category: str, dir_name: str, rel: str) -> list[Any]:
     if data.isascii():
-        # ASCII is valid UTF-8: decode only the frontmatter, not the body.
-        fence = _END_FENCE.search(data, 3) if data.startswith(b"---") else None
-        text = data[: fence.end()].decode("ascii") if fence else ""
+        # ASCII is valid UTF-8: cut the frontmatter out of the bytes and decode only that.
+        source = None
+        eol = data.find(b"\n") if data.startswith(b"---") else -1
+        if eol >= 3 and not data[3:eol].strip():
+            fence = _END_FENCE.search(data, eol)
+            if fence is not None:
+                source = data[eol + 1 : fence.start() + 1]
+        if source is None:
+            frontmatter, error = {}, None
+        else:
+            # Only printable ASCII and newlines left after deleting them: YAML-safe text.
+            printable = not source.translate(None, _PRINTABLE)
+            frontmatter, error = parse_source(source.decode("ascii"), printable=printable)
     else:
         text = _decode(scan, data, path)
         if text is None:
             return make_row({}, category=category, dir_name=dir_name, path=rel)
-    frontmatter, error = parse_frontmatter(text)
+        frontmatter, error = parse_frontmatter(text)
     if error is not None:
         scan.problem("skill_frontmatter_invalid", f"{path}: {error}", path)
-    missing = [key for key in ("name", "description") if not frontmatter.get(key)]
-    if missing and error is None:
+    if error is None and not (frontmatter.get("name") and frontmatter.get("description")):
+        missing = [key for key in ("name", "description") if not frontmatter.get(key)]
         scan.problem(
             "skill_frontmatter_incomplete",
             f"{path}: no {' or '.join(missing)} in the frontmatter"
@@ -277,8 +285,15 @@ def _unopenable(
         return
     rel = child_rel + "/" + SKILL_FILE
     scan.record(rel, st)
-    scan.problem("skill_file_unreadable", f"cannot read {skill_path}: {exc.strerror or exc}", skill_path)
+    _unreadable(scan, skill_path, exc)
     scan.rows.append(make_row({}, category=category or ROOT_CATEGORY, dir_name=name, path=rel))
+
+
+def _unreadable(scan: SourceScan, path: str, exc: OSError) -> None:
+    scan.problem("skill_file_unreadable", f"cannot read {path}: {exc.strerror or exc}", path)
+    if exc.errno != errno.EISDIR:
+        # Fixing a permission (chmod) or a flaky disk moves no mtime: never trust this scan.
+        scan.complete = False
 
 
 def _descend(
@@ -342,7 +357,7 @@ def _read_category(scan: SourceScan, abs_dir: str, rel_dir: str, category: str) 
         finally:
             os.close(fd)
     except OSError as exc:
-        scan.problem("skill_file_unreadable", f"cannot read {path}: {exc.strerror or exc}", path)
+        _unreadable(scan, path, exc)
         return
     scan.record(rel_dir + CATEGORY_FILE, st)
     try:

@@ -36,13 +36,22 @@ _RESOLVERS = Resolver.yaml_implicit_resolvers
 _BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 # A plain scalar may not start with these (flow/anchor/tag/block/reserved indicators).
 _BAD_PLAIN_START = frozenset(",]{}#&*!|>%@`")
-_BAD_FLOW_ITEM_START = frozenset("-?:,[]{}#&*!|>%@`'\"")
+_BAD_FLOW_ITEM_START = frozenset("-?:,[]{}#&*!|>%@`'\"<=")
 _FLOW_STOPS = frozenset("?:[]{}")
 _FLOW_STOP_CHARS = re.compile(r"[?:\[\]{}]")
-# First characters that need _inline's care: quotes, flow lists and indicators.
-_SPECIAL_START = _BAD_PLAIN_START | frozenset("-?:'\"[")
+# First characters that need _inline's care: quotes, flow lists, indicators, and the
+# merge key / value indicator ("<<", "=").
+_SPECIAL_START = _BAD_PLAIN_START | frozenset("-?:'\"[<=")
 _GOOD_KEYS: set[str] = set()
 _NUMERIC_START = frozenset("0123456789+-.")
+_FLOW_SPECIAL = re.compile(r"[?:\[\]{}#'\"]")
+# Every plain scalar YAML 1.1 resolves that does not start like a number: booleans and nulls
+# (a test checks this table against PyYAML). "<<", "=" and "!&*" start in _SPECIAL_START.
+_WORDS: dict[str, Any] = {
+    **{w: True for w in ("yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON")},
+    **{w: False for w in ("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF")},
+    **{w: None for w in ("~", "null", "Null", "NULL")},
+}
 
 
 class _Reject(Exception):
@@ -72,20 +81,26 @@ def parse_yaml(source: str) -> Any:
     return yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
 
 
-def parse_fast(source: str) -> dict[str, Any] | None:
-    """Parse the plain subset of YAML; ``None`` when ``source`` needs a real YAML parser."""
-    if "\r" in source:
-        source = source.replace("\r\n", "\n")
-    if source.isascii():
-        # For ASCII, "printable" is exactly 0x20-0x7e: one C pass instead of a regex scan.
-        if not source.replace("\n", " ").isprintable():
+def parse_fast(source: str, *, printable: bool = False) -> dict[str, Any] | None:
+    """Parse the plain subset of YAML; ``None`` when ``source`` needs a real YAML parser.
+
+    ``printable=True`` says the caller already checked that ``source`` holds only printable
+    ASCII and newlines (discovery does it on the bytes, where it is cheaper).
+    """
+    if not printable:
+        if "\r" in source:
+            source = source.replace("\r\n", "\n")
+        if source.isascii():
+            # For ASCII, "printable" is exactly 0x20-0x7e: one C pass instead of a regex scan.
+            if not source.replace("\n", " ").isprintable():
+                return None
+        elif _UNSAFE.search(source):
             return None
-    elif _UNSAFE.search(source):
-        return None
     # The common shape - every line a top-level "key: inline value" - is parsed in this one
     # loop; anything else (indentation, empty values) goes to the general block parser.
     out: dict[str, Any] = {}
     good_keys, special, resolvers, numeric = _GOOD_KEYS, _SPECIAL_START, _RESOLVERS, _NUMERIC_START
+    words, flow_special = _WORDS, _FLOW_SPECIAL.search
     try:
         for line in source.split("\n"):
             key, sep, value = line.partition(": ")
@@ -101,23 +116,48 @@ def parse_fast(source: str) -> dict[str, Any] | None:
                 if not _good_key(key):
                     return None
             value = value.strip(" ")
-            if not value:
-                return _parse_blocks(source)
-            if value[0] in special:
-                out[key] = _inline(value)
+            first = value[0]  # IndexError for "key:" with nothing after it: see below
+            if first in special:
+                if first == "[" and value[-1] == "]" and not flow_special(value, 1, len(value) - 1):
+                    out[key] = _simple_flow(value)
+                else:
+                    out[key] = _inline(value)
                 continue
             if "#" in value and " #" in value:
                 value = value[: value.find(" #")].rstrip(" ")
             if ":" in value and (": " in value or value[-1] == ":"):
                 return None
-            first = value[0]
-            if first in resolvers and (len(value) <= 5 or first in numeric):
-                out[key] = _resolve_plain(value)
-            else:
-                out[key] = value
+            if first in resolvers:
+                if first in numeric:
+                    value = _resolve_plain(value)
+                elif len(value) <= 5:
+                    value = words.get(value, value)
+            out[key] = value
+    except IndexError:
+        return _parse_blocks(source)  # an empty value: null, or a nested block below
     except _Reject:
         return None
     return out
+
+
+def _simple_flow(text: str) -> list[Any]:
+    """``[a, b, 1]`` with no quotes, nesting or comment (checked by the caller)."""
+    inner = text[1:-1]
+    items: list[Any] = []
+    if not inner.strip(" "):
+        return items
+    for chunk in inner.split(","):
+        item = chunk.strip(" ")
+        if not item or item[0] in _BAD_FLOW_ITEM_START:
+            raise _Reject
+        first = item[0]
+        if first in _RESOLVERS:
+            if first in _NUMERIC_START:
+                item = _resolve_plain(item)
+            elif len(item) <= 5:
+                item = _WORDS.get(item, item)
+        items.append(item)
+    return items
 
 
 def _good_key(key: str) -> bool:
@@ -303,8 +343,12 @@ def _resolve_plain(value: str) -> Any:
     """Resolve a plain scalar exactly as PyYAML's implicit resolvers would, or reject it."""
     first = value[0]
     resolvers = _RESOLVERS.get(first)
-    # Past five characters only numbers and timestamps resolve (the longest bool is "false").
-    if not resolvers or (len(value) > 5 and first not in _NUMERIC_START):
+    if not resolvers:
+        return value
+    if first in _NUMERIC_START:
+        if value.count(".") > 1:  # no number or timestamp has two dots: "1.0.0" is a string
+            return value
+    elif len(value) > 5:  # past five characters only numbers resolve (the longest bool: "false")
         return value
     for tag, regexp in resolvers:
         if regexp.match(value):
@@ -342,7 +386,12 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str | None]:
     source = split_frontmatter(text)
     if source is None:
         return {}, None
-    fast = parse_fast(source)
+    return parse_source(source)
+
+
+def parse_source(source: str, *, printable: bool = False) -> tuple[dict[str, Any], str | None]:
+    """``parse_frontmatter`` for the YAML text between the fences."""
+    fast = parse_fast(source, printable=printable)
     if fast is not None:
         return fast, None
     try:

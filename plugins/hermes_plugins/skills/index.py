@@ -9,8 +9,7 @@ that every build - cached or not - reports again.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from operator import itemgetter
 from types import MappingProxyType
 from typing import Any, NamedTuple
@@ -21,13 +20,7 @@ import structlog
 from hermes_core import PromptBlock
 from hermes_plugins.skills.discovery import Progress, SourceScan, scan_source
 from hermes_plugins.skills.filters import hidden_reason
-from hermes_plugins.skills.metadata import (
-    ROW_CATEGORY,
-    ROW_CONDITIONS,
-    ROW_DESCRIPTION,
-    ROW_DIR,
-    ROW_NAME,
-)
+from hermes_plugins.skills.metadata import ROW_CONDITIONS, ROW_DIR, ROW_NAME
 from hermes_plugins.skills.render import Rendered, render_index
 from hermes_plugins.skills.snapshot import (
     entry_from_scan,
@@ -71,10 +64,12 @@ class IndexRequest(NamedTuple):
 
 @attrs.frozen(kw_only=True)
 class IndexWarning:
+    """A warning kept with a built index, reported again by every build that uses it."""
+
     kind: str
     message: str
     path: str | None = None
-    details: Any = attrs.field(factory=dict)
+    details: Mapping[str, Any] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
@@ -327,6 +322,3 @@ def _budget_warnings(rendered: Rendered, budget: int | None) -> list[IndexWarnin
         ))
     return out
 
-
-def source_key(path: str | os.PathLike[str], label: str, precedence: int, snapshot: bool) -> SourceKey:
-    return SourceKey(os.fspath(path), label, precedence, snapshot)

@@ -93,19 +93,24 @@ def make_row(
     """The row of one skill. ``name`` defaults to the directory name.
 
     The last item is the skill's line in the index, rendered once here so that a build from
-    the snapshot only joins strings.
+    the snapshot only joins strings. (Once per skill on a cold scan: kept lean.)
     """
     name = frontmatter.get("name")
-    name = str(name).strip() if name is not None and str(name).strip() else dir_name
-    description = clean_description(frontmatter.get("description"))
+    name = (name if name.__class__ is str else "" if name is None else str(name)).strip() or dir_name
+    description = frontmatter.get("description")
+    if description.__class__ is str:
+        description = description.strip().strip("'\"").strip()
+    else:
+        description = clean_description(description)
+    shown = description if len(description) <= DESCRIPTION_LIMIT else description[: DESCRIPTION_LIMIT - 3] + "..."
     return [
         category,
         name,
         description,
         dir_name,
         path,
-        conditions(frontmatter),
-        index_line(name, description),
+        None if _CONDITION_KEY_SET.isdisjoint(frontmatter) else conditions(frontmatter),
+        f"    - {name}: {shown}" if shown else f"    - {name}",
     ]
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core import PromptBlock, PromptContext, SkillSource, hookimpl, record_warning
@@ -42,6 +42,7 @@ EXTERNAL_PRECEDENCE = 50
 CACHE: IndexCache[IndexResult] = IndexCache()
 
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
+_SOURCES_MEMO: dict[tuple[str, tuple[str, ...], str | None], tuple[SkillSource, ...]] = {}
 
 
 def invalidate() -> None:
@@ -49,25 +50,44 @@ def invalidate() -> None:
     CACHE.invalidate()
 
 
-def default_sources(ctx: PromptContext) -> list[SkillSource]:
+def default_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     """``<home>/skills`` plus ``skills.external_dirs``: ``~`` and ``${VAR}`` expanded (from the
     session's environment), relative entries taken against HERMES_HOME, blanks and duplicates
-    skipped. A directory that does not exist is skipped, with a warning, when it is scanned."""
+    skipped. A directory that does not exist is skipped, with a warning, when it is scanned.
+
+    Pure string work (no system call), memoised when no entry depends on the environment.
+    """
     home = os.fspath(ctx.home)
+    external = ctx.config.skills.external_dirs
+    # ``~`` follows the process's HOME (os.path.expanduser), so HOME is part of the key.
+    memo_key = None if any("$" in entry for entry in external) else (home, external, os.environ.get("HOME"))
+    if memo_key is not None:
+        known = _SOURCES_MEMO.get(memo_key)
+        if known is not None:
+            return known
+    sources = _resolve_sources(home, external, ctx.env)
+    if memo_key is not None:
+        if len(_SOURCES_MEMO) >= 64:
+            _SOURCES_MEMO.clear()
+        _SOURCES_MEMO[memo_key] = sources
+    return sources
+
+
+def _resolve_sources(home: str, external: tuple[str, ...], env: Mapping[str, str]) -> tuple[SkillSource, ...]:
     local = os.path.normpath(os.path.join(home, "skills"))
     out = [SkillSource(path=local, label="local", precedence=LOCAL_PRECEDENCE, snapshot=True)]
     seen = {local}
-    for raw in ctx.config.skills.external_dirs:
+    for raw in external:
         text = raw.strip()
         if not text:
             continue
-        text = os.path.expanduser(_expand_vars(text, ctx.env))
+        text = os.path.expanduser(_expand_vars(text, env))
         path = os.path.normpath(os.path.join(home, text))
         if path in seen:
             continue
         seen.add(path)
         out.append(SkillSource(path=path, label="external", precedence=EXTERNAL_PRECEDENCE))
-    return out
+    return tuple(out)
 
 
 def _expand_vars(text: str, env: Mapping[str, str]) -> str:
@@ -78,7 +98,7 @@ def _expand_vars(text: str, env: Mapping[str, str]) -> str:
     return _VAR.sub(value, text) if "$" in text else text
 
 
-def request_for(ctx: PromptContext, sources: list[SkillSource] | None = None) -> IndexRequest:
+def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None) -> IndexRequest:
     """The index inputs of a session: every value the rendered block depends on."""
     if sources is None:
         sources = ctx.host.skill_sources(ctx) if ctx.host is not None else default_sources(ctx)
@@ -120,7 +140,7 @@ def report(result: IndexResult) -> None:
 
 
 @hookimpl(trylast=True)
-def hermes_skills_sources(ctx: PromptContext) -> list[SkillSource]:
+def hermes_skills_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     return default_sources(ctx)
 
 

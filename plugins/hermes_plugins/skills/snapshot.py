@@ -105,7 +105,7 @@ def is_current(entry: Any, root: str) -> bool:
     prefix = root + os.sep
     stat = os.stat
     try:
-        for rel, mtime, size in zip(paths, mtimes, sizes):
+        for rel, mtime, size in zip(paths, mtimes, sizes, strict=True):
             try:
                 st = stat(prefix + rel)
             except FileNotFoundError:
