@@ -126,6 +126,9 @@ def test_bad_snapshot_is_ignored_reported_and_rebuilt(
     assert block.text == good.text and block.meta["origin"] == "scan"
     assert [w.kind for w in warnings] == ["skills_snapshot_ignored"]
     assert why in warnings[0].message and warnings[0].path == str(hermes_home / SNAPSHOT_NAME)
+    with collecting() as again:  # an event of that build, not a property of the index
+        plugin.hermes_prompt_skills_index(make_ctx(hermes_home))
+    assert again == []
     assert build(hermes_home)[0].meta["origin"] == "snapshot"
 
 

@@ -224,9 +224,9 @@ def _skill_row(scan: SourceScan, data: bytes, path: str, category: str, dir_name
             fence = _END_FENCE.search(data, eol)
             if fence is not None:
                 source = data[eol + 1 : fence.start() + 1]
-        if source is None:
-            frontmatter, error = {}, None
-        else:
+        frontmatter: dict[str, Any] = {}
+        error: str | None = None
+        if source is not None:
             # Only printable ASCII and newlines left after deleting them: YAML-safe text.
             printable = not source.translate(None, _PRINTABLE)
             frontmatter, error = parse_source(source.decode("ascii"), printable=printable)

@@ -74,10 +74,16 @@ class IndexWarning:
 
 @attrs.frozen(kw_only=True)
 class IndexResult:
-    """A built index: the block (``None`` when no skill is visible) and its warnings."""
+    """A built index: the block (``None`` when no skill is visible) and its warnings.
+
+    ``warnings`` describe the index (a broken skill, a collapsed category) and are reported by
+    every build that uses it, cached or not; ``events`` happened while building it (an unusable
+    snapshot was replaced) and are reported once.
+    """
 
     block: PromptBlock | None
     warnings: tuple[IndexWarning, ...] = ()
+    events: tuple[IndexWarning, ...] = ()
 
 
 @attrs.define(kw_only=True, eq=False)
@@ -253,9 +259,8 @@ def build_index(request: IndexRequest, *, progress: Progress | None = None) -> I
         )
         loaded, _ = load_sources(request.sources, request.home, progress=progress, use_snapshot=False)
         selection, rendered, found = _compose(loaded, request)
-    warnings = [IndexWarning(kind=k, message=m, path=p) for k, m, p in problems]
-    warnings.extend(found)
-    warnings.extend(_budget_warnings(rendered, request.budget))
+    events = [IndexWarning(kind=k, message=m, path=p) for k, m, p in problems]
+    warnings = found + _budget_warnings(rendered, request.budget)
     block = None
     if rendered.text:
         origins = sorted({item.origin for item in loaded if item.scan.exists})
@@ -278,7 +283,7 @@ def build_index(request: IndexRequest, *, progress: Progress | None = None) -> I
         "skills_index_built", skills=rendered.skills, hidden=selection.hidden,
         origin=[item.origin for item in loaded], tokens=rendered.tokens,
     )
-    return IndexResult(block=block, warnings=tuple(warnings))
+    return IndexResult(block=block, warnings=tuple(warnings), events=tuple(events))
 
 
 def _compose(

@@ -14,8 +14,10 @@ from __future__ import annotations
 import os
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+import attrs
 
 from hermes_core import PromptBlock, PromptContext, SkillSource, hookimpl, record_warning
 from hermes_plugins.skills.cache import IndexCache
@@ -29,6 +31,7 @@ from hermes_plugins.skills.index import (
     PLUGIN,
     IndexRequest,
     IndexResult,
+    IndexWarning,
     SourceKey,
     budget_for,
     build_index,
@@ -123,18 +126,26 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
 
 
 def index_for(request: IndexRequest) -> IndexResult:
-    """The index for ``request``: from the LRU, else built (and then cached)."""
+    """The index for ``request``: from the LRU, else built (and then cached).
+
+    Records the index's warnings for the build in progress - again on every hit, so every
+    session that shows this index can show its warnings too.
+    """
     result = CACHE.get(request)
     if result is None:
         generation = CACHE.generation
         result = build_index(request)
+        _report(result.events)
+        if result.events:
+            result = attrs.evolve(result, events=())
         CACHE.put(request, result, generation)
+    if result.warnings:
+        _report(result.warnings)
     return result
 
 
-def report(result: IndexResult) -> None:
-    """Record the index's warnings for the build in progress (cached builds report again)."""
-    for warning in result.warnings:
+def _report(warnings: Iterable[IndexWarning]) -> None:
+    for warning in warnings:
         details: dict[str, Any] = dict(warning.details)
         record_warning(warning.kind, warning.message, plugin=PLUGIN, path=warning.path, **details)
 
@@ -149,8 +160,6 @@ def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
     if SKILL_TOOLS.isdisjoint(ctx.tools):
         return ()
     result = index_for(request_for(ctx))
-    if result.warnings:
-        report(result)
     return result.block if result.block is not None else ()
 
 
