@@ -99,5 +99,8 @@ def test_unknown_window_keeps_context_length_zero_but_sizes_for_the_fallback(cap
     engine.update_model("mystery", 0)
     assert engine.context_length == 0
     assert engine.threshold_tokens == 128_000
-    assert any(e["event"] == "compression_window_unknown" for e in capture_events)
+    assert not any(e["event"] == "compression_window_unknown" for e in capture_events)
+    engine.should_compress_info(1_000)  # the first decision warns, once
+    engine.should_compress_info(2_000)
+    assert [e["event"] for e in capture_events].count("compression_window_unknown") == 1
     assert engine.get_status()["usage_percent"] == 0

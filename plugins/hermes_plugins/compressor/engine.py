@@ -133,7 +133,8 @@ class CompressorEngine(ContextEngine):
         """Adopt a model and window and derive every size figure (§5).
 
         An unknown window (``context_length`` 0) keeps ``context_length`` at 0 for the host but
-        sizes thresholds for a 256,000-token window, with a one-time warning.
+        sizes thresholds for a 256,000-token window, with a one-time warning when the engine
+        first has to decide something (a session that only builds its prompt never warns).
         """
         section = self.config.compression
         runtime = (model or "", provider or self.provider, base_url, api_mode)
@@ -145,15 +146,6 @@ class CompressorEngine(ContextEngine):
         window = self.context_length
         if window <= 0:
             window = UNKNOWN_WINDOW_FALLBACK
-            if not self._window_warned:
-                self._window_warned = True
-                record_warning(
-                    "compression_window_unknown",
-                    f"the context window of model {self.model or '(unnamed)'!r} is unknown; "
-                    f"compression thresholds assume {UNKNOWN_WINDOW_FALLBACK:,} tokens",
-                    plugin="compressor",
-                    model=self.model,
-                )
         percent = resolve_model_threshold(
             self.model, section.model_thresholds, self._config_threshold_percent
         )
@@ -222,12 +214,24 @@ class CompressorEngine(ContextEngine):
         guard.pending_verification = None
         self.awaiting_real_usage_after_compression = False
 
+    def _note_unknown_window(self) -> None:
+        if self.context_length <= 0 and not self._window_warned:
+            self._window_warned = True
+            record_warning(
+                "compression_window_unknown",
+                f"the context window of model {self.model or '(unnamed)'!r} is unknown; "
+                f"compression thresholds assume {UNKNOWN_WINDOW_FALLBACK:,} tokens",
+                plugin="compressor",
+                model=self.model,
+            )
+
     def should_compress_info(self, prompt_tokens: int | None = None) -> tuple[bool, str | None]:
         """``(should, block_reason)`` for a token figure (default: the last real prompt).
 
         Reasons: ``cooldown:<seconds>`` while a summariser failure cools down, ``ineffective``
         after two compressions that saved under 10% (lifted by enough growth since).
         """
+        self._note_unknown_window()
         tokens = self.last_prompt_tokens if prompt_tokens is None else prompt_tokens
         if self.threshold_tokens <= 0 or tokens < self.threshold_tokens:
             return False, None
@@ -357,6 +361,7 @@ class CompressorEngine(ContextEngine):
     ) -> list[dict[str, Any]]:
         """Compact ``messages``; see the module docstring for the phases and the report."""
         started = time.perf_counter()
+        self._note_unknown_window()
         report = _new_report(messages, force, focus_topic)
         self.last_compression_report = report
         self._call_tokens = current_tokens
