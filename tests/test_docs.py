@@ -33,3 +33,15 @@ def test_readme_test_command_is_what_ci_runs() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     command = next(line.strip() for line in ci.splitlines() if "pytest" in line)
     assert command in readme
+
+
+def test_every_hook_docstring_follows_the_template() -> None:
+    """When it is called, its arguments, what it returns (and what None means), who wins."""
+    for cls in SPEC_CLASSES:
+        for name, fn in vars(cls).items():
+            if not name.startswith("hermes_"):
+                continue
+            doc = fn.__doc__ or ""
+            for section in ("Called:", "Args:", "Returns:", "Semantics:"):
+                assert section in doc, f"{name} lacks {section!r}"
+            assert "versionadded" in doc, name
