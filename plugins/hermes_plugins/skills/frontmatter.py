@@ -23,8 +23,6 @@ try:
 except AttributeError:  # PyYAML built without libyaml
     _Loader = yaml.SafeLoader
 
-YAML_LOADER_NAME = _Loader.__name__
-
 _END_FENCE = re.compile(r"\n---[ \t\r]*(?:\n|\Z)")
 # Characters the fast path refuses: what PyYAML rejects as non-printable, plus tab, lone CR,
 # the Unicode line breaks (NEL, LS, PS) YAML 1.1 honours, and a stray BOM.
@@ -321,15 +319,7 @@ def _flow_list(text: str) -> list[Any]:
                 raise _Reject  # trailing comma: YAML accepts it, keep the subset small
     if _FLOW_STOP_CHARS.search(inner):
         raise _Reject
-    for chunk in inner.split(","):
-        item = chunk.strip(" ")
-        if not item or item[0] in _BAD_FLOW_ITEM_START:
-            raise _Reject
-        first = item[0]
-        items.append(
-            _resolve_plain(item) if first in _RESOLVERS and (len(item) <= 5 or first in _NUMERIC_START) else item
-        )
-    return items
+    return _simple_flow(text)
 
 
 def _flow_plain(item: str) -> Any:
