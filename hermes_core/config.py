@@ -254,6 +254,10 @@ class SkillsSection:
     index_max_tokens: int | None = field(
         None, _int(1, optional=True), doc="null = 2% of the window when known"
     )
+    index_ttl_seconds: float | None = field(
+        30.0, _float(0.0, optional=True),
+        doc="a cached index older than this revalidates against disk; null = until invalidated",
+    )
 
 
 @attrs.frozen(kw_only=True)

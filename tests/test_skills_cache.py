@@ -124,3 +124,29 @@ def test_same_inputs_hit(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     plugin.invalidate()
     plugin.hermes_prompt_skills_index(make_ctx(hermes_home))
     assert len(calls) == 2
+
+
+def test_an_old_entry_revalidates_against_disk(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A skill installed by hand while a long-lived process runs shows up once the cached index
+    is older than ``skills.index_ttl_seconds`` - without anyone calling ``invalidate()``."""
+    clock = [1_000.0]
+    monkeypatch.setattr("hermes_plugins.skills.cache.time.monotonic", lambda: clock[0])
+    root = hermes_home / "skills"
+    write_skill(root, "coding/debug")
+    age(root)
+    config = Config(skills=SkillsSection(index_ttl_seconds=30.0))
+    first = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text
+    write_skill(root, "coding/profile")
+    age(root)
+    clock[0] += 10  # still fresh: the cached index is served, no disk access
+    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text == first
+    clock[0] += 25  # older than the TTL: revalidated, the new skill appears
+    later = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text
+    assert "profile" in later and "profile" not in first
+    never = Config(skills=SkillsSection(index_ttl_seconds=None))
+    plugin.invalidate()
+    kept = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=never)).text
+    write_skill(root, "coding/trace")
+    age(root)
+    clock[0] += 10_000
+    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=never)).text == kept

@@ -125,13 +125,14 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
     )
 
 
-def index_for(request: IndexRequest) -> IndexResult:
-    """The index for ``request``: from the LRU, else built (and then cached).
+def index_for(request: IndexRequest, max_age: float | None = None) -> IndexResult:
+    """The index for ``request``: from the LRU (entries younger than ``max_age`` seconds),
+    else built (and then cached).
 
     Records the index's warnings for the build in progress - again on every hit, so every
     session that shows this index can show its warnings too.
     """
-    result = CACHE.get(request)
+    result = CACHE.get(request, max_age)
     if result is None:
         generation = CACHE.generation
         result = build_index(request)
@@ -159,7 +160,7 @@ def hermes_skills_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
 def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
     if SKILL_TOOLS.isdisjoint(ctx.tools):
         return ()
-    result = index_for(request_for(ctx))
+    result = index_for(request_for(ctx), ctx.config.skills.index_ttl_seconds)
     return result.block if result.block is not None else ()
 
 
