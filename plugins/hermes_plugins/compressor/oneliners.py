@@ -271,6 +271,28 @@ def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any) -
         return f"[{name}] ({len(text):,} chars result)"
 
 
+def tool_line(name: Any, arguments: Any, content: str) -> str:
+    """``summarize_tool_result`` for the free passes, which call it once per old result.
+
+    The caller guarantees a truthy ``name`` and a ``str`` content; this saves the wrapper
+    layers of the general form (same line, same fallback).
+    """
+    try:
+        if type(arguments) is str and arguments:
+            try:
+                args = _fast_loads(arguments)
+            except (StopIteration, ValueError, RecursionError):
+                args = parse_arguments(arguments)
+            else:
+                if type(args) is not dict:
+                    args = {}
+        else:
+            args = parse_arguments(arguments)
+        return _BY_TOOL.get(name, _generic)(name, args, content)
+    except Exception:  # noqa: BLE001 - a summary line must never break compression
+        return f"[{name}] ({len(content):,} chars result)"
+
+
 def exit_code_of(content: str) -> str:
     """The exit code a terminal-like result reports, or ``"?"``."""
     try:

@@ -24,8 +24,11 @@ import attrs
 import xxhash
 
 from hermes_core.tokens import estimate_message_tokens
-
-from hermes_plugins.compressor.oneliners import looks_demoted, summarize_tool_result
+from hermes_plugins.compressor.oneliners import (
+    looks_demoted,
+    summarize_tool_result,
+    tool_line,
+)
 
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 SCREENSHOT_PLACEHOLDER = "[screenshot removed to save context]"
@@ -124,64 +127,174 @@ def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
 
 
 class _Pruner:
-    """One run of the passes over one list; ``changed`` maps index -> replacement message."""
+    """One run of the passes over one list; ``changed`` maps index -> replacement message.
+
+    ``run`` is the hot path: a single forward pass that groups duplicates, demotes old results
+    and shortens old arguments while each message is in cache, and builds the output list as
+    it goes. The methods below it (``demote_at``, ``shrink_arguments_at``, ``call_for``) are the
+    general, per-message forms, used for the rare cases and by the tail-pressure pass.
+    """
 
     def __init__(self, messages: Sequence[dict[str, Any]], min_prune_chars: int) -> None:
         self.messages = messages
         self.min_prune_chars = min_prune_chars
         self.changed: dict[int, dict[str, Any]] = {}
         self.stats = PruneStats()
-        self.tool_indices: list[int] = []
-        #: Assistant messages that carry tool calls (candidates for argument shortening).
+        #: Assistant messages that carry tool calls (for the map of every call).
         self.call_indices: list[int] = []
         #: First index of a content -> every index holding that same content, in order.
         self._groups: dict[int, list[int]] = {}
         self._all_calls: dict[str, tuple[str, Any]] | None = None
-        self._index()
+        #: The output list, once ``run`` has built it; later changes are written through.
+        self._out: list[dict[str, Any]] | None = None
 
-    def _index(self) -> None:
-        """One forward pass: where the tool results and calls are, and which results repeat.
+    def _put(self, i: int, message: dict[str, Any]) -> None:
+        self.changed[i] = message
+        if self._out is not None:
+            self._out[i] = message
+
+    def run(self, boundary: int) -> None:
+        """Dedupe everywhere; demote results and shorten arguments before ``boundary``.
 
         Equal strings have equal lengths, so results are grouped by length first; within a
         length, a few distinct contents are told apart by direct comparison (it stops at the
         first differing character), and crowded lengths switch to xxh3-128 digests.
+
+        A result is demoted as soon as it is seen, with the calls of the assistant message
+        right before its run of results (where it nearly always is). Whether it is an older
+        copy of a later result is only known at the end; those few lines are then replaced by
+        the back-reference, which is cheaper than a second walk over half a gigabyte of
+        history. A result whose call is elsewhere waits for the map of every call.
         """
-        tools = self.tool_indices
+        messages = self.messages
+        changed = self.changed
+        min_chars = self.min_prune_chars
         callers = self.call_indices
-        by_length: dict[int, list[tuple[str, int]]] = {}
-        by_digest: dict[int, dict[bytes, int]] = {}
         groups = self._groups
-        for i, message in enumerate(self.messages):
+        digest = _digest
+        line_for = tool_line
+        # Per length: the first content and its index (no tuple per result: at 100k messages
+        # every allocation here lands in cold memory), further distinct contents, and the
+        # digest table of a crowded length.
+        first: dict[int, str] = {}
+        first_at: dict[int, int] = {}
+        others: dict[int, list[tuple[str, int]]] = {}
+        tables: dict[int, dict[bytes, int]] = {}
+        out: list[dict[str, Any]] = []
+        append = out.append
+        #: Calls of the last non-tool message when it is an assistant's (else None).
+        anchor: Any = None
+        far: list[int] = []
+        demoted = 0
+        for i, message in enumerate(messages):
             role = message.get("role")
-            if role == "tool":
-                tools.append(i)
-                content = message.get("content")
-                if type(content) is not str or len(content) < MIN_PRUNE_CHARS:
-                    continue
-                size = len(content)
-                reps = by_length.get(size)
-                if reps is None:
-                    by_length[size] = [(content, i)]
-                    continue
-                table = by_digest.get(size)
-                if table is None:
-                    for other, rep in reps:
-                        if other == content:
-                            groups.setdefault(rep, [rep]).append(i)
-                            break
-                    else:
-                        reps.append((content, i))
-                        if len(reps) > _DIRECT_COMPARE_MAX:
-                            by_digest[size] = {_digest(text): rep for text, rep in reps}
-                    continue
-                key = _digest(content)
-                found = table.get(key)
-                if found is None:
-                    table[key] = i
+            if role != "tool":
+                if role == "assistant":
+                    calls = message.get("tool_calls")
+                    anchor = calls or ()
+                    if calls:
+                        callers.append(i)
+                        if i < boundary:
+                            for call in calls:
+                                fn = call.get("function") if type(call) is dict else None
+                                if type(fn) is dict:
+                                    arguments = fn.get("arguments")
+                                    if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                                        if self.shrink_arguments_at(i):
+                                            message = changed[i]
+                                        break
                 else:
-                    groups.setdefault(found, [found]).append(i)
-            elif role == "assistant" and message.get("tool_calls"):
-                callers.append(i)
+                    anchor = None
+                append(message)
+                continue
+            content = message.get("content")
+            if type(content) is not str:
+                if content is not None and i < boundary and self.demote_at(i):
+                    append(changed[i])
+                else:
+                    append(message)
+                continue
+            size = len(content)
+            if size >= MIN_PRUNE_CHARS:
+                prior = first.get(size)
+                if prior is None:
+                    first[size] = content
+                    first_at[size] = i
+                else:
+                    table = tables.get(size)
+                    if table is not None:
+                        key = digest(content)
+                        found = table.get(key)
+                        if found is None:
+                            table[key] = i
+                        else:
+                            groups.setdefault(found, [found]).append(i)
+                    elif prior == content:
+                        rep = first_at[size]
+                        groups.setdefault(rep, [rep]).append(i)
+                    else:
+                        reps = others.get(size)
+                        if reps is None:
+                            others[size] = [(content, i)]
+                        else:
+                            for other, rep in reps:
+                                if other == content:
+                                    groups.setdefault(rep, [rep]).append(i)
+                                    break
+                            else:
+                                reps.append((content, i))
+                                if len(reps) >= _DIRECT_COMPARE_MAX:
+                                    tables[size] = {digest(prior): first_at[size]}
+                                    tables[size].update((digest(text), rep) for text, rep in reps)
+            if i >= boundary or size <= min_chars or (content[0] == "[" and looks_demoted(content)):
+                append(message)
+                continue
+            ident = message.get("tool_call_id") or ""
+            if anchor:
+                for call in anchor:
+                    if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
+                        fn = call.get("function")
+                        if type(fn) is dict:
+                            line = line_for(fn.get("name") or "unknown", fn.get("arguments"), content)
+                        else:
+                            line = line_for("unknown", None, content)
+                        break
+                else:
+                    far.append(i)
+                    append(message)
+                    continue
+            else:
+                far.append(i)
+                append(message)
+                continue
+            if len(line) < size:
+                demoted_message = message.copy()  # faster than {**message, ...}, same keys
+                demoted_message["content"] = line
+                changed[i] = demoted_message
+                append(demoted_message)
+                demoted += 1
+            else:
+                append(message)
+        self._out = out
+        # Older copies become back-references, also where a line was written above.
+        for members in groups.values():
+            note = duplicate_note(str(messages[members[-1]].get("tool_call_id") or ""))
+            for i in members[:-1]:
+                if i in changed:
+                    demoted -= 1
+                self._put(i, {**messages[i], "content": note})
+            self.stats.deduplicated += len(members) - 1
+        for i in far:
+            if i in changed:
+                continue
+            message = messages[i]
+            content = message["content"]
+            name, arguments = self.call_for(i, message.get("tool_call_id") or "")
+            line = line_for(name, arguments, content)
+            if len(line) < len(content):
+                self._put(i, {**message, "content": line})
+                demoted += 1
+        self.stats.demoted += demoted
 
     @staticmethod
     def _calls_of(message: dict[str, Any]) -> dict[str, tuple[str, Any]]:
@@ -200,8 +313,8 @@ class _Pruner:
         """(tool name, arguments) of the call a result at ``i`` answers.
 
         Results normally follow their assistant message directly, so the call is found by
-        stepping back over the results before ``i`` (memory that is hot anyway); a result far
-        from its call falls back to a map of every call, built once.
+        stepping back over the results before ``i``; a result far from its call falls back
+        to a map of every call, built once (the last call with an id wins).
         """
         messages = self.messages
         j = i - 1
@@ -218,6 +331,10 @@ class _Pruner:
                 break
             j -= 1
         if self._all_calls is None:
+            if not self.call_indices:
+                self.call_indices = [
+                    k for k, m in enumerate(messages) if m.get("role") == "assistant" and m.get("tool_calls")
+                ]
             everything: dict[str, tuple[str, Any]] = {}
             for k in self.call_indices:
                 everything.update(self._calls_of(messages[k]))
@@ -226,18 +343,6 @@ class _Pruner:
 
     def current(self, i: int) -> dict[str, Any]:
         return self.changed.get(i) or self.messages[i]
-
-    # --- pass 1 -------------------------------------------------------------------------
-
-    def dedupe(self) -> None:
-        """Every older copy of a result becomes a back-reference to its newest copy."""
-        messages = self.messages
-        for members in self._groups.values():
-            newest = members[-1]
-            note = duplicate_note(str(messages[newest].get("tool_call_id") or ""))
-            for i in members[:-1]:
-                self.changed[i] = {**messages[i], "content": note}
-            self.stats.deduplicated += len(members) - 1
 
     # --- passes 2 and 3 -----------------------------------------------------------------
 
@@ -252,21 +357,21 @@ class _Pruner:
             line = summarize_tool_result(name, arguments, content)
             if len(line) >= len(content):
                 return False
-            self.changed[i] = {**message, "content": line}
+            self._put(i, {**message, "content": line})
             self.stats.demoted += 1
             return True
         if isinstance(content, list):
             parts, removed = _strip_images(content, SCREENSHOT_PLACEHOLDER)
             if not removed:
                 return False
-            self.changed[i] = {**message, "content": parts}
+            self._put(i, {**message, "content": parts})
             self.stats.media_stripped += removed
             return True
         if isinstance(content, dict) and content.get("_multimodal"):
             summary = content.get("text_summary")
             text = "[screenshot removed] " + (summary[:200] if isinstance(summary, str) and summary
                                              else SCREENSHOT_PLACEHOLDER)
-            self.changed[i] = {**message, "content": text}
+            self._put(i, {**message, "content": text})
             self.stats.media_stripped += 1
             return True
         return False
@@ -296,44 +401,8 @@ class _Pruner:
             self.stats.arguments_shortened += 1
         if new_calls is None:
             return False
-        self.changed[i] = {**message, "tool_calls": new_calls}
+        self._put(i, {**message, "tool_calls": new_calls})
         return True
-
-    def demote_before(self, boundary: int) -> None:
-        # The string case of demote_at, inlined: this loop runs once per old tool result.
-        messages = self.messages
-        changed = self.changed
-        min_chars = self.min_prune_chars
-        call_for = self.call_for
-        demoted = 0
-        for i in self.tool_indices:
-            if i >= boundary:
-                break
-            if i in changed:
-                continue
-            message = messages[i]
-            content = message.get("content")
-            if type(content) is str:
-                if len(content) <= min_chars or (content[0] == "[" and looks_demoted(content)):
-                    continue
-                name, arguments = call_for(i, message.get("tool_call_id") or "")
-                line = summarize_tool_result(name, arguments, content)
-                if len(line) < len(content):
-                    changed[i] = {**message, "content": line}
-                    demoted += 1
-            elif content is not None:
-                self.demote_at(i)
-        self.stats.demoted += demoted
-        for i in self.call_indices:
-            if i >= boundary:
-                break
-            for call in messages[i]["tool_calls"]:
-                fn = call.get("function") if type(call) is dict else None
-                if type(fn) is dict:
-                    arguments = fn.get("arguments")
-                    if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
-                        self.shrink_arguments_at(i)
-                        break
 
     # --- pass 4 -------------------------------------------------------------------------
 
@@ -373,6 +442,8 @@ class _Pruner:
             shrink(last_tool)
 
     def result(self) -> list[dict[str, Any]]:
+        if self._out is not None:
+            return self._out
         out = list(self.messages)
         for i, message in self.changed.items():
             out[i] = message
@@ -413,8 +484,7 @@ def prune_tool_results(
         return messages, PruneStats()
     pruner = _Pruner(messages, min_prune_chars)
     boundary = protected_tail_start(messages, protect_tail_count, protect_tail_tokens)
-    pruner.dedupe()
-    pruner.demote_before(boundary)
+    pruner.run(boundary)
     if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
         pruner.relieve_tail(boundary, protect_tail_tokens)
     if not pruner.changed:
