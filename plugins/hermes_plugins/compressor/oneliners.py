@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Mapping
+from itertools import islice
 from typing import Any
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -30,6 +31,7 @@ else:
 #: Outputs up to this size get an exact line count; longer ones an estimate from samples.
 EXACT_LINES_MAX = 16_384
 LINE_SAMPLE = 4_096
+_NL = "\n"
 _EXIT_CODE = re.compile(r"""["']?exit[_ ]?code["']?\s*[:=]\s*(-?\d+)""", re.IGNORECASE)
 _TOTAL_COUNT = re.compile(r""""total_count"\s*:\s*(\d+)""")
 #: Result texts that already are one of our short lines (or an older engine's placeholder).
@@ -75,6 +77,8 @@ def looks_demoted(content: str) -> bool:
 
 
 def _clip(text: str, limit: int, keep: int | None = None) -> str:
+    if len(text) <= limit and "\n" not in text and "  " not in text:
+        return text  # the usual case, decided without building anything
     text = " ".join(text.split()) if ("\n" in text or "  " in text) else text
     if len(text) <= limit:
         return text
@@ -92,8 +96,8 @@ def _lines(content: str) -> str:
         return "0"
     size = len(content)
     if size <= EXACT_LINES_MAX:
-        return f"{content.count(chr(10)) + 1:,}"
-    sampled = content.count("\n", 0, LINE_SAMPLE) + content.count("\n", size - LINE_SAMPLE)
+        return f"{content.count(_NL) + 1:,}"
+    sampled = content.count(_NL, 0, LINE_SAMPLE) + content.count(_NL, size - LINE_SAMPLE)
     estimate = round(sampled * size / (2 * LINE_SAMPLE)) + 1
     return f"~{estimate:,}"
 
@@ -110,7 +114,10 @@ def _exit_code(content: str) -> str:
                 return match.group(1)
             at = content.rfind(word, tail_start, at)
     if tail_start:
-        for word in ("exit", "Exit", "EXIT"):
+        # "exit" and "Exit" both contain "xit": one scan rules both out on outputs that
+        # never mention an exit code (a full scan per word is most of this function's cost).
+        words = ("exit", "Exit", "EXIT") if content.find("xit", 0, tail_start + 4) != -1 else ("EXIT",)
+        for word in words:
             at = content.find(word, 0, tail_start + 4)
             while at != -1:
                 match = _EXIT_CODE.match(content, max(0, at - 1)) or _EXIT_CODE.match(content, at)
@@ -124,15 +131,24 @@ def _s(value: Any) -> str:
     return value if type(value) is str else str(value)
 
 
+# The formatters below inline ``_s`` (``x if type(x) is str else str(x)``): they run once per
+# demoted result and a call per argument was a good part of a line's cost.
+
+
 def _terminal(name: str, args: dict[str, Any], content: str) -> str:
-    command = _clip(_s(args.get("command", "")), 80, 77)
+    command = args.get("command", "")
+    command = _clip(command if type(command) is str else str(command), 80, 77)
     return f"[{name}] ran `{command}` -> exit {_exit_code(content)}, {_lines(content)} lines output"
 
 
 def _read_file(name: str, args: dict[str, Any], content: str) -> str:
-    path = _s(args.get("path") or args.get("file_path") or "?")
+    path = args.get("path") or args.get("file_path") or "?"
+    if type(path) is not str:
+        path = str(path)
     offset = args.get("offset") or 1
-    return f"[{name}] read {path} from line {_s(offset)} ({len(content):,} chars)"
+    if type(offset) is not str:
+        offset = str(offset)
+    return f"[{name}] read {path} from line {offset} ({len(content):,} chars)"
 
 
 def _write_file(name: str, args: dict[str, Any], content: str) -> str:
@@ -143,9 +159,14 @@ def _write_file(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _search_files(name: str, args: dict[str, Any], content: str) -> str:
-    target = _s(args.get("target") or "content")
-    pattern = _clip(_s(args.get("pattern") or args.get("query") or ""), 60)
-    path = _s(args.get("path") or ".")
+    target = args.get("target") or "content"
+    if type(target) is not str:
+        target = str(target)
+    pattern = args.get("pattern") or args.get("query") or ""
+    pattern = _clip(pattern if type(pattern) is str else str(pattern), 60)
+    path = args.get("path") or "."
+    if type(path) is not str:
+        path = str(path)
     # Search results carry their count at the start or the end of the JSON, never only inside.
     at = content.find('"total_count"', 0, 400)
     if at == -1:
@@ -156,8 +177,12 @@ def _search_files(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _patch(name: str, args: dict[str, Any], content: str) -> str:
-    mode = _s(args.get("mode") or "replace")
-    path = _s(args.get("path") or args.get("file_path") or "?")
+    mode = args.get("mode") or "replace"
+    if type(mode) is not str:
+        mode = str(mode)
+    path = args.get("path") or args.get("file_path") or "?"
+    if type(path) is not str:
+        path = str(path)
     return f"[{name}] {mode} in {path} ({len(content):,} chars result)"
 
 
@@ -172,7 +197,8 @@ def _browser(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _web_search(name: str, args: dict[str, Any], content: str) -> str:
-    query = _clip(_s(args.get("query") or ""), 80)
+    query = args.get("query") or ""
+    query = _clip(query if type(query) is str else str(query), 80)
     return f"[{name}] query='{query}' ({len(content):,} chars result)"
 
 
@@ -188,12 +214,14 @@ def _web_extract(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _delegate(name: str, args: dict[str, Any], content: str) -> str:
-    goal = _clip(_s(args.get("goal") or args.get("task") or ""), 60, 57)
+    goal = args.get("goal") or args.get("task") or ""
+    goal = _clip(goal if type(goal) is str else str(goal), 60, 57)
     return f"[{name}] '{goal}' ({len(content):,} chars result)"
 
 
 def _execute_code(name: str, args: dict[str, Any], content: str) -> str:
-    code = _s(args.get("code") or "").replace("\n", " ")
+    code = args.get("code") or ""
+    code = (code if type(code) is str else str(code)).replace("\n", " ")
     shown = code[:60] + ("..." if len(code) > 60 else "")
     return f"[{name}] `{shown}` ({_lines(content)} lines output)"
 
@@ -229,10 +257,10 @@ def _process(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _generic(name: str, args: dict[str, Any], content: str) -> str:
-    parts = []
-    for key, value in list(args.items())[:2]:
-        parts.append(f" {key}={_clip(_s(value), 40)}")
-    return f"[{name}]{''.join(parts)} ({len(content):,} chars result)"
+    shown = ""
+    for key, value in islice(args.items(), 2):
+        shown += f" {key}={_clip(value if type(value) is str else str(value), 40)}"
+    return f"[{name}]{shown} ({len(content):,} chars result)"
 
 
 _BY_TOOL: dict[str, Callable[[str, dict[str, Any], str], str]] = {

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 import attrs
@@ -114,6 +115,14 @@ def shorten_arguments(arguments: str, leaf_chars: int = ARGUMENT_LEAF_CHARS) -> 
     return json.dumps(shortened, ensure_ascii=False)
 
 
+def _join(groups: dict[int, list[int]], rep: int, i: int) -> None:
+    members = groups.get(rep)
+    if members is None:
+        groups[rep] = [rep, i]
+    else:
+        members.append(i)
+
+
 def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
     out: list[Any] = []
     removed = 0
@@ -138,6 +147,7 @@ class _Pruner:
     def __init__(self, messages: Sequence[dict[str, Any]], min_prune_chars: int) -> None:
         self.messages = messages
         self.min_prune_chars = min_prune_chars
+        #: Index -> replacement, for every change but the demotions of ``run`` (see there).
         self.changed: dict[int, dict[str, Any]] = {}
         self.stats = PruneStats()
         #: Assistant messages that carry tool calls (for the map of every call).
@@ -180,44 +190,46 @@ class _Pruner:
         first_at: dict[int, int] = {}
         others: dict[int, list[tuple[str, int]]] = {}
         tables: dict[int, dict[bytes, int]] = {}
-        out: list[dict[str, Any]] = []
-        append = out.append
+        # Copying the list is one C loop; the demotions below are written into it in place
+        # (they are not entered in ``changed``: out[i] is not messages[i] says it).
+        self._out = out = list(messages)
         #: Calls of the last non-tool message when it is an assistant's (else None).
         anchor: Any = None
+        # Whether an old assistant message has long arguments is checked on the fly: the
+        # look-up of each result's call checks that call, and when the next non-tool message
+        # comes, only the calls no result led to are left (``pending`` from ``verified`` on).
+        pending: list[Any] | None = None
+        pending_at = verified = 0
         far: list[int] = []
         demoted = 0
         for i, message in enumerate(messages):
             role = message.get("role")
             if role != "tool":
+                if pending is not None:
+                    if verified < len(pending):
+                        self._check_arguments(pending_at, pending, verified)
+                    pending = None
                 if role == "assistant":
                     calls = message.get("tool_calls")
                     anchor = calls or ()
                     if calls:
                         callers.append(i)
                         if i < boundary:
-                            for call in calls:
-                                fn = call.get("function") if type(call) is dict else None
-                                if type(fn) is dict:
-                                    arguments = fn.get("arguments")
-                                    if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
-                                        if self.shrink_arguments_at(i):
-                                            message = changed[i]
-                                        break
+                            if type(calls) is list:
+                                pending, pending_at, verified = calls, i, 0
+                            else:
+                                self._check_arguments(i, calls, 0)
                 else:
                     anchor = None
-                append(message)
                 continue
             content = message.get("content")
             if type(content) is not str:
-                if content is not None and i < boundary and self.demote_at(i):
-                    append(changed[i])
-                else:
-                    append(message)
+                if content is not None and i < boundary:
+                    self.demote_at(i)
                 continue
             size = len(content)
             if size >= MIN_PRUNE_CHARS:
-                prior = first.get(size)
-                if prior is None:
+                if size not in first:
                     first[size] = content
                     first_at[size] = i
                 else:
@@ -228,10 +240,10 @@ class _Pruner:
                         if found is None:
                             table[key] = i
                         else:
-                            groups.setdefault(found, [found]).append(i)
-                    elif prior == content:
+                            _join(groups, found, i)
+                    elif first[size] == content:
                         rep = first_at[size]
-                        groups.setdefault(rep, [rep]).append(i)
+                        _join(groups, rep, i)
                     else:
                         reps = others.get(size)
                         if reps is None:
@@ -239,50 +251,58 @@ class _Pruner:
                         else:
                             for other, rep in reps:
                                 if other == content:
-                                    groups.setdefault(rep, [rep]).append(i)
+                                    _join(groups, rep, i)
                                     break
                             else:
                                 reps.append((content, i))
                                 if len(reps) >= _DIRECT_COMPARE_MAX:
-                                    tables[size] = {digest(prior): first_at[size]}
-                                    tables[size].update((digest(text), rep) for text, rep in reps)
+                                    table = tables[size] = {digest(first[size]): first_at[size]}
+                                    for text, rep in reps:
+                                        table[digest(text)] = rep
             if i >= boundary or size <= min_chars or (content[0] == "[" and looks_demoted(content)):
-                append(message)
                 continue
             ident = message.get("tool_call_id") or ""
-            if anchor:
-                for call in anchor:
-                    if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
-                        fn = call.get("function")
-                        if type(fn) is dict:
-                            line = line_for(fn.get("name") or "unknown", fn.get("arguments"), content)
-                        else:
-                            line = line_for("unknown", None, content)
-                        break
-                else:
-                    far.append(i)
-                    append(message)
-                    continue
+            if not anchor:
+                far.append(i)
+                continue
+            k = 0
+            for call in anchor:
+                if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
+                    fn = call.get("function")
+                    if type(fn) is dict:
+                        arguments = fn.get("arguments")
+                        if k == verified and pending is not None:
+                            if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                                self.shrink_arguments_at(pending_at)
+                                pending = None
+                            else:
+                                verified = k + 1
+                        line = line_for(fn.get("name") or "unknown", arguments, content)
+                    else:
+                        if k == verified:
+                            verified = k + 1
+                        line = line_for("unknown", None, content)
+                    break
+                k += 1
             else:
                 far.append(i)
-                append(message)
                 continue
             if len(line) < size:
                 demoted_message = message.copy()  # faster than {**message, ...}, same keys
                 demoted_message["content"] = line
-                changed[i] = demoted_message
-                append(demoted_message)
+                out[i] = demoted_message
                 demoted += 1
-            else:
-                append(message)
-        self._out = out
+        if pending is not None and verified < len(pending):
+            self._check_arguments(pending_at, pending, verified)
         # Older copies become back-references, also where a line was written above.
         for members in groups.values():
             note = duplicate_note(str(messages[members[-1]].get("tool_call_id") or ""))
             for i in members[:-1]:
-                if i in changed:
+                if out[i] is not messages[i]:
                     demoted -= 1
-                self._put(i, {**messages[i], "content": note})
+                noted = messages[i].copy()
+                noted["content"] = note
+                changed[i] = out[i] = noted
             self.stats.deduplicated += len(members) - 1
         for i in far:
             if i in changed:
@@ -295,6 +315,16 @@ class _Pruner:
                 self._put(i, {**message, "content": line})
                 demoted += 1
         self.stats.demoted += demoted
+
+    def _check_arguments(self, i: int, calls: Any, start: int) -> None:
+        """Shorten the arguments at ``i`` if a call from ``start`` on has long ones."""
+        for call in islice(calls, start, None):
+            fn = call.get("function") if type(call) is dict else None
+            if type(fn) is dict:
+                arguments = fn.get("arguments")
+                if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                    self.shrink_arguments_at(i)
+                    return
 
     @staticmethod
     def _calls_of(message: dict[str, Any]) -> dict[str, tuple[str, Any]]:
@@ -342,6 +372,8 @@ class _Pruner:
         return self._all_calls.get(ident, _UNKNOWN_CALL)
 
     def current(self, i: int) -> dict[str, Any]:
+        if self._out is not None:
+            return self._out[i]
         return self.changed.get(i) or self.messages[i]
 
     # --- passes 2 and 3 -----------------------------------------------------------------
@@ -487,6 +519,6 @@ def prune_tool_results(
     pruner.run(boundary)
     if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
         pruner.relieve_tail(boundary, protect_tail_tokens)
-    if not pruner.changed:
+    if not pruner.changed and not pruner.stats.demoted:
         return messages, pruner.stats
     return pruner.result(), pruner.stats
