@@ -183,6 +183,7 @@ class _Pruner:
         groups = self._groups
         digest = _digest
         line_for = tool_line
+        copy = dict.copy
         # Per length: the first content and its index (no tuple per result: at 100k messages
         # every allocation here lands in cold memory), further distinct contents, and the
         # digest table of a crowded length.
@@ -283,12 +284,14 @@ class _Pruner:
                             verified = k + 1
                         line = line_for("unknown", None, content)
                     break
-                k += 1
+                k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
             else:
                 far.append(i)
                 continue
             if len(line) < size:
-                demoted_message = message.copy()  # faster than {**message, ...}, same keys
+                # dict.copy + one store is about twice as fast as {**message, "content": line}
+                # (same keys, same order); other mappings take the general form.
+                demoted_message = copy(message) if type(message) is dict else {**message}
                 demoted_message["content"] = line
                 out[i] = demoted_message
                 demoted += 1
@@ -300,8 +303,7 @@ class _Pruner:
             for i in members[:-1]:
                 if out[i] is not messages[i]:
                     demoted -= 1
-                noted = messages[i].copy()
-                noted["content"] = note
+                noted = {**messages[i], "content": note}
                 changed[i] = out[i] = noted
             self.stats.deduplicated += len(members) - 1
         for i in far:
