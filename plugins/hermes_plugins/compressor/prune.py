@@ -4,8 +4,8 @@ Four passes over one history, copy-on-write (the input list and its dicts are ne
 only the messages that change are copied, once):
 
 1. dedupe - identical tool results anywhere in the list: older copies become a back-reference
-   to the newest one. Only results of equal length can be equal, so only those are hashed
-   (xxh3-128); everything else costs one ``len``.
+   to the newest one. Only results that agree on their length and on a short sample can be
+   equal, so only those are compared (or, when many are, hashed with xxh3-128).
 2. demote - tool results before the protected tail become one informative line (§7.2);
    screenshots become a placeholder.
 3. arguments - long tool-call arguments before the tail: the JSON is parsed and only long
@@ -48,8 +48,12 @@ PRESSURE_KEEP_RECENT = 3
 SOFT_CEILING_FACTOR = 1.5
 _REASONING_FIELDS = ("reasoning", "reasoning_content")
 _UNKNOWN_CALL: tuple[str, Any] = ("unknown", None)
-#: Up to this many distinct results of one length are compared directly, then hashed.
+#: Up to this many distinct results of one bucket (length and sample) are compared directly,
+#: then hashed.
 _DIRECT_COMPARE_MAX = 4
+#: The sample of a result that, with its length, picks its dedupe bucket. It skips the first
+#: characters, which results of one tool often share (``{"output": "``).
+_SAMPLE = slice(32, 64)
 
 
 @attrs.define(kw_only=True)
@@ -150,8 +154,6 @@ class _Pruner:
         #: Index -> replacement, for every change but the demotions of ``run`` (see there).
         self.changed: dict[int, dict[str, Any]] = {}
         self.stats = PruneStats()
-        #: Assistant messages that carry tool calls (for the map of every call).
-        self.call_indices: list[int] = []
         #: First index of a content -> every index holding that same content, in order.
         self._groups: dict[int, list[int]] = {}
         self._all_calls: dict[str, tuple[str, Any]] | None = None
@@ -166,9 +168,13 @@ class _Pruner:
     def run(self, boundary: int) -> None:
         """Dedupe everywhere; demote results and shorten arguments before ``boundary``.
 
-        Equal strings have equal lengths, so results are grouped by length first; within a
-        length, a few distinct contents are told apart by direct comparison (it stops at the
-        first differing character), and crowded lengths switch to xxh3-128 digests.
+        Equal strings have equal lengths and equal samples, so results are bucketed by
+        ``hash(content[32:64]) ^ len(content)`` (a sample from the start of the string, whose
+        memory the length read has just brought in); within a bucket, a few distinct contents
+        are told apart by direct comparison (it stops at the first differing character), and
+        crowded buckets switch to xxh3-128 digests. Bucketing by length alone made the
+        work grow faster than the history: over 100,000 messages most lengths are shared, and
+        every comparison reads another cold string.
 
         A result is demoted as soon as it is seen, with the calls of the assistant message
         right before its run of results (where it nearly always is). Whether it is an older
@@ -179,15 +185,14 @@ class _Pruner:
         messages = self.messages
         changed = self.changed
         min_chars = self.min_prune_chars
-        callers = self.call_indices
         groups = self._groups
         digest = _digest
         line_for = tool_line
         copy = dict.copy
-        # Per length: the first content and its index (no tuple per result: at 100k messages
-        # every allocation here lands in cold memory), further distinct contents, and the
-        # digest table of a crowded length.
-        first: dict[int, str] = {}
+        sample = _SAMPLE
+        # Per bucket: the index of its first content (an int, no tuple: at 100k messages every
+        # allocation here lands in cold memory), further distinct contents, and the digest
+        # table of a crowded bucket.
         first_at: dict[int, int] = {}
         others: dict[int, list[tuple[str, int]]] = {}
         tables: dict[int, dict[bytes, int]] = {}
@@ -211,15 +216,12 @@ class _Pruner:
                         self._check_arguments(pending_at, pending, verified)
                     pending = None
                 if role == "assistant":
-                    calls = message.get("tool_calls")
-                    anchor = calls or ()
-                    if calls:
-                        callers.append(i)
-                        if i < boundary:
-                            if type(calls) is list:
-                                pending, pending_at, verified = calls, i, 0
-                            else:
-                                self._check_arguments(i, calls, 0)
+                    anchor = calls = message.get("tool_calls")
+                    if calls and i < boundary:
+                        if type(calls) is list:
+                            pending, pending_at, verified = calls, i, 0
+                        else:
+                            self._check_arguments(i, calls, 0)
                 else:
                     anchor = None
                 continue
@@ -230,11 +232,12 @@ class _Pruner:
                 continue
             size = len(content)
             if size >= MIN_PRUNE_CHARS:
-                if size not in first:
-                    first[size] = content
-                    first_at[size] = i
+                bucket = hash(content[sample]) ^ size
+                first = first_at.get(bucket)
+                if first is None:
+                    first_at[bucket] = i
                 else:
-                    table = tables.get(size)
+                    table = tables.get(bucket)
                     if table is not None:
                         key = digest(content)
                         found = table.get(key)
@@ -242,13 +245,12 @@ class _Pruner:
                             table[key] = i
                         else:
                             _join(groups, found, i)
-                    elif first[size] == content:
-                        rep = first_at[size]
-                        _join(groups, rep, i)
+                    elif messages[first].get("content") == content:
+                        _join(groups, first, i)
                     else:
-                        reps = others.get(size)
+                        reps = others.get(bucket)
                         if reps is None:
-                            others[size] = [(content, i)]
+                            others[bucket] = [(content, i)]
                         else:
                             for other, rep in reps:
                                 if other == content:
@@ -257,7 +259,7 @@ class _Pruner:
                             else:
                                 reps.append((content, i))
                                 if len(reps) >= _DIRECT_COMPARE_MAX:
-                                    table = tables[size] = {digest(first[size]): first_at[size]}
+                                    table = tables[bucket] = {digest(messages[first]["content"]): first}
                                     for text, rep in reps:
                                         table[digest(text)] = rep
             if i >= boundary or size <= min_chars or (content[0] == "[" and looks_demoted(content)):
@@ -363,13 +365,10 @@ class _Pruner:
                 break
             j -= 1
         if self._all_calls is None:
-            if not self.call_indices:
-                self.call_indices = [
-                    k for k, m in enumerate(messages) if m.get("role") == "assistant" and m.get("tool_calls")
-                ]
             everything: dict[str, tuple[str, Any]] = {}
-            for k in self.call_indices:
-                everything.update(self._calls_of(messages[k]))
+            for message in messages:
+                if message.get("role") == "assistant" and message.get("tool_calls"):
+                    everything.update(self._calls_of(message))
             self._all_calls = everything
         return self._all_calls.get(ident, _UNKNOWN_CALL)
 
