@@ -32,7 +32,10 @@ else:
 EXACT_LINES_MAX = 16_384
 LINE_SAMPLE = 4_096
 _NL = "\n"
-_EXIT_CODE = re.compile(r"""["']?exit[_ ]?code["']?\s*[:=]\s*(-?\d+)""", re.IGNORECASE)
+#: An exit code is ``["']?exit[_ ]?code["']?\s*[:=]\s*(-?\d+)`` (case-insensitive) at a found
+#: "exit"/"Exit"/"EXIT" or one character before it; the quote is optional and the word is
+#: already known, so this is what has to follow the word (one regex call instead of two).
+_AFTER_EXIT = re.compile(r"""[_ ]?code["']?\s*[:=]\s*(-?\d+)""", re.IGNORECASE)
 _TOTAL_COUNT = re.compile(r""""total_count"\s*:\s*(\d+)""")
 #: Result texts that already are one of our short lines (or an older engine's placeholder).
 _ALREADY_SHORT_PREFIXES = (
@@ -109,7 +112,7 @@ def _exit_code(content: str) -> str:
     for word in ("exit", "Exit", "EXIT"):
         at = content.rfind(word, tail_start)
         while at != -1:
-            match = _EXIT_CODE.match(content, max(0, at - 1)) or _EXIT_CODE.match(content, at)
+            match = _AFTER_EXIT.match(content, at + 4)
             if match:
                 return match.group(1)
             at = content.rfind(word, tail_start, at)
@@ -120,7 +123,7 @@ def _exit_code(content: str) -> str:
         for word in words:
             at = content.find(word, 0, tail_start + 4)
             while at != -1:
-                match = _EXIT_CODE.match(content, max(0, at - 1)) or _EXIT_CODE.match(content, at)
+                match = _AFTER_EXIT.match(content, at + 4)
                 if match:
                     return match.group(1)
                 at = content.find(word, at + 4, tail_start + 4)
