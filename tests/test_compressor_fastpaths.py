@@ -64,6 +64,17 @@ def plain_clip(text: str, limit: int, keep: int | None = None) -> str:
     return text[: keep if keep is not None else limit - 3] + "..."
 
 
+def plain_lines(content: str) -> str:
+    if not content or content.isspace():
+        return "0"
+    size = len(content)
+    if size <= oneliners.EXACT_LINES_MAX:
+        return f"{content.count(chr(10)) + 1:,}"
+    sample = oneliners.LINE_SAMPLE
+    sampled = content.count("\n", 0, sample) + content.count("\n", size - sample)
+    return f"~{round(sampled * size / (2 * sample)) + 1:,}"
+
+
 def plain_prune(
     messages: list[dict[str, Any]], protect_tail_count: int, min_prune_chars: int = MIN_PRUNE_CHARS
 ) -> tuple[list[dict[str, Any]], PruneStats]:
@@ -292,6 +303,25 @@ def test_exit_code_cases_the_single_match_must_keep() -> None:
     }
     for content, code in cases.items():
         assert exit_code_of(content) == plain_exit_code(content) == code, content
+
+
+@st.composite
+def outputs(draw: Any) -> str:
+    """Outputs around the exact-count limit and the sample windows, newlines anywhere or nowhere."""
+    size = draw(st.sampled_from([0, 1, 7, 300, 4_095, 4_096, 4_097, 16_383, 16_384, 16_385, 16_386, 30_000]))
+    chars = [draw(st.sampled_from(["a", " ", "\u6c49"]))] * size
+    sample = oneliners.LINE_SAMPLE
+    spots = [0, size - 1, sample - 1, sample, size - sample, size - sample - 1, size // 2]
+    for at in draw(st.lists(st.sampled_from(spots) | st.integers(0, max(0, size - 1)), max_size=6)):
+        if 0 <= at < size:
+            chars[at] = "\n"
+    return "".join(chars)
+
+
+@settings(max_examples=150, deadline=None)
+@given(outputs())
+def test_line_counts_skip_the_count_only_when_there_is_no_newline(content: str) -> None:
+    assert oneliners._lines(content) == plain_lines(content)
 
 
 @settings(max_examples=150, deadline=None)

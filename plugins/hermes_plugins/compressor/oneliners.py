@@ -98,8 +98,14 @@ def _lines(content: str) -> str:
     if not content or content.isspace():
         return "0"
     size = len(content)
+    # ``in``/``find`` of one character run at memchr speed, several times faster than
+    # ``count``; many outputs (JSON-encoded ones) have no raw newline at all.
     if size <= EXACT_LINES_MAX:
+        if _NL not in content:
+            return "1"
         return f"{content.count(_NL) + 1:,}"
+    if content.find(_NL, 0, LINE_SAMPLE) == -1 and content.find(_NL, size - LINE_SAMPLE) == -1:
+        return "~1"
     sampled = content.count(_NL, 0, LINE_SAMPLE) + content.count(_NL, size - LINE_SAMPLE)
     estimate = round(sampled * size / (2 * LINE_SAMPLE)) + 1
     return f"~{estimate:,}"
