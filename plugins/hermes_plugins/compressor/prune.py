@@ -1,7 +1,7 @@
 """Phase 1, the free passes (§7): shrink old tool traffic without calling any model.
 
-Four passes over one history, copy-on-write (the input list and its dicts are never touched;
-only the messages that change are copied, once):
+Four passes over one history - the first three in a single walk - copy-on-write (the input
+list and its dicts are never touched; only the messages that change are copied, once):
 
 1. dedupe - identical tool results anywhere in the list: older copies become a back-reference
    to the newest one. Only results that agree on their length and on a short sample can be
@@ -180,7 +180,9 @@ class _Pruner:
         right before its run of results (where it nearly always is). Whether it is an older
         copy of a later result is only known at the end; those few lines are then replaced by
         the back-reference, which is cheaper than a second walk over half a gigabyte of
-        history. A result whose call is elsewhere waits for the map of every call.
+        history (a walk from the newest message, which would know it up front, reads memory
+        backwards and measured slower). A result whose call is elsewhere waits for the map of
+        every call.
         """
         messages = self.messages
         changed = self.changed
