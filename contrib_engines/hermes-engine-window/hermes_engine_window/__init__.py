@@ -23,7 +23,8 @@ class WindowEngine(ContextEngine):
         self.protect_last_n = self.config.compression.protect_last_n
 
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
-        return self._cut(messages)[0] < self._cut(messages)[1]
+        head, tail = self._cut(messages)
+        return head < tail
 
     def _cut(self, messages: list[dict[str, Any]]) -> tuple[int, int]:
         head = 1 if messages and messages[0].get("role") == "system" else 0
