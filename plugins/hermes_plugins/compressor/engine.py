@@ -479,10 +479,14 @@ class CompressorEngine(ContextEngine):
         report["note"] = why
         if not force and messages:
             # An automatic trigger that finds nothing to do must not fire again every turn.
-            self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, report["before"]["tokens"]))
-            if self._guard.blocked:
-                self._warn_blocked(report)
+            self._count_no_progress(report, report["before"]["tokens"])
         return messages
+
+    def _count_no_progress(self, report: dict[str, Any], before_tokens: int) -> None:
+        """A pass that saved nothing counts as ineffective (two in a row block automatic runs)."""
+        self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, before_tokens))
+        if self._guard.blocked:
+            self._warn_blocked(report)
 
     def _phase1_only(
         self,
@@ -532,9 +536,7 @@ class CompressorEngine(ContextEngine):
                 return self._commit(messages, result, report, before_tokens, after, None)
         report["status"] = "ineffective"
         report["after"] = dict(report["before"])
-        self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, before_tokens))
-        if self._guard.blocked:
-            self._warn_blocked(report)
+        self._count_no_progress(report, before_tokens)
         return messages
 
     def _commit(
