@@ -397,6 +397,133 @@ def test_memoised_index_equals_a_fresh_one(spec: list[tuple[str, str, list[str]]
         assert scores == sorted(scores, reverse=True)
 
 
+
+# --- a settled catalog: one == against a structural copy -----------------------------------
+
+
+def _settle(defs: Any) -> tuple[Any, ...]:
+    for _ in range(3):
+        print_ = bm25.fingerprint(defs)
+    assert bm25._seen[0][0].copy is not None  # the shortcut is armed
+    assert bm25.fingerprint(defs) is print_
+    return print_
+
+
+class _Text(str):
+    pass
+
+
+EDITS = {
+    "name": lambda d: d["function"].__setitem__("name", "renamed_tool"),
+    "description": lambda d: d["function"].__setitem__("description", "Now about wombats."),
+    "source": lambda d: d.__setitem__("source", "mcp-zoo"),
+    "source removed": lambda d: d.pop("source"),
+    "parameter added": lambda d: d["function"]["parameters"]["properties"].__setitem__("wombat", {}),
+    "parameter removed": lambda d: d["function"]["parameters"]["properties"].popitem(),
+    "properties replaced": lambda d: d["function"]["parameters"].__setitem__("properties", {"zebra": {}}),
+    "parameters replaced": lambda d: d["function"].__setitem__("parameters", {"properties": {"yak": {}}}),
+    "function replaced": lambda d: d.__setitem__("function", {"name": "other_tool", "description": "x"}),
+    "flattened": lambda d: (d.update(d.pop("function"))),
+}
+
+
+@pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
+def test_a_settled_catalog_sees_every_in_place_edit(edit: str) -> None:
+    defs = copy.deepcopy(CATALOG)
+    deferred = deferred_of(defs)
+    before = _settle(deferred)
+    target = next(d for d in deferred if d["function"]["name"] == "weather_forecast")
+    EDITS[edit](target)
+    after = bm25.fingerprint(deferred)
+    assert after != before
+    assert after == bm25._read(deferred)
+    fresh = bm25.SearchIndex([(object(), bm25.tool_key(d)) for d in deferred])
+    for query in ("weather", "wombat", "zebra", "yak", "renamed", "zoo", "other"):
+        assert bm25.index_for(deferred).search(query, 5) == fresh.search(query, 5)
+
+
+def test_edits_below_properties_do_not_matter_and_keep_the_shortcut() -> None:
+    defs = copy.deepcopy(CATALOG)
+    deferred = deferred_of(defs)
+    before = _settle(deferred)
+    deferred[0]["function"]["parameters"]["properties"].setdefault("x", {})["description"] = "new"
+    deferred[0]["function"]["parameters"]["properties"]["x"]["description"] = "newer"
+    assert bm25.fingerprint(deferred) is not before  # a property was added: re-read ...
+    again = _settle(deferred)
+    deferred[0]["function"]["parameters"]["properties"]["x"]["description"] = "newest"
+    assert bm25.fingerprint(deferred) is again  # ... but a schema body is not indexed
+
+
+def test_a_string_subclass_indexes_like_the_string_it_equals() -> None:
+    defs = copy.deepcopy(CATALOG)
+    deferred = deferred_of(defs)
+    _settle(deferred)
+    target = next(d for d in deferred if d["function"]["name"] == "weather_forecast")
+    target["function"]["name"] = _Text("weather_forecast")
+    target["function"]["description"] = _Text(target["function"]["description"])
+    assert [h.name for h in bm25.index_for(deferred).search("weather", 5)] == ["weather_forecast"]
+
+
+def test_mappings_that_are_not_dicts_are_read_every_time() -> None:
+    from types import MappingProxyType
+
+    defs = copy.deepcopy(CATALOG)
+    deferred = list(deferred_of(defs))
+    inner = dict(deferred[0]["function"])
+    deferred[0] = {"type": "function", "function": MappingProxyType(inner)}
+    for _ in range(3):
+        bm25.fingerprint(deferred)
+    assert bm25._seen[0][0].copy is None  # no faithful copy: no shortcut
+    inner["description"] = "Now about wombats."
+    assert bm25.fingerprint(deferred) == bm25._read(deferred)
+
+
+_FIELDS = st.sampled_from(["alpha", "beta", "gamma"])
+_EDIT = st.one_of(
+    st.tuples(st.just("name"), st.integers(0, 5), _FIELDS),
+    st.tuples(st.just("description"), st.integers(0, 5), _FIELDS),
+    st.tuples(st.just("source"), st.integers(0, 5), _FIELDS),
+    st.tuples(st.just("param"), st.integers(0, 5), _FIELDS),
+    st.tuples(st.just("drop_param"), st.integers(0, 5), _FIELDS),
+    st.tuples(st.just("look"), st.integers(0, 5), _FIELDS),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_EDIT, max_size=25))
+def test_the_fingerprint_always_equals_a_fresh_read(edits: list[tuple[str, int, str]]) -> None:
+    defs = [tool(f"t{i}", "A thing.", ["size"], source="mcp-x") for i in range(6)]
+    bm25.clear_caches()
+    for kind, i, value in edits:
+        fn = defs[i]["function"]
+        props = fn["parameters"]["properties"]
+        if kind == "name":
+            fn["name"] = f"{value}_{i}"
+        elif kind == "description":
+            fn["description"] = f"About {value}."
+        elif kind == "source":
+            defs[i]["source"] = f"mcp-{value}"
+        elif kind == "param":
+            props[value] = {"type": "string"}
+        elif kind == "drop_param":
+            props.pop(value, None)
+        assert bm25.fingerprint(defs) == bm25._read(defs)
+        assert bm25.fingerprint(defs) == bm25._read(defs)  # and again, once settled
+
+
+def test_alternating_catalogs_each_keep_their_shortcut() -> None:
+    bm25.clear_caches()
+    a = [tool(f"a{i}", "Alpha thing.", ["size"]) for i in range(5)]
+    b = [tool(f"b{i}", "Beta thing.", ["size"]) for i in range(5)]
+    prints = {}
+    for _ in range(3):
+        prints["a"], prints["b"] = bm25.fingerprint(a), bm25.fingerprint(b)
+    assert all(e.copy is not None for e in bm25._seen[0])
+    assert bm25.fingerprint(a) is prints["a"] and bm25.fingerprint(b) is prints["b"]
+    a[2]["function"]["description"] = "Changed."
+    assert bm25.fingerprint(a) == bm25._read(a) != prints["a"]
+    assert bm25.fingerprint(b) is prints["b"]
+
 # --- listing -----------------------------------------------------------------------------
 
 

@@ -39,6 +39,7 @@ from hermes_plugins.tools.listing import render_listing
 _MEMO_MAX = 16
 _memo: OrderedDict[Any, tuple[str | None, str]] = OrderedDict()
 _lock = threading.Lock()
+_last: list[tuple[tuple[Any, ...], int, tuple[str | None, str]] | None] = [None]
 
 
 @attrs.frozen(kw_only=True)
@@ -113,7 +114,11 @@ def assemble_tool_defs(
 
 def _listing(deferred: Sequence[Mapping[str, Any]], budget: int) -> tuple[str | None, str]:
     # The listing reads name, source and description: all part of the search fingerprint.
-    key = (bm25.fingerprint(deferred), budget)
+    print_ = bm25.fingerprint(deferred)
+    last = _last[0]
+    if last is not None and last[0] is print_ and last[1] == budget:
+        return last[2]  # the same catalog as last turn: no need to hash its fingerprint
+    key = (print_, budget)
     try:
         cached = _memo.get(key)
     except TypeError:  # an unhashable field: render without the memo
@@ -124,9 +129,11 @@ def _listing(deferred: Sequence[Mapping[str, Any]], budget: int) -> tuple[str | 
             _memo[key] = cached
             while len(_memo) > _MEMO_MAX:
                 _memo.popitem(last=False)
+    _last[0] = (print_, budget, cached)
     return cached
 
 
 def clear_memo() -> None:
     with _lock:
         _memo.clear()
+        _last[0] = None

@@ -112,14 +112,22 @@ def normalise_key(raw: tuple[Any, ...]) -> ToolKey | None:
     if len(raw) == 2:  # (_ODD, key) from the slow path: already normalised
         return raw[1]  # type: ignore[no-any-return]
     name, source, description, params = raw
-    if name.__class__ is not str or not name:
+    name = _text(name)
+    if not name:
         return None
     return (
         name,
-        source.strip() if source.__class__ is str else "",
-        description if description.__class__ is str else "",
-        tuple(p for p in params if p.__class__ is str),
+        _text(source).strip(),
+        _text(description),
+        tuple(_text(p) for p in params if isinstance(p, str)),
     )
+
+
+def _text(value: Any) -> str:
+    """A string field as plain ``str`` (subclasses too: equal strings index the same), else ""."""
+    if value.__class__ is str:
+        return value  # type: ignore[no-any-return]
+    return str.__str__(value) if isinstance(value, str) else ""
 
 
 def search_text(key: ToolKey) -> str:
@@ -280,8 +288,102 @@ _memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
 _last: list[tuple[tuple[Any, ...], SearchIndex] | None] = [None]
 
 
+@attrs.define(slots=True)
+class _Seen:
+    """The catalog fingerprinted last: its fingerprint and, once it came back unchanged, a copy
+    that proves it unchanged with one ``==`` (see ``_structural_copy``)."""
+
+    print_: tuple[Any, ...]
+    copy: tuple[dict[str, Any], ...] | None = None
+
+
+_SEEN_MAX = 4  # catalogs remembered (a host serving several sessions alternates between them)
+#: Most recent first. The tuple is replaced whole (never edited), so a reader on another thread
+#: iterates a consistent one.
+_seen: list[tuple[_Seen, ...]] = [()]
+
+
 def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
     """Every indexed field of every definition, in catalog order, as one flat tuple.
+
+    A catalog seen before returns the *same* tuple object, so memo lookups compare by identity
+    first. Once a catalog came back unchanged, proving it unchanged again is one C-level ``==``
+    against a copy of the dictionaries on the way to an indexed field (``_structural_copy``);
+    otherwise the fields are read one by one (``_read``).
+    """
+    seen = _seen[0]
+    for entry in seen:
+        if entry.copy is not None and _unchanged(definitions, entry.copy):
+            if entry is not seen[0]:
+                _remember(entry)
+            return entry.print_
+    print_ = _read(definitions)
+    for entry in seen:
+        if entry.print_ == print_:
+            # Unchanged since last time: the catalog is settling, so the copy is now worth
+            # making. A catalog that changes every turn never pays for it.
+            _remember(_Seen(print_=entry.print_, copy=_structural_copy(definitions)), entry)
+            return entry.print_
+    _remember(_Seen(print_=print_))
+    return print_
+
+
+def _remember(entry: _Seen, replaces: _Seen | None = None) -> None:
+    old = [e for e in _seen[0] if e is not entry and e is not replaces]
+    _seen[0] = (entry, *old[: _SEEN_MAX - 1])
+
+
+def _structural_copy(definitions: Sequence[Any]) -> tuple[dict[str, Any], ...] | None:
+    """Copies of every dict on the path to an indexed field; the leaves stay shared.
+
+    ``definitions == copy`` then holds only while every indexed field (name, source,
+    description, parameter names) equals what it was: the copied dicts cannot change under us,
+    and the shared leaves the index reads are immutable strings (any other type indexes as
+    empty, whatever it holds). Parameter schemas below ``properties`` are shared by identity:
+    nothing in them is indexed. ``None`` when a level is a mapping other than a ``dict``
+    (we could not copy it faithfully): such catalogs are read field by field every time.
+    Like every memo keyed by values, this trusts ``==``; an object whose ``__eq__`` lies
+    about a dict or a string can fool it.
+    """
+    out: list[dict[str, Any]] = []
+    try:
+        for definition in definitions:
+            if definition.__class__ is not dict:
+                return None
+            top = definition.copy()
+            fn = top.get("function")
+            if fn.__class__ is dict:
+                fn = top["function"] = fn.copy()
+            elif isinstance(fn, Mapping):
+                return None
+            else:
+                fn = top  # a flat definition is its own function
+            params = fn.get("parameters")
+            if params.__class__ is dict:
+                params = fn["parameters"] = params.copy()
+                props = params.get("properties")
+                if props.__class__ is dict:
+                    params["properties"] = props.copy()
+                elif isinstance(props, Mapping):
+                    return None
+            elif isinstance(params, Mapping):
+                return None
+            out.append(top)
+    except Exception:  # a definition that fails to copy: just no shortcut
+        return None
+    return tuple(out)
+
+
+def _unchanged(definitions: Sequence[Any], copy: tuple[dict[str, Any], ...]) -> bool:
+    try:
+        live = definitions if definitions.__class__ is tuple else tuple(definitions)
+        return bool(live == copy)
+    except Exception:  # a comparison that raises proves nothing
+        return False
+
+
+def _read(definitions: Sequence[Any]) -> tuple[Any, ...]:
+    """Read the fingerprint field by field.
 
     A definition in the OpenAI shape adds ``name, source, description, n, param_1..param_n``
     read straight from it (the common case: ~0.3 us a tool, and no per-tool objects, which
@@ -325,7 +427,7 @@ def index_for(definitions: Sequence[Any]) -> SearchIndex:
     """The index of ``definitions``, reused when exactly these indexed fields were seen before."""
     print_ = fingerprint(definitions)
     last = _last[0]  # one (fingerprint, index) pair, replaced atomically
-    if last is not None and print_ == last[0]:
+    if last is not None and (print_ is last[0] or print_ == last[0]):
         return last[1]
     try:
         index = _memo.get(print_)
@@ -350,5 +452,6 @@ def clear_caches() -> None:
     with _lock:
         _memo.clear()
         _last[0] = None
+        _seen[0] = ()
         _token_cache.clear()
         _stems.clear()
