@@ -294,7 +294,7 @@ class _Seen:
     that proves it unchanged with one ``==`` (see ``_structural_copy``)."""
 
     print_: tuple[Any, ...]
-    copy: tuple[dict[str, Any], ...] | None = None
+    copy: list[dict[str, Any]] | tuple[dict[str, Any], ...] | None = None
 
 
 _SEEN_MAX = 4  # catalogs remembered (a host serving several sessions alternates between them)
@@ -333,7 +333,9 @@ def _remember(entry: _Seen, replaces: _Seen | None = None) -> None:
     _seen[0] = (entry, *old[: _SEEN_MAX - 1])
 
 
-def _structural_copy(definitions: Sequence[Any]) -> tuple[dict[str, Any], ...] | None:
+def _structural_copy(
+    definitions: Sequence[Any],
+) -> list[dict[str, Any]] | tuple[dict[str, Any], ...] | None:
     """Copies of every dict on the path to an indexed field; the leaves stay shared.
 
     ``definitions == copy`` then holds only while every indexed field (name, source,
@@ -371,12 +373,15 @@ def _structural_copy(definitions: Sequence[Any]) -> tuple[dict[str, Any], ...] |
             out.append(top)
     except Exception:  # a definition that fails to copy: just no shortcut
         return None
-    return tuple(out)
+    # Kept in the caller's container type, so the compare needs no conversion next time.
+    return out if definitions.__class__ is list else tuple(out)
 
 
-def _unchanged(definitions: Sequence[Any], copy: tuple[dict[str, Any], ...]) -> bool:
+def _unchanged(
+    definitions: Sequence[Any], copy: list[dict[str, Any]] | tuple[dict[str, Any], ...]
+) -> bool:
     try:
-        live = definitions if definitions.__class__ is tuple else tuple(definitions)
+        live = definitions if definitions.__class__ is copy.__class__ else copy.__class__(definitions)
         return bool(live == copy)
     except Exception:  # a comparison that raises proves nothing
         return False
