@@ -688,3 +688,13 @@ def test_hook_is_trylast_and_a_third_party_wins(plugin_host: PluginHost, registe
 def test_blocking_the_plugin_sends_every_schema() -> None:
     host = PluginHost.create(only=(), blocked=("tool_search",))
     assert names(host.tools_assemble(CATALOG, ToolsContext())) == names(CATALOG)
+
+
+def test_alternating_catalogs_reuse_their_indexes() -> None:
+    bm25.clear_caches()
+    a = [tool(f"alpha_{i}", "Alpha thing.", ["size"], source="mcp-a") for i in range(5)]
+    b = [tool(f"beta_{i}", "Beta thing.", ["size"], source="mcp-b") for i in range(5)]
+    first = {"a": bm25.index_for(a), "b": bm25.index_for(b)}
+    for _ in range(4):
+        assert bm25.index_for(a) is first["a"] and bm25.index_for(b) is first["b"]
+    assert [h.name for h in bm25.index_for(b).search("beta_3", 1)] == ["beta_3"]

@@ -12,6 +12,10 @@ each sample; a ratio is the median of the per-repeat paired ratios (perf-baselin
   pytest-benchmark row times it back to back, warm);
 * ``changed``    - ours: one tool's description changes every turn (fingerprint, rebuild of
   the index from the per-tool token cache, query);
+* ``frozen``     - ours: the same unchanged catalog handed over as ``freeze_tools(defs)``
+  (immutable, so recognised by identity: no field is read);
+* ``walk``       - not an engine: only walks the four dict levels of every live definition,
+  the memory floor of any check that reads plain dicts (for information);
 * ``cold``       - ours: every cache dropped but the stem memo (for information);
 * ``rank_bm25``  - read the definitions, tokenize them, ``BM25Okapi(corpus)``, ``get_scores``
   and a top-5 (what "rebuild every turn" costs with rank_bm25);
@@ -39,6 +43,7 @@ from typing import Any
 import pytest
 import structlog
 
+from hermes_core.frozen import freeze_tools
 from hermes_plugins.tools import bm25
 
 np = pytest.importorskip("numpy")
@@ -183,6 +188,16 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     def ours_unchanged() -> Any:
         return bm25.index_for(defs).search(next(queries), 5)
 
+    frozen = freeze_tools(defs)
+    bm25.index_for(frozen)
+
+    def ours_frozen() -> Any:
+        return bm25.index_for(frozen).search(next(queries), 5)
+
+    def walk() -> None:
+        for d in defs:
+            d["function"]["parameters"]["properties"]
+
     def ours_changed() -> Any:
         # What index_for does on a miss (fingerprint, build from the per-tool token cache),
         # without filling the shared memo with one-off catalogs.
@@ -212,6 +227,8 @@ def test_per_turn(benchmark: Any, n: int) -> None:
         "rank_bm25 rebuild+query": lambda: rank_rebuild_query(defs, next(queries)),
         "bm25s rebuild+query": lambda: bm25s_rebuild_query(defs, next(queries)),
         "ours unchanged (fingerprint+query)": ours_unchanged,
+        "ours unchanged, frozen (identity+query)": ours_frozen,
+        "walk the live dicts (floor, no query)": walk,
         "ours changed (token cache+rebuild+query)": ours_changed,
         "ours cold (no cache but stems)": ours_cold,
     }
@@ -222,7 +239,7 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     }
     number = {100: 40, 1_000: 8, 5_000: 2}[n]
     turn = paired(per_turn, reference="rank_bm25 rebuild+query", repeats=REPEATS, number=number)
-    bm25._last[0] = None
+    bm25._last[0] = ()
     index = bm25.index_for(defs)
     for q in QUERIES:
         index.search(q)
@@ -243,6 +260,8 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     unchanged = 1 / turn["ours unchanged (fingerprint+query)"]["ratio"]
     changed = 1 / turn["ours changed (token cache+rebuild+query)"]["ratio"]
     query_speedup = 1 / query["ours query"]["ratio"]
+    frozen_speedup = 1 / turn["ours unchanged, frozen (identity+query)"]["ratio"]
+    walk_speedup = 1 / turn["walk the live dicts (floor, no query)"]["ratio"]
     best = (
         1 / turn["ours unchanged (fingerprint+query)"]["min_ratio"],
         1 / turn["ours changed (token cache+rebuild+query)"]["min_ratio"],
@@ -250,14 +269,15 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     )
     benchmark.extra_info.update(
         unchanged_speedup=round(unchanged, 1), changed_speedup=round(changed, 1),
-        query_speedup=round(query_speedup, 1),
+        query_speedup=round(query_speedup, 1), frozen_speedup=round(frozen_speedup, 1),
     )
     warm = benchmark.stats.stats.median
     warm_ratio = turn["rank_bm25 rebuild+query"]["median"] / warm
     benchmark.extra_info["warm_unchanged_speedup"] = round(warm_ratio, 1)
     print(f"targets (median of paired ratios): unchanged {unchanged:.1f}x (>= 25x), "
           f"changed {changed:.1f}x (>= 2x), query {query_speedup:.1f}x (>= 5x); "
-          f"best vs best: {best[0]:.1f}x, {best[1]:.1f}x, {best[2]:.1f}x")
+          f"best vs best: {best[0]:.1f}x, {best[1]:.1f}x, {best[2]:.1f}x; "
+          f"frozen unchanged {frozen_speedup:.1f}x; walking the live dicts alone {walk_speedup:.1f}x")
     print(f"unchanged, back to back (warm caches, pytest-benchmark median {fmt(warm)}): "
           f"{warm_ratio:.1f}x faster than rank_bm25's interleaved median")
 

@@ -28,6 +28,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core.frozen import FrozenTools, all_frozen
 from hermes_plugins.tools.catalog import source_label
 
 K1 = 1.5
@@ -235,6 +236,7 @@ class SearchIndex:
             cached = (idf, weights)
             self._weights[term] = cached
         return cached
+
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
         """Best ``limit`` tools for ``query`` under the admission rules, best first."""
         if limit <= 0:
@@ -284,8 +286,11 @@ class SearchIndex:
 
 
 _ODD = object()  # marks a definition read the slow way
+_FROZEN = object()  # marks a fingerprint made of frozen definitions
 _memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
-_last: list[tuple[tuple[Any, ...], SearchIndex] | None] = [None]
+#: The indexes used last (one per catalog a multi-session host alternates between), checked by
+#: identity before the memo has to hash a fingerprint.
+_last: list[tuple[tuple[tuple[Any, ...], SearchIndex], ...]] = [()]
 
 
 @attrs.define(slots=True)
@@ -309,8 +314,15 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
     A catalog seen before returns the *same* tuple object, so memo lookups compare by identity
     first. Once a catalog came back unchanged, proving it unchanged again is one C-level ``==``
     against a copy of the dictionaries on the way to an indexed field (``_structural_copy``);
-    otherwise the fields are read one by one (``_read``).
+    otherwise the fields are read one by one (``_read``). Frozen definitions
+    (``hermes_core.frozen``) cannot change, so their fingerprint is the definitions themselves:
+    a ``FrozenTools`` is its own (the same object next turn: nothing to read or compare), and a
+    list of frozen definitions is compared by identity, item by item.
     """
+    if definitions.__class__ is FrozenTools:
+        return definitions  # type: ignore[return-value]
+    if definitions and all_frozen(definitions):
+        return (_FROZEN, *definitions)
     seen = _seen[0]
     for entry in seen:
         if entry.copy is not None and _unchanged(definitions, entry.copy):
@@ -371,7 +383,7 @@ def _structural_copy(
             elif isinstance(params, Mapping):
                 return None
             out.append(top)
-    except Exception:  # a definition that fails to copy: just no shortcut
+    except Exception:  # noqa: BLE001 - a definition that fails to copy: just no shortcut
         return None
     # Kept in the caller's container type, so the compare needs no conversion next time.
     return out if definitions.__class__ is list else tuple(out)
@@ -383,7 +395,7 @@ def _unchanged(
     try:
         live = definitions if definitions.__class__ is copy.__class__ else copy.__class__(definitions)
         return bool(live == copy)
-    except Exception:  # a comparison that raises proves nothing
+    except Exception:  # noqa: BLE001 - a comparison that raises proves nothing
         return False
 
 
@@ -415,6 +427,10 @@ def _read(definitions: Sequence[Any]) -> tuple[Any, ...]:
 def _segments(print_: tuple[Any, ...]) -> list[tuple[Any, ...]]:
     """The per-tool raw keys of a fingerprint: ``(name, source, description, params)`` or
     ``(_ODD, key)``."""
+    if print_.__class__ is FrozenTools:
+        return [(_ODD, tool_key(definition)) for definition in print_]
+    if print_ and print_[0] is _FROZEN:
+        return [(_ODD, tool_key(definition)) for definition in print_[1:]]
     out: list[tuple[Any, ...]] = []
     i, end = 0, len(print_)
     while i < end:
@@ -431,9 +447,12 @@ def _segments(print_: tuple[Any, ...]) -> list[tuple[Any, ...]]:
 def index_for(definitions: Sequence[Any]) -> SearchIndex:
     """The index of ``definitions``, reused when exactly these indexed fields were seen before."""
     print_ = fingerprint(definitions)
-    last = _last[0]  # one (fingerprint, index) pair, replaced atomically
-    if last is not None and (print_ is last[0] or print_ == last[0]):
-        return last[1]
+    recent = _last[0]  # (fingerprint, index) pairs, most recent first, replaced whole
+    for entry in recent:
+        if entry[0] is print_:  # fingerprint() hands back the same object for a catalog it knows
+            return entry[1]
+    if recent and print_ == recent[0][0]:
+        return recent[0][1]
     try:
         index = _memo.get(print_)
     except TypeError:  # an unhashable field (a list as description ...): no memo
@@ -448,7 +467,7 @@ def index_for(definitions: Sequence[Any]) -> SearchIndex:
         with _lock:
             if print_ in _memo:
                 _memo.move_to_end(print_)
-    _last[0] = (print_, index)
+    _last[0] = ((print_, index), *recent[: _SEEN_MAX - 1])
     return index
 
 
@@ -456,7 +475,7 @@ def clear_caches() -> None:
     """Forget every memo (tests and benchmarks)."""
     with _lock:
         _memo.clear()
-        _last[0] = None
+        _last[0] = ()
         _seen[0] = ()
         _token_cache.clear()
         _stems.clear()

@@ -22,6 +22,7 @@ from typing import Any
 import attrs
 
 from hermes_core.config import Config, ToolSearchSection
+from hermes_core.frozen import FrozenTools, as_frozen_tools
 
 TOOL_SEARCH = "tool_search"
 TOOL_DESCRIBE = "tool_describe"
@@ -181,8 +182,32 @@ class Classified:
     bridge: tuple[Mapping[str, Any], ...]
 
 
+#: The last split of a frozen catalog: (definitions, defer list, split). Frozen definitions
+#: cannot change, so the same objects under the same defer list split the same way.
+_last_frozen: list[tuple[tuple[Any, ...], frozenset[str], Classified] | None] = [None]
+
+
 def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classified:
     defer = defer_list(settings)
+    frozen = as_frozen_tools(definitions)
+    if frozen is None:
+        return _classify(definitions, defer)
+    last = _last_frozen[0]
+    if last is not None and last[1] == defer and (last[0] is frozen or last[0] == frozen):
+        return last[2]
+    split = _classify(frozen, defer)
+    # The parts hold frozen definitions too: the same deferred object next turn lets the
+    # search index and the listing recognise it by identity.
+    split = Classified(
+        visible=FrozenTools.of_frozen(split.visible),
+        deferred=FrozenTools.of_frozen(split.deferred),
+        bridge=FrozenTools.of_frozen(split.bridge),
+    )
+    _last_frozen[0] = (frozen, defer, split)
+    return split
+
+
+def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
     visible: list[Any] = []
     deferred: list[Any] = []
     bridge: list[Any] = []

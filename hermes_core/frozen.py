@@ -1,0 +1,163 @@
+"""Tool definitions that cannot change: identity then proves content.
+
+A host with a large, mostly stable catalog (hundreds or thousands of MCP tools) can hand the
+session ``freeze_tools(definitions)`` instead of plain dicts. Every dict in the result is a
+``FrozenDict`` and every list a ``FrozenList``: they read, compare, serialise (``json``,
+``orjson``) and pass ``isinstance(x, dict | list | Mapping)`` like the originals, but every
+mutating method raises. Because a frozen definition can never change, per-turn work keyed on
+the definitions (the tool-search index, the listing, the core/deferred split) is recognised by
+identity instead of re-reading every field - the per-turn cost of an unchanged catalog no longer
+grows with what each definition holds.
+
+This is not a cache the host must remember to invalidate: to present different tools the host
+has to build a new frozen catalog, and the new objects are new keys. (Python cannot stop code
+that calls ``dict.__setitem__(frozen, ...)`` on purpose; nothing else gets through.)
+
+``copy.copy``/``copy.deepcopy`` and ``thaw`` give plain, editable dicts and lists back;
+pickling keeps them frozen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, NoReturn, Self
+
+_MESSAGE = "frozen tool definitions cannot be changed; build a new catalog with freeze_tools()"
+
+
+def _refuse(self: Any, *args: Any, **kwargs: Any) -> NoReturn:
+    raise TypeError(_MESSAGE)
+
+
+class FrozenDict(dict):  # type: ignore[type-arg]
+    """A ``dict`` whose contents are fixed at construction. Hashable by content."""
+
+    __slots__ = ("_hash", "_sealed")
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if getattr(self, "_sealed", False):  # __init__ again would update in place
+            _refuse(self)
+        dict.__init__(self, *args, **kwargs)
+        self._sealed = True
+
+    __setitem__ = __delitem__ = __ior__ = _refuse
+    clear = pop = popitem = setdefault = update = _refuse
+
+    _hash: int
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        try:
+            return self._hash
+        except AttributeError:
+            self._hash = hash(frozenset(self.items()))  # order-free, like dict equality
+            return self._hash
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> dict[Any, Any]:
+        return dict(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[Any, Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"FrozenDict({dict.__repr__(self)})"
+
+
+class FrozenList(list):  # type: ignore[type-arg]
+    """A ``list`` whose items are fixed at construction. Hashable by content."""
+
+    __slots__ = ("_sealed",)
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        if getattr(self, "_sealed", False):
+            _refuse(self)
+        list.__init__(self, items)
+        self._sealed = True
+
+    __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
+    append = extend = insert = pop = remove = clear = sort = reverse = _refuse
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(self))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (FrozenList, (list(self),))
+
+    def __copy__(self) -> list[Any]:
+        return list(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> list[Any]:
+        return thaw(self)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        return f"FrozenList({list.__repr__(self)})"
+
+
+def freeze(value: Any) -> Any:
+    """``value`` with every mapping made a ``FrozenDict`` and every list or tuple a
+    ``FrozenList``, recursively; strings, numbers, booleans and ``None`` as they are."""
+    if value.__class__ is FrozenDict or value.__class__ is FrozenList:
+        return value  # already frozen all the way down (that is all freeze ever builds)
+    if isinstance(value, Mapping):
+        return FrozenDict({key: freeze(item) for key, item in value.items()})
+    if isinstance(value, (list, tuple)):
+        return FrozenList(freeze(item) for item in value)
+    return value
+
+
+class FrozenTools(tuple):  # type: ignore[type-arg]
+    """A tuple of frozen tool definitions: the container and every definition in it are
+    immutable, so the same ``FrozenTools`` object always holds the same tools. Anything handed
+    to the constructor is frozen first."""
+
+    __slots__ = ()
+
+    def __new__(cls, definitions: Iterable[Any] = ()) -> Self:
+        return tuple.__new__(cls, map(freeze, definitions))
+
+    @classmethod
+    def of_frozen(cls, definitions: Iterable[Any]) -> FrozenTools:
+        """Wrap definitions the caller has checked are frozen (``all_frozen``), without
+        re-checking each one."""
+        return tuple.__new__(cls, definitions)
+
+    def __repr__(self) -> str:
+        return f"FrozenTools({tuple.__repr__(self)})"
+
+
+def freeze_tools(definitions: Iterable[Any]) -> FrozenTools:
+    """The tool definitions, deep-frozen (see the module docstring). Build it when the tools
+    change (an MCP server connects, a plugin registers a tool), and pass it every turn."""
+    return FrozenTools(definitions)
+
+
+def as_frozen_tools(definitions: Any) -> FrozenTools | None:
+    """``definitions`` as a ``FrozenTools`` when it is one, or a non-empty list or tuple of
+    frozen definitions; else ``None``."""
+    if definitions.__class__ is FrozenTools:
+        return definitions  # type: ignore[no-any-return]
+    if isinstance(definitions, (list, tuple)) and all_frozen(definitions):
+        return FrozenTools.of_frozen(definitions)
+    return None
+
+
+def thaw(value: Any) -> Any:
+    """A plain, editable deep copy of a frozen (or partly frozen) value."""
+    if isinstance(value, Mapping):
+        return {key: thaw(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [thaw(item) for item in value]
+    return value
+
+
+def all_frozen(definitions: Iterable[Any]) -> bool:
+    """True when every definition is a ``FrozenDict`` (and there is at least one)."""
+    if definitions.__class__ is FrozenTools:
+        return bool(definitions)
+    kinds = set(map(type, definitions))
+    return kinds == _FROZEN_ONLY
+
+
+_FROZEN_ONLY = {FrozenDict}
