@@ -21,6 +21,7 @@ from hermes_core.errors import (
     InvalidMessagesError,
     UnknownEngineError,
 )
+from hermes_core.frozen import FrozenTools, freeze_tools
 from hermes_core.hookspecs import hookimpl, hookspec
 from hermes_core.host import PluginHost
 from hermes_core.records import (
@@ -54,6 +55,7 @@ __all__ = [
     "ContextFileLoader",
     "ContextOverflowError",
     "EngineSpec",
+    "FrozenTools",
     "HermesError",
     "HermesPluginError",
     "HostWarning",
@@ -72,6 +74,7 @@ __all__ = [
     "__version__",
     "coerce_usage",
     "drain_warnings",
+    "freeze_tools",
     "hookimpl",
     "hookspec",
     "load_config",
