@@ -690,6 +690,19 @@ def test_blocking_the_plugin_sends_every_schema() -> None:
     assert names(host.tools_assemble(CATALOG, ToolsContext())) == names(CATALOG)
 
 
+def test_a_catalog_that_changes_every_turn_does_not_unsettle_a_stable_one() -> None:
+    bm25.clear_caches()
+    stable = [tool(f"s{i}", "Stable thing.", ["size"]) for i in range(5)]
+    churning = [tool(f"c{i}", "Churning thing.", ["size"]) for i in range(5)]
+    print_ = _settle(stable)
+    for turn in range(10):
+        churning[0]["function"]["description"] = f"Revision {turn}."
+        bm25.fingerprint(churning)
+    assert bm25.fingerprint(stable) is print_
+    assert any(e.print_ is print_ and e.copy is not None for e in bm25._seen[0])
+    assert len(bm25._seen[0]) <= bm25._SEEN_MAX
+
+
 def test_alternating_catalogs_reuse_their_indexes() -> None:
     bm25.clear_caches()
     a = [tool(f"alpha_{i}", "Alpha thing.", ["size"], source="mcp-a") for i in range(5)]
@@ -698,3 +711,20 @@ def test_alternating_catalogs_reuse_their_indexes() -> None:
     for _ in range(4):
         assert bm25.index_for(a) is first["a"] and bm25.index_for(b) is first["b"]
     assert [h.name for h in bm25.index_for(b).search("beta_3", 1)] == ["beta_3"]
+
+
+def test_a_catalog_edited_while_it_is_being_copied_is_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
+    bm25.clear_caches()
+    defs = [tool(f"t{i}", "A thing.", ["size"]) for i in range(4)]
+    original = bm25._structural_copy
+
+    def edited_meanwhile(definitions: Any) -> Any:
+        definitions[1]["function"]["description"] = "Edited by another thread."
+        return original(definitions)
+
+    bm25.fingerprint(defs)
+    monkeypatch.setattr(bm25, "_structural_copy", edited_meanwhile)
+    bm25.fingerprint(defs)  # settles: copies (and sees the edit)
+    monkeypatch.setattr(bm25, "_structural_copy", original)
+    assert bm25.fingerprint(defs) == bm25._read(defs)
+    assert [h.name for h in bm25.index_for(defs).search("edited thread", 5)] == ["t1"]

@@ -334,7 +334,10 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
         if entry.print_ == print_:
             # Unchanged since last time: the catalog is settling, so the copy is now worth
             # making. A catalog that changes every turn never pays for it.
-            _remember(_Seen(print_=entry.print_, copy=_structural_copy(definitions)), entry)
+            copy = _structural_copy(definitions)
+            if copy is not None and _read(copy) != print_:
+                copy = None  # changed while being copied (another thread): prove nothing
+            _remember(_Seen(print_=entry.print_, copy=copy), entry)
             return entry.print_
     _remember(_Seen(print_=print_))
     return print_
@@ -342,7 +345,12 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
 
 def _remember(entry: _Seen, replaces: _Seen | None = None) -> None:
     old = [e for e in _seen[0] if e is not entry and e is not replaces]
-    _seen[0] = (entry, *old[: _SEEN_MAX - 1])
+    while len(old) >= _SEEN_MAX:
+        # A catalog that changes every turn must not push out a settled one: the oldest entry
+        # without a copy goes first.
+        unsettled = [i for i, e in enumerate(old) if e.copy is None]
+        del old[unsettled[-1] if unsettled else -1]
+    _seen[0] = (entry, *old)
 
 
 def _structural_copy(
