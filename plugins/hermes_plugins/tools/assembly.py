@@ -32,7 +32,6 @@ from hermes_plugins.tools.catalog import (
     estimate_schema_tokens,
     listing_budget,
     search_settings,
-    tool_name,
 )
 from hermes_plugins.tools.listing import render_listing
 
@@ -86,7 +85,7 @@ def assemble_tool_defs(
                 listing_form="kept",
             )
         return AssemblyResult(tool_defs=split.visible, activated=False, listing_budget=budget)
-    names = tuple(tool_name(d) or "" for d in split.deferred)
+    names = split.deferred_names
     if settings.enabled == "off":
         bridge_free = tuple(d for d in definitions if not any(d is b for b in split.bridge))
         return AssemblyResult(

@@ -180,6 +180,8 @@ class Classified:
     visible: tuple[Mapping[str, Any], ...]
     deferred: tuple[Mapping[str, Any], ...]
     bridge: tuple[Mapping[str, Any], ...]
+    #: The deferred tools' names, in order (read while splitting: no second pass).
+    deferred_names: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
 
 
 #: The last split of a frozen catalog: (definitions, defer list, split). Frozen definitions
@@ -202,6 +204,7 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
         visible=FrozenTools.of_frozen(split.visible),
         deferred=FrozenTools.of_frozen(split.deferred),
         bridge=FrozenTools.of_frozen(split.bridge),
+        deferred_names=split.deferred_names,
     )
     _last_frozen[0] = (frozen, defer, split)
     return split
@@ -210,6 +213,7 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
 def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
     visible: list[Any] = []
     deferred: list[Any] = []
+    names: list[str] = []
     bridge: list[Any] = []
     for definition in definitions:
         name = tool_name(definition)
@@ -217,9 +221,13 @@ def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
             bridge.append(definition)
         elif name and is_deferrable(name, source=raw_source(definition), defer=defer):
             deferred.append(definition)
+            names.append(name)
         else:
             visible.append(definition)
-    return Classified(visible=tuple(visible), deferred=tuple(deferred), bridge=tuple(bridge))
+    return Classified(
+        visible=tuple(visible), deferred=tuple(deferred), bridge=tuple(bridge),
+        deferred_names=tuple(names),
+    )
 
 
 def estimate_schema_tokens(definitions: Sequence[Any]) -> int:
