@@ -728,3 +728,87 @@ def test_a_catalog_edited_while_it_is_being_copied_is_not_trusted(monkeypatch: p
     monkeypatch.setattr(bm25, "_structural_copy", original)
     assert bm25.fingerprint(defs) == bm25._read(defs)
     assert [h.name for h in bm25.index_for(defs).search("edited thread", 5)] == ["t1"]
+
+
+# --- the split of a settled plain catalog --------------------------------------------------
+
+
+def _fresh_split(defs: Any, settings: ToolSearchSection = DEFAULTS) -> Any:
+    from hermes_plugins.tools.catalog import _build, _split, defer_list
+
+    return _build(*_split(list(defs), defer_list(settings)))
+
+
+def _same_split(got: Any, want: Any) -> bool:
+    return all(
+        len(a) == len(b) and all(x is y for x, y in zip(a, b))
+        for a, b in ((got.visible, want.visible), (got.deferred, want.deferred), (got.bridge, want.bridge))
+    ) and got.deferred_names == want.deferred_names
+
+
+def test_a_settled_plain_catalog_is_split_by_position_from_the_live_definitions() -> None:
+    bm25.clear_caches()
+    defs = copy.deepcopy(CATALOG)
+    splits = [classify(defs, DEFAULTS) for _ in range(4)]
+    assert splits[2].deferred_print is not None and splits[3].deferred_print is splits[2].deferred_print
+    assert splits[3].deferred_print == bm25._read(splits[3].deferred)
+    assert _same_split(splits[3], _fresh_split(defs))  # the live objects, not last turn's
+
+
+@pytest.mark.parametrize(
+    ("edit", "name", "now"),
+    [
+        (lambda d: d["function"].__setitem__("name", "terminal"), "terminal", "visible"),
+        (lambda d: d.__setitem__("source", "desktop_ui"), "weather_forecast", "visible"),
+        (lambda d: d["function"].__setitem__("name", "tool_search"), "tool_search", "bridge"),
+    ],
+)
+def test_editing_a_settled_catalog_changes_its_split(edit: Any, name: str, now: str) -> None:
+    bm25.clear_caches()
+    defs = copy.deepcopy(CATALOG)
+    for _ in range(3):
+        classify(defs, DEFAULTS)
+    target = next(d for d in defs if d["function"]["name"] == "weather_forecast")
+    edit(target)
+    split = classify(defs, DEFAULTS)
+    assert _same_split(split, _fresh_split(defs))
+    assert any(d is target for d in getattr(split, now))
+    assert name not in split.deferred_names
+
+
+def test_a_settled_catalog_is_split_again_under_another_defer_list() -> None:
+    bm25.clear_caches()
+    defs = copy.deepcopy(CATALOG)
+    for _ in range(3):
+        classify(defs, DEFAULTS)
+    deferring = ToolSearchSection(defer=("terminal",))
+    split = classify(defs, deferring)
+    assert "terminal" in split.deferred_names
+    assert _same_split(split, _fresh_split(defs, deferring))
+
+
+_SPLIT_EDIT = st.tuples(
+    st.sampled_from(["name", "source", "description", "look"]),
+    st.integers(0, 5),
+    st.sampled_from(["terminal", "mcp_thing", "tool_call", "desktop_ui", "mcp-zoo", ""]),
+)
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(_SPLIT_EDIT, max_size=20))
+def test_the_split_always_equals_a_fresh_one(edits: list[tuple[str, int, str]]) -> None:
+    bm25.clear_caches()
+    defs = [tool(f"zoo_{i}", "A zoo thing.", ["size"], source="mcp-zoo") for i in range(3)]
+    defs += [tool(name, "Core.", ["x"]) for name in ("terminal", "read_file", "memory")]
+    for kind, i, value in edits:
+        if kind == "name":
+            defs[i]["function"]["name"] = value or f"renamed_{i}"
+        elif kind == "source":
+            defs[i]["source"] = value
+        elif kind == "description":
+            defs[i]["function"]["description"] = value
+        for _ in range(2):
+            split = classify(defs, DEFAULTS)
+            assert _same_split(split, _fresh_split(defs))
+            if split.deferred_print is not None:
+                assert split.deferred_print == bm25._read(split.deferred)

@@ -95,7 +95,7 @@ def assemble_tool_defs(
     if settings.listing == "off":
         listing, form = None, "off"
     else:
-        listing, form = _listing(split.deferred, budget)
+        listing, form = _listing(split.deferred, budget, split.deferred_print)
     bridge = bridge_definitions(
         deferred_count=len(split.deferred), listing=listing, listing_form=form
     )
@@ -111,9 +111,11 @@ def assemble_tool_defs(
     )
 
 
-def _listing(deferred: Sequence[Mapping[str, Any]], budget: int) -> tuple[str | None, str]:
+def _listing(
+    deferred: Sequence[Mapping[str, Any]], budget: int, known: tuple[Any, ...] | None = None
+) -> tuple[str | None, str]:
     # The listing reads name, source and description: all part of the search fingerprint.
-    print_ = bm25.fingerprint(deferred)
+    print_ = known if known is not None else bm25.fingerprint(deferred)
     last = _last[0]
     if last is not None and last[0] is print_ and last[1] == budget:
         return last[2]  # the same catalog as last turn: no need to hash its fingerprint

@@ -323,12 +323,24 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
         return definitions  # type: ignore[return-value]
     if definitions and all_frozen(definitions):
         return (_FROZEN, *definitions)
+    return _plain_fingerprint(definitions)[0]
+
+
+def settled_fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...] | None:
+    """The fingerprint of a catalog of plain dicts that has just been proven equal to its
+    structural copy (so every level is a ``dict`` and every field ``==`` what was copied);
+    ``None`` for any other catalog (not settled yet, or not plain dicts all the way)."""
+    print_, proven = _plain_fingerprint(definitions)
+    return print_ if proven else None
+
+
+def _plain_fingerprint(definitions: Sequence[Any]) -> tuple[tuple[Any, ...], bool]:
     seen = _seen[0]
     for entry in seen:
         if entry.copy is not None and _unchanged(definitions, entry.copy):
             if entry is not seen[0]:
                 _remember(entry)
-            return entry.print_
+            return entry.print_, True
     print_ = _read(definitions)
     for entry in seen:
         if entry.print_ == print_:
@@ -338,9 +350,20 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
             if copy is not None and _read(copy) != print_:
                 copy = None  # changed while being copied (another thread): prove nothing
             _remember(_Seen(print_=entry.print_, copy=copy), entry)
-            return entry.print_
+            return entry.print_, copy is not None
     _remember(_Seen(print_=print_))
-    return print_
+    return print_, False
+
+
+def subset_fingerprint(print_: tuple[Any, ...], positions: Sequence[int]) -> tuple[Any, ...]:
+    """What ``fingerprint`` reads from ``[definitions[i] for i in positions]``, cut out of the
+    whole catalog's (plain) fingerprint ``print_`` instead of read again."""
+    bounds = _bounds(print_)
+    out: list[Any] = []
+    for position in positions:
+        start, stop = bounds[position]
+        out.extend(print_[start:stop])
+    return tuple(out)
 
 
 def _remember(entry: _Seen, replaces: _Seen | None = None) -> None:
@@ -439,22 +462,31 @@ def _segments(print_: tuple[Any, ...]) -> list[tuple[Any, ...]]:
         return [(_ODD, tool_key(definition)) for definition in print_]
     if print_ and print_[0] is _FROZEN:
         return [(_ODD, tool_key(definition)) for definition in print_[1:]]
-    out: list[tuple[Any, ...]] = []
+    return [
+        (_ODD, print_[start + 1])
+        if print_[start] is _ODD
+        else (print_[start], print_[start + 1], print_[start + 2], print_[start + 4 : stop])
+        for start, stop in _bounds(print_)
+    ]
+
+
+def _bounds(print_: tuple[Any, ...]) -> list[tuple[int, int]]:
+    """Where each definition's part of a plain fingerprint starts and stops."""
+    bounds: list[tuple[int, int]] = []
     i, end = 0, len(print_)
     while i < end:
-        if print_[i] is _ODD:
-            out.append((_ODD, print_[i + 1]))
-            i += 2
-        else:
-            n = print_[i + 3]
-            out.append((print_[i], print_[i + 1], print_[i + 2], print_[i + 4 : i + 4 + n]))
-            i += 4 + n
-    return out
+        width = 2 if print_[i] is _ODD else 4 + print_[i + 3]
+        bounds.append((i, i + width))
+        i += width
+    return bounds
 
 
-def index_for(definitions: Sequence[Any]) -> SearchIndex:
-    """The index of ``definitions``, reused when exactly these indexed fields were seen before."""
-    print_ = fingerprint(definitions)
+def index_for(definitions: Sequence[Any], print_: tuple[Any, ...] | None = None) -> SearchIndex:
+    """The index of ``definitions``, reused when exactly these indexed fields were seen before.
+
+    ``print_``: their fingerprint when the caller already has it (see ``Classified``)."""
+    if print_ is None:
+        print_ = fingerprint(definitions)
     recent = _last[0]  # (fingerprint, index) pairs, most recent first, replaced whole
     for entry in recent:
         if entry[0] is print_:  # fingerprint() hands back the same object for a catalog it knows

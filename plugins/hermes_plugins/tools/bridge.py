@@ -137,6 +137,7 @@ class _Catalog:
     def __init__(self, tools: Sequence[Any], settings: ToolSearchSection) -> None:
         split = classify(tools, settings)
         self.deferred = split.deferred
+        self.deferred_print = split.deferred_print
         self._visible = split.visible
         self._defs: dict[str, Mapping[str, Any]] | None = None
 
@@ -257,7 +258,7 @@ def _search(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchS
         limit = default_limit(settings)
     limit = max(1, min(limit, settings.max_search_limit))
     catalog = _catalog(tools, settings)
-    index = bm25.index_for(catalog.deferred)
+    index = bm25.index_for(catalog.deferred, catalog.deferred_print)
     results: list[dict[str, Any]] = []
     shown: dict[str, dict[str, Any]] = {}
     for query in queries:

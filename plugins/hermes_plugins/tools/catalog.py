@@ -92,7 +92,7 @@ def tool_name(definition: Any) -> str | None:
     if fn is None:
         return None
     name = fn.get("name")
-    return name if type(name) is str and name else None
+    return name if isinstance(name, str) and name else None
 
 
 def raw_source(definition: Any) -> str:
@@ -182,6 +182,9 @@ class Classified:
     bridge: tuple[Mapping[str, Any], ...]
     #: The deferred tools' names, in order (read while splitting: no second pass).
     deferred_names: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+    #: The search fingerprint of ``deferred`` when it is already known (a settled catalog),
+    #: so the listing and the index need not check the deferred tools again this turn.
+    deferred_print: tuple[Any, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
 
 #: The last split of a frozen catalog: (definitions, defer list, split). Frozen definitions
@@ -189,15 +192,46 @@ class Classified:
 _last_frozen: list[tuple[tuple[Any, ...], frozenset[str], Classified] | None] = [None]
 
 
+@attrs.frozen
+class _Positions:
+    """Where a settled plain catalog's tools went, by index, with what else the split read."""
+
+    print_: tuple[Any, ...]
+    defer: frozenset[str]
+    visible: tuple[int, ...]
+    deferred: tuple[int, ...]
+    bridge: tuple[int, ...]
+    names: tuple[str, ...]
+    deferred_print: tuple[Any, ...]
+
+
+_MEMO_MAX = 4
+#: Splits of settled plain catalogs, most recent first, replaced whole.
+_plain_splits: list[tuple[_Positions, ...]] = [()]
+
+
 def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classified:
+    """Split the live definitions into visible, deferred and (earlier) bridge definitions.
+
+    A split is a function of each tool's name and source and of the defer list, so it is reused
+    when those are proven the same: a frozen catalog by identity, a settled catalog of plain
+    dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then rebuilt
+    by position from the live definitions, never handed out from an earlier turn.
+    """
     defer = defer_list(settings)
     frozen = as_frozen_tools(definitions)
-    if frozen is None:
-        return _classify(definitions, defer)
+    if frozen is not None:
+        return _classify_frozen(frozen, defer)
+    if isinstance(definitions, (list, tuple)) and definitions:
+        return _classify_plain(definitions, defer)
+    return _build(*_split(list(definitions), defer))
+
+
+def _classify_frozen(frozen: FrozenTools, defer: frozenset[str]) -> Classified:
     last = _last_frozen[0]
     if last is not None and last[1] == defer and (last[0] is frozen or last[0] == frozen):
         return last[2]
-    split = _classify(frozen, defer)
+    split = _build(*_split(frozen, defer))
     # The parts hold frozen definitions too: the same deferred object next turn lets the
     # search index and the listing recognise it by identity.
     split = Classified(
@@ -210,23 +244,62 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
     return split
 
 
-def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
-    visible: list[Any] = []
-    deferred: list[Any] = []
+def _classify_plain(definitions: Sequence[Any], defer: frozenset[str]) -> Classified:
+    from hermes_plugins.tools import bm25  # bm25 imports this module
+
+    print_ = bm25.settled_fingerprint(definitions)
+    if print_ is None:
+        return _build(*_split(definitions, defer))
+    memo = _plain_splits[0]
+    for known in memo:
+        if known.print_ is print_ and known.defer == defer:
+            return _build(
+                definitions, known.visible, known.deferred, known.bridge, known.names,
+                known.deferred_print,
+            )
+    _, visible, deferred, bridge, names = _split(definitions, defer)
+    known = _Positions(
+        print_, defer, visible, deferred, bridge, names,
+        bm25.subset_fingerprint(print_, deferred),
+    )
+    _plain_splits[0] = (known, *memo[: _MEMO_MAX - 1])
+    return _build(definitions, visible, deferred, bridge, names, known.deferred_print)
+
+
+def _split(
+    definitions: Sequence[Any], defer: frozenset[str]
+) -> tuple[Sequence[Any], tuple[int, ...], tuple[int, ...], tuple[int, ...], tuple[str, ...]]:
+    visible: list[int] = []
+    deferred: list[int] = []
     names: list[str] = []
-    bridge: list[Any] = []
-    for definition in definitions:
+    bridge: list[int] = []
+    for position, definition in enumerate(definitions):
         name = tool_name(definition)
         if name in BRIDGE_TOOL_NAMES:
-            bridge.append(definition)
+            bridge.append(position)
         elif name and is_deferrable(name, source=raw_source(definition), defer=defer):
-            deferred.append(definition)
+            deferred.append(position)
             names.append(name)
         else:
-            visible.append(definition)
+            visible.append(position)
+    return definitions, tuple(visible), tuple(deferred), tuple(bridge), tuple(names)
+
+
+def _build(
+    definitions: Sequence[Any],
+    visible: tuple[int, ...],
+    deferred: tuple[int, ...],
+    bridge: tuple[int, ...],
+    names: tuple[str, ...],
+    deferred_print: tuple[Any, ...] | None = None,
+) -> Classified:
+    pick = definitions.__getitem__
     return Classified(
-        visible=tuple(visible), deferred=tuple(deferred), bridge=tuple(bridge),
-        deferred_names=tuple(names),
+        visible=tuple(map(pick, visible)),
+        deferred=tuple(map(pick, deferred)),
+        bridge=tuple(map(pick, bridge)),
+        deferred_names=names,
+        deferred_print=deferred_print,
     )
 
 
