@@ -335,11 +335,12 @@ def test_top5_agreement(benchmark: Any, n: int) -> None:
 def test_whole_turn(benchmark: Any, n: int) -> None:
     """What a turn costs the host on the tool side when its catalog is unchanged: assembling
     the definitions the model sees (split, listing) and answering one ``tool_search`` call
-    (split again, index, query). Plain dicts against the same catalog frozen (for information:
+    (split again, index, query, the JSON answer). Plain dicts against the same catalog frozen (for information:
     the split reads every definition's name and source, which the per-turn figures above leave
     out)."""
     from hermes_plugins.tools.assembly import assemble_tool_defs
-    from hermes_plugins.tools.catalog import classify, search_settings
+    from hermes_plugins.tools.bridge import _search
+    from hermes_plugins.tools.catalog import search_settings
 
     settings = search_settings(None)
     defs = synthetic_catalog(n)
@@ -348,7 +349,7 @@ def test_whole_turn(benchmark: Any, n: int) -> None:
 
     def turn(tools: Any) -> Any:
         assemble_tool_defs(tools, context_length=200_000, config=settings)
-        return bm25.index_for(classify(tools, settings).deferred).search(next(queries), 5)
+        return _search({"queries": [next(queries)], "limit": 5}, tools, settings)
 
     for _ in range(3):
         turn(defs), turn(frozen)
