@@ -16,6 +16,7 @@ from hermes_plugins.tools.catalog import classify
 
 from hermes_core import Session
 from hermes_core.config import ToolSearchSection
+from hermes_core.payload import assemble_payload
 from hermes_core.frozen import (
     FrozenDict,
     FrozenList,
@@ -168,3 +169,10 @@ def test_a_session_assembles_a_frozen_catalog_like_a_plain_one(tmp_path: Path) -
     frozen = session.assemble_tools(list(freeze_tools(many)))
     assert json.dumps(frozen, sort_keys=True) == json.dumps(plain, sort_keys=True)
     assert session.assemble_tools(frozen) == frozen  # idempotent, as with plain dicts
+    messages = [{"role": "user", "content": "feed the lions"}]
+    assert session.before_request(messages, tools=frozen) == messages
+    payloads = [
+        json.dumps(assemble_payload("system", messages, tools, provider="anthropic", model="m"), sort_keys=True)
+        for tools in (plain, frozen)
+    ]
+    assert payloads[0] == payloads[1]
