@@ -16,7 +16,6 @@ from hermes_plugins.tools.catalog import classify
 
 from hermes_core import Session
 from hermes_core.config import ToolSearchSection
-from hermes_core.payload import assemble_payload
 from hermes_core.frozen import (
     FrozenDict,
     FrozenList,
@@ -26,6 +25,7 @@ from hermes_core.frozen import (
     freeze_tools,
     thaw,
 )
+from hermes_core.payload import assemble_payload
 
 
 def tool(name: str, desc: str, params: tuple[str, ...] = (), source: str = "mcp-zoo") -> dict[str, Any]:
