@@ -232,6 +232,7 @@ def build_request(
         session_id=session.session_id or "",
         config=config,
         cache_ttl=ttl,
+        static_system_prefix=getattr(session, "static_system_prefix", ""),
     )
     return session.host.payload_cache_layout(payload, ctx)
 

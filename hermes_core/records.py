@@ -238,3 +238,7 @@ class PayloadContext:
     session_id: str = ""
     config: Config | None = None
     cache_ttl: str = "5m"
+    #: The start of the system text that stays put when the prompt is rebuilt (the stable
+    #: layer: identity, guidance, skills, environment), or ``""`` when not known. A layout may
+    #: cache it as its own block, so a rebuild that only changes memory keeps that entry.
+    static_system_prefix: str = ""

@@ -146,6 +146,7 @@ class Session:
         self._restore_pending = restore
         self._prompt: str | None = None
         self._built: BuiltPrompt | None = None
+        self._stored_prefix = 0  # chars of a replayed prompt's stable prefix, when the store kept it
         self._pending_warnings: list[HostWarning] = []
         self._lock = threading.RLock()
         self._closed = False
@@ -285,6 +286,19 @@ class Session:
             self._prompt = None
             self._restore_pending = False
 
+    @property
+    def static_system_prefix(self) -> str:
+        """The stable layer the system prompt starts with (identity, guidance, skills index,
+        environment), so a cache layout can give it its own block; ``""`` when unknown (a
+        prompt replayed from a store that does not keep the split point)."""
+        prompt = self.system_prompt
+        built = self._built
+        if built is None or built.prompt != prompt:
+            return ""
+        if built.origin == "stored":
+            return prompt[: self._stored_prefix]
+        return _stable_prefix(built)
+
     def request_system_text(self, ephemeral: str | None = None) -> str:
         """The system text sent with a request: the prompt plus the ephemeral prompt, if any.
 
@@ -319,6 +333,7 @@ class Session:
                     self._built = stored_prompt(
                         stored, model=self.model, tokenizer=self.host.tokenizer(self.model)
                     )
+                    self._stored_prefix = self._read_stored_prefix(len(stored))
                     log.info("stored_prompt_reused", session_id=self.session_id, chars=len(stored))
                     return
                 log.info("stored_prompt_stale", session_id=self.session_id, reason=reason)
@@ -342,10 +357,29 @@ class Session:
             return None
         return stored if isinstance(stored, str) else None
 
+    def _read_stored_prefix(self, limit: int) -> int:
+        # Optional store capability: the split point kept with the prompt (see the hookspec).
+        reader = getattr(self.store, "get_static_prefix", None)
+        if not callable(reader):
+            return 0
+        try:
+            chars = reader(self.session_id)
+        except Exception:  # noqa: BLE001 - without it the replay is one block: still correct
+            return 0
+        return chars if isinstance(chars, int) and 0 < chars <= limit else 0
+
     def _persist(self, prompt: str) -> None:
         if not self.persist or self.store is None:
             return
         try:
+            if callable(getattr(self.store, "get_static_prefix", None)):
+                built = self._built
+                prefix = _stable_prefix(built) if built is not None else ""
+                self.store.put_prompt(
+                    self.session_id, prompt, model=self.model, provider=self.provider,
+                    static_prefix=len(prefix),
+                )
+                return
             self.store.put_prompt(self.session_id, prompt, model=self.model, provider=self.provider)
         except Exception as exc:  # noqa: BLE001 - the prompt is still good for this process
             record_warning(
@@ -484,3 +518,9 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(session_id={self.session_id!r}, model={self.model!r}, platform={self.platform!r})"
+
+
+def _stable_prefix(built: BuiltPrompt) -> str:
+    """The stable layer of a fresh build when the prompt starts with it, else ``""``."""
+    stable = built.layers.get("stable", "")
+    return stable if stable and built.prompt.startswith(stable) else ""

@@ -302,3 +302,45 @@ def test_blocking_the_plugin_removes_the_layout() -> None:
     host = PluginHost.create(only=(), blocked=["caching"])
     p = assemble_payload("s", msgs(3))
     assert host.payload_cache_layout(p, ctx("anthropic")) is p
+
+
+# --- the stable/dynamic system split ---------------------------------------------------------
+
+STABLE = "You are Hermes.\n\nGuidance that never changes."
+
+
+def test_a_known_static_prefix_splits_the_system_into_two_marked_blocks() -> None:
+    system = STABLE + "\n\nMemory: the user likes uv."
+    out = anthropic_layout(payload(system, msgs(6)), static_prefix=STABLE)
+    assert [b["text"] for b in out["system"]] == [STABLE, "Memory: the user likes uv."]
+    assert all(b["cache_control"] == MARKER for b in out["system"])
+    assert sum(marked(m) for m in out["messages"]) == 2  # two breakpoints left for messages
+    assert count_markers(out) == 4
+    assert json.dumps(anthropic_layout(out, static_prefix=STABLE)) == json.dumps(out)  # idempotent
+
+
+@pytest.mark.parametrize(
+    ("system", "prefix"),
+    [
+        (STABLE, STABLE),  # nothing after the prefix: one block
+        (STABLE + "\n\n   \n", STABLE),  # only whitespace after it: never a blank block
+        ("Another prompt entirely.", STABLE),  # not a prefix of this system
+        (STABLE + "\n\nMemory.", ""),  # no prefix known
+        (STABLE + "\n\nMemory.", "  \n"),  # a blank prefix
+    ],
+)
+def test_the_system_stays_one_block_when_the_split_does_not_apply(system: str, prefix: str) -> None:
+    out = anthropic_layout(payload(system, msgs(6)), static_prefix=prefix)
+    assert len(out["system"]) == 1 and out["system"][0]["cache_control"] == MARKER
+    assert sum(marked(m) for m in out["messages"]) == 3
+
+
+def test_both_system_blocks_take_the_system_ttl() -> None:
+    out = anthropic_layout(payload(STABLE + "\n\nMemory.", msgs(6)), ttl="5m", system_ttl="1h", static_prefix=STABLE)
+    assert [b["cache_control"].get("ttl") for b in out["system"]] == ["1h", "1h"]
+
+
+def test_the_hook_splits_with_the_contexts_prefix() -> None:
+    ctx = PayloadContext(provider="anthropic", static_system_prefix=STABLE)
+    out = caching.hermes_payload_cache_layout(payload(STABLE + "\n\nMemory.", msgs(4)), ctx)
+    assert out is not None and len(out["system"]) == 2

@@ -269,3 +269,60 @@ def test_stored_prompt_is_verbatim_even_when_blocks_would_fail(home: Path, tmp_p
                          clock=lambda: datetime.now(timezone.utc) + timedelta(days=3))
     assert again.system_prompt == prompt
     assert build_warnings(again) == []
+
+
+# --- the stable/dynamic split survives a replay ---------------------------------------------
+
+
+def _anthropic_system(session: Session) -> Any:
+    history = [{"role": "user", "content": "hello"}]
+    return session.request(history, provider="anthropic")["system"]
+
+
+def test_a_replayed_prompt_is_split_into_the_same_cache_blocks(home: Path, tmp_path: Path) -> None:
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, model="claude-x", provider="anthropic", clock=day(1))
+    system = _anthropic_system(first)
+    assert first.built is not None
+    assert system[0]["text"] == first.built.layers["stable"].strip() and len(system) == 2
+    (home / "memories").mkdir()
+    (home / "memories" / "MEMORY.md").write_text("A new fact.")
+    second = Session.open(home=home, cwd=tmp_path, env=ENV, model="claude-x", provider="anthropic",
+                          session_id=first.session_id, clock=day(2))
+    assert _anthropic_system(second) == system  # same bytes, same breakpoints: the cache holds
+    assert second.built is not None and second.built.origin == "stored"
+    assert second.static_system_prefix == first.static_system_prefix != ""
+
+
+def test_a_store_without_the_split_point_replays_one_block(home: Path, tmp_path: Path) -> None:
+    class MinimalStore(FailingStore):
+        def get_prompt(self, session_id: str) -> str | None:
+            return self.stored[1] if self.stored else None
+
+    store = MinimalStore()
+    host = PluginHost.create(env={}, plugins=[(store_plugin(store), "minimal_store")])
+    first = Session.open(home=home, cwd=tmp_path, env=ENV, host=host, session_id="s", provider="anthropic")
+    assert len(_anthropic_system(first)) == 2  # put_prompt got no static_prefix: it has no such kwarg
+    second = Session.open(home=home, cwd=tmp_path, env=ENV, host=host, session_id="s", provider="anthropic")
+    system = _anthropic_system(second)
+    assert second.built is not None and second.built.origin == "stored"
+    assert second.static_system_prefix == ""
+    assert len(system) == 1 and system[0]["text"] == first.system_prompt
+
+
+def test_a_database_from_before_the_split_column_is_migrated(home: Path) -> None:
+    from hermes_plugins.session_store import close_connections
+
+    path = home / DB_NAME
+    conn = sqlite3.connect(path)
+    conn.execute(
+        "CREATE TABLE session_prompts (session_id TEXT PRIMARY KEY, system_prompt TEXT NOT NULL, "
+        "model TEXT NOT NULL DEFAULT '', provider TEXT NOT NULL DEFAULT '', updated_at REAL NOT NULL)"
+    )
+    conn.execute("INSERT INTO session_prompts VALUES ('old', 'An old prompt.', '', '', 0)")
+    conn.commit()
+    conn.close()
+    close_connections()
+    store = SQLiteSessionStore(path)
+    assert store.get_prompt("old") == "An old prompt." and store.get_static_prefix("old") is None
+    store.put_prompt("new", "Stable.\n\nRest.", static_prefix=7)
+    assert store.get_static_prefix("new") == 7

@@ -28,6 +28,9 @@ class SessionSpecs:
             An object with ``get_prompt(session_id) -> str | None`` and
             ``put_prompt(session_id, prompt, *, model, provider) -> None``; ``None`` lets the
             next implementation answer. The built-in is SQLite under ``HERMES_HOME`` (WAL mode).
+            Optionally also ``get_static_prefix(session_id) -> int | None``; a store that has
+            it is given ``put_prompt(..., static_prefix=n)`` (the stable layer's length), so a
+            replayed prompt is split into the same cache blocks as the one first sent.
 
         Semantics: firstresult; the built-in is ``trylast`` so a shared store (one database
             for many workers) replaces it by answering first.

@@ -140,6 +140,31 @@ def mark_system(system: Any, marker: Mapping[str, str]) -> tuple[Any, bool]:
     return system, False
 
 
+def split_system(system: Any, prefix: str, marker: Mapping[str, str]) -> list[dict[str, Any]] | None:
+    """A string system prompt that starts with ``prefix`` as two marked text blocks (prefix,
+    rest), so the prefix keeps its own cache entry when only the rest changes; ``None`` when it
+    does not apply (not a string, no prefix, or nothing but whitespace after it - an empty or
+    blank text block is never sent)."""
+    head = prefix.strip()
+    if not head:
+        return None
+    if isinstance(system, list):  # split before (the layout is idempotent): mark both again
+        texts = [b.get("text") if isinstance(b, dict) and b.get("type") == "text" else None for b in system]
+        if len(texts) != 2 or texts[0] != head or not isinstance(texts[1], str) or not texts[1].strip():
+            return None
+        system = f"{head}\n\n{texts[1]}"
+        prefix = head
+    if not isinstance(system, str) or not system.startswith(prefix):
+        return None
+    rest = system[len(prefix):].strip()
+    if not rest:
+        return None
+    return [
+        {"type": "text", "text": head, "cache_control": dict(marker)},
+        {"type": "text", "text": rest, "cache_control": dict(marker)},
+    ]
+
+
 def previous_request_end(messages: Sequence[Mapping[str, Any]]) -> int:
     """Index of the last message of the previous request, or -1.
 
@@ -200,8 +225,12 @@ def anthropic_layout(
     ttl: str | None = TTL_5M,
     system_ttl: str | None = None,
     native: bool = True,
+    static_prefix: str = "",
 ) -> dict[str, Any]:
     """``system_and_3``: a new payload with at most four ``cache_control`` breakpoints.
+
+    With a ``static_prefix`` the system string starts with (and more after it), the system
+    goes out as two marked blocks (``split_system``) and two breakpoints are left for messages.
 
     ``ttl`` applies to the message breakpoints, ``system_ttl`` (default: ``ttl``) to the system
     prompt's. Anthropic requires longer-lived entries before shorter ones, and the system prompt
@@ -217,9 +246,14 @@ def anthropic_layout(
     out = dict(payload)
     slots = MAX_BREAKPOINTS
     if "system" in payload:
-        system, placed = mark_system(payload["system"], cache_marker(head_ttl))
-        out["system"] = system
-        slots -= int(placed)
+        split = split_system(payload["system"], static_prefix, cache_marker(head_ttl))
+        if split is not None:
+            out["system"] = split
+            slots -= 2
+        else:
+            system, placed = mark_system(payload["system"], cache_marker(head_ttl))
+            out["system"] = system
+            slots -= int(placed)
     messages = payload.get("messages") or []
     marked = list(messages)
     marker = cache_marker(message_ttl)
@@ -253,7 +287,9 @@ def hermes_payload_cache_layout(
 ) -> dict[str, Any] | None:
     provider = (ctx.provider or "").strip().lower()
     if provider == "anthropic":
-        return anthropic_layout(payload, ttl=ctx.cache_ttl, native=True)
+        return anthropic_layout(
+            payload, ttl=ctx.cache_ttl, native=True, static_prefix=ctx.static_system_prefix
+        )
     if provider not in PROMPT_CACHE_KEY_PROVIDERS:
         return None
     out: dict[str, Any] = dict(payload)

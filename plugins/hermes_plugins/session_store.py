@@ -30,7 +30,8 @@ CREATE TABLE IF NOT EXISTS session_prompts (
     system_prompt TEXT NOT NULL,
     model         TEXT NOT NULL DEFAULT '',
     provider      TEXT NOT NULL DEFAULT '',
-    updated_at    REAL NOT NULL
+    updated_at    REAL NOT NULL,
+    static_prefix INTEGER
 )
 """
 
@@ -77,6 +78,9 @@ class SQLiteSessionStore:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(_SCHEMA)
+                columns = {row[1] for row in conn.execute("PRAGMA table_info(session_prompts)")}
+                if "static_prefix" not in columns:  # a database from before the column
+                    conn.execute("ALTER TABLE session_prompts ADD COLUMN static_prefix INTEGER")
                 entry = _connections[key] = (conn, threading.Lock())
                 while len(_connections) > MAX_CONNECTIONS:
                     _key, (old, old_lock) = _connections.popitem(last=False)
@@ -95,18 +99,35 @@ class SQLiteSessionStore:
             ).fetchone()
         return None if row is None else row[0]
 
-    def put_prompt(self, session_id: str, prompt: str, *, model: str = "", provider: str = "") -> None:
-        """Store (or replace) the prompt of ``session_id``."""
+    def put_prompt(
+        self, session_id: str, prompt: str, *, model: str = "", provider: str = "",
+        static_prefix: int | None = None,
+    ) -> None:
+        """Store (or replace) the prompt of ``session_id``; ``static_prefix``: how many of its
+        leading characters are the stable layer (a cache layout's first block)."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
         conn, lock = self._connection()
         with lock:
             conn.execute(
-                "INSERT INTO session_prompts (session_id, system_prompt, model, provider, updated_at) "
-                "VALUES (?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET "
+                "INSERT INTO session_prompts "
+                "(session_id, system_prompt, model, provider, updated_at, static_prefix) "
+                "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(session_id) DO UPDATE SET "
                 "system_prompt = excluded.system_prompt, model = excluded.model, "
-                "provider = excluded.provider, updated_at = excluded.updated_at",
-                (session_id, prompt, model or "", provider or "", time.time()),
+                "provider = excluded.provider, updated_at = excluded.updated_at, "
+                "static_prefix = excluded.static_prefix",
+                (session_id, prompt, model or "", provider or "", time.time(), static_prefix),
             )
+
+    def get_static_prefix(self, session_id: str) -> int | None:
+        """The ``static_prefix`` stored with the prompt of ``session_id``, or ``None``."""
+        if not self.path.exists():
+            return None
+        conn, lock = self._connection()
+        with lock:
+            row = conn.execute(
+                "SELECT static_prefix FROM session_prompts WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row is None or row[0] is None else int(row[0])
 
     def __repr__(self) -> str:
         return f"SQLiteSessionStore({str(self.path)!r})"
