@@ -421,3 +421,12 @@ def test_the_latest_request_is_grounded_in_the_real_turn() -> None:
     engine2, _ = scripted_engine("## Completed actions\n1. y")
     out2 = engine2.compress(messages, force=True)
     assert classify_message(summary_of(out2))[1].startswith(f"## Latest user request\n{latest_in_middle}\n")
+
+
+def test_the_serializer_drops_reasoning_blocks_but_keeps_a_mention_of_a_tag() -> None:
+    from hermes_plugins.compressor.serialize import clean_text
+
+    assert clean_text("<think>secret</think>Visible <reflection>x</reflection>end", assistant=True) == "Visible end"
+    assert clean_text("Fixed the parser for <think> tags.", assistant=True) == "Fixed the parser for <think> tags."
+    assert clean_text("half a thought\n</think>\nThe answer.", assistant=True) == "The answer."
+    assert clean_text("<think>a user may write tags", assistant=False) == "<think>a user may write tags"

@@ -14,13 +14,13 @@ from hermes_core.summarizer import (
     SummarizerMissingDependencyError,
     SummaryRequest,
 )
+from hermes_core.reasoning import strip_reasoning
 from hermes_plugins.summarizer_http import (
     AUTH_STATUSES,
     TIMEOUT_STATUSES,
     display_url,
     error_text,
     failure_kind,
-    strip_reasoning,
 )
 from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer, max_tokens_for
 
@@ -128,6 +128,7 @@ def test_summarizer_errors_keep_their_status() -> None:
         ("<thinking>a\nb</thinking>\n\nSummary", "Summary"),
         ("Summary\n<reasoning>why</reasoning>", "Summary"),
         ("<reasoning_scratchpad>x</reasoning_scratchpad>Summary", "Summary"),
+        ("<reflection>hm</reflection>Summary<thought>x</thought>", "Summary"),
         ('<think type="x">plan</think>Summary', "Summary"),
         # A server's reasoning parser ate the opening tag but left the closing one.
         ("the plan is...\n</think>\n\nSummary", "Summary"),

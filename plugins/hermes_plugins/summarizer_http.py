@@ -12,11 +12,11 @@ from __future__ import annotations
 import importlib
 import json
 import os
-import re
 import urllib.parse
 from types import ModuleType
 from typing import Any
 
+from hermes_core.reasoning import strip_reasoning
 from hermes_core.summarizer import (
     SummarizerAuthError,
     SummarizerEmptyError,
@@ -147,31 +147,6 @@ def translate_failure(exc: BaseException, sdk: ModuleType, *, where: str, timeou
             return SummarizerEmptyError(f"{where}: the server answered with an empty body")
         return SummarizerError(f"{where}: the answer is not JSON: {exc}")
     return SummarizerError(f"{where}: {type(exc).__name__}: {error_text(exc)}")
-
-
-_REASONING_TAGS = r"think|thinking|reasoning|reasoning_scratchpad"
-_CLOSED_BLOCK = re.compile(
-    rf"<({_REASONING_TAGS})\b[^>]*>.*?</\1\s*>", re.IGNORECASE | re.DOTALL
-)
-_OPEN_TAG = re.compile(rf"<(?:{_REASONING_TAGS})\b[^>]*>", re.IGNORECASE)
-_CLOSE_TAG = re.compile(rf"</(?:{_REASONING_TAGS})\s*>", re.IGNORECASE)
-
-
-def strip_reasoning(text: str) -> str:
-    """Remove inline reasoning blocks a model left in its answer.
-
-    Besides complete blocks, two partial shapes are common: servers with a reasoning parser
-    that drop the opening tag but keep ``</think>``, and a model cut off while still thinking
-    (an opening tag that never closes, at the very start).
-    """
-    text = _CLOSED_BLOCK.sub("", text)
-    close = _CLOSE_TAG.search(text)
-    if close and not _OPEN_TAG.search(text, 0, close.start()):
-        text = text[close.end():]
-    opening = _OPEN_TAG.match(text.lstrip())
-    if opening and not _CLOSE_TAG.search(text):
-        return ""
-    return text.strip()
 
 
 def require_text(text: str, *, where: str) -> str:

@@ -33,6 +33,7 @@ import structlog
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.errors import HermesPluginError
+from hermes_core.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens
 
@@ -58,7 +59,7 @@ from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message, 
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, PruneStats, prune_tool_results
 from hermes_plugins.compressor.redact import redact
-from hermes_plugins.compressor.serialize import bound_text, prepare_turns, serialize_turns, strip_reasoning
+from hermes_plugins.compressor.serialize import bound_text, prepare_turns, serialize_turns
 from hermes_plugins.compressor.thresholds import (
     UNKNOWN_WINDOW_FALLBACK,
     clamp_target_ratio,
@@ -739,7 +740,7 @@ class CompressorEngine(ContextEngine):
         return summarizer
 
     def _clean_output(self, text: str, request: SummaryRequest) -> str:
-        text = redact(strip_reasoning(text).strip())
+        text = redact(strip_reasoning(text))
         limit = max(MAX_CHARS, self.max_summary_tokens * 6)
         if len(text) > limit:
             cut = text.rfind("\n", 0, limit)

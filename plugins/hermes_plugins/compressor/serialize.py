@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hermes_core.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 from hermes_plugins.compressor.redact import redact
 
@@ -25,9 +26,6 @@ INPUT_HEAD_SHARE = 0.45
 #: Turns bigger than this are cut (after redaction) before the summariser sees them at all.
 TURN_HARD_MAX = 40_000
 
-_REASONING = re.compile(
-    r"<(think|thinking|reasoning|reflection|thought)>.*?(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE
-)
 _MEDIA_DIRECTIVE = re.compile(r"MEDIA:\S+")
 
 
@@ -75,15 +73,10 @@ def clip_middle(text: str, limit: int = CONTENT_MAX, head: int = CONTENT_HEAD, t
     return f"{text[:head]}\n...[truncated]...\n{text[-tail:]}"
 
 
-def strip_reasoning(text: str) -> str:
-    """``text`` without inline ``<think>``/``<reasoning>``... blocks (closed or not)."""
-    return _REASONING.sub("", text) if "<" in text else text
-
-
 def clean_text(text: str, *, assistant: bool) -> str:
     """Redacted text with inline reasoning (assistants) and media directives removed."""
     if assistant and "<" in text:
-        text = strip_reasoning(text).strip()
+        text = strip_reasoning(text)
     if "MEDIA:" in text:
         text = _MEDIA_DIRECTIVE.sub("[media attachment]", text)
     text = redact(text)
