@@ -458,6 +458,14 @@ class PluginHost:
                 seen.setdefault(loader.name, loader)
         return sorted(seen.values(), key=lambda loader: (loader.rank, loader.name))
 
+    def scan_content(self, text: str, *, source: str, scope: str) -> tuple[str, ...]:
+        """Every scanner's findings for ``text`` (sorted, no duplicates); ``()`` when clean."""
+        found: set[str] = set()
+        kwargs = {"text": text.removeprefix("\ufeff"), "source": source, "scope": scope}
+        for _plugin, result in self._collect_each("hermes_context_scan", kwargs, "a content scan"):
+            found.update(str(r) for r in ((result,) if isinstance(result, str) else result))
+        return tuple(sorted(found))
+
     def skill_sources(self, ctx: PromptContext) -> list[SkillSource]:
         """Every declared skill directory, by precedence then path."""
         out: list[SkillSource] = []

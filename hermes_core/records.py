@@ -89,7 +89,8 @@ class ContextFile:
     """One project context file (or one part of a chain) as a loader found it.
 
     ``chars`` is the original size in characters, ``kept_chars`` what reached the prompt after
-    truncation; ``truncated`` says whether a marker replaced the middle.
+    truncation; ``truncated`` says whether a marker replaced the middle; ``blocked`` holds the
+    scanners' findings when the file was replaced by a placeholder (``hermes_context_scan``).
     """
 
     path: Path = attrs.field(converter=Path)
@@ -100,6 +101,7 @@ class ContextFile:
     chars: int = 0
     kept_chars: int = 0
     truncated: bool = False
+    blocked: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

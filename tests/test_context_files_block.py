@@ -263,7 +263,7 @@ def test_a_30000_char_file_is_cut_for_a_small_window_and_kept_for_a_large_one(
     assert large is not None and large.meta["max_chars"] == 48_000 and warnings == []
     assert large.meta["sources"][0] == {
         "path": str(outside / "AGENTS.md"), "rank": 2.0, "loader": "agents_md",
-        "chars": chars, "kept_chars": chars, "truncated": False,
+        "chars": chars, "kept_chars": chars, "truncated": False, "blocked": [],
     }
 
 

@@ -69,7 +69,7 @@ def test_agents_md_loads_under_project_context(plugin_host: PluginHost, outside:
     assert "## AGENTS.md\n\nUse Python 3.12 with FastAPI." in block.text
     assert block.meta["sources"] == [{
         "path": str(outside / "AGENTS.md"), "rank": 2.0, "loader": "agents_md",
-        "chars": 29, "kept_chars": 29, "truncated": False,
+        "chars": 29, "kept_chars": 29, "truncated": False, "blocked": [],
     }]
 
 

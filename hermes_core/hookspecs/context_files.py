@@ -40,3 +40,35 @@ class ContextFileSpecs:
 
         .. versionadded:: 0.1
         """
+
+    @hookspec
+    def hermes_context_scan(self, text: str, source: str, scope: str) -> Sequence[str] | None:
+        """Scan text on its way into the system prompt for prompt injection.
+
+        Called: while the prompt is built - once per project context file with scope
+        ``"context"`` (the text that would reach the prompt, after sizing), once for SOUL.md
+        (``"context"``), and once per memory entry with scope ``"strict"``.
+
+        Args:
+            text: the text, a leading BOM removed.
+            source: what it is, for messages: ``"AGENTS.md"``, ``"MEMORY.md"`` ...
+            scope: ``"context"`` (injection, promptware, role hijack) or ``"strict"`` (that
+                plus credential, persistence and exfiltration patterns).
+
+        Returns:
+            The ids of what was found (``["prompt_injection"]``); empty or ``None`` when clean.
+
+        Semantics: collect - every scanner is called and the findings are united. A project
+            context file with findings is replaced by ``[BLOCKED: <file> contained potential
+            prompt injection (<ids>). Content not loaded.]``; a memory entry by a placeholder
+            pointing to ``memory(action=remove)``; SOUL.md (the user's own file) loads with a
+            warning. A scanner that raises is reported and counts as clean. A memory store is
+            scanned whole first and entry by entry only when that finds something, so a
+            scanner must flag any text that contains a passage it flags. The built-in
+            ``threat_scan`` is a small baseline; block it to scan with your own only.
+
+        Example:
+            ``@hookimpl def hermes_context_scan(text, source, scope): return my_scanner(text)``
+
+        .. versionadded:: 0.1
+        """

@@ -7,6 +7,7 @@ prompt build; when it is the identity, the context-file block never loads it aga
 from __future__ import annotations
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.injection import findings, flagged_soul
 
 DEFAULT_IDENTITY = (
     "You are Hermes, an AI agent that works with tools on the user's behalf. Match the length "
@@ -61,4 +62,7 @@ def hermes_prompt_identity(ctx: PromptContext) -> PromptBlock:
     text, path = read_soul(ctx)
     if text is None:
         return PromptBlock(name="identity", text=DEFAULT_IDENTITY)
+    ids = findings(ctx, text, "SOUL.md")
+    if ids:
+        flagged_soul(ids, path=path)  # the user's own file: loaded, with a warning
     return PromptBlock(name="identity", text=text, source=path)

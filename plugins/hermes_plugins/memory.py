@@ -14,6 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.injection import blocked_entry, findings
 
 ENTRY_SEPARATOR = "\n§\n"
 RULE = "═" * 46
@@ -100,6 +101,13 @@ def render_block(title: str, entries: list[str], limit: int, *, path: Path | Non
     return f"{RULE}\n{header}\n{RULE}\n{content}"
 
 
+def _scanned(ctx: PromptContext, entry: str, filename: str, path: Path) -> str:
+    """The entry, or a placeholder when the strict scan finds threat patterns in it; the file
+    on disk keeps the entry (the memory tool shows and removes it)."""
+    ids = findings(ctx, entry, filename, scope="strict")
+    return blocked_entry(filename, ids, path=str(path)) if ids else entry
+
+
 @hookimpl(trylast=True)
 def hermes_prompt_memory(ctx: PromptContext) -> list[PromptBlock]:
     settings = ctx.config.memory
@@ -112,7 +120,12 @@ def hermes_prompt_memory(ctx: PromptContext) -> list[PromptBlock]:
         if not enabled:
             continue
         path = folder / filename
-        text = render_block(title, read_entries(path), limit, path=path)
+        entries = read_entries(path)
+        # One scan of the whole store; entries are scanned one by one only when it finds
+        # something (a clean store - the usual case - costs one hook call, not one per entry).
+        if findings(ctx, ENTRY_SEPARATOR.join(entries), filename, scope="strict"):
+            entries = [_scanned(ctx, entry, filename, path) for entry in entries]
+        text = render_block(title, entries, limit, path=path)
         if text:
             blocks.append(PromptBlock(name=block, text=text, source=str(path)))
     return blocks

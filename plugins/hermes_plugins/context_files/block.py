@@ -7,7 +7,8 @@ file a loader returned unsized (a third party's) is sized here. When SOUL.md is 
 identity (another plugin replaced it) it is appended, as the reference does.
 
 ``PromptBlock.meta["sources"]`` reports, per file, ``path``, ``rank``, ``loader``, ``chars``,
-``kept_chars`` and ``truncated``: exactly what the model got.
+``kept_chars``, ``truncated`` and ``blocked``: exactly what the model got. A file in which the
+scanners (``hermes_context_scan``) find prompt injection is replaced by a placeholder.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from hermes_core import (
     hookimpl,
     record_warning,
 )
+from hermes_core.injection import blocked_file, findings, flagged_soul
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.sizing import fit, max_chars_for, read_timeout, share
 
@@ -132,8 +134,18 @@ def render(files: Sequence[ContextFile], soul: ContextFile | None = None) -> str
 def _source(f: ContextFile) -> dict[str, Any]:
     return {
         "path": str(f.path), "rank": float(f.rank), "loader": f.loader, "chars": f.chars,
-        "kept_chars": f.kept_chars, "truncated": f.truncated,
+        "kept_chars": f.kept_chars, "truncated": f.truncated, "blocked": list(f.blocked),
     }
+
+
+def _scanned(ctx: PromptContext, f: ContextFile) -> ContextFile:
+    """The file, or its placeholder when the scanners find prompt injection in what it would
+    put in the prompt (spec §9.4)."""
+    ids = findings(ctx, f.text, f.label)
+    if not ids:
+        return f
+    placeholder = blocked_file(f.label, ids, path=str(f.path))
+    return attrs.evolve(f, text=placeholder, kept_chars=0, truncated=False, blocked=ids)
 
 
 @hookimpl(trylast=True)
@@ -141,7 +153,12 @@ def hermes_prompt_context_files(ctx: PromptContext) -> PromptBlock | tuple[Promp
     max_chars = max_chars_for(ctx)
     loader, found = _first_found(ctx)
     files = _size(found, loader, max_chars) if loader is not None else []
+    files = [_scanned(ctx, f) for f in files]
     soul = _soul(ctx, max_chars)
+    if soul is not None:
+        ids = findings(ctx, soul.text, SOUL_NAME)
+        if ids:
+            flagged_soul(ids, path=str(soul.path))
     if not files and soul is None:
         return ()
     sources = [*files, *([soul] if soul is not None else [])]
