@@ -8,7 +8,9 @@ speed comes from three caches, none of which can drift from the live definitions
   top-level parameter names): a changed catalog re-tokenizes only the tools that changed;
 * the index itself, keyed by a fingerprint holding those fields of every tool in catalog
   order (``fingerprint``). Equal fingerprints mean equal indexed text, so a hit is the index a
-  rebuild would produce; checking costs reading the fields (~0.3 us a tool), not hashing text.
+  rebuild would produce. Reading the fields costs ~0.3 us a tool; once a catalog comes back
+  unchanged, one C-level ``==`` against a structural copy proves it unchanged instead, and a
+  frozen catalog (``hermes_core.frozen``) is recognised by identity without reading anything.
 
 Scoring: k1 1.5, b 0.75, idf ln(1 + (N - df + 0.5) / (df + 0.5)), length normalised by the
 average document length (at least 1). Admission: an exact (case-insensitive) name match is
