@@ -88,16 +88,21 @@ class SQLiteSessionStore:
                         old.close()
             return entry
 
-    def get_prompt(self, session_id: str) -> str | None:
-        """The stored prompt of ``session_id``, or ``None`` when there is none."""
+    def _column(self, column: str, session_id: str) -> Any:
+        # ``column`` is one of this module's literals, never caller input.
         if not self.path.exists():
             return None
         conn, lock = self._connection()
         with lock:
             row = conn.execute(
-                "SELECT system_prompt FROM session_prompts WHERE session_id = ?", (session_id,)
+                f"SELECT {column} FROM session_prompts WHERE session_id = ?", (session_id,)
             ).fetchone()
         return None if row is None else row[0]
+
+    def get_prompt(self, session_id: str) -> str | None:
+        """The stored prompt of ``session_id``, or ``None`` when there is none."""
+        prompt = self._column("system_prompt", session_id)
+        return prompt if isinstance(prompt, str) else None
 
     def put_prompt(
         self, session_id: str, prompt: str, *, model: str = "", provider: str = "",
@@ -120,14 +125,8 @@ class SQLiteSessionStore:
 
     def get_static_prefix(self, session_id: str) -> int | None:
         """The ``static_prefix`` stored with the prompt of ``session_id``, or ``None``."""
-        if not self.path.exists():
-            return None
-        conn, lock = self._connection()
-        with lock:
-            row = conn.execute(
-                "SELECT static_prefix FROM session_prompts WHERE session_id = ?", (session_id,)
-            ).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
+        chars = self._column("static_prefix", session_id)
+        return chars if isinstance(chars, int) else None
 
     def __repr__(self) -> str:
         return f"SQLiteSessionStore({str(self.path)!r})"
