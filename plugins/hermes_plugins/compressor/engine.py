@@ -434,7 +434,7 @@ class CompressorEngine(ContextEngine):
 
         middle = _middle_turns(pruned, start, cut)
         if not any(m.get("role") != "system" for m in middle):
-            return self._phase1_only(messages, pruned, stats, report, force, before_tokens)
+            return self._phase1_only(messages, pruned, report, force, before_tokens)
 
         self._step(2)
         try:
@@ -460,7 +460,7 @@ class CompressorEngine(ContextEngine):
         report["phases"]["summarized_messages"] = cut - start
         report["tool_pairs_repaired"] = repairs
         if after_tokens >= before_tokens:
-            return self._refuse_growth(messages, pruned, stats, report, force, before_tokens, after_tokens)
+            return self._refuse_growth(messages, pruned, report, before_tokens, after_tokens)
 
         self.compression_count += 1
         self._previous_summary = body
@@ -489,33 +489,44 @@ class CompressorEngine(ContextEngine):
         if self._guard.blocked:
             self._warn_blocked(report)
 
+    def _commit_free_passes(
+        self,
+        messages: list[dict[str, Any]],
+        pruned: list[dict[str, Any]],
+        report: dict[str, Any],
+        before_tokens: int,
+    ) -> list[dict[str, Any]] | None:
+        """The free passes' result (pairs repaired, old media stripped), committed when it is
+        smaller than before; ``None`` when it is not."""
+        result, repairs = sanitize_tool_pairs(pruned)
+        result, stripped = strip_historical_media(result)
+        after = estimate_messages_tokens(result)
+        if after >= before_tokens:
+            return None
+        report["phases"]["media_stripped"] += stripped
+        report["tool_pairs_repaired"] = repairs
+        return self._commit(messages, result, report, before_tokens, after, None)
+
     def _phase1_only(
         self,
         messages: list[dict[str, Any]],
         pruned: list[dict[str, Any]],
-        stats: PruneStats,
         report: dict[str, Any],
         force: bool,
         before_tokens: int,
     ) -> list[dict[str, Any]]:
         if pruned is messages:
             return self._unchanged(messages, report, force, "no messages between the protected head and tail")
-        result, repairs = sanitize_tool_pairs(pruned)
-        result, stripped = strip_historical_media(result)
-        report["phases"]["media_stripped"] += stripped
-        report["tool_pairs_repaired"] = repairs
-        after = estimate_messages_tokens(result)
-        if after >= before_tokens:
+        committed = self._commit_free_passes(messages, pruned, report, before_tokens)
+        if committed is None:
             return self._unchanged(messages, report, force, "the free passes found nothing to shrink")
-        return self._commit(messages, result, report, before_tokens, after, None)
+        return committed
 
     def _refuse_growth(
         self,
         messages: list[dict[str, Any]],
         pruned: list[dict[str, Any]],
-        stats: PruneStats,
         report: dict[str, Any],
-        force: bool,
         before_tokens: int,
         after_tokens: int,
     ) -> list[dict[str, Any]]:
@@ -529,12 +540,9 @@ class CompressorEngine(ContextEngine):
             f"~{before_tokens:,} tokens); kept the messages instead",
         )
         if pruned is not messages:
-            result, repairs = sanitize_tool_pairs(pruned)
-            result, _ = strip_historical_media(result)
-            after = estimate_messages_tokens(result)
-            if after < before_tokens:
-                report["tool_pairs_repaired"] = repairs
-                return self._commit(messages, result, report, before_tokens, after, None)
+            committed = self._commit_free_passes(messages, pruned, report, before_tokens)
+            if committed is not None:
+                return committed
         report["status"] = "ineffective"
         report["after"] = dict(report["before"])
         self._count_no_progress(report, before_tokens)
