@@ -15,14 +15,19 @@ from hermes_core.errors import InvalidMessagesError
 ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})
 
 
-def load_transcript(path: str | Path) -> list[dict[str, Any]]:
-    """Read a JSON array or JSONL file of messages and validate it."""
+def read_transcript_text(path: str | Path) -> str:
+    """A transcript file's text; an unreadable or non-UTF-8 file is an ``InvalidMessagesError``
+    naming it."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        return p.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise InvalidMessagesError(f"{p}: cannot read transcript: {exc}") from None
-    return parse_transcript(text, source=str(p))
+
+
+def load_transcript(path: str | Path) -> list[dict[str, Any]]:
+    """Read a JSON array or JSONL file of messages and validate it."""
+    return parse_transcript(read_transcript_text(path), source=str(Path(path)))
 
 
 def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:

@@ -35,7 +35,11 @@ import click
 
 from hermes_core import InvalidMessagesError, PayloadContext
 from hermes_core.cli import CliState, emit_json, emit_table, fail
-from hermes_core.messages import parse_transcript, validate_messages
+from hermes_core.messages import (
+    parse_transcript,
+    read_transcript_text,
+    validate_messages,
+)
 from hermes_core.payload import anthropic_blocks, assemble_payload
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_plugins.caching import LOOKBACK_BLOCKS
@@ -478,12 +482,7 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
 
 
 def load_report_input(path: str | Path) -> list[RequestSpec]:
-    p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidMessagesError(f"{p}: cannot read transcript: {exc}") from None
-    return parse_report_input(text, source=str(p))
+    return parse_report_input(read_transcript_text(path), source=str(Path(path)))
 
 
 Layout = Callable[[dict[str, Any], PayloadContext], dict[str, Any]]
