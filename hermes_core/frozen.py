@@ -19,7 +19,7 @@ pickling keeps them frozen.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NoReturn, Self
 
 _MESSAGE = "frozen tool definitions cannot be changed; build a new catalog with freeze_tools()"
@@ -152,12 +152,14 @@ def thaw(value: Any) -> Any:
     return value
 
 
-def all_frozen(definitions: Iterable[Any]) -> bool:
+def all_frozen(definitions: Sequence[Any]) -> bool:
     """True when every definition is a ``FrozenDict`` (and there is at least one)."""
     if definitions.__class__ is FrozenTools:
         return bool(definitions)
-    kinds = set(map(type, definitions))
-    return kinds == _FROZEN_ONLY
+    # The first item settles the usual plain-dict catalog without a pass over all of them.
+    if not definitions or definitions[0].__class__ is not FrozenDict:
+        return False
+    return set(map(type, definitions)) == _FROZEN_ONLY
 
 
 _FROZEN_ONLY = {FrozenDict}

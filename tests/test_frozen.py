@@ -91,6 +91,7 @@ def test_frozen_definitions_read_compare_and_serialise_like_plain_ones() -> None
     assert isinstance(first, dict) and isinstance(first, Mapping)
     assert isinstance(first["function"]["parameters"]["required"], list)
     assert all_frozen(frozen) and not all_frozen(PLAIN) and not all_frozen(())
+    assert not all_frozen([*frozen, PLAIN[0]]) and not all_frozen([PLAIN[0], *frozen])
     assert freeze(first) is first
 
 
