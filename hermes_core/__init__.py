@@ -23,6 +23,7 @@ from hermes_core.errors import (
 )
 from hermes_core.frozen import FrozenTools, freeze_tools
 from hermes_core.hookspecs import hookimpl, hookspec
+from hermes_core.logging import get_logger
 from hermes_core.host import PluginHost
 from hermes_core.records import (
     ContextFile,
@@ -75,6 +76,7 @@ __all__ = [
     "coerce_usage",
     "drain_warnings",
     "freeze_tools",
+    "get_logger",
     "hookimpl",
     "hookspec",
     "load_config",

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-import structlog
 
 from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.logging import get_logger
 from hermes_core.prompt import LAYERS, join_parts, ordered_slots
 from hermes_core.records import HostWarning, Layer, PromptBlock, PromptContext
 from hermes_core.tokens import estimate_tokens
@@ -29,7 +29,7 @@ from hermes_core.tokens import estimate_tokens
 if TYPE_CHECKING:
     from hermes_core.host import PluginHost
 
-log = structlog.get_logger("hermes_core.assembler")
+log = get_logger("hermes_core.assembler")
 
 SYSTEM_MESSAGE_BLOCK = "system_message"
 CONTEXT_FILES_BLOCK = "context_files"

@@ -22,16 +22,16 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
-import structlog
 
 from hermes_core.engine import coerce_usage
 from hermes_core.errors import ContextOverflowError
+from hermes_core.logging import get_logger
 from hermes_core.tokens import estimate_request_tokens
 
 if TYPE_CHECKING:
     from hermes_core.session import Session
 
-log = structlog.get_logger("hermes_core.compaction")
+log = get_logger("hermes_core.compaction")
 
 Phase = Literal["preflight", "post_response", "overflow", "manual"]
 

@@ -13,11 +13,10 @@ from collections.abc import Iterator
 from contextvars import ContextVar
 from typing import Any
 
-import structlog
-
+from hermes_core.logging import get_logger
 from hermes_core.records import HostWarning
 
-log = structlog.get_logger("hermes_core.diagnostics")
+log = get_logger("hermes_core.diagnostics")
 
 _collector: ContextVar[list[HostWarning] | None] = ContextVar(
     "hermes_warning_collector", default=None

@@ -22,11 +22,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
-import structlog
 
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
 from hermes_core.hookspecs import PROJECT, SPEC_CLASSES, hookimpl
+from hermes_core.logging import get_logger
 from hermes_core.records import (
     ContextFileLoader,
     EngineSpec,
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.tokens import Tokenizer
 
-log = structlog.get_logger("hermes_core.host")
+log = get_logger("hermes_core.host")
 
 ENTRY_POINT_GROUP = "hermes.plugins"
 CORE_DISTRIBUTION = "hermes-core"

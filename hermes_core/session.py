@@ -18,19 +18,23 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import structlog
-
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting, record_warning
-from hermes_core.records import HostWarning, PromptContext, ToolCallContext, ToolsContext
+from hermes_core.logging import get_logger
+from hermes_core.records import (
+    HostWarning,
+    PromptContext,
+    ToolCallContext,
+    ToolsContext,
+)
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
 
-log = structlog.get_logger("hermes_core.session")
+log = get_logger("hermes_core.session")
 
 Clock = Callable[[], datetime]
 _T = TypeVar("_T")

@@ -3,11 +3,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-import structlog
+from fake_dists import site_dir  # noqa: F401  (fixture)
 
 from hermes_core.diagnostics import drain_warnings
-
-from fake_dists import site_dir  # noqa: F401  (fixture)
+from hermes_core.logging import reset_logging
 
 pytest_plugins = ["hermes_core.testing"]
 
@@ -23,10 +22,9 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
         "HERMES_EPHEMERAL_SYSTEM_PROMPT", "TERMINAL_ENV", "TERMINAL_CWD",
     ):
         monkeypatch.delenv(var, raising=False)
-    # CLI invocations configure structlog for the process, and warnings recorded outside a
+    # CLI invocations configure logging for the process, and warnings recorded outside a
     # build's collector accumulate in the test thread's context: start each test clean.
-    saved = structlog.get_config()
     drain_warnings()
     yield
-    structlog.configure(**saved)
+    reset_logging()
     drain_warnings()

@@ -8,7 +8,14 @@ from typing import Any
 
 import pytest
 
-from hermes_core import HermesPluginError, PluginHost, PromptBlock, PromptContext, hookimpl, load_config
+from hermes_core import (
+    HermesPluginError,
+    PluginHost,
+    PromptBlock,
+    PromptContext,
+    hookimpl,
+    load_config,
+)
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.diagnostics import record_warning
 from hermes_core.prompt import BLOCK_NAMES, PROMPT_TABLE, join_parts

@@ -10,8 +10,12 @@ from typing import Any
 import pytest
 
 from hermes_core import ContextOverflowError, Session, hookimpl
-from hermes_core.compaction import CompactionEvent, classify_overflow, reported_limit, summarize_manual
-from hermes_core.config import load_config
+from hermes_core.compaction import (
+    CompactionEvent,
+    classify_overflow,
+    reported_limit,
+    summarize_manual,
+)
 from hermes_core.tokens import estimate_request_tokens
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from test_compressor_support import assistant, call, image_part, snapshot, system, tool, user
-
 from hermes_plugins.compressor.assemble import (
     MEDIA_PLACEHOLDER,
     TOOL_CALL_REMOVED,
@@ -27,6 +25,15 @@ from hermes_plugins.compressor.framing import (
     is_summary_message,
     split_summary_text,
     unwrap,
+)
+from test_compressor_support import (
+    assistant,
+    call,
+    image_part,
+    snapshot,
+    system,
+    tool,
+    user,
 )
 
 BODY = "## Latest user request\nfix src/app.py\n\n## Completed actions\n1. [terminal] ran `make` -> exit 0, 3 lines output"

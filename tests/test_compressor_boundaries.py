@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from test_compressor_support import assistant, call, make_engine, system, tool, user, work_history
-
 from hermes_plugins.compressor.boundaries import (
     align_backward,
     align_forward,
@@ -13,8 +11,21 @@ from hermes_plugins.compressor.boundaries import (
     last_assistant,
     min_tail_messages,
 )
-from hermes_plugins.compressor.framing import SUMMARY_KEY, compose_standalone, frame_summary
+from hermes_plugins.compressor.framing import (
+    SUMMARY_KEY,
+    compose_standalone,
+    frame_summary,
+)
 from hermes_plugins.compressor.prune import message_tokens
+from test_compressor_support import (
+    assistant,
+    call,
+    make_engine,
+    system,
+    tool,
+    user,
+    work_history,
+)
 
 HANDOFF = {"role": "assistant", "content": compose_standalone(frame_summary("## Goal\nold")), SUMMARY_KEY: True}
 

@@ -4,16 +4,25 @@ from __future__ import annotations
 
 from typing import Any
 
+from hermes_plugins.compressor.engine import CompressorEngine
+from hermes_plugins.compressor.framing import SUMMARY_KEY
+from hermes_plugins.compressor.plugin import hermes_context_engines, hermes_summarizers
 from test_compressor_support import (
-    FakeClock, assistant, call, make_engine, snapshot, summary_of, system, tool, user, work_history,
+    FakeClock,
+    assistant,
+    call,
+    make_engine,
+    snapshot,
+    summary_of,
+    system,
+    tool,
+    user,
+    work_history,
 )
 
 from hermes_core import Config, PluginHost
 from hermes_core.testing.conformance import EngineConformance
 from hermes_core.tokens import estimate_messages_tokens
-from hermes_plugins.compressor.engine import CompressorEngine
-from hermes_plugins.compressor.framing import SUMMARY_KEY
-from hermes_plugins.compressor.plugin import hermes_context_engines, hermes_summarizers
 
 
 class TestCompressorConformance(EngineConformance):

@@ -13,13 +13,13 @@ import json
 import re
 from typing import Any
 
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from test_compressor_support import assistant, call, tool, user
-
 from hermes_plugins.compressor import oneliners, prune
-from hermes_plugins.compressor.oneliners import exit_code_of, looks_demoted, summarize_tool_result, tool_line
+from hermes_plugins.compressor.oneliners import (
+    exit_code_of,
+    looks_demoted,
+    summarize_tool_result,
+    tool_line,
+)
 from hermes_plugins.compressor.prune import (
     IMAGE_PART_TYPES,
     LONG_ARGUMENTS_CHARS,
@@ -30,6 +30,9 @@ from hermes_plugins.compressor.prune import (
     prune_tool_results,
     shorten_arguments,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_compressor_support import assistant, call, tool, user
 
 # --- plain forms ------------------------------------------------------------------------
 

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-
-from hermes_plugins.compressor.oneliners import exit_code_of, looks_demoted, summarize_tool_result
+from hermes_plugins.compressor.oneliners import (
+    exit_code_of,
+    looks_demoted,
+    summarize_tool_result,
+)
 
 
 def args(**kw: object) -> str:

@@ -18,14 +18,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
-
-from test_compressor_support import make_engine, snapshot
-
-from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.assemble import MEDIA_PLACEHOLDER
-from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
 from hermes_plugins.compressor.framing import (
     SUMMARY_KEY,
     classify_message,
@@ -34,6 +27,12 @@ from hermes_plugins.compressor.framing import (
     content_text,
     frame_summary,
 )
+from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+from test_compressor_support import make_engine, snapshot
+
+from hermes_core.tokens import estimate_messages_tokens
 
 SECRETS = (
     "sk-proj-Q7wE9rT1yU3iO5pA7sD9fG1h",

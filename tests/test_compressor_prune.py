@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 
-from test_compressor_support import assistant, call, image_part, snapshot, system, tool, user
-
 from hermes_plugins.compressor.prune import (
     SCREENSHOT_PLACEHOLDER,
     TRUNCATED_SUFFIX,
@@ -13,6 +11,15 @@ from hermes_plugins.compressor.prune import (
     protected_tail_start,
     prune_tool_results,
     shorten_arguments,
+)
+from test_compressor_support import (
+    assistant,
+    call,
+    image_part,
+    snapshot,
+    system,
+    tool,
+    user,
 )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hermes_plugins.compressor.redact import MASK, redact
 
 VENDOR_KEYS = [

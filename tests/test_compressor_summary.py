@@ -6,9 +6,31 @@ import json
 from typing import Any
 
 import pytest
-
+from hermes_plugins.compressor.extractive import (
+    ExtractiveSummarizer,
+    build_handoff,
+    parse_sections,
+)
+from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message
+from hermes_plugins.compressor.prompt import NO_USER_SENTINEL, build_summary_prompt
+from hermes_plugins.compressor.serialize import (
+    bound_text,
+    clip_middle,
+    flatten_content,
+    prepare_turns,
+    serialize_turn,
+    serialize_turns,
+)
 from test_compressor_support import (
-    FakeClock, assistant, call, make_engine, snapshot, summary_of, tool, user, work_history,
+    FakeClock,
+    assistant,
+    call,
+    make_engine,
+    snapshot,
+    summary_of,
+    tool,
+    user,
+    work_history,
 )
 
 from hermes_core import PluginHost, hookimpl
@@ -19,17 +41,6 @@ from hermes_core.summarizer import (
     SummarizerNetworkError,
     SummarizerTimeoutError,
     SummaryRequest,
-)
-from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff, parse_sections
-from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message
-from hermes_plugins.compressor.prompt import NO_USER_SENTINEL, build_summary_prompt
-from hermes_plugins.compressor.serialize import (
-    bound_text,
-    clip_middle,
-    flatten_content,
-    prepare_turns,
-    serialize_turn,
-    serialize_turns,
 )
 
 # --- serialisation --------------------------------------------------------------------------

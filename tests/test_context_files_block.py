@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import structlog
 from hermes_plugins.context_files import block as block_module
 from hermes_plugins.context_files.gitroot import find_git_root
 
@@ -361,15 +360,6 @@ def test_concurrent_builds_in_asyncio_tasks_keep_their_own_warnings(
 # --- end to end: the Session and `hermes-ctx prompt --json` ------------------------------------
 
 
-@pytest.fixture
-def restore_structlog() -> Iterator[None]:
-    """The CLI configures structlog for the process; put the test process's set-up back."""
-    saved = structlog.get_config()
-    yield
-    structlog.configure(**saved)
-
-
-@pytest.mark.usefixtures("restore_structlog")
 def test_prompt_json_reports_sources_and_truncation_warnings(outside: Path) -> None:
     import json
 

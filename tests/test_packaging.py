@@ -11,7 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from hermes_core.host import CORE_DISTRIBUTION, ENTRY_POINT_GROUP, ESSENTIAL_PLUGINS, PluginHost
+from hermes_core.host import (
+    CORE_DISTRIBUTION,
+    ENTRY_POINT_GROUP,
+    ESSENTIAL_PLUGINS,
+    PluginHost,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 

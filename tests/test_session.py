@@ -10,7 +10,14 @@ from typing import Any
 
 import pytest
 
-from hermes_core import PluginHost, PromptBlock, PromptContext, Session, hookimpl, load_config
+from hermes_core import (
+    PluginHost,
+    PromptBlock,
+    PromptContext,
+    Session,
+    hookimpl,
+    load_config,
+)
 from hermes_core.session import new_session_id, stale_reason
 
 

@@ -11,10 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
+from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 from hermes_core import PluginHost, PromptBlock, PromptContext, Session, hookimpl
-from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 
 @pytest.fixture
@@ -32,13 +31,8 @@ def day(n: int) -> Any:
 
 
 @pytest.fixture
-def events() -> Any:
-    # Capture every level: an earlier CLI test may have configured structlog to drop info.
-    saved = structlog.get_config()
-    structlog.reset_defaults()
-    with structlog.testing.capture_logs() as captured:
-        yield captured
-    structlog.configure(**saved)
+def events(capture_events: list[dict[str, Any]]) -> Any:
+    return capture_events
 
 
 def build_warnings(session: Session) -> list[Any]:

@@ -11,12 +11,12 @@ from typing import Any
 
 import attrs
 import pytest
-
-from hermes_core import Config
-from hermes_core.config import SkillsSection
 from hermes_plugins.skills import plugin
 from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
 from test_skills_support import age, make_ctx, write_skill
+
+from hermes_core import Config
+from hermes_core.config import SkillsSection
 
 
 @pytest.fixture(autouse=True)

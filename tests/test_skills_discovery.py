@@ -8,9 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from hermes_plugins.skills import discovery
-from hermes_plugins.skills.discovery import GROUP_CONDITIONAL, GROUP_DUPLICATES, scan_source
+from hermes_plugins.skills.discovery import (
+    GROUP_CONDITIONAL,
+    GROUP_DUPLICATES,
+    scan_source,
+)
 from hermes_plugins.skills.metadata import (
     COND_NO_MODEL,
     COND_REQUIRES_TOOLS,

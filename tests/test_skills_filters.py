@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from hermes_plugins.skills import filters
 from hermes_plugins.skills.filters import (
     current_environments,

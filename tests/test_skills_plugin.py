@@ -8,12 +8,26 @@ from pathlib import Path
 
 import attrs
 import pytest
+from hermes_plugins.skills import filters, plugin
+from test_skills_support import (
+    SKILL_TOOLS,
+    age,
+    index_lines,
+    make_ctx,
+    write_category,
+    write_skill,
+)
 
-from hermes_core import Config, PluginHost, PromptContext, SkillSource, hookimpl, load_config
+from hermes_core import (
+    Config,
+    PluginHost,
+    PromptContext,
+    SkillSource,
+    hookimpl,
+    load_config,
+)
 from hermes_core.config import SkillsSection
 from hermes_core.diagnostics import collecting
-from hermes_plugins.skills import filters, plugin
-from test_skills_support import SKILL_TOOLS, age, index_lines, make_ctx, write_category, write_skill
 
 
 @pytest.fixture(autouse=True)

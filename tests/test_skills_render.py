@@ -5,9 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
 from hermes_plugins.skills.metadata import index_description, make_row
 from hermes_plugins.skills.render import (
     CLOSING,
@@ -19,6 +16,8 @@ from hermes_plugins.skills.render import (
     estimate,
     render_index,
 )
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_skills_support import index_lines
 
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import attrs
 import pytest
-
 from fake_llm_servers import (
     FakeLLMServer,
     Reply,
@@ -19,6 +18,8 @@ from fake_llm_servers import (
     running,
     unused_port,
 )
+from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer
+
 from hermes_core import load_config
 from hermes_core.summarizer import (
     Summarizer,
@@ -30,7 +31,6 @@ from hermes_core.summarizer import (
     SummarizerTimeoutError,
     SummaryRequest,
 )
-from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer
 
 pytest.importorskip("openai")
 pytest.importorskip("anthropic")

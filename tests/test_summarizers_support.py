@@ -5,16 +5,6 @@ from __future__ import annotations
 import sys
 
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_core import PluginHost, load_config
-from hermes_core.summarizer import (
-    SummarizerError,
-    SummarizerMissingDependencyError,
-    SummaryRequest,
-)
-from hermes_core.reasoning import strip_reasoning
 from hermes_plugins.summarizer_http import (
     AUTH_STATUSES,
     TIMEOUT_STATUSES,
@@ -22,7 +12,21 @@ from hermes_plugins.summarizer_http import (
     error_text,
     failure_kind,
 )
-from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer, max_tokens_for
+from hermes_plugins.summarizers import (
+    AnthropicSummarizer,
+    OpenAISummarizer,
+    max_tokens_for,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, load_config
+from hermes_core.reasoning import strip_reasoning
+from hermes_core.summarizer import (
+    SummarizerError,
+    SummarizerMissingDependencyError,
+    SummaryRequest,
+)
 
 
 def test_builtin_plugin_registers_both_providers(plugin_host: PluginHost) -> None:

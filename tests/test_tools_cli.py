@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from test_tools_search import CATALOG, needs_stemmer
 
 from hermes_core.cli import cli
-from test_tools_search import CATALOG, needs_stemmer
 
 
 @pytest.fixture

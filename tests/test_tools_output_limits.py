@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hermes_plugins.tools import output_limits as ol
 
 from hermes_core import PluginHost, ToolCallContext
 from hermes_core.config import Config, known_keys
 from hermes_core.diagnostics import collecting
-from hermes_plugins.tools import output_limits as ol
 
 
 @pytest.fixture(autouse=True)

@@ -12,12 +12,6 @@ from typing import Any
 
 import attrs
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_core import PluginHost, ToolCallContext, ToolsContext, hookimpl
-from hermes_core.config import Config
-from hermes_core.diagnostics import collecting
 from hermes_plugins.tools import writers
 from hermes_plugins.tools.budget import (
     DEFAULT_BUDGET,
@@ -32,6 +26,12 @@ from hermes_plugins.tools.persist import (
 )
 from hermes_plugins.tools.spill import enforce_turn_budget, process_tool_result
 from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, ToolCallContext, ToolsContext, hookimpl
+from hermes_core.config import Config
+from hermes_core.diagnostics import collecting
 
 
 @pytest.fixture(autouse=True)

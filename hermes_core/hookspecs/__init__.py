@@ -13,14 +13,14 @@ PROJECT = "hermes"
 hookspec = pluggy.HookspecMarker(PROJECT)
 hookimpl = pluggy.HookimplMarker(PROJECT)
 
-from hermes_core.hookspecs.host import HostSpecs  # noqa: E402
-from hermes_core.hookspecs.prompt import PromptSpecs  # noqa: E402
 from hermes_core.hookspecs.context_files import ContextFileSpecs  # noqa: E402
-from hermes_core.hookspecs.skills import SkillSpecs  # noqa: E402
-from hermes_core.hookspecs.session import SessionSpecs  # noqa: E402
 from hermes_core.hookspecs.engine import EngineSpecs  # noqa: E402
-from hermes_core.hookspecs.tools import ToolSpecs  # noqa: E402
+from hermes_core.hookspecs.host import HostSpecs  # noqa: E402
 from hermes_core.hookspecs.payload import PayloadSpecs  # noqa: E402
+from hermes_core.hookspecs.prompt import PromptSpecs  # noqa: E402
+from hermes_core.hookspecs.session import SessionSpecs  # noqa: E402
+from hermes_core.hookspecs.skills import SkillSpecs  # noqa: E402
+from hermes_core.hookspecs.tools import ToolSpecs  # noqa: E402
 
 SPEC_CLASSES: tuple[type, ...] = (
     HostSpecs,

@@ -2,7 +2,7 @@
 
 * ``plugin_host`` - a fresh ``PluginHost`` with hermes-core's built-ins only;
 * ``register_plugin(obj, name)`` - register a plugin object on ``plugin_host`` for one test;
-* ``capture_events`` - structlog events emitted during the test (a list of dicts);
+* ``capture_events`` - hermes-core log events emitted during the test (a list of dicts);
 * ``hook_recorder`` - the hook calls made on ``plugin_host`` (names, in order);
 * ``hermes_home`` - an empty temporary HERMES_HOME, also set as ``$HERMES_HOME``;
 * ``offline_tokenizer`` - the exact cl100k_base counter from the bundled encoding.
@@ -12,14 +12,15 @@ The ``EngineConformance`` kit for engine authors lives in ``hermes_core.testing.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import structlog
 
 from hermes_core.host import PluginHost
+from hermes_core.logging import ROOT
 from hermes_core.tokens import ExactTokenizer, exact_tokenizer
 
 
@@ -54,15 +55,26 @@ def register_plugin(plugin_host: PluginHost) -> Iterator[Callable[[object, str],
 
 @pytest.fixture
 def capture_events() -> Iterator[list[dict[str, Any]]]:
-    # A CLI invocation earlier in the run may have configured a level filter that would drop
-    # debug events before capture; start from structlog's defaults and restore afterwards.
-    saved = structlog.get_config()
-    structlog.reset_defaults()
+    """Every hermes-core log event of the test, debug included, as dicts (``event``,
+    ``log_level`` and the context keys), whatever the process's logging set-up."""
+    events: list[dict[str, Any]] = []
+
+    class _Capture(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            event = getattr(record, "hermes_event", None)
+            events.append(dict(event) if event else {"event": record.getMessage(),
+                                                      "log_level": record.levelname.lower()})
+
+    root = logging.getLogger(ROOT)
+    handler = _Capture(logging.DEBUG)
+    saved = root.level
+    root.addHandler(handler)
+    root.setLevel(logging.DEBUG)
     try:
-        with structlog.testing.capture_logs() as events:
-            yield events
+        yield events
     finally:
-        structlog.configure(**saved)
+        root.removeHandler(handler)
+        root.setLevel(saved)
 
 
 @pytest.fixture

@@ -14,10 +14,13 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-import structlog
-
 from hermes_core import Config, hookimpl
-from hermes_core.summarizer import SummarizerError, SummarizerModelNotFoundError, SummaryRequest
+from hermes_core.logging import get_logger
+from hermes_core.summarizer import (
+    SummarizerError,
+    SummarizerModelNotFoundError,
+    SummaryRequest,
+)
 from hermes_plugins.summarizer_http import (
     content_text,
     display_url,
@@ -27,7 +30,7 @@ from hermes_plugins.summarizer_http import (
     translate_failure,
 )
 
-log: structlog.typing.FilteringBoundLogger = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 ANTHROPIC_MIN_MAX_TOKENS = 1_024
 

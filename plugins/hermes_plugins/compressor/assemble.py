@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from hermes_plugins.compressor.framing import (
+    END_MARKER,
     FALLBACK_KEY,
     HAS_USER_TURN_KEY,
     MERGED_DELIMITER,
@@ -18,7 +19,6 @@ from hermes_plugins.compressor.framing import (
     MERGED_KEY,
     SUMMARY_KEY,
     SYSTEM_NOTE,
-    END_MARKER,
     compose_prepended,
     compose_standalone,
     compose_wrapped,

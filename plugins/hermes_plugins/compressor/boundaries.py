@@ -11,8 +11,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hermes_plugins.compressor.framing import CONTINUATION_MARKER, content_text, is_summary_message
-from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, SOFT_CEILING_FACTOR, message_tokens
+from hermes_plugins.compressor.framing import (
+    CONTINUATION_MARKER,
+    content_text,
+    is_summary_message,
+)
+from hermes_plugins.compressor.prune import (
+    MAX_TAIL_MESSAGE_FLOOR,
+    SOFT_CEILING_FACTOR,
+    message_tokens,
+)
 
 Messages = Sequence[dict[str, Any]]
 

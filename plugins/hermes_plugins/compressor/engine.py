@@ -29,16 +29,18 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-import structlog
-
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.errors import HermesPluginError
+from hermes_core.logging import get_logger
 from hermes_core.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens
-
 from hermes_plugins.compressor.antithrash import AntiThrash
-from hermes_plugins.compressor.assemble import assemble, sanitize_tool_pairs, strip_historical_media
+from hermes_plugins.compressor.assemble import (
+    assemble,
+    sanitize_tool_pairs,
+    strip_historical_media,
+)
 from hermes_plugins.compressor.boundaries import (
     MIN_TAIL_MESSAGES,
     RESUMED_HEAD_SLACK,
@@ -55,11 +57,24 @@ from hermes_plugins.compressor.extractive import (
     split_at_anchor,
     verbatim,
 )
-from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, classify_message, is_summary_message, unwrap
+from hermes_plugins.compressor.framing import (
+    SUMMARY_ANCHOR,
+    classify_message,
+    is_summary_message,
+    unwrap,
+)
 from hermes_plugins.compressor.prompt import build_summary_prompt
-from hermes_plugins.compressor.prune import MAX_TAIL_MESSAGE_FLOOR, PruneStats, prune_tool_results
+from hermes_plugins.compressor.prune import (
+    MAX_TAIL_MESSAGE_FLOOR,
+    PruneStats,
+    prune_tool_results,
+)
 from hermes_plugins.compressor.redact import redact
-from hermes_plugins.compressor.serialize import bound_text, prepare_turns, serialize_turns
+from hermes_plugins.compressor.serialize import (
+    bound_text,
+    prepare_turns,
+    serialize_turns,
+)
 from hermes_plugins.compressor.thresholds import (
     UNKNOWN_WINDOW_FALLBACK,
     clamp_target_ratio,
@@ -67,7 +82,7 @@ from hermes_plugins.compressor.thresholds import (
     resolve_model_threshold,
 )
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SUMMARY_RATIO = 0.20
 SUMMARY_MIN_TOKENS = 2_000

@@ -21,9 +21,13 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.summarizer import SummaryRequest
-
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
-from hermes_plugins.compressor.oneliners import exit_code_of, looks_demoted, parse_arguments, summarize_tool_result
+from hermes_plugins.compressor.oneliners import (
+    exit_code_of,
+    looks_demoted,
+    parse_arguments,
+    summarize_tool_result,
+)
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX
 

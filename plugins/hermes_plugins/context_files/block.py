@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
-import structlog
 
 from hermes_core import (
     ContextFile,
@@ -28,10 +27,11 @@ from hermes_core import (
     record_warning,
 )
 from hermes_core.injection import blocked_file, findings, flagged_soul
+from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.sizing import fit, max_chars_for, read_timeout, share
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 NAME = "context_files"
 HEADER = "# Project Context"

@@ -22,13 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hermes_core import record_warning
+from hermes_core.logging import get_logger
 from hermes_plugins.context_files import workers
 from hermes_plugins.context_files.truncate import part_sizes
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 BYTES_PER_CHAR_MAX = 4
 # Files up to this size are read whole whatever the cap: cheap, and it keeps the head and tail

@@ -6,14 +6,14 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
-import structlog
 
 from hermes_core import PromptContext
+from hermes_core.logging import get_logger
 from hermes_plugins.context_files.gitroot import find_git_root
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.sizing import max_chars_for, read_timeout
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @attrs.frozen(kw_only=True)

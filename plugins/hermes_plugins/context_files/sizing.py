@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import structlog
-
 from hermes_core import Config, ContextFile, PromptContext, record_warning
+from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText
 from hermes_plugins.context_files.truncate import Cut, splice, truncate_text
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 DEFAULT_MAX_CHARS = 20_000
 MAX_CHARS_CEILING = 500_000

@@ -15,9 +15,9 @@ from types import MappingProxyType
 from typing import Any, NamedTuple
 
 import attrs
-import structlog
 
 from hermes_core import PromptBlock
+from hermes_core.logging import get_logger
 from hermes_plugins.skills.discovery import Progress, SourceScan, scan_source
 from hermes_plugins.skills.filters import hidden_reason
 from hermes_plugins.skills.metadata import ROW_CONDITIONS, ROW_DIR, ROW_NAME
@@ -31,7 +31,7 @@ from hermes_plugins.skills.snapshot import (
     write_snapshot,
 )
 
-log = structlog.get_logger("hermes_plugins.skills")
+log = get_logger("hermes_plugins.skills")
 
 PLUGIN = "skills"
 BLOCK_NAME = "skills_index"

@@ -19,7 +19,13 @@ from typing import Any
 
 import attrs
 
-from hermes_core import PromptBlock, PromptContext, SkillSource, hookimpl, record_warning
+from hermes_core import (
+    PromptBlock,
+    PromptContext,
+    SkillSource,
+    hookimpl,
+    record_warning,
+)
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.filters import (
     current_environments,

@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import structlog
-
+from hermes_core.logging import get_logger
 from hermes_plugins.skills.discovery import SourceScan
 
 try:
@@ -46,7 +45,7 @@ except ImportError:  # pragma: no cover - exercised by forcing the fallback in t
 
     JSON_LIBRARY = "json"
 
-log = structlog.get_logger("hermes_plugins.skills")
+log = get_logger("hermes_plugins.skills")
 
 SNAPSHOT_NAME = ".skills_prompt_snapshot.json"
 FORMAT = "hermes-skills-index"

@@ -14,9 +14,9 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import attrs
-import structlog
 
 from hermes_core.config import Config, ToolSearchSection
+from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.catalog import (
@@ -33,7 +33,7 @@ from hermes_plugins.tools.catalog import (
 )
 from hermes_plugins.tools.schema_check import check
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 MAX_QUERIES = 7
 MAX_DESCRIBE = 10

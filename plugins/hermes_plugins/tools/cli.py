@@ -20,7 +20,13 @@ import click
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.assembly import assemble_tool_defs
-from hermes_plugins.tools.catalog import classify, default_limit, entry_of, search_settings, tool_name
+from hermes_plugins.tools.catalog import (
+    classify,
+    default_limit,
+    entry_of,
+    search_settings,
+    tool_name,
+)
 from hermes_plugins.tools.listing import short_desc
 
 

@@ -23,12 +23,17 @@ import json
 import re
 from typing import Any
 
-import structlog
-
 from hermes_core.diagnostics import record_warning
-from hermes_plugins.tools.writers import LocalWriter, default_writer, is_local, safe_result_filename, spill_dir
+from hermes_core.logging import get_logger
+from hermes_plugins.tools.writers import (
+    LocalWriter,
+    default_writer,
+    is_local,
+    safe_result_filename,
+    spill_dir,
+)
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 OPEN_TAG = "<persisted-output>"
 CLOSE_TAG = "</persisted-output>"

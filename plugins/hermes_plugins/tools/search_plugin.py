@@ -15,13 +15,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import structlog
-
 from hermes_core import hookimpl
+from hermes_core.logging import get_logger
 from hermes_core.records import ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 @hookimpl(trylast=True)

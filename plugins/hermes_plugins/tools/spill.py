@@ -27,7 +27,12 @@ from typing import Any
 from hermes_core import hookimpl, record_warning
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
-from hermes_plugins.tools.output_limits import cached_config, cap_page, clip_long_lines, limits_from_config
+from hermes_plugins.tools.output_limits import (
+    cached_config,
+    cap_page,
+    clip_long_lines,
+    limits_from_config,
+)
 from hermes_plugins.tools.persist import is_persisted, spill
 from hermes_plugins.tools.writers import default_writer
 

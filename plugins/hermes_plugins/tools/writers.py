@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-import structlog
 
 from hermes_core.config import resolve_home
+from hermes_core.logging import get_logger
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 SPILL_SUBDIR = ("cache", "spillover")
 PRUNE_AFTER_SECONDS = 24 * 3600
