@@ -598,6 +598,14 @@ class PluginHost:
         )
         return answers[0][1] if answers else content
 
+    def tool_call(self, name: str, arguments: Mapping[str, Any], ctx: Any) -> Any:
+        """The answer of the plugin that provides tool ``name``, or ``None``."""
+        answers = self._guarded(
+            "hermes_tool_call", {"name": name, "arguments": arguments, "ctx": ctx},
+            firstresult=True, what=f"the answer to {name}",
+        )
+        return answers[0][1] if answers else None
+
     def tool_results_turn_budget(self, results: list[dict[str, Any]], ctx: Any) -> list[dict[str, Any]]:
         answers = self._guarded(
             "hermes_tool_results_turn_budget", {"results": results, "ctx": ctx}, firstresult=True,

@@ -214,6 +214,10 @@ class ToolCallContext:
     environment: Any = None
     #: The ``PluginHost`` processing the result, so the pipeline can ask for the writer hook.
     host: Any = attrs.field(default=None, eq=False, repr=False)
+    session_id: str = ""
+    #: The ``Session`` answering the call (``Session.handle_tool_call``), or ``None``: the
+    #: framework's own tools reach the session's state (live tool catalog, archive) through it.
+    session: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)

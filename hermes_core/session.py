@@ -10,6 +10,7 @@ same bytes instead of rebuilding - unless the stored Model/Provider lines no lon
 
 from __future__ import annotations
 
+import json
 import os
 import secrets
 import threading
@@ -495,6 +496,28 @@ class Session:
         """A turn's tool result messages fitted to the per-turn budget (largest spill first)."""
         return self._collect(self.host.tool_results_turn_budget, results, self.tools_context())
 
+    def handle_tool_call(
+        self, name: str, arguments: Mapping[str, Any] | str | None = None, *, tool_call_id: str = ""
+    ) -> Any:
+        """Answer a call of a tool the framework added (bridge and recall tools).
+
+        ``arguments`` may be the call's JSON text. Returns the result for the model, or raises
+        ``KeyError`` when no plugin provides ``name`` (the host's own tools are the host's).
+        """
+        args, problem = _parse_tool_arguments(arguments)
+        if args is None:
+            return json.dumps({"error": f"{name}: {problem}"})
+        ctx = ToolCallContext(
+            tool_name=name, tool_call_id=tool_call_id, arguments=args, home=self.home,
+            context_length=self.engine.context_length or self.context_length, config=self.config,
+            environment=self.environment, host=self.host, session_id=self.session_id,
+            session=self,
+        )
+        answer = self._collect(self.host.tool_call, name, args, ctx)
+        if answer is None:
+            raise KeyError(f"no plugin answers the tool {name!r}")
+        return answer
+
     # --- end ----------------------------------------------------------------------------
 
     def close(self, messages: list[dict[str, Any]] | None = None) -> None:
@@ -522,6 +545,19 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(session_id={self.session_id!r}, model={self.model!r}, platform={self.platform!r})"
+
+
+def _parse_tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
+    if arguments is None or arguments == "":
+        return {}, ""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError as exc:
+            return None, f"arguments are not valid JSON ({exc.msg})"
+    if not isinstance(arguments, Mapping):
+        return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
+    return dict(arguments), ""
 
 
 def _stable_prefix(built: BuiltPrompt) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.hookspecs import hookspec
@@ -93,4 +93,29 @@ class ToolSpecs:
         Semantics: firstresult; the built-in local writer is ``trylast``.
 
         .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_tool_call(
+        self, name: str, arguments: Mapping[str, Any], ctx: ToolCallContext
+    ) -> Any:
+        """Answer a call of a tool the framework itself provides.
+
+        Called: by ``Session.handle_tool_call`` when the model called a tool that hermes-core
+            or a plugin added to the request (the ``tool_search`` / ``tool_describe`` /
+            ``tool_call`` bridge, the recall tools ``context_search`` / ``context_expand``),
+            once per call.
+
+        Args:
+            name: the tool the model called.
+            arguments: its arguments, parsed from the call's JSON (``{}`` when there were none).
+            ctx: the call's ``ToolCallContext``; ``ctx.session`` is the answering ``Session``.
+
+        Returns:
+            The result for the model (a string, usually JSON; errors are results too, never
+            exceptions), or ``None`` when the tool is not this plugin's.
+
+        Semantics: firstresult: the first plugin that knows the tool answers.
+
+        .. versionadded:: 0.2
         """
