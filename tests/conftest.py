@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fake_dists import site_dir  # noqa: F401  (fixture)
@@ -28,3 +30,19 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     yield
     reset_logging()
     drain_warnings()
+
+
+#: Real recorded sessions of other agents (third-party data): read in place, never copied into
+#: the repository. ``$HERMES_REAL_SESSIONS`` points elsewhere; tests skip when it is absent.
+REAL_SESSIONS = Path(
+    os.environ.get("HERMES_REAL_SESSIONS")
+    or Path(__file__).resolve().parents[1].parent / "shared" / "real-sessions"
+)
+
+
+@pytest.fixture
+def real_sessions_dir() -> Path:
+    """The real-sessions folder; the test is skipped when it is not there."""
+    if not REAL_SESSIONS.is_dir():
+        pytest.skip(f"no real sessions at {REAL_SESSIONS}")
+    return REAL_SESSIONS
