@@ -69,7 +69,7 @@ from hermes_plugins.compressor.prune import (
     PruneStats,
     prune_tool_results,
 )
-from hermes_plugins.compressor.redact import redact
+from hermes_core.redaction import redact
 from hermes_plugins.compressor.serialize import (
     bound_text,
     prepare_turns,

@@ -14,7 +14,7 @@ from typing import Any
 
 from hermes_core.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
-from hermes_plugins.compressor.redact import redact
+from hermes_core.redaction import redact
 
 CONTENT_MAX = 6_000
 CONTENT_HEAD = 4_000
