@@ -14,6 +14,14 @@ from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
+from hermes_plugins.compressor.failures import failure_of, suffix
+from hermes_plugins.compressor.toolkinds import (
+    EDITOR_TOOLS,
+    READ_TOOLS,
+    command_of,
+    patch_files,
+)
+
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
@@ -74,8 +82,9 @@ def looks_demoted(content: str) -> bool:
         return False
     if content.startswith(_ALREADY_SHORT_PREFIXES):
         return True
-    return len(content) < 400 and "\n" not in content and (
-        " chars" in content or " lines output" in content or " matches" in content
+    # Failure lines carry up to 300 characters of error text after the usual line.
+    return len(content) < 800 and "\n" not in content and (
+        " chars" in content or " lines output" in content or " matches" in content or " lines;" in content
     )
 
 
@@ -140,42 +149,150 @@ def _s(value: Any) -> str:
     return value if type(value) is str else str(value)
 
 
+def _arg(args: dict[str, Any], *keys: str, default: str = "?") -> str:
+    """The first argument among ``keys`` that is set: ``False`` and ``0`` print as themselves;
+    only a missing, ``None`` or empty-string value gives ``default``."""
+    for key in keys:
+        value = args.get(key)
+        if value is None or value == "" and type(value) is str:
+            continue
+        return value if type(value) is str else str(value)
+    return default
+
+
 # The formatters below inline ``_s`` (``x if type(x) is str else str(x)``): they run once per
 # demoted result and a call per argument was a good part of a line's cost.
 
 
 def _terminal(name: str, args: dict[str, Any], content: str) -> str:
     command = args.get("command", "")
-    command = _clip(command if type(command) is str else str(command), 80, 77)
+    if type(command) is not str:
+        command = command_of(args) or str(command)
+    command = _clip(command, 80, 77)
     return f"[{name}] ran `{command}` -> exit {_exit_code(content)}, {_lines(content)} lines output"
 
 
 def _read_file(name: str, args: dict[str, Any], content: str) -> str:
-    path = args.get("path") or args.get("file_path") or "?"
-    if type(path) is not str:
-        path = str(path)
-    offset = args.get("offset") or 1
-    if type(offset) is not str:
-        offset = str(offset)
+    path = _arg(args, "path", "file_path", "filename")
+    offset = _arg(args, "offset", "line_number", default="1")
     return f"[{name}] read {path} from line {offset} ({len(content):,} chars)"
 
 
 def _write_file(name: str, args: dict[str, Any], content: str) -> str:
-    path = _s(args.get("path") or args.get("file_path") or "?")
-    written = args.get("content")
+    path = _arg(args, "path", "file_path", "filename")
+    written = args.get("content", args.get("file_text"))
     lines = _lines(written) if isinstance(written, str) else "?"
     return f"[{name}] wrote to {path} ({lines} lines)"
 
 
+def _edit(name: str, args: dict[str, Any], content: str) -> str:
+    path = _arg(args, "file_path", "path", "notebook_path")
+    edits = args.get("edits")
+    if isinstance(edits, list):
+        return f"[{name}] {len(edits)} edits in {path}"
+    every = " (all occurrences)" if args.get("replace_all") is True else ""
+    old = args.get("old_string")
+    size = f", {_lines(old)} lines replaced" if isinstance(old, str) and old else ""
+    return f"[{name}] edited {path}{every}{size}"
+
+
+def _editor(name: str, args: dict[str, Any], content: str) -> str:
+    """SWE-agent / OpenHands / Anthropic ``str_replace_editor``: the sub-command says it all."""
+    command = _arg(args, "command")
+    path = _arg(args, "path")
+    if command == "view":
+        shown = args.get("view_range")
+        where = f" lines {shown[0]}-{shown[-1]}" if isinstance(shown, list) and shown else ""
+        return f"[{name}] view {path}{where} ({len(content):,} chars)"
+    if command == "create":
+        text = args.get("file_text")
+        return f"[{name}] created {path} ({_lines(text) if isinstance(text, str) else '?'} lines)"
+    if command == "insert":
+        return f"[{name}] insert in {path} after line {_arg(args, 'insert_line')}"
+    return f"[{name}] {command} in {path} ({len(content):,} chars result)"
+
+
+def _grep(name: str, args: dict[str, Any], content: str) -> str:
+    pattern = _clip(_arg(args, "pattern", "query", default=""), 60)
+    path = _arg(args, "path", "glob", default=".")
+    found = content[:40]
+    if found.startswith("Found ") and found[6:7].isdigit():
+        count = found[6:].split(" ", 1)[0]
+    elif content.startswith(("No files found", "No matches found")):
+        count = "0"
+    else:
+        count = _lines(content)
+    return f"[{name}] search for '{pattern}' in {path} -> {count} matches"
+
+
+def _todos(name: str, args: dict[str, Any], content: str) -> str:
+    todos = args.get("todos")
+    if not isinstance(todos, list):
+        return f"[{name}] updated task list"
+    states = [t.get("status") for t in todos if isinstance(t, dict)]
+    current = next((t for t in todos if isinstance(t, dict) and t.get("status") == "in_progress"), None)
+    now = ""
+    if current is not None:
+        now = f"; now: {_clip(_arg(current, 'activeForm', 'content', default=''), 80)}"
+    return (f"[{name}] {len(todos)} todos ({states.count('completed')} done, "
+            f"{states.count('in_progress')} in progress){now}")
+
+
+def _task(name: str, args: dict[str, Any], content: str) -> str:
+    kind = _arg(args, "subagent_type", default="")
+    what = _clip(_arg(args, "description", "prompt", default=""), 60, 57)
+    kind = f" {kind}" if kind else ""
+    return f"[{name}]{kind} '{what}' ({len(content):,} chars result)"
+
+
+def _apply_patch(name: str, args: dict[str, Any], content: str) -> str:
+    text = args.get("input", args.get("patch"))
+    if not isinstance(text, str):
+        command = args.get("command")
+        text = str(command[1]) if isinstance(command, list) and len(command) > 1 else ""
+    files = [f"{path} ({verb})" for path, verb in patch_files(text)]
+    shown = ", ".join(files[:3]) + (f" (+{len(files) - 3} more)" if len(files) > 3 else "")
+    return f"[{name}] patched {shown or '?'} ({len(content):,} chars result)"
+
+
+def _shell(name: str, args: dict[str, Any], content: str) -> str:
+    """Codex ``shell`` (a command list) - an ``apply_patch`` through it is a patch, not a command."""
+    command = args.get("command")
+    if isinstance(command, list) and command and str(command[0]) == "apply_patch":
+        return _apply_patch(name, args, content)
+    return _terminal(name, args, content)
+
+
+def _submit(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] submitted the work ({len(content):,} chars result)"
+
+
+def _finish(name: str, args: dict[str, Any], content: str) -> str:
+    message = _clip(_arg(args, "message", "summary", "final_thought", default=""), 80, 77)
+    return f"[{name}] finished: '{message}'"
+
+
+def _think(name: str, args: dict[str, Any], content: str) -> str:
+    return f"[{name}] '{_clip(_arg(args, 'thought', default=''), 60, 57)}'"
+
+
+def _code_cell(name: str, args: dict[str, Any], content: str) -> str:
+    code = _arg(args, "code", default="").replace("\n", " ")
+    shown = code[:60] + ("..." if len(code) > 60 else "")
+    return f"[{name}] `{shown}` ({_lines(content)} lines output)"
+
+
+def _glob(name: str, args: dict[str, Any], content: str) -> str:
+    pattern = _clip(_arg(args, "pattern", "file_name", default=""), 60)
+    where = _arg(args, "path", "dir", default=".")
+    count = "0" if content.startswith("No files found") else _lines(content)
+    return f"[{name}] files matching '{pattern}' in {where} -> {count} matches"
+
+
 def _search_files(name: str, args: dict[str, Any], content: str) -> str:
-    target = args.get("target") or "content"
-    if type(target) is not str:
-        target = str(target)
-    pattern = args.get("pattern") or args.get("query") or ""
-    pattern = _clip(pattern if type(pattern) is str else str(pattern), 60)
-    path = args.get("path") or "."
-    if type(path) is not str:
-        path = str(path)
+    target = _arg(args, "target", default="content")
+    pattern = _clip(_arg(args, "pattern", "query", default=""), 60)
+    path = _arg(args, "path", default=".")
     # Search results carry their count at the start or the end of the JSON, never only inside.
     at = content.find('"total_count"', 0, 400)
     if at == -1:
@@ -186,28 +303,25 @@ def _search_files(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _patch(name: str, args: dict[str, Any], content: str) -> str:
-    mode = args.get("mode") or "replace"
-    if type(mode) is not str:
-        mode = str(mode)
-    path = args.get("path") or args.get("file_path") or "?"
-    if type(path) is not str:
-        path = str(path)
+    mode = _arg(args, "mode", default="replace")
+    path = _arg(args, "path", "file_path")
     return f"[{name}] {mode} in {path} ({len(content):,} chars result)"
 
 
 def _browser(name: str, args: dict[str, Any], content: str) -> str:
     if args.get("url"):
         where = f" {_clip(_s(args['url']), 120)}"
-    elif args.get("ref"):
+    elif args.get("ref") is not None:
         where = f" ref={_s(args['ref'])}"
+    elif isinstance(args.get("code"), str):  # OpenHands' browser takes browsergym code
+        where = f" `{_clip(args['code'], 80, 77)}`"
     else:
         where = ""
     return f"[{name}]{where} ({len(content):,} chars)"
 
 
 def _web_search(name: str, args: dict[str, Any], content: str) -> str:
-    query = args.get("query") or ""
-    query = _clip(query if type(query) is str else str(query), 80)
+    query = _clip(_arg(args, "query", default=""), 80)
     return f"[{name}] query='{query}' ({len(content):,} chars result)"
 
 
@@ -223,29 +337,25 @@ def _web_extract(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _delegate(name: str, args: dict[str, Any], content: str) -> str:
-    goal = args.get("goal") or args.get("task") or ""
-    goal = _clip(goal if type(goal) is str else str(goal), 60, 57)
+    goal = _clip(_arg(args, "goal", "task", default=""), 60, 57)
     return f"[{name}] '{goal}' ({len(content):,} chars result)"
 
 
 def _execute_code(name: str, args: dict[str, Any], content: str) -> str:
-    code = args.get("code") or ""
-    code = (code if type(code) is str else str(code)).replace("\n", " ")
-    shown = code[:60] + ("..." if len(code) > 60 else "")
-    return f"[{name}] `{shown}` ({_lines(content)} lines output)"
+    return _code_cell(name, args, content)
 
 
 def _skill(name: str, args: dict[str, Any], content: str) -> str:
-    return f"[{name}] name={_s(args.get('name') or '?')} ({len(content):,} chars)"
+    return f"[{name}] name={_arg(args, 'name')} ({len(content):,} chars)"
 
 
 def _vision(name: str, args: dict[str, Any], content: str) -> str:
-    question = _s(args.get("question") or "")[:50]
+    question = _arg(args, "question", default="")[:50]
     return f"[{name}] '{question}' ({len(content):,} chars)"
 
 
 def _memory(name: str, args: dict[str, Any], content: str) -> str:
-    return f"[{name}] {_s(args.get('action') or '?')} on {_s(args.get('target') or '?')}"
+    return f"[{name}] {_arg(args, 'action')} on {_arg(args, 'target')}"
 
 
 def _fixed(phrase: str) -> Callable[[str, dict[str, Any], str], str]:
@@ -257,12 +367,11 @@ def _tts(name: str, args: dict[str, Any], content: str) -> str:
 
 
 def _cronjob(name: str, args: dict[str, Any], content: str) -> str:
-    return f"[{name}] {_s(args.get('action') or '?')}"
+    return f"[{name}] {_arg(args, 'action')}"
 
 
 def _process(name: str, args: dict[str, Any], content: str) -> str:
-    session = args.get("session_id") or args.get("session") or "?"
-    return f"[{name}] {_s(args.get('action') or '?')} session={_s(session)}"
+    return f"[{name}] {_arg(args, 'action')} session={_arg(args, 'session_id', 'session')}"
 
 
 def _generic(name: str, args: dict[str, Any], content: str) -> str:
@@ -295,20 +404,53 @@ _BY_TOOL: dict[str, Callable[[str, dict[str, Any], str], str]] = {
 }
 for _browser_tool in ("navigate", "click", "snapshot", "type", "scroll", "vision"):
     _BY_TOOL[f"browser_{_browser_tool}"] = _browser
+# Other agents' tools (Claude Code, SWE-agent, OpenHands, Codex): their own lines, not the generic.
+_BY_TOOL.update({
+    "Bash": _terminal, "bash": _terminal, "execute_bash": _terminal, "run_command": _terminal,
+    "exec_command": _terminal, "local_shell": _terminal, "shell": _shell, "container.exec": _shell,
+    "Read": _read_file, "open": _read_file, "view_file": _read_file, "NotebookRead": _read_file,
+    "Write": _write_file, "create": _write_file, "create_file": _write_file,
+    "Edit": _edit, "MultiEdit": _edit, "NotebookEdit": _edit, "edit_file": _edit,
+    "str_replace_editor": _editor, "text_editor": _editor, "str_replace_based_edit_tool": _editor,
+    "Grep": _grep, "search_dir": _grep, "search_file": _grep, "grep": _grep,
+    "Glob": _glob, "find_file": _glob,
+    "TodoWrite": _todos, "Task": _task, "apply_patch": _apply_patch,
+    "submit": _submit, "finish": _finish, "think": _think,
+    "execute_ipython_cell": _code_cell, "browser": _browser,
+    "WebFetch": _browser, "WebSearch": _web_search, "web_read": _browser,
+})
 
 
-def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any) -> str:
-    """One line describing a tool call and its result; ``[<tool>] (<N> chars result)`` on error."""
+def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
+    """``line`` with what went wrong appended when the result failed (issue 13), else ``line``."""
+    reads = name in READ_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
+    failure = failure_of(content, is_error=is_error, reads=reads)
+    if failure is None:
+        return line
+    if failure.code is not None and " -> exit ?," in line:
+        line = line.replace(" -> exit ?,", f" -> exit {failure.code},", 1)
+    if line.endswith(" lines output"):
+        line = line[: -len(" output")]
+    elif failure.code is not None and " -> exit " not in line:
+        line += f" -> exit {failure.code}"
+    return line + suffix(failure)
+
+
+def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any, is_error: Any = False) -> str:
+    """One line describing a tool call and its result; ``[<tool>] (<N> chars result)`` on error.
+
+    A failed result (see ``failures``) keeps its exit code, error lines and ``file:line``.
+    """
     name = tool_name or "unknown"
     text = content if type(content) is str else ("" if content is None else str(content))
     try:
         args = parse_arguments(arguments)
-        return _BY_TOOL.get(name, _generic)(name, args, text)
+        return _failed_line(name, args, text, is_error, _BY_TOOL.get(name, _generic)(name, args, text))
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(text):,} chars result)"
 
 
-def tool_line(name: Any, arguments: Any, content: str) -> str:
+def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) -> str:
     """``summarize_tool_result`` for the free passes, which call it once per old result.
 
     The caller guarantees a truthy ``name`` and a ``str`` content; this saves the wrapper
@@ -325,7 +467,7 @@ def tool_line(name: Any, arguments: Any, content: str) -> str:
                     args = {}
         else:
             args = parse_arguments(arguments)
-        return _BY_TOOL.get(name, _generic)(name, args, content)
+        return _failed_line(name, args, content, is_error, _BY_TOOL.get(name, _generic)(name, args, content))
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(content):,} chars result)"
 

@@ -282,11 +282,11 @@ class _Pruner:
                                 pending = None
                             else:
                                 verified = k + 1
-                        line = line_for(fn.get("name") or "unknown", arguments, content)
+                        line = line_for(fn.get("name") or "unknown", arguments, content, message.get("_is_error"))
                     else:
                         if k == verified:
                             verified = k + 1
-                        line = line_for("unknown", None, content)
+                        line = line_for("unknown", None, content, message.get("_is_error"))
                     break
                 k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
             else:
@@ -316,7 +316,7 @@ class _Pruner:
             message = messages[i]
             content = message["content"]
             name, arguments = self.call_for(i, message.get("tool_call_id") or "")
-            line = line_for(name, arguments, content)
+            line = line_for(name, arguments, content, message.get("_is_error"))
             if len(line) < len(content):
                 self._put(i, {**message, "content": line})
                 demoted += 1
@@ -389,7 +389,7 @@ class _Pruner:
             if len(content) <= self.min_prune_chars or looks_demoted(content):
                 return False
             name, arguments = self.call_for(i, str(message.get("tool_call_id") or ""))
-            line = summarize_tool_result(name, arguments, content)
+            line = summarize_tool_result(name, arguments, content, message.get("_is_error"))
             if len(line) >= len(content):
                 return False
             self._put(i, {**message, "content": line})

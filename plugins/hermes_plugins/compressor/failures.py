@@ -1,0 +1,221 @@
+"""What a failed tool result says went wrong, decided from structure (issue 13).
+
+A result counts as failed only on structural evidence: ``_is_error`` metadata on the message, a
+non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, OpenHands'
+``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
+that is not null/empty or ``"success": false``, a Python traceback, or a line that *starts* with
+``Error:``/``error:``/``ERROR:``/``fatal:``. A word inside code (``except sqlite3.Error:``) or a
+``"error": null`` key never makes a result failed, and an explicit exit code 0 wins over text.
+
+``failure_of`` returns the exit code, the first and last error line (≤ 300 chars together,
+whitespace collapsed so the line can be quoted on one line) and the ``file:line`` the text names.
+Outputs are scanned whole up to 48 KB, else their first 16 KB and last 32 KB: tracebacks and
+test summaries sit at the end of long outputs.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, NamedTuple
+
+ERROR_MAX = 300
+SCAN_WHOLE_MAX = 48_000
+SCAN_HEAD = 16_000
+SCAN_TAIL = 32_000
+JSON_PARSE_MAX = 400_000
+
+_TRACEBACK = "Traceback (most recent call last):"
+_HEADER_EXIT = re.compile(r"\A\s*Exit code:?\s*(-?\d+)")
+_TAIL_EXIT = re.compile(
+    r"(?:exit(?:ed)?[ _](?:code|status)(?: of)?|completed with exit code|returned non-zero exit status)"
+    r"[\"']?\s*[:=]?\s*(-?\d+)",
+    re.IGNORECASE,
+)
+_ERROR_START = re.compile(r"(?m)^[ \t]*(?:Error|error|ERROR|fatal|FATAL)(?:\[[^\]\n]*\])?:[ \t]*\S")
+#: A line that states an error: an exception name ending the line or followed by ':', a line
+#: opening with an error word, pytest's ``E`` lines and summaries, common shell failures.
+_ERROR_LINE = re.compile(
+    r"^(?:E\s+)?(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Exit|Interrupt|Failure)(?::.*)?$"
+    r"|^(?:error|Error|ERROR|fatal|FATAL|panic|FAILED|FAIL|npm ERR!)(?:\[[^\]]*\])?[: ].*"
+    r"|^\S+:\d+(?::\d+)?: (?:fatal )?(?:error|Error|ERROR)\b.*"
+    r"|^\*\* \(\w+\) .*"
+    r"|^\S.*\[ERROR\].*"
+    r"|.*(?:: command not found|No such file or directory|Permission denied|Assertion .*failed)$"
+)
+#: Lines agents add around every output (OpenHands' exit note, SWE-agent's prompt state).
+_TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current directory:", "bash-$",
+             "[Command finished with exit code", "[Python interpreter:")
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
+_FILE_LINE = re.compile(r"(?<![\w/.\-])((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}):(\d+)\b")
+_LIBRARY_HINTS = ("site-packages", "dist-packages", "/lib/python", "<frozen", "<string>", "<stdin>")
+
+
+_DECODER = json.JSONDecoder()
+_JSON_EXIT = re.compile(r'"(?:exit_code|returncode)"\s*:\s*"?(-?\d+)')
+_JSON_ERROR = re.compile(r'"error"\s*:\s*(null|""|false|\[\]|\{\})?')
+
+
+def _json_may_fail(text: str) -> bool:
+    """Whether a JSON result could report a failure (no parse for the usual successful ones)."""
+    if '"success": false' in text or '"success":false' in text:
+        return True
+    for match in _JSON_EXIT.finditer(text):
+        if match.group(1) != "0":
+            return True
+    return any(match.group(1) is None for match in _JSON_ERROR.finditer(text))
+
+
+class Failure(NamedTuple):
+    """A failed result: exit code (``None`` when unknown), error text, ``file:line`` or ``None``."""
+
+    code: str | None
+    error: str
+    where: str | None
+
+    @property
+    def first(self) -> str:
+        """The first error line (the part a probe looks for)."""
+        return self.error.split(" … ", 1)[0]
+
+
+def _one_line(text: str) -> str:
+    if "\x1b" in text:
+        text = _ANSI.sub("", text)
+    return " ".join(text.split())
+
+
+def _window(text: str) -> str:
+    if len(text) <= SCAN_WHOLE_MAX:
+        return text
+    return text[:SCAN_HEAD] + "\n" + text[-SCAN_TAIL:]
+
+
+def _exit_code(text: str) -> str | None:
+    match = _HEADER_EXIT.match(text)
+    if match:
+        return match.group(1)
+    tail = text[-600:]
+    found = None
+    for found in _TAIL_EXIT.finditer(tail):
+        pass
+    return found.group(1) if found else None
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def error_lines(text: str) -> tuple[str, str]:
+    """(first, last) error line of ``text`` (``last`` is "" when there is only one)."""
+    lines = [line for line in (_one_line(raw) for raw in _window(text).splitlines())
+             if line and not line.startswith(_TRAILERS)]
+    hits = [line for line in lines if _ERROR_LINE.match(line) and not _HEADER_EXIT.match(line)]
+    if not hits:
+        body = [line for line in lines if not _HEADER_EXIT.match(line)]
+        hits = body[:1]
+        if len(body) > 1 and len(body) <= 3:
+            hits.append(body[-1])
+    if not hits:
+        return "", ""
+    first, last = hits[0], hits[-1]
+    first = first[2:].lstrip() if first.startswith("E ") else first
+    last = last[2:].lstrip() if last.startswith("E ") else last
+    return first, ("" if last == first else last)
+
+
+def compose_error(first: str, last: str) -> str:
+    """First and last error line joined by `` … ``, within ``ERROR_MAX`` characters."""
+    if not last:
+        return _clip(first, ERROR_MAX)
+    if len(first) + len(last) + 3 <= ERROR_MAX:
+        return f"{first} … {last}"
+    half = (ERROR_MAX - 3) // 2
+    head = _clip(first, max(half, ERROR_MAX - 3 - len(last)))
+    return f"{head} … {_clip(last, ERROR_MAX - 3 - len(head))}"
+
+
+def location(text: str) -> str | None:
+    """The ``file:line`` a failure names: the innermost project frame of a traceback, else the
+    first ``path.ext:N`` of the text."""
+    window = _window(text)
+    frames = _PY_FRAME.findall(window)
+    if frames:
+        own = [f for f in frames if not any(hint in f[0] for hint in _LIBRARY_HINTS)]
+        path, line = (own or frames)[-1]
+        return f"{path}:{line}"
+    match = _FILE_LINE.search(window)
+    return f"{match.group(1)}:{match.group(2)}" if match else None
+
+
+def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
+    code: Any = obj.get("exit_code", obj.get("returncode"))
+    meta = obj.get("metadata")
+    if code is None and isinstance(meta, dict):
+        code = meta.get("exit_code")
+    if isinstance(code, str) and code.lstrip("-").isdigit():
+        code = int(code)
+    if type(code) is not int:
+        code = None
+    error = obj.get("error")
+    has_error = error not in (None, "", False, [], {}) and not (isinstance(error, str) and not error.strip())
+    failed = is_error or has_error or obj.get("success") is False or (code is not None and code != 0)
+    if not failed:
+        return None
+    output: str = next((obj[k] for k in ("output", "stderr", "stdout", "message", "content")
+                        if isinstance(obj.get(k), str) and obj[k].strip()), "")
+    source = output
+    if has_error:
+        message = error.get("message") if isinstance(error, dict) else None
+        source = error if isinstance(error, str) else (
+            message if isinstance(message, str) else json.dumps(error, ensure_ascii=False))
+    first, last = error_lines(source)
+    if not first and output and source is not output:
+        first, last = error_lines(output)
+    where = location(source) or (location(output) if output and source is not output else None)
+    return Failure(None if code in (None, 0) else str(code), compose_error(first, last), where)
+
+
+def failure_of(content: Any, *, is_error: Any = False, reads: bool = False) -> Failure | None:
+    """The failure ``content`` reports, or ``None`` when the result did not fail.
+
+    ``reads`` marks a file-reading tool: the file's own text (a log with ``ERROR:`` lines, code
+    with tracebacks in docstrings) is not evidence, only metadata, JSON fields and a header are.
+    """
+    text = content if isinstance(content, str) else ("" if content is None else str(content))
+    stripped = text.lstrip()
+    if stripped.startswith("{") and len(text) <= JSON_PARSE_MAX:
+        if not is_error and not _json_may_fail(stripped):
+            return None
+        try:
+            # raw_decode: Hermes appends discovered context files after the JSON object.
+            obj = _DECODER.raw_decode(stripped)[0]
+        except (ValueError, RecursionError):
+            obj = None
+        if isinstance(obj, dict):
+            return _from_json(obj, bool(is_error))
+    code = _exit_code(text)
+    if code == "0" and not is_error:
+        return None
+    failed = bool(is_error) or (code is not None and code != "0")
+    if not failed and not reads:
+        window = _window(text)
+        failed = _TRACEBACK in window or (
+            ("rror" in window or "RROR" in window or "atal:" in window or "ATAL:" in window)
+            and _ERROR_START.search(window) is not None
+        )
+    if not failed:
+        return None
+    first, last = error_lines(text)
+    return Failure(None if code in (None, "0") else code, compose_error(first, last), location(text))
+
+
+def suffix(failure: Failure) -> str:
+    """``; <error> (<file:line>)``: what a one-liner appends for a failed result."""
+    parts = ""
+    if failure.error:
+        parts = f"; {failure.error}"
+    if failure.where and failure.where not in failure.error:
+        parts += f" ({failure.where})"
+    return parts or "; failed"
