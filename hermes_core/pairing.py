@@ -21,13 +21,18 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+import attrs
+
 __all__ = [
+    "TOOL_CALL_REMOVED",
     "Match",
+    "PairingRepair",
     "call_ids_of",
     "is_valid_pairing",
     "match_results",
     "pairing_problems",
     "pending_calls",
+    "repair_pairing",
 ]
 
 #: ``(assistant index, call position)`` a tool result answers.
@@ -147,3 +152,196 @@ def pairing_problems(messages: Sequence[Mapping[str, Any]], *, allow_pending: bo
 def is_valid_pairing(messages: Sequence[Mapping[str, Any]], *, allow_pending: bool = True) -> bool:
     """Whether a provider would accept the pairing of ``messages`` (see ``pairing_problems``)."""
     return not pairing_problems(messages, allow_pending=allow_pending)
+
+
+# --- repair ------------------------------------------------------------------------------------
+
+#: What an assistant message says when every call it made was removed and it had no text.
+TOOL_CALL_REMOVED = "(tool call removed)"
+
+
+@attrs.frozen(kw_only=True)
+class PairingRepair:
+    """What ``repair_pairing`` did: results moved back after their call, results dropped
+    (orphans, second answers, ambiguous separated ones), calls dropped (never answered)."""
+
+    moved: int = 0
+    dropped_results: int = 0
+    dropped_calls: int = 0
+
+    @property
+    def changed(self) -> int:
+        return self.moved + self.dropped_results + self.dropped_calls
+
+    def describe(self) -> str:
+        parts = []
+        if self.moved:
+            parts.append(f"{self.moved} tool result(s) moved back after their call")
+        if self.dropped_results:
+            parts.append(f"{self.dropped_results} tool result(s) dropped (they answered no call)")
+        if self.dropped_calls:
+            parts.append(f"{self.dropped_calls} tool call(s) dropped (no result came back)")
+        return "; ".join(parts) or "nothing"
+
+
+def _with_note(message: Mapping[str, Any], note: str) -> dict[str, Any]:
+    """``message`` with ``note`` added to its text (a text part for a parts list)."""
+    out = dict(message)
+    content = out.get("content")
+    if isinstance(content, list):
+        out["content"] = [*content, {"type": "text", "text": note}]
+    elif isinstance(content, str) and content.strip():
+        out["content"] = f"{content}\n{note}"
+    else:
+        out["content"] = note
+    out.pop("api_content", None)
+    return out
+
+
+def _calls_note(count: int) -> str:
+    return "(1 tool call removed: no result came back)" if count == 1 else (
+        f"({count} tool calls removed: no result came back)"
+    )
+
+
+def _results_note(count: int) -> str:
+    return "(1 tool result removed: it answered no call)" if count == 1 else (
+        f"({count} tool results removed: they answered no call)"
+    )
+
+
+def repair_pairing(
+    messages: list[dict[str, Any]], *, allow_pending: bool = True
+) -> tuple[list[dict[str, Any]], PairingRepair]:
+    """``messages`` made valid by the provider rule; ``(list, what was done)``.
+
+    Nothing is invented: a result separated from its call by other messages is moved back
+    right after that call when the match is unambiguous (no other open call carries its id),
+    otherwise dropped; orphan results and second answers are dropped; calls no kept result
+    answers are dropped, except the newest assistant message's pending calls when
+    ``allow_pending``. Every drop leaves a counted note in the nearest assistant message
+    (``(tool call removed)`` when nothing else is left of it). A valid list comes back as the
+    very same object, and the input and its dicts are never mutated.
+    """
+    if not pairing_problems(messages, allow_pending=allow_pending):
+        return messages, PairingRepair()
+    n = len(messages)
+    open_calls: dict[str, list[Match]] = {}
+    #: assistant index -> kept result indices, in order (in place and moved ones).
+    results_of: dict[int, list[int]] = {}
+    answered: set[Match] = set()
+    dropped_at: list[int] = []
+    moved = 0
+    last_non_tool = -1
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role != "tool":
+            last_non_tool = index
+            if role == "assistant" and message.get("tool_calls"):
+                for position, ident in enumerate(call_ids_of(message)):
+                    if ident:
+                        open_calls.setdefault(ident, []).append((index, position))
+            continue
+        ident = str(message.get("tool_call_id") or "")
+        stack = open_calls.get(ident) if ident else None
+        if not stack:
+            dropped_at.append(index)
+            continue
+        newest = stack[-1][0]
+        k = len(stack) - 1
+        while k > 0 and stack[k - 1][0] == newest:
+            k -= 1
+        match = stack[k]
+        if match[0] != last_non_tool:
+            # Separated from its call: move it back only when no other open call has its id.
+            if len(stack) != 1:
+                dropped_at.append(index)
+                continue
+            moved += 1
+        stack.pop(k)
+        answered.add(match)
+        results_of.setdefault(match[0], []).append(index)
+
+    pending_at = -1
+    if allow_pending:
+        j = n - 1
+        while j >= 0 and messages[j].get("role") == "tool":
+            j -= 1
+        if j >= 0 and messages[j].get("role") == "assistant":
+            pending_at = j
+
+    out: list[dict[str, Any]] = []
+    last_assistant = -1  # index in ``out`` of the newest assistant message written
+    waiting_notes = 0  # dropped results before any assistant message
+    dropped_calls = 0
+    drops = iter(dropped_at)
+    next_drop = next(drops, n)
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "tool":
+            if index == next_drop:
+                next_drop = next(drops, n)
+                if last_assistant >= 0:
+                    out[last_assistant] = _add_dropped(out[last_assistant])
+                else:
+                    waiting_notes += 1
+            continue
+        if role != "assistant":
+            out.append(message)
+            continue
+        fixed: dict[str, Any] | None = None
+        if message.get("tool_calls"):
+            calls = message["tool_calls"]
+            ids = call_ids_of(message)
+            keep = [
+                call for position, (call, ident) in enumerate(zip(calls, ids, strict=True))
+                if ident and ((index, position) in answered or index == pending_at)
+            ]
+            if len(keep) != len(calls):
+                removed = len(calls) - len(keep)
+                dropped_calls += removed
+                fixed = {k: v for k, v in message.items() if k not in ("tool_calls", "api_content")}
+                if keep:
+                    fixed["tool_calls"] = keep
+                    fixed = _with_note(fixed, _calls_note(removed))
+                elif _blank(fixed.get("content")):
+                    fixed["content"] = TOOL_CALL_REMOVED if removed == 1 else _calls_note(removed)
+                else:
+                    fixed = _with_note(fixed, _calls_note(removed))
+        current = message if fixed is None else fixed
+        if waiting_notes:
+            for _ in range(waiting_notes):
+                current = _add_dropped(current)
+            waiting_notes = 0
+        out.append(current)
+        last_assistant = len(out) - 1
+        for r in results_of.get(index, ()):
+            out.append(messages[r])
+    report = PairingRepair(moved=moved, dropped_results=len(dropped_at), dropped_calls=dropped_calls)
+    return out, report
+
+
+def _blank(content: Any) -> bool:
+    return content is None or content == [] or (isinstance(content, str) and not content.strip())
+
+
+_DROPPED_KEY = "_dropped_results"
+
+
+def _add_dropped(message: Mapping[str, Any]) -> dict[str, Any]:
+    """One more dropped result noted on an assistant message (one note, its count updated)."""
+    count = int(message.get(_DROPPED_KEY) or 0)
+    out = dict(message)
+    if count:
+        old = _results_note(count)
+        content = out.get("content")
+        if isinstance(content, str) and content.endswith(old):
+            out["content"] = content[: len(content) - len(old)].rstrip("\n")
+            if not out["content"]:
+                out["content"] = None
+        elif isinstance(content, list) and content and isinstance(content[-1], Mapping) \
+                and content[-1].get("text") == old:
+            out["content"] = content[:-1]
+    out = _with_note(out, _results_note(count + 1))
+    out[_DROPPED_KEY] = count + 1
+    return out

@@ -7,7 +7,14 @@ from typing import Any
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hermes_core.pairing import is_valid_pairing, match_results, pairing_problems, pending_calls
+from hermes_core.pairing import (
+    TOOL_CALL_REMOVED,
+    is_valid_pairing,
+    match_results,
+    pairing_problems,
+    pending_calls,
+    repair_pairing,
+)
 
 
 def call(ident: str, name: str = "bash") -> dict[str, Any]:
@@ -94,3 +101,89 @@ def test_generated_valid_histories_are_valid_and_matched(case: Any) -> None:
     answers, unanswered = match_results(messages)
     assert answers == expected
     assert unanswered == []
+
+
+# --- repair ------------------------------------------------------------------------------------
+
+
+def test_a_valid_list_is_returned_as_the_same_object() -> None:
+    messages = [USER, asst("c1"), result("c1"), asst("c1"), result("c1")]
+    out, report = repair_pairing(messages)
+    assert out is messages and report.changed == 0
+
+
+def test_a_separated_result_moves_back_after_its_call() -> None:
+    messages = [USER, asst("a"), {"role": "user", "content": "wait"}, result("a", "late")]
+    out, report = repair_pairing(messages)
+    assert report.moved == 1 and report.dropped_results == 0 and report.dropped_calls == 0
+    assert [m["role"] for m in out] == ["user", "assistant", "tool", "user"]
+    assert out[2]["content"] == "late"
+    assert is_valid_pairing(out)
+
+
+def test_an_ambiguous_separated_result_is_dropped_with_a_counted_note() -> None:
+    # Two open calls carry "x" when the late result comes: which one it answers is a guess.
+    messages = [USER, asst("x"), {"role": "user", "content": "and"}, asst("x"),
+                {"role": "user", "content": "then"}, result("x")]
+    before = [dict(m) for m in messages]
+    out, report = repair_pairing(messages)
+    assert messages == before  # never mutated
+    assert report.dropped_results == 1 and report.moved == 0 and report.dropped_calls == 2
+    assert is_valid_pairing(out)
+    notes = " ".join(str(m.get("content")) for m in out if m["role"] == "assistant")
+    assert "1 tool result removed" in notes and TOOL_CALL_REMOVED in notes
+
+
+def test_orphans_duplicates_and_unanswered_calls_are_dropped_with_notes() -> None:
+    messages = [USER, result("ghost"), asst("a", "b"), result("a"), result("a"),
+                {"role": "assistant", "content": "thinking", "tool_calls": [call("c")]}, USER]
+    out, report = repair_pairing(messages)
+    assert (report.dropped_results, report.dropped_calls) == (2, 2)
+    assert is_valid_pairing(out, allow_pending=False)
+    assert [c["id"] for c in out[1]["tool_calls"]] == ["a"]
+    assert "2 tool results removed" in out[1]["content"] and "1 tool call removed" in out[1]["content"]
+    assert out[3]["content"].startswith("thinking\n(1 tool call removed")
+    assert "tool_calls" not in out[3]
+
+
+def test_pending_calls_of_the_newest_assistant_survive_repair() -> None:
+    reply = asst("p1", "p2")
+    messages = [USER, result("ghost"), USER, reply]
+    out, _ = repair_pairing(messages)
+    assert out[-1]["tool_calls"] == reply["tool_calls"]
+    strict, report = repair_pairing(messages, allow_pending=False)
+    assert report.dropped_calls == 2 and "tool_calls" not in strict[-1]
+
+
+ROLES = st.sampled_from(["user", "assistant", "assistant_calls", "tool", "tool"])
+
+
+@st.composite
+def garbage(draw: Any) -> list[dict[str, Any]]:
+    ids = ["a", "b", "c", ""]
+    messages: list[dict[str, Any]] = []
+    for kind in draw(st.lists(ROLES, max_size=14)):
+        if kind == "user":
+            messages.append({"role": "user", "content": draw(st.sampled_from(["u", ""]))})
+        elif kind == "assistant":
+            messages.append({"role": "assistant", "content": "text"})
+        elif kind == "assistant_calls":
+            group = draw(st.lists(st.sampled_from(ids), min_size=1, max_size=3))
+            messages.append({"role": "assistant", "content": draw(st.sampled_from(["", None, "t"])),
+                             "tool_calls": [call(i) for i in group]})
+        else:
+            messages.append(result(draw(st.sampled_from(ids))))
+    return messages
+
+
+@given(garbage(), st.booleans())
+def test_repair_always_yields_a_valid_list_and_keeps_every_user_message(messages: Any, pending: bool) -> None:
+    out, report = repair_pairing(messages, allow_pending=pending)
+    assert pairing_problems(out, allow_pending=pending) == []
+    assert [m for m in out if m["role"] == "user"] == [m for m in messages if m["role"] == "user"]
+    tools_in = sum(m["role"] == "tool" for m in messages)
+    tools_out = sum(m["role"] == "tool" for m in out)
+    assert tools_in - tools_out == report.dropped_results
+    if report.changed == 0:
+        assert out is messages
+    assert repair_pairing(out, allow_pending=pending)[0] is out
