@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from hermes_core.pairing import TOOL_CALL_REMOVED as TOOL_CALL_REMOVED  # re-exported
+from hermes_core.pairing import repair_pairing
 from hermes_plugins.compressor.framing import (
     END_MARKER,
     FALLBACK_KEY,
@@ -29,7 +31,6 @@ from hermes_plugins.compressor.framing import (
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 
 MEDIA_PLACEHOLDER = "[earlier image attachment removed after compaction]"
-TOOL_CALL_REMOVED = "(tool call removed)"
 
 
 def strip_stale_summaries(messages: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -124,62 +125,15 @@ def assemble(
     return [*head, summary, *tail]
 
 
-def _call_ids(message: dict[str, Any]) -> list[str]:
-    ids = []
-    for call in message.get("tool_calls") or ():
-        if isinstance(call, dict):
-            ids.append(str(call.get("id") or call.get("call_id") or ""))
-        else:
-            ids.append("")
-    return ids
-
-
 def sanitize_tool_pairs(messages: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], int]:
-    """Drop orphan results and unanswered calls; never invent a result. ``(list, repairs)``.
+    """The list made valid by the provider pairing rule; ``(list, repairs)``.
 
-    A result counts only when an earlier assistant issued its call and it is the first result
-    for that id; a call counts only when such a result exists.
+    ``hermes_core.pairing.repair_pairing`` with the newest assistant message's pending calls
+    kept: separated results moved back when unambiguous, orphans and unanswered calls dropped
+    with a counted note; never a result invented. The same list comes back when it was valid.
     """
-    issued: set[str] = set()
-    answered: set[str] = set()
-    drop: set[int] = set()
-    for i, message in enumerate(messages):
-        role = message.get("role")
-        if role == "assistant" and message.get("tool_calls"):
-            issued.update(ident for ident in _call_ids(message) if ident)
-        elif role == "tool":
-            ident = str(message.get("tool_call_id") or "")
-            if ident in issued and ident not in answered:
-                answered.add(ident)
-            else:
-                drop.add(i)
-    repairs = len(drop)
-    out: list[dict[str, Any]] | None = None
-    for i, message in enumerate(messages):
-        if i in drop:
-            if out is None:
-                out = list(messages[:i])
-            continue
-        if message.get("role") == "assistant" and message.get("tool_calls"):
-            calls = message["tool_calls"]
-            ids = _call_ids(message)
-            keep = [call for call, ident in zip(calls, ids, strict=True) if ident and ident in answered]
-            if len(keep) != len(calls):
-                repairs += len(calls) - len(keep)
-                fixed = {k: v for k, v in message.items() if k != "tool_calls"}
-                if keep:
-                    fixed["tool_calls"] = keep
-                else:
-                    content = fixed.get("content")
-                    if content is None or (isinstance(content, str) and not content.strip()) or content == []:
-                        fixed["content"] = TOOL_CALL_REMOVED
-                if out is None:
-                    out = list(messages[:i])
-                out.append(fixed)
-                continue
-        if out is not None:
-            out.append(message)
-    return (messages if out is None else out), repairs
+    out, report = repair_pairing(messages, allow_pending=True)
+    return out, report.changed
 
 
 def _has_image(message: dict[str, Any]) -> bool:

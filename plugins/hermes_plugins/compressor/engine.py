@@ -385,7 +385,18 @@ class CompressorEngine(ContextEngine):
             self._guard.clear_cooldown()
             self._guard.clear_ineffective()
         try:
-            result = self._compress(messages, current_tokens, focus_topic, force, report)
+            repaired, repairs = sanitize_tool_pairs(messages)
+            if repairs:
+                # Invalid on the way in: everything below works on (and returns) the repair.
+                report["tool_pairs_repaired"] = repairs
+                self._warn(
+                    report, "tool_pairs_repaired",
+                    f"the messages given to compression broke the tool-call pairing rule; "
+                    f"{repairs} repair(s) made before compressing (see the notes in the "
+                    "assistant messages)",
+                    repairs=repairs,
+                )
+            result = self._compress(repaired, current_tokens, focus_topic, force, report)
         finally:
             report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
         log.info(
@@ -473,7 +484,7 @@ class CompressorEngine(ContextEngine):
         after_tokens = estimate_messages_tokens(assembled)
         report["phases"]["media_stripped"] += stripped
         report["phases"]["summarized_messages"] = cut - start
-        report["tool_pairs_repaired"] = repairs
+        report["tool_pairs_repaired"] += repairs
         if after_tokens >= before_tokens:
             return self._refuse_growth(messages, pruned, report, before_tokens, after_tokens)
 
@@ -519,7 +530,7 @@ class CompressorEngine(ContextEngine):
         if after >= before_tokens:
             return None
         report["phases"]["media_stripped"] += stripped
-        report["tool_pairs_repaired"] = repairs
+        report["tool_pairs_repaired"] += repairs
         return self._commit(messages, result, report, before_tokens, after, None)
 
     def _phase1_only(

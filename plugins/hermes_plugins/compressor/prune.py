@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 import xxhash
 
+from hermes_core.pairing import Match, match_results, pending_calls
 from hermes_core.tokens import estimate_message_tokens
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
@@ -127,6 +128,23 @@ def _join(groups: dict[int, list[int]], rep: int, i: int) -> None:
         members.append(i)
 
 
+def _reuses_ids(calls: Any) -> bool:
+    seen = set()
+    for call in calls:
+        ident = (call.get("id") or call.get("call_id")) if type(call) is dict else None
+        if ident in seen:
+            return True
+        seen.add(ident)
+    return False
+
+
+def _name_and_arguments(call: Any) -> tuple[str, Any]:
+    fn = call.get("function") if type(call) is dict else None
+    if type(fn) is dict:
+        return fn.get("name") or "unknown", fn.get("arguments")
+    return _UNKNOWN_CALL
+
+
 def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
     out: list[Any] = []
     removed = 0
@@ -156,7 +174,9 @@ class _Pruner:
         self.stats = PruneStats()
         #: First index of a content -> every index holding that same content, in order.
         self._groups: dict[int, list[int]] = {}
-        self._all_calls: dict[str, tuple[str, Any]] | None = None
+        self._answers: dict[int, Match] | None = None
+        #: The newest assistant message when its calls are in flight (never rewritten), or -1.
+        self.pending_at = -1
         #: The output list, once ``run`` has built it; later changes are written through.
         self._out: list[dict[str, Any]] | None = None
 
@@ -219,6 +239,10 @@ class _Pruner:
                     pending = None
                 if role == "assistant":
                     anchor = calls = message.get("tool_calls")
+                    if calls and len(calls) > 1 and _reuses_ids(calls):
+                        # Parallel calls sharing an id: which result answers which call is the
+                        # pairing rule's business (``call_for``), not a scan for the first id.
+                        anchor = None
                     if calls and i < boundary:
                         if type(calls) is list:
                             pending, pending_at, verified = calls, i, 0
@@ -332,47 +356,32 @@ class _Pruner:
                     self.shrink_arguments_at(i)
                     return
 
-    @staticmethod
-    def _calls_of(message: dict[str, Any]) -> dict[str, tuple[str, Any]]:
-        out: dict[str, tuple[str, Any]] = {}
-        for call in message.get("tool_calls") or ():
-            if type(call) is not dict:
-                continue
-            ident = call.get("id") or call.get("call_id")
-            if not ident:
-                continue
-            fn = call.get("function")
-            out[ident] = (fn.get("name") or "unknown", fn.get("arguments")) if type(fn) is dict else _UNKNOWN_CALL
-        return out
-
     def call_for(self, i: int, ident: str) -> tuple[str, Any]:
-        """(tool name, arguments) of the call a result at ``i`` answers.
+        """(tool name, arguments) of the call the result at ``i`` answers.
 
         Results normally follow their assistant message directly, so the call is found by
-        stepping back over the results before ``i``; a result far from its call falls back
-        to a map of every call, built once (the last call with an id wins).
+        stepping back over the results before ``i`` when that message has one call with the
+        id; otherwise (an id used twice there, a result far from its call) the pairing rule
+        of ``hermes_core.pairing.match_results`` decides, computed once per run.
         """
         messages = self.messages
         j = i - 1
-        while j >= 0:
-            message = messages[j]
-            if message.get("role") != "tool":
-                if message.get("role") == "assistant":
-                    for call in message.get("tool_calls") or ():
-                        if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
-                            fn = call.get("function")
-                            if type(fn) is dict:
-                                return fn.get("name") or "unknown", fn.get("arguments")
-                            return _UNKNOWN_CALL
-                break
+        while j >= 0 and messages[j].get("role") == "tool":
             j -= 1
-        if self._all_calls is None:
-            everything: dict[str, tuple[str, Any]] = {}
-            for message in messages:
-                if message.get("role") == "assistant" and message.get("tool_calls"):
-                    everything.update(self._calls_of(message))
-            self._all_calls = everything
-        return self._all_calls.get(ident, _UNKNOWN_CALL)
+        if j >= 0 and messages[j].get("role") == "assistant":
+            found = [
+                call for call in messages[j].get("tool_calls") or ()
+                if type(call) is dict and (call.get("id") or call.get("call_id")) == ident
+            ]
+            if len(found) == 1:
+                return _name_and_arguments(found[0])
+        if self._answers is None:
+            self._answers = match_results(messages)[0]
+        match = self._answers.get(i)
+        if match is None:
+            return _UNKNOWN_CALL
+        calls = messages[match[0]].get("tool_calls") or ()
+        return _name_and_arguments(calls[match[1]]) if match[1] < len(calls) else _UNKNOWN_CALL
 
     def current(self, i: int) -> dict[str, Any]:
         if self._out is not None:
@@ -451,6 +460,8 @@ class _Pruner:
 
         def shrink(i: int) -> None:
             nonlocal total
+            if i == self.pending_at:
+                return
             role = self.current(i).get("role")
             if role == "tool":
                 done = self.demote_at(i)
@@ -519,6 +530,11 @@ def prune_tool_results(
         return messages, PruneStats()
     pruner = _Pruner(messages, min_prune_chars)
     boundary = protected_tail_start(messages, protect_tail_count, protect_tail_tokens)
+    pending = pending_calls(messages)
+    if pending:
+        # Calls in flight are the host's next step: their message stays as it is.
+        pruner.pending_at = pending[0][0]
+        boundary = min(boundary, pruner.pending_at)
     pruner.run(boundary)
     if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
         pruner.relieve_tail(boundary, protect_tail_tokens)
