@@ -41,6 +41,7 @@ from hermes_core.records import (
 )
 
 if TYPE_CHECKING:
+    from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
 
 try:
@@ -73,6 +74,7 @@ __all__ = [
     "UnknownEngineError",
     "Usage",
     "__version__",
+    "as_message",
     "coerce_usage",
     "drain_warnings",
     "freeze_tools",
@@ -80,6 +82,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "load_config",
+    "normalize_messages",
     "record_warning",
 ]
 
@@ -90,4 +93,8 @@ def __getattr__(name: str) -> Any:
         from hermes_core.session import Session
 
         return Session
+    if name in ("as_message", "normalize_messages"):
+        from hermes_core import sdk
+
+        return getattr(sdk, name)
     raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")

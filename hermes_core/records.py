@@ -218,6 +218,9 @@ class ToolCallContext:
     #: The ``Session`` answering the call (``Session.handle_tool_call``), or ``None``: the
     #: framework's own tools reach the session's state (live tool catalog, archive) through it.
     session: Any = attrs.field(default=None, eq=False, repr=False)
+    #: ``invoke(tool_name, arguments)``: runs one of the host's tools (what the ``tool_call``
+    #: bridge tool calls), or ``None`` when the host gave none.
+    invoke: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)

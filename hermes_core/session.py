@@ -129,6 +129,7 @@ class Session:
         persist: bool,
         on_status: Callable[[CompactionEvent], None] | None = None,
         environment: Any = None,
+        invoke: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
         self.host = host
         self.config = config
@@ -157,6 +158,10 @@ class Session:
         self._closed = False
         #: The terminal environment object tools run in (``None`` = local), for spill writers.
         self.environment = environment
+        #: ``invoke(tool_name, arguments)`` runs one of the host's tools: what ``tool_call``
+        #: (the bridge) calls once the arguments passed the schema check.
+        self.invoke = invoke
+        self._tool_catalog: Sequence[Any] | None = None
         self._loop = CompactionLoop(self, on_status)
 
     # --- construction -------------------------------------------------------------------
@@ -183,6 +188,7 @@ class Session:
         persist: bool = True,
         on_status: Callable[[CompactionEvent], None] | None = None,
         environment: Any = None,
+        invoke: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> Session:
         """Open a session. Nothing is built yet: the prompt is built on first use.
 
@@ -192,7 +198,8 @@ class Session:
         tools use it). ``on_status`` receives a ``CompactionEvent`` for every automatic
         compression and every blocked one ("context compacted: 182k → 41k tokens").
         ``environment`` is the terminal environment the tools run in (``None`` = local); the
-        tool-result spill writers receive it.
+        tool-result spill writers receive it. ``invoke(tool_name, arguments)`` runs one of the
+        host's tools; the ``tool_call`` bridge tool calls it (see ``handle_tool_call``).
         """
         from hermes_core.host import PluginHost
 
@@ -238,6 +245,7 @@ class Session:
                 persist=persist,
                 on_status=on_status,
                 environment=environment,
+                invoke=invoke,
             )
         session._pending_warnings.extend(bucket)
         log.debug("session_opened", session_id=sid, model=model, provider=provider, platform=platform)
@@ -398,16 +406,43 @@ class Session:
 
     def request(
         self,
-        messages: Sequence[Mapping[str, Any]],
+        messages: Sequence[Any],
+        *,
+        provider: str | None = None,
+        tools: Sequence[Mapping[str, Any]] | None = None,
+        ephemeral: str | None = None,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any]:
+        """Keyword arguments for the provider's official SDK, as they are:
+        ``client.chat.completions.create(**session.request(messages))`` or, with
+        ``provider="anthropic"``, ``client.messages.create(**...)``.
+
+        System prompt (plus ``ephemeral``), canonical messages (SDK objects accepted), tools
+        (catalog keys such as ``source`` removed) and the cache layout: Anthropic
+        ``cache_control`` breakpoints, OpenAI ``prompt_cache_key``. ``max_tokens`` defaults to
+        the session's; Anthropic requires one (``hermes_core.sdk.ANTHROPIC_DEFAULT_MAX_TOKENS``).
+        """
+        from hermes_core.sdk import sdk_kwargs
+
+        payload = self.payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)
+        return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
+
+    def payload(
+        self,
+        messages: Sequence[Any],
         *,
         provider: str | None = None,
         tools: Sequence[Mapping[str, Any]] | None = None,
         ephemeral: str | None = None,
     ) -> Any:
-        """The provider payload for ``messages`` (see ``hermes_core.payload.build_request``)."""
+        """The canonical provider-agnostic payload with its cache layout, before the wire
+        conversion (see ``hermes_core.payload.build_request``): what cache reports price."""
         from hermes_core.payload import build_request  # type: ignore[import-not-found,unused-ignore]
+        from hermes_core.sdk import normalize_messages
 
-        return build_request(self, messages, provider=provider, tools=tools, ephemeral=ephemeral)
+        return build_request(
+            self, normalize_messages(messages), provider=provider, tools=tools, ephemeral=ephemeral
+        )
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
@@ -431,16 +466,24 @@ class Session:
         compression and while the estimate has grown less than max(4,096, 5% of the threshold)
         since the provider last proved the prompt fits. The input list is never mutated.
         """
-        return self._collect(self._loop.before_request, messages, tools)
+        from hermes_core.sdk import normalize_messages
+
+        return self._collect(self._loop.before_request, normalize_messages(messages), tools)
 
     def after_response(self, usage: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Feed the provider's usage to the engine; the messages to continue with.
 
-        ``usage`` is a dict or SDK object with ``prompt_tokens`` / ``input_tokens``. Only
-        prompt tokens decide: completion and reasoning tokens never trigger compression. Over
-        the threshold the messages come back compressed, otherwise unchanged (same object).
+        ``usage`` is a dict or SDK object with ``prompt_tokens`` / ``input_tokens``, or the whole
+        SDK response (``ChatCompletion``, Anthropic ``Message``). Only prompt tokens decide:
+        completion and reasoning tokens never trigger compression. SDK message objects in
+        ``messages`` come back as dicts (``hermes_core.sdk.normalize_messages``). Over the
+        threshold the messages come back compressed, otherwise unchanged.
         """
-        return self._collect(self._loop.after_response, usage, messages)
+        from hermes_core.sdk import normalize_messages, response_usage
+
+        return self._collect(
+            self._loop.after_response, response_usage(usage), normalize_messages(messages)
+        )
 
     def on_provider_error(
         self, error: BaseException, messages: list[dict[str, Any]]
@@ -452,7 +495,9 @@ class Session:
         Raises ``ContextOverflowError`` when compression is off (telling the user to run
         /compress, start a new session or pick a larger-window model) or cannot help.
         """
-        return self._collect(self._loop.on_provider_error, error, messages)
+        from hermes_core.sdk import normalize_messages
+
+        return self._collect(self._loop.on_provider_error, error, normalize_messages(messages))
 
     def compress(
         self,
@@ -465,7 +510,12 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        return self._collect(self._loop.manual, messages, focus_topic=focus_topic, force=force, tools=tools)
+        from hermes_core.sdk import normalize_messages
+
+        return self._collect(
+            self._loop.manual, normalize_messages(messages), focus_topic=focus_topic, force=force,
+            tools=tools,
+        )
 
     # --- tool side ----------------------------------------------------------------------
 
@@ -477,8 +527,19 @@ class Session:
         )
 
     def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-        """The tool definitions the model sees this turn (deferred disclosure, idempotent)."""
+        """The tool definitions the model sees this turn (deferred disclosure, idempotent).
+
+        ``tools`` is the whole live catalog; the session keeps it, so the bridge tools answered
+        by ``handle_tool_call`` search, describe and call exactly what this turn offered.
+        """
+        self._tool_catalog = tools
         return self._collect(self.host.tools_assemble, tools, self.tools_context())
+
+    @property
+    def tool_catalog(self) -> Sequence[Any]:
+        """The live tool catalog last given to ``assemble_tools`` (``()`` before the first)."""
+        catalog = self._tool_catalog
+        return () if catalog is None else catalog
 
     def process_tool_result(
         self, content: Any, *, tool_name: str, tool_call_id: str = "",
@@ -497,12 +558,23 @@ class Session:
         return self._collect(self.host.tool_results_turn_budget, results, self.tools_context())
 
     def handle_tool_call(
-        self, name: str, arguments: Mapping[str, Any] | str | None = None, *, tool_call_id: str = ""
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | str | None = None,
+        *,
+        tool_call_id: str = "",
+        invoke: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> Any:
         """Answer a call of a tool the framework added (bridge and recall tools).
 
-        ``arguments`` may be the call's JSON text. Returns the result for the model, or raises
-        ``KeyError`` when no plugin provides ``name`` (the host's own tools are the host's).
+        ``arguments`` may be the call's JSON text. ``tool_search`` / ``tool_describe`` /
+        ``tool_call`` work on the catalog last given to ``assemble_tools``; ``tool_call`` runs
+        the real tool through ``invoke`` (this call's, else the one given to ``Session.open``)
+        after checking its arguments against the tool's schema. Any other tool (the host's own,
+        which no plugin answers) is run through ``invoke`` too and its result goes through
+        ``process_tool_result`` (output limits, spill to file), so one call answers every tool
+        call of a reply; its exceptions propagate. Returns the result for the model; raises
+        ``KeyError`` when no plugin answers ``name`` and there is no ``invoke``.
         """
         args, problem = _parse_tool_arguments(arguments)
         if args is None:
@@ -511,12 +583,17 @@ class Session:
             tool_name=name, tool_call_id=tool_call_id, arguments=args, home=self.home,
             context_length=self.engine.context_length or self.context_length, config=self.config,
             environment=self.environment, host=self.host, session_id=self.session_id,
-            session=self,
+            session=self, invoke=invoke if invoke is not None else self.invoke,
         )
         answer = self._collect(self.host.tool_call, name, args, ctx)
-        if answer is None:
-            raise KeyError(f"no plugin answers the tool {name!r}")
-        return answer
+        if answer is not None:
+            return answer
+        if ctx.invoke is None:
+            raise KeyError(f"no plugin answers the tool {name!r} and no invoke was given")
+        result = ctx.invoke(name, args)
+        return self.process_tool_result(
+            result, tool_name=name, tool_call_id=tool_call_id, arguments=args
+        )
 
     # --- end ----------------------------------------------------------------------------
 

@@ -312,7 +312,8 @@ STABLE = "You are Hermes.\n\nGuidance that never changes."
 def test_a_known_static_prefix_splits_the_system_into_two_marked_blocks() -> None:
     system = STABLE + "\n\nMemory: the user likes uv."
     out = anthropic_layout(payload(system, msgs(6)), static_prefix=STABLE)
-    assert [b["text"] for b in out["system"]] == [STABLE, "Memory: the user likes uv."]
+    assert [b["text"] for b in out["system"]] == [STABLE + "\n\n", "Memory: the user likes uv."]
+    assert "".join(b["text"] for b in out["system"]) == system  # nothing lost at the join
     assert all(b["cache_control"] == MARKER for b in out["system"])
     assert sum(marked(m) for m in out["messages"]) == 2  # two breakpoints left for messages
     assert count_markers(out) == 4

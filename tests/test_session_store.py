@@ -277,7 +277,8 @@ def test_a_replayed_prompt_is_split_into_the_same_cache_blocks(home: Path, tmp_p
     first = Session.open(home=home, cwd=tmp_path, env=ENV, model="claude-x", provider="anthropic", clock=day(1))
     system = _anthropic_system(first)
     assert first.built is not None
-    assert system[0]["text"] == first.built.layers["stable"].strip() and len(system) == 2
+    assert system[0]["text"].strip() == first.built.layers["stable"].strip() and len(system) == 2
+    assert "".join(block["text"] for block in system) == first.system_prompt
     (home / "memories").mkdir()
     (home / "memories" / "MEMORY.md").write_text("A new fact.")
     second = Session.open(home=home, cwd=tmp_path, env=ENV, model="claude-x", provider="anthropic",

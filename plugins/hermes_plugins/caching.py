@@ -144,23 +144,23 @@ def split_system(system: Any, prefix: str, marker: Mapping[str, str]) -> list[di
     """A string system prompt that starts with ``prefix`` as two marked text blocks (prefix,
     rest), so the prefix keeps its own cache entry when only the rest changes; ``None`` when it
     does not apply (not a string, no prefix, or nothing but whitespace after it - an empty or
-    blank text block is never sent)."""
-    head = prefix.strip()
-    if not head:
+    blank text block is never sent). The whitespace between the two layers ends the first
+    block, so the blocks concatenate back to exactly the system prompt."""
+    if not prefix.strip():
         return None
     if isinstance(system, list):  # split before (the layout is idempotent): mark both again
         texts = [b.get("text") if isinstance(b, dict) and b.get("type") == "text" else None for b in system]
-        if len(texts) != 2 or texts[0] != head or not isinstance(texts[1], str) or not texts[1].strip():
+        if len(texts) != 2 or not all(isinstance(t, str) and t.strip() for t in texts):
             return None
-        system = f"{head}\n\n{texts[1]}"
-        prefix = head
+        system = f"{texts[0]}{texts[1]}"
     if not isinstance(system, str) or not system.startswith(prefix):
         return None
-    rest = system[len(prefix):].strip()
+    rest = system[len(prefix):].lstrip()
     if not rest:
         return None
+    cut = len(system) - len(rest)
     return [
-        {"type": "text", "text": head, "cache_control": dict(marker)},
+        {"type": "text", "text": system[:cut], "cache_control": dict(marker)},
         {"type": "text", "text": rest, "cache_control": dict(marker)},
     ]
 

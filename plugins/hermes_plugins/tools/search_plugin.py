@@ -3,7 +3,8 @@
 With tools beyond the core set (MCP servers, plugins), the model sees the core tools plus the
 three bridge tools ``tool_search`` / ``tool_describe`` / ``tool_call`` instead of every schema;
 ``tool_search``'s description lists the deferred tools as far as the listing budget allows.
-The agent loop answers bridge calls with ``hermes_plugins.tools.bridge.handle_bridge_call``.
+The host answers bridge calls with ``Session.handle_tool_call`` (this plugin's
+``hermes_tool_call``), over the catalog the session last assembled and the host's ``invoke``.
 
 Modules: ``catalog`` (what is deferred), ``bm25`` (search), ``listing`` (the listing and its
 degradation), ``bridge`` (schemas and dispatch), ``schema_check`` (argument checking),
@@ -12,13 +13,17 @@ degradation), ``bridge`` (schemas and dispatch), ``schema_check`` (argument chec
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core import hookimpl
+from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
-from hermes_core.records import ToolsContext
+from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
+from hermes_plugins.tools.bridge import handle_bridge_call
+from hermes_plugins.tools.catalog import BRIDGE_TOOL_NAMES, TOOL_CALL
 
 log = get_logger(__name__)
 
@@ -35,6 +40,38 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
         session=ctx.session_id or None,
     )
     return [dict(d) if not isinstance(d, dict) else d for d in result.tool_defs]
+
+
+def _no_invoke(ctx: ToolCallContext) -> Any:
+    def invoke(name: str, arguments: dict[str, Any]) -> Any:
+        record_warning(
+            "tool_call_without_invoke",
+            f"the model called {name!r} through {TOOL_CALL}, but the host gave no invoke "
+            "function (Session.open(invoke=...) or handle_tool_call(..., invoke=...)); the tool "
+            "was not run",
+            plugin="tool_search", tool=name, session_id=ctx.session_id or None,
+        )
+        raise RuntimeError("the host cannot run this tool through the bridge")
+
+    return invoke
+
+
+@hookimpl(trylast=True)
+def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallContext) -> Any:
+    if name not in BRIDGE_TOOL_NAMES:
+        return None
+    session = ctx.session
+    catalog = session.tool_catalog if session is not None else ()
+    if not catalog:
+        log.warning("bridge_called_without_catalog", tool=name, session=ctx.session_id or None)
+        return json.dumps({"error": (
+            f"{name}: no tool catalog is known yet (the host never called assemble_tools)"
+        )})
+    invoke = ctx.invoke if callable(ctx.invoke) else _no_invoke(ctx)
+    return handle_bridge_call(
+        name, dict(arguments), tools=catalog, config=ctx.config, invoke=invoke, host=ctx.host,
+        ctx=ctx,
+    )
 
 
 @hookimpl(trylast=True)

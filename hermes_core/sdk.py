@@ -1,0 +1,265 @@
+"""The official SDKs' objects in, their keyword arguments out.
+
+Hosts hold whatever their SDK hands them: an OpenAI ``ChatCompletion`` or
+``ChatCompletionMessage``, an Anthropic ``Message``, or plain dicts in either provider's shape.
+Everything inside hermes-core works on OpenAI-format message dicts, so objects are normalised
+once, at the ``Session`` surface (``as_message``, ``normalize_messages``), and never reach the
+engines. On the way out, ``sdk_kwargs`` turns a canonical payload (``hermes_core.payload``) into
+exactly the keyword arguments ``client.chat.completions.create`` or ``client.messages.create``
+accept, so ``Session.request`` can be splatted into the SDK call as it is.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hermes_core.payload import to_anthropic, to_openai
+
+__all__ = [
+    "ANTHROPIC_DEFAULT_MAX_TOKENS",
+    "as_message",
+    "normalize_messages",
+    "response_usage",
+    "sdk_kwargs",
+    "wire_format",
+]
+
+#: ``max_tokens`` is required by the Messages API; this is sent when neither the call nor the
+#: session says otherwise.
+ANTHROPIC_DEFAULT_MAX_TOKENS = 8192
+
+#: Providers whose native API is Anthropic's Messages API; every other provider name is taken to
+#: speak OpenAI chat completions (OpenAI, Azure, OpenRouter, vLLM, Ollama, LM Studio, ...).
+ANTHROPIC_PROVIDERS = frozenset({"anthropic"})
+
+# Keys a message keeps when it came from an SDK object; the rest (annotations, audio, refusal
+# ...) describes the response and has no place in the next request.
+_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+_OPENAI_FUNCTION_KEYS = ("name", "description", "parameters", "strict")
+_ANTHROPIC_TOOL_KEYS = ("name", "description", "input_schema", "cache_control", "type")
+
+
+def wire_format(provider: str | None) -> str:
+    """``"anthropic"`` for Anthropic's Messages API, else ``"openai"`` (chat completions)."""
+    return "anthropic" if (provider or "").strip().lower() in ANTHROPIC_PROVIDERS else "openai"
+
+
+# --- out: SDK keyword arguments ---------------------------------------------------------------
+
+
+def _openai_tool(tool: Any) -> Any:
+    # Catalog metadata (``source``, ...) must not reach the provider: it rejects unknown fields.
+    if not isinstance(tool, Mapping) or not isinstance(tool.get("function"), Mapping):
+        return tool
+    fn = tool["function"]
+    return {"type": "function", "function": {k: fn[k] for k in _OPENAI_FUNCTION_KEYS if k in fn}}
+
+
+def _anthropic_tool(tool: Any) -> Any:
+    if not isinstance(tool, Mapping):
+        return tool
+    return {k: tool[k] for k in _ANTHROPIC_TOOL_KEYS if k in tool}
+
+
+def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None) -> dict[str, Any]:
+    """Keyword arguments for the provider's official SDK, from a canonical payload.
+
+    Anthropic (``payload["provider"] == "anthropic"``): ``model``, ``system`` (a string, or the
+    marked text blocks of the cache layout), ``messages`` with ``tool_use``/``tool_result``
+    blocks, ``tools`` with ``input_schema``, and ``max_tokens`` (required there: ``max_tokens``,
+    else ``ANTHROPIC_DEFAULT_MAX_TOKENS``). Anything else: OpenAI chat completions - the system
+    prompt as the leading ``system`` message, ``tools`` in function form, ``prompt_cache_key``
+    when the layout set one, and ``max_tokens`` only when given.
+    """
+    if wire_format(payload.get("provider")) == "anthropic":
+        out = to_anthropic(payload)
+        if out.get("tools"):
+            out["tools"] = [_anthropic_tool(t) for t in out["tools"]]
+        out["max_tokens"] = int(max_tokens) if max_tokens else ANTHROPIC_DEFAULT_MAX_TOKENS
+        return out
+    out = to_openai(payload)
+    if out.get("tools"):
+        out["tools"] = [_openai_tool(t) for t in out["tools"]]
+    if max_tokens:
+        out["max_tokens"] = int(max_tokens)
+    return out
+
+
+# --- in: SDK objects to message dicts ---------------------------------------------------------
+
+
+def _plain(obj: Any) -> Any:
+    """An SDK (pydantic) object as plain data; anything else unchanged."""
+    dump = getattr(obj, "model_dump", None)
+    if callable(dump) and not isinstance(obj, Mapping):
+        try:
+            return dump(mode="python", exclude_none=True)
+        except TypeError:  # an older pydantic-like object without those keywords
+            return dump()
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict) and not isinstance(obj, Mapping):
+        return to_dict()
+    return obj
+
+
+def _arguments_text(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
+                      ensure_ascii=False)
+
+
+def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]:
+    """One Anthropic-shaped message as OpenAI-format messages (tool results become ``tool``
+    messages, ``tool_use`` blocks ``tool_calls``, thinking ``_reasoning``)."""
+    texts: list[str] = []
+    other: list[Any] = []
+    calls: list[dict[str, Any]] = []
+    results: list[dict[str, Any]] = []
+    reasoning: list[str] = []
+    for block in blocks:
+        block = _plain(block)
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind == "text":
+            texts.append(str(block.get("text") or ""))
+        elif kind == "tool_use":
+            calls.append({
+                "id": str(block.get("id") or ""),
+                "type": "function",
+                "function": {"name": str(block.get("name") or ""),
+                             "arguments": _arguments_text(block.get("input"))},
+            })
+        elif kind == "tool_result":
+            content = block.get("content")
+            if isinstance(content, list):
+                parts = [_plain(p) for p in content]
+                if all(isinstance(p, Mapping) and p.get("type") == "text" for p in parts):
+                    content = "\n\n".join(str(p.get("text") or "") for p in parts)
+                else:
+                    content = parts
+            result: dict[str, Any] = {
+                "role": "tool", "tool_call_id": str(block.get("tool_use_id") or ""),
+                "content": content if content is not None else "",
+            }
+            if block.get("is_error"):
+                result["_is_error"] = True
+            results.append(result)
+        elif kind in ("thinking", "redacted_thinking"):
+            reasoning.append(str(block.get("thinking") or block.get("data") or ""))
+        else:  # images, documents, server-tool blocks: kept as content parts
+            other.append(block)
+    out: list[dict[str, Any]] = list(results)
+    if texts or calls or other or reasoning or not results:
+        message: dict[str, Any] = {"role": role}
+        if other:
+            message["content"] = [{"type": "text", "text": t} for t in texts] + other
+        else:
+            message["content"] = "\n\n".join(texts)
+        if calls:
+            message["tool_calls"] = calls
+        if reasoning:
+            message["_reasoning"] = "\n\n".join(r for r in reasoning if r)
+        out.append(message)
+    return out
+
+
+def _is_anthropic_shaped(message: Mapping[str, Any]) -> bool:
+    content = message.get("content")
+    if type(content) is not list:
+        return False
+    for block in content:
+        kind = block.get("type") if isinstance(block, Mapping) else getattr(block, "type", None)
+        if kind in ("tool_use", "tool_result", "thinking", "redacted_thinking"):
+            return True
+    return False
+
+
+def _openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = {k: data[k] for k in _MESSAGE_KEYS if k in data}
+    out.setdefault("role", "assistant")
+    out.setdefault("content", None)
+    calls = out.get("tool_calls")
+    if isinstance(calls, list):
+        out["tool_calls"] = [_plain(c) for c in calls]
+        if not out["tool_calls"]:
+            del out["tool_calls"]
+    for key in ("reasoning_content", "reasoning"):
+        if isinstance(data.get(key), str) and data[key]:
+            out["_reasoning"] = data[key]
+            break
+    out.update({k: v for k, v in data.items() if k[:1] == "_"})  # our metadata travels
+    return out
+
+
+def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
+    """One host message (dict or SDK object) as one or more OpenAI-format dicts."""
+    data = _plain(message)
+    from_sdk = from_sdk or data is not message
+    if not isinstance(data, Mapping):
+        raise TypeError(
+            f"a message must be a dict or an SDK message object, got {type(message).__name__}"
+        )
+    choices = data.get("choices")
+    if isinstance(choices, list) and choices and "message" in (_plain(choices[0]) or {}):
+        return _expand(_plain(choices[0])["message"], True)  # a whole ChatCompletion
+    role = str(data.get("role") or "assistant")
+    if isinstance(data.get("content"), list) and (
+        data.get("type") == "message" or _is_anthropic_shaped(data)  # an Anthropic Message
+    ):
+        return _from_anthropic_blocks(role, list(data["content"]))
+    if not from_sdk and type(message) is dict:
+        return [message]
+    return [_openai_message(data)]
+
+
+def as_message(obj: Any) -> dict[str, Any]:
+    """The OpenAI-format message dict of an SDK reply, to append to the history.
+
+    Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage``, an
+    Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as ``tool_calls``, thinking
+    as ``_reasoning`` metadata), or a dict (returned as it is when already OpenAI-shaped).
+    """
+    expanded = _expand(obj)
+    if len(expanded) != 1:
+        raise ValueError(
+            "this object holds tool results as well as a message; use normalize_messages"
+        )
+    return expanded[0]
+
+
+def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
+    """``messages`` with every SDK object and Anthropic-shaped dict as OpenAI-format dicts.
+
+    The same list object when there is nothing to convert (the common case, checked with one
+    type test per message: this runs on every request over the whole history); a new list
+    otherwise. An Anthropic user message of ``tool_result`` blocks becomes one ``tool`` message
+    per result.
+    """
+    out: list[dict[str, Any]] | None = None
+    for index, message in enumerate(messages):
+        if type(message) is dict and type(message.get("content")) is not list:
+            if out is not None:
+                out.append(message)
+            continue
+        expanded = _expand(message)
+        if out is None:
+            if len(expanded) == 1 and expanded[0] is message:
+                continue
+            out = list(messages[:index])
+        out.extend(expanded)
+    if out is None:
+        return messages if isinstance(messages, list) else list(messages)
+    return out
+
+
+def response_usage(response: Any) -> Any:
+    """The usage of a whole SDK response (``ChatCompletion``, ``Message``) or the usage itself."""
+    if response is None:
+        return None
+    if isinstance(response, Mapping):
+        usage = response.get("usage")
+        return usage if isinstance(usage, Mapping) else response
+    usage = getattr(response, "usage", None)
+    return usage if usage is not None else response
