@@ -18,6 +18,13 @@ Families covered, each with its own pattern:
 * credentials in URLs (``scheme://user:password@host``, ``scheme://<token>@host``) and
   token-like query parameters (``access_token``, ``api_key``, ``signature`` ...);
 * PEM private-key blocks.
+
+JWTs, Slack webhook URLs, SendGrid, Twilio and Discord bot tokens, Azure connection-string
+``AccountKey=``/``SharedAccessKey=`` values, and AWS secret access keys written near their
+``AKIA``/``ASIA`` key id (a 40-character mixed-case value; a git SHA is lower-case hex) are
+masked too. Values that are code, not secrets, stay: ``os.getenv('OPENAI_API_KEY')``,
+``api_key=settings.api_key``, ``token = os.environ["TOKEN"]``, ``password = get_password()``,
+``AUTH_TOKEN=${AUTH_TOKEN}``, ``secret_key: str``.
 """
 
 from __future__ import annotations
@@ -81,12 +88,54 @@ _QUERY_PARAM = re.compile(
 )
 
 
+_JWT = re.compile(r"(?<![A-Za-z0-9_\-])eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}")
+_SLACK_WEBHOOK = re.compile(r"(https://hooks\.slack\.com/(?:services|workflows|triggers)/)[A-Za-z0-9/_\-]{8,}")
+_SENDGRID = re.compile(r"(?<![A-Za-z0-9])(SG\.)[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,}")
+_TWILIO = re.compile(r"(?<![A-Za-z0-9])(SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])")
+_AZURE = re.compile(r"(?i)((?:AccountKey|SharedAccessKey|SharedAccessSignature)=)([^;\s\"']+)")
+_DISCORD = re.compile(
+    r"(?<![A-Za-z0-9_\-])[MNO][A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}(?![A-Za-z0-9_\-])"
+)
+_AWS_KEY_ID = re.compile(r"(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}(?![A-Za-z0-9])")
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+AWS_PAIR_DISTANCE = 300
+#: A value that is code reading a secret, not the secret: an env reference, a dotted name, a
+#: call or a subscript, or a type annotation.
+_CODE_VALUE = re.compile(r"\$\{?[A-Za-z_]\w*\}?$|[A-Za-z_]+(?:\.[A-Za-z_]+)+$|[A-Za-z_][\w.]*[(\[]")
+_TYPE_NAMES = frozenset({"str", "bytes", "int", "Optional", "SecretStr", "SecretBytes", "Any", "None"})
+
+
+def _is_code(value: str) -> bool:
+    return value in _TYPE_NAMES or _CODE_VALUE.match(value) is not None
+
+
+def _aws_secrets(text: str) -> str:
+    """Mask 40-character AWS secret keys that stand near an access key id."""
+    spans = [(max(0, m.start() - AWS_PAIR_DISTANCE), m.end() + AWS_PAIR_DISTANCE) for m in _AWS_KEY_ID.finditer(text)]
+    if not spans:
+        return text
+
+    def mask(match: re.Match[str]) -> str:
+        value = match.group(0)
+        near = any(lo <= match.start() < hi for lo, hi in spans)
+        mixed = (any(c.isupper() for c in value) and any(c.islower() for c in value)
+                 and any(c.isdigit() or c in "/+" for c in value))
+        return MASK if near and mixed else value
+
+    return _AWS_SECRET.sub(mask, text)
+
+
 #: Lower-case words every assignment, pair, flag or header pattern needs (checked first).
 _WORD_TRIGGERS = ("key", "token", "secret", "pass", "pw", "credential", "auth", "bearer")
 
 
 def _mask_value(value: str) -> str:
     return value if value == MASK or value.startswith(MASK) else MASK
+
+
+def _mask_unless_code(value: str) -> str:
+    """For unquoted assignments: ``api_key=settings.api_key`` reads a secret, it is not one."""
+    return value if _is_code(value) else _mask_value(value)
 
 
 def redact(text: str) -> str:
@@ -99,6 +148,20 @@ def redact(text: str) -> str:
         return text
     if "PRIVATE KEY-----" in text:
         text = _PRIVATE_KEY.sub("[REDACTED PRIVATE KEY]", text)
+    if "AKIA" in text or "ASIA" in text:
+        text = _aws_secrets(text)  # before the key id itself is masked: it locates the secret
+    if "eyJ" in text:
+        text = _JWT.sub(MASK, text)
+    if "hooks.slack.com" in text:
+        text = _SLACK_WEBHOOK.sub(lambda m: m.group(1) + MASK, text)
+    if "SG." in text:
+        text = _SENDGRID.sub(lambda m: m.group(1) + MASK, text)
+    if "SK" in text or "AC" in text:
+        text = _TWILIO.sub(lambda m: m.group(1) + MASK, text)
+    if "Key=" in text or "key=" in text or "Signature=" in text:
+        text = _AZURE.sub(lambda m: m.group(1) + MASK, text)
+    if "." in text:
+        text = _DISCORD.sub(MASK, text)
     if _VENDOR.search(text) is not None:
         text = _VENDOR.sub(lambda m: m.group(1) + MASK, text)
     if "://" in text:
@@ -111,7 +174,8 @@ def redact(text: str) -> str:
         return text
     if "=" in text:
         text = _ASSIGNMENT.sub(
-            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_value(m.group(4))}{m.group(3)}",
+            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}"
+            f"{_mask_unless_code(m.group(4)) if not m.group(3) else _mask_value(m.group(4))}{m.group(3)}",
             text,
         )
     if ":" in text:
@@ -121,7 +185,7 @@ def redact(text: str) -> str:
             text,
         )
         text = _YAML_LINE.sub(
-            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_value(m.group(4))}", text
+            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}{_mask_unless_code(m.group(4))}", text
         )
         if "authorization" in lowered:
             text = _AUTH_HEADER.sub(lambda m: m.group(1) + _mask_value(m.group(2)), text)

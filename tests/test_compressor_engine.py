@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from hermes_plugins.compressor.engine import CompressorEngine
 from hermes_plugins.compressor.framing import SUMMARY_KEY
 from hermes_plugins.compressor.plugin import hermes_context_engines, hermes_summarizers
@@ -338,3 +339,26 @@ def test_progress_callback_sees_each_phase() -> None:
     engine.progress = lambda phase, done, total: seen.append(phase)
     engine.compress(work_history(40), force=True)
     assert seen == ["prune", "boundaries", "summary", "assemble"]
+
+
+@pytest.mark.parametrize("opening", ["[CONTEXT SUMMARY]: ", "[CONTEXT SUMMARY]:\n",
+                                     "[CONTEXT COMPACTION - REFERENCE ONLY] earlier turns were compacted\n"])
+def test_a_banner_copied_into_the_summarisers_answer_is_stripped(opening: str) -> None:
+    class Imitator:
+        name = "imitator"
+
+        def __init__(self, config: Any, *, model: Any = None) -> None:
+            pass
+
+        def summarize(self, request: Any) -> str:
+            return opening + "## Completed actions\n1. ran the tests"
+
+    class Host:
+        def summarizers(self) -> dict[str, Any]:
+            return {"imitator": Imitator}
+
+    engine = make_engine(64_000, data={"compression": {"summary": {"provider": "imitator"}}}, host=Host())
+    out = engine.compress(work_history(40), force=True)
+    text = summary_of(out)["content"]
+    assert "## Completed actions\n1. ran the tests" in text
+    assert "[CONTEXT SUMMARY]" not in text and "[CONTEXT COMPACTION" not in text

@@ -143,3 +143,60 @@ def test_redaction_is_idempotent() -> None:
     text = "OPENAI_API_KEY=abc123 and ghp_" + "a" * 36 + " https://u:p4ss@h.example"
     once = redact(text)
     assert redact(once) == once
+
+
+# --- issue 13: more families, and code that only names a secret -------------------------------
+
+AWS_ID = "AKIA" + "IOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/" + "bPxRfiCYEXAMPLEKEY"
+GIT_SHA = "9f7c401" + "a" * 33
+JWT = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiIxMjM0NTY3ODkwIn0" + ".dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"
+DISCORD = "MTE4NjU0MzIxMDk4NzY1NDMy" + ".GaBcDe." + "x" * 20 + "Y1z2" + "q" * 10
+
+
+@pytest.mark.parametrize(
+    "text, secret, kept",
+    [
+        (f"Authorization header value {JWT} sent", JWT, "Authorization header value"),
+        ("post to https://hooks.slack.com/services/" + "T0001/B0002/" + "XXXXXXXXXXXXXXXXXXXXXXXX", "T0001/B0002/",
+         "https://hooks.slack.com/services/"),
+        ("SENDGRID key " + "SG." + "abcdefghijklmnop1234" + "." + "QRSTUVWXYZabcdef5678" + " here", "abcdefghijklmnop1234",
+         "SG."),
+        ("twilio key " + "SK" + "0123456789abcdef" * 2, "0123456789abcdef" * 2, "SK"),
+        ("DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=" + "Zm9vYmFy" * 8 + "==;EndpointSuffix=core",
+         "Zm9vYmFy" * 8, "AccountName=acme;AccountKey="),
+        (f"bot token: {DISCORD}", DISCORD, "bot token"),
+        (f"aws_access_key_id = {AWS_ID}\naws_secret = {AWS_SECRET}", AWS_SECRET, "AKIA"),
+        (f"{AWS_ID} {AWS_SECRET}", AWS_SECRET, "AKIA"),
+    ],
+)
+def test_more_secret_families_are_masked(text: str, secret: str, kept: str) -> None:
+    out = redact(text)
+    assert secret not in out
+    assert kept in out and MASK in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "key = os.getenv('OPENAI_API_KEY')",
+        'token = os.environ["GITHUB_TOKEN"]',
+        "api_key=settings.api_key",
+        "password = get_password()",
+        "AUTH_TOKEN=${AUTH_TOKEN}",
+        "    secret_key: str = Field(...)",
+        f"commit {GIT_SHA} near {AWS_ID}".replace(AWS_ID, "the key id"),  # no key id: nothing to pair
+        "eyJ is how base64 JSON starts; eyJhbGci alone is not a token",
+        "see https://hooks.slack.com/ for webhooks",
+        "SG.short.value and ACME and SKU123",
+        "AccountName=acme;EndpointSuffix=core.windows.net",
+        "Mr.Smith.Jones wrote this",
+    ],
+)
+def test_code_and_lookalikes_are_left_alone(text: str) -> None:
+    assert redact(text) == text
+
+
+def test_a_git_sha_next_to_an_aws_key_id_is_not_a_secret() -> None:
+    out = redact(f"{AWS_ID} at commit {GIT_SHA}")
+    assert GIT_SHA in out and AWS_ID not in out

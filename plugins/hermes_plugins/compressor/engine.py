@@ -61,6 +61,7 @@ from hermes_plugins.compressor.framing import (
     SUMMARY_ANCHOR,
     classify_message,
     is_summary_message,
+    strip_answer_banner,
     unwrap,
 )
 from hermes_plugins.compressor.prompt import build_summary_prompt
@@ -774,7 +775,7 @@ class CompressorEngine(ContextEngine):
         return summarizer
 
     def _clean_output(self, text: str, request: SummaryRequest) -> str:
-        text = redact(strip_reasoning(text))
+        text = strip_answer_banner(redact(strip_reasoning(text)))
         limit = max(MAX_CHARS, self.max_summary_tokens * 6)
         if len(text) > limit:
             cut = text.rfind("\n", 0, limit)

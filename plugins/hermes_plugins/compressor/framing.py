@@ -74,6 +74,20 @@ def _strip_banner(text: str) -> str | None:
     return None
 
 
+def strip_answer_banner(text: str) -> str:
+    """A summariser's answer without a banner it copied from an earlier summary.
+
+    Models imitate what they read: an answer may open with ``[CONTEXT SUMMARY]:`` or one of
+    our banners, which would then sit inside the new summary's body under our own banner.
+    """
+    body = text
+    while True:
+        after = _strip_banner(body)
+        if after is None:
+            return body
+        body = after
+
+
 def _cut_end_marker(text: str) -> tuple[str, str]:
     """(body before the end marker, the content that follows it exactly, or "")."""
     at = text.find(END_MARKER)
