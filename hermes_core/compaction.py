@@ -227,7 +227,10 @@ class CompactionLoop:
             "compress", session.engine, messages=messages, current_tokens=current_tokens,
             focus_topic=focus_topic, force=force,
         )
-        return messages if out is None else out
+        if out is None or out is messages:
+            return messages
+        # What left the context (or was rewritten) is archived; replacements get their refs.
+        return session.archive.record(messages, out)
 
     def after_compaction(self, compressed: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
         """Rebuild the prompt once, tell the engine about the boundary, reset the anchor."""

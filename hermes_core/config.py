@@ -306,6 +306,17 @@ class TerminalSection:
 
 
 @attrs.frozen(kw_only=True)
+class ArchiveSection:
+    enabled: bool = field(True, _bool, doc="archive what compaction removes (recall tools)")
+    max_age_days: float | None = field(
+        90.0, _float(0.0, optional=True, low_open=True), doc="hermes-ctx history prune removes older entries"
+    )
+    max_bytes_per_session: int | None = field(
+        256 << 20, _int(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
+    )
+
+
+@attrs.frozen(kw_only=True)
 class Config:
     """The effective configuration. Read keys as attributes: ``config.compression.threshold``."""
 
@@ -320,6 +331,7 @@ class Config:
     prompt_caching: PromptCachingSection = section(PromptCachingSection)
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
+    archive: ArchiveSection = section(ArchiveSection)
     platform_hints: Mapping[str, Any] = field({}, _mapping)
     platforms: Mapping[str, Any] = field({}, _mapping)
     gateway: Mapping[str, Any] = field({}, _mapping)

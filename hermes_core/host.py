@@ -606,6 +606,14 @@ class PluginHost:
         )
         return answers[0][1] if answers else None
 
+    def provides_tools(self, names: Sequence[str]) -> bool:
+        """Whether the plugins answering ``hermes_tool_call`` declare every tool of ``names``
+        (a plugin lists its tools in a module-level ``HERMES_TOOLS`` tuple)."""
+        declared: set[str] = set()
+        for impl in self.pm.hook.hermes_tool_call.get_hookimpls():
+            declared.update(getattr(impl.plugin, "HERMES_TOOLS", ()) or ())
+        return all(name in declared for name in names)
+
     def tool_results_turn_budget(self, results: list[dict[str, Any]], ctx: Any) -> list[dict[str, Any]]:
         answers = self._guarded(
             "hermes_tool_results_turn_budget", {"results": results, "ctx": ctx}, firstresult=True,

@@ -19,6 +19,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
@@ -163,6 +164,7 @@ class Session:
         self.invoke = invoke
         self._tool_catalog: Sequence[Any] | None = None
         self._loop = CompactionLoop(self, on_status)
+        self._archive: SessionArchive | None = None
 
     # --- construction -------------------------------------------------------------------
 
@@ -517,13 +519,31 @@ class Session:
             tools=tools,
         )
 
+    # --- the archive (see hermes_core.archive) --------------------------------------------
+
+    @property
+    def archive(self) -> SessionArchive:
+        """What compactions removed from this session, by reference (kept by the session
+        store when it has an archive, else in memory); the host reads originals here."""
+        archive = self._archive
+        if archive is None:
+            with self._lock:
+                if self._archive is None:
+                    self._archive = SessionArchive(
+                        session_id=self.session_id, store=self.store if self.persist else None,
+                        enabled=self.config.archive.enabled,
+                        tools=self.host.provides_tools(("context_search", "context_expand")),
+                    )
+                archive = self._archive
+        return archive
+
     # --- tool side ----------------------------------------------------------------------
 
     def tools_context(self) -> ToolsContext:
         return ToolsContext(
             context_length=self.engine.context_length or self.context_length,
             config=self.config, session_id=self.session_id, home=self.home,
-            environment=self.environment, host=self.host,
+            environment=self.environment, host=self.host, session=self,
         )
 
     def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -607,6 +627,16 @@ class Session:
             self.host.engine_step(
                 "on_session_end", self.engine, session_id=self.session_id, messages=list(messages or [])
             )
+            if self._archive is not None:
+                try:
+                    self._archive.flush()
+                except Exception as exc:  # noqa: BLE001 - reported, the session still closes
+                    record_warning(
+                        "archive_write_failed",
+                        f"the archive of session {self.session_id} could not be written: "
+                        f"{type(exc).__name__}: {exc}",
+                        session_id=self.session_id,
+                    )
         with self._lock:
             self._pending_warnings.extend(bucket)
 

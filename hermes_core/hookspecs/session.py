@@ -31,6 +31,11 @@ class SessionSpecs:
             Optionally also ``get_static_prefix(session_id) -> int | None``; a store that has
             it is given ``put_prompt(..., static_prefix=n)`` (the stable layer's length), so a
             replayed prompt is split into the same cache blocks as the one first sent.
+            A store that also has the archive methods (``archive_put``, ``archive_get``,
+            ``archive_search``, ``archive_refs``, ``archive_stats``; optionally
+            ``archive_flush``, ``archive_sessions``, ``archive_prune``, ``archive_delete``: see
+            ``hermes_core.archive``) keeps the session archive too; otherwise the archive
+            lives in memory for the Session's life.
 
         Semantics: firstresult; the built-in is ``trylast`` so a shared store (one database
             for many workers) replaces it by answering first.

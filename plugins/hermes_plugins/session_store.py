@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookimpl
+from hermes_plugins.archive_store import SQLiteArchive, close_archive_connections
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -44,22 +45,25 @@ MAX_CONNECTIONS = 8
 
 def close_connections() -> None:
     """Close every kept connection of this process (tests; before deleting a database)."""
+    close_archive_connections()
     with _registry_lock:
         for conn, _lock in _connections.values():
             conn.close()
         _connections.clear()
 
 
-class SQLiteSessionStore:
-    """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write).
+class SQLiteSessionStore(SQLiteArchive):
+    """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write), and the
+    session archive (``archive_*``, see ``hermes_plugins.archive_store``) in the same file.
 
     One connection per (process, file) is kept open and shared by every store object on that
     file: opening and closing a WAL database per call would checkpoint and delete the WAL file
     each time (an fsync, ~10 ms), while a kept connection commits in tens of microseconds.
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, archive_max_bytes: int | None = None) -> None:
         self.path = Path(path)
+        self.archive_max_bytes = archive_max_bytes
 
     def _connection(self) -> tuple[sqlite3.Connection, threading.Lock]:
         key = (os.getpid(), str(self.path.absolute()))  # a forked child opens its own
@@ -134,4 +138,7 @@ class SQLiteSessionStore:
 
 @hookimpl(trylast=True)
 def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore:
-    return SQLiteSessionStore(Path(home) / DB_NAME)
+    archive = getattr(config, "archive", None)
+    return SQLiteSessionStore(
+        Path(home) / DB_NAME, archive_max_bytes=getattr(archive, "max_bytes_per_session", None)
+    )

@@ -1,0 +1,594 @@
+"""The Session's lossless archive: what a compaction removed or rewrote, kept with a reference.
+
+Whatever the engine (built-in, contrib, third-party), ``CompactionLoop.run_engine`` hands the
+list it gave the engine and the list it got back to ``SessionArchive.record`` once per
+compaction. The archive diffs the two - by object identity first (engines return the messages
+they keep as the same objects), by a content hash of the rest when an engine copied everything -
+stores every message that left or was rewritten (the original, never the replacement) under a
+short reference unique in the session (``m<turn>.<n>``: the n-th message of user turn ``turn``)
+and marks each replacement (demoted one-liner, dedupe back-reference, summary, window marker)
+with the references it stands for, as text (``[ref m41.3]``) and as ``_ref`` metadata, so the
+model can ask for the original through ``context_search`` / ``context_expand``.
+
+Storage is the session store's (``hermes_session_store``): a store that has the ``archive_*``
+methods (the built-in SQLite store does) keeps the archive across processes; any other store,
+or a session without a store, keeps it in memory for the life of the Session
+(``MemoryArchiveStore``). The archive API returns the original text; redaction is applied by
+whatever sends text on to a model (the recall tools).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import xxhash
+
+from hermes_core.diagnostics import record_warning
+from hermes_core.logging import get_logger
+
+log = get_logger("hermes_core.archive")
+
+#: Metadata keys the archive sets on a replacement message.
+REF_KEY = "_ref"
+REFS_KEY = "_refs"
+#: At most this many references are spelled out in a replacement's text.
+MAX_REFS_IN_TEXT = 6
+#: The sentence the summary's framing gains when the recall tools can answer.
+TOOLS_SENTENCE = (
+    "The full text of everything summarised or shortened here is archived: call "
+    "context_search(query) to find it and context_expand(ref) to read an original."
+)
+#: The tools a store-backed archive makes available to the model.
+RECALL_TOOLS = ("context_search", "context_expand")
+
+_REF_RE = re.compile(r"^m(\d+)\.(\d+)$")
+_WORD_RE = re.compile(r"[^\W_]+")
+_CAMEL_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
+_CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+class ArchiveError(ValueError):
+    """A bad request to the archive (empty query, malformed or unknown reference)."""
+
+
+# --- text of a message --------------------------------------------------------------------
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """The searchable, expandable text of ``message``: a string content as it is (so a tool
+    result comes back byte for byte), text parts joined, tool calls as ``name(arguments)``."""
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        parts: list[str] = []
+        for part in content:
+            if isinstance(part, Mapping):
+                value = part.get("text")
+                if isinstance(value, str):
+                    parts.append(value)
+                elif part.get("type") in {"image_url", "input_image", "image"}:
+                    parts.append("[image]")
+            elif isinstance(part, str):
+                parts.append(part)
+        text = "\n".join(parts)
+    else:
+        text = ""
+    calls = message.get("tool_calls")
+    if isinstance(calls, list) and calls:
+        lines = []
+        for call in calls:
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if isinstance(fn, Mapping):
+                args = fn.get("arguments")
+                args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+                lines.append(f"[tool call {fn.get('name', '?')}] {args}")
+        if lines:
+            text = (text + "\n" if text else "") + "\n".join(lines)
+    return text
+
+
+def identifier_parts(text: str) -> str:
+    """The parts of the CamelCase identifiers in ``text`` (``KeyError`` -> ``Key Error``), so a
+    search for one part finds the whole; snake_case and paths split in the tokenizer itself."""
+    if not text:
+        return ""
+    found = _CAMEL_RE.findall(text)
+    if not found:
+        return ""
+    return " ".join(" ".join(_CAMEL_PART_RE.findall(word)) for word in dict.fromkeys(found))
+
+
+def query_words(query: Any) -> list[str]:
+    """The words of a search query that hold something searchable (letters or digits).
+
+    Each word is matched as a phrase of its parts, so ``parse_config``, ``src/app/main.py`` and
+    ``KeyError`` are found as written, and FTS syntax (``"``, ``*``, ``:``, ``AND``) is text.
+    Raises ``ArchiveError`` when nothing searchable is left.
+    """
+    if not isinstance(query, str):
+        raise ArchiveError(f"query must be a string, got {type(query).__name__}")
+    words = [w for w in query.split() if _WORD_RE.search(w)]
+    if not words:
+        raise ArchiveError(
+            "the query is empty or holds no letters or digits; search for a word, an "
+            "identifier, a path or an error text"
+        )
+    return words[:32]
+
+
+def fts_match(words: Sequence[str], *, any_word: bool = False) -> str:
+    """An FTS5 MATCH expression: each word a quoted phrase (quotes doubled), AND or OR."""
+    phrases = ['"' + w.replace('"', '""') + '"' for w in words]
+    return (" OR " if any_word else " ").join(phrases)
+
+
+def snippet(text: str, words: Sequence[str], width: int = 240) -> str:
+    """About ``width`` characters of ``text`` around the first match of one of ``words``."""
+    if len(text) <= width:
+        return text
+    lowered = text.lower()
+    at = -1
+    for word in words:
+        parts = _WORD_RE.findall(word.lower())
+        if not parts:
+            continue
+        at = lowered.find(word.lower())
+        if at < 0:
+            at = lowered.find(parts[0])
+        if at >= 0:
+            break
+    if at < 0:
+        at = 0
+    start = max(0, at - width // 3)
+    end = min(len(text), start + width)
+    start = max(0, end - width)
+    out = text[start:end]
+    return ("…" if start > 0 else "") + out + ("…" if end < len(text) else "")
+
+
+def parse_ref(ref: Any) -> str:
+    """``ref`` stripped and checked (``m41.3``); ``ArchiveError`` when it is not one."""
+    if not isinstance(ref, str) or not _REF_RE.match(ref.strip().removeprefix("ref ").strip()):
+        raise ArchiveError(
+            f"{ref!r} is not an archive reference; references look like m41.3 "
+            "(see the [ref ...] marks in the conversation or the hits of context_search)"
+        )
+    return ref.strip().removeprefix("ref ").strip()
+
+
+# --- the in-memory store -------------------------------------------------------------------
+
+
+class MemoryArchiveStore:
+    """The archive of sessions whose store keeps none (or no store): lives with the process.
+
+    Implements the same ``archive_*`` contract as the SQLite store (tests run both).
+    """
+
+    def __init__(self) -> None:
+        self._rows: dict[str, dict[str, dict[str, Any]]] = {}
+        self._lock = threading.Lock()
+
+    def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+        now = time.time()
+        with self._lock:
+            rows = self._rows.setdefault(session_id, {})
+            for record in records:
+                row = dict(record)
+                row.setdefault("created_at", now)
+                rows.setdefault(row["ref"], row)
+
+    def archive_flush(self) -> None:
+        return None
+
+    def archive_get(self, session_id: str, ref: str) -> dict[str, Any] | None:
+        with self._lock:
+            row = self._rows.get(session_id, {}).get(ref)
+        return dict(row) if row is not None else None
+
+    def archive_refs(self, session_id: str) -> set[str]:
+        with self._lock:
+            return set(self._rows.get(session_id, {}))
+
+    def archive_stats(self, session_id: str) -> dict[str, Any]:
+        with self._lock:
+            rows = list(self._rows.get(session_id, {}).values())
+        return _stats(session_id, rows)
+
+    def archive_sessions(self) -> list[dict[str, Any]]:
+        with self._lock:
+            ids = [sid for sid, rows in self._rows.items() if rows]
+        return [self.archive_stats(sid) for sid in sorted(ids)]
+
+    def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        words = query_words(query)
+        with self._lock:
+            rows = list(self._rows.get(session_id, {}).values())
+        wanted = [[p.lower() for p in _WORD_RE.findall(w)] for w in words]
+        scored: list[tuple[float, int, dict[str, Any]]] = []
+        for order, row in enumerate(rows):
+            haystack = " ".join(_WORD_RE.findall(row["text"].lower())) + " " + identifier_parts(row["text"]).lower()
+            hits = sum(1 for parts in wanted if " ".join(parts) in haystack)
+            if hits:
+                scored.append((hits / (1.0 + len(row["text"]) / 2_000), -order, row))
+        all_words = [s for s in scored if s[0] * (1.0 + len(s[2]["text"]) / 2_000) >= len(wanted)]
+        chosen = all_words or scored
+        chosen.sort(key=lambda s: (s[0], s[1]), reverse=True)
+        return [dict(row) for _score, _order, row in chosen[: max(1, limit)]]
+
+    def archive_prune(
+        self, *, max_age_days: float | None = None, max_bytes_per_session: int | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, int]:
+        removed = 0
+        cutoff = time.time() - max_age_days * 86_400 if max_age_days else None
+        with self._lock:
+            for sid, rows in self._rows.items():
+                if session_id is not None and sid != session_id:
+                    continue
+                ordered = sorted(rows.values(), key=lambda r: (r["created_at"], r["seq"]))
+                total = sum(len(r["text"].encode("utf-8")) for r in ordered)
+                for row in ordered:
+                    old = cutoff is not None and row["created_at"] < cutoff
+                    over = max_bytes_per_session is not None and total > max_bytes_per_session
+                    if not (old or over):
+                        continue
+                    total -= len(row["text"].encode("utf-8"))
+                    del rows[row["ref"]]
+                    removed += 1
+        return {"removed": removed}
+
+    def archive_delete(self, session_id: str) -> int:
+        with self._lock:
+            return len(self._rows.pop(session_id, {}))
+
+
+def _stats(session_id: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "count": len(rows),
+        "bytes": sum(len(r["text"].encode("utf-8")) for r in rows),
+        "turns": sum(1 for r in rows if r.get("turn_start")),
+        "first": min((r["created_at"] for r in rows), default=None),
+        "last": max((r["created_at"] for r in rows), default=None),
+    }
+
+
+ARCHIVE_METHODS = ("archive_put", "archive_get", "archive_search", "archive_refs", "archive_stats")
+
+
+def has_archive(store: Any) -> bool:
+    """Whether ``store`` implements the archive contract."""
+    return store is not None and all(callable(getattr(store, m, None)) for m in ARCHIVE_METHODS)
+
+
+# --- the diff ------------------------------------------------------------------------------
+
+
+def _content_key(message: Mapping[str, Any]) -> int:
+    content = message.get("content")
+    text = content if isinstance(content, str) else repr(content)
+    calls = message.get("tool_calls")
+    extra = repr(calls) if calls else ""
+    return xxhash.xxh3_64_intdigest(
+        f"{message.get('role')}\x00{message.get('tool_call_id', '')}\x00{extra}\x00{text}"
+        .encode("utf-8", "surrogatepass")
+    )
+
+
+def kept_positions(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> list[int]:
+    """For each message of ``before``, its position in ``after`` when it was kept, else -1.
+
+    Identity first; when most of ``after`` are new objects (an engine that copies), the rest
+    are matched by a content hash of role, call id, tool calls and content.
+    """
+    where = {id(m): i for i, m in enumerate(after)}
+    out = [where.get(id(m), -1) for m in before]
+    new_after = len(after) - sum(1 for p in out if p >= 0)
+    if new_after > 2 and new_after * 2 > len(after):
+        used = {p for p in out if p >= 0}
+        by_key: dict[int, list[int]] = {}
+        for i, m in enumerate(after):
+            if i not in used:
+                by_key.setdefault(_content_key(m), []).append(i)
+        for j, m in enumerate(before):
+            if out[j] < 0:
+                slots = by_key.get(_content_key(m))
+                if slots:
+                    out[j] = slots.pop(0)
+    return out
+
+
+def replacement_map(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], kept: Sequence[int]
+) -> dict[int, int]:
+    """``before`` index of each removed message -> ``after`` index of what stands for it.
+
+    Between two kept messages, the removed run is paired with the new messages of ``after`` in
+    the same place: one to one when the counts agree, else a tool result to the new result with
+    its call id, everything else to the longest new message (a summary, a marker). A removed
+    run with no new message beside it maps to nothing (dropped).
+    """
+    kept_after = set(p for p in kept if p >= 0)
+    mapping: dict[int, int] = {}
+    n = len(before)
+    j = 0
+    prev_after = -1
+    while j < n:
+        if kept[j] >= 0:
+            prev_after = kept[j]
+            j += 1
+            continue
+        start = j
+        while j < n and kept[j] < 0:
+            j += 1
+        next_after = kept[j] if j < n else len(after)
+        if next_after < prev_after:
+            next_after = len(after) if j >= n else prev_after + 1
+        new = [i for i in range(prev_after + 1, next_after) if i not in kept_after]
+        run = list(range(start, j))
+        if not new:
+            continue
+        if len(new) == len(run):
+            mapping.update(zip(run, new))
+            continue
+        by_call: dict[str, int] = {}
+        for i in new:
+            call_id = after[i].get("tool_call_id")
+            if after[i].get("role") == "tool" and isinstance(call_id, str) and call_id:
+                by_call.setdefault(call_id, i)
+        biggest = max(new, key=lambda i: len(message_text(after[i])))
+        for b in run:
+            call_id = before[b].get("tool_call_id")
+            target = by_call.get(call_id) if before[b].get("role") == "tool" and isinstance(call_id, str) else None
+            mapping[b] = biggest if target is None else target
+    return mapping
+
+
+# --- the archive ---------------------------------------------------------------------------
+
+
+def _is_turn_start(message: Mapping[str, Any]) -> bool:
+    return (
+        message.get("role") == "user" and not message.get(REF_KEY)
+        and not message.get("_summary") and not message.get("_compressed_summary")
+    )
+
+
+def _tool_names(messages: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    names: dict[str, str] = {}
+    for message in messages:
+        calls = message.get("tool_calls")
+        if message.get("role") == "assistant" and isinstance(calls, list):
+            for call in calls:
+                if isinstance(call, Mapping):
+                    fn = call.get("function")
+                    name = fn.get("name") if isinstance(fn, Mapping) else call.get("name")
+                    if isinstance(call.get("id"), str) and isinstance(name, str):
+                        names[call["id"]] = name
+    return names
+
+
+def _extra_of(message: Mapping[str, Any]) -> dict[str, Any]:
+    """What the text leaves out, to give the host the message back whole."""
+    extra = {k: v for k, v in message.items() if k != "content"}
+    if not isinstance(message.get("content"), str) or "tool_calls" in message:
+        extra["content"] = message.get("content")
+    return extra
+
+
+class SessionArchive:
+    """One Session's archive: records compactions, searches and expands by reference."""
+
+    def __init__(self, *, session_id: str, store: Any, enabled: bool = True, tools: bool = True) -> None:
+        self.session_id = session_id
+        self.persistent = has_archive(store)
+        self.store = store if self.persistent else MemoryArchiveStore()
+        self.enabled = enabled
+        #: Whether the recall tools answer for this session (the summary sentence says so).
+        self.tools = tools
+        self._lock = threading.RLock()
+        self._used: set[str] | None = None
+        self._turn_offset: int | None = None
+        self._seq = 0
+        self._count = 0
+
+    # -- state restored from the store (a new process, the same session id)
+
+    def _load(self) -> None:
+        if self._used is not None:
+            return
+        try:
+            self._used = set(self.store.archive_refs(self.session_id))
+            stats = self.store.archive_stats(self.session_id)
+        except Exception as exc:  # noqa: BLE001 - a broken store costs the resume, not the turn
+            record_warning(
+                "archive_read_failed",
+                f"could not read the archive of session {self.session_id}: {type(exc).__name__}: {exc}",
+                session_id=self.session_id,
+            )
+            self._used, stats = set(), {}
+        self._count = int(stats.get("count") or len(self._used))
+        self._seq = self._count
+        self._turn_offset = int(stats.get("turns") or 0)
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._load()
+            return self._count
+
+    def has_entries(self) -> bool:
+        """Whether anything of this session is archived (the recall tools are offered then)."""
+        return len(self) > 0
+
+    # -- recording
+
+    def record(
+        self, before: list[dict[str, Any]], after: list[dict[str, Any]], *, phase: str = ""
+    ) -> list[dict[str, Any]]:
+        """Archive what ``after`` no longer holds of ``before``; ``after`` with its replacements
+        marked (a new list; the engine's list and dicts are left alone)."""
+        if not self.enabled or after is before:
+            return after
+        started = time.perf_counter()
+        with self._lock:
+            self._load()
+            kept = kept_positions(before, after)
+            if all(p >= 0 for p in kept) and len(after) == len(before):
+                return after
+            mapping = replacement_map(before, after, kept)
+            records, refs_for = self._records(before, after, kept, mapping)
+            if records:
+                try:
+                    self.store.archive_put(self.session_id, records)
+                except Exception as exc:  # noqa: BLE001 - keep the refs out of the text then
+                    record_warning(
+                        "archive_write_failed",
+                        f"could not archive {len(records)} compacted message(s) of session "
+                        f"{self.session_id}: {type(exc).__name__}: {exc}; they are not recoverable",
+                        session_id=self.session_id,
+                    )
+                    return after
+                self._count += len(records)
+            out = self._annotate(after, refs_for)
+        log.info(
+            "messages_archived", session=self.session_id, archived=len(records), phase=phase or None,
+            replacements=len(refs_for), ms=round((time.perf_counter() - started) * 1000, 2),
+        )
+        return out
+
+    def _records(
+        self, before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], kept: Sequence[int],
+        mapping: Mapping[int, int],
+    ) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
+        assert self._used is not None and self._turn_offset is not None
+        used = self._used
+        names: dict[str, str] | None = None
+        records: list[dict[str, Any]] = []
+        refs_for: dict[int, list[str]] = {}
+        turn = self._turn_offset
+        n = 0
+        users_gone = 0
+        now = time.time()
+        for j, message in enumerate(before):
+            if _is_turn_start(message):
+                turn += 1
+                n = 0
+            n += 1
+            if kept[j] >= 0:
+                continue
+            target = mapping.get(j, -1)
+            earlier = message.get(REF_KEY)
+            if earlier:
+                # A replacement from an earlier compaction: its originals are archived already.
+                if target >= 0:
+                    carried = message.get(REFS_KEY) or (earlier,)
+                    refs_for.setdefault(target, []).extend(carried)
+                continue
+            starts = _is_turn_start(message)
+            users_gone += starts
+            ref = f"m{turn}.{n}"
+            bump = n
+            while ref in used:
+                bump += 1
+                ref = f"m{turn}.{bump}"
+            used.add(ref)
+            role = message.get("role") or ""
+            call_id = message.get("tool_call_id") or ""
+            tool = message.get("name") or ""
+            if role == "tool" and not tool and call_id:
+                if names is None:
+                    names = _tool_names(before)
+                tool = names.get(call_id, "")
+            self._seq += 1
+            records.append({
+                "ref": ref, "seq": self._seq, "role": str(role), "tool": str(tool),
+                "call_id": str(call_id), "turn": turn, "position": j,
+                "replaced_by": target, "text": message_text(message), "extra": _extra_of(message),
+                "created_at": now, "turn_start": starts,
+            })
+            if target >= 0:
+                refs_for.setdefault(target, []).append(ref)
+        self._turn_offset += users_gone
+        return records, refs_for
+
+    def _annotate(self, after: list[dict[str, Any]], refs_for: Mapping[int, list[str]]) -> list[dict[str, Any]]:
+        if not refs_for:
+            return after
+        out = list(after)
+        for i, refs in refs_for.items():
+            refs = list(dict.fromkeys(refs))
+            message = dict(out[i])
+            message[REF_KEY] = refs[0]
+            if len(refs) > 1:
+                message[REFS_KEY] = tuple(refs)
+            mark = _mark(refs)
+            if len(refs) > 1 and self.tools:
+                mark += " " + TOOLS_SENTENCE
+            content = message.get("content")
+            if message.get("role") == "system":
+                pass  # the system text is the prompt's: the reference is metadata only
+            elif isinstance(content, str):
+                if message.get("role") == "assistant" and message.get("tool_calls") and not content:
+                    pass  # only the call arguments were shortened: the reference is metadata
+                else:
+                    message["content"] = (content + ("\n" if "\n" in content else " ") + mark) if content else mark
+            elif isinstance(content, list):
+                message["content"] = [*content, {"type": "text", "text": mark}]
+            out[i] = message
+        return out
+
+    # -- reading (the host API: original text)
+
+    def flush(self) -> None:
+        flush = getattr(self.store, "archive_flush", None)
+        if callable(flush):
+            flush()
+
+    def get(self, ref: str) -> dict[str, Any]:
+        """The archived entry ``ref`` (``text`` is the original); ``ArchiveError`` if unknown."""
+        ref = parse_ref(ref)
+        self.flush()
+        row = self.store.archive_get(self.session_id, ref)
+        if row is None:
+            raise ArchiveError(
+                f"no archived message {ref} in this session; use context_search to find references"
+            )
+        return row
+
+    def message(self, ref: str) -> dict[str, Any]:
+        """The archived message ``ref`` as it was before the compaction."""
+        row = self.get(ref)
+        message = dict(row.get("extra") or {})
+        if "content" not in message:
+            message["content"] = row["text"]
+        return message
+
+    def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        """Ranked entries for ``query`` (original text); ``ArchiveError`` for an empty query."""
+        query_words(query)
+        self.flush()
+        return list(self.store.archive_search(self.session_id, query, max(1, int(limit))))
+
+
+def _mark(refs: Sequence[str]) -> str:
+    if len(refs) == 1:
+        return f"[ref {refs[0]}]"
+    if len(refs) <= MAX_REFS_IN_TEXT:
+        return "[refs " + ", ".join(refs) + "]"
+    return f"[refs {refs[0]} … {refs[-1]}: {len(refs)} archived messages]"
+
+
+def iter_refs(message: Mapping[str, Any]) -> Iterable[str]:
+    """The archive references a message carries (``_refs`` or ``_ref``)."""
+    refs = message.get(REFS_KEY)
+    if refs:
+        return tuple(refs)
+    ref = message.get(REF_KEY)
+    return (ref,) if ref else ()

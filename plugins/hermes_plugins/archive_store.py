@@ -1,0 +1,411 @@
+"""The archive half of the embedded session store: compacted messages in SQLite with FTS5.
+
+Lives in the store file (``sessions.db``) beside the prompts, in two tables: ``archive_messages``
+(one row per archived message: session, reference, role, tool, call id, turn, position, what
+replaced it, the fields the text leaves out) and ``archive_fts`` (an FTS5 table over the text,
+the CamelCase parts of its identifiers and the session id, so a search is one index lookup
+whatever the number of sessions). The default ``unicode61`` tokenizer splits ``snake_case``,
+paths and dotted names into their parts and queries are phrases of parts, so
+``parse_config``, ``src/app/main.py`` and ``KeyError`` are found as written; ``identifier_parts``
+adds ``Key Error`` so ``Error`` finds ``KeyError`` too.
+
+Writes are handed to one writer thread per (process, file), in transactions of a bounded size,
+so a compaction that archives 100,000 messages costs the session the diff, not the indexing;
+every read flushes first (``archive_flush``), so what was archived is always found, and the
+writer is drained at interpreter exit. The table grows linearly: each message is stored once
+(the FTS table holds the text, the other table the metadata).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from hermes_core.archive import fts_match, identifier_parts, query_words
+from hermes_core.logging import get_logger
+
+log = get_logger(__name__)
+
+BUSY_TIMEOUT_MS = 10_000
+#: Rows and text bytes per write transaction: other processes' writers wait at most this long.
+BATCH_ROWS = 2_000
+BATCH_BYTES = 8 << 20
+
+ARCHIVE_SCHEMA = (
+    """
+    CREATE TABLE IF NOT EXISTS archive_messages (
+        id          INTEGER PRIMARY KEY,
+        session_id  TEXT NOT NULL,
+        ref         TEXT NOT NULL,
+        seq         INTEGER NOT NULL DEFAULT 0,
+        role        TEXT NOT NULL DEFAULT '',
+        tool        TEXT NOT NULL DEFAULT '',
+        call_id     TEXT NOT NULL DEFAULT '',
+        turn        INTEGER NOT NULL DEFAULT 0,
+        position    INTEGER NOT NULL DEFAULT 0,
+        replaced_by INTEGER NOT NULL DEFAULT -1,
+        turn_start  INTEGER NOT NULL DEFAULT 0,
+        created_at  REAL NOT NULL,
+        bytes       INTEGER NOT NULL DEFAULT 0,
+        extra       TEXT,
+        UNIQUE (session_id, ref)
+    )
+    """,
+    "CREATE INDEX IF NOT EXISTS archive_by_age ON archive_messages (session_id, created_at, seq)",
+    "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(text, idents, sid)",
+)
+
+_connections: dict[tuple[int, str], tuple[sqlite3.Connection, threading.Lock]] = {}
+_writers: dict[tuple[int, str], _Writer] = {}
+_registry_lock = threading.Lock()
+
+
+def ensure_private(path: Path) -> None:
+    """Create ``path`` readable by its owner only (0600) when it does not exist yet."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
+        os.close(fd)
+    try:
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+    except OSError:
+        pass
+
+
+def _open(path: Path) -> sqlite3.Connection:
+    ensure_private(path)
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute("PRAGMA journal_mode = WAL")
+    conn.execute("PRAGMA synchronous = NORMAL")
+    for statement in ARCHIVE_SCHEMA:
+        conn.execute(statement)
+    return conn
+
+
+def _key(path: Path) -> tuple[int, str]:
+    return (os.getpid(), str(path.absolute()))  # a forked child opens its own
+
+
+def _reader(path: Path) -> tuple[sqlite3.Connection, threading.Lock]:
+    key = _key(path)
+    with _registry_lock:
+        entry = _connections.get(key)
+        if entry is None:
+            entry = _connections[key] = (_open(path), threading.Lock())
+        return entry
+
+
+def _writer(path: Path) -> _Writer:
+    key = _key(path)
+    with _registry_lock:
+        writer = _writers.get(key)
+        if writer is None or not writer.alive():
+            writer = _writers[key] = _Writer(path)
+        return writer
+
+
+def close_archive_connections() -> None:
+    """Drain the writers and close every archive connection of this process."""
+    with _registry_lock:
+        writers = list(_writers.values())
+        _writers.clear()
+        conns = list(_connections.values())
+        _connections.clear()
+    for writer in writers:
+        writer.stop()
+    for conn, lock in conns:
+        with lock:
+            conn.close()
+
+
+atexit.register(close_archive_connections)
+
+
+class _Writer:
+    """One thread per (process, file) writing queued archive batches in bounded transactions."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.queue: queue.Queue[tuple[str, Sequence[Mapping[str, Any]], int | None] | None] = queue.Queue()
+        self.error: BaseException | None = None
+        self._thread = threading.Thread(target=self._run, name=f"hermes-archive-{path.name}", daemon=True)
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def put(self, session_id: str, records: Sequence[Mapping[str, Any]], max_bytes: int | None) -> None:
+        self.queue.put((session_id, records, max_bytes))
+
+    def flush(self) -> None:
+        self.queue.join()
+        error, self.error = self.error, None
+        if error is not None:
+            raise error
+
+    def stop(self) -> None:
+        if self._thread.is_alive():
+            self.queue.put(None)
+            self._thread.join(timeout=60)
+
+    def _run(self) -> None:
+        conn: sqlite3.Connection | None = None
+        while True:
+            item = self.queue.get()
+            try:
+                if item is None:
+                    return
+                if conn is None:
+                    conn = _open(self.path)
+                session_id, records, max_bytes = item
+                _write(conn, session_id, records)
+                if max_bytes is not None:
+                    removed = _prune_bytes(conn, session_id, max_bytes)
+                    if removed:
+                        log.warning(
+                            "archive_retention_applied", session=session_id, removed=removed,
+                            max_bytes_per_session=max_bytes, path=str(self.path),
+                        )
+            except BaseException as exc:  # noqa: BLE001 - reported at the next flush
+                log.error("archive_write_failed", path=str(self.path), error=f"{type(exc).__name__}: {exc}")
+                self.error = exc
+            finally:
+                self.queue.task_done()
+                if item is None and conn is not None:
+                    conn.close()
+
+
+def _rows(session_id: str, records: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[Any, ...]], list[str]]:
+    rows = []
+    texts = []
+    for r in records:
+        text = r["text"]
+        extra = r.get("extra")
+        rows.append((
+            session_id, r["ref"], r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
+            r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
+            1 if r.get("turn_start") else 0, r.get("created_at") or time.time(),
+            len(text.encode("utf-8", "surrogatepass")),
+            json.dumps(extra, ensure_ascii=False, default=str) if extra else None,
+        ))
+        texts.append(text)
+    return rows, texts
+
+
+def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+    start = 0
+    while start < len(records):
+        end, size = start, 0
+        while end < len(records) and end - start < BATCH_ROWS and size < BATCH_BYTES:
+            size += len(records[end]["text"])
+            end += 1
+        rows, texts = _rows(session_id, records[start:end])
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for row, text in zip(rows, texts):
+                cur = conn.execute(
+                    "INSERT OR IGNORE INTO archive_messages (session_id, ref, seq, role, tool, call_id, "
+                    "turn, position, replaced_by, turn_start, created_at, bytes, extra) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                if cur.rowcount:
+                    conn.execute(
+                        "INSERT INTO archive_fts (rowid, text, idents, sid) VALUES (?, ?, ?, ?)",
+                        (cur.lastrowid, text, identifier_parts(text), session_id),
+                    )
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        start = end
+
+
+def _delete_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    for i in range(0, len(ids), 500):
+        chunk = ids[i:i + 500]
+        marks = ",".join("?" * len(chunk))
+        conn.execute(f"DELETE FROM archive_fts WHERE rowid IN ({marks})", chunk)
+        conn.execute(f"DELETE FROM archive_messages WHERE id IN ({marks})", chunk)
+
+
+def _prune_bytes(conn: sqlite3.Connection, session_id: str, max_bytes: int) -> int:
+    total = conn.execute(
+        "SELECT COALESCE(SUM(bytes), 0) FROM archive_messages WHERE session_id = ?", (session_id,)
+    ).fetchone()[0]
+    if total <= max_bytes:
+        return 0
+    ids: list[int] = []
+    for row_id, size in conn.execute(
+        "SELECT id, bytes FROM archive_messages WHERE session_id = ? ORDER BY created_at, seq", (session_id,)
+    ).fetchall():
+        if total <= max_bytes:
+            break
+        ids.append(row_id)
+        total -= size
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        _delete_ids(conn, ids)
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    return len(ids)
+
+
+class SQLiteArchive:
+    """The ``archive_*`` methods of the SQLite session store (see ``hermes_core.archive``)."""
+
+    path: Path
+    archive_max_bytes: int | None = None
+
+    def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+        """Queue ``records`` for writing; a later read (or ``archive_flush``) waits for them."""
+        if records:
+            _writer(self.path).put(session_id, list(records), self.archive_max_bytes)
+
+    def archive_flush(self) -> None:
+        """Wait until every queued record of this process is written (raises a write error)."""
+        key = _key(self.path)
+        with _registry_lock:
+            writer = _writers.get(key)
+        if writer is not None:
+            writer.flush()
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
+        self.archive_flush()
+        if not self.path.exists():
+            return []
+        conn, lock = _reader(self.path)
+        with lock:
+            return conn.execute(sql, params).fetchall()
+
+    def archive_get(self, session_id: str, ref: str) -> dict[str, Any] | None:
+        rows = self._query(
+            "SELECT m.ref, m.role, m.tool, m.call_id, m.turn, m.position, m.replaced_by, m.created_at, "
+            "m.seq, m.extra, f.text FROM archive_messages m JOIN archive_fts f ON f.rowid = m.id "
+            "WHERE m.session_id = ? AND m.ref = ?",
+            (session_id, ref),
+        )
+        if not rows:
+            return None
+        (ref, role, tool, call_id, turn, position, replaced_by, created_at, seq, extra, text) = rows[0]
+        return {
+            "ref": ref, "role": role, "tool": tool, "call_id": call_id, "turn": turn,
+            "position": position, "replaced_by": replaced_by, "created_at": created_at, "seq": seq,
+            "extra": json.loads(extra) if extra else {}, "text": text,
+        }
+
+    def archive_refs(self, session_id: str) -> set[str]:
+        return {r[0] for r in self._query("SELECT ref FROM archive_messages WHERE session_id = ?", (session_id,))}
+
+    def archive_stats(self, session_id: str) -> dict[str, Any]:
+        rows = self._query(
+            "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), MIN(created_at), "
+            "MAX(created_at) FROM archive_messages WHERE session_id = ?",
+            (session_id,),
+        )
+        count, size, turns, first, last = rows[0] if rows else (0, 0, 0, None, None)
+        return {"session_id": session_id, "count": count, "bytes": size, "turns": turns, "first": first, "last": last}
+
+    def archive_sessions(self) -> list[dict[str, Any]]:
+        rows = self._query(
+            "SELECT session_id, COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), "
+            "MIN(created_at), MAX(created_at) FROM archive_messages GROUP BY session_id ORDER BY session_id",
+            (),
+        )
+        return [
+            {"session_id": s, "count": c, "bytes": b, "turns": t, "first": f, "last": la}
+            for s, c, b, t, f, la in rows
+        ]
+
+    def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:
+        """The best ``limit`` entries of ``session_id`` for ``query`` (BM25): every word first,
+        any word when no entry has them all."""
+        words = query_words(query)
+        sid = '"' + session_id.replace('"', '""') + '"'
+        sql = (
+            "SELECT m.ref, m.role, m.tool, m.call_id, m.turn, m.position, m.created_at, f.text, "
+            "bm25(archive_fts, 1.0, 0.5, 0.0) AS score "
+            "FROM archive_fts f JOIN archive_messages m ON m.id = f.rowid "
+            "WHERE archive_fts MATCH ? AND m.session_id = ? ORDER BY score, m.seq DESC LIMIT ?"
+        )
+        rows: list[tuple[Any, ...]] = []
+        for any_word in (False, True):
+            if any_word and len(words) == 1:
+                break
+            match = f"sid : {sid} AND {{text idents}} : ({fts_match(words, any_word=any_word)})"
+            rows = self._query(sql, (match, session_id, max(1, int(limit))))
+            if rows:
+                break
+        return [
+            {"ref": r[0], "role": r[1], "tool": r[2], "call_id": r[3], "turn": r[4],
+             "position": r[5], "created_at": r[6], "text": r[7], "score": r[8]}
+            for r in rows
+        ]
+
+    def archive_prune(
+        self, *, max_age_days: float | None = None, max_bytes_per_session: int | None = None,
+        session_id: str | None = None,
+    ) -> dict[str, int]:
+        """Remove entries older than ``max_age_days`` and the oldest beyond the per-session
+        byte cap; ``{"removed": n}``."""
+        self.archive_flush()
+        if not self.path.exists():
+            return {"removed": 0}
+        conn, lock = _reader(self.path)
+        removed = 0
+        with lock:
+            if max_age_days is not None:
+                cutoff = time.time() - float(max_age_days) * 86_400
+                sql = "SELECT id FROM archive_messages WHERE created_at < ?"
+                params: tuple[Any, ...] = (cutoff,)
+                if session_id is not None:
+                    sql += " AND session_id = ?"
+                    params += (session_id,)
+                ids = [r[0] for r in conn.execute(sql, params).fetchall()]
+                if ids:
+                    conn.execute("BEGIN IMMEDIATE")
+                    try:
+                        _delete_ids(conn, ids)
+                        conn.execute("COMMIT")
+                    except BaseException:
+                        conn.execute("ROLLBACK")
+                        raise
+                removed += len(ids)
+            if max_bytes_per_session is not None:
+                sessions = [session_id] if session_id is not None else [
+                    r[0] for r in conn.execute("SELECT DISTINCT session_id FROM archive_messages").fetchall()
+                ]
+                for sid in sessions:
+                    removed += _prune_bytes(conn, sid, int(max_bytes_per_session))
+        return {"removed": removed}
+
+    def archive_delete(self, session_id: str) -> int:
+        """Remove everything archived for ``session_id``; how many entries went."""
+        self.archive_flush()
+        if not self.path.exists():
+            return 0
+        conn, lock = _reader(self.path)
+        with lock:
+            ids = [r[0] for r in conn.execute(
+                "SELECT id FROM archive_messages WHERE session_id = ?", (session_id,)
+            ).fetchall()]
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                _delete_ids(conn, ids)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+        return len(ids)

@@ -1,0 +1,228 @@
+"""The Session's archive: the diff of one compaction, references, replacements, resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from recall_support import TestEngines, history
+
+from hermes_core import Session
+from hermes_core.archive import (
+    MemoryArchiveStore,
+    SessionArchive,
+    kept_positions,
+    message_text,
+    replacement_map,
+)
+from hermes_core.config import load_config
+from hermes_core.host import PluginHost
+
+
+def open_session(home: Path, engine: str = "drophalf", session_id: str = "s1", **config: Any) -> Session:
+    host = PluginHost.create()
+    host.register(TestEngines(), "test_engines")
+    data = {"context": {"engine": engine}, **config}
+    return Session.open(
+        cwd=home, home=home, model="m", context_length=64_000, session_id=session_id,
+        host=host, config=load_config(data=data),
+    )
+
+
+def test_identity_diff_finds_what_left_and_what_was_rewritten() -> None:
+    a, b, c, d = ({"role": "user", "content": x} for x in "abcd")
+    b2 = {"role": "user", "content": "b (short)"}
+    kept = kept_positions([a, b, c, d], [a, b2, d])
+    assert kept == [0, -1, -1, 2]
+    assert replacement_map([a, b, c, d], [a, b2, d], kept) == {1: 1, 2: 1}
+
+
+def test_copying_engine_is_diffed_by_content_not_identity() -> None:
+    before = [{"role": "user", "content": f"m{i}"} for i in range(10)]
+    after = [dict(m) for m in before[:3]] + [{"role": "user", "content": "note"}] + [dict(m) for m in before[7:]]
+    kept = kept_positions(before, after)
+    assert [i for i, p in enumerate(kept) if p < 0] == [3, 4, 5, 6]
+    assert set(replacement_map(before, after, kept).values()) == {3}
+
+
+def test_demoted_tool_results_map_to_their_own_replacement_by_call_id() -> None:
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "x"}, {"id": "y"}]}
+    rx = {"role": "tool", "tool_call_id": "x", "content": "long x"}
+    ry = {"role": "tool", "tool_call_id": "y", "content": "long y"}
+    extra = {"role": "assistant", "content": "chatter"}
+    sx = {"role": "tool", "tool_call_id": "x", "content": "[x]"}
+    sy = {"role": "tool", "tool_call_id": "y", "content": "[y]"}
+    before, after = [call, rx, ry, extra], [call, sx, sy]
+    mapping = replacement_map(before, after, kept_positions(before, after))
+    assert mapping[1] == 1 and mapping[2] == 2
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(0, 3))
+def test_every_message_that_left_is_archived_once_with_a_unique_ref(drop: list[bool], inserts: int) -> None:
+    before = [{"role": "user" if i % 3 == 0 else "assistant", "content": f"message {i}"} for i in range(len(drop))]
+    after = [m for m, d in zip(before, drop) if not d]
+    for k in range(inserts):
+        after.insert(min(k * 2, len(after)), {"role": "user", "content": f"replacement {k}"})
+    store = MemoryArchiveStore()
+    archive = SessionArchive(session_id="s", store=store)
+    archive.persistent = True
+    out = archive.record(before, after)
+    rows = list(store._rows.get("s", {}).values())
+    assert sorted(r["text"] for r in rows) == sorted(m["content"] for m, d in zip(before, drop) if d)
+    assert len({r["ref"] for r in rows}) == len(rows)
+    # the engine's list and dicts are untouched; kept messages stay the same objects
+    assert all("_ref" not in m for m in after)
+    originals = {id(m) for m in before}
+    assert len(out) == len(after)
+    assert all(o is a for o, a in zip(out, after) if id(a) in originals)
+
+
+def test_compaction_archives_originals_with_role_tool_call_id_and_turn(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = history(12)
+    result = session.compress(messages)
+    assert len(result.messages) < len(messages)
+    archive = session.archive
+    assert len(archive) == len(messages) - len(result.messages)
+    tool = archive.get("m2.3")
+    assert tool["role"] == "tool" and tool["tool"] == "terminal" and tool["call_id"] == "call_2"
+    assert tool["text"] == messages[7]["content"] and tool["turn"] == 2
+    assert archive.message("m2.2") == messages[6]  # the assistant call comes back whole
+    assert messages == history(12)  # the caller's list was never touched
+
+
+def test_replacements_carry_refs_and_summaries_the_tools_sentence(tmp_path: Path) -> None:
+    session = open_session(tmp_path, engine="compressor")
+    messages = history(40, tool_chars=3_000)
+    out = session.compress(messages).messages
+    marked = [m for m in out if m.get("_ref")]
+    assert marked, "no replacement carries a reference"
+    for m in marked:
+        refs = m.get("_refs") or (m["_ref"],)
+        for ref in refs:
+            assert session.archive.get(ref)["text"]
+        if len(refs) == 1 and m["role"] != "system":
+            assert f"[ref {refs[0]}]" in m["content"]
+    summary = [m for m in out if len(m.get("_refs") or ()) > 1]
+    assert summary and "context_search" in summary[0]["content"]
+
+
+def test_no_tools_sentence_when_the_recall_tools_are_blocked(tmp_path: Path) -> None:
+    host = PluginHost.create(blocked=("recall",))
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", context_length=64_000, host=host,
+                           session_id="s1")
+    out = session.compress(history(40, tool_chars=3_000)).messages
+    assert any(m.get("_refs") for m in out)
+    assert not any("context_search" in message_text(m) for m in out)
+
+
+def test_a_second_compaction_does_not_archive_replacements_again(tmp_path: Path) -> None:
+    session = open_session(tmp_path, engine="compressor")
+    first = session.compress(history(40, tool_chars=3_000)).messages
+    count = len(session.archive)
+    more = first + history(30, tool_chars=3_000)[1:]
+    second = session.compress(more).messages
+    rows = session.archive.store.archive_sessions()[0]["count"] if session.archive.persistent else len(session.archive)
+    assert rows == len(session.archive) > count
+    texts = [session.archive.get(r)["text"] for m in second for r in (m.get("_refs") or ())]
+    assert not any(t.startswith("[terminal]") for t in texts)  # no one-liner archived as original
+    refs = [r for m in second for r in (m.get("_refs") or ((m["_ref"],) if m.get("_ref") else ()))]
+    assert len(refs) == len(set(refs))
+
+
+def test_unchanged_output_archives_nothing(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = history(1)[:4]
+    assert session.compress(messages).messages is messages
+    assert len(session.archive) == 0
+
+
+def test_archive_disabled_keeps_nothing(tmp_path: Path) -> None:
+    session = open_session(tmp_path, archive={"enabled": False})
+    out = session.compress(history(12)).messages
+    assert len(session.archive) == 0 and not any(m.get("_ref") for m in out)
+    assert "context_search" not in [t["function"]["name"] for t in session.assemble_tools([])]
+
+
+def test_a_session_without_a_store_archives_in_memory(tmp_path: Path) -> None:
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", persist=False)
+    session._loop.run_engine  # noqa: B018 - the loop exists
+    archive = session.archive
+    assert not archive.persistent
+    out = archive.record(history(3), history(3)[:1] + history(3)[9:])
+    assert len(archive) == 8 and out[0]["content"] == "You are a coding agent."
+
+
+_CHILD = textwrap.dedent(
+    """
+    import json, sys
+    sys.path.insert(0, {tests!r})
+    from recall_support import TestEngines, history
+    from hermes_core import Session
+    from hermes_core.config import load_config
+    from hermes_core.host import PluginHost
+    host = PluginHost.create()
+    host.register(TestEngines(), "test_engines")
+    session = Session.open(cwd={home!r}, home={home!r}, model="m", session_id=sys.argv[1], host=host,
+                           config=load_config(data={{"context": {{"engine": "drophalf"}}}}))
+    if sys.argv[2] == "compact":
+        messages = history(int(sys.argv[3]))
+        session.compress(messages)
+        session.close()
+        print(len(session.archive))
+    else:
+        print(json.dumps(session.handle_tool_call("context_expand", {{"ref": sys.argv[3]}})))
+    """
+)
+
+
+def _child(home: Path, *args: str) -> subprocess.Popen[str]:
+    code = _CHILD.format(tests=str(Path(__file__).parent), home=str(home))
+    env = {**os.environ, "HERMES_HOME": str(home)}
+    return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env=env)
+
+
+def test_two_processes_compact_different_sessions_in_one_store_and_lose_nothing(tmp_path: Path) -> None:
+    procs = [_child(tmp_path, f"proc{i}", "compact", "200") for i in range(2)]
+    counts = [int(p.communicate(timeout=120)[0].strip()) for p in procs]
+    assert all(p.returncode == 0 for p in procs) and counts[0] == counts[1] > 300
+    # a new process with the same session id finds the archive
+    reader = _child(tmp_path, "proc1", "expand", "m7.3")
+    answer = json.loads(json.loads(reader.communicate(timeout=60)[0]))
+    assert answer["ref"] == "m7.3" and answer["text"] == history(7)[-2]["content"]
+    session = open_session(tmp_path, session_id="proc0")
+    assert len(session.archive) == counts[0]
+    assert {r["session_id"]: r["count"] for r in session.archive.store.archive_sessions()} == {
+        "proc0": counts[0], "proc1": counts[1]}
+
+
+def test_resume_continues_references_without_reusing_one(tmp_path: Path) -> None:
+    first = open_session(tmp_path, session_id="same")
+    first.compress(history(20))
+    first.close()
+    refs_before = first.archive.store.archive_refs("same")
+    again = open_session(tmp_path, session_id="same")
+    again.compress(history(20))
+    refs_after = again.archive.store.archive_refs("same")
+    assert refs_before < refs_after
+    assert len(again.archive) == len(refs_after)
+
+
+@pytest.mark.parametrize("engine", ["compressor", "window", "drophalf", "copying"])
+def test_every_engine_gets_an_archive_without_code_of_its_own(tmp_path: Path, engine: str) -> None:
+    session = open_session(tmp_path, engine=engine)
+    messages = history(60, tool_chars=2_000)
+    out = session.compress(messages).messages
+    if out is messages:
+        pytest.skip(f"{engine} found nothing to compress")
+    kept = {id(m) for m in out}
+    assert len(session.archive) >= sum(1 for m in messages if id(m) not in kept) - len(out)

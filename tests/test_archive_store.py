@@ -1,0 +1,162 @@
+"""The archive store contract, run against every store (SQLite; in-memory; Redis later)."""
+
+from __future__ import annotations
+
+import sqlite3
+import stat
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
+
+from hermes_core.archive import ArchiveError, MemoryArchiveStore, has_archive
+
+StoreFactory = Callable[[Path], Any]
+
+
+def sqlite_store(tmp: Path) -> Any:
+    return SQLiteSessionStore(tmp / "sessions.db")
+
+
+def memory_store(tmp: Path) -> Any:
+    return MemoryArchiveStore()
+
+
+STORES = {"sqlite": sqlite_store, "memory": memory_store}
+
+
+@pytest.fixture(params=sorted(STORES))
+def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
+    made = STORES[request.param](tmp_path)
+    yield made
+    close_connections()
+
+
+def rec(ref: str, text: str, *, role: str = "tool", tool: str = "terminal", turn: int = 1,
+        seq: int = 0, created_at: float | None = None, **extra: Any) -> dict[str, Any]:
+    return {"ref": ref, "seq": seq, "role": role, "tool": tool, "call_id": f"c_{ref}", "turn": turn,
+            "position": 3, "replaced_by": 2, "text": text, "extra": extra or {"role": role},
+            "created_at": created_at or time.time(), "turn_start": role == "user"}
+
+
+def test_contract_methods_exist(store: Any) -> None:
+    assert has_archive(store)
+
+
+def test_put_then_get_returns_the_original_byte_for_byte(store: Any) -> None:
+    text = "line 1\r\n\ttabs  and  spaces\x00nul \u4e2d\u6587 \U0001F600 end\n"
+    store.archive_put("s1", [rec("m1.3", text, tool_call_id="c1")])
+    row = store.archive_get("s1", "m1.3")
+    assert row["text"] == text and row["role"] == "tool" and row["tool"] == "terminal"
+    assert row["turn"] == 1 and row["call_id"] == "c_m1.3" and row["extra"]["tool_call_id"] == "c1"
+    assert store.archive_get("s1", "m9.9") is None
+    assert store.archive_get("other", "m1.3") is None  # a reference from another session
+
+
+@pytest.mark.parametrize(
+    ("text", "query"),
+    [
+        ("the helper parse_config failed", "parse_config"),
+        ("opened src/hermes_core/archive.py for writing", "src/hermes_core/archive.py"),
+        ("opened src/hermes_core/archive.py for writing", "archive.py"),
+        ("Traceback: KeyError: 'model'", "KeyError"),
+        ("Traceback: KeyError: 'model'", "Error"),
+        ("class SessionArchiveStore: pass", "Archive"),
+        ("the answer is 48213 exactly", "48213"),
+        ("user chose PostgreSQL over MySQL", "postgresql"),
+    ],
+)
+def test_code_identifiers_are_searchable(store: Any, text: str, query: str) -> None:
+    store.archive_put("s1", [rec("m1.1", "unrelated chatter about lunch"), rec("m2.1", text)])
+    hits = store.archive_search("s1", query, 5)
+    assert hits and hits[0]["ref"] == "m2.1"
+
+
+@pytest.mark.parametrize("query", ['"quoted', '"unbalanced', "star*", "col:on", "NEAR(a b)", "a AND OR", "-x", "^caret"])
+def test_fts_syntax_in_a_query_is_text_never_an_error(store: Any, query: str) -> None:
+    store.archive_put("s1", [rec("m1.1", 'a "quoted" unbalanced star* col:on NEAR(a b) AND OR -x ^caret')])
+    hits = store.archive_search("s1", query, 5)
+    assert [h["ref"] for h in hits] == ["m1.1"]
+
+
+def test_empty_query_is_a_clear_error(store: Any) -> None:
+    store.archive_put("s1", [rec("m1.1", "text")])
+    for query in ("", "   ", "*", '""'):
+        with pytest.raises(ArchiveError, match="empty"):
+            store.archive_search("s1", query, 5)
+
+
+def test_search_ranks_and_limits_and_falls_back_to_any_word(store: Any) -> None:
+    store.archive_put("s1", [
+        rec("m1.1", "deploy failed on staging"),
+        rec("m2.1", "deploy succeeded"),
+        rec("m3.1", "nothing relevant"),
+    ])
+    hits = store.archive_search("s1", "deploy staging", 5)
+    assert [h["ref"] for h in hits] == ["m1.1"]
+    hits = store.archive_search("s1", "deploy rollback", 5)  # no entry has both words
+    assert {h["ref"] for h in hits} == {"m1.1", "m2.1"}
+    assert len(store.archive_search("s1", "deploy", 1)) == 1
+
+
+def test_sessions_are_isolated(store: Any) -> None:
+    store.archive_put("a", [rec("m1.1", "secret plan alpha")])
+    store.archive_put("b", [rec("m1.1", "other plan beta")])
+    assert [h["text"] for h in store.archive_search("a", "plan", 5)] == ["secret plan alpha"]
+    assert store.archive_search("b", "alpha", 5) == []
+    assert store.archive_refs("a") == {"m1.1"}
+    rows = {r["session_id"]: r for r in store.archive_sessions()}
+    assert rows["a"]["count"] == 1 and rows["a"]["bytes"] == len("secret plan alpha")
+
+
+def test_putting_a_ref_twice_keeps_the_first(store: Any) -> None:
+    store.archive_put("s1", [rec("m1.1", "first")])
+    store.archive_put("s1", [rec("m1.1", "second")])
+    assert store.archive_get("s1", "m1.1")["text"] == "first"
+    assert store.archive_stats("s1")["count"] == 1
+
+
+def test_stats_count_turns_for_resume(store: Any) -> None:
+    store.archive_put("s1", [rec("m1.1", "u", role="user"), rec("m1.2", "t"), rec("m2.1", "u2", role="user")])
+    stats = store.archive_stats("s1")
+    assert stats["count"] == 3 and stats["turns"] == 2
+
+
+def test_prune_by_age_and_by_bytes(store: Any) -> None:
+    old = time.time() - 10 * 86_400
+    store.archive_put("s1", [rec("m1.1", "x" * 100, created_at=old, seq=1),
+                             rec("m2.1", "y" * 100, seq=2), rec("m3.1", "z" * 100, seq=3)])
+    store.archive_put("s2", [rec("m1.1", "w" * 100, created_at=old)])
+    assert store.archive_prune(max_age_days=5, session_id="s1")["removed"] == 1
+    assert store.archive_get("s1", "m1.1") is None and store.archive_get("s2", "m1.1") is not None
+    assert store.archive_prune(max_bytes_per_session=150)["removed"] == 1
+    assert store.archive_get("s1", "m2.1") is None and store.archive_get("s1", "m3.1") is not None
+    assert store.archive_search("s1", "yyyy", 5) == [] or all(h["ref"] != "m2.1" for h in store.archive_search("s1", "y" * 100, 5))
+    assert store.archive_delete("s2") == 1 and store.archive_get("s2", "m1.1") is None
+
+
+def test_sqlite_store_file_is_private_and_grows_linearly(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "sessions.db")
+    sizes = []
+    for batch in range(3):
+        store.archive_put("s1", [rec(f"m{batch}.{i}", f"entry {batch} {i} " + "word " * 200) for i in range(1_500)])
+        store.archive_flush()
+        with sqlite3.connect(tmp_path / "sessions.db") as conn:
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            pages, size = conn.execute("PRAGMA page_count").fetchone()[0], conn.execute("PRAGMA page_size").fetchone()[0]
+        sizes.append(pages * size)
+    assert stat.S_IMODE((tmp_path / "sessions.db").stat().st_mode) == 0o600
+    growth = [b - a for a, b in zip([0, *sizes], sizes)]
+    assert max(growth) < 1.5 * min(growth), sizes
+    assert sizes[-1] < 3 * 1_500 * 1_100 * 2.5  # text stored once, plus the index
+
+
+def test_sqlite_writes_survive_another_store_object_and_a_closed_connection(tmp_path: Path) -> None:
+    SQLiteSessionStore(tmp_path / "sessions.db").archive_put("s1", [rec("m1.1", "kept across objects")])
+    close_connections()  # drains the writer first
+    again = SQLiteSessionStore(tmp_path / "sessions.db")
+    assert again.archive_get("s1", "m1.1")["text"] == "kept across objects"
+    assert again.get_prompt("s1") is None  # the prompt table still answers
