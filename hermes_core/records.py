@@ -236,6 +236,9 @@ class ToolsContext:
     environment: Any = None
     #: The ``PluginHost`` running the hook, so the turn budget can ask for the writer hook.
     host: Any = attrs.field(default=None, eq=False, repr=False)
+    #: The ``Session`` the tools are assembled for, or ``None`` (the recall tools are offered
+    #: when its archive holds something).
+    session: Any = attrs.field(default=None, eq=False, repr=False)
 
 
 @attrs.frozen(kw_only=True)

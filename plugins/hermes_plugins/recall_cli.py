@@ -1,0 +1,136 @@
+"""``hermes-ctx history``: what compactions archived, per session (the host's view: originals).
+
+* ``history list [--json]`` -> ``[{session_id, count, bytes, first, last}]`` (times: epoch seconds)
+* ``history search SESSION QUERY [--limit N] [--json]`` -> ``{session_id, query, hits: [{ref,
+  role, tool, turn, snippet}]}``
+* ``history show SESSION REF [--json]`` -> the original text (``--json``: the whole entry and
+  the message as it was)
+* ``history prune [--max-age-days D] [--max-bytes N] [--session S] [--json]`` -> ``{removed}``;
+  the limits default to ``archive.max_age_days`` / ``archive.max_bytes_per_session``.
+
+Unlike the model's tools, this is the operator's view: texts are shown unredacted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import click
+
+from hermes_core.archive import ArchiveError, has_archive, parse_ref, query_words, snippet
+from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+
+
+def _store(state: CliState) -> Any:
+    store = state.host.session_store(state.home_path, state.config)
+    if not has_archive(store):
+        fail(f"the session store ({store!r}) keeps no archive")
+    return store
+
+
+def _when(stamp: Any) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(stamp)) if stamp else "-"
+
+
+def _size(n: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if n < 1024 or unit == "GB":
+            return f"{n:.0f} {unit}" if unit == "B" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+@click.group(name="history")
+def history_group() -> None:
+    """The archive of compacted messages: list sessions, search, show an original, prune."""
+
+
+@history_group.command(name="list")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_obj
+@guarded
+def history_list(state: CliState, as_json: bool) -> None:
+    """Sessions with archived messages, their counts and sizes."""
+    rows = _store(state).archive_sessions()
+    if as_json:
+        emit_json([{k: r[k] for k in ("session_id", "count", "bytes", "first", "last")} for r in rows])
+        return
+    emit_table(
+        ("SESSION", "MESSAGES", "SIZE", "FIRST", "LAST"),
+        [(r["session_id"], r["count"], _size(r["bytes"]), _when(r["first"]), _when(r["last"])) for r in rows],
+    )
+
+
+@history_group.command(name="search")
+@click.argument("session_id")
+@click.argument("query")
+@click.option("--limit", type=click.IntRange(1, 100), default=10, show_default=True)
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_obj
+@guarded
+def history_search(state: CliState, session_id: str, query: str, limit: int, as_json: bool) -> None:
+    """Search SESSION's archive for QUERY (words, identifiers, paths, error texts)."""
+    try:
+        words = query_words(query)
+    except ArchiveError as exc:
+        fail(str(exc))
+    hits = _store(state).archive_search(session_id, query, limit)
+    out = [
+        {"ref": h["ref"], "role": h["role"], "tool": h.get("tool") or None, "turn": h["turn"],
+         "snippet": snippet(h["text"], words, 160)}
+        for h in hits
+    ]
+    if as_json:
+        emit_json({"session_id": session_id, "query": query, "hits": out})
+        return
+    emit_table(
+        ("REF", "ROLE", "TOOL", "SNIPPET"),
+        [(h["ref"], h["role"], h["tool"] or "-", " ".join(h["snippet"].split())) for h in out],
+    )
+
+
+@history_group.command(name="show")
+@click.argument("session_id")
+@click.argument("ref")
+@click.option("--json", "as_json", is_flag=True, help="The whole entry as JSON.")
+@click.pass_obj
+@guarded
+def history_show(state: CliState, session_id: str, ref: str, as_json: bool) -> None:
+    """Print the original text of REF in SESSION."""
+    try:
+        ref = parse_ref(ref)
+    except ArchiveError as exc:
+        fail(str(exc))
+    row = _store(state).archive_get(session_id, ref)
+    if row is None:
+        fail(f"no archived message {ref} in session {session_id} (see hermes-ctx history search)")
+    if as_json:
+        message = dict(row.get("extra") or {})
+        message.setdefault("content", row["text"])
+        emit_json({**{k: v for k, v in row.items() if k != "extra"}, "message": message})
+        return
+    click.echo(row["text"])
+
+
+@history_group.command(name="prune")
+@click.option("--max-age-days", type=click.FloatRange(0, min_open=True), default=None,
+              help="Remove entries older than this (default: archive.max_age_days).")
+@click.option("--max-bytes", type=click.IntRange(1), default=None,
+              help="Per-session cap, oldest first (default: archive.max_bytes_per_session).")
+@click.option("--session", "session_id", default=None, help="Only this session.")
+@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.pass_obj
+@guarded
+def history_prune(
+    state: CliState, max_age_days: float | None, max_bytes: int | None, session_id: str | None, as_json: bool
+) -> None:
+    """Apply the archive's retention limits now."""
+    section = state.config.archive
+    age = max_age_days if max_age_days is not None else section.max_age_days
+    cap = max_bytes if max_bytes is not None else section.max_bytes_per_session
+    result = _store(state).archive_prune(max_age_days=age, max_bytes_per_session=cap, session_id=session_id)
+    if as_json:
+        emit_json({"removed": result["removed"], "max_age_days": age, "max_bytes_per_session": cap})
+        return
+    click.echo(f"removed {result['removed']} archived message(s)")
