@@ -165,7 +165,7 @@ def _collect_blocks(
             continue
         seen = len(bucket)
         blocks, plugin = host.prompt_block(slot.hook, ctx)
-        if len(bucket) > seen:
+        if len(bucket) > seen and not blocks:
             _name_lost_blocks(bucket, seen, slot.hook, slot.blocks)
         for block in _in_table_order(blocks, slot.blocks):
             text = block.text

@@ -297,6 +297,10 @@ class PromptCachingSection:
 @attrs.frozen(kw_only=True)
 class PluginsSection:
     disabled: tuple[str, ...] = field((), _str_list)
+    prompt_hook_budget: float | None = field(
+        5.0, _float(0.0, optional=True),
+        doc="seconds one prompt hook may take before its block is left out; null or 0 = no limit",
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -7,14 +7,17 @@ there in hermes-core's own ``pyproject.toml`` exactly like a third party's. A pl
 to import or register is recorded as ``failed`` and everything else keeps working, unless strict
 mode (``--strict-plugins`` / ``HERMES_STRICT_PLUGINS=1``) turns that into an error.
 
-Hooks are called through ``_run``: it follows pluggy's call order (``reversed(get_hookimpls())``,
-new-style wrappers outermost) but calls each implementation itself, so a result or a failure
-can be attributed to the plugin that produced it. That attribution is what lets a raising
-plugin cost one block and a warning naming it, instead of the whole prompt.
+Pluggy orders and calls every hook (both wrapper styles included). Isolation is per
+implementation: at registration each implementation's function is wrapped (``hookguard``), so a
+raising or ill-typed plugin is named in a warning and only its own part is lost, and observers
+(``--trace-hooks``, the ``hook_recorder`` fixture) see every implementation call.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextvars
+import difflib
 import importlib.metadata
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -25,6 +28,7 @@ import pluggy
 
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
+from hermes_core.hookguard import CURRENT, CallLog, HookCall, guard, summarize
 from hermes_core.hookspecs import PROJECT, SPEC_CLASSES, hookimpl
 from hermes_core.logging import get_logger
 from hermes_core.records import (
@@ -54,12 +58,46 @@ ESSENTIAL_PLUGINS = frozenset({"identity", "compressor"})
 DISPATCH_PLUGIN = "hermes_core.engine_dispatch"
 
 
-class _PluginCallError(Exception):
-    def __init__(self, plugin: str, hook: str, error: BaseException) -> None:
-        super().__init__(f"plugin {plugin!r} raised in {hook}: {type(error).__name__}: {error}")
-        self.plugin = plugin
-        self.hook = hook
-        self.error = error
+DEFAULT_ENGINE = "compressor"
+#: Seconds a prompt hook may take before its block is left out (``plugins.prompt_hook_budget``).
+DEFAULT_PROMPT_BUDGET = 5.0
+#: Workers shared by the budgeted prompt-hook calls of one host.
+PROMPT_WORKERS = 2
+
+# Set inside a budget worker so a nested prompt call runs inline instead of queueing behind itself.
+_IN_WORKER: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_in_prompt_worker", default=False)
+
+
+class _Manager(pluggy.PluginManager):
+    """pluggy's manager with two hermes rules applied as implementations are registered."""
+
+    def __init__(self, host: PluginHost | None = None) -> None:
+        super().__init__(PROJECT)
+        self.host = host
+        self.registering: str = "?"
+
+    def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
+        opts = super().parse_hookimpl_opts(plugin, name)
+        if opts is None:
+            return None
+        hook = opts.get("specname") or name
+        if hook.startswith(PROJECT + "_") and self.host is not None:
+            caller = getattr(self.hook, hook, None)
+            if caller is None or caller.spec is None:
+                # Only this implementation is dropped; the plugin's other hooks still load.
+                self.host._unknown_hook(self.registering, hook)
+                return None
+        return opts
+
+    def _verify_hook(self, hook: Any, hookimpl: Any) -> None:
+        # The one place every implementation passes before pluggy uses it (historic replay
+        # included), so the isolating wrapper is installed here.
+        super()._verify_hook(hook, hookimpl)
+        if self.host is not None and not getattr(hookimpl.function, "_hermes_guarded", False):
+            firstresult = bool(hook.spec.opts.get("firstresult")) if hook.spec else False
+            guarded = guard(self.host, hookimpl, hook.name, firstresult=firstresult)
+            guarded._hermes_guarded = True  # type: ignore[attr-defined]
+            hookimpl.function = guarded
 
 
 class EngineDispatch:
@@ -122,6 +160,12 @@ class PluginHost:
     _engines: dict[str, EngineSpec] | None = None
     _tokenizers: dict[str, Any] = attrs.field(factory=dict)
     _undo_trace: Callable[[], None] | None = None
+    #: called with a ``HookCall`` after every implementation call (see ``observe``)
+    observers: list[Callable[[HookCall], None]] = attrs.field(factory=list)
+    _pool: concurrent.futures.ThreadPoolExecutor | None = None
+    _running: list[CallLog] = attrs.field(factory=list)
+    #: implementations dropped at registration (unknown hook names), by plugin
+    _dropped: dict[str, list[str]] = attrs.field(factory=dict)
 
     # --- construction -------------------------------------------------------------------
 
@@ -146,7 +190,7 @@ class PluginHost:
         ``(object, name)`` pairs directly (tests, embedders).
         """
         env = os.environ if env is None else env
-        pm = pluggy.PluginManager(PROJECT)
+        pm = _Manager()
         for spec_class in SPEC_CLASSES:
             pm.add_hookspecs(spec_class)
         host = cls(
@@ -154,8 +198,10 @@ class PluginHost:
             strict=_env_flag(env, "HERMES_STRICT_PLUGINS") if strict is None else strict,
             trace=_env_flag(env, "HERMES_TRACE_HOOKS") if trace is None else trace,
         )
+        pm.host = host
         if host.trace:
             host._install_tracing()
+        pm.registering = DISPATCH_PLUGIN
         pm.register(EngineDispatch(), name=DISPATCH_PLUGIN)
         block = set(blocked)
         if config is not None:
@@ -200,7 +246,9 @@ class PluginHost:
                 continue
             try:
                 obj = ep.load()
-            except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the host
+            # SystemExit/KeyboardInterrupt raised by a module body are that plugin's failure too:
+            # the CLI must keep running.
+            except (Exception, SystemExit, KeyboardInterrupt) as exc:  # noqa: BLE001
                 self._fail(ep.name, dist, version, ep.value, f"{type(exc).__name__}: {exc}", exc)
                 continue
             self._register_record(obj, ep.name, dist, version, ep.value)
@@ -226,17 +274,38 @@ class PluginHost:
         self._engines = None
 
     def _register_record(self, obj: object, name: str, dist: str, version: str, module: str) -> None:
+        self._dropped.pop(name, None)
         try:
+            if isinstance(self.pm, _Manager):
+                self.pm.registering = name
             self.pm.register(obj, name=name)
         except Exception as exc:  # noqa: BLE001
+            if self.pm.is_registered(obj):
+                self.pm.unregister(obj)
             self._fail(name, dist, version, module, f"{type(exc).__name__}: {exc}", exc)
             return
         hooks = tuple(sorted(c.name for c in self.pm.get_hookcallers(obj) or ()))
+        dropped = self._dropped.get(name)
         self.records[name] = PluginRecord(
             name=name, distribution=dist, version=version, module=module, status="active",
             hooks=hooks,
+            error=("unknown hooks dropped: " + ", ".join(dropped)) if dropped else None,
         )
         log.debug("plugin_loaded", plugin=name, dist=dist, version=version)
+
+    def _unknown_hook(self, plugin: str, hook: str) -> None:
+        """A ``hermes_*`` implementation matching no spec: warn with the closest real name."""
+        names = [attr for spec in SPEC_CLASSES for attr in vars(spec) if attr.startswith(PROJECT + "_")]
+        close = difflib.get_close_matches(hook, names, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        message = f"plugin {plugin!r} implements unknown hook {hook!r}{hint} (that implementation was dropped)"
+        self._dropped.setdefault(plugin, []).append(hook + (f" (did you mean {close[0]}?)" if close else ""))
+        if self.strict:
+            raise HermesPluginError(message)
+        record_warning(
+            "plugin_hook_unknown", message, plugin=plugin, hook=hook,
+            suggestion=close[0] if close else None,
+        )
 
     def _fail(
         self, name: str, dist: str, version: str, module: str, error: str,
@@ -274,13 +343,36 @@ class PluginHost:
                 )
 
     def _install_tracing(self) -> None:
+        # pluggy's own monitoring sees each whole hook call; the guard's observer each
+        # implementation with its plugin, arguments, result and time.
         def before(hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
-            log.debug("hook_called", hook=hook_name, impls=[i.plugin_name for i in impls])
+            log.debug(
+                "hook_called", hook=hook_name, impls=[i.plugin_name for i in reversed(impls)],
+                args={k: summarize(v) for k, v in kwargs.items()},
+            )
 
         def after(outcome: Any, hook_name: str, impls: Sequence[Any], kwargs: Mapping[str, Any]) -> None:
-            log.debug("hook_returned", hook=hook_name, failed=outcome.exception is not None)
+            failed = outcome.exception is not None
+            log.debug(
+                "hook_returned", hook=hook_name, failed=failed,
+                result=None if failed else summarize(outcome.get_result()),
+            )
 
-        self._undo_trace = self.pm.add_hookcall_monitoring(before, after)
+        def each(call: HookCall) -> None:
+            log.debug(
+                "hook_impl_returned", hook=call.hook, plugin=call.plugin, wrapper=call.wrapper,
+                args=dict(call.args), result=call.result, ms=round(call.seconds * 1000, 3),
+                error=call.error,
+            )
+
+        undo_monitor = self.pm.add_hookcall_monitoring(before, after)
+        undo_observer = self.observe(each)
+
+        def undo() -> None:
+            undo_monitor()
+            undo_observer()
+
+        self._undo_trace = undo
 
     # --- introspection ------------------------------------------------------------------
 
@@ -324,135 +416,102 @@ class PluginHost:
                 )
         return out
 
-    # --- the attributed runner ----------------------------------------------------------
+    # --- calling through pluggy -----------------------------------------------------------
 
-    def _run(
-        self, hook: str, kwargs: Mapping[str, Any], *, firstresult: bool
-    ) -> list[tuple[str, Any]]:
-        """Call ``hook`` like pluggy does, but per implementation, attributing results.
+    def observe(self, observer: Callable[[HookCall], None]) -> Callable[[], None]:
+        """Call ``observer`` with a ``HookCall`` after every implementation call; returns undo."""
+        self.observers.append(observer)
 
-        Returns ``[(plugin, result), ...]`` of non-``None`` results (at most one when
-        ``firstresult``). A raising implementation raises ``_PluginCallError`` naming it.
-        """
-        caller = getattr(self.pm.hook, hook)
-        impls = list(reversed(caller.get_hookimpls()))
-        if self.trace:
-            log.debug("hook_called", hook=hook, impls=[i.plugin_name for i in impls])
-        wrappers = [i for i in impls if i.wrapper or i.hookwrapper]
-        plain = [i for i in impls if not (i.wrapper or i.hookwrapper)]
-        results: list[tuple[str, Any]] = []
-        generators = []
-        for impl in wrappers:
-            try:
-                gen = impl.function(*[kwargs[a] for a in impl.argnames])
-                next(gen)
-            except Exception as exc:  # noqa: BLE001
-                raise _PluginCallError(impl.plugin_name, hook, exc) from exc
-            generators.append((impl, gen))
-        error: BaseException | None = None
+        def undo() -> None:
+            if observer in self.observers:
+                self.observers.remove(observer)
+
+        return undo
+
+    def _call(self, hook: str, kwargs: Mapping[str, Any], *, quiet: bool = False) -> tuple[Any, CallLog]:
+        """Call ``hook`` through pluggy; the log says which plugin produced what."""
+        record = CallLog(quiet=quiet)
+        token = CURRENT.set(record)
         try:
-            for impl in plain:
-                try:
-                    result = impl.function(*[kwargs[a] for a in impl.argnames])
-                except Exception as exc:  # noqa: BLE001
-                    raise _PluginCallError(impl.plugin_name, hook, exc) from exc
-                if result is not None:
-                    results.append((impl.plugin_name, result))
-                    if firstresult:
-                        break
-        except BaseException as exc:  # noqa: BLE001
-            error = exc
-        # New-style wrappers see the inner result and may replace it (last one outermost).
-        value: Any = (results[0][1] if results else None) if firstresult else [r for _, r in results]
-        for impl, gen in reversed(generators):
-            try:
-                if error is not None:
-                    gen.throw(error)
-                else:
-                    gen.send(value)
-            except StopIteration as stop:
-                value, error = stop.value, None
-            except _PluginCallError as exc:
-                error = exc
-            except Exception as exc:  # noqa: BLE001
-                error = _PluginCallError(impl.plugin_name, hook, exc)
-            else:
-                error = _PluginCallError(impl.plugin_name, hook, RuntimeError("wrapper yielded twice"))
-        if self.trace:
-            log.debug("hook_returned", hook=hook, failed=error is not None)
-        if error is not None:
-            raise error
-        if firstresult:
-            if value is None:
-                return []
-            answered = results[0][0] if results and results[0][1] is value else (
-                generators[0][0].plugin_name if generators else results[0][0] if results else "?"
-            )
-            return [(answered, value)]
-        if generators:
-            return [("?", v) for v in value]
-        return results
+            result = getattr(self.pm.hook, hook)(**kwargs)
+        finally:
+            CURRENT.reset(token)
+        return result, record
 
-    def _guarded(
-        self, hook: str, kwargs: Mapping[str, Any], *, firstresult: bool, what: str
-    ) -> list[tuple[str, Any]]:
-        try:
-            return self._run(hook, kwargs, firstresult=firstresult)
-        except _PluginCallError as exc:
-            record_warning(
-                "plugin_hook_failed",
-                f"plugin {exc.plugin!r} failed while producing {what}: "
-                f"{type(exc.error).__name__}: {exc.error}; {what} was left out",
-                plugin=exc.plugin,
-                hook=hook,
-            )
-            if self.strict:
-                raise HermesPluginError(str(exc)) from exc.error
-            return []
+    def _first(self, hook: str, kwargs: Mapping[str, Any]) -> tuple[Any, str | None]:
+        result, record = self._call(hook, kwargs)
+        return result, (record.owner(result) if result is not None else None)
 
-    def _collect_each(self, hook: str, kwargs: Mapping[str, Any], what: str) -> list[tuple[str, Any]]:
-        """Collect hook, one implementation at a time: a raising plugin loses only its part."""
-        caller = getattr(self.pm.hook, hook)
-        out: list[tuple[str, Any]] = []
-        for impl in reversed(caller.get_hookimpls()):
-            if impl.wrapper or impl.hookwrapper:
-                continue
-            try:
-                result = impl.function(*[kwargs[a] for a in impl.argnames])
-            except Exception as exc:  # noqa: BLE001
-                record_warning(
-                    "plugin_hook_failed",
-                    f"plugin {impl.plugin_name!r} failed while declaring {what}: "
-                    f"{type(exc).__name__}: {exc}",
-                    plugin=impl.plugin_name,
-                    hook=hook,
-                )
-                if self.strict:
-                    raise HermesPluginError(f"plugin {impl.plugin_name!r} raised in {hook}: {exc}") from exc
-                continue
-            if result is not None:
-                out.append((impl.plugin_name, result))
-        return out
+    def _collect(self, hook: str, kwargs: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """Collect hook results with the plugin that produced each (``?`` if a wrapper made it)."""
+        results, record = self._call(hook, kwargs)
+        return [(record.owner(value) or "?", value) for value in results or () if value is not None]
 
     # --- facade: prompt -----------------------------------------------------------------
 
     def prompt_block(self, hook: str, ctx: PromptContext) -> tuple[tuple[PromptBlock, ...], str | None]:
-        """Call one ``hermes_prompt_*`` hook; returns its blocks and the answering plugin."""
-        answers = self._guarded(hook, {"ctx": ctx}, firstresult=True, what=f"the {hook[14:]} block")
-        if not answers:
+        """Call one ``hermes_prompt_*`` hook; returns its blocks and the answering plugin.
+
+        The call runs within ``plugins.prompt_hook_budget`` seconds (on a small worker pool the
+        host owns); past it the block is left out with a warning naming the plugin still running.
+        """
+        budget = _prompt_budget(ctx)
+        if budget is None or _IN_WORKER.get():
+            result, plugin = self._first(hook, {"ctx": ctx})
+        else:
+            record = CallLog()
+            future = self._workers().submit(
+                contextvars.copy_context().run, self._budgeted, hook, ctx, record
+            )
+            try:
+                result, plugin = future.result(timeout=budget)
+            except concurrent.futures.TimeoutError:
+                block = hook.removeprefix("hermes_prompt_")
+                if future.cancel() or record.current is None:
+                    # Never started: every worker is still held by an earlier slow hook.
+                    culprit = ", ".join(sorted({r.current or "?" for r in self._running})) or "?"
+                    message = (
+                        f"the {block} block was left out: the prompt-hook workers are still busy "
+                        f"with plugin {culprit} past the {budget:g}s budget"
+                    )
+                else:
+                    culprit = record.current
+                    message = (
+                        f"plugin {culprit!r} took longer than {budget:g}s in {hook}; "
+                        f"the {block} block was left out"
+                    )
+                if self.strict:
+                    raise HermesPluginError(message) from None
+                record_warning("prompt_hook_timed_out", message, plugin=culprit, hook=hook, seconds=budget)
+                return (), None
+        if result is None:
             return (), None
-        plugin, result = answers[0]
         blocks = (result,) if isinstance(result, PromptBlock) else tuple(result)
-        return tuple(
-            b if b.plugin else attrs.evolve(b, plugin=plugin) for b in blocks if isinstance(b, PromptBlock)
-        ), plugin
+        return tuple(b if b.plugin else attrs.evolve(b, plugin=plugin) for b in blocks), plugin
+
+    def _budgeted(self, hook: str, ctx: PromptContext, record: CallLog) -> tuple[Any, str | None]:
+        _IN_WORKER.set(True)
+        token = CURRENT.set(record)
+        self._running.append(record)
+        try:
+            result = getattr(self.pm.hook, hook)(ctx=ctx)
+        finally:
+            self._running.remove(record)
+            CURRENT.reset(token)
+        return result, (record.owner(result) if result is not None else None)
+
+    def _workers(self) -> concurrent.futures.ThreadPoolExecutor:
+        # Shared and bounded: a hook that never returns holds one worker, never one per call.
+        if self._pool is None:
+            self._pool = concurrent.futures.ThreadPoolExecutor(
+                max_workers=PROMPT_WORKERS, thread_name_prefix="hermes-prompt-hook"
+            )
+        return self._pool
 
     def context_file_loaders(self, ctx: PromptContext) -> list[ContextFileLoader]:
         """Every declared loader by ascending rank; a name already taken is dropped."""
         seen: dict[str, ContextFileLoader] = {}
-        for _plugin, result in self._collect_each(
-            "hermes_context_file_loaders", {"ctx": ctx}, "context-file loaders"
-        ):
+        for _plugin, result in self._collect("hermes_context_file_loaders", {"ctx": ctx}):
             items = (result,) if isinstance(result, ContextFileLoader) else tuple(result)
             for loader in items:
                 seen.setdefault(loader.name, loader)
@@ -462,14 +521,14 @@ class PluginHost:
         """Every scanner's findings for ``text`` (sorted, no duplicates); ``()`` when clean."""
         found: set[str] = set()
         kwargs = {"text": text.removeprefix("\ufeff"), "source": source, "scope": scope}
-        for _plugin, result in self._collect_each("hermes_context_scan", kwargs, "a content scan"):
+        for _plugin, result in self._collect("hermes_context_scan", kwargs):
             found.update(str(r) for r in ((result,) if isinstance(result, str) else result))
         return tuple(sorted(found))
 
     def skill_sources(self, ctx: PromptContext) -> list[SkillSource]:
         """Every declared skill directory, by precedence then path."""
         out: list[SkillSource] = []
-        for _plugin, result in self._collect_each("hermes_skills_sources", {"ctx": ctx}, "skill sources"):
+        for _plugin, result in self._collect("hermes_skills_sources", {"ctx": ctx}):
             out.extend((result,) if isinstance(result, SkillSource) else tuple(result))
         return sorted(out, key=lambda s: (s.precedence, str(s.path)))
 
@@ -480,7 +539,7 @@ class PluginHost:
         if self._engines is not None:
             return self._engines
         engines: dict[str, EngineSpec] = {}
-        for plugin, mapping in self._collect_each("hermes_context_engines", {}, "context engines"):
+        for plugin, mapping in self._collect("hermes_context_engines", {}):
             record = self.records.get(plugin)
             dist = record.distribution if record else plugin
             version = record.version if record else ""
@@ -500,59 +559,75 @@ class PluginHost:
         return engines
 
     def create_engine(self, name: str, config: Config) -> ContextEngine:
-        """Instantiate the engine registered as ``name`` for one session."""
+        """Instantiate the engine registered as ``name`` for one session.
+
+        An engine whose constructor raises is reported and replaced by the default engine
+        (``DEFAULT_ENGINE``); if the default itself fails, the error propagates.
+        """
         engines = self.context_engines()
         if name not in engines:
             raise UnknownEngineError(name, list(engines), path=config.path)
-        engine = engines[name].engine_class(config=config, host=self)
+        spec = engines[name]
+        try:
+            engine = spec.engine_class(config=config, host=self)
+        except Exception as exc:
+            if self.strict or name == DEFAULT_ENGINE or DEFAULT_ENGINE not in engines:
+                raise
+            record_warning(
+                "engine_construction_failed",
+                f"engine {name!r} (plugin {spec.plugin!r}, {spec.distribution}) failed to start: "
+                f"{type(exc).__name__}: {exc}; using the {DEFAULT_ENGINE!r} engine instead",
+                plugin=spec.plugin,
+                engine=name,
+            )
+            engine = engines[DEFAULT_ENGINE].engine_class(config=config, host=self)
+            name = DEFAULT_ENGINE
         log.debug("engine_selected", engine=name)
         return engine  # type: ignore[no-any-return]
 
     def engine_step(self, step: str, engine: ContextEngine, **kwargs: Any) -> Any:
         """Run one lifecycle step through its hook; an error is reported, never fatal.
 
-        On failure ``compress`` answers the messages unchanged and ``should_compress``
-        answers ``(False, "error")``; strict mode re-raises.
+        A raising observer loses only its own part (the engine's step still runs); when no
+        implementation answers because the engine itself failed, ``compress`` answers the
+        messages unchanged and ``should_compress`` answers ``(False, "error")``. Either way
+        ``hermes_engine_on_error`` observers hear of it. Strict mode re-raises.
         """
         hook = f"hermes_engine_{step}"
         try:
-            answers = self._run(hook, {"engine": engine, **kwargs}, firstresult=True)
-        except _PluginCallError as exc:
-            self._collect_each(
-                "hermes_engine_on_error", {"engine": engine, "step": step, "error": exc.error},
-                "engine error observers",
-            )
+            result, record = self._call(hook, {"engine": engine, **kwargs}, quiet=True)
+        except HermesPluginError as exc:
+            # strict mode: observers still hear of it before the error propagates
+            cause = exc.__cause__ if exc.__cause__ is not None else exc
+            self._call("hermes_engine_on_error", {"engine": engine, "step": step, "error": cause})
+            raise
+        for plugin, error in record.failures:
+            self._call("hermes_engine_on_error", {"engine": engine, "step": step, "error": error})
             record_warning(
                 "engine_step_failed",
-                f"engine {engine.name!r} step {step} failed in plugin {exc.plugin!r}: "
-                f"{type(exc.error).__name__}: {exc.error}",
-                plugin=exc.plugin,
+                f"engine {engine.name!r} step {step} failed in plugin {plugin!r}: "
+                f"{type(error).__name__}: {error}",
+                plugin=plugin,
                 engine=engine.name,
                 step=step,
             )
-            if self.strict:
-                raise exc.error from exc
+        if result is None and record.failures:
             if step == "compress":
                 return kwargs.get("messages")
             if step == "should_compress":
                 return (False, "error")
-            return None
-        return answers[0][1] if answers else None
+        return result
 
     # --- facade: services ---------------------------------------------------------------
 
     def session_store(self, home: Any, config: Config) -> Any:
-        answers = self._guarded(
-            "hermes_session_store", {"home": home, "config": config}, firstresult=True,
-            what="the session store",
-        )
-        return answers[0][1] if answers else None
+        return self._first("hermes_session_store", {"home": home, "config": config})[0]
 
     def summarizers(self) -> dict[str, Any]:
         """Summariser provider name -> factory; a name registered twice is an error."""
         out: dict[str, Any] = {}
         owners: dict[str, str] = {}
-        for plugin, mapping in self._collect_each("hermes_summarizers", {}, "summarisers"):
+        for plugin, mapping in self._collect("hermes_summarizers", {}):
             for name, factory in dict(mapping).items():
                 if name in out:
                     raise HermesPluginError(
@@ -566,45 +641,28 @@ class PluginHost:
         """The exact tokenizer for ``model`` (a plugin's, else cl100k_base), cached per model."""
         key = model or ""
         if key not in self._tokenizers:
-            answers = self._guarded(
-                "hermes_tokenizer", {"model": key}, firstresult=True, what="the tokenizer"
-            )
-            if answers:
-                self._tokenizers[key] = answers[0][1]
-            else:
+            answer = self._first("hermes_tokenizer", {"model": key})[0]
+            if answer is None:
                 from hermes_core.tokens import exact_tokenizer
 
-                self._tokenizers[key] = exact_tokenizer()
+                answer = exact_tokenizer()
+            self._tokenizers[key] = answer
         return self._tokenizers[key]  # type: ignore[no-any-return]
 
     def environment_runner(self, backend: str) -> Any:
-        answers = self._guarded(
-            "hermes_environment_runner", {"backend": backend}, firstresult=True,
-            what="the environment runner",
-        )
-        return answers[0][1] if answers else None
+        return self._first("hermes_environment_runner", {"backend": backend})[0]
 
     def tools_assemble(self, tools: Sequence[dict[str, Any]], ctx: Any) -> list[dict[str, Any]]:
-        answers = self._guarded(
-            "hermes_tools_assemble", {"tools": tools, "ctx": ctx}, firstresult=True,
-            what="the tool definitions",
-        )
-        return list(answers[0][1]) if answers else list(tools)
+        answer = self._first("hermes_tools_assemble", {"tools": tools, "ctx": ctx})[0]
+        return list(answer) if answer is not None else list(tools)
 
     def tool_result_process(self, content: Any, ctx: Any) -> Any:
-        answers = self._guarded(
-            "hermes_tool_result_process", {"content": content, "ctx": ctx}, firstresult=True,
-            what="the tool result",
-        )
-        return answers[0][1] if answers else content
+        answer = self._first("hermes_tool_result_process", {"content": content, "ctx": ctx})[0]
+        return content if answer is None else answer
 
     def tool_call(self, name: str, arguments: Mapping[str, Any], ctx: Any) -> Any:
         """The answer of the plugin that provides tool ``name``, or ``None``."""
-        answers = self._guarded(
-            "hermes_tool_call", {"name": name, "arguments": arguments, "ctx": ctx},
-            firstresult=True, what=f"the answer to {name}",
-        )
-        return answers[0][1] if answers else None
+        return self._first("hermes_tool_call", {"name": name, "arguments": arguments, "ctx": ctx})[0]
 
     def provides_tools(self, names: Sequence[str]) -> bool:
         """Whether the plugins answering ``hermes_tool_call`` declare every tool of ``names``
@@ -615,28 +673,24 @@ class PluginHost:
         return all(name in declared for name in names)
 
     def tool_results_turn_budget(self, results: list[dict[str, Any]], ctx: Any) -> list[dict[str, Any]]:
-        answers = self._guarded(
-            "hermes_tool_results_turn_budget", {"results": results, "ctx": ctx}, firstresult=True,
-            what="the turn budget",
-        )
-        return answers[0][1] if answers else results
+        answer = self._first("hermes_tool_results_turn_budget", {"results": results, "ctx": ctx})[0]
+        return results if answer is None else answer  # type: ignore[no-any-return]
 
     def tool_result_writer(self, environment: Any) -> Any:
-        answers = self._guarded(
-            "hermes_tool_result_writer", {"environment": environment}, firstresult=True,
-            what="the tool-result writer",
-        )
-        return answers[0][1] if answers else None
+        return self._first("hermes_tool_result_writer", {"environment": environment})[0]
 
     def payload_cache_layout(self, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
-        answers = self._guarded(
-            "hermes_payload_cache_layout", {"payload": payload, "ctx": ctx}, firstresult=True,
-            what="the cache layout",
-        )
-        return answers[0][1] if answers else payload
+        answer = self._first("hermes_payload_cache_layout", {"payload": payload, "ctx": ctx})[0]
+        return payload if answer is None else answer  # type: ignore[no-any-return]
 
     def cli_commands(self, cli: Any) -> None:
-        self._collect_each("hermes_cli_register_commands", {"cli": cli}, "CLI commands")
+        self._call("hermes_cli_register_commands", {"cli": cli})
+
+
+def _prompt_budget(ctx: PromptContext) -> float | None:
+    config = ctx.config
+    budget = getattr(getattr(config, "plugins", None), "prompt_hook_budget", DEFAULT_PROMPT_BUDGET)
+    return float(budget) if budget else None
 
 
 def _ep_key(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str]:

@@ -132,7 +132,15 @@ def test_a_raising_plugin_costs_its_block_and_names_itself(tmp_path: Path) -> No
         def hermes_prompt_environment(self, ctx: PromptContext) -> PromptBlock:
             raise RuntimeError("probe exploded")
 
+    # With another implementation to answer, only the raising plugin's answer is lost.
     built = assemble(bare_host((Stub(), "stub"), (Broken(), "broken_env")), make_ctx(tmp_path))
+    assert "environment" in built.block_names
+    (failure,) = [w for w in built.warnings if w.kind == "plugin_hook_failed"]
+    assert failure.plugin == "broken_env" and "left out:" not in failure.message
+
+    stub = Stub()
+    del stub.hermes_prompt_environment  # the raising plugin is the block's only producer
+    built = assemble(bare_host((stub, "stub"), (Broken(), "broken_env")), make_ctx(tmp_path))
     assert "environment" not in built.block_names
     assert "platform" in built.block_names and "identity" in built.block_names
     failures = [w for w in built.warnings if w.kind == "plugin_hook_failed"]
@@ -149,7 +157,9 @@ def test_a_raising_multi_block_slot_names_every_lost_block(tmp_path: Path) -> No
         def hermes_prompt_general_guidance(self, ctx: PromptContext) -> PromptBlock:
             raise KeyError("help")
 
-    built = assemble(bare_host((Stub(), "stub"), (Broken(), "broken")), make_ctx(tmp_path))
+    stub = Stub()
+    del stub.hermes_prompt_general_guidance
+    built = assemble(bare_host((stub, "stub"), (Broken(), "broken")), make_ctx(tmp_path))
     assert not {"help", "task_completion", "parallel_tool_calls"} & set(built.block_names)
     (failure,) = built.warnings
     assert failure.plugin == "broken"

@@ -150,17 +150,26 @@ def test_blocked_builtin_can_be_replaced(tmp_path: Path) -> None:
     assert plugin == "acme_identity" and blocks[0].text == "I am Acme's agent."
 
 
-def test_misspelled_hook_is_reported_with_its_plugin() -> None:
+def test_misspelled_hook_drops_only_that_implementation_and_suggests_the_name(tmp_path: Path) -> None:
     class Typo:
         @hookimpl
         def hermes_prompt_identiy(self, ctx: Any) -> None:  # sic
             return None
 
+        @hookimpl
+        def hermes_prompt_platform_hint(self, ctx: Any) -> PromptBlock:
+            return PromptBlock(name="platform", text="still here")
+
     with collecting() as warnings:
         host = PluginHost.create(only=(), plugins=[(Typo(), "typo_plugin")])
-    assert host.records["typo_plugin"].status == "failed"
-    assert "hermes_prompt_identiy" in (host.records["typo_plugin"].error or "")
-    assert any(w.plugin == "typo_plugin" for w in warnings)
+    record = host.records["typo_plugin"]
+    assert record.status == "active" and record.hooks == ("hermes_prompt_platform_hint",)
+    assert "hermes_prompt_identiy" in (record.error or "")
+    unknown = [w for w in warnings if w.kind == "plugin_hook_unknown"]
+    assert unknown and unknown[0].plugin == "typo_plugin"
+    assert "did you mean 'hermes_prompt_identity'" in unknown[0].message
+    blocks, plugin = host.prompt_block("hermes_prompt_platform_hint", ctx(tmp_path, host))
+    assert plugin == "typo_plugin" and blocks[0].text == "still here"
     with pytest.raises(HermesPluginError, match="typo_plugin"):
         PluginHost.create(only=(), strict=True, plugins=[(Typo(), "typo_plugin")])
 
@@ -176,7 +185,7 @@ def test_third_party_block_wins_over_builtin_without_tryfirst(plugin_host: Plugi
     assert (blocks[0].text, blocks[0].plugin, plugin) == ("third party", "mine", "mine")
 
 
-def test_raising_block_plugin_is_left_out_with_a_warning(plugin_host: PluginHost, register_plugin: Any, tmp_path: Path) -> None:
+def test_raising_block_plugin_loses_only_its_answer(plugin_host: PluginHost, register_plugin: Any, tmp_path: Path) -> None:
     class Broken:
         @hookimpl
         def hermes_prompt_identity(self, ctx: PromptContext) -> PromptBlock:
@@ -185,9 +194,11 @@ def test_raising_block_plugin_is_left_out_with_a_warning(plugin_host: PluginHost
     register_plugin(Broken(), "broken_identity")
     with collecting() as warnings:
         blocks, plugin = plugin_host.prompt_block("hermes_prompt_identity", ctx(tmp_path))
-    assert blocks == () and plugin is None
+    # Pluggy goes on to the next implementation: the built-in answers in its place.
+    assert plugin == "identity" and blocks[0].plugin == "identity"
     assert warnings[0].kind == "plugin_hook_failed"
     assert warnings[0].plugin == "broken_identity" and "identity" in warnings[0].message
+    assert "cannot think today" in warnings[0].message
     strict = PluginHost.create(only=(), strict=True, plugins=[(Broken(), "broken_identity")])
     with pytest.raises(HermesPluginError, match="broken_identity"):
         strict.prompt_block("hermes_prompt_identity", ctx(tmp_path))

@@ -3,7 +3,8 @@
 * ``plugin_host`` - a fresh ``PluginHost`` with hermes-core's built-ins only;
 * ``register_plugin(obj, name)`` - register a plugin object on ``plugin_host`` for one test;
 * ``capture_events`` - hermes-core log events emitted during the test (a list of dicts);
-* ``hook_recorder`` - the hook calls made on ``plugin_host`` (names, in order);
+* ``hook_recorder`` - every implementation call made on ``plugin_host``, as ``HookCall``
+  records (hook, plugin, argument and result summaries, seconds), in order;
 * ``hermes_home`` - an empty temporary HERMES_HOME, also set as ``$HERMES_HOME``;
 * ``offline_tokenizer`` - the exact cl100k_base counter from the bundled encoding.
 
@@ -19,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from hermes_core.hookguard import HookCall
 from hermes_core.host import PluginHost
 from hermes_core.logging import ROOT
 from hermes_core.tokens import ExactTokenizer, exact_tokenizer
@@ -77,17 +79,25 @@ def capture_events() -> Iterator[list[dict[str, Any]]]:
         root.setLevel(saved)
 
 
+class HookRecorder(list[HookCall]):
+    """The ``HookCall`` records of ``plugin_host``: one per implementation call, in order."""
+
+    def names(self) -> list[str]:
+        """Hook names in call order, one entry per hook call (consecutive repeats folded)."""
+        out: list[str] = []
+        for call in self:
+            if not out or out[-1] != call.hook or call.wrapper:
+                out.append(call.hook)
+        return out
+
+    def by_hook(self, hook: str) -> list[HookCall]:
+        return [call for call in self if call.hook == hook]
+
+
 @pytest.fixture
-def hook_recorder(plugin_host: PluginHost) -> Iterator[list[str]]:
-    calls: list[str] = []
-
-    def before(hook_name: str, impls: Any, kwargs: Any) -> None:
-        calls.append(hook_name)
-
-    def after(outcome: Any, hook_name: str, impls: Any, kwargs: Any) -> None:
-        pass
-
-    undo = plugin_host.pm.add_hookcall_monitoring(before, after)
+def hook_recorder(plugin_host: PluginHost) -> Iterator[HookRecorder]:
+    calls = HookRecorder()
+    undo = plugin_host.observe(calls.append)
     yield calls
     undo()
 
