@@ -23,9 +23,13 @@ from typing import Any
 
 import attrs
 
+from hermes_core.diagnostics import record_warning
+from hermes_core.logging import get_logger
+
 __all__ = [
     "TOOL_CALL_REMOVED",
     "Match",
+    "PairingGuard",
     "PairingRepair",
     "call_ids_of",
     "is_valid_pairing",
@@ -34,6 +38,8 @@ __all__ = [
     "pending_calls",
     "repair_pairing",
 ]
+
+log = get_logger(__name__)
 
 #: ``(assistant index, call position)`` a tool result answers.
 Match = tuple[int, int]
@@ -345,3 +351,60 @@ def _add_dropped(message: Mapping[str, Any]) -> dict[str, Any]:
     out = _with_note(out, _results_note(count + 1))
     out[_DROPPED_KEY] = count + 1
     return out
+
+
+class PairingGuard:
+    """The pairing check of one session's requests, incremental so a turn costs O(new messages).
+
+    ``check(messages, where=...)`` returns ``messages`` itself when it is valid, else a repaired
+    copy (``repair_pairing``) with a ``tool_pairs_repaired`` warning for the host. It remembers
+    the validated list by its length and the identity of its last message: when the next list
+    extends it (the host appended the turn), only the new suffix is checked, from the start of
+    the last message group (whose calls may have been pending). A host that keeps sending the
+    same broken prefix is warned once; later repairs of it are logged.
+    """
+
+    def __init__(self) -> None:
+        self._length = 0
+        self._last: Any = None
+        self._group = 0
+        self._bad: tuple[int, Any] | None = None
+
+    def _remember(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        n = len(messages)
+        self._length = n
+        self._last = messages[-1] if n else None
+        group = n - 1
+        while group > 0 and messages[group].get("role") == "tool":
+            group -= 1
+        self._group = max(group, 0)
+
+    def _extends(self, messages: Sequence[Mapping[str, Any]], length: int, last: Any) -> bool:
+        return 0 < length <= len(messages) and messages[length - 1] is last
+
+    def check(self, messages: list[dict[str, Any]], *, where: str = "request") -> list[dict[str, Any]]:
+        n = len(messages)
+        if self._extends(messages, self._length, self._last):
+            if n == self._length:
+                return messages
+            problems = pairing_problems(messages[self._group:])
+        else:
+            problems = pairing_problems(messages)
+        if not problems:
+            self._remember(messages)
+            return messages
+        repaired, report = repair_pairing(messages)
+        known = self._bad is not None and self._extends(messages, *self._bad)
+        self._bad = (n, messages[-1]) if n else None
+        if known:
+            log.info("tool_pairs_repaired", where=where, repairs=report.changed, repeated=True)
+        else:
+            record_warning(
+                "tool_pairs_repaired",
+                f"the messages passed to {where} break the tool-call pairing rule "
+                f"({problems[0]}); repaired before sending: {report.describe()}",
+                where=where,
+                repairs=report.changed,
+            )
+        self._remember(repaired)
+        return repaired

@@ -25,6 +25,7 @@ from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompre
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.logging import get_logger
+from hermes_core.pairing import PairingGuard
 from hermes_core.records import (
     HostWarning,
     PromptContext,
@@ -165,6 +166,8 @@ class Session:
         self._tool_catalog: Sequence[Any] | None = None
         self._loop = CompactionLoop(self, on_status)
         self._archive: SessionArchive | None = None
+        # Every list on its way to a provider is checked (incrementally) and repaired if broken.
+        self._pairing = PairingGuard()
 
     # --- construction -------------------------------------------------------------------
 
@@ -438,13 +441,18 @@ class Session:
         ephemeral: str | None = None,
     ) -> Any:
         """The canonical provider-agnostic payload with its cache layout, before the wire
-        conversion (see ``hermes_core.payload.build_request``): what cache reports price."""
+        conversion (see ``hermes_core.payload.build_request``): what cache reports price.
+
+        ``messages`` that break the tool-call pairing rule are repaired (and reported in
+        ``warnings``) before the payload is built, compressed or not.
+        """
         from hermes_core.payload import build_request  # type: ignore[import-not-found,unused-ignore]
         from hermes_core.sdk import normalize_messages
 
-        return build_request(
-            self, normalize_messages(messages), provider=provider, tools=tools, ephemeral=ephemeral
+        checked = self._collect(
+            self._pairing.check, normalize_messages(messages), where="Session.request"
         )
+        return build_request(self, checked, provider=provider, tools=tools, ephemeral=ephemeral)
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
@@ -467,10 +475,23 @@ class Session:
         rounds, stopping when one makes no progress; deferred for one turn right after a
         compression and while the estimate has grown less than max(4,096, 5% of the threshold)
         since the provider last proved the prompt fits. The input list is never mutated.
+
+        A list that breaks the tool-call pairing rule is repaired first (``tool_pairs_repaired``
+        warning; see ``hermes_core.pairing.repair_pairing``); checking it costs O(new messages)
+        per turn when the host appends to the list it got back.
         """
         from hermes_core.sdk import normalize_messages
 
-        return self._collect(self._loop.before_request, normalize_messages(messages), tools)
+        return self._collect(self._before_request, normalize_messages(messages), tools)
+
+    def _before_request(
+        self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None
+    ) -> list[dict[str, Any]]:
+        checked = self._pairing.check(messages, where="Session.before_request")
+        out = self._loop.before_request(checked, tools)
+        if out is not checked:
+            out = self._pairing.check(out, where="compression")
+        return out
 
     def after_response(self, usage: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Feed the provider's usage to the engine; the messages to continue with.
