@@ -20,6 +20,8 @@ import yaml
 
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
+from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, read_bytes_bounded
+from hermes_core.safeyaml import YAMLLimitError, load_yaml
 
 Check = Callable[[Any], Any]
 
@@ -321,6 +323,13 @@ class ArchiveSection:
 
 
 @attrs.frozen(kw_only=True)
+class FilesSection:
+    max_read_bytes: int = field(
+        2_000_000, _int(1), doc="most bytes read from any one file (memory, skills, SOUL.md, ...)"
+    )
+
+
+@attrs.frozen(kw_only=True)
 class Config:
     """The effective configuration. Read keys as attributes: ``config.compression.threshold``."""
 
@@ -336,6 +345,7 @@ class Config:
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
     archive: ArchiveSection = section(ArchiveSection)
+    files: FilesSection = section(FilesSection)
     platform_hints: Mapping[str, Any] = field({}, _mapping)
     platforms: Mapping[str, Any] = field({}, _mapping)
     gateway: Mapping[str, Any] = field({}, _mapping)
@@ -369,6 +379,7 @@ ENV_KEYS: dict[str, str] = {
     "HERMES_DISABLE_PLUGINS": "plugins.disabled",
     "TERMINAL_ENV": "terminal.backend",
     "TERMINAL_CWD": "terminal.cwd",
+    "HERMES_MAX_READ_BYTES": "files.max_read_bytes",
 }
 
 
@@ -424,7 +435,7 @@ def load_config(
     else:
         explicit = path is not None
         file_path = Path(path) if path is not None else resolve_home(home, env) / "config.yaml"
-        raw = _read_yaml(file_path, explicit=explicit)
+        raw = _read_yaml(file_path, explicit=explicit, env=env)
         if not raw and not file_path.exists():
             file_path = None
     where = str(file_path) if file_path else None
@@ -446,17 +457,39 @@ def load_config(
     return attrs.evolve(config, sources=sources, path=where, raw=dict(raw))
 
 
-def _read_yaml(path: Path, *, explicit: bool) -> Any:
+def _read_yaml(path: Path, *, explicit: bool, env: Mapping[str, str] | None = None) -> Any:
+    # config.yaml is read before the configuration exists: its own bound comes from the
+    # environment (HERMES_MAX_READ_BYTES) or the default. A config is never cut: half a YAML
+    # file means something else, so a file over the bound is an error.
+    limit = _env_read_limit(env)
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+        read = read_bytes_bounded(path, limit)
+    except (FileNotFoundError, NotADirectoryError):
         if explicit:
             raise ConfigError(f"{path}: config file not found", path=str(path)) from None
         return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{path}: cannot read config file: {exc}", path=str(path)) from None
+    except FileRefused as exc:
+        raise ConfigError(
+            f"{path}: the config file is {exc.what_it_is}; it was not read", path=str(path)
+        ) from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read config file: {exc.strerror or exc}", path=str(path)) from None
+    if read.truncated:
+        raise ConfigError(
+            f"{path}: the config file is larger than {limit:,} bytes (files.max_read_bytes, "
+            "set by HERMES_MAX_READ_BYTES); it was not read",
+            path=str(path),
+        )
     try:
-        loaded = yaml.safe_load(text)
+        text = read.data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(
+            f"{path}: the config file is not valid UTF-8 (byte {exc.start})", path=str(path)
+        ) from None
+    try:
+        loaded = load_yaml(text)
+    except YAMLLimitError as exc:
+        raise ConfigError(f"{path}: refused: {exc.problem}", path=str(path)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 1 if mark is not None else None
@@ -466,6 +499,11 @@ def _read_yaml(path: Path, *, explicit: bool) -> Any:
             f"{where}: invalid YAML: {problem}", path=str(path), line=line
         ) from None
     return {} if loaded is None else loaded
+
+
+def _env_read_limit(env: Mapping[str, str] | None) -> int:
+    value = ((os.environ if env is None else env).get("HERMES_MAX_READ_BYTES") or "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_BYTES
 
 
 def _build(cls: type, raw: Mapping[str, Any], prefix: str, where: str | None, sources: dict[str, str]) -> Any:

@@ -50,7 +50,14 @@ class CliState:
             if self.disable:
                 flags["plugins.disabled"] = self.disable
             with collecting() as bucket:
-                self._config = load_config(home=self.home, path=self.config_path, flags=flags)
+                try:
+                    self._config = load_config(home=self.home, path=self.config_path, flags=flags)
+                except RecursionError:
+                    raise ConfigError("the configuration is nested too deeply to read") from None
+                except SystemExit as exc:
+                    # Something called sys.exit() while the config was read: a reason, not a
+                    # silent exit with its status.
+                    raise ConfigError(f"reading the configuration called sys.exit({exc.code!r})") from None
             self.warnings.extend(bucket)
         return self._config
 

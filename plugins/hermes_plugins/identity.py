@@ -7,6 +7,13 @@ prompt build; when it is the identity, the context-file block never loads it aga
 from __future__ import annotations
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.files import (
+    FileRefused,
+    decode_prefix,
+    max_read_bytes,
+    read_bytes_bounded,
+    truncation_marker,
+)
 from hermes_core.injection import findings, flagged_soul
 
 DEFAULT_IDENTITY = (
@@ -23,37 +30,47 @@ SOUL_MAX_BYTES = 500_000
 def read_soul(ctx: PromptContext) -> tuple[str | None, str]:
     """Return (text, path) of SOUL.md; text is None when absent, empty or unreadable."""
     path = ctx.home / "SOUL.md"
+    limit = min(SOUL_MAX_BYTES, max_read_bytes(ctx.config))
     try:
-        if not path.is_file():
-            if path.exists():
-                record_warning(
-                    "soul_unreadable", f"{path} is not a regular file; using the default identity",
-                    path=str(path), plugin="identity",
-                )
-            return None, str(path)
-        with open(path, "rb") as handle:
-            data = handle.read(SOUL_MAX_BYTES + 1)
-    except OSError as exc:
+        read = read_bytes_bounded(path, limit)
+    except (FileNotFoundError, NotADirectoryError):
+        return None, str(path)
+    except FileRefused as exc:
         record_warning(
-            "soul_unreadable", f"cannot read {path}: {exc}; using the default identity",
+            "soul_unreadable",
+            f"{path} is {exc.what_it_is}, not a regular file; using the default identity",
             path=str(path), plugin="identity",
         )
         return None, str(path)
+    except OSError as exc:
+        record_warning(
+            "soul_unreadable", f"cannot read {path}: {exc.strerror or exc}; using the default identity",
+            path=str(path), plugin="identity",
+        )
+        return None, str(path)
+    data = read.data
     if b"\x00" in data:
         record_warning(
             "soul_unreadable", f"{path} looks binary (NUL bytes); using the default identity",
             path=str(path), plugin="identity",
         )
         return None, str(path)
-    if len(data) > SOUL_MAX_BYTES:
+    text, bad = decode_prefix(data, truncated=read.truncated)
+    text = text.strip()
+    if bad is not None:
         record_warning(
-            "soul_truncated",
-            f"{path} is larger than {SOUL_MAX_BYTES:,} bytes; only the first {SOUL_MAX_BYTES:,} "
-            "were used",
+            "soul_not_utf8",
+            f"{path} is not valid UTF-8 (first bad byte at offset {bad}); the bad bytes were "
+            "replaced with U+FFFD",
             path=str(path), plugin="identity",
         )
-        data = data[:SOUL_MAX_BYTES]
-    text = data.decode("utf-8-sig", errors="replace").strip()
+    if read.truncated:
+        record_warning(
+            "soul_truncated",
+            f"{path} is larger than {limit:,} bytes; only the first {limit:,} were used",
+            path=str(path), plugin="identity",
+        )
+        text += "\n\n" + truncation_marker(path, read.size, limit)
     return (text or None), str(path)
 
 

@@ -14,6 +14,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.files import (
+    FileRefused,
+    decode_prefix,
+    max_read_bytes,
+    read_bytes_bounded,
+    truncation_marker,
+)
 from hermes_core.injection import blocked_entry, findings
 
 ENTRY_SEPARATOR = "\n§\n"
@@ -33,40 +40,51 @@ def memory_dir(home: Path) -> Path:
     return home / "memories"
 
 
-def read_entries(path: Path) -> list[str]:
-    """The file's entries: split on the separator, stripped, empties dropped, first copy kept."""
+def read_entries(path: Path, max_bytes: int = MAX_FILE_BYTES) -> list[str]:
+    """The file's entries: split on the separator, stripped, empties dropped, first copy kept.
+
+    The read is bounded (``hermes_core.files``): a FIFO, device or socket named like a memory
+    file is refused with a warning, and a file over ``max_bytes`` is cut with a warning and a
+    marker entry saying so.
+    """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
+        read = read_bytes_bounded(path, max_bytes)
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    except FileRefused as exc:
+        record_warning(
+            "memory_unreadable",
+            f"{path} is {exc.what_it_is}, not a regular file; its entries are left out of the prompt",
+            plugin="memory",
+            path=str(path),
+        )
         return []
     except OSError as exc:
         record_warning(
             "memory_unreadable",
-            f"cannot read {path}: {exc}; its entries are left out of the prompt",
+            f"cannot read {path}: {exc.strerror or exc}; its entries are left out of the prompt",
             plugin="memory",
             path=str(path),
         )
         return []
-    if len(data) > MAX_FILE_BYTES:
-        record_warning(
-            "memory_file_too_large",
-            f"{path} is larger than {MAX_FILE_BYTES:,} bytes; only the first {MAX_FILE_BYTES:,} "
-            "were read - consolidate it",
-            plugin="memory",
-            path=str(path),
-        )
-        data = data[:MAX_FILE_BYTES]
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
+    text, bad = decode_prefix(read.data, truncated=read.truncated)
+    if bad is not None:
         record_warning(
             "memory_not_utf8",
             f"{path} is not valid UTF-8; undecodable bytes were replaced",
             plugin="memory",
             path=str(path),
         )
-        text = data.decode("utf-8-sig", errors="replace")
+    if read.truncated:
+        record_warning(
+            "memory_file_too_large",
+            f"{path} is larger than {max_bytes:,} bytes; only the first {max_bytes:,} "
+            "were read - consolidate it",
+            plugin="memory",
+            path=str(path),
+        )
+        # The cut lands in the prompt as an entry of its own, so the model knows too.
+        text = text + ENTRY_SEPARATOR + truncation_marker(path, read.size, max_bytes)
     text = text.replace("\r\n", "\n")
     entries = (entry.strip() for entry in text.split(ENTRY_SEPARATOR))
     return list(dict.fromkeys(entry for entry in entries if entry))
@@ -120,7 +138,7 @@ def hermes_prompt_memory(ctx: PromptContext) -> list[PromptBlock]:
         if not enabled:
             continue
         path = folder / filename
-        entries = read_entries(path)
+        entries = read_entries(path, min(MAX_FILE_BYTES, max_read_bytes(ctx.config)))
         # One scan of the whole store; entries are scanned one by one only when it finds
         # something (a clean store - the usual case - costs one hook call, not one per entry).
         if findings(ctx, ENTRY_SEPARATOR.join(entries), filename, scope="strict"):

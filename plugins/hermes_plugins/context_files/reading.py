@@ -24,6 +24,7 @@ from typing import Any
 import attrs
 
 from hermes_core import record_warning
+from hermes_core.files import FileRefused, open_regular
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files import workers
 from hermes_plugins.context_files.truncate import part_sizes
@@ -115,9 +116,9 @@ def read_candidate(
         _skip("context_file_not_a_file", f"{path} is a directory, not a file; it was skipped",
               path, plugin)
         return None
-    except _NotRegular:
+    except _NotRegular as exc:
         _skip("context_file_not_a_file",
-              f"{path} is not a regular file (a FIFO, socket or device); it was skipped",
+              f"{path} is {exc.strerror or 'not a regular file'}, not a regular file; it was skipped",
               path, plugin)
         return None
     except OSError as exc:
@@ -188,14 +189,15 @@ def _call_with_timeout(read: Callable[[], _Raw], timeout: float | None) -> _Raw:
 
 
 def _read_bounded(path: Path, max_chars: int) -> _Raw:
-    # O_NONBLOCK: opening a FIFO planted under a context-file name must not hang.
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0))
+    # The core's open: never blocks (a FIFO planted under a context-file name) and refuses
+    # whatever is not a regular file.
+    try:
+        fd, info = open_regular(path)
+    except FileRefused as exc:
+        if exc.errno == errno.EISDIR:
+            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path)) from None
+        raise _NotRegular(exc.errno or errno.EINVAL, exc.what_it_is, str(path)) from None
     with open(fd, "rb", closefd=True) as handle:
-        info = os.fstat(fd)
-        if stat.S_ISDIR(info.st_mode):
-            raise IsADirectoryError(errno.EISDIR, "is a directory", str(path))
-        if not stat.S_ISREG(info.st_mode):
-            raise _NotRegular(errno.EINVAL, "not a regular file", str(path))
         identity = (info.st_dev, info.st_ino)
         head_chars, tail_chars = part_sizes(max_chars)
         head_bytes = BYTES_PER_CHAR_MAX * head_chars + BYTES_PER_CHAR_MAX - 1

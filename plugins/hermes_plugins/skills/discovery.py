@@ -27,6 +27,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, open_regular, read_fd_bounded
 from hermes_plugins.skills.frontmatter import parse_frontmatter, parse_source
 from hermes_plugins.skills.metadata import (
     ROW_CATEGORY,
@@ -55,7 +56,8 @@ Progress = Callable[[int, int], None]
 #: Group flags: some row of the group has conditions / two rows share a name.
 GROUP_CONDITIONAL = 1
 GROUP_DUPLICATES = 2
-_O_FLAGS = os.O_RDONLY | getattr(os, "O_CLOEXEC", 0)
+#: The most bytes read from one SKILL.md or DESCRIPTION.md (only the frontmatter is indexed).
+MAX_FILE_BYTES = DEFAULT_MAX_BYTES
 _NOT_A_SKILL = (errno.ENOENT, errno.ENOTDIR)
 _END_FENCE = re.compile(rb"\n---[ \t\r]*(?:\n|\Z)")
 _PRINTABLE = bytes(range(0x20, 0x7F)) + b"\n"
@@ -170,19 +172,21 @@ def _walk(
         child = abs_dir + sep + name
         skill_path = child + skill_suffix
         try:
-            fd = os.open(skill_path, _O_FLAGS)
+            # Never blocks, and refuses what is not a regular file (a FIFO, /dev/zero ...).
+            fd, st = open_regular(skill_path)
+        except FileRefused as exc:
+            if exc.errno == errno.ELOOP:
+                _not_opened(scan, exc, child, rel_dir + name, name, category, ancestors)
+            else:  # a directory, FIFO, device or socket named SKILL.md: not a skill
+                _unreadable(scan, skill_path, exc)
         except OSError as exc:
             _not_opened(scan, exc, child, rel_dir + name, name, category, ancestors)
         else:
             try:
-                st = os.fstat(fd)
                 size = st.st_size
-                data = os.read(fd, size + 1)
-                while len(data) > size:  # the file grew while we read it
-                    more = os.read(fd, 1 << 16)
-                    if not more:
-                        break
-                    data += more
+                data, cut = read_fd_bounded(fd, size, MAX_FILE_BYTES)
+                if cut:
+                    _too_large(scan, skill_path)
             except OSError as exc:
                 _unreadable(scan, skill_path, exc)
             else:
@@ -210,7 +214,15 @@ def _not_opened(
     if exc.errno in _NOT_A_SKILL:
         _descend(scan, child, child_rel, (category + "/" + name) if category else name, ancestors)
     elif exc.errno == errno.ELOOP:
-        scan.problem("skills_symlink_loop", f"{child} is part of a symlink loop; skipped", child)
+        if os.path.isdir(child):  # the directory is fine: its SKILL.md is the loop
+            skill_path = child + os.sep + SKILL_FILE
+            scan.problem(
+                "skills_symlink_loop",
+                f"{skill_path} is a symlink loop (it never reaches a file); skipped",
+                skill_path,
+            )
+        else:
+            scan.problem("skills_symlink_loop", f"{child} is part of a symlink loop; skipped", child)
     else:
         _unopenable(scan, child, child_rel, child + os.sep + SKILL_FILE, category, name, exc)
 
@@ -289,6 +301,14 @@ def _unopenable(
     scan.rows.append(make_row({}, category=category or ROOT_CATEGORY, dir_name=name, path=rel))
 
 
+def _too_large(scan: SourceScan, path: str) -> None:
+    scan.problem(
+        "skill_file_too_large",
+        f"{path} is larger than {MAX_FILE_BYTES:,} bytes; only the first {MAX_FILE_BYTES:,} were read",
+        path,
+    )
+
+
 def _unreadable(scan: SourceScan, path: str, exc: OSError) -> None:
     scan.problem("skill_file_unreadable", f"cannot read {path}: {exc.strerror or exc}", path)
     if exc.errno != errno.EISDIR:
@@ -327,15 +347,21 @@ def _walk_org(scan: SourceScan, root: str, ancestors: set[tuple[int, int]]) -> N
     marker_rel = ORG_DIR + "/" + ORG_MARKER
     marker = root + os.sep + ORG_DIR + os.sep + ORG_MARKER
     try:
-        fd = os.open(marker, _O_FLAGS)
+        fd, st = open_regular(marker)
+    except FileRefused as exc:
+        scan.problem("skills_org_invalid", f"{marker} is {exc.what_it_is}; no organisation is indexed", marker)
+        scan.complete = False
+        return
     except OSError:
         scan.paths.append(marker_rel)
         scan.mtimes.append(-1)
         scan.sizes.append(-1)
         return
     try:
-        st = os.fstat(fd)
         org = os.read(fd, 4096).decode("utf-8", errors="replace").strip()
+    except OSError as exc:
+        _unreadable(scan, marker, exc)
+        return
     finally:
         os.close(fd)
     scan.record(marker_rel, st)
@@ -350,15 +376,16 @@ def _walk_org(scan: SourceScan, root: str, ancestors: set[tuple[int, int]]) -> N
 def _read_category(scan: SourceScan, abs_dir: str, rel_dir: str, category: str) -> None:
     path = abs_dir + os.sep + CATEGORY_FILE
     try:
-        fd = os.open(path, _O_FLAGS)
+        fd, st = open_regular(path)
         try:
-            st = os.fstat(fd)
-            data = os.read(fd, st.st_size + 1)
+            data, cut = read_fd_bounded(fd, st.st_size, MAX_FILE_BYTES)
         finally:
             os.close(fd)
     except OSError as exc:
         _unreadable(scan, path, exc)
         return
+    if cut:
+        _too_large(scan, path)
     scan.record(rel_dir + CATEGORY_FILE, st)
     try:
         text = data.decode("utf-8")

@@ -18,10 +18,7 @@ from typing import Any
 import yaml
 from yaml.resolver import Resolver
 
-try:
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # PyYAML built without libyaml
-    _Loader = yaml.SafeLoader
+from hermes_core.safeyaml import load_yaml
 
 _END_FENCE = re.compile(r"\n---[ \t\r]*(?:\n|\Z)")
 # Characters the fast path refuses: what PyYAML rejects as non-printable, plus tab, lone CR,
@@ -75,8 +72,12 @@ def split_frontmatter(text: str) -> str | None:
 
 
 def parse_yaml(source: str) -> Any:
-    """YAML's reading of ``source`` (raises ``yaml.YAMLError``)."""
-    return yaml.load(source, Loader=_Loader)  # noqa: S506 - a safe loader
+    """YAML's reading of ``source`` (raises ``yaml.YAMLError``).
+
+    The core's bounded safe loader: a "billion laughs" frontmatter, a self-referencing anchor
+    or a document nested hundreds deep raises ``YAMLLimitError`` instead of eating memory.
+    """
+    return load_yaml(source)
 
 
 def parse_fast(source: str, *, printable: bool = False) -> dict[str, Any] | None:

@@ -21,6 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from hermes_core.files import FileRefused, read_bytes_bounded
 from hermes_core.logging import get_logger
 from hermes_plugins.skills.discovery import SourceScan
 
@@ -53,6 +54,8 @@ VERSION = 1
 #: Changes this close to a scan may not move a file's mtime (coarse timestamps: ext4 ticks,
 #: HFS+ and FAT seconds), so such a snapshot is rebuilt rather than trusted.
 RACY_WINDOW_NS = 2_000_000_000
+#: A snapshot of 10,000 skills is a few MB; anything far larger is not ours.
+MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
 
 Problem = list[str]
 
@@ -67,16 +70,19 @@ def load_snapshot(path: str) -> tuple[dict[str, Any], Problem | None]:
     A missing snapshot is ``({}, None)``: normal on a first run.
     """
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
-    except FileNotFoundError:
+        read = read_bytes_bounded(path, MAX_SNAPSHOT_BYTES)
+    except (FileNotFoundError, NotADirectoryError):
         return {}, None
+    except FileRefused as exc:
+        return {}, _ignored(path, f"is {exc.what_it_is}, not a regular file")
     except OSError as exc:
         return {}, _ignored(path, f"cannot be read ({exc.strerror or exc})")
+    if read.truncated:
+        return {}, _ignored(path, f"is larger than {MAX_SNAPSHOT_BYTES:,} bytes")
     try:
-        doc = _loads(data)
-    except ValueError:
-        return {}, _ignored(path, "is not valid JSON (corrupt or truncated)")
+        doc = _loads(read.data)
+    except (ValueError, RecursionError):
+        return {}, _ignored(path, "is not valid JSON (corrupt, truncated or nested too deeply)")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
         return {}, _ignored(path, "is not a hermes skills snapshot")
     if doc.get("version") != VERSION:

@@ -1,0 +1,125 @@
+"""YAML for files other people write: a safe loader, with aliases and nesting bounded.
+
+``yaml.safe_load`` constructs no arbitrary objects, but it still trusts the document's shape.
+A "billion laughs" document (nine anchors, each a list of nine aliases of the previous one) is
+a few hundred bytes whose value, once anything walks it (rendering, JSON, a copy), has hundreds
+of millions of elements; an anchor that refers to itself makes a structure with no end; and a
+document nested thousands of levels deep exhausts the pure-Python parser's recursion.
+
+``load_yaml`` composes the node graph first (libyaml when PyYAML has it), measures it without
+recursion - distinct nodes, nodes as expanded through every alias, depth, cycles - and only
+then constructs Python objects. A document over the bounds raises ``YAMLLimitError`` (a
+``yaml.YAMLError``, so callers that already report invalid YAML report this too), whose message
+says what was exceeded.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import yaml
+
+try:
+    _LOADER: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - PyYAML built without libyaml
+    _LOADER = yaml.SafeLoader
+
+#: Nodes a document may hold once every alias is expanded (when aliases add any).
+MAX_EXPANDED_NODES = 100_000
+#: Levels of nested mappings and sequences.
+MAX_DEPTH = 200
+
+
+class YAMLLimitError(yaml.YAMLError):
+    """A YAML document over the bounds of ``load_yaml`` (``problem`` says which)."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem)
+        self.problem = problem
+        self.problem_mark = None
+
+
+def load_yaml(
+    text: str,
+    *,
+    max_expanded_nodes: int = MAX_EXPANDED_NODES,
+    max_depth: int = MAX_DEPTH,
+) -> Any:
+    """The value of the YAML document ``text``, by a safe loader, within bounds.
+
+    Raises ``yaml.YAMLError`` for invalid YAML and ``YAMLLimitError`` for a document that is
+    valid but too deep, self-referencing, or expands through aliases past
+    ``max_expanded_nodes``.
+    """
+    loader = _LOADER(text)
+    try:
+        try:
+            node = loader.get_single_node()
+        except RecursionError:
+            raise YAMLLimitError(
+                f"nested too deeply (more than the parser can follow; the limit is {max_depth} levels)"
+            ) from None
+        if node is None:
+            return None
+        check_node(node, max_expanded_nodes=max_expanded_nodes, max_depth=max_depth)
+        try:
+            return loader.construct_document(node)
+        except RecursionError:  # pragma: no cover - check_node bounds the depth first
+            raise YAMLLimitError("nested too deeply to build") from None
+    finally:
+        loader.dispose()
+
+
+def check_node(node: yaml.Node, *, max_expanded_nodes: int, max_depth: int) -> None:
+    """Raise ``YAMLLimitError`` when the graph under ``node`` is over the bounds.
+
+    Iterative post-order walk: each distinct node is visited once and its expanded size
+    (itself plus its children's expanded sizes) memoised, so a bomb is measured in time linear
+    in its text, not in its expansion.
+    """
+    expanded: dict[int, int] = {}
+    on_path: set[int] = set()
+    distinct = 0
+    stack: list[tuple[yaml.Node, int, bool]] = [(node, 1, False)]
+    while stack:
+        current, depth, finished = stack.pop()
+        key = id(current)
+        children = _children(current)
+        if finished:
+            on_path.discard(key)
+            total = 1
+            for child in children:
+                total += expanded[id(child)]
+            if total > max_expanded_nodes and total > distinct:
+                raise YAMLLimitError(
+                    f"aliases expand it to more than {max_expanded_nodes:,} nodes "
+                    "(a \"billion laughs\" document); it was not loaded"
+                )
+            expanded[key] = total
+            continue
+        if key in expanded:
+            continue
+        if key in on_path:
+            raise YAMLLimitError("an alias refers to a node that contains it (a recursive document)")
+        if depth > max_depth:
+            raise YAMLLimitError(f"nested more than {max_depth} levels deep")
+        distinct += 1
+        if not children:
+            expanded[key] = 1
+            continue
+        on_path.add(key)
+        stack.append((current, depth, True))
+        for child in children:
+            if id(child) not in expanded:
+                stack.append((child, depth + 1, False))
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [part for pair in node.value for part in pair]
+    return []
+
+
+__all__ = ["MAX_DEPTH", "MAX_EXPANDED_NODES", "YAMLLimitError", "load_yaml", "check_node"]

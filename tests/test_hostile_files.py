@@ -1,0 +1,280 @@
+"""Hostile files under HERMES_HOME or in a project: nothing hangs, nothing crashes, all is named.
+
+Each case plants one thing where a prompt build reads a file - a FIFO (the read would wait for
+a writer forever), a symlink to ``/dev/zero`` (a read that never ends), a Unix socket, a symlink
+loop - and builds a session's prompt through the public ``Session.open`` path. The build must
+finish (a watchdog turns a hang into a failure), keep what the other files hold, and leave a
+warning naming the planted file.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from hermes_plugins.skills import filters, plugin
+from test_skills_support import write_category, write_skill
+
+from hermes_core import Session
+from hermes_core.config import load_config
+from hermes_core.diagnostics import collecting
+from hermes_core.errors import ConfigError
+from hermes_core.files import FileRefused, read_bytes_bounded, read_text_bounded
+
+pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and Unix sockets")
+
+SKILL_TOOLS = ["skill_view", "skills_list"]
+
+
+class Hung(BaseException):
+    """Raised by the watchdog; a BaseException so no ``except OSError``/``Exception`` hides it."""
+
+
+@pytest.fixture(autouse=True)
+def _watchdog() -> Iterator[None]:
+    """A read that blocks raises here instead of hanging the suite (main thread only)."""
+
+    def fire(signum: int, frame: object) -> None:
+        raise Hung("the build hung on a hostile file")
+
+    previous = signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_skills(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setattr(filters, "_host_environments", frozenset())
+    plugin.invalidate()
+    yield
+    plugin.invalidate()
+
+
+def _fifo(path: Path) -> None:
+    os.mkfifo(path)
+
+
+def _dev_zero(path: Path) -> None:
+    os.symlink("/dev/zero", path)
+
+
+def _loop(path: Path) -> None:
+    os.symlink(path.name, path)  # a link to itself
+
+
+def _socket(path: Path) -> None:
+    # Bind by a relative name: Unix socket paths are limited to ~100 bytes.
+    here = os.getcwd()
+    os.chdir(path.parent)
+    try:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.bind(path.name)
+        _SOCKETS.append(sock)
+    finally:
+        os.chdir(here)
+
+
+_SOCKETS: list[socket.socket] = []
+
+PLANTS: dict[str, Callable[[Path], None]] = {
+    "fifo": _fifo,
+    "dev_zero": _dev_zero,
+    "symlink_loop": _loop,
+    "socket": _socket,
+}
+
+#: (name, where: "home" or "project", path relative to it)
+TARGETS = [
+    ("MEMORY.md", "home", "memories/MEMORY.md"),
+    ("USER.md", "home", "memories/USER.md"),
+    ("SOUL.md", "home", "SOUL.md"),
+    ("SKILL.md", "home", "skills/tools/bad/SKILL.md"),
+    ("DESCRIPTION.md", "home", "skills/tools/DESCRIPTION.md"),
+    ("snapshot", "home", ".skills_prompt_snapshot.json"),
+    ("active_org", "home", "skills/_org/.active_org"),
+    ("AGENTS.md", "project", "AGENTS.md"),
+    ("CLAUDE.md", "project", "CLAUDE.md"),
+    ("HERMES.md", "project", "HERMES.md"),
+    (".cursorrules", "project", ".cursorrules"),
+]
+
+
+@pytest.fixture
+def tree(tmp_path: Path) -> tuple[Path, Path]:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    (home / "memories").mkdir(parents=True)
+    project.mkdir()
+    (project / ".git").mkdir()
+    write_skill(home / "skills", "tools/good", description="Still listed")
+    (home / "memories" / "MEMORY.md").write_text("remembered fact", encoding="utf-8")
+    (home / "memories" / "USER.md").write_text("user likes tea", encoding="utf-8")
+    return home, project
+
+
+def _build(home: Path, project: Path) -> tuple[str, list[object]]:
+    session = Session.open(cwd=project, home=home, tools=SKILL_TOOLS, env={}, persist=False)
+    prompt = session.system_prompt
+    return prompt, list(session.warnings)
+
+
+def _named(warnings: list[object], target: Path) -> list[object]:
+    shown = str(target)
+    return [w for w in warnings if shown in (getattr(w, "path", None) or "") + getattr(w, "message", "")]
+
+
+@pytest.mark.parametrize("plant", sorted(PLANTS))
+@pytest.mark.parametrize(("label", "where", "rel"), TARGETS, ids=[t[0] for t in TARGETS])
+def test_a_hostile_file_is_refused_with_a_warning_naming_it(
+    tree: tuple[Path, Path], plant: str, label: str, where: str, rel: str
+) -> None:
+    home, project = tree
+    target = (home if where == "home" else project) / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    PLANTS[plant](target)
+    try:
+        prompt, warnings = _build(home, project)
+    finally:
+        while _SOCKETS:
+            _SOCKETS.pop().close()
+    assert _named(warnings, target), [getattr(w, "message", w) for w in warnings]
+    # What the other files hold is still there.
+    assert "Still listed" in prompt
+    if label != "MEMORY.md":
+        assert "remembered fact" in prompt
+    if label != "USER.md":
+        assert "user likes tea" in prompt
+
+
+@pytest.mark.parametrize("plant", ["fifo", "dev_zero", "socket"])
+def test_a_hostile_config_yaml_is_a_config_error_naming_it(tmp_path: Path, plant: str) -> None:
+    target = tmp_path / "config.yaml"
+    PLANTS[plant](target)
+    try:
+        with pytest.raises(ConfigError) as caught:
+            load_config(home=tmp_path, env={})
+    finally:
+        while _SOCKETS:
+            _SOCKETS.pop().close()
+    assert str(target) in str(caught.value)
+    assert "not read" in str(caught.value)
+
+
+def test_a_config_yaml_symlink_loop_is_a_config_error(tmp_path: Path) -> None:
+    target = tmp_path / "config.yaml"
+    _loop(target)
+    with pytest.raises(ConfigError, match="symlink loop"):
+        load_config(home=tmp_path, env={})
+
+
+def test_an_oversized_config_yaml_is_refused_not_cut(tmp_path: Path) -> None:
+    target = tmp_path / "config.yaml"
+    target.write_text("timezone: UTC\n" + "# padding\n" * 200, encoding="utf-8")
+    with pytest.raises(ConfigError, match="larger than 100 bytes"):
+        load_config(home=tmp_path, env={"HERMES_MAX_READ_BYTES": "100"})
+    assert load_config(home=tmp_path, env={}).timezone == "UTC"
+
+
+def test_an_oversized_memory_file_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    target = home / "memories" / "MEMORY.md"
+    target.write_text("first fact\n§\n" + "x" * 5000, encoding="utf-8")
+    (home / "config.yaml").write_text("files:\n  max_read_bytes: 1000\n", encoding="utf-8")
+    prompt, warnings = _build(home, project)
+    assert "first fact" in prompt
+    assert f"[... truncated: {target}" in prompt
+    assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "memory_file_too_large"]
+
+
+def test_an_oversized_soul_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    target = home / "SOUL.md"
+    target.write_text("You are Soul. " + "é" * 3000, encoding="utf-8")  # 2-byte characters
+    (home / "config.yaml").write_text("files:\n  max_read_bytes: 1001\n", encoding="utf-8")
+    prompt, warnings = _build(home, project)
+    assert prompt.startswith("You are Soul.")
+    assert f"[... truncated: {target}" in prompt
+    assert "\ufffd" not in prompt  # the cut never splits a character
+    assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "soul_truncated"]
+
+
+def test_an_oversized_skill_file_is_read_only_up_to_the_bound(
+    tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_plugins.skills import discovery
+
+    home, project = tree
+    target = write_skill(home / "skills", "tools/big", description="Big one", body="y" * 10_000)
+    monkeypatch.setattr(discovery, "MAX_FILE_BYTES", 2_000)
+    prompt, warnings = _build(home, project)
+    assert "Big one" in prompt  # the frontmatter is at the head
+    assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "skill_file_too_large"]
+
+
+def test_a_category_description_fifo_keeps_the_category_skills(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    write_category(home / "skills", "other", "Other things")
+    write_skill(home / "skills", "other/kept", description="Kept skill")
+    target = home / "skills" / "other" / "DESCRIPTION.md"
+    target.unlink()
+    os.mkfifo(target)
+    prompt, warnings = _build(home, project)
+    assert "Kept skill" in prompt
+    assert _named(warnings, target)
+
+
+# --- the helper itself ------------------------------------------------------------------
+
+
+def test_read_bytes_bounded_reads_at_most_the_bound(tmp_path: Path) -> None:
+    path = tmp_path / "f"
+    path.write_bytes(b"a" * 100)
+    read = read_bytes_bounded(path, 10)
+    assert (read.data, read.truncated, read.size) == (b"a" * 10, True, 100)
+    whole = read_bytes_bounded(path, 100)
+    assert (whole.data, whole.truncated) == (b"a" * 100, False)
+
+
+@pytest.mark.parametrize("plant", ["fifo", "dev_zero", "symlink_loop", "socket"])
+def test_read_bytes_bounded_refuses_what_is_not_a_regular_file(tmp_path: Path, plant: str) -> None:
+    target = tmp_path / "thing"
+    PLANTS[plant](target)
+    try:
+        with pytest.raises(FileRefused) as caught:
+            read_bytes_bounded(target, 1000)
+    finally:
+        while _SOCKETS:
+            _SOCKETS.pop().close()
+    assert str(target) in str(caught.value)
+
+
+def test_read_bytes_bounded_refuses_a_directory(tmp_path: Path) -> None:
+    with pytest.raises(FileRefused, match="a directory"):
+        read_bytes_bounded(tmp_path, 10)
+
+
+def test_read_text_bounded_warns_and_marks(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text("héllo world", encoding="utf-8")
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    with collecting() as warnings:
+        cut = read_text_bounded(path, 2, "the notes", plugin="demo")
+        refused = read_text_bounded(fifo, 100, "the pipe", plugin="demo")
+        absent = read_text_bounded(tmp_path / "none.md", 100, "nothing")
+    assert cut is not None and cut.startswith("h\n[... truncated: ")  # "é" would be split: dropped
+    assert refused is None and absent is None
+    assert [(w.kind, w.path, w.plugin) for w in warnings] == [
+        ("file_truncated", str(path), "demo"),
+        ("file_refused", str(fifo), "demo"),
+    ]
+    assert "FIFO" in warnings[1].message and str(fifo) in warnings[1].message
