@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hermes_plugins.compressor.failures import ERROR_MAX, failure_of
+from hermes_core.failures import ERROR_MAX, failure_of
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     summarize_tool_result,

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
-from hermes_plugins.compressor.failures import failure_of, suffix
-from hermes_plugins.compressor.toolkinds import (
+from hermes_core.failures import failure_of, suffix
+from hermes_core.toolkinds import (
     EDITOR_TOOLS,
     READ_TOOLS,
     command_of,

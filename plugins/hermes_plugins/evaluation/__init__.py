@@ -1,0 +1,1 @@
+"""The built-in ``eval`` plugin: ``hermes-ctx eval``, probe-based compaction quality."""

@@ -1,0 +1,270 @@
+"""``hermes-ctx eval FILE... [--engine A,B] [--context-length N ...] [--json] [--judge]``.
+
+Offline and deterministic (elapsed times aside): for each transcript, engine and window it
+reports tokens before/after, the time the compression took, whether the output is valid by the
+provider pairing rule, whether the last user request is still there verbatim, and per probe
+category the share kept in context, recoverable through the archive, and lost, with the most
+important losses. ``--json`` prints ``{"files": [{"file", "messages", "tokens", "runs": [...]}]}``
+where each run is the dict ``runner.evaluate`` returns (plus ``judge`` with ``--judge``).
+
+Windows: ``--context-length`` (repeatable); without it 32,000, 64,000 and the model's window
+(from the transcript's model when the reader knows it, else 128,000).
+Exit codes: 0 done; 2 unreadable input or an unknown engine.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hermes_core.diagnostics import record_warning
+from hermes_core.logging import get_logger
+from hermes_plugins.evaluation.probes import CATEGORIES
+from hermes_plugins.evaluation.runner import evaluate, share
+
+log = get_logger(__name__)
+
+DEFAULT_WINDOWS = (32_000, 64_000)
+FALLBACK_MODEL_WINDOW = 128_000
+SHORT = {
+    "requests": "req",
+    "errors": "err",
+    "files_modified": "files",
+    "failed_commands": "cmds",
+    "decisions": "dec",
+    "identifiers": "ids",
+}
+
+
+def read_conversations(path: Path) -> list[tuple[str, list[dict[str, Any]], str]]:
+    """(label, messages, model) of each conversation in a transcript, in any format the
+    transcript readers know (a tau-bench list holds several: ``file#2``)."""
+    try:
+        from hermes_core import transcripts
+    except ImportError:
+        from hermes_core.messages import load_transcript
+
+        return [(str(path), load_transcript(path), "")]
+    found = transcripts.read_transcripts(path, format="auto")
+    out = []
+    for number, item in enumerate(found, 1):
+        label = str(path) if len(found) == 1 else f"{path}#{number}"
+        out.append((label, list(item.chat_messages()), str(item.model or "")))
+    return out
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{round(value * 100):d}%"
+
+
+def _model_window(state: Any, engine: str, model: str) -> int:
+    if not model:
+        return FALLBACK_MODEL_WINDOW
+    try:
+        probe = state.host.create_engine(engine, state.config)
+        probe.update_model(model, 0)
+        window = int(getattr(probe, "context_length", 0) or 0)
+    except Exception:  # noqa: BLE001 - an engine that cannot say keeps the fallback
+        window = 0
+    return window or FALLBACK_MODEL_WINDOW
+
+
+def render(report: dict[str, Any]) -> None:
+    """The human table: one block per file, one row per engine x window, losses below."""
+    for item in report["files"]:
+        click.echo(
+            f"{item['file']}  ({item['messages']:,} messages, {item['tokens']:,} tokens)"
+        )
+        header = [
+            "engine",
+            "window",
+            "tokens after",
+            "saved",
+            "ms",
+            "valid",
+            "last req",
+        ]
+        header += [f"{SHORT[c]} k/r/l" for c in CATEGORIES]
+        rows = []
+        for run in item["runs"]:
+            row = [
+                run["engine"],
+                f"{run['context_length']:,}",
+                f"{run['tokens_after']:,}",
+                _pct(run["savings"]),
+                f"{run['elapsed_ms']:.0f}",
+                "yes" if run["valid"] else "NO",
+                "yes" if run["last_request_verbatim"] else "NO",
+            ]
+            for category in CATEGORIES:
+                counts = run["probes"][category]
+                row.append(
+                    "-"
+                    if not counts["total"]
+                    else f"{_pct(share(counts, 'kept'))}/{_pct(share(counts, 'recoverable'))}/"
+                    f"{_pct(share(counts, 'lost'))} of {counts['total']}"
+                )
+            rows.append(row)
+        widths = [
+            max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))
+        ]
+        for row in [header, *rows]:
+            click.echo(
+                "  "
+                + "  ".join(
+                    str(cell).ljust(widths[i]) for i, cell in enumerate(row)
+                ).rstrip()
+            )
+        for run in item["runs"]:
+            if run.get("judge"):
+                judge = run["judge"]
+                click.echo(
+                    f"  judge {run['engine']} @ {run['context_length']:,}: "
+                    + ", ".join(
+                        f"{name} {_pct(score)}"
+                        for name, score in judge["scores"].items()
+                    )
+                )
+            if run["losses"]:
+                click.echo(
+                    f"  most important losses, {run['engine']} @ {run['context_length']:,}:"
+                )
+                for loss in run["losses"]:
+                    click.echo(
+                        f"    - {loss['category']}: {loss['probe']} (message {loss['message']})"
+                    )
+        click.echo("")
+
+
+@click.command("eval")
+@click.argument(
+    "files",
+    nargs=-1,
+    required=True,
+    type=click.Path(exists=True, dir_okay=True, path_type=Path),
+)
+@click.option(
+    "--engine",
+    "engines",
+    default=None,
+    metavar="A,B",
+    help="Engines to compare, comma-separated (default: context.engine).",
+)
+@click.option(
+    "--context-length",
+    "windows",
+    type=click.IntRange(min=1_000),
+    multiple=True,
+    help="Window in tokens; repeat for several (default 32,000, 64,000 and the model's).",
+)
+@click.option(
+    "--model", default="", help="Model name when the transcript does not say."
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option(
+    "--judge",
+    is_flag=True,
+    help="Also ask the configured summary provider questions about the compacted context.",
+)
+@click.pass_obj
+def eval_command(
+    state: Any,
+    files: tuple[Path, ...],
+    engines: str | None,
+    windows: tuple[int, ...],
+    model: str,
+    as_json: bool,
+    judge: bool,
+) -> None:
+    """Measure what compaction keeps: probes from the condensed part of each transcript."""
+    from hermes_core.cli import emit_json, fail
+
+    names = [
+        n.strip()
+        for n in (engines or state.config.context.engine).split(",")
+        if n.strip()
+    ]
+    paths: list[Path] = []
+    for path in files:
+        paths.extend(
+            sorted(
+                p
+                for p in path.iterdir()
+                if p.is_file() and not p.name.startswith(("README", "."))
+            )
+            if path.is_dir()
+            else [path]
+        )
+    report: dict[str, Any] = {"files": []}
+    for path in paths:
+        try:
+            conversations = read_conversations(path)
+        except Exception as exc:  # noqa: BLE001 - any reader failure is bad input for this file
+            message = f"{path}: cannot read the transcript: {exc}"
+            log.warning("eval_transcript_unreadable", path=str(path), error=str(exc))
+            record_warning("eval_unreadable", message, plugin="eval")
+            if len(paths) == 1:
+                fail(message)
+            click.echo(f"Error: {message}", err=True)
+            continue
+        for label, messages, found_model in conversations:
+            report["files"].append(
+                _evaluate_file(
+                    state, label, messages, found_model, names, windows, model, judge
+                )
+            )
+    if as_json:
+        emit_json(report)
+    else:
+        render(report)
+
+
+def _evaluate_file(
+    state: Any,
+    label: str,
+    messages: list[dict[str, Any]],
+    found_model: str,
+    names: list[str],
+    windows: tuple[int, ...],
+    model: str,
+    judge: bool,
+) -> dict[str, Any]:
+    from hermes_core.tokens import estimate_messages_tokens
+
+    item: dict[str, Any] = {
+        "file": label,
+        "messages": len(messages),
+        "tokens": estimate_messages_tokens(messages),
+        "runs": [],
+    }
+    for name in names:
+        sizes = list(windows) or [
+            *DEFAULT_WINDOWS,
+            _model_window(state, name, model or found_model),
+        ]
+        for size in dict.fromkeys(sizes):
+            run = evaluate(
+                messages,
+                engine=name,
+                context_length=size,
+                config=state.config,
+                host=state.host,
+                model=model or found_model,
+                home=state.home_path,
+            )
+            if judge:
+                from hermes_plugins.evaluation.judge import JudgeUnavailable, judge_run
+
+                try:
+                    run["judge"] = judge_run(messages, run, engine=name, context_length=size,
+                                             state=state, model=model or found_model)
+                except JudgeUnavailable as exc:
+                    from hermes_core.cli import fail
+
+                    fail(str(exc))
+            run.pop("_after", None)
+            run.pop("_probes", None)
+            item["runs"].append(run)
+    return item
