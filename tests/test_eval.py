@@ -82,7 +82,7 @@ def test_context_text_reads_arguments_and_json_results() -> None:
 
 
 def test_evaluate_scores_kept_and_lost_and_checks_the_output() -> None:
-    host = PluginHost.create(config=Config())
+    host = PluginHost.create(config=Config(), blocked=["recall"])
     run = evaluate(session_messages(), engine="compressor", context_length=8_000, config=Config(), host=host)
     assert run["valid"] and run["last_request_verbatim"]
     assert run["tokens_after"] < run["tokens_before"]
@@ -90,7 +90,7 @@ def test_evaluate_scores_kept_and_lost_and_checks_the_output() -> None:
         assert counts["kept"] + counts["recoverable"] + counts["lost"] == counts["total"], category
     assert run["probes"]["errors"] == {"total": 1, "kept": 1, "recoverable": 0, "lost": 0}
     assert run["probes"]["files_modified"]["kept"] == 1
-    assert not run["recall_available"]  # no plugin answers context_search here
+    assert not run["recall_available"]  # with the recall plugin blocked nobody answers context_search
 
 
 def test_a_probe_lost_from_context_but_found_in_the_archive_is_recoverable() -> None:
@@ -108,7 +108,7 @@ def test_a_probe_lost_from_context_but_found_in_the_archive_is_recoverable() -> 
                 return json.dumps({"ref": arguments["ref"], "text": archive.replace('\\"', '"').replace("\\n", "\n")})
             return None
 
-    host = PluginHost.create(config=Config(), plugins=[(Archive(), "archive")])
+    host = PluginHost.create(config=Config(), plugins=[(Archive(), "archive")], blocked=["recall"])
     # The window engine drops the middle: what it drops is lost unless the archive finds it.
     run = evaluate(messages, engine="window", context_length=8_000, config=Config(), host=host)
     assert run["recall_available"]
