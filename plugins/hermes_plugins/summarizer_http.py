@@ -9,10 +9,13 @@ on SDK exception classes so it holds across SDK versions and OpenAI-compatible s
 
 from __future__ import annotations
 
+import contextvars
 import importlib
 import json
 import os
+import threading
 import urllib.parse
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -147,6 +150,49 @@ def translate_failure(exc: BaseException, sdk: ModuleType, *, where: str, timeou
             return SummarizerEmptyError(f"{where}: the server answered with an empty body")
         return SummarizerError(f"{where}: the answer is not JSON: {exc}")
     return SummarizerError(f"{where}: {type(exc).__name__}: {error_text(exc)}")
+
+
+class DeadlineExceeded(Exception):
+    """``call_with_deadline`` gave up waiting; the call may still be running (abandoned)."""
+
+
+def call_with_deadline(call: Callable[[], Any], timeout: float, *, abandon: Callable[[], None]) -> Any:
+    """``call()``'s result, or ``DeadlineExceeded`` once ``timeout`` seconds have passed.
+
+    The SDKs' ``timeout`` bounds each socket operation, not the call: a server that sends a
+    byte a second never trips it. So the call runs on a worker thread (in a copy of the
+    caller's context, so logs and warnings keep their bindings) and the caller waits at most
+    ``timeout`` - connect, DNS, headers and every byte of the body included. On expiry
+    ``abandon()`` runs on a daemon thread (the summarisers close their HTTP client there, which
+    ends the worker's next read) and the caller gets ``DeadlineExceeded`` at once.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+    context = contextvars.copy_context()
+
+    def run() -> None:
+        try:
+            box["value"] = context.run(call)
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller as is
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="hermes-summary-call", daemon=True).start()
+    if not done.wait(timeout):
+        threading.Thread(target=_quietly, args=(abandon,), name="hermes-summary-abandon",
+                         daemon=True).start()
+        raise DeadlineExceeded(f"no complete answer within {timeout:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _quietly(fn: Callable[[], None]) -> None:
+    try:
+        fn()
+    except Exception:  # noqa: BLE001, S110 - tearing down an abandoned client is best effort
+        pass
 
 
 def require_text(text: str, *, where: str) -> str:

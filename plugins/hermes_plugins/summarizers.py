@@ -19,9 +19,12 @@ from hermes_core.logging import get_logger
 from hermes_core.summarizer import (
     SummarizerError,
     SummarizerModelNotFoundError,
+    SummarizerTimeoutError,
     SummaryRequest,
 )
 from hermes_plugins.summarizer_http import (
+    DeadlineExceeded,
+    call_with_deadline,
     content_text,
     display_url,
     import_sdk,
@@ -67,7 +70,18 @@ class _SdkSummarizer:
         sdk, client = self._ensure_client(where)
         started = time.perf_counter()
         try:
-            response = self._call(client, model, request)
+            # compression.summary.timeout bounds the whole call, not each socket read.
+            response = call_with_deadline(
+                lambda: self._call(client, model, request), self.timeout,
+                abandon=lambda: self._abandon(client),
+            )
+        except DeadlineExceeded:
+            log.debug("summary_call_failed", provider=self.name, model=model, kind="timeout",
+                      status=None, deadline=self.timeout)
+            raise SummarizerTimeoutError(
+                f"{where}: no complete answer within {self.timeout:g} s "
+                "(compression.summary.timeout bounds the whole call)"
+            ) from None
         except Exception as exc:  # SDK errors, and the bare JSON errors the SDKs let through
             error = translate_failure(
                 exc, sdk, where=where, timeout=self.timeout, key_env=self.key_env
@@ -95,6 +109,13 @@ class _SdkSummarizer:
                 self._sdk = sdk
             assert self._sdk is not None
             return self._sdk, self._client
+
+    def _abandon(self, client: Any) -> None:
+        """Drop a client whose call ran past the deadline: closing it ends the worker's read."""
+        with self._lock:
+            if self._client is client:
+                self._client = None
+        client.close()
 
     def _build_client(self, sdk: ModuleType, key: str) -> Any:
         raise NotImplementedError
