@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from hermes_core.engine import coerce_usage
+from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.logging import get_logger
 from hermes_core.tokens import estimate_request_tokens
@@ -242,13 +242,12 @@ class CompactionLoop:
             boundary_reason="compression",
         )
         rough = estimate_request_tokens(compressed, system_prompt=prompt, tools=tools)
-        if hasattr(session.engine, "last_compression_rough_tokens"):
-            session.engine.last_compression_rough_tokens = rough
+        session.engine.note_compacted_size(rough)
         self.anchor = None
         self.last_request_rough = rough
 
-    def report(self) -> Mapping[str, Any]:
-        return self.session.engine.last_compression_report or {}
+    def report(self) -> CompressionReport:
+        return self.session.engine.compression_report() or CompressionReport()
 
     def compress_automatic(
         self,
@@ -271,13 +270,13 @@ class CompactionLoop:
         for _ in range(attempts):
             out = self.run_engine(current, current_tokens=tokens, focus_topic=None, force=force)
             report = self.report()
-            if report.get("aborted"):
+            if report.aborted:
                 self.emit(CompactionEvent(
-                    kind="aborted", phase=phase, reason=report.get("error_kind"), before_tokens=tokens,
+                    kind="aborted", phase=phase, reason=report.error_kind, before_tokens=tokens,
                     before_messages=len(current), after_messages=len(current), counter=counter,
                     message=(
                         "context compaction aborted: the summariser failed "
-                        f"({report.get('error') or report.get('error_kind') or 'unknown error'}); "
+                        f"({report.error or report.error_kind or 'unknown error'}); "
                         "no messages were removed"
                     ),
                 ))
@@ -295,15 +294,15 @@ class CompactionLoop:
             return messages
         self.after_compaction(current, tools)
         report = self.report()
-        kind = "fallback" if report.get("fallback_used") else (
-            "ineffective" if report.get("status") == "ineffective" else "compacted"
+        kind = "fallback" if report.fallback_used else (
+            "ineffective" if report.status == "ineffective" else "compacted"
         )
         after = self.last_request_rough
         dropped = max(0, len(messages) - len(current))
         self.emit(CompactionEvent(
             kind=kind, phase=phase, before_tokens=before_rough, after_tokens=after,
             before_messages=len(messages), after_messages=len(current), dropped_messages=dropped,
-            counter=counter, reason=report.get("error") if kind == "fallback" else None,
+            counter=counter, reason=report.error if kind == "fallback" else None,
             message=(
                 f"context compacted: {_tokens_short(before_rough)} → {_tokens_short(after)} tokens "
                 f"({len(messages)} → {len(current)} messages)"
@@ -311,18 +310,17 @@ class CompactionLoop:
                    if kind == "fallback" else "")
             ),
         ))
-        recent = getattr(engine, "recent_compressions", None)
-        if callable(recent):
-            count = recent()
-            window = int(session.config.compression.thrash_window_turns)
-            if count >= 3:
-                self.emit(CompactionEvent(
-                    kind="thrashing", phase=phase, reason=f"{count} in {window} turns",
-                    message=(
-                        f"the context was compacted {count} times in the last {window} turns; "
-                        "details may be lost - consider /compress with a focus or a new session"
-                    ),
-                ))
+        # every engine answers recent_compressions (the base says 0)
+        count = engine.recent_compressions()
+        window = int(session.config.compression.thrash_window_turns)
+        if count >= 3:
+            self.emit(CompactionEvent(
+                kind="thrashing", phase=phase, reason=f"{count} in {window} turns",
+                message=(
+                    f"the context was compacted {count} times in the last {window} turns; "
+                    "details may be lost - consider /compress with a focus or a new session"
+                ),
+            ))
         return current
 
     # -- the public steps
@@ -421,7 +419,7 @@ class CompactionLoop:
             ))
         out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force)
         report = self.report()
-        if out is not messages and not report.get("aborted"):
+        if out is not messages and not report.aborted:
             self.after_compaction(out, tools)
         after_tokens = self.rough(out, tools)
         return ManualCompression(
@@ -431,17 +429,16 @@ class CompactionLoop:
 
 def summarize_manual(
     before: Sequence[Any], after: Sequence[Any], before_tokens: int, after_tokens: int,
-    report: Mapping[str, Any],
+    report: CompressionReport | Mapping[str, Any],
 ) -> CompressionFeedback:
     """Headline, token line and note for a manual compression (spec §14.1)."""
     n, m = len(before), len(after)
     noop = list(after) == list(before)
-    aborted = report.get("aborted") is True
-    refused = report.get("refused_would_grow") is True
-    fallback = report.get("fallback_used") is True
-    error = report.get("error") if isinstance(report.get("error"), str) else None
-    dropped = report.get("dropped_count")
-    dropped = dropped if isinstance(dropped, int) and not isinstance(dropped, bool) else max(n - m, 0)
+    typed = CompressionReport.coerce(report)
+    aborted, refused, fallback, error = (
+        typed.aborted, typed.refused_would_grow, typed.fallback_used, typed.error
+    )
+    dropped = typed.dropped_count if typed.dropped_count is not None else max(n - m, 0)
     if refused:
         headline = f"Compression refused (summary would grow the conversation): {n} messages preserved"
     elif aborted:

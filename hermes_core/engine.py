@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+import attrs
+
 from hermes_core.records import Usage
 
 if TYPE_CHECKING:
@@ -63,6 +65,63 @@ def coerce_usage(usage: Any) -> Usage:
     )
 
 
+def model_threshold(model: str, overrides: Mapping[str, float], default: float) -> float:
+    """``compression.model_thresholds``: the longest key contained in ``model`` wins."""
+    best: str | None = None
+    name = model or ""
+    for key in overrides:
+        if key and key in name and (best is None or len(key) > len(best)):
+            best = key
+    return float(overrides[best]) if best is not None else float(default)
+
+
+def _int_or(value: Any, default: int | None) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+@attrs.frozen(kw_only=True)
+class CompressionReport:
+    """What the last ``compress`` did, as the host reads it (any engine, same fields).
+
+    ``status`` is ``compressed``, ``nothing_to_compress``, ``ineffective`` or ``aborted``;
+    ``details`` keeps the engine's full report (``hermes-ctx compress --json`` shows it).
+    """
+
+    status: str = "nothing_to_compress"
+    aborted: bool = False
+    fallback_used: bool = False
+    refused_would_grow: bool = False
+    error: str | None = None
+    error_kind: str | None = None
+    dropped_count: int | None = None
+    before_messages: int | None = None
+    after_messages: int | None = None
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @classmethod
+    def coerce(cls, report: CompressionReport | Mapping[str, Any] | None) -> CompressionReport:
+        """A report from an engine's mapping (tolerant: wrong types read as absent)."""
+        if isinstance(report, CompressionReport):
+            return report
+        raw: Mapping[str, Any] = report if isinstance(report, Mapping) else {}
+        before = raw.get("before") if isinstance(raw.get("before"), Mapping) else {}
+        after = raw.get("after") if isinstance(raw.get("after"), Mapping) else {}
+        error = raw.get("error")
+        kind = raw.get("error_kind")
+        return cls(
+            status=str(raw.get("status") or "nothing_to_compress"),
+            aborted=raw.get("aborted") is True,
+            fallback_used=raw.get("fallback_used") is True,
+            refused_would_grow=raw.get("refused_would_grow") is True,
+            error=error if isinstance(error, str) else None,
+            error_kind=kind if isinstance(kind, str) else None,
+            dropped_count=_int_or(raw.get("dropped_count"), None),
+            before_messages=_int_or(before.get("messages"), None),  # type: ignore[union-attr]
+            after_messages=_int_or(after.get("messages"), None),  # type: ignore[union-attr]
+            details=dict(raw),
+        )
+
+
 class ContextEngine:
     """Base class of every context engine (``hermes_core.ContextEngine``).
 
@@ -78,6 +137,7 @@ class ContextEngine:
         from hermes_core.config import Config as _Config
 
         self.config: Config = config if config is not None else _Config()
+        section = self.config.compression
         self.host = host
         self.model = ""
         self.provider = ""
@@ -88,9 +148,14 @@ class ContextEngine:
         self.context_length = 0
         self.max_tokens: int | None = None
         self.compression_count = 0
-        self.threshold_percent = 0.75
-        self.protect_first_n = 3
-        self.protect_last_n = 6
+        # compression.* is the user's word for every engine, not only the built-in one.
+        self.configured_threshold_percent = float(section.threshold)
+        self.threshold_percent = float(section.threshold)
+        self.protect_first_n = int(section.protect_first_n)
+        self.protect_last_n = int(section.protect_last_n)
+        self.target_ratio = float(section.target_ratio)
+        #: The rough size of the request right after the last compaction (set by the host).
+        self.last_compression_rough_tokens = 0
         self.emit_automatic_compaction_status = True
         self.session_id = ""
         #: The last compression's report (engine-defined mapping), or None.
@@ -151,6 +216,20 @@ class ContextEngine:
         self.last_total_tokens = 0
         self.compression_count = 0
 
+    def compression_report(self) -> CompressionReport | None:
+        """The last ``compress`` call's report; the default reads ``last_compression_report``."""
+        if self.last_compression_report is None:
+            return None
+        return CompressionReport.coerce(self.last_compression_report)
+
+    def note_compacted_size(self, rough_tokens: int) -> None:
+        """The host's rough estimate of the whole request right after a compaction."""
+        self.last_compression_rough_tokens = int(rough_tokens)
+
+    def recent_compressions(self, window: int | None = None) -> int:
+        """Compressions within the last ``compression.thrash_window_turns`` turns (0 = unknown)."""
+        return 0
+
     # --- tools an engine may expose to the model -----------------------------------------
 
     def get_tool_schemas(self) -> list[dict[str, Any]]:
@@ -187,15 +266,24 @@ class ContextEngine:
     ) -> None:
         """Adopt a (new) model and window; recompute the threshold.
 
-        The base rule is ``threshold_tokens = int(context_length * threshold_percent)``;
-        the compressor overrides it with the reference's full derivation.
+        The base rule reads config: ``threshold_percent`` is ``compression.threshold`` (or the
+        longest matching ``compression.model_thresholds`` key), ``threshold_tokens =
+        int(context_length * threshold_percent)``, capped by ``compression.threshold_tokens``.
+        The compressor overrides it with the reference's full derivation.
         """
         self.model = model or ""
         self.provider = provider or self.provider
         self.context_length = int(context_length or 0)
         if max_tokens is not None:
             self.max_tokens = max_tokens
+        section = self.config.compression
+        self.threshold_percent = model_threshold(
+            self.model, section.model_thresholds, self.configured_threshold_percent
+        )
         self.threshold_tokens = int(self.context_length * self.threshold_percent)
+        cap = section.threshold_tokens
+        if cap is not None and cap > 0 and self.threshold_tokens > cap:
+            self.threshold_tokens = cap
         self.last_prompt_tokens = 0
         self.last_completion_tokens = 0
         self.last_total_tokens = 0

@@ -140,9 +140,9 @@ def _run_with_progress(state: CliState, engine: Any, messages: list[dict[str, An
 
 
 def _report(engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
-    raw = getattr(engine, "last_compression_report", None)
-    if isinstance(raw, dict) and raw.get("status") in STATUSES:
-        report = dict(raw)
+    typed = engine.compression_report() if callable(getattr(engine, "compression_report", None)) else None
+    if typed is not None and typed.status in STATUSES:
+        report = dict(typed.details)
         report["after"] = {"messages": len(after), "tokens": estimate_messages_tokens(after)}
         return report
     before_tokens = estimate_messages_tokens(before)

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from hermes_core.engine import MINIMUM_CONTEXT_LENGTH
+from hermes_core.engine import MINIMUM_CONTEXT_LENGTH, model_threshold
 
 #: When the 64,000 floor swallows the effective window, trigger at this share of it instead, so
 #: small models still use most of their window and compress before the provider refuses.
@@ -38,13 +38,11 @@ class Thresholds:
 
 
 def resolve_model_threshold(model: str, overrides: Mapping[str, float], default: float) -> float:
-    """The per-model threshold ratio: the longest override key contained in ``model`` wins."""
-    best: str | None = None
-    name = model or ""
-    for key in overrides:
-        if key and key in name and (best is None or len(key) > len(best)):
-            best = key
-    return float(overrides[best]) if best is not None else float(default)
+    """The per-model threshold ratio: the longest override key contained in ``model`` wins.
+
+    The rule is the config's (every engine reads it through the ``ContextEngine`` base).
+    """
+    return model_threshold(model, overrides, default)
 
 
 def compute_threshold_tokens(context_length: int, percent: float, max_tokens: int | None) -> int:
