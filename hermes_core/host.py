@@ -683,6 +683,24 @@ class PluginHost:
         answer = self._first("hermes_payload_cache_layout", {"payload": payload, "ctx": ctx})[0]
         return payload if answer is None else answer  # type: ignore[no-any-return]
 
+    def transcript_formats(self) -> dict[str, Any]:
+        """Transcript format name -> ``TranscriptFormat``; a name declared twice is an error."""
+        from hermes_core.transcripts import TranscriptFormat
+
+        out: dict[str, Any] = {}
+        for plugin, result in self._collect_each("hermes_transcript_formats", {}, "transcript formats"):
+            items = (result,) if isinstance(result, TranscriptFormat) else tuple(result)
+            for fmt in items:
+                if not isinstance(fmt, TranscriptFormat):
+                    continue
+                if fmt.name in out:
+                    raise HermesPluginError(
+                        f"transcript format {fmt.name!r} is declared by both "
+                        f"{out[fmt.name].plugin!r} and {plugin!r}; please report it to their authors"
+                    )
+                out[fmt.name] = attrs.evolve(fmt, plugin=fmt.plugin or plugin)
+        return out
+
     def cli_commands(self, cli: Any) -> None:
         self._call("hermes_cli_register_commands", {"cli": cli})
 

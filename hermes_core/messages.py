@@ -25,9 +25,12 @@ def read_transcript_text(path: str | Path) -> str:
         raise InvalidMessagesError(f"{p}: cannot read transcript: {exc}") from None
 
 
-def load_transcript(path: str | Path) -> list[dict[str, Any]]:
-    """Read a JSON array or JSONL file of messages and validate it."""
-    return parse_transcript(read_transcript_text(path), source=str(Path(path)))
+def load_transcript(path: str | Path, format: str = "auto") -> list[dict[str, Any]]:
+    """Read a transcript file in any installed format as OpenAI chat messages (system prompt
+    first). See ``hermes_core.transcripts.read_transcript`` for the conversion report."""
+    from hermes_core.transcripts import read_transcript
+
+    return read_transcript(Path(path), format).chat_messages()
 
 
 def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:

@@ -191,3 +191,4 @@ def main() -> None:
 from hermes_core.cli import compress_cmd as _compress_cmd  # noqa: E402,F401
 from hermes_core.cli import listing as _listing  # noqa: E402,F401  (registers commands)
 from hermes_core.cli import prompt_cmd as _prompt_cmd  # noqa: E402,F401
+from hermes_core.cli import transcripts_cmd as _transcripts_cmd  # noqa: E402,F401

@@ -23,8 +23,8 @@ from typing import Any
 import click
 
 from hermes_core.cli import CliState, cli, emit_json, fail, guarded
+from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
-from hermes_core.messages import load_transcript
 from hermes_core.tokens import estimate_messages_tokens
 
 #: The window assumed when neither ``--context-length`` nor anything else says (the
@@ -49,6 +49,7 @@ STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted")
               help="Engine to use (default: context.engine).")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON report: {status, before, after, phases, summary, warnings}.")
+@format_option
 @click.pass_obj
 @guarded
 def compress(
@@ -61,9 +62,11 @@ def compress(
     focus: str | None,
     engine_name: str | None,
     as_json: bool,
+    transcript_format: str,
+    transcript_index: int | None,
 ) -> None:
-    """Compress a transcript (JSON array or JSONL of OpenAI-format messages)."""
-    messages = load_transcript(file)
+    """Compress a transcript (any format `hermes-ctx formats` lists; detected by content)."""
+    messages = load_for_cli(state, file, transcript_format, transcript_index).chat_messages()
     config = state.config
     name = engine_name or config.context.engine
     engine = state.host.create_engine(name, config)

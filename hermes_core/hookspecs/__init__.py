@@ -21,6 +21,7 @@ from hermes_core.hookspecs.prompt import PromptSpecs  # noqa: E402
 from hermes_core.hookspecs.session import SessionSpecs  # noqa: E402
 from hermes_core.hookspecs.skills import SkillSpecs  # noqa: E402
 from hermes_core.hookspecs.tools import ToolSpecs  # noqa: E402
+from hermes_core.hookspecs.transcripts import TranscriptSpecs  # noqa: E402
 
 SPEC_CLASSES: tuple[type, ...] = (
     HostSpecs,
@@ -31,6 +32,7 @@ SPEC_CLASSES: tuple[type, ...] = (
     EngineSpecs,
     ToolSpecs,
     PayloadSpecs,
+    TranscriptSpecs,
 )
 
 __all__ = ["PROJECT", "SPEC_CLASSES", "hookimpl", "hookspec"]

@@ -1,0 +1,1 @@
+"""Built-in transcript formats: one module per format, declared together by ``plugin``."""

@@ -1,0 +1,147 @@
+"""OpenAI chat messages: a JSON array, ``{"messages": [...]}`` (optionally with ``tools`` and
+``model``: a request body) or JSON Lines, one message per line. Also the writer of the
+project's own output."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_core.errors import InvalidMessagesError
+from hermes_core.messages import validate_messages
+from hermes_core.transcripts import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+    image_placeholder,
+)
+from hermes_plugins.transcripts.common import has_anthropic_blocks, is_openai_message
+
+NAME = "openai"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _messages_of(doc: Any) -> list[Any] | None:
+    if isinstance(doc, list):
+        return doc
+    if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list):
+        return doc["messages"]
+    return None
+
+
+def detect(source: TranscriptSource) -> Detection:
+    if source.kind == "jsonl":
+        records = [r for r in source.head_records if r is not None]
+        if records and is_openai_message(records[0]) and not all(is_openai_message(r) for r in records):
+            return Detection.accept(0.25, "lines that start with chat messages")
+        if records and all(is_openai_message(r) for r in records):
+            if has_anthropic_blocks(records):
+                return Detection.refuse("lines hold Anthropic content blocks")
+            return Detection.accept(0.6, "every line is a chat message with a role")
+        return Detection.refuse("JSON lines that are not chat messages (no role)")
+    if source.kind != "json":
+        return Detection.refuse(f"not JSON ({source.kind})")
+    doc = source.document_or_none()
+    messages = _messages_of(doc)
+    if messages is None:
+        return Detection.refuse("not a JSON array of messages nor an object with 'messages'")
+    if not messages:
+        return Detection.accept(0.3, "an empty message list")
+    sample = messages[:200]
+    if not all(is_openai_message(m) for m in sample):
+        if isinstance(sample[0], Mapping) and is_openai_message(sample[0]) and not has_anthropic_blocks(sample):
+            # Mostly messages: read it, so the error names the malformed one.
+            return Detection.accept(0.25, "a list that starts with chat messages")
+        return Detection.refuse("items are not chat messages with a known role")
+    if has_anthropic_blocks(sample):
+        return Detection.refuse("messages hold Anthropic content blocks (tool_use/tool_result)")
+    if isinstance(doc, Mapping) and isinstance(doc.get("system"), (str, list)):
+        return Detection.accept(0.35, "messages with a top-level 'system' (Anthropic-like)")
+    sure = any(m.get("role") in ("tool", "system", "developer") or m.get("tool_calls") for m in sample)
+    return Detection.accept(0.6 if sure else 0.5, "chat messages with OpenAI roles")
+
+
+def convert_message(message: Any, report: ReportBuilder) -> dict[str, Any]:
+    """Normalise one message in place: images become placeholders, dict arguments JSON."""
+    content = message.get("content")
+    if isinstance(content, list):
+        for i, part in enumerate(content):
+            if isinstance(part, Mapping) and part.get("type") in ("image_url", "image", "input_image"):
+                content[i] = image_placeholder(part, report)
+    for call in message.get("tool_calls") or ():
+        fn = call.get("function") if isinstance(call, Mapping) else None
+        if isinstance(fn, dict) and not isinstance(fn.get("arguments"), str):
+            fn["arguments"] = json.dumps(fn.get("arguments") or {}, ensure_ascii=False)
+            report.changed("tool_arguments_encoded_as_json")
+    return message
+
+
+def read(source: TranscriptSource) -> Transcript:
+    report = source.report
+    tools: list[dict[str, Any]] = []
+    model = None
+    metadata: dict[str, Any] = {}
+    if source.kind == "jsonl":
+        raw: Any = (record for _lineno, record in source.records())
+    else:
+        doc = source.document()
+        raw = _messages_of(doc)
+        if raw is None:
+            raise ValueError("expected a JSON array of messages or an object with 'messages'")
+        report.saw(len(raw))
+        if isinstance(doc, Mapping):
+            tools = [t for t in doc.get("tools") or () if isinstance(t, Mapping)]
+            model = doc.get("model") if isinstance(doc.get("model"), str) else None
+            metadata = {k: v for k, v in doc.items() if k not in ("messages", "tools", "model")
+                        and isinstance(v, (str, int, float, bool))}
+    messages: list[dict[str, Any]] = []
+    system_prompt: str | None = None
+    for number, message in enumerate(raw):
+        try:
+            validate_messages((message,))
+        except InvalidMessagesError as exc:
+            what = str(exc).partition(": ")[2]
+            raise InvalidMessagesError(f"{source.name}: message {number}: {what}", index=number) from None
+        if not messages and system_prompt is None and message["role"] in ("system", "developer") \
+                and isinstance(message.get("content"), str):
+            system_prompt = message["content"]
+            report.absorbed("system_prompt")
+            continue
+        messages.append(convert_message(message, report))
+        report.converted()
+    return source.transcript(messages, system_prompt=system_prompt, tools=tools, model=model,
+                             metadata=metadata)
+
+
+def dumps(data: Any) -> str:
+    """JSON text that is always valid UTF-8 (a stray lone surrogate is written escaped)."""
+    text = json.dumps(data, ensure_ascii=False, indent=1, default=str)
+    if _LONE_SURROGATE.search(text):
+        text = json.dumps(data, ensure_ascii=True, indent=1, default=str)
+    return text + "\n"
+
+
+def write(transcript: Transcript, notes: ReportBuilder) -> str:
+    messages = transcript.chat_messages()
+    if transcript.tools or transcript.model:
+        body: dict[str, Any] = {}
+        if transcript.model:
+            body["model"] = transcript.model
+        if transcript.tools:
+            body["tools"] = list(transcript.tools)
+        body["messages"] = messages
+        return dumps(body)
+    return dumps(messages)
+
+
+FORMAT = TranscriptFormat(
+    name=NAME,
+    description="OpenAI chat messages: JSON array, {\"messages\": [...]} or JSON Lines",
+    detect=detect,
+    read=read,
+    write=write,
+)
