@@ -360,6 +360,8 @@ class TranscriptSource:
     _document_error: str | None = None
     _parsed: bool = False
     _head_records: list[Any] | None = None
+    #: Per-run reports of a multi-run input, by ``id(transcript)`` (set by the reader).
+    run_reports: dict[int, ReportBuilder] = attrs.field(factory=dict)
 
     @classmethod
     def open(
@@ -710,8 +712,8 @@ def read_transcript(
 
 
 def _finish(transcript: Transcript, fmt: TranscriptFormat, source: TranscriptSource, *, single: bool) -> Transcript:
-    # A multi-run file shares one builder: every run's report accounts for the whole file.
-    report = source.report
+    # A reader of a multi-run file may keep a report per run; otherwise runs share the file's.
+    report = source.run_reports.get(id(transcript), source.report)
     messages = normalize_pairing(list(transcript.messages), report)
     problems = pairing_problems(messages)
     if problems:  # pragma: no cover - normalize_pairing leaves none; a guard for third parties

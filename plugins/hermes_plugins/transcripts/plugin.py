@@ -6,7 +6,16 @@ from collections.abc import Iterator
 
 from hermes_core import hookimpl
 from hermes_core.transcripts import TranscriptFormat
-from hermes_plugins.transcripts import anthropic, claude_code, openai_chat
+from hermes_plugins.transcripts import (
+    anthropic,
+    claude_code,
+    codex,
+    hermes_agent,
+    openai_chat,
+    responses,
+    swe_agent,
+    tau_bench,
+)
 
 
 @hookimpl(trylast=True)
@@ -14,3 +23,9 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield openai_chat.FORMAT
     yield anthropic.FORMAT
     yield claude_code.FORMAT
+    yield responses.FORMAT
+    yield codex.FORMAT
+    yield hermes_agent.FORMAT
+    yield hermes_agent.DB_FORMAT
+    yield swe_agent.FORMAT
+    yield tau_bench.FORMAT

@@ -1,0 +1,107 @@
+"""SWE-agent trajectories (``*.traj``): ``{trajectory, history, info}``.
+
+``history`` holds the chat the model saw. In 0.x (text ReAct) actions and observations are
+assistant and user turns, and the in-context demonstration (``is_demo``, or
+``message_type: demonstration``) is marked ``_demonstration``; in 1.x assistant messages carry
+``tool_calls`` and observations are ``tool`` messages answering ``tool_call_ids`` (ids are
+reused across calls: pairing stays positional). ``thought``/``action`` repeat the content and
+are dropped with a count; ``trajectory`` steps repeat the history and are counted as such;
+``info`` (exit status, submission, model stats) goes to the metadata.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_plugins.transcripts.openai_chat import convert_message
+
+NAME = "swe-agent"
+_EXTRA = ("agent", "message_type", "thought", "action", "is_demo", "tool_call_ids", "cache_control")
+
+
+def detect(source: TranscriptSource) -> Detection:
+    if source.kind != "json":
+        return Detection.refuse(f"not one JSON document ({source.kind})")
+    doc = source.document_or_none()
+    if not isinstance(doc, Mapping) or not isinstance(doc.get("history"), list):
+        return Detection.refuse("no 'history' list")
+    if "trajectory" in doc or "info" in doc:
+        return Detection.accept(0.95, "{trajectory, history, info} (a SWE-agent .traj)")
+    return Detection.refuse("a 'history' without 'trajectory' or 'info'")
+
+
+def read(source: TranscriptSource) -> Transcript:
+    report = source.report
+    doc = source.document()
+    history = doc.get("history")
+    if not isinstance(history, list):
+        raise ValueError("'history' must be a list")
+    report.saw(len(history))
+    trajectory = doc.get("trajectory") if isinstance(doc.get("trajectory"), list) else []
+    if trajectory:
+        report.saw(len(trajectory))
+        report.dropped("trajectory_steps_repeating_the_history", len(trajectory))
+    messages: list[dict[str, Any]] = []
+    system_prompt = None
+    version = "1.x" if any(isinstance(m, Mapping) and (m.get("tool_calls") or m.get("role") == "tool")
+                           for m in history) else "0.x"
+    for number, item in enumerate(history):
+        if not isinstance(item, Mapping) or not isinstance(item.get("role"), str):
+            raise ValueError(f"history[{number}] is not a message with a role")
+        message = {k: v for k, v in item.items() if k not in _EXTRA}
+        demo = item.get("is_demo") or item.get("message_type") == "demonstration"
+        if any(k in item for k in ("thought", "action")):
+            report.changed("thought_and_action_repeating_content_dropped")
+        if item["role"] == "system" and not messages and system_prompt is None and not demo:
+            system_prompt = item.get("content") if isinstance(item.get("content"), str) else None
+            if system_prompt is not None:
+                report.absorbed("system_prompt")
+                continue
+        if item["role"] == "tool":
+            ids = item.get("tool_call_ids") or ([item["tool_call_id"]] if item.get("tool_call_id") else [])
+            message["tool_call_id"] = str(ids[0]) if ids else ""
+            if len(ids) > 1:
+                # One observation answering several calls: one result each, the text on the first.
+                messages.append(convert_message(message, report))
+                for extra in ids[1:]:
+                    messages.append({"role": "tool", "tool_call_id": str(extra),
+                                     "content": "[see the previous result: one observation answered several calls]"})
+                    report.changed("observation_shared_by_calls_split")
+                report.converted()
+                continue
+        if demo:
+            message["_demonstration"] = True
+            report.relabelled("marked_demonstration")
+        elif item["role"] == "user" and item.get("message_type") != "observation" and messages:
+            pass
+        messages.append(convert_message(message, report))
+        report.converted()
+    info = doc.get("info") if isinstance(doc.get("info"), Mapping) else {}
+    stats = info.get("model_stats") if isinstance(info.get("model_stats"), Mapping) else {}
+    metadata = {"swe_agent_version": version, **{k: info[k] for k in ("exit_status", "submission") if k in info}}
+    if stats:
+        metadata["model_stats"] = dict(stats)
+    replay = doc.get("replay_config")
+    model = None
+    if isinstance(replay, str):
+        import json
+
+        try:
+            replay = json.loads(replay)
+        except ValueError:
+            replay = None
+    if isinstance(replay, Mapping):
+        agent = replay.get("agent") if isinstance(replay.get("agent"), Mapping) else {}
+        model_cfg = agent.get("model") if isinstance(agent.get("model"), Mapping) else {}
+        model = model_cfg.get("name") if isinstance(model_cfg.get("name"), str) else None
+    return source.transcript(messages, system_prompt=system_prompt, model=model, metadata=metadata)
+
+
+FORMAT = TranscriptFormat(
+    name=NAME,
+    description="SWE-agent trajectory (.traj), 0.x text ReAct and 1.x function calling",
+    detect=detect,
+    read=read,
+)
