@@ -21,6 +21,7 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError
 from hermes_core.logging import get_logger
 from hermes_core.records import ContextFileLoader, PromptBlock, SkillSource
+from hermes_core.transcripts import TranscriptFormat
 
 log = get_logger("hermes_core.hookguard")
 
@@ -176,6 +177,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "hermes_tools_assemble": _instance(list, "a list of tool definitions"),
     "hermes_tool_results_turn_budget": _instance(list, "a list of tool results"),
     "hermes_payload_cache_layout": _instance(dict, "a payload dict"),
+    "hermes_transcript_formats": _one_or_many(TranscriptFormat, "TranscriptFormat"),
 }
 
 

@@ -688,7 +688,7 @@ class PluginHost:
         from hermes_core.transcripts import TranscriptFormat
 
         out: dict[str, Any] = {}
-        for plugin, result in self._collect_each("hermes_transcript_formats", {}, "transcript formats"):
+        for plugin, result in self._collect("hermes_transcript_formats", {}):
             items = (result,) if isinstance(result, TranscriptFormat) else tuple(result)
             for fmt in items:
                 if not isinstance(fmt, TranscriptFormat):
