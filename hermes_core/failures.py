@@ -41,7 +41,10 @@ _ERROR_LINE = re.compile(
     r"|^\S+:\d+(?::\d+)?: (?:fatal )?(?:error|Error|ERROR)\b.*"
     r"|^\*\* \(\w+\) .*"
     r"|^\S.*\[ERROR\].*"
-    r"|.*(?:: command not found|No such file or directory|Permission denied|Assertion .*failed)$"
+    r"|.*(?:: command not found|No such file or directory|Permission denied)$"
+    r"|.*\bAssertion\b.*\bfailed\b.*"
+    r"|^=*\s*\d+ failed\b.*"
+    r"|^\d+ tests?, [1-9]\d* failures?\b.*"
 )
 #: Lines agents add around every output (OpenHands' exit note, SWE-agent's prompt state).
 _TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current directory:", "bash-$",
@@ -49,7 +52,7 @@ _TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current d
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
 _FILE_LINE = re.compile(r"(?<![\w/.\-])((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}):(\d+)\b")
-_LIBRARY_HINTS = ("site-packages", "dist-packages", "/lib/python", "<frozen", "<string>", "<stdin>")
+_LIBRARY_HINTS = ("site-packages", "dist-packages", "/lib/python", "<frozen")
 
 
 _DECODER = json.JSONDecoder()

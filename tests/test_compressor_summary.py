@@ -144,17 +144,55 @@ def test_extractive_lists_facts_with_identifiers_exact() -> None:
     text = build_handoff(extractive_turns())
     sections = parse_sections(text)
     assert sections["Latest user request"] == "Yes, use psycopg 3.1.18 and keep port 5433. Ticket BILL-2291."
-    assert sections["Goal"].startswith("Please migrate the billing service to Postgres 16.")
+    assert sections["User requests"] == [
+        "Please migrate the billing service to Postgres 16. Don't touch the legacy API."]
     actions = sections["Completed actions"]
     assert actions[0] == "[read_file] read services/billing/db.py from line 1 (640 chars)"
     assert any(a.startswith("[terminal] ran `pytest -q tests/billing` -> exit 1") for a in actions)
-    assert "`pytest -q tests/billing` -> exit 1" in sections["Commands"]
-    assert "services/billing/db.py (read, patched)" in sections["Files touched"]
-    errors = " ".join(sections["Errors and blockers"])
-    assert "OperationalError: port 5433 refused" in errors
-    decisions = " ".join(sections["Decisions"])
-    assert "Don't touch the legacy API." in decisions and "psycopg 3.1.18" in decisions
-    assert "Should I also bump the driver to psycopg 3.1.18?" in sections["Open questions (may be stale)"]
+    assert sections["Commands"] == [("`pytest -q tests/billing` -> exit 1: FAILED tests/billing/test_db.py::test_conn"
+                                    " - OperationalError: port 5433 refused")]
+    assert sections["Files"] == ["services/billing/db.py — modified (read_file, patch)"]
+    assert sections["Errors"] == [("`pytest -q tests/billing` -> exit 1: FAILED tests/billing/test_db.py::test_conn"
+                                  " - OperationalError: port 5433 refused — still failing")]
+    decisions = " ".join(sections["Decisions and constraints"])
+    assert "Don't touch the legacy API." in decisions and "use psycopg 3.1.18" in decisions
+    assert "Should I also bump the driver to psycopg 3.1.18?" in sections["Open items"]
+
+
+def test_sections_come_from_structure_not_keywords() -> None:
+    """Code and JSON that merely contain error words, and paths only mentioned in prose, stay out."""
+    turns = prepare_turns([
+        user("Look at how Node.js and llama.cpp handle it, then continue"),
+        assistant("", call("c1", "read_file", path="db.py")),
+        tool("c1", "try:\n    run()\nexcept sqlite3.Error:\n    pass\n" * 30),
+        assistant("", call("c2", "terminal", command="curl localhost")),
+        tool("c2", '{"output": "{\\"error\\": null}", "exit_code": 0, "error": null}'),
+        {"role": "user", "content": "<system-reminder>Remember the todo list.</system-reminder>"},
+        {"role": "user", "content": "This session is being continued from a previous conversation that ran out"
+                                    " of context.\nSummary:\n1. Primary Request and Intent:\n   Build it."},
+    ])
+    sections = parse_sections(build_handoff(turns))
+    assert "Errors" not in sections
+    assert sections["Files"] == ["db.py — read (read_file)"]
+    assert sections["Latest user request"] == "Look at how Node.js and llama.cpp handle it, then continue"
+    assert "User requests" not in sections  # the only request is the latest one
+    assert "Build it." in " ".join(sections["Earlier summary"])  # the continuation is a summary, merged
+
+
+def test_errors_say_whether_a_later_call_succeeded() -> None:
+    turns = prepare_turns([
+        user("make the tests pass"),
+        assistant("", call("a", "terminal", command="pytest")),
+        tool("a", '{"output": "E   KeyError: \'currency_code\'", "exit_code": 1}'),
+        assistant("", call("b", "Bash", command="npm run build")),
+        {"role": "tool", "tool_call_id": "b", "content": "Exit code 2\nerror: Could not resolve js/app.js",
+         "_is_error": True},
+        assistant("", call("c", "terminal", command="pytest")),
+        tool("c", '{"output": "1 passed", "exit_code": 0}'),
+    ])
+    errors = parse_sections(build_handoff(turns))["Errors"]
+    assert "`pytest` -> exit 1: KeyError: 'currency_code' — resolved" in errors
+    assert "`npm run build` -> exit 2: error: Could not resolve js/app.js — still failing" in errors
 
 
 def test_extractive_is_deterministic_and_capped() -> None:
@@ -165,21 +203,67 @@ def test_extractive_is_deterministic_and_capped() -> None:
     assert "earlier items omitted" in first or "earlier item omitted" in first
 
 
+def test_priority_under_the_cap_latest_request_failing_errors_files_decisions() -> None:
+    turns: list[dict[str, Any]] = []
+    for i in range(120):
+        turns += [user(f"request number {i} " + "x" * 150 + f" Never use tool{i}."),
+                  assistant("", call(f"w{i}", "write_file", path=f"src/mod{i}.py", content="a")),
+                  tool(f"w{i}", "ok"),
+                  assistant("", call(f"t{i}", "terminal", command=f"pytest tests/test_{i}.py")),
+                  tool(f"t{i}", '{"output": "E   ValueError: case %d broke", "exit_code": 1}' % i)]
+    text = build_handoff(prepare_turns(turns), max_chars=8_000)
+    sections = parse_sections(text)
+    assert len(text) <= 8_000
+    assert sections["Latest user request"].startswith("request number 119")
+    assert sections["Errors"][-1].endswith("ValueError: case 119 broke — still failing")
+    assert "src/mod119.py — created (write_file)" in sections["Files"]
+    assert "(… " in text.split("## Errors", 1)[1].split("\n", 2)[1]  # trimmed sections say so
+
+
 def test_extractive_updates_the_previous_summary() -> None:
     first = build_handoff(extractive_turns())
     later = prepare_turns([
         assistant("", call("c9", "terminal", command="make deploy")),
         tool("c9", '{"exit_code": 0}'),
+        assistant("", call("c8", "terminal", command="pytest -q tests/billing")),
+        tool("c8", '{"exit_code": 0}'),
+        assistant("", call("c7", "write_file", path="NOTES.md", content="x")),
+        tool("c7", "ok"),
         user("Now write the release notes."),
     ])
     updated = build_handoff(later, previous_summary=first)
     sections = parse_sections(updated)
-    assert sections["Goal"].startswith("Please migrate the billing service")
     assert sections["Latest user request"] == "Now write the release notes."
+    # every section of the previous summary is carried, merged with the new facts
+    assert sections["User requests"] == [
+        "Please migrate the billing service to Postgres 16. Don't touch the legacy API.",
+        "Yes, use psycopg 3.1.18 and keep port 5433. Ticket BILL-2291."]
+    assert sections["Files"] == ["services/billing/db.py — modified (read_file, patch)", "NOTES.md — created (write_file)"]
+    assert sections["Errors"] == [("`pytest -q tests/billing` -> exit 1: FAILED tests/billing/test_db.py::test_conn"
+                                  " - OperationalError: port 5433 refused — resolved")]
+    assert "Don't touch the legacy API." in sections["Decisions and constraints"]
     actions = sections["Completed actions"]
     assert actions[0].startswith("[read_file] read services/billing/db.py")
-    assert actions[-1] == "[terminal] ran `make deploy` -> exit 0, 1 lines output"
+    assert actions[-1] == "[write_file] wrote to NOTES.md (1 lines)"
     assert "4. [terminal] ran `make deploy`" in updated  # numbering continues
+    again = build_handoff(prepare_turns([user("ship it")]), previous_summary=updated)
+    assert parse_sections(again)["Files"] == sections["Files"]  # merged, not duplicated
+
+
+def test_other_agents_summaries_are_merged_section_by_section() -> None:
+    hermes_agent = ("[CONTEXT COMPACTION - REFERENCE ONLY] Earlier turns were compacted.\n"
+                    "## Goal\nShip the billing migration\n## Errors and blockers\n- port 5433 refused\n"
+                    "## Files touched\n- services/billing/db.py (read, patched)\n")
+    sections = parse_sections(build_handoff(prepare_turns([user("go on")]), previous_summary=hermes_agent))
+    assert "port 5433 refused" in sections["Errors"]
+    assert any(item.startswith("services/billing/db.py — ") for item in sections["Files"])
+    assert "Ship the billing migration" in sections["Earlier summary"]
+    codex = prepare_turns([{"role": "user", "content": "Another language model started to solve this problem and"
+                            " produced a summary.\nThe parser in src/parse.rs was rewritten."},
+                           user("continue with the tests")])
+    sections = parse_sections(build_handoff(codex))
+    assert sections["Latest user request"] == "continue with the tests"
+    assert any("src/parse.rs" in item for item in sections["Earlier summary"])
 
 
 def test_turns_older_than_the_previous_summary_go_first() -> None:
@@ -188,9 +272,10 @@ def test_turns_older_than_the_previous_summary_go_first() -> None:
     turns.append({"role": "system", "content": SUMMARY_ANCHOR})
     turns += prepare_turns([user("third request")])
     sections = parse_sections(build_handoff(turns, previous_summary=previous))
-    assert sections["Goal"] == "first request"
+    assert sections["User requests"] == ["first request", "second request"]
     assert sections["Latest user request"] == "third request"
-    assert sections["Completed actions"][0].startswith("[read_file] read a.py")
+    assert sections["Completed actions"][0].startswith("[ls]") or any(
+        a.startswith("[read_file] read a.py") for a in sections["Completed actions"])
 
 
 def test_foreign_previous_summary_is_carried_over() -> None:

@@ -31,6 +31,7 @@ from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.errors import HermesPluginError
+from hermes_core.injected import is_request
 from hermes_core.logging import get_logger
 from hermes_core.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
@@ -809,11 +810,8 @@ def ground_latest_request(text: str, turns: Any) -> str:
     Without such a turn the summary is left as written.
     """
     _older, newer = split_at_anchor(list(turns))
-    latest = next(
-        (t.get("content") for t in reversed(newer)
-         if t.get("role") == "user" and str(t.get("content") or "").strip()),
-        None,
-    )
+    # Injected text (reminders, notifications, another agent's summary) is not a request.
+    latest = next((t.get("content") for t in reversed(newer) if is_request(t)), None)
     if not latest:
         return text
     section = f"## {LATEST}\n{verbatim(str(latest), GROUNDED_REQUEST_MAX)}\n"

@@ -1,16 +1,28 @@
-"""The offline summariser: a deterministic, structured handoff built from the turns themselves.
+"""The offline summariser: a grounded, structured handoff built from the turns' structure.
 
-No model is involved. The handoff quotes the goal and the latest user request verbatim and lists
-what happened as facts pulled from the turns: completed actions as the one-line tool summaries
-of §7.2, files touched, commands with their exit codes, errors, decisions the user stated and
-questions left open. Items are kept whole (paths, ids, error texts and numbers are never cut in
-the middle) and dropped oldest-first when the handoff would exceed its size cap.
+No model is involved, and no section is filled by a keyword found somewhere in a text. Each
+comes from what the turns are:
 
-The same builder is the engine's fallback when a configured LLM summariser fails: it then opens
-with a line saying which summariser was unavailable and why.
+* **Latest user request** (verbatim) and **User requests** (every request in order, ≤ 200
+  chars each): user turns that are requests - not text an agent injected (``_injected``,
+  ``<system-reminder>``, ``<task-notification>``) and not an earlier summary (``_summary``,
+  Claude Code's continuation, Codex's handoff, Hermes Agent's compaction prefix).
+* **Errors**: failed tool results only (``hermes_core.failures``: ``_is_error``, exit codes,
+  JSON errors, tracebacks), each with its error line and whether a later call of the same command
+  or on the same file succeeded (``resolved``) or not (``still failing``).
+* **Files**: paths named by write / edit / patch calls (created, modified, with tool and count)
+  and by read calls (``hermes_core.toolkinds``).
+* **Commands**: failed shell commands with exit code and error line; successful ones collapsed.
+* **Decisions and constraints**: sentences of the user's requests that state a rule or a choice.
+* **Open items** (the newest todo list's unfinished items, questions the assistant asked last),
+  **Last step before the cut**, **Completed actions** (the §7.2 one-liners, numbered).
 
-When a previous summary exists it is updated, not re-summarised: its sections are parsed and the
-new facts are appended (action numbering continues), so nothing is paraphrased twice.
+Anchored and iterative: a previous summary - ours, or another agent's recognised by metadata or
+its opening - is parsed into the same sections (another agent's headings are mapped by their
+titles) and every section is merged with the new facts: items deduplicated, the oldest trimmed
+first. The whole stays within 8,000 characters; what gets room first is the latest request,
+errors still failing, files modified, user decisions, then the rest. A trimmed section says how
+many items it left out. Identifiers are copied exactly as written.
 """
 
 from __future__ import annotations
@@ -20,10 +32,12 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import Config
+from hermes_core.failures import failure_of
+from hermes_core.injected import is_request, summary_author, text_of
 from hermes_core.summarizer import SummaryRequest
-from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
+from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
-    exit_code_of,
     looks_demoted,
     parse_arguments,
     summarize_tool_result,
@@ -33,79 +47,62 @@ from hermes_plugins.compressor.prune import DUPLICATE_PREFIX
 
 MAX_CHARS = 8_000
 REQUEST_MAX = 2_500
-GOAL_MAX = 1_200
-ITEM_MAX = 300
+REQUEST_ITEM_MAX = 200
+ITEM_MAX = 400
 FOCUS_SHARE = 0.65
-MAX_FILES = 40
-MAX_DECISIONS = 200
-RECENT_TURNS = 6
+RECENT_TEXT_MAX = 600
 
 LATEST = "Latest user request"
-GOAL = "Goal"
-ACTIONS = "Completed actions"
+REQUESTS = "User requests"
+ERRORS = "Errors"
+FILES = "Files"
 COMMANDS = "Commands"
-FILES = "Files touched"
-ERRORS = "Errors and blockers"
-DECISIONS = "Decisions"
-QUESTIONS = "Open questions (may be stale)"
-RECENT = "Last turns before the cut"
+DECISIONS = "Decisions and constraints"
+OPEN = "Open items"
+LAST_STEP = "Last step before the cut"
 EARLIER = "Earlier summary"
+ACTIONS = "Completed actions"
 FOCUS_PREFIX = "Focus: "
-SAME_AS_LATEST = "(same as the latest user request)"
-_KNOWN = {LATEST, GOAL, ACTIONS, COMMANDS, FILES, ERRORS, DECISIONS, QUESTIONS, RECENT, EARLIER}
-#: Sections filled with facts, in the order they are given room (focus aside).
-_LIST_SECTIONS: tuple[tuple[str, float], ...] = (
-    (ERRORS, 0.16),
-    (ACTIONS, 0.30),
-    (FILES, 0.12),
-    (COMMANDS, 0.12),
-    (DECISIONS, 0.12),
-    (QUESTIONS, 0.06),
-    (EARLIER, 0.08),
-    (RECENT, 0.04),
-)
-
-_TERMINAL_TOOLS = frozenset({"terminal", "shell", "bash", "run_command", "execute_command", "exec", "run_shell"})
-_PATH_KEYS = ("path", "file_path", "filepath", "filename", "target_file", "output_path", "workdir")
-_VERBS = {
-    "read_file": "read", "view": "read", "open_file": "read",
-    "write_file": "written", "create_file": "written",
-    "patch": "patched", "edit_file": "patched", "apply_patch": "patched", "str_replace": "patched",
-    "search_files": "searched",
+#: Display order of the list sections.
+ORDER = (REQUESTS, ERRORS, FILES, COMMANDS, DECISIONS, OPEN, LAST_STEP, EARLIER, ACTIONS)
+_KNOWN = {LATEST, *ORDER}
+#: Older titles of ours (and the LLM prompt's), read into today's sections.
+_ALIASES = {
+    "Goal": EARLIER, "Errors and blockers": ERRORS, "Files touched": FILES, "Decisions": DECISIONS,
+    "Open questions (may be stale)": OPEN, "Last turns before the cut": LAST_STEP,
+    "Constraints and preferences": DECISIONS, "Remaining work (may be stale)": OPEN,
+    "In progress (may be stale)": OPEN, "Current state": EARLIER, "Critical context": EARLIER,
+    "Resolved questions": EARLIER,
 }
-_ERROR_WORDS = re.compile(
-    r"\b(error|errors|failed|failure|exception|traceback|timed out|timeout|fatal|denied|"
-    r"not found|cannot|could not|panic)\b",
-    re.IGNORECASE,
-)
-_DECISION_WORDS = re.compile(
-    r"\b(let's|lets|let us|use|don't|do not|never|always|prefer|instead|must|mustn't|should|"
-    r"shouldn't|go with|keep|avoid|switch to|decided|decide|we will|we'll|i want|make sure)\b",
-    re.IGNORECASE,
-)
+STILL_FAILING = "still failing"
+RESOLVED = "resolved"
+_STATUS = re.compile(r" — (still failing|resolved)$")
+_FILE_ITEM = re.compile(r"^(.+?) — (created|modified|deleted|read) \((.*)\)$")
+_COUNT = re.compile(r"^(.+?) ×(\d+)$")
+
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_PATH_MENTION = re.compile(
-    r"(?<![\w/.\-])(?:~?/|\.{1,2}/)?(?:[\w.\-]+/)*[\w\-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|go|rs|java|kt|rb|"
-    r"php|c|h|cc|cpp|hpp|cs|swift|md|rst|txt|json|yaml|yml|toml|ini|cfg|sh|sql|html|css|scss|"
-    r"lock|env|xml|csv)\b"
+#: A sentence of the user's that states a rule or a choice (only ever applied to requests): an
+#: imperative opening, or a phrase of choosing anywhere in it.
+_DECISION = re.compile(
+    r"^(?:(?:please|and|but|also|so|yes|ok|okay|no|then|now),?\s+)*(?:don't|do not|never|always|make sure|avoid|only|"
+    r"keep|use|let's|let us|we'll|stick with|switch to|go with)\b"
+    r"|\b(?:must(?:n't| not)?|instead of|rather than|I prefer|we prefer|go with|should(?:n't| not)|"
+    r"from now on)\b",
+    re.IGNORECASE,
 )
-_ONE_LINER_EXIT = re.compile(r"-> exit (-?\d+|\?)")
 _STOPWORDS = frozenset({"the", "and", "for", "with", "about", "that", "this", "from", "into", "what"})
+_EXIT_IN_LINE = re.compile(r" -> exit (-?\d+|\?)")
 
 
 def _clip(text: str, limit: int) -> str:
-    """``text`` cut at a word boundary within ``limit`` (identifiers are never split)."""
-    text = text.strip()
+    """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split)."""
+    text = " ".join(text.split())
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit - 1)
     if cut < limit // 2:
         cut = limit - 1
     return text[:cut].rstrip() + "…"
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def verbatim(text: str, limit: int) -> str:
@@ -118,234 +115,402 @@ def verbatim(text: str, limit: int) -> str:
     return f"{head}\n[… {len(text) - len(head) - len(tail):,} characters omitted …]\n{tail}"
 
 
-class _Facts:
-    """Everything the handoff lists, pulled from the turns in one pass."""
+def _name_args(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], Any]:
+    raw = call.get("function")
+    fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    arguments = fn.get("arguments")
+    return str(fn.get("name") or "unknown"), parse_arguments(arguments), arguments
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        self.first_request: str | None = None
-        self.latest_request: str | None = None
-        self.actions: list[str] = []
-        self.commands: list[str] = []
-        self.files: dict[str, list[str]] = {}
-        self.errors: list[str] = []
-        self.decisions: list[str] = []
-        self.questions: list[str] = []
-        self.recent: list[str] = []
-        self.texts: list[str] = []
-        self._seen: dict[int, set[str]] = {}
-        self._collect(turns)
 
-    def _add_file(self, path: str, verb: str) -> None:
+def _demoted_failure(line: str) -> tuple[str | None, str] | None:
+    """(exit code, error) of one of our failed one-liners, or ``None`` for a success line."""
+    start = line.find("` -> exit ")
+    at = line.find("; ", start if start != -1 else 0)
+    if at == -1:
+        return None
+    found = _EXIT_IN_LINE.search(line)
+    code = found.group(1) if found and found.group(1) not in ("?", "0") else None
+    return code, line[at + 2:]
+
+
+class _Files:
+    """path -> (verb, {tool: count}); "created" turns into "modified" once a file was known."""
+
+    def __init__(self) -> None:
+        self.entries: dict[str, tuple[str, dict[str, int]]] = {}
+
+    def add(self, path: str, verb: str, tool: str, count: int = 1) -> None:
         path = path.strip()
         if not path or len(path) > 300:
             return
-        verbs = self.files.setdefault(path, [])
-        if verb not in verbs:
-            verbs.append(verb)
+        old = self.entries.get(path)
+        if old is None:
+            self.entries[path] = (verb, {tool: count})
+            return
+        old_verb, tools = old
+        tools[tool] = tools.get(tool, 0) + count
+        if old_verb == "read" and verb != "read":
+            new_verb = "modified" if verb == "created" else verb
+        elif old_verb != "read" and verb in ("modified", "created") and old_verb != verb:
+            new_verb = "modified"
+        elif verb == "deleted":
+            new_verb = verb
+        else:
+            new_verb = old_verb
+        self.entries.pop(path)
+        self.entries[path] = (new_verb, tools)  # newest activity last
 
-    def _add(self, bucket: list[str], item: str) -> None:
-        item = item.strip()
-        seen = self._seen.setdefault(id(bucket), set())
-        if item and item not in seen:
-            seen.add(item)
-            bucket.append(item)
+    def items(self, changed: bool) -> list[str]:
+        out = []
+        for path, (verb, tools) in self.entries.items():
+            if (verb != "read") == changed:
+                counts = ", ".join(f"{tool} ×{n}" if n > 1 else tool for tool, n in tools.items())
+                out.append(f"{path} — {verb} ({counts})")
+        return out
+
+    def merge_item(self, item: str) -> None:
+        match = _FILE_ITEM.match(item)
+        if match is None:
+            path = item.split(" (", 1)[0].strip()
+            self.add(path, "read" if "read" in item[len(path):] and "patch" not in item else "modified", "earlier")
+            return
+        path, verb, tools = match.groups()
+        for part in tools.split(", "):
+            counted = _COUNT.match(part)
+            self.add(path, verb, counted.group(1) if counted else part, int(counted.group(2)) if counted else 1)
+
+
+class _Facts:
+    """Everything the handoff lists, pulled from the turns' structure in one pass."""
+
+    def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
+        self.requests: list[str] = []
+        self.decisions: list[str] = []
+        self.errors: list[tuple[str, str]] = []  # (key, text without status)
+        self.error_keys_failing: dict[str, int] = {}
+        self.resolved: set[str] = set()
+        self.succeeded: set[str] = set()
+        self.failed_commands: list[str] = []
+        self.succeeded_commands: dict[str, int] = {}
+        self.files = _Files()
+        self.actions: list[str] = []
+        self.open_items: list[str] = []
+        self.summaries: list[str] = []
+        self.last_step: list[str] = []
+        self.texts: list[str] = []
+        self._collect(turns)
 
     def _collect(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        results: dict[str, str] = {}
-        for turn in turns:
-            if turn.get("role") == "tool":
-                results[str(turn.get("tool_call_id") or "")] = str(turn.get("content") or "")
-        assistant_texts: list[str] = []
-        with_text: list[Mapping[str, Any]] = []
-        for turn in turns:
-            role = turn.get("role")
-            text = str(turn.get("content") or "")
-            if not text.strip():
-                if role == "assistant":
-                    for call in turn.get("tool_calls") or ():
-                        self._scan_call(call, results)
-                continue
-            with_text.append(turn)
-            if role == "user":
-                if text.strip() != NO_USER_SENTINEL:
-                    if self.first_request is None:
-                        self.first_request = text
-                    self.latest_request = text
-                    self._scan_user(text)
-            elif role == "assistant":
-                assistant_texts.append(text)
-                self._scan_errors(text)
-                for call in turn.get("tool_calls") or ():
-                    self._scan_call(call, results)
-            elif role == "tool":
-                if not looks_demoted(text):
-                    self._scan_errors(text)
-        for text in assistant_texts[-3:]:
-            for sentence in _SENTENCE.split(text):
-                sentence = sentence.strip()
-                if sentence.endswith("?") and len(sentence) > 8:
-                    self._add(self.questions, _clip(sentence, ITEM_MAX))
-        self.texts = [str(t.get("content")) for t in with_text]
-        for text in self.texts:
-            if len(self.files) >= MAX_FILES:
-                break
-            for match in _PATH_MENTION.finditer(text):
-                if len(self.files) >= MAX_FILES:
-                    break
-                if match.group(0) not in self.files:
-                    self._add_file(match.group(0), "mentioned")
-        for turn in with_text[-RECENT_TURNS:]:
-            role = turn.get("role")
-            label = "tool result" if role == "tool" else str(role)
-            self.recent.append(f"{label}: {_clip(_one_line(str(turn.get('content'))), ITEM_MAX)}")
-        # Long histories: keep the newest facts of the unbounded kinds.
-        del self.decisions[:-MAX_DECISIONS]
+        results: dict[int, Mapping[str, Any]] = {}
+        from hermes_core.pairing import match_results
 
-    def _scan_user(self, text: str) -> None:
+        answers, _unanswered = match_results(turns)
+        for index, (at, position) in answers.items():
+            results[at * 10_000 + position] = turns[index]
+        last_assistant_text = ""
+        last_action = ""
+        todos: list[str] | None = None
+        for index, turn in enumerate(turns):
+            role = turn.get("role")
+            text = text_of(turn.get("content"))
+            if role == "system":
+                continue
+            if role == "user":
+                if summary_author(turn) is not None:
+                    self.summaries.append(text)
+                    continue
+                if not is_request(turn) or text.strip() == NO_USER_SENTINEL:
+                    continue
+                self.texts.append(text)
+                self._add_request(text)
+                continue
+            if role == "assistant":
+                if text.strip():
+                    self.texts.append(text)
+                    last_assistant_text = text
+                for position, call in enumerate(turn.get("tool_calls") or ()):
+                    if not isinstance(call, Mapping):
+                        continue
+                    result = results.get(index * 10_000 + position)
+                    line, todo_list = self._call(call, result)
+                    last_action = line
+                    if todo_list is not None:
+                        todos = todo_list
+        if todos:
+            self.open_items.extend(todos)
+        for sentence in _SENTENCE.split(last_assistant_text):
+            sentence = sentence.strip()
+            if sentence.endswith("?") and len(sentence) > 8:
+                self.open_items.append(_clip(sentence, ITEM_MAX))
+        if last_assistant_text.strip():
+            self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
+        if last_action:
+            self.last_step.append("last tool call: " + last_action)
+
+    def _add_request(self, text: str) -> None:
+        item = _clip(text, REQUEST_ITEM_MAX)
+        if item in self.requests:
+            self.requests.remove(item)
+        self.requests.append(item)
         for sentence in _SENTENCE.split(text):
             sentence = sentence.strip()
-            if 8 <= len(sentence) and _DECISION_WORDS.search(sentence):
-                self._add(self.decisions, _clip(sentence, ITEM_MAX))
+            if len(sentence) >= 8 and _DECISION.search(sentence):
+                decision = _clip(sentence, ITEM_MAX)
+                if decision not in self.decisions:
+                    self.decisions.append(decision)
 
-    def _scan_errors(self, text: str) -> None:
-        if not _ERROR_WORDS.search(text):
-            return
-        for line in text.splitlines():
-            if _ERROR_WORDS.search(line):
-                self._add(self.errors, _clip(line.strip(), ITEM_MAX))
-                if len(self.errors) > 60:
-                    del self.errors[0]
-                break
-
-    def _scan_call(self, call: Mapping[str, Any], results: Mapping[str, str]) -> None:
-        raw = call.get("function")
-        fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-        name = str(fn.get("name") or "unknown")
-        arguments = fn.get("arguments")
-        args = parse_arguments(arguments)
-        ident = str(call.get("id") or call.get("call_id") or "")
-        result = results.get(ident)
-        if result is not None and looks_demoted(result) and not result.startswith(DUPLICATE_PREFIX) \
-                and result.startswith(f"[{name}]"):
-            line = result
-        else:
-            line = summarize_tool_result(name, arguments, result or "")
+    def _call(self, call: Mapping[str, Any], result: Mapping[str, Any] | None) -> tuple[str, list[str] | None]:
+        name, args, arguments = _name_args(call)
+        content = text_of(result.get("content")) if result is not None else ""
+        demoted = result is not None and looks_demoted(content) and content.startswith(f"[{name}]") \
+            and not content.startswith(DUPLICATE_PREFIX)
+        line = content if demoted else summarize_tool_result(
+            name, arguments, content, result.get("_is_error") if result is not None else False)
         self.actions.append(line)
-        if name in _TERMINAL_TOOLS:
-            command = args.get("command") or args.get("cmd")
-            if isinstance(command, str) and command.strip():
-                found = _ONE_LINER_EXIT.search(result or "")
-                code = found.group(1) if found else exit_code_of(result or "") if result else "?"
-                if result is None:
-                    code = "no result"
-                self.commands.append(f"`{_clip(_one_line(command), 200)}` -> exit {code}")
-                if code not in ("0", "?", "no result"):
-                    self._add(self.errors, f"`{_clip(_one_line(command), 120)}` exited with {code}")
-        if name == "clarify":
-            question = args.get("question")
-            if isinstance(question, str) and question.strip():
-                self._add(self.questions, _clip(_one_line(question), ITEM_MAX))
-        verb = _VERBS.get(name, "used")
-        for key in _PATH_KEYS:
-            value = args.get(key)
-            if isinstance(value, str):
-                self._add_file(value, verb)
-        paths = args.get("paths")
-        if isinstance(paths, list):
-            for value in paths[:20]:
-                if isinstance(value, str):
-                    self._add_file(value, verb)
+        command = command_of(args) if is_shell_tool(name) else None
+        paths = file_actions(name, args, content)
+        for path, verb in paths:
+            self.files.add(path, verb, name)
+        path_key = next((p for p, v in paths if v != "read"), None) or next((p for p, _v in paths), None)
+        key = (f"`{_clip(command, 160)}`" if command else path_key
+               or f"{name} {_clip(str(arguments or ''), 300)}")
+        shown = key if command or path_key else line.split(" (", 1)[0].split("; ", 1)[0]
+        failed: tuple[str | None, str] | None = None
+        if result is not None:
+            if demoted:
+                failed = _demoted_failure(content)
+            else:
+                failure = failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args))
+                if failure is not None:
+                    where = f" ({failure.where})" if failure.where and failure.where not in failure.error else ""
+                    failed = (failure.code, (failure.error or "failed") + where)
+        if failed is not None:
+            code, error = failed
+            exit_part = f" -> exit {code}" if code else ""
+            target = shown if command or not path_key else f"[{name}] {shown}"
+            self.errors.append((key, f"{target}{exit_part}: {error}"))
+            self.error_keys_failing[key] = len(self.errors)
+            self.resolved.discard(key)
+            if command:
+                self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
+        elif result is not None:
+            self.succeeded.add(key)
+            if key in self.error_keys_failing:
+                self.resolved.add(key)
+            if command:
+                shown = _clip(command, 80)
+                self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+        todos = args.get("todos") if name in ("TodoWrite", "todo", "todo_write") else None
+        if isinstance(todos, list):
+            pending = [
+                _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
+            ]
+            return line, pending
+        if name == "clarify" and isinstance(args.get("question"), str):
+            self.open_items.append(_clip(args["question"], ITEM_MAX))
+        return line, None
+
+    def succeeded_key_set(self) -> set[str]:
+        """Keys (commands, files) a call succeeded on and no later call failed on."""
+        return self.resolved | {key for key in self.succeeded if key not in self.error_keys_failing}
+
+    def error_items(self) -> tuple[list[str], list[str]]:
+        """(still failing, resolved) error items, oldest first, one per key and error text."""
+        failing: list[str] = []
+        resolved: list[str] = []
+        seen: set[str] = set()
+        for key, text in reversed(self.errors):
+            if text in seen:
+                continue
+            seen.add(text)
+            (resolved if key in self.resolved else failing).append(f"{text} — {RESOLVED if key in self.resolved else STILL_FAILING}")
+        failing.reverse()
+        resolved.reverse()
+        return failing, resolved
+
+    def command_items(self) -> list[str]:
+        items = list(dict.fromkeys(self.failed_commands))
+        if self.succeeded_commands:
+            total = sum(self.succeeded_commands.values())
+            shown = ", ".join(f"`{c}` ×{n}" if n > 1 else f"`{c}`" for c, n in self.succeeded_commands.items())
+            items.append(_clip(f"succeeded ({total}): {shown}", 900))
+        return items
+
+
+# --- parsing a previous summary ---------------------------------------------------------------
+
+_HEADING = re.compile(r"^(?:#{1,4}\s+(.+?)|(?:\d+\.\s+)?\*{0,2}([A-Z][^:\n]{2,60}?)\*{0,2}:\s*)$")
+
+
+def _foreign_section(title: str) -> str:
+    """Our section for another summariser's heading, by the heading's own words."""
+    lowered = title.lower()
+    if title in _ALIASES:
+        return _ALIASES[title]
+    if title in _KNOWN:
+        return title
+    for words, section in (
+        (("error", "fix", "fail", "blocker"), ERRORS),
+        (("file",), FILES),
+        (("user message", "user request", "messages from the user"), REQUESTS),
+        (("decision", "constraint", "preference", "instruction"), DECISIONS),
+        (("pending", "next", "remaining", "open", "todo"), OPEN),
+        (("current work", "in progress", "current state"), LAST_STEP),
+        (("command",), COMMANDS),
+        (("action", "done", "completed"), ACTIONS),
+    ):
+        if any(word in lowered for word in words):
+            return section
+    return EARLIER
 
 
 def parse_sections(summary: str) -> dict[str, list[str] | str]:
-    """Our sections of an earlier handoff: list sections as items, verbatim ones as text.
+    """The sections of an earlier handoff - ours, or another agent's mapped by its headings.
 
-    Text before the first known heading, or under unknown headings, is kept whole under
-    ``Earlier summary`` (it may come from another summariser).
+    ``Latest user request`` is text; every other section a list of items. Text under no
+    heading, or under a heading that maps to nothing, is kept in ``Earlier summary``.
     """
+    found = split_summary_text(summary)
+    if found is not None:
+        summary = found[1]
+    for opening, _author in (("This session is being continued", ""), ("Another language model started", "")):
+        if summary.lstrip().startswith(opening):
+            summary = summary.split("\n", 1)[1] if "\n" in summary else ""
     sections: dict[str, list[str] | str] = {}
     current: str | None = None
     buffer: list[str] = []
-    leftovers: list[str] = []
 
     def flush() -> None:
-        if current is None:
-            if any(line.strip() for line in buffer):
-                leftovers.append("\n".join(buffer).strip())
+        lines = [line for line in buffer if line.strip()]
+        if not lines:
             return
-        if current in (LATEST, GOAL):
-            sections[current] = "\n".join(buffer).strip("\n")
-        elif current in _KNOWN:
-            items = []
-            for line in buffer:
-                stripped = line.strip()
-                if stripped.startswith("- "):
-                    items.append(stripped[2:])
-                elif re.match(r"\d+\. ", stripped):
-                    items.append(stripped.split(". ", 1)[1])
-                elif stripped and items:
-                    items[-1] += " " + stripped
-                elif stripped:
-                    items.append(stripped)
-            sections[current] = items
-        else:
-            leftovers.append(f"## {current}\n" + "\n".join(buffer).strip())
+        if current == LATEST:
+            sections[LATEST] = "\n".join(buffer).strip("\n")
+            return
+        target = current or EARLIER
+        items = sections.setdefault(target, [])
+        assert isinstance(items, list)
+        for line in lines:
+            stripped = line.strip()
+            bullet = re.match(r"^(?:[-*•]|\d+[.)])\s+(.*)$", stripped)
+            if bullet:
+                items.append(bullet.group(1))
+            elif stripped.startswith("(… ") and stripped.endswith("omitted)"):
+                continue
+            elif items and line[:1] in (" ", "\t"):
+                items[-1] += " " + stripped
+            else:
+                items.append(_clip(stripped, 1_500) if target == EARLIER else stripped)
 
     for line in summary.splitlines():
-        if line.startswith("## "):
-            title = line[3:].strip()
-            if title in _KNOWN or title.startswith(FOCUS_PREFIX):
+        heading = _HEADING.match(line.strip()) if line.strip() else None
+        if heading and (line.startswith("#") or current != LATEST):
+            title = (heading.group(1) or heading.group(2) or "").strip().strip("*").strip()
+            if title.startswith(FOCUS_PREFIX):
                 flush()
-                current = title
-                buffer = []
+                current, buffer = "__focus__", []
                 continue
-            if current not in (LATEST, GOAL):
-                flush()
-                current = title
-                buffer = []
-                continue
+            flush()
+            current = title if title == LATEST else _foreign_section(title)
+            buffer = []
+            continue
         buffer.append(line)
     flush()
-    for key in list(sections):
-        if key.startswith(FOCUS_PREFIX):
-            del sections[key]  # a focus is per compression; its facts live in the other sections
-    if leftovers:
-        earlier = sections.get(EARLIER)
-        items = list(earlier) if isinstance(earlier, list) else []
-        items.extend(_clip(part, 1_500) for part in leftovers if part)
-        sections[EARLIER] = items
+    sections.pop("__focus__", None)  # a focus is per compression; its facts live elsewhere
     return sections
 
 
-def _take_newest(items: Sequence[str], room: int, numbered_from: int | None = None) -> tuple[list[str], int]:
-    """The newest items that fit in ``room`` characters, in their original order."""
-    chosen: list[str] = []
-    used = 0
-    for index in range(len(items) - 1, -1, -1):
-        line = items[index]
-        rendered = (len(f"{numbered_from + index}. ") if numbered_from is not None else 2) + len(line) + 1
-        if used + rendered > room:
-            break
-        chosen.append(line)
-        used += rendered
-    chosen.reverse()
-    return chosen, len(items) - len(chosen)
+# --- assembling under the cap -------------------------------------------------------------------
 
 
-def _render_list(title: str, items: Sequence[str], room: int, *, numbered: bool = False) -> str:
-    if not items or room <= len(title) + 8:
-        return ""
-    header = f"## {title}\n"
-    chosen, omitted = _take_newest(items, room - len(header) - 40, 1 if numbered else None)
-    if not chosen:
-        return ""
-    start = len(items) - len(chosen) + 1
-    lines = []
-    if omitted:
-        lines.append(f"(… {omitted} earlier item{'s' if omitted != 1 else ''} omitted)")
-    for offset, item in enumerate(chosen):
-        lines.append(f"{start + offset}. {item}" if numbered else f"- {item}")
-    return header + "\n".join(lines) + "\n"
+def _merge(*groups: Sequence[str]) -> list[str]:
+    out: dict[str, None] = {}
+    for group in groups:
+        for item in group:
+            item = item.strip()
+            if item:
+                out.pop(item, None)
+                out[item] = None  # a repeated item moves to its newest place
+    return list(out)
+
+
+def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now: Sequence[str],
+                  facts: _Facts) -> tuple[list[str], list[str]]:
+    """Previous error items re-judged by the new turns, then the new ones."""
+    old_failing: list[str] = []
+    old_resolved: list[str] = []
+    for item in previous:
+        status = _STATUS.search(item)
+        body = item[: status.start()] if status else item
+        key = body.split(": ", 1)[0].split(" -> exit ", 1)[0]
+        key = key.split("] ", 1)[1] if key.startswith("[") and "] " in key else key
+        if (status and status.group(1) == RESOLVED) or key in facts.succeeded_key_set():
+            old_resolved.append(f"{body} — {RESOLVED}")
+        elif status:
+            old_failing.append(f"{body} — {STILL_FAILING}")
+        else:  # another summariser's error item: its status is its own words
+            old_resolved.append(body)
+    new_bodies = {_STATUS.sub("", i) for i in (*failing, *resolved_now)}
+    old_failing = [i for i in old_failing if _STATUS.sub("", i) not in new_bodies]
+    old_resolved = [i for i in old_resolved if _STATUS.sub("", i) not in new_bodies]
+    return _merge(old_failing, failing), _merge(old_resolved, resolved_now)
+
+
+class _Budget:
+    """Room-giving by tiers: a tier takes its newest items first, up to a share of what is left
+    or all of it; a tier asked again later takes its older items from the room that remains.
+    Tiers render under their section's title, in the order they were first offered."""
+
+    def __init__(self, room: int) -> None:
+        self.room = room
+        self.tiers: dict[str, tuple[str, list[str]]] = {}
+        self.picked: dict[str, int] = {}
+        self.titled: set[str] = set()
+
+    def offer(self, tier: str, title: str, items: Sequence[str]) -> None:
+        self.tiers[tier] = (title, list(items))
+        self.picked[tier] = 0
+
+    def take(self, tier: str, share: float = 1.0, *, numbered: bool = False) -> None:
+        title, items = self.tiers[tier]
+        left = len(items) - self.picked[tier]
+        if left <= 0:
+            return
+        allowance = int(self.room * share)
+        used = 0 if title in self.titled else len(title) + 5 + 40  # heading, blank line, omission note
+        if used >= allowance:
+            return
+        count = self.picked[tier]
+        for item in reversed(items[: len(items) - count]):
+            cost = len(item) + (7 if numbered else 3)
+            if used + cost > allowance:
+                break
+            used += cost
+            count += 1
+        if count > self.picked[tier]:
+            self.titled.add(title)
+            self.picked[tier] = count
+            self.room -= used
+
+    def render(self, title: str, *, numbered: bool = False) -> str:
+        chosen: list[str] = []
+        omitted = 0
+        for tier, (tier_title, items) in self.tiers.items():
+            if tier_title != title:
+                continue
+            count = self.picked[tier]
+            omitted += len(items) - count
+            chosen.extend(items[len(items) - count:])
+        if not chosen:
+            return f"## {title}\n({omitted} item{'s' if omitted != 1 else ''} left out for room)\n" if omitted else ""
+        lines = [f"## {title}"]
+        if omitted:
+            lines.append(f"(… {omitted} earlier item{'s' if omitted != 1 else ''} omitted)")
+        start = omitted + 1
+        for offset, item in enumerate(chosen):
+            lines.append(f"{start + offset}. {item}" if numbered else f"- {item}")
+        return "\n".join(lines) + "\n"
 
 
 def _focus_lines(facts: _Facts, topic: str) -> list[str]:
@@ -353,7 +518,7 @@ def _focus_lines(facts: _Facts, topic: str) -> list[str]:
     if not words:
         return []
     found: list[str] = []
-    for line in facts.actions + facts.errors + facts.decisions:
+    for line in facts.actions + [t for _k, t in facts.errors] + facts.decisions:
         if any(w in line.lower() for w in words) and line not in found:
             found.append(line)
     for text in facts.texts:
@@ -382,104 +547,108 @@ def build_handoff(
     max_chars: int = MAX_CHARS,
     note: str | None = None,
 ) -> str:
-    """The structured handoff for ``turns`` (updating ``previous_summary``), ≤ ``max_chars``.
+    """The structured handoff for ``turns`` (merged with ``previous_summary``), ≤ ``max_chars``.
 
     Turns before a ``SUMMARY_ANCHOR`` turn are older than the previous summary (a formerly
-    protected head): their facts go before the summary's, theirs after.
+    protected head): their facts go before the summary's, the newer turns' after.
     """
     max_chars = max(1_000, int(max_chars))
     older_turns, newer_turns = split_at_anchor(turns)
-    older = _Facts(older_turns)
-    facts = _Facts(newer_turns)
-    previous = parse_sections(previous_summary) if previous_summary else {}
+    facts = _Facts([*older_turns, *newer_turns])
+    older = _Facts(older_turns) if older_turns else None
+    previous: dict[str, list[str] | str] = {}
+    for text in [*(older.summaries if older else []), *([previous_summary] if previous_summary else []),
+                 *_Facts(newer_turns).summaries]:
+        for title, value in parse_sections(text).items():
+            if isinstance(value, str):
+                previous[title] = value
+            else:
+                existing = previous.get(title)
+                previous[title] = _merge(existing if isinstance(existing, list) else [], value)
 
-    def prev_list(title: str) -> list[str]:
+    def prev(title: str) -> list[str]:
         value = previous.get(title)
         return list(value) if isinstance(value, list) else []
 
-    def merged(title: str, *groups: Sequence[str]) -> list[str]:
-        out: list[str] = []
-        for group in groups:
-            for item in group:
-                if item not in out:
-                    out.append(item)
-        return out
-
+    newer_requests = _Facts(newer_turns).requests if older_turns else facts.requests
     prev_latest = previous.get(LATEST)
-    latest = facts.latest_request or (prev_latest if isinstance(prev_latest, str) and prev_latest else None) \
-        or older.latest_request
-    prev_goal = previous.get(GOAL)
-    goal = older.first_request or (prev_goal if isinstance(prev_goal, str) and prev_goal else None) \
-        or facts.first_request
+    prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
+        and prev_latest.strip() != NO_USER_SENTINEL else None
+    latest_full = next((text_of(t.get("content")) for t in reversed(newer_turns) if is_request(t)
+                        and text_of(t.get("content")).strip() != NO_USER_SENTINEL), None)
+    if latest_full is None and not newer_requests:
+        latest_full = prev_latest_text or next(
+            (text_of(t.get("content")) for t in reversed(older_turns) if is_request(t)), None)
+
+    # Requests: older turns', then the previous summary's (its latest one included), then new.
+    older_requests = older.requests if older else []
+    previous_requests = prev(REQUESTS) + ([_clip(prev_latest_text, REQUEST_ITEM_MAX)] if prev_latest_text else [])
+    requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_requests])
+    failing, resolved = facts.error_items()
+    failing, resolved = _merge_errors(prev(ERRORS), failing, resolved, facts)
+    files = _Files()
+    earlier = prev(EARLIER)
+    for item in prev(FILES):
+        if _FILE_ITEM.match(item) or re.match(r"^\S+ \((?:[a-z]+, )*[a-z]+\)$", item):
+            files.merge_item(item)
+        else:  # another summariser's prose about files
+            earlier.append(_clip(item, 600))
+    for path, (verb, tools) in facts.files.entries.items():
+        for tool, count in tools.items():
+            files.add(path, verb, tool, count)
+    decisions = _merge(prev(DECISIONS), facts.decisions)
+    commands = _merge(prev(COMMANDS), facts.command_items())
+    open_items = _merge(prev(OPEN), facts.open_items)[-12:]
+    actions = prev(ACTIONS) + facts.actions
 
     parts: list[str] = []
     if note:
         parts.append(note.strip() + "\n")
-    parts.append(f"## {LATEST}\n{verbatim(latest, REQUEST_MAX) if latest else NO_USER_SENTINEL}\n")
-    if goal and goal != latest and goal != SAME_AS_LATEST:
-        parts.append(f"## {GOAL}\n{verbatim(goal, GOAL_MAX)}\n")
-    elif goal:
-        parts.append(f"## {GOAL}\n{SAME_AS_LATEST}\n")
+    parts.append(f"## {LATEST}\n{verbatim(latest_full, REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
     fixed = sum(len(p) + 1 for p in parts)
-
-    room = max(0, max_chars - fixed)
+    budget = _Budget(max(0, max_chars - fixed - 8))
+    focus_block = ""
     if focus_topic and focus_topic.strip():
-        title = FOCUS_PREFIX + _clip(_one_line(focus_topic), 120)
-        focus_items = merged("", _focus_lines(older, focus_topic), _focus_lines(facts, focus_topic))
-        block = _render_list(title, focus_items, int(room * FOCUS_SHARE)) if focus_items else (
-            f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
-        )
-        parts.append(block)
-        room = max(0, room - len(block) - 1)
-
-    def files_of(f: _Facts) -> list[str]:
-        return [f"{path} ({', '.join(verbs)})" for path, verbs in f.files.items()]
-
-    lists: dict[str, list[str]] = {
-        ERRORS: merged(ERRORS, older.errors, prev_list(ERRORS), facts.errors),
-        # Repeated actions are real (the same test run twice): no de-duplication.
-        ACTIONS: older.actions + prev_list(ACTIONS) + facts.actions,
-        FILES: _merge_files(_merge_files(files_of(older), prev_list(FILES)), files_of(facts)),
-        COMMANDS: older.commands + prev_list(COMMANDS) + facts.commands,
-        DECISIONS: merged(DECISIONS, older.decisions, prev_list(DECISIONS), facts.decisions),
-        QUESTIONS: merged(QUESTIONS, prev_list(QUESTIONS), facts.questions)[-8:],
-        EARLIER: prev_list(EARLIER),
-        RECENT: facts.recent or older.recent,
-    }
-    total_share = sum(share for title, share in _LIST_SECTIONS if lists[title])
-    carry = 0
-    rendered: dict[str, str] = {}
-    for title, share in _LIST_SECTIONS:
-        items = lists[title]
-        if not items:
-            continue
-        allowance = int(room * share / total_share) + carry if total_share else 0
-        block = _render_list(title, items, allowance, numbered=title == ACTIONS)
-        rendered[title] = block
-        carry = max(0, allowance - len(block) - 1)
-    order = (ACTIONS, COMMANDS, FILES, ERRORS, DECISIONS, QUESTIONS, EARLIER, RECENT)
-    parts.extend(rendered[title] for title in order if rendered.get(title))
+        title = FOCUS_PREFIX + _clip(focus_topic, 120)
+        focus_items = _focus_lines(facts, focus_topic)
+        if focus_items:
+            budget.offer("focus", title, focus_items)
+            budget.take("focus", FOCUS_SHARE)
+            focus_block = budget.render(title)
+        else:
+            focus_block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
+            budget.room -= len(focus_block) + 1
+    latest_item = _clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
+    budget.offer("failing", ERRORS, failing)
+    budget.offer("changed", FILES, files.items(changed=True))
+    budget.offer("decisions", DECISIONS, decisions)
+    budget.offer("requests", REQUESTS, [r for r in requests if r != latest_item])
+    budget.offer("commands", COMMANDS, commands)
+    budget.offer("resolved", ERRORS, resolved)
+    budget.offer("open", OPEN, open_items)
+    budget.offer("last", LAST_STEP, facts.last_step or prev(LAST_STEP))
+    budget.offer("read", FILES, files.items(changed=False))
+    budget.offer("earlier", EARLIER, earlier)
+    budget.offer("actions", ACTIONS, actions)
+    # First pass: the priority order, each tier within a share of what is left, so a flood of
+    # one kind cannot crowd out the next; second pass: the same order takes what remains.
+    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.4, "commands": 0.25,
+              "resolved": 0.3, "open": 0.3, "last": 0.4, "read": 0.3, "earlier": 0.5, "actions": 1.0}
+    for tier, share in shares.items():
+        budget.take(tier, share, numbered=tier == "actions")
+    for tier in shares:
+        budget.take(tier, numbered=tier == "actions")
+    if focus_block:
+        parts.append(focus_block)
+    for title in ORDER:
+        block = budget.render(title, numbered=title == ACTIONS)
+        if block:
+            parts.append(block)
     text = "\n".join(p.rstrip("\n") + "\n" for p in parts if p).strip()
     if len(text) > max_chars:
         cut = text.rfind("\n", 0, max_chars - 2)
         text = text[: cut if cut > 0 else max_chars - 2].rstrip() + "\n…"
     return text
-
-
-def _merge_files(previous: Sequence[str], new: Sequence[str]) -> list[str]:
-    out = list(previous)
-    seen = {item.split(" (", 1)[0] for item in out}
-    for item in new:
-        path = item.split(" (", 1)[0]
-        if path in seen:
-            for k, existing in enumerate(out):
-                if existing.split(" (", 1)[0] == path:
-                    out[k] = item if len(item) > len(existing) else existing
-                    break
-            continue
-        seen.add(path)
-        out.append(item)
-    return out
 
 
 class ExtractiveSummarizer:

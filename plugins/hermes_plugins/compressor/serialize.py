@@ -26,6 +26,9 @@ INPUT_HEAD_SHARE = 0.45
 #: Turns bigger than this are cut (after redaction) before the summariser sees them at all.
 TURN_HARD_MAX = 40_000
 
+#: Our metadata that says what a message is (never sent to a provider; see ``payload``).
+CARRIED_METADATA = ("_is_error", "_injected", "_summary", "_demonstration")
+
 _MEDIA_DIRECTIVE = re.compile(r"MEDIA:\S+")
 
 
@@ -96,6 +99,9 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
         }
         if role == "tool":
             turn["tool_call_id"] = str(message.get("tool_call_id") or "")
+        for key in CARRIED_METADATA:  # the extractive summary reads failures and injections
+            if message.get(key):
+                turn[key] = message[key]
         if message.get("name"):
             turn["name"] = str(message["name"])
         calls = message.get("tool_calls")
