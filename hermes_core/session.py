@@ -32,6 +32,7 @@ from hermes_core.records import (
     ToolCallContext,
     ToolsContext,
 )
+from hermes_core.stored_copy import stored_copy, warn_masked, was_masked
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
@@ -346,6 +347,8 @@ class Session:
             stored = self._read_stored()
             if stored:
                 reason = stale_reason(stored, model=self.model, provider=self.provider)
+                if reason is None and was_masked(stored):
+                    reason = "the stored copy has secrets masked"
                 if reason is None:
                     self._prompt = stored
                     self._built = stored_prompt(
@@ -389,16 +392,18 @@ class Session:
     def _persist(self, prompt: str) -> None:
         if not self.persist or self.store is None:
             return
+        built = self._built
+        # The stored copy has users' secrets masked; the live prompt keeps them.
+        copy = stored_copy(built, prompt, _stable_prefix(built) if built is not None else "")
+        warn_masked(copy, where=repr(self.store))
         try:
             if callable(getattr(self.store, "get_static_prefix", None)):
-                built = self._built
-                prefix = _stable_prefix(built) if built is not None else ""
                 self.store.put_prompt(
-                    self.session_id, prompt, model=self.model, provider=self.provider,
-                    static_prefix=len(prefix),
+                    self.session_id, copy.text, model=self.model, provider=self.provider,
+                    static_prefix=copy.static_prefix,
                 )
                 return
-            self.store.put_prompt(self.session_id, prompt, model=self.model, provider=self.provider)
+            self.store.put_prompt(self.session_id, copy.text, model=self.model, provider=self.provider)
         except Exception as exc:  # noqa: BLE001 - the prompt is still good for this process
             record_warning(
                 "session_store_write_failed",

@@ -268,9 +268,13 @@ class FakeSandbox:
         self.calls.append((command, stdin_data, timeout))
         words = shlex.split(command)
         if "cat" in words:
+            if "-C" in words and words[-1] in self.files:  # noclobber
+                return 1, "cannot overwrite existing file"
             if self.write_rc == 0:
                 self.files[words[-1]] = (stdin_data or "").encode()
             return self.write_rc, ""
+        if words[:2] == ["test", "-e"]:
+            return (0 if words[-1] in self.files else 1), ""
         if words[:2] == ["wc", "-c"]:
             data = self.files.get(words[-1], b"")
             return self.probe_rc, f"{len(data) + self.size_delta}\n"
@@ -288,7 +292,7 @@ def test_remote_writer_passes_content_on_stdin_never_in_the_command() -> None:
     command, stdin, timeout = sandbox.calls[0]
     assert stdin == content and timeout == 30
     assert len(command) < 200 and "B" * 10 not in command
-    assert command.startswith("mkdir -p -m 700 /sandbox/tmp/hermes-results && cat > ")
+    assert command.startswith("mkdir -p -m 700 /sandbox/tmp/hermes-results && umask 077 && set -C && cat > ")
     assert sandbox.files[path] == content.encode()
     assert sandbox.calls[1][0].startswith("wc -c < ") and sandbox.calls[1][2] == 15
 

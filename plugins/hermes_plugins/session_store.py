@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookimpl
-from hermes_plugins.archive_store import SQLiteArchive, close_archive_connections
+from hermes_plugins.archive_store import SQLiteArchive, close_archive_connections, ensure_private
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -72,6 +72,9 @@ class SQLiteSessionStore(SQLiteArchive):
             if entry is not None:
                 _connections.move_to_end(key)
             else:
+                # 0600 before SQLite creates it (its -wal/-shm files copy the mode): the store
+                # holds prompts built from users' files.
+                ensure_private(self.path)
                 conn = sqlite3.connect(
                     self.path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
                     check_same_thread=False,

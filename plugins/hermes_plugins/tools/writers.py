@@ -11,7 +11,10 @@ file ``name`` where the session's tools can read it, and answers the path (``Non
   for one argument, which is the only case spilling exists for.
 
 File names come from the tool call id (``safe_result_filename``): anything but letters, digits,
-``-`` and ``_`` becomes ``_``, so an id can never climb out of the directory.
+``-`` and ``_`` becomes ``_`` (and Windows' reserved names get a hash suffix), so an id can
+never climb out of the directory. Ids repeat - providers reuse them - so a name already taken
+by a different result is never overwritten: the next variant (``call_1-2.txt`` ...) is used.
+Spill files are created 0600, in a 0700 directory.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 import attrs
 
 from hermes_core.config import resolve_home
+from hermes_core.files import read_bytes_bounded
 from hermes_core.logging import get_logger
 
 log = get_logger(__name__)
@@ -41,6 +45,14 @@ PRUNE_AFTER_SECONDS = 24 * 3600
 REMOTE_WRITE_TIMEOUT = 30.0
 REMOTE_PROBE_TIMEOUT = 15.0
 MAX_STEM = 120
+#: Names tried for one result before falling back to a time-stamped one (``call-2.txt`` ...).
+MAX_VARIANTS = 50
+#: Names Windows reserves (with any extension): a sandbox or share on Windows cannot hold them.
+RESERVED_STEMS = frozenset(
+    {"CON", "PRN", "AUX", "NUL", "CLOCK$"}
+    | {f"COM{i}" for i in range(10)}
+    | {f"LPT{i}" for i in range(10)}
+)
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 _pruned: set[str] = set()
@@ -55,7 +67,7 @@ def safe_result_filename(tool_call_id: str, content: str = "") -> str:
     raw = tool_call_id or ""
     stem = _UNSAFE.sub("_", raw)
     stem = re.sub(r"_+", "_", stem).strip("_-")[:MAX_STEM].rstrip("_-")
-    if stem and stem == raw:
+    if stem and stem == raw and stem.upper() not in RESERVED_STEMS:
         return f"{stem}.txt"
     seed = raw if raw else content
     digest = hashlib.sha256(seed.encode("utf-8", "surrogatepass")).hexdigest()[:12]
@@ -111,14 +123,19 @@ class LocalWriter:
             return None
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
+            _private_dir(self.directory)
             _prune_once(self.directory)
             data = content.encode("utf-8", "surrogatepass")
+            # mkstemp creates the file 0600, and the rename keeps that mode.
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".spill-", suffix=".tmp")
             try:
                 with os.fdopen(fd, "wb") as handle:
                     handle.write(data)
-                target = self.directory / name
-                os.replace(tmp, target)
+                target, fresh = _claim(self.directory, name, data)
+                if fresh:
+                    os.replace(tmp, target)
+                else:  # the same bytes are already there under this name: reuse that file
+                    os.unlink(tmp)
             except BaseException:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
@@ -132,6 +149,50 @@ class LocalWriter:
             log.warning("spill_write_failed", directory=str(self.directory), error=str(exc))
             return None
         return str(target)
+
+
+def variant(name: str, n: int) -> str:
+    """The ``n``-th name for ``name`` when it is taken: ``call_1.txt`` -> ``call_1-2.txt``."""
+    stem, dot, ext = name.rpartition(".")
+    return f"{stem}-{n}.{ext}" if dot and stem else f"{name}-{n}"
+
+
+def _claim(directory: Path, name: str, data: bytes) -> tuple[Path, bool]:
+    """A path in ``directory`` for ``data``: (path, True) for a name reserved just now (created
+    empty, 0600, with O_EXCL, so no two writers get it), (path, False) for an existing file that
+    already holds exactly ``data``.
+
+    A tool-call id can repeat (providers reuse them; a session restarts its counter), so the
+    plain name may belong to an earlier result: that file is never overwritten.
+    """
+    flags = os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0) | getattr(os, "O_NOFOLLOW", 0)
+    for n in range(1, MAX_VARIANTS + 1):
+        target = directory / (name if n == 1 else variant(name, n))
+        try:
+            os.close(os.open(target, flags, 0o600))
+        except FileExistsError:
+            if _holds(target, data):
+                return target, False
+            continue
+        return target, True
+    target = directory / variant(name, int(time.time_ns() % 10**12))
+    os.close(os.open(target, flags, 0o600))
+    return target, True
+
+
+def _holds(path: Path, data: bytes) -> bool:
+    try:
+        read = read_bytes_bounded(path, len(data))
+    except OSError:  # a FIFO, a link loop ... planted there: not our file, take another name
+        return False
+    return not read.truncated and read.data == data
+
+
+def _private_dir(directory: Path) -> None:
+    # mkdir's mode only applies to a directory it creates; tighten one made by someone else.
+    with contextlib.suppress(OSError):
+        if directory.stat().st_mode & 0o077:
+            os.chmod(directory, 0o700)
 
 
 def _outcome(result: Any) -> tuple[int, str]:
@@ -163,19 +224,35 @@ class RemoteWriter:
     def _run(self, command: str, stdin_data: str | None, timeout: float) -> tuple[int, str]:
         return _outcome(self.executor.run(command, stdin_data, timeout))
 
+    def _exists(self, quoted_path: str) -> bool:
+        try:
+            code, _ = self._run(f"test -e {quoted_path}", None, self.probe_timeout)
+        except Exception:  # noqa: BLE001 - unknown: treat the failed write as a failure
+            return False
+        return code == 0
+
     def __call__(self, content: str, name: str) -> str | None:
         if not name or "/" in name or "\0" in name or name in {".", ".."}:
             return None
-        path = posixpath.join(self.directory, name)
-        quoted_dir, quoted_path = shlex.quote(self.directory), shlex.quote(path)
-        command = f"mkdir -p -m 700 {quoted_dir} && cat > {quoted_path}"
-        try:
-            code, output = self._run(command, content, self.write_timeout)
-        except Exception as exc:  # noqa: BLE001 - a broken sandbox costs this write only
-            log.warning("spill_remote_write_failed", path=path, error=f"{type(exc).__name__}: {exc}")
-            return None
-        if code != 0:
-            log.warning("spill_remote_write_failed", path=path, returncode=code, output=output[-200:])
+        quoted_dir = shlex.quote(self.directory)
+        for n in range(1, MAX_VARIANTS + 1):
+            path = posixpath.join(self.directory, name if n == 1 else variant(name, n))
+            quoted_path = shlex.quote(path)
+            # umask 077: the file is the owner's only; set -C (noclobber): an earlier spill under
+            # a repeated call id is never overwritten - the write fails and the next name is tried.
+            command = f"mkdir -p -m 700 {quoted_dir} && umask 077 && set -C && cat > {quoted_path}"
+            try:
+                code, output = self._run(command, content, self.write_timeout)
+            except Exception as exc:  # noqa: BLE001 - a broken sandbox costs this write only
+                log.warning("spill_remote_write_failed", path=path, error=f"{type(exc).__name__}: {exc}")
+                return None
+            if code == 0:
+                break
+            if not self._exists(quoted_path):
+                log.warning("spill_remote_write_failed", path=path, returncode=code, output=output[-200:])
+                return None
+        else:
+            log.warning("spill_remote_write_failed", path=path, reason="every name is taken")
             return None
         expected = len(content.encode("utf-8", "surrogatepass"))
         try:
