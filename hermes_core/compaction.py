@@ -26,7 +26,7 @@ import attrs
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.logging import get_logger
-from hermes_core.tokens import estimate_request_tokens
+from hermes_core.tokens import estimate_request_tokens, estimate_tokens, estimate_tools_tokens
 
 if TYPE_CHECKING:
     from hermes_core.session import Session
@@ -179,7 +179,17 @@ class CompactionLoop:
     # -- figures
 
     def rough(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> int:
-        return estimate_request_tokens(messages, system_prompt=self.session.system_prompt, tools=tools)
+        """``estimate_request_tokens``, with each message's estimate kept in the session's
+        ``message_cache`` while the message is unchanged (a turn estimates the new ones)."""
+        session = self.session
+        cache = getattr(session, "message_cache", None)
+        if cache is None:
+            return estimate_request_tokens(messages, system_prompt=session.system_prompt, tools=tools)
+        prompt = session.system_prompt
+        with session._lock:
+            cache.sync(messages)
+            total = cache.message_tokens()
+        return estimate_tokens(prompt) + total + estimate_tools_tokens(tools)
 
     def figure(self, rough: int) -> tuple[int, str]:
         if self.anchor is None:
@@ -236,12 +246,12 @@ class CompactionLoop:
         """Rebuild the prompt once, tell the engine about the boundary, reset the anchor."""
         session = self.session
         session.invalidate_system_prompt()
-        prompt = session.system_prompt  # rebuilt now (memory re-read), then byte-stable again
+        session.system_prompt  # rebuilt now (memory re-read), then byte-stable again
         session.host.engine_step(
             "on_session_start", session.engine, session_id=session.session_id,
             boundary_reason="compression",
         )
-        rough = estimate_request_tokens(compressed, system_prompt=prompt, tools=tools)
+        rough = self.rough(compressed, tools)
         session.engine.note_compacted_size(rough)
         self.anchor = None
         self.last_request_rough = rough

@@ -22,21 +22,36 @@ turn a payload into keyword arguments for the two wire formats.
 
 Copy-on-write: the input list and its dicts are never mutated, and a message that needs no change
 is the same object in the payload - this runs over the whole history on every request.
+
+Incremental: ``build_request`` keeps each message's canonical form in the session's
+``ProcessedHistory`` (``hermes_core.history``) and reuses it while the message is unchanged, and
+``to_anthropic`` reuses that history's converted blocks for a payload it just built, so a turn
+costs what is new plus a few list copies. Both give exactly what the from-scratch functions give.
+Do not mutate a returned payload's messages: they are shared with the next request's.
 """
 
 from __future__ import annotations
 
 import functools
 import json
+import threading
+import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hermes_core.history import (
+    IdRenamer,
+    ProcessedHistory,
+    anthropic_ids,
+    renamed_blocks,
+)
 from hermes_core.records import PayloadContext
 
 if TYPE_CHECKING:
     from hermes_core.session import Session
 
 __all__ = [
+    "anthropic_messages",
     "assemble_payload",
     "build_request",
     "canonical_arguments",
@@ -202,6 +217,9 @@ def assemble_payload(
     }
 
 
+_recent = threading.local()
+
+
 def build_request(
     session: Session,
     messages: Sequence[Mapping[str, Any]],
@@ -214,16 +232,30 @@ def build_request(
 
     The system text is the session's cached prompt plus ``ephemeral`` (never stored). The layout
     comes from ``hermes_payload_cache_layout``; with no plugin answering for the provider the
-    payload goes out without cache markers.
+    payload goes out without cache markers. Messages unchanged since the session's previous
+    request keep their canonical form (``Session.message_cache``); the result is the same as
+    ``assemble_payload`` plus the layout.
     """
     provider_name = (provider if provider is not None else session.provider) or ""
-    payload = assemble_payload(
-        session.request_system_text(ephemeral),
-        messages,
-        tools,
-        provider=provider_name,
-        model=session.model or "",
-    )
+    system_text = session.request_system_text(ephemeral)
+    history: ProcessedHistory | None = getattr(session, "message_cache", None)
+    canon: list[Any] | None = None
+    if history is not None and (system_text or "").strip():
+        with session._lock:
+            history.sync(messages)
+            canon = history.canon
+            payload = {
+                "provider": provider_name,
+                "model": session.model or "",
+                "system": system_text.strip(),
+                # The cache's own list: the layout copies what it marks and never mutates it.
+                "messages": canon,
+                "tools": canonical_tools(tools),
+            }
+    else:
+        payload = assemble_payload(
+            system_text, messages, tools, provider=provider_name, model=session.model or ""
+        )
     config = session.config
     ttl = config.prompt_caching.cache_ttl if config is not None else "5m"
     ctx = PayloadContext(
@@ -234,7 +266,12 @@ def build_request(
         cache_ttl=ttl,
         static_system_prefix=getattr(session, "static_system_prefix", ""),
     )
-    return session.host.payload_cache_layout(payload, ctx)
+    out = session.host.payload_cache_layout(payload, ctx)
+    if canon is not None:
+        if out.get("messages") is canon:  # never hand the cache's list to the host
+            out = {**out, "messages": list(out["messages"])}
+        _recent.history = weakref.ref(history)  # type: ignore[arg-type]
+    return out
 
 
 # --- wire formats ---------------------------------------------------------------------------
@@ -350,13 +387,31 @@ def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
     system = payload.get("system")
     if system:
         out["system"] = system
+    laid_out = payload.get("messages") or []
+    ref = getattr(_recent, "history", None)
+    history = ref() if ref is not None else None
+    wire = history.anthropic_messages(laid_out) if history is not None and type(laid_out) is list else None
+    out["messages"] = wire if wire is not None else anthropic_messages(laid_out)
+    tools = payload.get("tools")
+    if tools:
+        out["tools"] = [_anthropic_tool(t) for t in tools]
+    return out
+
+
+def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The Anthropic ``messages`` of canonical payload messages, built from scratch.
+
+    Reused tool-call ids are renamed (``hermes_core.history.IdRenamer``): the Messages API
+    rejects a request with two ``tool_use`` blocks of one id, and providers reuse ids.
+    """
+    renamer = IdRenamer()
     messages: list[dict[str, Any]] = []
-    for message in payload.get("messages") or ():
+    for index, message in enumerate(payload_messages):
         role = message.get("role")
-        blocks = anthropic_blocks(message)
+        ids, _ = anthropic_ids(message, index, renamer)
+        blocks = renamed_blocks(anthropic_blocks(message), ids)
         if not blocks:
             continue
-        wire_role = "assistant" if role == "assistant" else "user"
         if (
             role == "tool"
             and messages
@@ -365,9 +420,5 @@ def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
         ):
             messages[-1]["content"].extend(blocks)
             continue
-        messages.append({"role": wire_role, "content": blocks})
-    out["messages"] = messages
-    tools = payload.get("tools")
-    if tools:
-        out["tools"] = [_anthropic_tool(t) for t in tools]
-    return out
+        messages.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})
+    return messages

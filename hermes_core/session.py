@@ -24,6 +24,7 @@ from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
 from hermes_core.pairing import PairingGuard
 from hermes_core.records import (
@@ -165,6 +166,10 @@ class Session:
         #: (the bridge) calls once the arguments passed the schema check.
         self.invoke = invoke
         self._tool_catalog: Sequence[Any] | None = None
+        #: Each message's processed form (canonical, rough tokens, Anthropic blocks), reused
+        #: while the message is unchanged (``hermes_core.history``). ``message_cache.clear()``
+        #: after editing a message in place further back than ``verify_window`` messages.
+        self.message_cache = ProcessedHistory()
         self._loop = CompactionLoop(self, on_status)
         self._archive: SessionArchive | None = None
         # Every list on its way to a provider is checked (incrementally) and repaired if broken.

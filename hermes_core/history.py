@@ -1,0 +1,354 @@
+"""``ProcessedHistory``: each message's processed form, computed once and reused while unchanged.
+
+A turn re-sends the whole history, but only its tail is new. A session keeps, per message, the
+forms every request needs - the canonical wire message, its rough token estimate (as a running
+sum), its Anthropic content blocks (with reused tool ids renamed) - and reuses them for as long
+as the message is unchanged, so a turn pays for the new messages plus C-level list operations
+(an identity comparison of two lists, one or two list copies) over the rest.
+
+Unchanged means:
+
+* **identity**: the list holds the same dict at the same position (compared for the whole list
+  at once by ``list.__eq__``, which compares pointers first and never reads the dicts: 0.06 ms at
+  100k messages against 0.3-0.7 ms for one list copy);
+* **content**, for the newest ``verify_window`` messages (default 64): a shallow snapshot of the
+  message (its items, its tool calls' and content blocks' items) taken when it was processed is
+  compared with the message now. This catches what hosts edit in place - the streamed assistant
+  message, the current turn's tool results - for a few microseconds. Reading every message's
+  items costs 0.15 us per message at 100k (16 ms per turn, the whole budget fifty times over:
+  ``tests/benchmarks/bench_turn.py`` measures it), so edits in place further back are seen only
+  with ``verify_window=None`` or after ``clear()``. Replacing a message (a new dict, what the
+  compressor and every copy-on-write pass do) is always seen, anywhere.
+
+A message that moved (a compaction dropped the messages before it) keeps its processed form:
+the slow path looks old entries up by identity and checks their snapshot.
+
+Allocation per turn: the new messages' forms and the output lists; nothing per old message, so
+the garbage collector's work does not grow with the history.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from hermes_core.tokens import estimate_message_tokens
+
+__all__ = ["DEFAULT_VERIFY_WINDOW", "IdRenamer", "ProcessedHistory", "snapshot"]
+
+#: Messages, counted from the end, whose content is re-checked on every turn.
+DEFAULT_VERIFY_WINDOW = 64
+
+
+def _items(value: Any) -> Any:
+    return tuple(value.items()) if type(value) is dict else value
+
+
+def snapshot(message: Mapping[str, Any]) -> tuple[Any, ...]:
+    """What must stay equal for a processed form to be reused: the message's items, and one
+    level further for tool calls (with their ``function``) and content blocks."""
+    items = tuple(message.items())
+    calls = message.get("tool_calls")
+    deep: Any = None
+    if type(calls) is list:
+        deep = tuple(
+            (_items(call), _items(call.get("function"))) if type(call) is dict else call
+            for call in calls
+        )
+    content = message.get("content")
+    blocks: Any = None
+    if type(content) is list:
+        blocks = tuple(_items(block) for block in content)
+    return (items, deep, blocks)
+
+
+class IdRenamer:
+    """Renames reused tool-call ids for Anthropic, which rejects a repeated ``tool_use`` id.
+
+    The n-th call with an id (n >= 2) becomes ``<id>__r<n>``; a result takes the new id of the
+    call it answers under ``hermes_core.pairing``'s rule (the nearest preceding unanswered call
+    with its id, the first such within one message). A name depends only on the messages before
+    it, so it stays the same on every later turn and the cached prefix stays byte-identical.
+    Every step can be undone (``undo``), so the incremental path can rewind to an edit.
+    """
+
+    __slots__ = ("counts", "open")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.open: dict[str, list[tuple[int, str]]] = {}
+
+    def calls(self, index: int, ids: Sequence[str]) -> tuple[list[str], list[Any]]:
+        """New ids for one assistant message's calls, and the undo log."""
+        out: list[str] = []
+        undo: list[Any] = []
+        for ident in ids:
+            count = self.counts.get(ident, 0) + 1
+            self.counts[ident] = count
+            new = ident if count == 1 or not ident else f"{ident}__r{count}"
+            self.open.setdefault(ident, []).append((index, new))
+            undo.append(("call", ident))
+            out.append(new)
+        return out, undo
+
+    def result(self, ident: str) -> tuple[str, list[Any]]:
+        stack = self.open.get(ident)
+        if not stack:
+            return ident, []
+        newest = stack[-1][0]
+        k = len(stack) - 1
+        while k > 0 and stack[k - 1][0] == newest:
+            k -= 1
+        entry = stack.pop(k)
+        return entry[1], [("result", ident, k, entry)]
+
+    def undo(self, log: Sequence[Any]) -> None:
+        for step in reversed(log):
+            if step[0] == "call":
+                ident = step[1]
+                self.open[ident].pop()
+                self.counts[ident] -= 1
+            else:
+                _, ident, k, entry = step
+                self.open[ident].insert(k, entry)
+
+
+def anthropic_ids(message: Mapping[str, Any], index: int, renamer: IdRenamer) -> tuple[Any, list[Any]]:
+    """The renamed ids for one canonical message: a list (assistant calls), a str (tool result)
+    or ``None`` (nothing to rename); and the undo log."""
+    role = message.get("role")
+    if role == "tool":
+        ident = str(message.get("tool_call_id") or "")
+        new, undo = renamer.result(ident)
+        return (new if new != ident else None), undo
+    calls = message.get("tool_calls")
+    if role == "assistant" and calls:
+        ids = [
+            str(call.get("id") or call.get("call_id") or "") if isinstance(call, Mapping) else ""
+            for call in calls
+        ]
+        new_ids, undo = renamer.calls(index, ids)
+        return (new_ids if new_ids != ids else None), undo
+    return None, []
+
+
+def renamed_blocks(blocks: list[dict[str, Any]], ids: Any) -> list[dict[str, Any]]:
+    """``blocks`` with the renamed ids of ``anthropic_ids`` applied (new block dicts)."""
+    if ids is None:
+        return blocks
+    if isinstance(ids, str):
+        return [{**b, "tool_use_id": ids} if b.get("type") == "tool_result" else b for b in blocks]
+    out = []
+    position = 0
+    for block in blocks:
+        if block.get("type") == "tool_use" and position < len(ids):
+            block = {**block, "id": ids[position]}
+            position += 1
+        out.append(block)
+    return out
+
+
+def _is_result_group(wire: Mapping[str, Any]) -> bool:
+    return wire["role"] == "user" and all(b.get("type") == "tool_result" for b in wire["content"])
+
+
+class ProcessedHistory:
+    """One session's processed messages (see the module docstring). Not thread-safe on its own:
+    the ``Session`` serialises calls."""
+
+    def __init__(self, verify_window: int | None = DEFAULT_VERIFY_WINDOW) -> None:
+        self.verify_window = verify_window
+        self.clear()
+
+    def clear(self) -> None:
+        """Forget every processed form (the next turn processes the whole history again)."""
+        self.src: list[Any] = []
+        self.snaps: list[Any] = []
+        self.canon: list[Any] = []
+        self.cum: list[int] = [0]
+        # Anthropic, built lazily up to ``len(self.aids)`` messages.
+        self.aids: list[Any] = []  # renamed ids per message (see ``anthropic_ids``)
+        self.aundo: list[Any] = []  # the renamer's undo log per message
+        self.ablocks: list[Any] = []  # content blocks per message (renamed, unmarked)
+        self.awire_of: list[int] = []  # wire index per message (-1: no blocks, skipped)
+        self.wire: list[dict[str, Any]] = []
+        self.wire_first: list[int] = []  # first message index of each wire message
+        self.renamer = IdRenamer()
+        #: Counters for tests and benchmarks: messages processed, syncs that rewound past old ones.
+        self.computed = 0
+        self.rewinds = 0
+
+    # --- keeping up with the host's list --------------------------------------------------
+
+    def sync(self, messages: Sequence[Mapping[str, Any]]) -> None:
+        """Make the cache describe ``messages``: reuse what is unchanged, process the rest."""
+        msgs = messages if type(messages) is list else list(messages)
+        src = self.src
+        m = len(src)
+        n = len(msgs)
+        if n >= m:
+            # Identity of the whole known prefix in one pointer comparison, without a slice
+            # copy of the history: extend with the new tail, compare, cut back.
+            if n > m:
+                src.extend(msgs[m:])
+            same = src == msgs
+            if n > m:
+                del src[m:]
+            k = m if same else self._first_mismatch(msgs, m)
+        else:
+            k = self._first_mismatch(msgs, n)
+        window = self.verify_window
+        snaps = self.snaps
+        for i in range(0 if window is None else max(0, k - window), k):
+            if snapshot(msgs[i]) != snaps[i]:
+                k = i
+                break
+        if k == m == n:
+            return
+        self._rewind(k, msgs)
+
+    def _first_mismatch(self, messages: Sequence[Any], limit: int) -> int:
+        src = self.src
+        for i in range(limit):
+            if src[i] is not messages[i]:
+                return i
+        return limit
+
+    def _rewind(self, k: int, messages: list[Mapping[str, Any]]) -> None:
+        """Keep the first ``k`` entries, then (re)process ``messages[k:]``, reusing the forms
+        of messages that only moved (looked up by identity, checked by snapshot)."""
+        from hermes_core.payload import canonical_message
+
+        src, snaps, canon, cum = self.src, self.snaps, self.canon, self.cum
+        m = len(src)
+        moved: dict[int, int] = {}
+        if k < m:
+            self.rewinds += 1
+            old = (src[k:], snaps[k:], canon[k:], cum[k:])
+            for j, message in enumerate(old[0]):
+                moved[id(message)] = j
+            del src[k:], snaps[k:], canon[k:], cum[k + 1:]
+        self._truncate_anthropic(k)
+        total = cum[-1]
+        processed = 0
+        for i in range(k, len(messages)):
+            message = messages[i]
+            snap = snapshot(message)
+            j = moved.get(id(message), -1)
+            if j >= 0 and old[0][j] is message and old[1][j] == snap:
+                form = old[2][j]
+                tokens = old[3][j + 1] - old[3][j]
+            else:
+                form = canonical_message(message)
+                tokens = estimate_message_tokens(message)
+                processed += 1
+            src.append(message)
+            snaps.append(snap)
+            canon.append(form)
+            total += tokens
+            cum.append(total)
+        self.computed += processed
+
+    # --- what a turn reads ----------------------------------------------------------------
+
+    def message_tokens(self) -> int:
+        """Rough tokens of the synced messages (sum of ``estimate_message_tokens``)."""
+        return self.cum[-1]
+
+    # --- Anthropic ------------------------------------------------------------------------
+
+    def _truncate_anthropic(self, k: int) -> None:
+        if len(self.aids) > k:
+            for i in range(len(self.aids) - 1, k - 1, -1):
+                self.renamer.undo(self.aundo[i])
+            del self.aids[k:], self.aundo[k:], self.ablocks[k:]
+        if len(self.awire_of) <= k:
+            return
+        # Cut the wire after the last message before k that has blocks; when that message is
+        # in a tool-result group (which message k may have extended), cut before the group.
+        keep_msgs = wire_cut = 0
+        for p in range(k - 1, -1, -1):
+            w = self.awire_of[p]
+            if w >= 0:
+                if _is_result_group(self.wire[w]):
+                    wire_cut, keep_msgs = w, self.wire_first[w]
+                else:
+                    wire_cut, keep_msgs = w + 1, p + 1
+                break
+        del self.wire[wire_cut:], self.wire_first[wire_cut:], self.awire_of[keep_msgs:]
+
+    def _extend_anthropic(self) -> None:
+        """Blocks and wire messages for every canonical message not yet converted."""
+        from hermes_core.payload import anthropic_blocks
+
+        canon = self.canon
+        for i in range(len(self.aids), len(canon)):
+            message = canon[i]
+            ids, undo = anthropic_ids(message, i, self.renamer)
+            self.aids.append(ids)
+            self.aundo.append(undo)
+            self.ablocks.append(renamed_blocks(anthropic_blocks(message), ids))
+        for i in range(len(self.awire_of), len(canon)):
+            self._place(i, canon[i], self.ablocks[i])
+
+    def _place(self, i: int, message: Mapping[str, Any], blocks: list[dict[str, Any]]) -> None:
+        wire = self.wire
+        if not blocks:
+            self.awire_of.append(-1)
+            return
+        role = message.get("role")
+        if role == "tool" and wire and _is_result_group(wire[-1]):
+            last = wire[-1]
+            wire[-1] = {"role": "user", "content": [*last["content"], *blocks]}
+            self.awire_of.append(len(wire) - 1)
+            return
+        wire.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})
+        self.wire_first.append(i)
+        self.awire_of.append(len(wire) - 1)
+
+    def anthropic_messages(self, laid_out: list[Any]) -> list[dict[str, Any]] | None:
+        """The Anthropic ``messages`` of a laid-out payload whose messages are the synced
+        canonical ones except for a few marked near the end; ``None`` when they are not."""
+        canon = self.canon
+        n = len(canon)
+        if len(laid_out) != n:
+            return None
+        changed: list[int] = []
+        if laid_out != canon:
+            # Marks sit near the end: find them there, then prove the rest identical with one
+            # pointer comparison (patching canon for the moment of the comparison).
+            for i in range(n - 1, max(-1, n - 1 - 4 * (DEFAULT_VERIFY_WINDOW + 64)), -1):
+                if laid_out[i] is not canon[i]:
+                    changed.append(i)
+            saved = [canon[i] for i in changed]
+            for i in changed:
+                canon[i] = laid_out[i]
+            try:
+                same = laid_out == canon
+            finally:
+                for i, original in zip(changed, saved):
+                    canon[i] = original
+            if not same:
+                return None
+        from hermes_core.payload import anthropic_blocks
+
+        self._extend_anthropic()
+        out = list(self.wire)
+        patched: dict[int, list[int]] = {}
+        for i in changed:
+            w = self.awire_of[i]
+            if w < 0:
+                return None  # an empty message gained blocks: not a layout's doing
+            patched.setdefault(w, []).append(i)
+        for w, indices in patched.items():
+            end = self.wire_first[w + 1] if w + 1 < len(self.wire_first) else n
+            content: list[dict[str, Any]] = []
+            for i in range(self.wire_first[w], end):
+                if self.awire_of[i] != w:
+                    continue
+                if i in indices:
+                    content.extend(renamed_blocks(anthropic_blocks(laid_out[i]), self.aids[i]))
+                else:
+                    content.extend(self.ablocks[i])
+            out[w] = {"role": self.wire[w]["role"], "content": content}
+        return out

@@ -1,0 +1,252 @@
+"""Incremental requests: every payload built from the session's message cache equals a build
+from scratch, over random edit sequences (append, edit in place, replace, delete, compaction)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+import attrs
+from hermes_plugins import caching
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_core.config import Config
+from hermes_core.history import ProcessedHistory
+from hermes_core.payload import (
+    anthropic_messages,
+    assemble_payload,
+    build_request,
+    to_anthropic,
+    to_openai,
+)
+from hermes_core.records import PayloadContext
+from hermes_core.tokens import estimate_messages_tokens
+
+SYSTEM = "you are a careful agent"
+
+
+class LayoutHost:
+    """The built-in cache layout, without a plugin manager (hypothesis runs thousands)."""
+
+    def payload_cache_layout(self, payload: dict[str, Any], ctx: PayloadContext) -> dict[str, Any]:
+        return caching.hermes_payload_cache_layout(payload, ctx) or payload
+
+
+@attrs.define
+class FakeSession:
+    provider: str = "anthropic"
+    model: str = "claude-sonnet-4"
+    session_id: str = "s-1"
+    config: Config = attrs.field(factory=Config)
+    host: LayoutHost = attrs.field(factory=LayoutHost)
+    static_system_prefix: str = ""
+    message_cache: ProcessedHistory = attrs.field(factory=ProcessedHistory)
+    _lock: Any = attrs.field(factory=threading.RLock)
+
+    def request_system_text(self, ephemeral: str | None = None) -> str:
+        return SYSTEM
+
+
+def from_scratch(session: FakeSession, messages: list[dict[str, Any]], provider: str) -> dict[str, Any]:
+    payload = assemble_payload(SYSTEM, messages, provider=provider, model=session.model)
+    ctx = PayloadContext(provider=provider, model=session.model, session_id=session.session_id,
+                         config=session.config, cache_ttl="5m")
+    return session.host.payload_cache_layout(payload, ctx)
+
+
+def check(session: FakeSession, messages: list[dict[str, Any]]) -> None:
+    before = json.dumps(messages, sort_keys=True)
+    for provider in ("anthropic", "openai"):
+        got = build_request(session, messages, provider=provider)
+        want = from_scratch(session, messages, provider)
+        assert got == want
+        assert to_openai(got) == to_openai(want)
+        wire = to_anthropic(got)
+        assert wire["messages"] == anthropic_messages(want["messages"])
+    assert session.message_cache.message_tokens() == estimate_messages_tokens(messages)
+    assert json.dumps(messages, sort_keys=True) == before  # the input is never mutated
+
+
+# --- random conversations -------------------------------------------------------------------
+
+IDS = st.sampled_from(["call_1", "call_2", "toolu_a", "x"])  # few ids: providers reuse them
+TEXT = st.sampled_from(["", " ok ", "done\n", "look at src/a.py", "  spaced  ", "결과"])
+ARGS = st.sampled_from(['{"b": 1, "a": 2}', '{"a":2,"b":1}', "not json", "", '{"path": "x"}'])
+
+
+@st.composite
+def turn(draw: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = [{"role": "user", "content": draw(TEXT)}]
+    for _ in range(draw(st.integers(0, 2))):
+        ids = draw(st.lists(IDS, min_size=1, max_size=3))
+        calls = [{"id": i, "type": "function", "function": {"name": "read", "arguments": draw(ARGS)}}
+                 for i in ids]
+        assistant: dict[str, Any] = {"role": "assistant", "content": draw(TEXT), "tool_calls": calls}
+        if draw(st.booleans()):
+            assistant["_reasoning"] = "thinking"
+        out.append(assistant)
+        for i in ids:
+            result: dict[str, Any] = {"role": "tool", "tool_call_id": i, "content": draw(TEXT)}
+            if draw(st.booleans()):
+                result["content"] = [{"type": "text", "text": draw(TEXT)}]
+            out.append(result)
+    out.append({"role": "assistant", "content": draw(TEXT)})
+    return out
+
+
+OPS = st.lists(
+    st.tuples(
+        st.sampled_from(["append", "edit", "edit_calls", "replace", "delete", "compact", "same"]),
+        st.integers(0, 10_000),
+        turn(),
+    ),
+    min_size=1,
+    max_size=12,
+)
+
+
+def apply(op: str, at: int, new: list[dict[str, Any]], messages: list[dict[str, Any]],
+          window: int | None) -> list[dict[str, Any]]:
+    """The host's next list: appends and compactions make new lists, edits change a dict in
+    place (within ``window`` of the end, or anywhere when ``None``)."""
+    n = len(messages)
+    if op == "append" or n == 0:
+        return [*messages, *new]
+    lo = 0 if window is None else max(0, n - window)
+    index = lo + at % (n - lo)
+    if op == "edit":
+        messages[index]["content"] = f"edited {at}"
+        return messages
+    if op == "edit_calls":
+        for message in messages[lo:]:
+            if message.get("tool_calls"):
+                message["tool_calls"][0]["function"]["arguments"] = json.dumps({"n": at})
+                break
+        return messages
+    if op == "replace":
+        out = list(messages)
+        out[index] = {**messages[index], "content": f"replaced {at}"}
+        return out
+    if op == "delete":
+        return messages[:index] + messages[index + 1:]
+    if op == "compact":
+        summary = {"role": "user", "content": f"summary of {index} messages", "_summary": "hermes-core"}
+        return [messages[0], summary, *messages[index:]]
+    return list(messages)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.lists(turn(), min_size=1, max_size=4), ops=OPS)
+def test_incremental_payloads_equal_from_scratch_builds(start: list[Any], ops: list[Any]) -> None:
+    session = FakeSession()
+    messages = [m for t in start for m in t]
+    check(session, messages)
+    for op, at, new in ops:
+        messages = apply(op, at, new, messages, window=session.message_cache.verify_window)
+        check(session, messages)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(start=st.lists(turn(), min_size=2, max_size=5), ops=OPS)
+def test_full_verification_sees_edits_in_place_anywhere(start: list[Any], ops: list[Any]) -> None:
+    session = FakeSession(message_cache=ProcessedHistory(verify_window=None))
+    messages = [m for t in start for m in t]
+    check(session, messages)
+    for op, at, new in ops:
+        messages = apply(op, at, new, messages, window=None)
+        check(session, messages)
+
+
+# --- what is reused ---------------------------------------------------------------------------
+
+
+def conversation(turns: int) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for t in range(turns):
+        out += [
+            {"role": "user", "content": f"task {t} "},
+            {"role": "assistant", "content": "", "tool_calls": [
+                {"id": "call_0", "type": "function", "function": {"name": "read", "arguments": '{"b": 1, "a": 2}'}}]},
+            {"role": "tool", "tool_call_id": "call_0", "content": f"result {t}\n"},
+            {"role": "assistant", "content": "ok"},
+        ]
+    return out
+
+
+def test_a_turn_processes_only_the_new_messages() -> None:
+    session = FakeSession()
+    messages = conversation(50)
+    build_request(session, messages)
+    assert session.message_cache.computed == 200
+    messages = [*messages, {"role": "user", "content": "next"}]
+    build_request(session, messages)
+    to_anthropic(build_request(session, messages))
+    assert session.message_cache.computed == 201
+    assert session.message_cache.rewinds == 0
+
+
+def test_messages_that_moved_keep_their_processed_form() -> None:
+    session = FakeSession()
+    messages = conversation(50)
+    build_request(session, messages)
+    compacted = [messages[0], {"role": "user", "content": "summary"}, *messages[100:]]
+    check(session, compacted)
+    assert session.message_cache.computed == 201  # only the summary was new
+
+
+def test_an_edit_in_place_within_the_window_is_seen() -> None:
+    session = FakeSession()
+    messages = conversation(50)
+    build_request(session, messages)
+    messages[-2]["content"] = "a different result"
+    messages[-3]["tool_calls"][0]["function"]["arguments"] = '{"z": 0}'
+    check(session, messages)
+    out = to_anthropic(build_request(session, messages))
+    assert out["messages"][-2]["content"][0]["content"] == "a different result"
+
+
+def test_clear_makes_a_far_edit_in_place_visible() -> None:
+    session = FakeSession()
+    messages = conversation(50)
+    build_request(session, messages)
+    messages[2]["content"] = "far edit"
+    session.message_cache.clear()
+    check(session, messages)
+
+
+def test_reused_ids_are_renamed_for_anthropic_and_stable_across_turns() -> None:
+    messages = conversation(3)
+    wire = anthropic_messages(assemble_payload(SYSTEM, messages)["messages"])
+    uses = [b["id"] for m in wire for b in m["content"] if b["type"] == "tool_use"]
+    results = [b["tool_use_id"] for m in wire for b in m["content"] if b["type"] == "tool_result"]
+    assert uses == ["call_0", "call_0__r2", "call_0__r3"]
+    assert results == uses
+    longer = anthropic_messages(assemble_payload(SYSTEM, conversation(5))["messages"])
+    assert longer[: len(wire)] == wire  # earlier names never change as the history grows
+
+
+def test_same_id_twice_in_one_message_pairs_like_the_core_rule() -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "a", "type": "function", "function": {"name": "f", "arguments": "{}"}},
+            {"id": "a", "type": "function", "function": {"name": "g", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "a", "content": "first"},
+        {"role": "tool", "tool_call_id": "a", "content": "second"},
+    ]
+    wire = anthropic_messages(assemble_payload(SYSTEM, messages)["messages"])
+    assert [b["id"] for b in wire[1]["content"]] == ["a", "a__r2"]
+    assert [b["tool_use_id"] for b in wire[2]["content"]] == ["a", "a__r2"]
+
+
+def test_a_host_that_mutates_a_returned_payload_does_not_change_the_next_one() -> None:
+    session = FakeSession()
+    messages = conversation(5)
+    for provider in ("openai", "anthropic"):
+        first = build_request(session, messages, provider=provider)
+        first["messages"].append({"role": "user", "content": "smuggled"})
+        first["messages"][0] = {"role": "user", "content": "overwritten"}
+        to_anthropic(first)["messages"].append({"role": "user", "content": "smuggled"})
+        check(session, messages)
