@@ -40,26 +40,38 @@ __all__ = ["DEFAULT_VERIFY_WINDOW", "IdRenamer", "ProcessedHistory", "snapshot"]
 DEFAULT_VERIFY_WINDOW = 64
 
 
-def _items(value: Any) -> Any:
-    return tuple(value.items()) if type(value) is dict else value
+def _flat(value: Any, out: list[Any]) -> None:
+    if type(value) is dict:
+        out.append(len(value))
+        out.extend(value)
+        out.extend(value.values())
+    else:
+        out.append(value)
 
 
 def snapshot(message: Mapping[str, Any]) -> tuple[Any, ...]:
-    """What must stay equal for a processed form to be reused: the message's items, and one
-    level further for tool calls (with their ``function``) and content blocks."""
-    items = tuple(message.items())
+    """What must stay equal for a processed form to be reused: the message's keys and values,
+    and one level further for tool calls (with their ``function``) and content blocks.
+
+    One flat tuple (with the lengths, so no two shapes flatten alike): one object per message,
+    not one per item, keeps the cache small and the memory it touches compact.
+    """
     calls = message.get("tool_calls")
-    deep: Any = None
-    if type(calls) is list:
-        deep = tuple(
-            (_items(call), _items(call.get("function"))) if type(call) is dict else call
-            for call in calls
-        )
     content = message.get("content")
-    blocks: Any = None
+    if type(calls) is not list and type(content) is not list:
+        return (len(message), *message, *message.values())
+    out: list[Any] = [len(message), *message, *message.values()]
+    if type(calls) is list:
+        out.append(len(calls))
+        for call in calls:
+            _flat(call, out)
+            if type(call) is dict:
+                _flat(call.get("function"), out)
     if type(content) is list:
-        blocks = tuple(_items(block) for block in content)
-    return (items, deep, blocks)
+        out.append(len(content))
+        for block in content:
+            _flat(block, out)
+    return tuple(out)
 
 
 class IdRenamer:
@@ -174,6 +186,10 @@ class ProcessedHistory:
         self.wire: list[dict[str, Any]] = []
         self.wire_first: list[int] = []  # first message index of each wire message
         self.renamer = IdRenamer()
+        # The host's list as last normalised (``normalized``), and whether it held only plain
+        # OpenAI-format dicts (then normalising gave back the host's own list).
+        self.raw: list[Any] = []
+        self.raw_plain = False
         #: Counters for tests and benchmarks: messages processed, syncs that rewound past old ones.
         self.computed = 0
         self.rewinds = 0
@@ -248,6 +264,30 @@ class ProcessedHistory:
             total += tokens
             cum.append(total)
         self.computed += processed
+
+    def normalized(self, messages: Sequence[Any], normalize: Any) -> list[Any]:
+        """``normalize(messages)`` (``hermes_core.sdk.normalize_messages``), looking only at the
+        messages after the known prefix (and the newest ``verify_window`` of it) when the host's
+        list held nothing but plain dicts last time; otherwise the whole list."""
+        msgs = messages if type(messages) is list else list(messages)
+        raw = self.raw
+        m = len(raw)
+        n = len(msgs)
+        if self.raw_plain and n >= m and m:
+            if n > m:
+                raw.extend(msgs[m:])
+            same = raw == msgs
+            if same:
+                window = self.verify_window
+                start = 0 if window is None else max(0, m - window)
+                tail = msgs[start:]
+                if normalize(tail) is tail:
+                    return msgs
+            del raw[m:]
+        out = normalize(msgs)
+        self.raw = list(msgs)
+        self.raw_plain = out is msgs
+        return out  # type: ignore[no-any-return]
 
     # --- what a turn reads ----------------------------------------------------------------
 

@@ -227,6 +227,7 @@ def build_request(
     provider: str | None = None,
     tools: Sequence[Any] | None = None,
     ephemeral: str | None = None,
+    copy: bool = True,
 ) -> dict[str, Any]:
     """What ``Session.request`` sends: the canonical payload with the provider's cache layout.
 
@@ -234,7 +235,9 @@ def build_request(
     comes from ``hermes_payload_cache_layout``; with no plugin answering for the provider the
     payload goes out without cache markers. Messages unchanged since the session's previous
     request keep their canonical form (``Session.message_cache``); the result is the same as
-    ``assemble_payload`` plus the layout.
+    ``assemble_payload`` plus the layout. ``copy=False`` may return the cache's own messages
+    list (no list copy): only for a caller that converts the payload at once (``to_openai``,
+    ``to_anthropic``) and drops it.
     """
     provider_name = (provider if provider is not None else session.provider) or ""
     system_text = session.request_system_text(ephemeral)
@@ -268,7 +271,7 @@ def build_request(
     )
     out = session.host.payload_cache_layout(payload, ctx)
     if canon is not None:
-        if out.get("messages") is canon:  # never hand the cache's list to the host
+        if copy and out.get("messages") is canon:  # never hand the cache's list to the host
             out = {**out, "messages": list(out["messages"])}
         _recent.history = weakref.ref(history)  # type: ignore[arg-type]
     return out

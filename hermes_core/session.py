@@ -15,7 +15,7 @@ import os
 import secrets
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -46,7 +46,7 @@ _T = TypeVar("_T")
 
 
 def _wall_clock() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def new_session_id(clock: Clock | None = None) -> str:
@@ -439,7 +439,10 @@ class Session:
         """
         from hermes_core.sdk import sdk_kwargs
 
-        payload = self.payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)
+        # copy=False: the SDK conversion copies the messages anyway (one list copy, not two).
+        payload = self._payload(
+            messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False
+        )
         return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
 
     def payload(
@@ -456,13 +459,25 @@ class Session:
         ``messages`` that break the tool-call pairing rule are repaired (and reported in
         ``warnings``) before the payload is built, compressed or not.
         """
-        from hermes_core.payload import build_request  # type: ignore[import-not-found,unused-ignore]
+        return self._payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)
+
+    def _payload(
+        self, messages: Sequence[Any], *, provider: str | None,
+        tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
+    ) -> Any:
+        from hermes_core.payload import build_request
+
+        checked = self._collect(self._pairing.check, self._normalized(messages), where="Session.request")
+        return build_request(
+            self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
+        )
+
+    def _normalized(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+        # SDK objects as dicts; a turn looks at the new messages only (hermes_core.history).
         from hermes_core.sdk import normalize_messages
 
-        checked = self._collect(
-            self._pairing.check, normalize_messages(messages), where="Session.request"
-        )
-        return build_request(self, checked, provider=provider, tools=tools, ephemeral=ephemeral)
+        with self._lock:
+            return self.message_cache.normalized(messages, normalize_messages)
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
@@ -490,9 +505,7 @@ class Session:
         warning; see ``hermes_core.pairing.repair_pairing``); checking it costs O(new messages)
         per turn when the host appends to the list it got back.
         """
-        from hermes_core.sdk import normalize_messages
-
-        return self._collect(self._before_request, normalize_messages(messages), tools)
+        return self._collect(self._before_request, self._normalized(messages), tools)
 
     def _before_request(
         self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None
@@ -512,10 +525,10 @@ class Session:
         ``messages`` come back as dicts (``hermes_core.sdk.normalize_messages``). Over the
         threshold the messages come back compressed, otherwise unchanged.
         """
-        from hermes_core.sdk import normalize_messages, response_usage
+        from hermes_core.sdk import response_usage
 
         return self._collect(
-            self._loop.after_response, response_usage(usage), normalize_messages(messages)
+            self._loop.after_response, response_usage(usage), self._normalized(messages)
         )
 
     def on_provider_error(
