@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import Config, load_config
 from hermes_core.diagnostics import drain_warnings, record_warning
-from hermes_core.engine import ContextEngine, coerce_usage
+from hermes_core.engine import CompressionReport, ContextEngine, coerce_usage
 from hermes_core.errors import (
     ConfigError,
     ContextOverflowError,
@@ -40,6 +40,8 @@ from hermes_core.records import (
     Usage,
 )
 
+from hermes_core.session_options import SessionOptions
+
 if TYPE_CHECKING:
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
@@ -50,6 +52,7 @@ except PackageNotFoundError:  # imported from a checkout that was never installe
     __version__ = "0+unknown"
 
 __all__ = [
+    "CompressionReport",
     "Config",
     "ConfigError",
     "ContextEngine",
@@ -68,6 +71,7 @@ __all__ = [
     "PromptBlock",
     "PromptContext",
     "Session",
+    "SessionOptions",
     "SkillSource",
     "ToolCallContext",
     "ToolsContext",

@@ -27,6 +27,7 @@ from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
 from hermes_core.pairing import PairingGuard
+from hermes_core.session_options import SessionOptions, given_keywords
 from hermes_core.records import (
     HostWarning,
     PromptContext,
@@ -112,47 +113,38 @@ class Session:
     def __init__(
         self,
         *,
+        options: SessionOptions,
         host: PluginHost,
         config: Config,
         engine: ContextEngine,
         session_id: str,
-        model: str,
-        provider: str,
-        platform: str,
         cwd: Path,
         home: Path,
-        context_length: int | None,
-        max_tokens: int | None,
-        tools: tuple[str, ...],
-        toolsets: tuple[str, ...],
-        system_message: str | None,
         env: Mapping[str, str],
-        clock: Clock | None,
         store: Any,
         restore: bool,
-        persist: bool,
-        on_status: Callable[[CompactionEvent], None] | None = None,
-        environment: Any = None,
-        invoke: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> None:
+        self.options = options
         self.host = host
         self.config = config
         self.engine = engine
         self.session_id = session_id
-        self.model = model
-        self.provider = provider
-        self.platform = platform
+        self.model = options.model or ""
+        self.provider = options.provider or ""
+        self.platform = options.platform or ""
         self.cwd = cwd
         self.home = home
-        self.context_length = context_length
-        self.max_tokens = max_tokens
-        self.tools = tools
-        self.toolsets = toolsets
-        self.system_message = system_message
+        window = options.context_length
+        self._declared_window = window if window and window > 0 else None
+        self.max_tokens = options.max_tokens
+        self.tools = _tool_names(options.tools)
+        self.toolsets = tuple(options.toolsets or ())
+        self.system_message = options.system_message
         self.env = env
-        self.clock = clock
+        self.clock = options.clock
         self.store = store
-        self.persist = persist
+        self.persist = options.persist
+        environment, invoke, on_status = options.environment, options.invoke, options.on_status
         self._restore_pending = restore
         self._prompt: str | None = None
         self._built: BuiltPrompt | None = None
@@ -180,6 +172,8 @@ class Session:
     @classmethod
     def open(
         cls,
+        options: SessionOptions | None = None,
+        /,
         *,
         cwd: str | os.PathLike[str] | None = None,
         home: str | os.PathLike[str] | None = None,
@@ -211,56 +205,73 @@ class Session:
         ``environment`` is the terminal environment the tools run in (``None`` = local); the
         tool-result spill writers receive it. ``invoke(tool_name, arguments)`` runs one of the
         host's tools; the ``tool_call`` bridge tool calls it (see ``handle_tool_call``).
+
+        The same options may come as one ``SessionOptions`` record (``Session.open(options)``);
+        giving the record and keywords together is an error.
         """
         from hermes_core.host import PluginHost
 
-        env = dict(os.environ) if env is None else dict(env)
+        keywords = given_keywords({
+            "cwd": cwd, "home": home, "model": model, "provider": provider, "platform": platform,
+            "tools": tools, "toolsets": toolsets, "session_id": session_id,
+            "system_message": system_message, "context_length": context_length,
+            "max_tokens": max_tokens, "config": config, "host": host, "env": env, "clock": clock,
+            "persist": persist, "on_status": on_status, "environment": environment,
+            "invoke": invoke,
+        })
+        if options is None:
+            options = SessionOptions(**keywords)
+        elif keywords:
+            raise TypeError(
+                "Session.open takes a SessionOptions record or keywords, not both "
+                f"(got {', '.join(sorted(keywords))}); use attrs.evolve(options, ...)"
+            )
+        o = options
+        env = dict(os.environ) if o.env is None else dict(o.env)
         with collecting() as bucket:
-            home_path = resolve_home(home, env).absolute()
-            if config is None:
-                config = load_config(home=home_path, env=env)
-            if host is None:
-                host = PluginHost.create(config=config, env=env)
-            known_id = bool(session_id)
-            sid = session_id or new_session_id(clock)
-            if cwd is not None:
-                cwd_path = Path(cwd).expanduser().resolve()
+            home_path = resolve_home(o.home, env).absolute()
+            config = o.config if o.config is not None else load_config(home=home_path, env=env)
+            host = o.host if o.host is not None else PluginHost.create(config=config, env=env)
+            known_id = bool(o.session_id)
+            sid = o.session_id or new_session_id(o.clock)
+            if o.cwd is not None:
+                cwd_path = Path(o.cwd).expanduser().resolve()
             else:
                 cwd_path = (_usable_dir(config.terminal.cwd) or Path(os.getcwd())).resolve()
             engine = host.create_engine(config.context.engine, config)
-            engine.update_model(model, context_length or 0, provider=provider, max_tokens=max_tokens)
+            engine.update_model(o.model, o.context_length or 0, provider=o.provider, max_tokens=o.max_tokens)
             host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)
-            store = host.session_store(home_path, config) if (persist or known_id) else None
-            window = context_length if context_length and context_length > 0 else (
-                engine.context_length if engine.context_length > 0 else None
-            )
+            store = host.session_store(home_path, config) if (o.persist or known_id) else None
             session = cls(
+                options=o,
                 host=host,
                 config=config,
                 engine=engine,
                 session_id=sid,
-                model=model or "",
-                provider=provider or "",
-                platform=platform or "",
                 cwd=cwd_path,
                 home=home_path,
-                context_length=window,
-                max_tokens=max_tokens,
-                tools=_tool_names(tools),
-                toolsets=tuple(toolsets or ()),
-                system_message=system_message,
                 env=env,
-                clock=clock,
                 store=store,
                 restore=known_id and store is not None,
-                persist=persist,
-                on_status=on_status,
-                environment=environment,
-                invoke=invoke,
             )
         session._pending_warnings.extend(bucket)
-        log.debug("session_opened", session_id=sid, model=model, provider=provider, platform=platform)
+        log.debug("session_opened", session_id=sid, model=o.model, provider=o.provider, platform=o.platform)
         return session
+
+    @property
+    def window(self) -> int | None:
+        """The context window (tokens) the prompt, the tools and the engine are all sized for.
+
+        The engine's window once it has one (it learns a smaller one from an overflow error),
+        else the window the caller declared; ``None`` when nobody knows it.
+        """
+        learned = self.engine.context_length
+        return learned if learned > 0 else self._declared_window
+
+    @property
+    def context_length(self) -> int | None:
+        """Alias of ``window`` (kept for callers)."""
+        return self.window
 
     def prompt_context(self) -> PromptContext:
         """The ``PromptContext`` the blocks of this session's prompt are built from."""
@@ -275,7 +286,7 @@ class Session:
             toolsets=frozenset(self.toolsets),
             session_id=self.session_id,
             pass_session_id=self.config.agent.pass_session_id,
-            context_length=self.context_length,
+            context_length=self.window,
             max_tokens=self.max_tokens,
             system_message=self.system_message,
             backend=(self.config.terminal.backend or "local").strip().lower(),
@@ -585,7 +596,7 @@ class Session:
 
     def tools_context(self) -> ToolsContext:
         return ToolsContext(
-            context_length=self.engine.context_length or self.context_length,
+            context_length=self.window,
             config=self.config, session_id=self.session_id, home=self.home,
             environment=self.environment, host=self.host, session=self,
         )
@@ -612,7 +623,7 @@ class Session:
         """One tool result through the output limits and the spill-to-file pipeline."""
         ctx = ToolCallContext(
             tool_name=tool_name, tool_call_id=tool_call_id, arguments=dict(arguments or {}),
-            home=self.home, context_length=self.engine.context_length or self.context_length,
+            home=self.home, context_length=self.window,
             config=self.config, environment=self.environment, host=self.host,
         )
         return self._collect(self.host.tool_result_process, content, ctx)
@@ -645,7 +656,7 @@ class Session:
             return json.dumps({"error": f"{name}: {problem}"})
         ctx = ToolCallContext(
             tool_name=name, tool_call_id=tool_call_id, arguments=args, home=self.home,
-            context_length=self.engine.context_length or self.context_length, config=self.config,
+            context_length=self.window, config=self.config,
             environment=self.environment, host=self.host, session_id=self.session_id,
             session=self, invoke=invoke if invoke is not None else self.invoke,
         )
