@@ -95,3 +95,10 @@ def test_huge_outputs_get_an_estimated_line_count() -> None:
     assert line.startswith("[terminal] ran `seq 10000` -> exit 0, ~") and line.endswith(" lines output")
     estimate = int(line.split("~")[1].split(" ")[0].replace(",", ""))
     assert abs(estimate - 10_001) < 200
+
+
+def test_a_failed_results_error_line_is_quoted_with_secrets_masked() -> None:
+    secret = "sk-proj-Q7wE9rT1yU3iO5pA7sD9fG1h"
+    line = summarize_tool_result("terminal", {"command": "deploy"}, f"error: bad key {secret}\nexit code 1")
+    assert "error: bad key" in line
+    assert secret not in line

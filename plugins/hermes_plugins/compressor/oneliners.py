@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any
 
+from hermes_core.redaction import redact
 from hermes_core.failures import failure_of, suffix
 from hermes_core.toolkinds import (
     EDITOR_TOOLS,
@@ -433,7 +434,8 @@ def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, l
         line = line[: -len(" output")]
     elif failure.code is not None and " -> exit " not in line:
         line += f" -> exit {failure.code}"
-    return line + suffix(failure)
+    # The error text is quoted from the result: mask secrets as every other copy is masked.
+    return line + redact(suffix(failure))
 
 
 def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any, is_error: Any = False) -> str:
