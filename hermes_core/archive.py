@@ -20,6 +20,7 @@ whatever sends text on to a model (the recall tools).
 from __future__ import annotations
 
 import json
+import math
 import re
 import threading
 import time
@@ -162,6 +163,93 @@ def parse_ref(ref: Any) -> str:
     return ref.strip().removeprefix("ref ").strip()
 
 
+# --- an in-process index (stores without a search engine of their own) -------------------
+
+
+class ArchiveIndex:
+    """BM25 over archived texts held in process, with the SQLite store's query semantics:
+    each query word is a phrase of its parts (``parse_config`` = ``parse`` then ``config``),
+    every word must match, else any word; CamelCase parts are indexed too."""
+
+    K1 = 1.2
+    B = 0.75
+
+    def __init__(self) -> None:
+        self.postings: dict[str, dict[Any, int]] = {}
+        self.lengths: dict[Any, int] = {}
+        self.texts: dict[Any, str] = {}
+        self.total = 0
+
+    def __len__(self) -> int:
+        return len(self.lengths)
+
+    def add(self, key: Any, text: str) -> None:
+        if key in self.lengths:
+            return
+        tokens = _WORD_RE.findall(text.lower())
+        extra = identifier_parts(text)
+        if extra:
+            tokens += _WORD_RE.findall(extra.lower())
+        counts: dict[str, int] = {}
+        for token in tokens:
+            counts[token] = counts.get(token, 0) + 1
+        for token, n in counts.items():
+            self.postings.setdefault(token, {})[key] = n
+        self.lengths[key] = len(tokens)
+        self.texts[key] = text
+        self.total += len(tokens)
+
+    def remove(self, key: Any) -> None:
+        text = self.texts.pop(key, None)
+        if text is None:
+            return
+        self.total -= self.lengths.pop(key)
+        for token in set(_WORD_RE.findall(text.lower()) + _WORD_RE.findall(identifier_parts(text).lower())):
+            docs = self.postings.get(token)
+            if docs is not None:
+                docs.pop(key, None)
+                if not docs:
+                    del self.postings[token]
+
+    def _matches(self, word: str) -> set[Any]:
+        parts = _WORD_RE.findall(word.lower())
+        if not parts:
+            return set()
+        docs = [self.postings.get(p) for p in parts]
+        if any(d is None for d in docs):
+            return set()
+        found = set.intersection(*(set(d) for d in docs))  # type: ignore[arg-type]
+        if len(parts) > 1:
+            phrase = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![^\W_])")
+            found = {k for k in found if phrase.search(self.texts[k].lower())}
+        return found
+
+    def search(self, words: Sequence[str], limit: int) -> list[Any]:
+        """The keys of the best ``limit`` entries, best first (newer first on ties)."""
+        if not self.lengths:
+            return []
+        per_word = [self._matches(w) for w in words]
+        chosen = set.intersection(*per_word) if per_word else set()
+        if not chosen:
+            chosen = set().union(*per_word)
+        if not chosen:
+            return []
+        n = len(self.lengths)
+        avg = self.total / n if n else 1.0
+        parts = [p for w in words for p in _WORD_RE.findall(w.lower())]
+        scores: dict[Any, float] = {}
+        for part in dict.fromkeys(parts):
+            docs = self.postings.get(part) or {}
+            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
+            for key in chosen:
+                tf = docs.get(key)
+                if tf:
+                    norm = tf * (self.K1 + 1) / (tf + self.K1 * (1 - self.B + self.B * self.lengths[key] / avg))
+                    scores[key] = scores.get(key, 0.0) + idf * norm
+        ranked = sorted(chosen, key=lambda k: (scores.get(k, 0.0), k), reverse=True)
+        return ranked[: max(1, limit)]
+
+
 # --- the in-memory store -------------------------------------------------------------------
 
 
@@ -173,16 +261,24 @@ class MemoryArchiveStore:
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, dict[str, Any]]] = {}
+        self._index: dict[str, ArchiveIndex] = {}
+        self._order = 0
         self._lock = threading.Lock()
 
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
         now = time.time()
         with self._lock:
             rows = self._rows.setdefault(session_id, {})
+            index = self._index.setdefault(session_id, ArchiveIndex())
             for record in records:
+                if record["ref"] in rows:
+                    continue
                 row = dict(record)
                 row.setdefault("created_at", now)
-                rows.setdefault(row["ref"], row)
+                self._order += 1
+                row["_order"] = self._order
+                rows[row["ref"]] = row
+                index.add((self._order, row["ref"]), row["text"])
 
     def archive_flush(self) -> None:
         return None
@@ -209,18 +305,10 @@ class MemoryArchiveStore:
     def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:
         words = query_words(query)
         with self._lock:
-            rows = list(self._rows.get(session_id, {}).values())
-        wanted = [[p.lower() for p in _WORD_RE.findall(w)] for w in words]
-        scored: list[tuple[float, int, dict[str, Any]]] = []
-        for order, row in enumerate(rows):
-            haystack = " ".join(_WORD_RE.findall(row["text"].lower())) + " " + identifier_parts(row["text"]).lower()
-            hits = sum(1 for parts in wanted if " ".join(parts) in haystack)
-            if hits:
-                scored.append((hits / (1.0 + len(row["text"]) / 2_000), -order, row))
-        all_words = [s for s in scored if s[0] * (1.0 + len(s[2]["text"]) / 2_000) >= len(wanted)]
-        chosen = all_words or scored
-        chosen.sort(key=lambda s: (s[0], s[1]), reverse=True)
-        return [dict(row) for _score, _order, row in chosen[: max(1, limit)]]
+            rows = self._rows.get(session_id, {})
+            index = self._index.get(session_id)
+            keys = index.search(words, limit) if index is not None else []
+            return [dict(rows[ref]) for _order, ref in keys]
 
     def archive_prune(
         self, *, max_age_days: float | None = None, max_bytes_per_session: int | None = None,
@@ -232,7 +320,7 @@ class MemoryArchiveStore:
             for sid, rows in self._rows.items():
                 if session_id is not None and sid != session_id:
                     continue
-                ordered = sorted(rows.values(), key=lambda r: (r["created_at"], r["seq"]))
+                ordered = sorted(rows.values(), key=lambda r: (r["created_at"], r["_order"]))
                 total = sum(len(r["text"].encode("utf-8")) for r in ordered)
                 for row in ordered:
                     old = cutoff is not None and row["created_at"] < cutoff
@@ -241,11 +329,13 @@ class MemoryArchiveStore:
                         continue
                     total -= len(row["text"].encode("utf-8"))
                     del rows[row["ref"]]
+                    self._index[sid].remove((row["_order"], row["ref"]))
                     removed += 1
         return {"removed": removed}
 
     def archive_delete(self, session_id: str) -> int:
         with self._lock:
+            self._index.pop(session_id, None)
             return len(self._rows.pop(session_id, {}))
 
 
