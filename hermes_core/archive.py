@@ -488,6 +488,7 @@ class SessionArchive:
         self._turn_offset: int | None = None
         self._seq = 0
         self._count = 0
+        self._pending_turns = 0
 
     # -- state restored from the store (a new process, the same session id)
 
@@ -537,15 +538,19 @@ class SessionArchive:
             if records:
                 try:
                     self.store.archive_put(self.session_id, records)
-                except Exception as exc:  # noqa: BLE001 - keep the refs out of the text then
+                except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
+                    for record in records:
+                        self._used.discard(record["ref"])  # type: ignore[union-attr]
                     record_warning(
                         "archive_write_failed",
                         f"could not archive {len(records)} compacted message(s) of session "
-                        f"{self.session_id}: {type(exc).__name__}: {exc}; they are not recoverable",
+                        f"{self.session_id} ({type(exc).__name__}: {exc}); the compaction was "
+                        "skipped so nothing is lost, and is tried again at the next turn",
                         session_id=self.session_id,
                     )
-                    return after
+                    return before
                 self._count += len(records)
+            self._turn_offset += self._pending_turns  # type: ignore[operator]
             out = self._annotate(after, refs_for)
         log.info(
             "messages_archived", session=self.session_id, archived=len(records), phase=phase or None,
@@ -605,7 +610,7 @@ class SessionArchive:
             })
             if target >= 0:
                 refs_for.setdefault(target, []).append(ref)
-        self._turn_offset += users_gone
+        self._pending_turns = users_gone
         return records, refs_for
 
     def _annotate(self, after: list[dict[str, Any]], refs_for: Mapping[int, list[str]]) -> list[dict[str, Any]]:

@@ -312,6 +312,16 @@ class TerminalSection:
 
 
 @attrs.frozen(kw_only=True)
+class SessionStoreSection:
+    backend: str = field("sqlite", _str(choices=("sqlite", "redis")), doc="sqlite (HERMES_HOME) or redis")
+    url: str = field("redis://127.0.0.1:6379/0", _str(), doc="the Redis server (backend: redis)")
+    key_prefix: str = field("hermes:", _str(), doc="prefix of every Redis key")
+    ttl_seconds: int | None = field(
+        None, _int(1, optional=True), doc="Redis keys of a session expire this long after its last write"
+    )
+
+
+@attrs.frozen(kw_only=True)
 class ArchiveSection:
     enabled: bool = field(True, _bool, doc="archive what compaction removes (recall tools)")
     max_age_days: float | None = field(
@@ -345,6 +355,7 @@ class Config:
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
     archive: ArchiveSection = section(ArchiveSection)
+    session_store: SessionStoreSection = section(SessionStoreSection)
     files: FilesSection = section(FilesSection)
     platform_hints: Mapping[str, Any] = field({}, _mapping)
     platforms: Mapping[str, Any] = field({}, _mapping)

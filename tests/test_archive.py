@@ -226,3 +226,38 @@ def test_every_engine_gets_an_archive_without_code_of_its_own(tmp_path: Path, en
         pytest.skip(f"{engine} found nothing to compress")
     kept = {id(m) for m in out}
     assert len(session.archive) >= sum(1 for m in messages if id(m) not in kept) - len(out)
+
+
+class _BrokenStore:
+    """A store whose archive writes fail (a lost connection)."""
+
+    def get_prompt(self, session_id: str) -> None:
+        return None
+
+    def put_prompt(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+    def archive_put(self, session_id: str, records: Any) -> None:
+        raise ConnectionError("connection refused")
+
+    def archive_get(self, session_id: str, ref: str) -> None:
+        return None
+
+    def archive_search(self, *args: Any) -> list[Any]:
+        return []
+
+    def archive_refs(self, session_id: str) -> set[str]:
+        return set()
+
+    def archive_stats(self, session_id: str) -> dict[str, Any]:
+        return {}
+
+
+def test_a_failed_archive_write_skips_the_compaction_and_says_so(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    session.store = _BrokenStore()
+    messages = history(12)
+    result = session.compress(messages)
+    assert result.messages == messages  # nothing dropped that is not archived
+    warnings = [w for w in session.warnings if w.kind == "archive_write_failed"]
+    assert warnings and "skipped" in warnings[0].message and "connection refused" in warnings[0].message

@@ -13,6 +13,7 @@ import pytest
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core.archive import ArchiveError, MemoryArchiveStore, has_archive
+from redis_support import redis_server
 
 StoreFactory = Callable[[Path], Any]
 
@@ -28,11 +29,35 @@ def memory_store(tmp: Path) -> Any:
 STORES = {"sqlite": sqlite_store, "memory": memory_store}
 
 
-@pytest.fixture(params=sorted(STORES))
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+_prefixes = iter(range(1_000_000))
+
+
+@pytest.fixture(params=[*sorted(STORES), "redis"])
 def store(request: pytest.FixtureRequest, tmp_path: Path) -> Any:
-    made = STORES[request.param](tmp_path)
+    if request.param == "redis":
+        from hermes_plugins.redis_store import RedisSessionStore
+
+        made = RedisSessionStore(request.getfixturevalue("redis_url"), key_prefix=f"t{next(_prefixes)}:")
+    else:
+        made = STORES[request.param](tmp_path)
     yield made
     close_connections()
+
+
+def test_prompts_round_trip_with_their_split(store: Any) -> None:
+    if not hasattr(store, "put_prompt"):
+        pytest.skip("the in-memory archive keeps no prompts")
+    assert store.get_prompt("s1") is None
+    store.put_prompt("s1", "You are X.\n\nModel: m", model="m", provider="p", static_prefix=10)
+    assert store.get_prompt("s1") == "You are X.\n\nModel: m" and store.get_static_prefix("s1") == 10
+    store.put_prompt("s1", "again", model="m", provider="p")
+    assert store.get_prompt("s1") == "again" and store.get_prompt("s2") is None
 
 
 def rec(ref: str, text: str, *, role: str = "tool", tool: str = "terminal", turn: int = 1,

@@ -11,6 +11,7 @@ A deployment with many workers on many machines replaces this by answering
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sqlite3
 import threading
@@ -140,7 +141,10 @@ class SQLiteSessionStore(SQLiteArchive):
 
 
 @hookimpl(trylast=True)
-def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore:
+def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore | None:
+    section = getattr(config, "session_store", None)
+    if getattr(section, "backend", "sqlite") == "redis" and importlib.util.find_spec("redis") is not None:
+        return None  # the redis_store plugin answers (config decides, never hook order)
     archive = getattr(config, "archive", None)
     return SQLiteSessionStore(
         Path(home) / DB_NAME, archive_max_bytes=getattr(archive, "max_bytes_per_session", None)

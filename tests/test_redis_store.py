@@ -1,0 +1,65 @@
+"""The Redis session store through the Session: replayed prompts, the archive, lost connections."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from recall_support import TestEngines, history
+from redis_support import free_port, redis_server
+
+from hermes_core import Session
+from hermes_core.config import load_config
+from hermes_core.host import PluginHost
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+def open_session(home: Path, url: str, sid: str, prefix: str = "it:") -> Session:
+    host = PluginHost.create()
+    host.register(TestEngines(), "test_engines")
+    config = load_config(data={"context": {"engine": "drophalf"},
+                               "session_store": {"backend": "redis", "url": url, "key_prefix": prefix}})
+    return Session.open(cwd=home, home=home, model="m", session_id=sid, host=host, config=config)
+
+
+def test_prompt_and_archive_live_in_redis_for_every_worker(tmp_path: Path, redis_url: str) -> None:
+    first = open_session(tmp_path / "a", redis_url, "shared")
+    assert type(first.store).__name__ == "RedisSessionStore"
+    prompt = first.system_prompt
+    first.compress(history(12, facts={2: "ModuleNotFoundError: No module named 'yaml'"}))
+    first.close()
+    # another worker, another home (another machine): same prompt bytes, same archive
+    second = open_session(tmp_path / "b", redis_url, "shared")
+    assert second.system_prompt == prompt and second.built.origin == "stored"
+    hits = json.loads(second.handle_tool_call("context_search", {"query": "ModuleNotFoundError"}))["hits"]
+    assert hits[0]["ref"] == "m2.3"
+    text = json.loads(second.handle_tool_call("context_expand", {"ref": "m2.3"}))["text"]
+    planted = history(12, facts={2: "ModuleNotFoundError: No module named 'yaml'"})
+    assert text == planted[7]["content"] and "ModuleNotFoundError" in text
+    assert not (tmp_path / "b" / "sessions.db").exists()  # nothing went to a local file
+
+
+def test_key_prefixes_keep_deployments_apart(tmp_path: Path, redis_url: str) -> None:
+    one = open_session(tmp_path, redis_url, "same-id", prefix="one:")
+    one.compress(history(12))
+    other = open_session(tmp_path, redis_url, "same-id", prefix="two:")
+    assert len(other.archive) == 0 and len(open_session(tmp_path, redis_url, "same-id", prefix="one:").archive) > 0
+
+
+def test_a_lost_server_still_serves_requests_with_clear_warnings(tmp_path: Path) -> None:
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    session = open_session(tmp_path, url, "down")
+    assert "You are" in session.system_prompt or session.system_prompt  # rebuilt locally
+    messages = history(12)
+    assert session.compress(messages).messages == messages  # skipped: nothing would be archived
+    kinds = {w.kind for w in session.warnings}
+    assert {"session_store_read_failed", "archive_write_failed"} <= kinds
+    out = json.loads(session.handle_tool_call("context_search", {"query": "anything"}))
+    assert "error" in out and "could not be read" in out["error"]
