@@ -26,6 +26,9 @@ EXPECTED_FORMAT = {
     "swe_agent_0x.traj": "swe-agent",
     "swe_agent_1x.traj": "swe-agent",
     "tau_bench.json": "tau-bench",
+    "openhands_trajectory.json": "openhands",
+    "aider.chat.history.md": "aider",
+    "atif_trajectory.json": "atif",
 }
 
 
@@ -180,3 +183,42 @@ def test_tau_bench_runs_by_index_or_all() -> None:
         read_transcript(DATA / "tau_bench.json")
     with pytest.raises(InvalidMessagesError, match="out of range"):
         read_transcript(DATA / "tau_bench.json", index=5)
+
+
+def test_openhands_actions_of_one_response_become_one_assistant_message() -> None:
+    t = read_transcript(DATA / "openhands_trajectory.json")
+    assert t.system_prompt == "You are OpenHands agent."
+    assert roles(t) == ["user", "user", "assistant", "tool", "tool", "assistant"]
+    assert t.messages[1]["_injected"] == "recall"
+    assistant = t.messages[2]
+    assert assistant["content"] == "Let me look around."
+    assert [c["function"]["name"] for c in assistant["tool_calls"]] == ["execute_bash", "str_replace_editor"]
+    assert json.loads(assistant["tool_calls"][1]["function"]["arguments"]) == {"command": "view", "path": "/w/a.py"}
+    assert t.messages[4]["_is_error"] is True and "_is_error" not in t.messages[3]
+    report = t.conversion
+    assert report is not None
+    assert report.merged == {"actions_of_one_model_response": 1}
+    assert report.dropped == {"observation:agent_state_changed": 1}
+
+
+def test_aider_history() -> None:
+    t = read_transcript(DATA / "aider.chat.history.md")
+    assert roles(t) == ["user", "user", "assistant", "user", "user", "user", "user", "assistant", "user", "assistant"]
+    assert t.messages[0] == {"role": "user", "content": "/usr/local/bin/aider --model gpt-4o\nAider v0.80.0\nGit repo: .git with 12 files", "_injected": "aider-output"}
+    assert t.messages[1]["content"] == "add a greet() function to hello.py"
+    assert "def greet(name):" in t.messages[2]["content"]
+    assert t.messages[4]["content"].startswith("/run python")
+    assert t.metadata["sessions_started"] == ["2026-01-05 09:12:44", "2026-01-06 10:00:00"]
+    report = t.conversion
+    assert report is not None and report.absorbed == {"session_header": 2}
+
+
+def test_atif_steps() -> None:
+    t = read_transcript(DATA / "atif_trajectory.json")
+    assert t.system_prompt == "You are a terminal agent." and t.model == "claude-sonnet-4"
+    assert t.metadata["agent"] == "terminus" and t.metadata["schema_version"] == "ATIF-v1.4"
+    assert roles(t) == ["user", "assistant", "tool", "user", "assistant"]
+    call = t.messages[1]
+    assert call["_reasoning"] == "Use echo." and call["content"] == "Creating the file."
+    assert json.loads(call["tool_calls"][0]["function"]["arguments"]) == {"cmd": "echo hi > hello.txt"}
+    assert t.messages[3] == {"role": "user", "content": "[terminal screen] $", "_injected": "observation"}

@@ -7,11 +7,14 @@ from collections.abc import Iterator
 from hermes_core import hookimpl
 from hermes_core.transcripts import TranscriptFormat
 from hermes_plugins.transcripts import (
+    aider,
     anthropic,
+    atif,
     claude_code,
     codex,
     hermes_agent,
     openai_chat,
+    openhands,
     responses,
     swe_agent,
     tau_bench,
@@ -29,3 +32,6 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield hermes_agent.DB_FORMAT
     yield swe_agent.FORMAT
     yield tau_bench.FORMAT
+    yield openhands.FORMAT
+    yield aider.FORMAT
+    yield atif.FORMAT

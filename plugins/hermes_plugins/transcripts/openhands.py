@@ -1,0 +1,150 @@
+"""OpenHands trajectories: the event stream saved as a JSON list (or ``{"trajectory": [...]}``).
+
+Actions (``action``) and observations (``observation``) carry a ``source`` (``user``, ``agent``,
+``environment``). Agent actions made through function calling hold ``tool_call_metadata``
+(``tool_call_id``, ``function_name``, the ``model_response``): actions of one model response
+become one assistant message with several calls, their observations the tool results.
+``message`` actions are user or assistant text, the ``system`` action is the system prompt;
+observations with no call (agent state changes, recalled knowledge) are not conversation:
+``recall`` becomes a user message marked ``_injected: "recall"``, the rest are dropped by type.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource, make_tool_call
+from hermes_plugins.transcripts.common import mark_user_text
+
+NAME = "openhands"
+_ERRORS = frozenset({"error", "user_rejected"})
+
+
+def _events(doc: Any) -> list[Any] | None:
+    if isinstance(doc, Mapping):
+        for key in ("trajectory", "history", "events"):
+            if isinstance(doc.get(key), list):
+                return doc[key]
+        return None
+    return doc if isinstance(doc, list) else None
+
+
+def detect(source: TranscriptSource) -> Detection:
+    if source.kind != "json":
+        return Detection.refuse(f"not one JSON document ({source.kind})")
+    events = _events(source.document_or_none())
+    if not events:
+        return Detection.refuse("not a list of events")
+    sample = [e for e in events[:100] if isinstance(e, Mapping)]
+    typed = [e for e in sample if ("action" in e or "observation" in e) and "source" in e]
+    if sample and len(typed) >= len(sample) * 0.9:
+        return Detection.accept(0.9, "events with action/observation and source")
+    return Detection.refuse("events have no action/observation with a source")
+
+
+def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
+    response = meta.get("model_response")
+    ident = meta.get("tool_call_id")
+    if isinstance(response, Mapping):
+        for choice in response.get("choices") or ():
+            message = choice.get("message") if isinstance(choice, Mapping) else None
+            for call in (message or {}).get("tool_calls") or ():
+                if isinstance(call, Mapping) and call.get("id") == ident:
+                    fn = call.get("function") or {}
+                    return fn.get("arguments")
+    args = event.get("args")
+    return {k: v for k, v in dict(args).items() if k not in ("thought", "security_risk")} if isinstance(args, Mapping) else {}
+
+
+def _assistant_text(response: Any) -> str:
+    if isinstance(response, Mapping):
+        for choice in response.get("choices") or ():
+            message = choice.get("message") if isinstance(choice, Mapping) else None
+            if isinstance(message, Mapping) and isinstance(message.get("content"), str):
+                return message["content"]
+    return ""
+
+
+def read(source: TranscriptSource) -> Transcript:
+    report = source.report
+    events = _events(source.document())
+    if events is None:
+        raise ValueError("expected a list of events")
+    report.saw(len(events))
+    messages: list[dict[str, Any]] = []
+    system_prompt = None
+    open_response: str | None = None
+    open_message: dict[str, Any] | None = None
+    for event in events:
+        if not isinstance(event, Mapping):
+            report.dropped("not_an_object")
+            continue
+        meta = event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), Mapping) else None
+        args = event.get("args") if isinstance(event.get("args"), Mapping) else {}
+        if "action" in event:
+            action = event.get("action")
+            if action == "system":
+                system_prompt = str(args.get("content") or event.get("message") or "")
+                report.absorbed("system_prompt")
+                continue
+            if meta and event.get("source") == "agent":
+                response = meta.get("model_response")
+                response_id = response.get("id") if isinstance(response, Mapping) else None
+                call = make_tool_call(str(meta.get("tool_call_id") or ""), str(meta.get("function_name") or action),
+                                      _arguments(event, meta))
+                if open_message is not None and response_id and response_id == open_response:
+                    open_message["tool_calls"].append(call)
+                    report.merged("actions_of_one_model_response")
+                    continue
+                text = _assistant_text(response) or str(args.get("thought") or "")
+                open_message = {"role": "assistant", "content": text or None, "tool_calls": [call]}
+                open_response = response_id
+                messages.append(open_message)
+                report.converted()
+                continue
+            open_message = open_response = None
+            if action == "message":
+                text = str(args.get("content") or event.get("message") or "")
+                if event.get("source") == "user":
+                    messages.append(mark_user_text({"role": "user", "content": text}, report))
+                else:
+                    messages.append({"role": "assistant", "content": text})
+                report.converted()
+            else:
+                report.dropped(f"action:{action}")
+            continue
+        observation = event.get("observation")
+        if meta and meta.get("tool_call_id"):
+            result: dict[str, Any] = {"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
+                                      "content": str(event.get("content") or "")}
+            extras = event.get("extras") if isinstance(event.get("extras"), Mapping) else {}
+            exit_code = extras.get("exit_code")
+            if exit_code is None and isinstance(extras.get("metadata"), Mapping):
+                exit_code = extras["metadata"].get("exit_code")
+            if observation in _ERRORS or (isinstance(exit_code, int) and exit_code not in (0, -1)):
+                result["_is_error"] = True
+            messages.append(result)
+            report.converted()
+            continue
+        open_message = open_response = None
+        if observation == "recall" and event.get("content"):
+            messages.append({"role": "user", "content": str(event["content"]), "_injected": "recall"})
+            report.converted()
+            report.relabelled("marked_injected:recall")
+        elif observation == "error" and event.get("content"):
+            messages.append({"role": "user", "content": str(event["content"]), "_injected": "error-observation"})
+            report.converted()
+            report.relabelled("marked_injected:error-observation")
+        else:
+            report.dropped(f"observation:{observation}")
+    return source.transcript(messages, system_prompt=system_prompt)
+
+
+FORMAT = TranscriptFormat(
+    name=NAME,
+    description="OpenHands trajectory (event stream of actions and observations)",
+    detect=detect,
+    read=read,
+)
