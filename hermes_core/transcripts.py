@@ -60,6 +60,7 @@ __all__ = [
     "make_tool_call",
     "read_transcript",
     "read_transcripts",
+    "sniff_format",
     "transcript_formats",
     "write_transcript",
 ]
@@ -631,6 +632,17 @@ def detect_format(
             source.document()  # a document that does not parse: say so rather than "no format"
         raise UnknownTranscriptFormatError(source.name, {n: d.reason for n, d in answers.items()})
     return formats[ranked[0][1]], answers
+
+
+def sniff_format(path_or_text: str | Path | bytes, *, host: PluginHost | None = None) -> str | None:
+    """The format auto-detection would pick for the input, or ``None`` (unreadable, unknown)."""
+    try:
+        source = TranscriptSource.open(path_or_text)
+        if source.kind == "empty":
+            return None
+        return detect_format(source, transcript_formats(host))[0].name
+    except InvalidMessagesError:
+        return None
 
 
 # --- reading ----------------------------------------------------------------------------------

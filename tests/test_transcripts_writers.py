@@ -139,3 +139,19 @@ def test_formats_lists_readers_and_writers() -> None:
     assert rows["claude-code"]["plugin"] == "transcripts"
     table = run("formats")
     assert table.stdout.splitlines()[0].split()[:2] == ["NAME", "WRITE"]
+
+
+def test_cache_report_reads_any_format() -> None:
+    result = run("cache-report", str(DATA / "claude_code.jsonl"), "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    # A request after every user message and every batch of tool results.
+    t = read_transcript(DATA / "claude_code.jsonl")
+    expected = sum(1 for i, m in enumerate(t.messages) if m["role"] == "user" or (
+        m["role"] == "tool" and (i + 1 == len(t.messages) or t.messages[i + 1]["role"] != "tool")))
+    assert report["total"]["requests"] == expected
+    forced = run("cache-report", str(DATA / "anthropic.json"), "--format", "anthropic", "--json")
+    assert forced.exit_code == 0 and json.loads(forced.stdout)["total"]["requests"] == 3
+    runs = run("cache-report", str(DATA / "tau_bench.json"), "--json")
+    assert runs.exit_code == 2 and "--index" in runs.stderr
+    assert run("cache-report", str(DATA / "tau_bench.json"), "--index", "0", "--json").exit_code == 0

@@ -22,6 +22,7 @@ from hermes_core.transcripts import (
     Transcript,
     UnknownTranscriptFormatError,
     read_transcript,
+    sniff_format,
     write_transcript,
 )
 
@@ -66,6 +67,13 @@ def load_for_cli(state: CliState, path: Path, fmt: str = "auto", index: int | No
     finally:
         if bar is not None:
             bar.__exit__(None, None, None)
+
+
+def resolve_format(state: CliState, path: Path, fmt: str = "auto") -> str | None:
+    """The format ``--format`` names, or the detected one (``None`` when nothing accepts it)."""
+    if fmt and fmt != "auto":
+        return fmt
+    return sniff_format(path, host=state.host)
 
 
 def _stderr_is_tty() -> bool:

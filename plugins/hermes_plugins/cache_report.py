@@ -35,6 +35,7 @@ import click
 
 from hermes_core import InvalidMessagesError, PayloadContext
 from hermes_core.cli import CliState, emit_json, emit_table, fail
+from hermes_core.cli.transcripts_cmd import format_option, load_for_cli, resolve_format
 from hermes_core.messages import (
     parse_transcript,
     read_transcript_text,
@@ -42,6 +43,7 @@ from hermes_core.messages import (
 )
 from hermes_core.payload import anthropic_blocks, assemble_payload
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
+from hermes_core.transcripts import Transcript
 from hermes_plugins.caching import LOOKBACK_BLOCKS
 
 MIN_CACHEABLE_TOKENS = 1_024
@@ -481,6 +483,16 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
     ]
 
 
+def specs_from_transcript(transcript: Transcript) -> list[RequestSpec]:
+    """The requests of a transcript read by ``hermes_core.transcripts`` (any format)."""
+    messages = list(transcript.messages)
+    tools = tuple(transcript.tools)
+    return [
+        RequestSpec(system=transcript.system_prompt or "", tools=tools, messages=tuple(messages[:end]))
+        for end in request_ends(messages)
+    ]
+
+
 def load_report_input(path: str | Path) -> list[RequestSpec]:
     return parse_report_input(read_transcript_text(path), source=str(Path(path)))
 
@@ -516,12 +528,21 @@ def _break_text(brk: Mapping[str, Any] | None) -> str:
 @click.option("--json", "as_json", is_flag=True,
               help="JSON: {turns: [{index, prefix_tokens, cache_write_tokens, cache_read_tokens, "
                    "uncached_tokens, break}], total: {input_tokens, cost_ratio}}.")
+@format_option
 @click.pass_obj
 def cache_report_command(state: CliState, file: str, provider: str, model: str,
-                         ttl: str | None, as_json: bool) -> None:
-    """Replay a transcript request by request and price it under a provider's prompt cache."""
+                         ttl: str | None, as_json: bool, transcript_format: str = "auto",
+                         transcript_index: int | None = None) -> None:
+    """Replay a transcript request by request and price it under a provider's prompt cache.
+
+    Takes the report's own shapes (OpenAI chat, ``{"requests": [...]}``) or a transcript in any
+    format ``hermes-ctx formats`` lists (``--format``; detected by content)."""
     try:
-        specs = load_report_input(file)
+        fmt = resolve_format(state, Path(file), transcript_format)
+        if fmt in (None, "openai"):
+            specs = load_report_input(file)
+        else:
+            specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
     except InvalidMessagesError as exc:
         fail(str(exc))
     if not specs:

@@ -54,7 +54,7 @@ def detect(source: TranscriptSource) -> Detection:
     if has_anthropic_blocks(sample):
         return Detection.accept(0.85, "content blocks tool_use/tool_result/thinking")
     if isinstance(doc, Mapping) and "system" in doc:
-        return Detection.accept(0.7, "a request body with a top-level 'system'")
+        return Detection.accept(0.45, "a request body with a top-level 'system' (no blocks)")
     return Detection.accept(0.4, "user/assistant messages only")
 
 

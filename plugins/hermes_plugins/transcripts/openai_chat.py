@@ -59,8 +59,6 @@ def detect(source: TranscriptSource) -> Detection:
         return Detection.refuse("items are not chat messages with a known role")
     if has_anthropic_blocks(sample):
         return Detection.refuse("messages hold Anthropic content blocks (tool_use/tool_result)")
-    if isinstance(doc, Mapping) and isinstance(doc.get("system"), (str, list)):
-        return Detection.accept(0.35, "messages with a top-level 'system' (Anthropic-like)")
     sure = any(m.get("role") in ("tool", "system", "developer") or m.get("tool_calls") for m in sample)
     return Detection.accept(0.6 if sure else 0.5, "chat messages with OpenAI roles")
 
@@ -84,6 +82,7 @@ def read(source: TranscriptSource) -> Transcript:
     report = source.report
     tools: list[dict[str, Any]] = []
     model = None
+    system_prompt: str | None = None
     metadata: dict[str, Any] = {}
     if source.kind == "jsonl":
         raw: Any = (record for _lineno, record in source.records())
@@ -96,10 +95,11 @@ def read(source: TranscriptSource) -> Transcript:
         if isinstance(doc, Mapping):
             tools = [t for t in doc.get("tools") or () if isinstance(t, Mapping)]
             model = doc.get("model") if isinstance(doc.get("model"), str) else None
-            metadata = {k: v for k, v in doc.items() if k not in ("messages", "tools", "model")
+            metadata = {k: v for k, v in doc.items() if k not in ("messages", "tools", "model", "system")
                         and isinstance(v, (str, int, float, bool))}
+            if isinstance(doc.get("system"), str):
+                system_prompt = doc["system"]
     messages: list[dict[str, Any]] = []
-    system_prompt: str | None = None
     for number, message in enumerate(raw):
         try:
             validate_messages((message,))
