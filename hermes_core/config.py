@@ -20,7 +20,7 @@ import yaml
 
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
-from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, read_bytes_bounded
+from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, dangling_target, read_bytes_bounded
 from hermes_core.safeyaml import YAMLLimitError, load_yaml
 
 Check = Callable[[Any], Any]
@@ -476,8 +476,10 @@ def _read_yaml(path: Path, *, explicit: bool, env: Mapping[str, str] | None = No
     try:
         read = read_bytes_bounded(path, limit)
     except (FileNotFoundError, NotADirectoryError):
-        if explicit:
-            raise ConfigError(f"{path}: config file not found", path=str(path)) from None
+        target = dangling_target(path)
+        if explicit or target is not None:
+            why = f"a symlink to {target}, which does not exist" if target is not None else "not found"
+            raise ConfigError(f"{path}: config file {why}", path=str(path)) from None
         return {}
     except FileRefused as exc:
         raise ConfigError(

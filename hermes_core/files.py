@@ -117,6 +117,16 @@ def _kind_by_stat(path: str | os.PathLike[str], fallback: str) -> str:
         return fallback
 
 
+def dangling_target(path: str | os.PathLike[str]) -> str | None:
+    """Where ``path`` points when it is a symlink to nothing (an absent file that is not)."""
+    try:
+        if not os.path.islink(path) or os.path.exists(path):
+            return None
+        return os.readlink(path)
+    except OSError:
+        return None
+
+
 def read_fd_bounded(fd: int, size: int, max_bytes: int) -> tuple[bytes, bool]:
     """Read at most ``max_bytes`` from ``fd``; the bytes and whether the file had more.
 
@@ -198,6 +208,13 @@ def read_text_bounded(
     try:
         read = read_bytes_bounded(path, max_bytes)
     except (FileNotFoundError, NotADirectoryError):
+        target = dangling_target(path)
+        if target is not None:
+            record_warning(
+                "file_unreadable",
+                f"{shown} ({what}) is a symlink to {target}, which does not exist; it was skipped",
+                plugin=plugin, path=shown, what=what, target=target,
+            )
         return None
     except FileRefused as exc:
         record_warning(
@@ -244,6 +261,7 @@ __all__ = [
     "DEFAULT_MAX_BYTES",
     "BoundedRead",
     "FileRefused",
+    "dangling_target",
     "decode_prefix",
     "kind_of",
     "max_read_bytes",

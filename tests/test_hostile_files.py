@@ -207,14 +207,10 @@ def test_an_oversized_soul_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None
     assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "soul_truncated"]
 
 
-def test_an_oversized_skill_file_is_read_only_up_to_the_bound(
-    tree: tuple[Path, Path], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from hermes_plugins.skills import discovery
-
+def test_an_oversized_skill_file_is_read_only_up_to_the_bound(tree: tuple[Path, Path]) -> None:
     home, project = tree
     target = write_skill(home / "skills", "tools/big", description="Big one", body="y" * 10_000)
-    monkeypatch.setattr(discovery, "MAX_FILE_BYTES", 2_000)
+    (home / "config.yaml").write_text("files:\n  max_read_bytes: 2000\n", encoding="utf-8")
     prompt, warnings = _build(home, project)
     assert "Big one" in prompt  # the frontmatter is at the head
     assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "skill_file_too_large"]
@@ -278,3 +274,133 @@ def test_read_text_bounded_warns_and_marks(tmp_path: Path) -> None:
         ("file_refused", str(fifo), "demo"),
     ]
     assert "FIFO" in warnings[1].message and str(fifo) in warnings[1].message
+
+
+# --- more shapes: huge sparse files, directories, dangling links, other devices -----------
+
+
+def _sparse(path: Path) -> None:
+    with open(path, "wb") as handle:
+        handle.truncate(10 * 1024**3)  # 10 GiB of nothing, costs no disk
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+
+
+def _dangling(path: Path) -> None:
+    os.symlink(path.parent / "gone-for-good", path)
+
+
+def _urandom(path: Path) -> None:
+    os.symlink("/dev/urandom", path)
+
+
+MORE_PLANTS: dict[str, Callable[[Path], None]] = {
+    "directory": _directory,
+    "dangling_symlink": _dangling,
+    "dev_urandom": _urandom,
+}
+#: Targets where a warning is expected for every shape above (SKILL.md as a dangling link is
+#: a directory without a skill file: nothing to warn about).
+MORE_TARGETS = [t for t in TARGETS if t[0] not in {"active_org"}]
+
+
+@pytest.mark.parametrize("plant", sorted(MORE_PLANTS))
+@pytest.mark.parametrize(("label", "where", "rel"), MORE_TARGETS, ids=[t[0] for t in MORE_TARGETS])
+def test_directories_dangling_links_and_devices_are_named(
+    tree: tuple[Path, Path], plant: str, label: str, where: str, rel: str
+) -> None:
+    if plant == "dangling_symlink" and label in {"SKILL.md", "snapshot"}:
+        pytest.skip("absent there is normal: no skill file / no snapshot yet")
+    home, project = tree
+    target = (home if where == "home" else project) / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    MORE_PLANTS[plant](target)
+    prompt, warnings = _build(home, project)
+    assert _named(warnings, target), [getattr(w, "message", w) for w in warnings]
+    assert "Still listed" in prompt
+
+
+@pytest.mark.parametrize(("label", "where", "rel"), TARGETS, ids=[t[0] for t in TARGETS])
+def test_a_10_gib_sparse_file_is_read_only_up_to_its_bound(
+    tree: tuple[Path, Path], label: str, where: str, rel: str
+) -> None:
+    import tracemalloc
+
+    home, project = tree
+    target = (home if where == "home" else project) / rel
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    _sparse(target)
+    tracemalloc.start()
+    try:
+        prompt, warnings = _build(home, project)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 * 1024**2  # bounded reads: never the 10 GiB
+    assert "Still listed" in prompt
+    # NUL bytes everywhere: refused as binary, cut with a marker, or a snapshot ignored - named.
+    assert _named(warnings, target), [getattr(w, "message", w) for w in warnings]
+
+
+@pytest.mark.parametrize("plant", ["directory", "dangling_symlink", "sparse"])
+def test_config_yaml_shapes_are_config_errors_naming_the_file(tmp_path: Path, plant: str) -> None:
+    target = tmp_path / "config.yaml"
+    {"directory": _directory, "dangling_symlink": _dangling, "sparse": _sparse}[plant](target)
+    with pytest.raises(ConfigError) as caught:
+        load_config(home=tmp_path, env={})
+    assert str(target) in str(caught.value)
+
+
+def test_config_yaml_that_is_not_utf8_or_asks_for_python_objects(tmp_path: Path) -> None:
+    target = tmp_path / "config.yaml"
+    target.write_bytes(b"timezone: caf\xe9\n")
+    with pytest.raises(ConfigError, match="UTF-8"):
+        load_config(home=tmp_path, env={})
+    target.write_text("timezone: !!python/object/apply:os.system ['echo pwned']\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load_config(home=tmp_path, env={})
+
+
+@pytest.mark.parametrize(
+    "frontmatter",
+    [
+        "name: x\ndescription: !!python/object/apply:os.system ['echo pwned']\n",
+        "name: x\ndescription: " + "[" * 5000 + "]" * 5000 + "\n",
+        "name: &a [*a]\ndescription: d\n",
+    ],
+    ids=["python-tag", "deep", "recursive"],
+)
+def test_hostile_skill_frontmatter_is_a_warning_naming_the_file(tree: tuple[Path, Path], frontmatter: str) -> None:
+    home, project = tree
+    bad = write_skill(home / "skills", "tools/bad", raw="---\n" + frontmatter + "---\nbody\n")
+    prompt, warnings = _build(home, project)
+    assert "Still listed" in prompt and "pwned" not in prompt
+    assert [w for w in warnings if getattr(w, "path", None) == str(bad)]
+
+
+def test_a_deeply_nested_snapshot_is_ignored_and_rebuilt(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    snapshot = home / ".skills_prompt_snapshot.json"
+    snapshot.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    prompt, warnings = _build(home, project)
+    assert "Still listed" in prompt
+    assert _named(warnings, snapshot)
+
+
+def test_the_prompt_cli_names_a_fifo_memory_file_and_exits_0(tree: tuple[Path, Path]) -> None:
+    from click.testing import CliRunner
+
+    from hermes_core.cli import cli
+
+    home, project = tree
+    target = home / "memories" / "MEMORY.md"
+    target.unlink()
+    os.mkfifo(target)
+    result = CliRunner().invoke(cli, ["--home", str(home), "prompt", "--cwd", str(project)])
+    assert result.exit_code == 0, result.output
+    assert "user likes tea" in result.stdout
+    assert str(target) in result.stderr

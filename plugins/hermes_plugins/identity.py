@@ -9,6 +9,7 @@ from __future__ import annotations
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
 from hermes_core.files import (
     FileRefused,
+    dangling_target,
     decode_prefix,
     max_read_bytes,
     read_bytes_bounded,
@@ -34,6 +35,13 @@ def read_soul(ctx: PromptContext) -> tuple[str | None, str]:
     try:
         read = read_bytes_bounded(path, limit)
     except (FileNotFoundError, NotADirectoryError):
+        target = dangling_target(path)
+        if target is not None:
+            record_warning(
+                "soul_unreadable",
+                f"{path} is a symlink to {target}, which does not exist; using the default identity",
+                path=str(path), plugin="identity",
+            )
         return None, str(path)
     except FileRefused as exc:
         record_warning(

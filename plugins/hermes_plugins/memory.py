@@ -16,6 +16,7 @@ from pathlib import Path
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
 from hermes_core.files import (
     FileRefused,
+    dangling_target,
     decode_prefix,
     max_read_bytes,
     read_bytes_bounded,
@@ -50,6 +51,15 @@ def read_entries(path: Path, max_bytes: int = MAX_FILE_BYTES) -> list[str]:
     try:
         read = read_bytes_bounded(path, max_bytes)
     except (FileNotFoundError, NotADirectoryError):
+        target = dangling_target(path)
+        if target is not None:
+            record_warning(
+                "memory_unreadable",
+                f"{path} is a symlink to {target}, which does not exist; its entries are left "
+                "out of the prompt",
+                plugin="memory",
+                path=str(path),
+            )
         return []
     except FileRefused as exc:
         record_warning(

@@ -94,7 +94,9 @@ def skills_command(
         request = request._replace(tools=None, toolsets=None)
     progress = LazyProgress(PROGRESS_AFTER_SECONDS)
     try:
-        loaded, problems = load_sources(request.sources, request.home, progress=progress)
+        loaded, problems = load_sources(
+            request.sources, request.home, progress=progress, max_bytes=request.max_file_bytes
+        )
     finally:
         progress.close()
     for warning in state.warnings:

@@ -85,6 +85,8 @@ class SourceScan:
     paths: list[str] = attrs.field(factory=list)
     mtimes: list[int] = attrs.field(factory=list)
     sizes: list[int] = attrs.field(factory=list)
+    #: The most bytes read from one SKILL.md / DESCRIPTION.md (``files.max_read_bytes``).
+    max_bytes: int = MAX_FILE_BYTES
 
     def problem(self, kind: str, message: str, path: str) -> None:
         self.problems.append([kind, message, path])
@@ -95,9 +97,11 @@ class SourceScan:
         self.sizes.append(st.st_size)
 
 
-def scan_source(root: str, *, progress: Progress | None = None) -> SourceScan:
+def scan_source(
+    root: str, *, progress: Progress | None = None, max_bytes: int = MAX_FILE_BYTES
+) -> SourceScan:
     """Walk ``root`` and read every skill in it. Never raises for what is on disk."""
-    scan = SourceScan(root=root, scanned_ns=time.time_ns())
+    scan = SourceScan(root=root, scanned_ns=time.time_ns(), max_bytes=max_bytes)
     try:
         st = os.stat(root)
     except OSError as exc:
@@ -167,6 +171,7 @@ def _walk(
     rel_suffix = "/" + SKILL_FILE
     own_category = category or ROOT_CATEGORY
     paths, mtimes, sizes, rows = scan.paths, scan.mtimes, scan.sizes, scan.rows
+    limit = scan.max_bytes
     # The loop body is the hot path of a cold scan (once per skill): kept inline.
     for done, name in enumerate(subdirs, 1):
         child = abs_dir + sep + name
@@ -184,7 +189,7 @@ def _walk(
         else:
             try:
                 size = st.st_size
-                data, cut = read_fd_bounded(fd, size, MAX_FILE_BYTES)
+                data, cut = read_fd_bounded(fd, size, limit)
                 if cut:
                     _too_large(scan, skill_path)
             except OSError as exc:
@@ -304,7 +309,7 @@ def _unopenable(
 def _too_large(scan: SourceScan, path: str) -> None:
     scan.problem(
         "skill_file_too_large",
-        f"{path} is larger than {MAX_FILE_BYTES:,} bytes; only the first {MAX_FILE_BYTES:,} were read",
+        f"{path} is larger than {scan.max_bytes:,} bytes; only the first {scan.max_bytes:,} were read",
         path,
     )
 
@@ -365,9 +370,9 @@ def _walk_org(scan: SourceScan, root: str, ancestors: set[tuple[int, int]]) -> N
     finally:
         os.close(fd)
     scan.record(marker_rel, st)
-    if not org or "/" in org or os.sep in org or org in (".", ".."):
+    if not org or "/" in org or os.sep in org or org in (".", "..") or not org.isprintable():
         if org:
-            scan.problem("skills_org_invalid", f"{marker} names no usable organisation: {org!r}", marker)
+            scan.problem("skills_org_invalid", f"{marker} names no usable organisation: {org[:80]!r}", marker)
         return
     child = root + os.sep + ORG_DIR + os.sep + org
     _descend(scan, child, ORG_DIR + "/" + org, "org:" + org, ancestors)
@@ -378,7 +383,7 @@ def _read_category(scan: SourceScan, abs_dir: str, rel_dir: str, category: str) 
     try:
         fd, st = open_regular(path)
         try:
-            data, cut = read_fd_bounded(fd, st.st_size, MAX_FILE_BYTES)
+            data, cut = read_fd_bounded(fd, st.st_size, scan.max_bytes)
         finally:
             os.close(fd)
     except OSError as exc:

@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from hermes_core import PromptBlock
+from hermes_core.files import DEFAULT_MAX_BYTES
 from hermes_core.logging import get_logger
 from hermes_plugins.skills.discovery import Progress, SourceScan, scan_source
 from hermes_plugins.skills.filters import hidden_reason
@@ -60,6 +61,8 @@ class IndexRequest(NamedTuple):
     disabled: frozenset[str]
     compact: frozenset[str]
     budget: int | None
+    #: ``files.max_read_bytes``: the most bytes read from one skill file.
+    max_file_bytes: int = DEFAULT_MAX_BYTES
 
 
 @attrs.frozen(kw_only=True)
@@ -117,6 +120,7 @@ def load_sources(
     *,
     progress: Progress | None = None,
     use_snapshot: bool = True,
+    max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> tuple[list[Loaded], list[list[str]]]:
     """Every source's skills, from the snapshot when it is current, else from a scan.
 
@@ -141,7 +145,7 @@ def load_sources(
                 loaded.append(Loaded(source=source, scan=scan_from_entry(root, entry), origin="snapshot"))
                 keep[root] = entry
                 continue
-        scan = scan_source(root, progress=progress)
+        scan = scan_source(root, progress=progress, max_bytes=max_bytes)
         if not scan.exists and source.label != "local":
             scan.problem("skills_dir_missing", f"skills directory {root} does not exist; skipped", root)
         loaded.append(Loaded(source=source, scan=scan, origin="scan"))
@@ -246,7 +250,9 @@ def _filter(
 
 def build_index(request: IndexRequest, *, progress: Progress | None = None) -> IndexResult:
     """Load, filter and render; never raises for anything found on disk."""
-    loaded, problems = load_sources(request.sources, request.home, progress=progress)
+    loaded, problems = load_sources(
+        request.sources, request.home, progress=progress, max_bytes=request.max_file_bytes
+    )
     try:
         selection, rendered, found = _compose(loaded, request)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
@@ -257,7 +263,10 @@ def build_index(request: IndexRequest, *, progress: Progress | None = None) -> I
         problems.append(
             ["skills_snapshot_ignored", f"skills snapshot {path} holds malformed entries; rebuilding it", path]
         )
-        loaded, _ = load_sources(request.sources, request.home, progress=progress, use_snapshot=False)
+        loaded, _ = load_sources(
+            request.sources, request.home, progress=progress, use_snapshot=False,
+            max_bytes=request.max_file_bytes,
+        )
         selection, rendered, found = _compose(loaded, request)
     events = [IndexWarning(kind=k, message=m, path=p) for k, m, p in problems]
     warnings = found + _budget_warnings(rendered, request.budget)

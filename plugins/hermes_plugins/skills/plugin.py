@@ -26,6 +26,7 @@ from hermes_core import (
     hookimpl,
     record_warning,
 )
+from hermes_core.files import max_read_bytes
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.filters import (
     current_environments,
@@ -128,6 +129,7 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
         disabled=disabled_names(config.disabled, config.platform_disabled, platform),
         compact=ctx.compact_skill_categories,
         budget=budget_for(config.index_max_tokens, ctx.context_length),
+        max_file_bytes=max_read_bytes(ctx.config),
     )
 
 

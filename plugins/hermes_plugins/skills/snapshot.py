@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hermes_core.files import FileRefused, read_bytes_bounded
+from hermes_core.files import FileRefused, open_regular, read_fd_bounded
 from hermes_core.logging import get_logger
 from hermes_plugins.skills.discovery import SourceScan
 
@@ -55,7 +55,7 @@ VERSION = 1
 #: HFS+ and FAT seconds), so such a snapshot is rebuilt rather than trusted.
 RACY_WINDOW_NS = 2_000_000_000
 #: A snapshot of 10,000 skills is a few MB; anything far larger is not ours.
-MAX_SNAPSHOT_BYTES = 256 * 1024 * 1024
+MAX_SNAPSHOT_BYTES = 128 * 1024 * 1024
 
 Problem = list[str]
 
@@ -70,17 +70,25 @@ def load_snapshot(path: str) -> tuple[dict[str, Any], Problem | None]:
     A missing snapshot is ``({}, None)``: normal on a first run.
     """
     try:
-        read = read_bytes_bounded(path, MAX_SNAPSHOT_BYTES)
+        fd, info = open_regular(path)
     except (FileNotFoundError, NotADirectoryError):
         return {}, None
     except FileRefused as exc:
         return {}, _ignored(path, f"is {exc.what_it_is}, not a regular file")
     except OSError as exc:
         return {}, _ignored(path, f"cannot be read ({exc.strerror or exc})")
-    if read.truncated:
+    try:
+        if info.st_size > MAX_SNAPSHOT_BYTES:  # not ours: never read a byte of it
+            return {}, _ignored(path, f"is larger than {MAX_SNAPSHOT_BYTES:,} bytes")
+        data, cut = read_fd_bounded(fd, info.st_size, MAX_SNAPSHOT_BYTES)
+    except OSError as exc:
+        return {}, _ignored(path, f"cannot be read ({exc.strerror or exc})")
+    finally:
+        os.close(fd)
+    if cut:
         return {}, _ignored(path, f"is larger than {MAX_SNAPSHOT_BYTES:,} bytes")
     try:
-        doc = _loads(read.data)
+        doc = _loads(data)
     except (ValueError, RecursionError):
         return {}, _ignored(path, "is not valid JSON (corrupt, truncated or nested too deeply)")
     if not isinstance(doc, dict) or doc.get("format") != FORMAT:
