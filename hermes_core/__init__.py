@@ -7,7 +7,6 @@ boundaries, ``PluginHost`` and the configuration model.
 
 from __future__ import annotations
 
-from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import Config, load_config
@@ -24,7 +23,7 @@ from hermes_core.errors import (
 from hermes_core.frozen import FrozenTools, freeze_tools
 from hermes_core.hookspecs import hookimpl, hookspec
 from hermes_core.logging import get_logger
-from hermes_core.host import PluginHost
+from hermes_core.host import PluginHost, refresh_plugins
 from hermes_core.records import (
     ContextFile,
     ContextFileLoader,
@@ -45,11 +44,6 @@ from hermes_core.session_options import SessionOptions
 if TYPE_CHECKING:
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
-
-try:
-    __version__ = version("hermes-core")
-except PackageNotFoundError:  # imported from a checkout that was never installed
-    __version__ = "0+unknown"
 
 __all__ = [
     "CompressionReport",
@@ -88,6 +82,7 @@ __all__ = [
     "load_config",
     "normalize_messages",
     "record_warning",
+    "refresh_plugins",
 ]
 
 
@@ -97,6 +92,15 @@ def __getattr__(name: str) -> Any:
         from hermes_core.session import Session
 
         return Session
+    if name == "__version__":
+        # Looked up on first use: reading the installed distributions' metadata costs
+        # milliseconds that an import should not pay.
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            return version("hermes-core")
+        except PackageNotFoundError:  # imported from a checkout that was never installed
+            return "0+unknown"
     if name in ("as_message", "normalize_messages"):
         from hermes_core import sdk
 

@@ -18,8 +18,11 @@ from __future__ import annotations
 import concurrent.futures
 import contextvars
 import difflib
+import importlib
 import importlib.metadata
 import os
+import sys
+import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -149,6 +152,32 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return (env.get(name) or "").strip().lower() in {"1", "true", "yes", "on"}
 
 
+_SHARED: dict[tuple[Any, ...], PluginHost] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def _shared_key(config: Config | None, env: Mapping[str, str]) -> tuple[Any, ...]:
+    blocked = set(config.plugins.disabled) if config is not None else set()
+    blocked.update(p.strip() for p in (env.get("HERMES_DISABLE_PLUGINS") or "").split(",") if p.strip())
+    only = env.get("HERMES_LOAD_PLUGINS")
+    return (
+        tuple(sorted(blocked)),
+        None if only is None else tuple(sorted(p.strip() for p in only.split(",") if p.strip())),
+        _env_flag(env, "HERMES_STRICT_PLUGINS"),
+        _env_flag(env, "HERMES_TRACE_HOOKS"),
+        tuple(sys.path),
+    )
+
+
+def refresh_plugins() -> None:
+    """Forget the shared plugin hosts (``PluginHost.shared``): the next ``Session.open`` reads
+    the entry points again. Call it after installing or removing a plugin distribution while
+    the process runs; sessions already open keep the host they have."""
+    with _SHARED_LOCK:
+        _SHARED.clear()
+    importlib.invalidate_caches()
+
+
 @attrs.define(kw_only=True, eq=False)
 class PluginHost:
     """One plugin manager and the records of what it loaded. Build with ``create``."""
@@ -215,6 +244,31 @@ class PluginHost:
             host.register(obj, name)
         host._check_pending()
         pm.hook.hermes_plugin_host_ready.call_historic(kwargs={"host": host})
+        return host
+
+    @classmethod
+    def shared(cls, *, config: Config | None = None, env: Mapping[str, str] | None = None) -> PluginHost:
+        """The process's host for this plugin configuration, built once and reused.
+
+        ``Session.open`` without a ``host`` uses it, so entry points are read and plugins
+        imported once per process, not per session. One host per distinct configuration:
+        blocked plugins (``plugins.disabled``, ``HERMES_DISABLE_PLUGINS``), the
+        ``HERMES_LOAD_PLUGINS`` allow-list, the strict and trace switches, and ``sys.path``
+        (a new site directory means new distributions). A plugin installed while the process
+        runs is seen after ``refresh_plugins()``. Sessions share the host read-only: a host
+        that registers plugins of its own for one session builds it with ``create``.
+        """
+        env = os.environ if env is None else env
+        key = _shared_key(config, env)
+        host = _SHARED.get(key)
+        if host is not None:
+            return host
+        with _SHARED_LOCK:
+            host = _SHARED.get(key)
+            if host is None:
+                host = cls.create(config=config, env=env)
+                _SHARED[key] = host
+                log.debug("plugin_host_shared", hosts=len(_SHARED))
         return host
 
     def _load_entry_points(self, blocked: set[str], only: set[str] | None) -> None:

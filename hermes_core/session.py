@@ -231,7 +231,7 @@ class Session:
         with collecting() as bucket:
             home_path = resolve_home(o.home, env).absolute()
             config = o.config if o.config is not None else load_config(home=home_path, env=env)
-            host = o.host if o.host is not None else PluginHost.create(config=config, env=env)
+            host = o.host if o.host is not None else PluginHost.shared(config=config, env=env)
             known_id = bool(o.session_id)
             sid = o.session_id or new_session_id(o.clock)
             if o.cwd is not None:

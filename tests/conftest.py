@@ -8,6 +8,7 @@ import pytest
 from fake_dists import site_dir  # noqa: F401  (fixture)
 
 from hermes_core.diagnostics import drain_warnings
+from hermes_core.host import refresh_plugins
 from hermes_core.logging import reset_logging
 
 pytest_plugins = ["hermes_core.testing"]
@@ -27,6 +28,9 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     # CLI invocations configure logging for the process, and warnings recorded outside a
     # build's collector accumulate in the test thread's context: start each test clean.
     drain_warnings()
+    # Session.open shares one host per process: a test that registers plugins on a session's
+    # host must not hand them to the next test.
+    refresh_plugins()
     yield
     reset_logging()
     drain_warnings()
