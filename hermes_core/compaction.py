@@ -25,6 +25,7 @@ import attrs
 
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
+from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
 from hermes_core.tokens import estimate_request_tokens, estimate_tokens, estimate_tools_tokens
 
@@ -233,14 +234,23 @@ class CompactionLoop:
         force: bool,
     ) -> list[dict[str, Any]]:
         session = self.session
-        out = session.host.engine_step(
-            "compress", session.engine, messages=messages, current_tokens=current_tokens,
-            focus_topic=focus_topic, force=force,
-        )
-        if out is None or out is messages:
+        section = session.config.session_store
+        store = session.store if session.persist else None
+        try:
+            # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
+            with compaction_lease(store, session.session_id, ttl=section.lease_ttl_seconds,
+                                  wait=section.lease_wait_seconds):
+                out = session.host.engine_step(
+                    "compress", session.engine, messages=messages, current_tokens=current_tokens,
+                    focus_topic=focus_topic, force=force,
+                )
+                if out is None or out is messages:
+                    return messages
+                # What left the context (or was rewritten) is archived; replacements get refs.
+                return session.archive.record(messages, out)
+        except LeaseHeld as held:
+            warn_held(session.session_id, section.lease_wait_seconds, held)
             return messages
-        # What left the context (or was rewritten) is archived; replacements get their refs.
-        return session.archive.record(messages, out)
 
     def after_compaction(self, compressed: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
         """Rebuild the prompt once, tell the engine about the boundary, reset the anchor."""

@@ -319,6 +319,12 @@ class SessionStoreSection:
     ttl_seconds: int | None = field(
         None, _int(1, optional=True), doc="Redis keys of a session expire this long after its last write"
     )
+    lease_ttl_seconds: float = field(
+        30.0, _float(0.0, low_open=True), doc="a compaction lease expires this long after its last renewal"
+    )
+    lease_wait_seconds: float = field(
+        10.0, _float(0.0), doc="wait this long for another worker's compaction, then serve uncompacted"
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -63,6 +63,13 @@ ARCHIVE_SCHEMA = (
     """,
     "CREATE INDEX IF NOT EXISTS archive_by_age ON archive_messages (session_id, created_at, seq)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(text, idents, sid)",
+    """
+    CREATE TABLE IF NOT EXISTS session_leases (
+        session_id TEXT PRIMARY KEY,
+        token      TEXT NOT NULL,
+        expires_at REAL NOT NULL
+    )
+    """,
 )
 
 _connections: dict[tuple[int, str], tuple[sqlite3.Connection, threading.Lock]] = {}
@@ -443,6 +450,32 @@ class SQLiteArchive:
                 for sid in sessions:
                     removed += _prune_bytes(conn, sid, int(max_bytes_per_session))
         return {"removed": removed}
+
+    # -- compaction leases (hermes_core.lease): one row per session, taken when expired
+
+    def _lease_write(self, sql: str, params: Sequence[Any]) -> int:
+        ensure_private(self.path)
+        conn, lock = _reader(self.path)
+        with lock:
+            return conn.execute(sql, params).rowcount
+
+    def acquire_lease(self, session_id: str, token: str, ttl_ms: int) -> bool:
+        now = time.time()
+        return self._lease_write(
+            "INSERT INTO session_leases (session_id, token, expires_at) VALUES (?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET token = excluded.token, expires_at = excluded.expires_at "
+            "WHERE session_leases.expires_at <= ?",
+            (session_id, token, now + ttl_ms / 1000, now),
+        ) == 1
+
+    def renew_lease(self, session_id: str, token: str, ttl_ms: int) -> bool:
+        return self._lease_write(
+            "UPDATE session_leases SET expires_at = ? WHERE session_id = ? AND token = ?",
+            (time.time() + ttl_ms / 1000, session_id, token),
+        ) == 1
+
+    def release_lease(self, session_id: str, token: str) -> None:
+        self._lease_write("DELETE FROM session_leases WHERE session_id = ? AND token = ?", (session_id, token))
 
     def archive_delete(self, session_id: str) -> int:
         """Remove everything archived for ``session_id``; how many entries went."""

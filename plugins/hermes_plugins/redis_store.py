@@ -61,6 +61,20 @@ end
 return added
 """
 
+_RENEW_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+
+_RELEASE_SCRIPT = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
 _REMOVE_SCRIPT = """
 local rows, order, stats = KEYS[1], KEYS[2], KEYS[3]
 local removed = 0
@@ -97,6 +111,8 @@ class RedisSessionStore:
         )
         self._put = self.client.register_script(_PUT_SCRIPT)
         self._remove = self.client.register_script(_REMOVE_SCRIPT)
+        self._renew = self.client.register_script(_RENEW_SCRIPT)
+        self._release = self.client.register_script(_RELEASE_SCRIPT)
         self._indexes: dict[str, tuple[ArchiveIndex, float]] = {}
         self._lock = threading.Lock()
 
@@ -135,6 +151,20 @@ class RedisSessionStore:
     def get_static_prefix(self, session_id: str) -> int | None:
         value = self.client.hget(self._prompt_key(session_id), "static_prefix")
         return int(value) if isinstance(value, str) and value.isdigit() else None
+
+    # -- compaction leases (hermes_core.lease): SET NX PX, compare-and-pexpire, compare-and-delete
+
+    def _lease_key(self, sid: str) -> str:
+        return f"{self.prefix}lease:{sid}"
+
+    def acquire_lease(self, session_id: str, token: str, ttl_ms: int) -> bool:
+        return bool(self.client.set(self._lease_key(session_id), token, nx=True, px=ttl_ms))
+
+    def renew_lease(self, session_id: str, token: str, ttl_ms: int) -> bool:
+        return bool(self._renew(keys=[self._lease_key(session_id)], args=[token, ttl_ms]))
+
+    def release_lease(self, session_id: str, token: str) -> None:
+        self._release(keys=[self._lease_key(session_id)], args=[token])
 
     # -- archive
 

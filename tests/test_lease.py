@@ -1,0 +1,171 @@
+"""Compaction leases: one compaction of a session at a time, across workers and store kinds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
+from recall_support import history
+from redis_support import redis_server
+
+from hermes_core import ContextEngine, Session, hookimpl
+from hermes_core.config import load_config
+from hermes_core.host import PluginHost
+from hermes_core.lease import LeaseHeld, compaction_lease
+
+
+@pytest.fixture(scope="module")
+def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    with redis_server(tmp_path_factory.mktemp("redis")) as url:
+        yield url
+
+
+@pytest.fixture(params=["sqlite", "redis"])
+def kind(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+def make_store(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> Any:
+    if kind == "redis":
+        from hermes_plugins.redis_store import RedisSessionStore
+
+        return RedisSessionStore(request.getfixturevalue("redis_url"), key_prefix=f"lease{time.monotonic_ns()}:")
+    return SQLiteSessionStore(tmp_path / "sessions.db")
+
+
+def test_lease_contract(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    store = make_store(kind, tmp_path, request)
+    assert store.acquire_lease("s", "a", 300)
+    assert not store.acquire_lease("s", "b", 300)
+    assert store.acquire_lease("other", "b", 300)  # per session
+    assert not store.renew_lease("s", "b", 300) and store.renew_lease("s", "a", 300)
+    store.release_lease("s", "b")  # not b's: stays
+    assert not store.acquire_lease("s", "b", 300)
+    store.release_lease("s", "a")
+    assert store.acquire_lease("s", "b", 200)
+    time.sleep(0.35)  # expired
+    assert store.acquire_lease("s", "c", 300)
+    close_connections()
+
+
+def test_the_lease_is_renewed_while_the_compaction_runs(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    store = make_store(kind, tmp_path, request)
+    with compaction_lease(store, "s", ttl=0.3, wait=0):
+        time.sleep(0.9)  # three lease lifetimes
+        assert not store.acquire_lease("s", "intruder", 300)
+        with pytest.raises(LeaseHeld):
+            with compaction_lease(store, "s", ttl=0.3, wait=0.1):
+                pass
+    assert store.acquire_lease("s", "next", 300)  # released at the end
+    close_connections()
+
+
+class SlowEngine(ContextEngine):
+    """Drops the middle, slowly, and records how many compactions overlap."""
+
+    name = "slow"
+    active = 0
+    overlaps = 0
+    runs = 0
+    guard = threading.Lock()
+
+    def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
+        return True
+
+    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
+                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+        cls = type(self)
+        with cls.guard:
+            cls.active += 1
+            cls.overlaps += cls.active > 1
+            cls.runs += 1
+        time.sleep(0.3)
+        with cls.guard:
+            cls.active -= 1
+        return [messages[0], *messages[-4:]]
+
+
+class SlowEngines:
+    @hookimpl
+    def hermes_context_engines(self) -> dict[str, type[ContextEngine]]:
+        return {"slow": SlowEngine}
+
+
+def test_two_workers_never_compact_one_session_at_once(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
+    SlowEngine.active = SlowEngine.overlaps = SlowEngine.runs = 0
+    data: dict[str, Any] = {"context": {"engine": "slow"}, "session_store": {"lease_wait_seconds": 0.1}}
+    if kind == "redis":
+        data["session_store"].update(backend="redis", url=request.getfixturevalue("redis_url"),
+                                     key_prefix=f"w{time.monotonic_ns()}:")
+    results: list[Any] = []
+
+    def worker() -> None:
+        host = PluginHost.create()
+        host.register(SlowEngines(), "slow")
+        session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="busy", host=host,
+                               config=load_config(data=data))
+        result = session.compress(history(10))
+        results.append((result.messages, [w.kind for w in session.warnings]))
+
+    threads = [threading.Thread(target=worker) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert SlowEngine.overlaps == 0
+    skipped = [r for r in results if "compaction_skipped_lease_held" in r[1]]
+    assert SlowEngine.runs >= 1 and len(skipped) == 4 - SlowEngine.runs
+    assert all(messages == history(10) for messages, _ in skipped)  # served as they were
+    close_connections()
+
+
+_HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    sys.path.insert(0, {tests!r})
+    kind, where = sys.argv[1], sys.argv[2]
+    if kind == "redis":
+        from hermes_plugins.redis_store import RedisSessionStore
+        store = RedisSessionStore(where, key_prefix="killed:")
+    else:
+        from hermes_plugins.session_store import SQLiteSessionStore
+        store = SQLiteSessionStore(where)
+    from hermes_core.lease import compaction_lease
+    with compaction_lease(store, "victim", ttl=0.6, wait=0):
+        print("held", flush=True)
+        time.sleep(60)
+    """
+)
+
+
+def test_a_worker_killed_mid_compaction_frees_the_session_when_its_lease_expires(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    where = request.getfixturevalue("redis_url") if kind == "redis" else str(tmp_path / "sessions.db")
+    code = _HOLDER.format(tests=str(Path(__file__).parent))
+    proc = subprocess.Popen([sys.executable, "-c", code, kind, where], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    if kind == "redis":
+        from hermes_plugins.redis_store import RedisSessionStore
+
+        store: Any = RedisSessionStore(where, key_prefix="killed:")
+    else:
+        store = SQLiteSessionStore(where)
+    time.sleep(0.7)  # renewed by the holder: still held after its first lifetime
+    assert not store.acquire_lease("victim", "me", 1_000)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    started = time.monotonic()
+    while not store.acquire_lease("victim", "me", 1_000):
+        assert time.monotonic() - started < 3, "the lease never expired"
+        time.sleep(0.05)
+    close_connections()
