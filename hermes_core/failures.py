@@ -9,7 +9,7 @@ that is not null/empty or ``"success": false``, a Python traceback, or a line th
 
 ``failure_of`` returns the exit code, the first and last error line (≤ 300 chars together,
 whitespace collapsed so the line can be quoted on one line) and the ``file:line`` the text names.
-Outputs are scanned whole up to 48 KB, else their first 16 KB and last 32 KB: tracebacks and
+Outputs are read whole up to 12 KB, else their first 2 KB and last 8 KB: tracebacks and
 test summaries sit at the end of long outputs.
 """
 
@@ -20,9 +20,9 @@ import re
 from typing import Any, NamedTuple
 
 ERROR_MAX = 300
-SCAN_WHOLE_MAX = 48_000
-SCAN_HEAD = 16_000
-SCAN_TAIL = 32_000
+SCAN_WHOLE_MAX = 12_288
+SCAN_HEAD = 2_048
+SCAN_TAIL = 8_192
 JSON_PARSE_MAX = 400_000
 
 _TRACEBACK = "Traceback (most recent call last):"
@@ -32,7 +32,7 @@ _TAIL_EXIT = re.compile(
     r"[\"']?\s*[:=]?\s*(-?\d+)",
     re.IGNORECASE,
 )
-_ERROR_START = re.compile(r"(?m)^[ \t]*(?:Error|error|ERROR|fatal|FATAL)(?:\[[^\]\n]*\])?:[ \t]*\S")
+_ERROR_START = re.compile(r"[ \t]*(?:Error|error|ERROR|fatal|FATAL)(?:\[[^\]\n]*\])?:[ \t]*\S")
 #: A line that states an error: an exception name ending the line or followed by ':', a line
 #: opening with an error word, pytest's ``E`` lines and summaries, common shell failures.
 _ERROR_LINE = re.compile(
@@ -51,7 +51,10 @@ _TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current d
              "[Command finished with exit code", "[Python interpreter:")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
-_FILE_LINE = re.compile(r"(?<![\w/.\-])((?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][A-Za-z0-9]{0,4}):(\d+)\b")
+#: ``.ext:N`` - starts with a literal, so the regex engine skips ahead at C speed; the path
+#: before it is then read backwards by hand.
+_EXT_LINE = re.compile(r"\.([A-Za-z][A-Za-z0-9]{0,4}):(\d+)\b")
+_PATH_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./-")
 _LIBRARY_HINTS = ("site-packages", "dist-packages", "/lib/python", "<frozen")
 
 
@@ -61,13 +64,18 @@ _JSON_ERROR = re.compile(r'"error"\s*:\s*(null|""|false|\[\]|\{\})?')
 
 
 def _json_may_fail(text: str) -> bool:
-    """Whether a JSON result could report a failure (no parse for the usual successful ones)."""
-    if '"success": false' in text or '"success":false' in text:
+    """Whether a JSON result could report a failure (no parse for the usual successful ones).
+
+    Tools put their status keys first or last (``{"success": false, "error": ...}``,
+    ``{"output": ..., "exit_code": 1, "error": null}``): only those ends are looked at.
+    """
+    ends = text if len(text) <= 1_024 else text[:512] + "\n" + text[-512:]
+    if '"success": false' in ends or '"success":false' in ends:
         return True
-    for match in _JSON_EXIT.finditer(text):
+    for match in _JSON_EXIT.finditer(ends):
         if match.group(1) != "0":
             return True
-    return any(match.group(1) is None for match in _JSON_ERROR.finditer(text))
+    return any(match.group(1) is None for match in _JSON_ERROR.finditer(ends))
 
 
 class Failure(NamedTuple):
@@ -100,10 +108,49 @@ def _exit_code(text: str) -> str | None:
     if match:
         return match.group(1)
     tail = text[-600:]
+    if "xit" not in tail and "XIT" not in tail and "status" not in tail:
+        return None  # the regex (case-insensitive alternation) only where it can match
     found = None
     for found in _TAIL_EXIT.finditer(tail):
         pass
     return found.group(1) if found else None
+
+
+#: Substrings every error opening contains ("Error:", "error:", "ERROR:", "fatal:", "FATAL:").
+_OPENING_NEEDLES = ("rror:", "RROR:", "atal:", "ATAL:")
+#: Detection looks at the whole of a short output, else at its start and its end: failures
+#: announce themselves there (a first "Error: ..." line, a traceback or "fatal:" at the end).
+DETECT_WHOLE_MAX = 8_192
+DETECT_HEAD = 1_024
+DETECT_TAIL = 6_144
+
+
+def _detect_spans(size: int) -> tuple[tuple[int, int], ...]:
+    if size <= DETECT_WHOLE_MAX:
+        return ((0, size),)
+    return ((0, DETECT_HEAD), (size - DETECT_TAIL, size))
+
+
+def _text_says_failed(text: str) -> bool:
+    """A traceback, or a line that starts with an error word, where failures show.
+
+    Plain substring searches (C speed, no copy of the output) find the candidates; only a
+    candidate's own line is checked. This runs once per demoted result over long histories.
+    """
+    spans = _detect_spans(len(text))
+    for start, end in spans:
+        if text.find(_TRACEBACK, start, end) != -1:
+            return True
+        for needle in _OPENING_NEEDLES:
+            at = text.find(needle, start, end)
+            checked = 0
+            while at != -1 and checked < 16:
+                line_start = text.rfind("\n", start, at) + 1
+                if at - line_start <= 8 and _ERROR_START.match(text, line_start) is not None:
+                    return True
+                checked += 1
+                at = text.find(needle, at + 1, end)
+    return False
 
 
 def _clip(text: str, limit: int) -> str:
@@ -148,8 +195,16 @@ def location(text: str) -> str | None:
         own = [f for f in frames if not any(hint in f[0] for hint in _LIBRARY_HINTS)]
         path, line = (own or frames)[-1]
         return f"{path}:{line}"
-    match = _FILE_LINE.search(window)
-    return f"{match.group(1)}:{match.group(2)}" if match else None
+    for tried, match in enumerate(_EXT_LINE.finditer(window)):
+        if tried >= 20:
+            break
+        start = match.start()
+        while start > 0 and window[start - 1] in _PATH_CHARS and match.start() - start < 200:
+            start -= 1
+        stem = window[start:match.start()].lstrip("./") if window[start:start + 1] == "." else window[start:match.start()]
+        if stem and (stem[-1].isalnum() or stem[-1] in "_-"):
+            return f"{window[start:match.start()]}.{match.group(1)}:{match.group(2)}"
+    return None
 
 
 def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
@@ -203,11 +258,7 @@ def failure_of(content: Any, *, is_error: Any = False, reads: bool = False) -> F
         return None
     failed = bool(is_error) or (code is not None and code != "0")
     if not failed and not reads:
-        window = _window(text)
-        failed = _TRACEBACK in window or (
-            ("rror" in window or "RROR" in window or "atal:" in window or "ATAL:" in window)
-            and _ERROR_START.search(window) is not None
-        )
+        failed = _text_says_failed(text)
     if not failed:
         return None
     first, last = error_lines(text)

@@ -29,6 +29,13 @@ EDIT_TOOLS = frozenset({
 PATCH_TOOLS = frozenset({"apply_patch"})
 SEARCH_TOOLS = frozenset({"search_files", "Grep", "Glob", "grep", "find_file", "search_dir", "search_file", "glob"})
 EDITOR_TOOLS = frozenset({"str_replace_editor", "text_editor", "str_replace_based_edit_tool"})
+#: Tools whose result is data someone else wrote (files, pages, search hits), not a report of
+#: what the call did.
+DATA_TOOLS = READ_TOOLS | SEARCH_TOOLS | frozenset({
+    "web_search", "web_extract", "WebFetch", "WebSearch", "web_read", "browser", "skill_view",
+    "skills_list", "vision_analyze", "browser_navigate", "browser_snapshot", "browser_click",
+    "browser_type", "browser_scroll", "browser_vision",
+})
 
 _PATH_KEYS = ("path", "file_path", "filepath", "filename", "target_file", "notebook_path", "file")
 _PATCH_FILE = re.compile(r"(?m)^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$")
@@ -126,7 +133,9 @@ def file_actions(name: str, args: Mapping[str, Any], result: str = "") -> list[t
 
 
 def is_read_tool(name: str, args: Mapping[str, Any]) -> bool:
-    return name in READ_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
+    """Whether a failure can only be reported by metadata, JSON status or exit code (a data
+    tool's text is someone else's)."""
+    return name in DATA_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
 
 
 def is_shell_tool(name: str) -> bool:

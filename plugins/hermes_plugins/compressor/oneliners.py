@@ -16,12 +16,7 @@ from typing import Any
 
 from hermes_core.redaction import redact
 from hermes_core.failures import failure_of, suffix
-from hermes_core.toolkinds import (
-    EDITOR_TOOLS,
-    READ_TOOLS,
-    command_of,
-    patch_files,
-)
+from hermes_core.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
@@ -424,7 +419,9 @@ _BY_TOOL.update({
 
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
     """``line`` with what went wrong appended when the result failed (issue 13), else ``line``."""
-    reads = name in READ_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
+    # Data tools return other people's text (a file, a web page, search hits): an "Error:" line
+    # in it says nothing about the call; only metadata, JSON status and exit codes do.
+    reads = name in DATA_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
     failure = failure_of(content, is_error=is_error, reads=reads)
     if failure is None:
         return line
