@@ -55,6 +55,7 @@ __all__ = [
     "TranscriptFormat",
     "TranscriptSource",
     "UnknownTranscriptFormatError",
+    "check_depth",
     "detect_format",
     "image_placeholder",
     "make_tool_call",
@@ -536,6 +537,24 @@ def _is_json_object(line: str) -> bool:
 
 
 # --- helpers for readers ----------------------------------------------------------------------
+
+
+#: How deep a message may nest (dict/list levels): far beyond any real message, far below what
+#: recursive code downstream (repr, deepcopy, encoders) survives.
+MAX_MESSAGE_DEPTH = 100
+
+
+def check_depth(value: Any, where: str, limit: int = MAX_MESSAGE_DEPTH) -> None:
+    """Raise ``InvalidMessagesError`` when ``value`` nests deeper than ``limit`` (iterative)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise InvalidMessagesError(f"{where}: nested too deeply (more than {limit} levels)")
+        if isinstance(item, dict):
+            stack.extend((v, depth + 1) for v in item.values() if isinstance(v, (dict, list)))
+        elif isinstance(item, list):
+            stack.extend((v, depth + 1) for v in item if isinstance(v, (dict, list)))
 
 
 def make_tool_call(ident: str, name: str, arguments: Any) -> dict[str, Any]:

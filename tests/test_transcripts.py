@@ -310,3 +310,52 @@ def test_a_format_name_declared_twice_is_an_error_naming_both() -> None:
     host = PluginHost.create(plugins=[(Clash(), "clash")])
     with pytest.raises(HermesPluginError, match="'openai' is declared by both"):
         transcript_formats(host)
+
+
+def test_a_message_that_parses_but_nests_too_deep_is_refused(tmp_path: Path) -> None:
+    deep: Any = "x"
+    for _ in range(500):  # json parses it; recursive code downstream would not survive it
+        deep = [deep]
+    path = tmp_path / "d.jsonl"
+    path.write_text(json.dumps({"role": "user", "content": "hi", "extra": deep}) + "\n")
+    with pytest.raises(InvalidMessagesError, match="nested too deeply"):
+        read_transcript(path)
+    result = run("compress", str(path))
+    assert result.exit_code == 2 and "nested too deeply" in result.stderr
+
+
+def test_a_100k_line_jsonl_streams_memory_follows_the_messages(tmp_path: Path) -> None:
+    import tracemalloc
+
+    path = tmp_path / "big.jsonl"
+    base = '{"type":"progress","uuid":"p%d","sessionId":"s","data":{"type":"hook_progress"}}\n'
+    with path.open("w") as fh:
+        fh.write(json.dumps({"type": "user", "uuid": "u", "sessionId": "s",
+                             "message": {"role": "user", "content": "go"}}) + "\n")
+        for i in range(100_000):
+            fh.write(base % i)
+    size = path.stat().st_size
+    read_transcript(json.dumps(CHAT))  # plugins loaded and modules imported before measuring
+    tracemalloc.start()
+    try:
+        t = read_transcript(path, "claude-code")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert t.conversion is not None and t.conversion.records == 100_001
+    assert t.conversion.dropped == {"progress": 100_000} and len(t.messages) == 1
+    assert peak < size / 20  # the raw records never pile up
+
+
+def test_reading_shows_a_progress_bar_only_on_a_terminal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.cli import transcripts_cmd
+
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(json.dumps(m) for m in CHAT * 300) + "\n")
+    monkeypatch.setattr(transcripts_cmd, "PROGRESS_MIN_BYTES", 0)
+    quiet = run("convert", str(path), "-o", str(tmp_path / "a.json"))
+    assert quiet.exit_code == 0 and "Reading t.jsonl" not in quiet.stderr
+    monkeypatch.setattr(transcripts_cmd, "_stderr_is_tty", lambda: True)
+    shown = run("convert", str(path), "-o", str(tmp_path / "b.json"))
+    assert shown.exit_code == 0 and "Reading t.jsonl" in shown.stderr
+    assert "Reading" not in shown.stdout

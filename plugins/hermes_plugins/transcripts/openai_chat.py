@@ -17,6 +17,7 @@ from hermes_core.transcripts import (
     Transcript,
     TranscriptFormat,
     TranscriptSource,
+    check_depth,
     image_placeholder,
 )
 from hermes_plugins.transcripts.common import has_anthropic_blocks, is_openai_message
@@ -30,6 +31,8 @@ def _messages_of(doc: Any) -> list[Any] | None:
         return doc
     if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list):
         return doc["messages"]
+    if isinstance(doc, Mapping) and isinstance(doc.get("role"), str):
+        return [doc]  # a single message (a one-line JSON Lines file)
     return None
 
 
@@ -64,7 +67,11 @@ def detect(source: TranscriptSource) -> Detection:
 
 
 def convert_message(message: Any, report: ReportBuilder) -> dict[str, Any]:
-    """Normalise one message in place: images become placeholders, dict arguments JSON."""
+    """Normalise one message in place: images become placeholders, dict arguments JSON.
+
+    Messages pass through with their own keys, so their depth is checked here (readers that
+    build messages from blocks produce bounded ones)."""
+    check_depth(message, f"{report.source or 'input'}: a {message.get('role')} message")
     content = message.get("content")
     if isinstance(content, list):
         for i, part in enumerate(content):
@@ -92,7 +99,7 @@ def read(source: TranscriptSource) -> Transcript:
         if raw is None:
             raise ValueError("expected a JSON array of messages or an object with 'messages'")
         report.saw(len(raw))
-        if isinstance(doc, Mapping):
+        if isinstance(doc, Mapping) and "messages" in doc:
             tools = [t for t in doc.get("tools") or () if isinstance(t, Mapping)]
             model = doc.get("model") if isinstance(doc.get("model"), str) else None
             metadata = {k: v for k, v in doc.items() if k not in ("messages", "tools", "model", "system")
