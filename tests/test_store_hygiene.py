@@ -256,3 +256,40 @@ def test_local_writer_refuses_what_the_sanitiser_would_never_produce(tmp_path: P
     writer = LocalWriter.for_home(tmp_path)
     for name in ("../x.txt", "a/b.txt", "..", "", "a\0b", "a\\b"):
         assert writer("data", name) is None
+
+
+# --- a hostile sessions.db ------------------------------------------------------------------
+
+
+def _plant_store(path: Path, kind: str, elsewhere: Path) -> None:
+    if kind == "fifo":
+        os.mkfifo(path)
+    elif kind == "link_to_fifo":
+        os.mkfifo(elsewhere, 0o644)
+        os.chmod(elsewhere, 0o644)
+        os.symlink(elsewhere, path)
+    elif kind == "symlink_loop":
+        os.symlink(path.name, path)
+    elif kind == "directory":
+        path.mkdir()
+    elif kind == "dangling":
+        os.symlink(elsewhere, path)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "link_to_fifo", "symlink_loop", "directory", "dangling"])
+def test_a_hostile_store_file_costs_the_reuse_not_the_session(tmp_path: Path, kind: str) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    store = home / DB_NAME
+    elsewhere = tmp_path / "elsewhere"
+    _plant_store(store, kind, elsewhere)
+    session = Session.open(cwd=tmp_path, home=home, env={}, session_id="hostile-1")
+    assert session.system_prompt.startswith("You are")
+    warnings = [w for w in session.warnings if w.kind.startswith("session_store_")]
+    if kind == "dangling":  # O_EXCL refuses to create through it: still named
+        assert warnings and str(store) in warnings[0].message
+    else:
+        assert warnings and all(str(store) in w.message for w in warnings), [w.message for w in warnings]
+    if kind == "link_to_fifo":
+        # Never chmod through a link to something that is not a regular file (think /dev/zero).
+        assert _mode(elsewhere) == 0o644

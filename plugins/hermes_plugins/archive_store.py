@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.archive import fts_match, identifier_parts, query_words
+from hermes_core.files import open_regular
 from hermes_core.logging import get_logger
 
 log = get_logger(__name__)
@@ -78,16 +79,27 @@ _registry_lock = threading.Lock()
 
 
 def ensure_private(path: Path) -> None:
-    """Create ``path`` readable by its owner only (0600) when it does not exist yet."""
+    """Create ``path`` readable by its owner only (0600), or tighten an existing regular file.
+
+    Only a regular file is ever touched: a chmod through a symlink planted as the store (to
+    ``/dev/zero``, say) would change the device for the whole machine when run as root. What is
+    not a regular file raises ``FileRefused``, naming the path, which the store reports.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        fd = os.open(path, os.O_CREAT | os.O_WRONLY, 0o600)
-        os.close(fd)
     try:
-        if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
-    except OSError:
-        pass
+        # O_EXCL never follows a symlink: an existing name, link or not, goes the other way.
+        fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
+    except FileExistsError:
+        fd, info = open_regular(path)
+        try:
+            if info.st_mode & 0o077:
+                os.fchmod(fd, 0o600)
+        except OSError:
+            pass  # not ours to change (another owner): the store still works
+        finally:
+            os.close(fd)
+        return
+    os.close(fd)
 
 
 def _open(path: Path) -> sqlite3.Connection:
