@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from hermes_plugins.context_files import block as block_module
+from hermes_plugins.context_files import plugin as block_module
 from hermes_plugins.context_files.gitroot import find_git_root
 
 from hermes_core import (

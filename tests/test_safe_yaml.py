@@ -137,7 +137,7 @@ def test_cli_exits_2_with_the_reason_on_a_hostile_config(tmp_path: Path, content
 
 
 def test_cli_exits_2_when_config_loading_recurses_or_exits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hermes_core.cli as cli_module
+    import hermes_core.cli.app as cli_module  # the group and its config loading live in app
 
     for error in (RecursionError("too deep"), SystemExit(3)):
         def broken(**_: Any) -> Any:

@@ -78,7 +78,7 @@ def test_an_agents_md_with_injection_is_replaced_by_a_placeholder(tmp_path: Path
 
 
 def test_the_block_reports_what_was_blocked(tmp_path: Path) -> None:
-    from hermes_plugins.context_files.block import hermes_prompt_context_files
+    from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 
     from hermes_core.config import load_config
     from hermes_core.records import PromptContext

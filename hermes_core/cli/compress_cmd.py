@@ -22,7 +22,7 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import CliState, cli, emit_json, fail, guarded
+from hermes_core.cli.app import CliState, cli, emit_json, fail, guarded
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
 from hermes_core.tokens import estimate_messages_tokens

@@ -6,7 +6,7 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import CliState, cli, emit_json, emit_table, fail, guarded
+from hermes_core.cli.app import CliState, cli, emit_json, emit_table, fail, guarded
 from hermes_core.errors import ConfigError, HermesPluginError
 from hermes_core.host import CORE_DISTRIBUTION, DISPATCH_PLUGIN
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import CliState, cli, emit_json, guarded
+from hermes_core.cli.app import CliState, cli, emit_json, guarded
 from hermes_core.records import HostWarning
 
 

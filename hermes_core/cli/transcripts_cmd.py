@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import CliState, cli, emit_json, emit_table, fail, guarded
+from hermes_core.cli.app import CliState, cli, emit_json, emit_table, fail, guarded
 from hermes_core.transcripts import (
     ReportBuilder,
     Transcript,

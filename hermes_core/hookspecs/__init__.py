@@ -6,22 +6,16 @@ order ``hermes-ctx hooks`` shows them (which is also the order hooks run in a se
 
 from __future__ import annotations
 
-import pluggy
-
-PROJECT = "hermes"
-
-hookspec = pluggy.HookspecMarker(PROJECT)
-hookimpl = pluggy.HookimplMarker(PROJECT)
-
-from hermes_core.hookspecs.context_files import ContextFileSpecs  # noqa: E402
-from hermes_core.hookspecs.engine import EngineSpecs  # noqa: E402
-from hermes_core.hookspecs.host import HostSpecs  # noqa: E402
-from hermes_core.hookspecs.payload import PayloadSpecs  # noqa: E402
-from hermes_core.hookspecs.prompt import PromptSpecs  # noqa: E402
-from hermes_core.hookspecs.session import SessionSpecs  # noqa: E402
-from hermes_core.hookspecs.skills import SkillSpecs  # noqa: E402
-from hermes_core.hookspecs.tools import ToolSpecs  # noqa: E402
-from hermes_core.hookspecs.transcripts import TranscriptSpecs  # noqa: E402
+from hermes_core.hookspecs.markers import PROJECT, hookimpl, hookspec
+from hermes_core.hookspecs.context_files import ContextFileSpecs
+from hermes_core.hookspecs.engine import EngineSpecs
+from hermes_core.hookspecs.host import HostSpecs
+from hermes_core.hookspecs.payload import PayloadSpecs
+from hermes_core.hookspecs.prompt import PromptSpecs
+from hermes_core.hookspecs.session import SessionSpecs
+from hermes_core.hookspecs.skills import SkillSpecs
+from hermes_core.hookspecs.tools import ToolSpecs
+from hermes_core.hookspecs.transcripts import TranscriptSpecs
 
 SPEC_CLASSES: tuple[type, ...] = (
     HostSpecs,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.hookspecs import hookspec
+from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.hookspecs import hookspec
+from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
     from hermes_core.records import PayloadContext

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from hermes_core.hookspecs import hookspec
+from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
     from hermes_core.records import PromptBlock, PromptContext

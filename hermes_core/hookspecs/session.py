@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.hookspecs import hookspec
+from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
     from hermes_core.config import Config

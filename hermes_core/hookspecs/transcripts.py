@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from hermes_core.hookspecs import hookspec
+from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
     from hermes_core.transcripts import TranscriptFormat

@@ -23,11 +23,10 @@ from hermes_core.files import (
     truncation_marker,
 )
 from hermes_core.injection import blocked_entry, findings
+from hermes_core.truncation import part_sizes
 
 ENTRY_SEPARATOR = "\n§\n"
 RULE = "═" * 46
-HEAD_RATIO = 0.7
-TAIL_RATIO = 0.2
 MIN_RENDER_CAP = 4000
 MAX_FILE_BYTES = 2_000_000
 
@@ -111,7 +110,7 @@ def render_block(title: str, entries: list[str], limit: int, *, path: Path | Non
     header = f"{title} [{pct}% — {used:,}/{limit:,} chars{over}]"
     cap = max(2 * limit, MIN_RENDER_CAP)
     if used > cap:
-        head, tail = int(cap * HEAD_RATIO), int(cap * TAIL_RATIO)
+        head, tail = part_sizes(cap)
         omitted = used - head - tail
         content = (
             content[:head]

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-HEAD_RATIO = 0.7
-TAIL_RATIO = 0.2
+from hermes_core.truncation import part_sizes
 # A cut moves back (head) or forward (tail) to a line break when one lies this close, so the
 # model sees whole lines; never further, or a file of very long lines would lose most of a part.
 LINE_SLACK_RATIO = 0.1
@@ -31,11 +30,6 @@ class Cut(NamedTuple):
     @property
     def kept_chars(self) -> int:
         return self.head_chars + self.tail_chars if self.truncated else self.total_chars
-
-
-def part_sizes(max_chars: int) -> tuple[int, int]:
-    """How many characters of the head and of the tail a file capped at ``max_chars`` keeps."""
-    return int(max_chars * HEAD_RATIO), int(max_chars * TAIL_RATIO)
 
 
 def _slack(size: int) -> int:

@@ -204,7 +204,7 @@ def eval_command(
         except Exception as exc:  # noqa: BLE001 - any reader failure is bad input for this file
             message = f"{path}: cannot read the transcript: {exc}"
             log.warning("eval_transcript_unreadable", path=str(path), error=str(exc))
-            record_warning("eval_unreadable", message, plugin="eval")
+            record_warning("eval_unreadable", message, plugin="evaluation")
             if len(paths) == 1:
                 fail(message)
             click.echo(f"Error: {message}", err=True)

@@ -60,7 +60,7 @@ def cached_config(
         record_warning(
             "tool_output_config_unreadable",
             f"tool output limits use their defaults: {exc}",
-            plugin="tool_output",
+            plugin="spill",
             path=getattr(exc, "path", None) or (str(config_path) if config_path else None),
         )
         config = Config()

@@ -168,7 +168,7 @@ def spill(
         f"the {len(content):,}-character result of {tool_name or 'a tool'} could not be saved "
         f"for the tools; the model sees its first {len(preview):,} characters"
         + (f" (a copy is at {host_copy})" if host_copy else ""),
-        plugin="tool_results",
+        plugin="spill",
         path=host_copy,
         tool=tool_name,
         chars=len(content),

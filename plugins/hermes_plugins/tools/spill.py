@@ -163,7 +163,7 @@ def enforce_turn_budget(results: list[dict[str, Any]], ctx: ToolsContext) -> lis
             "tool_turn_budget_exceeded",
             f"this turn's tool results still hold {total:,} characters after spilling, over the "
             f"turn budget of {budget.turn_budget:,} (what is left is pinned or already spilled)",
-            plugin="tool_results",
+            plugin="spill",
             chars=total,
             budget=budget.turn_budget,
         )
