@@ -152,6 +152,25 @@ class RedisSessionStore:
         value = self.client.hget(self._prompt_key(session_id), "static_prefix")
         return int(value) if isinstance(value, str) and value.isdigit() else None
 
+    def session_prompts(self) -> list[dict[str, Any]]:
+        """Every stored prompt's session (``hermes-ctx sessions``)."""
+        start = len(self._prompt_key(""))
+        keys = sorted(self.client.scan_iter(match=self._prompt_key("*"), count=1_000))
+        pipe = self.client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hmget(key, ["model", "provider", "updated_at"])
+            pipe.hstrlen(key, "system_prompt")
+        answers = pipe.execute()
+        out = []
+        for i, key in enumerate(keys):
+            (model, provider, updated), chars = answers[2 * i], answers[2 * i + 1]
+            out.append({"session_id": key[start:], "model": model or "", "provider": provider or "",
+                        "updated_at": float(updated) if updated else None, "chars": int(chars or 0)})
+        return out
+
+    def delete_prompt(self, session_id: str) -> bool:
+        return bool(self.client.delete(self._prompt_key(session_id)))
+
     # -- compaction leases (hermes_core.lease): SET NX PX, compare-and-pexpire, compare-and-delete
 
     def _lease_key(self, sid: str) -> str:

@@ -136,8 +136,37 @@ class SQLiteSessionStore(SQLiteArchive):
         chars = self._column("static_prefix", session_id)
         return chars if isinstance(chars, int) else None
 
+    def session_prompts(self) -> list[dict[str, Any]]:
+        """Every stored prompt's session: ``session_id``, ``model``, ``provider``,
+        ``updated_at`` (epoch seconds), ``chars`` (``hermes-ctx sessions``)."""
+        if not self.path.exists():
+            return []
+        conn, lock = self._connection()
+        with lock:
+            rows = conn.execute(
+                "SELECT session_id, model, provider, updated_at, length(system_prompt) "
+                "FROM session_prompts ORDER BY session_id"
+            ).fetchall()
+        return [{"session_id": r[0], "model": r[1], "provider": r[2], "updated_at": r[3], "chars": r[4]} for r in rows]
+
+    def delete_prompt(self, session_id: str) -> bool:
+        """Forget the stored prompt of ``session_id``; whether there was one."""
+        if not self.path.exists():
+            return False
+        conn, lock = self._connection()
+        with lock:
+            return conn.execute("DELETE FROM session_prompts WHERE session_id = ?", (session_id,)).rowcount > 0
+
     def __repr__(self) -> str:
         return f"SQLiteSessionStore({str(self.path)!r})"
+
+
+@hookimpl(trylast=True)
+def hermes_cli_register_commands(cli: Any) -> None:
+    from hermes_plugins.sessions_cli import sessions_group
+
+    if "sessions" not in cli.commands:
+        cli.add_command(sessions_group)
 
 
 @hookimpl(trylast=True)
