@@ -173,3 +173,17 @@ def test_judge_without_an_llm_provider_is_a_clear_error(tmp_path: Path) -> None:
     path = _write(tmp_path, session_messages(2))
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "eval", str(path), "--judge"])
     assert result.exit_code == 2 and "--judge needs an LLM summary provider" in result.output
+
+
+def test_cli_compares_engines_and_rejects_an_unknown_one(tmp_path: Path) -> None:
+    path = _write(tmp_path, session_messages())
+    home = ["--home", str(tmp_path / "home")]
+    raw = CliRunner().invoke(cli, [*home, "eval", str(path), "--engine", "compressor,window",
+                                   "--context-length", "8000", "--json"], catch_exceptions=False)
+    runs = json.loads(raw.output)["files"][0]["runs"]
+    assert [r["engine"] for r in runs] == ["compressor", "window"]
+    # the window engine drops what it cuts: the same probes, fewer kept
+    kept = [sum(c["kept"] for c in r["probes"].values()) for r in runs]
+    assert kept[0] > kept[1]
+    bad = CliRunner().invoke(cli, [*home, "eval", str(path), "--engine", "nosuch"])
+    assert bad.exit_code == 2 and "nosuch" in bad.output

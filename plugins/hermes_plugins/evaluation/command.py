@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from hermes_core.cli import guarded
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_plugins.evaluation.probes import CATEGORIES
@@ -169,6 +170,7 @@ def render(report: dict[str, Any]) -> None:
     help="Also ask the configured summary provider questions about the compacted context.",
 )
 @click.pass_obj
+@guarded
 def eval_command(
     state: Any,
     files: tuple[Path, ...],
