@@ -190,6 +190,7 @@ class ProcessedHistory:
         # OpenAI-format dicts (then normalising gave back the host's own list).
         self.raw: list[Any] = []
         self.raw_plain = False
+        self._base: list[Any] | None = None  # the list ``sync_prefix`` reads prefixes of
         #: Counters for tests and benchmarks: messages processed, syncs that rewound past old ones.
         self.computed = 0
         self.rewinds = 0
@@ -199,6 +200,7 @@ class ProcessedHistory:
     def sync(self, messages: Sequence[Mapping[str, Any]]) -> None:
         """Make the cache describe ``messages``: reuse what is unchanged, process the rest."""
         msgs = messages if type(messages) is list else list(messages)
+        self._base = None
         src = self.src
         m = len(src)
         n = len(msgs)
@@ -223,6 +225,29 @@ class ProcessedHistory:
             return
         self._rewind(k, msgs)
 
+    def sync_prefix(self, base: list[Any], end: int, *, consume: bool = False) -> None:
+        """``sync(base[:end])`` for a list that only grows (a transcript replayed request by
+        request): when the last call read a shorter prefix of the same list, only the messages
+        after it are processed, without comparing or copying the rest.
+
+        ``consume=True`` puts each message's canonical form into ``base`` in its place, so a
+        replay does not hold every message twice (raw and canonical).
+        """
+        m = len(self.src)
+        if self._base is base and end >= m:
+            if end > m:
+                self._rewind(m, base, end)
+        else:
+            self.sync(base[:end])
+            self._base = base
+            m = 0
+        if consume:
+            src, canon = self.src, self.canon
+            for i in range(m, end):
+                form = canon[i]
+                if form is not base[i]:
+                    base[i] = src[i] = form
+
     def _first_mismatch(self, messages: Sequence[Any], limit: int) -> int:
         src = self.src
         for i in range(limit):
@@ -230,7 +255,7 @@ class ProcessedHistory:
                 return i
         return limit
 
-    def _rewind(self, k: int, messages: list[Mapping[str, Any]]) -> None:
+    def _rewind(self, k: int, messages: list[Mapping[str, Any]], end: int | None = None) -> None:
         """Keep the first ``k`` entries, then (re)process ``messages[k:]``, reusing the forms
         of messages that only moved (looked up by identity, checked by snapshot)."""
         from hermes_core.payload import canonical_message
@@ -247,9 +272,10 @@ class ProcessedHistory:
         self._truncate_anthropic(k)
         total = cum[-1]
         processed = 0
-        for i in range(k, len(messages)):
+        check = self.verify_window != 0  # 0: identity alone decides, keep no snapshots
+        for i in range(k, len(messages) if end is None else end):
             message = messages[i]
-            snap = snapshot(message)
+            snap = snapshot(message) if check else None
             j = moved.get(id(message), -1)
             if j >= 0 and old[0][j] is message and old[1][j] == snap:
                 form = old[2][j]

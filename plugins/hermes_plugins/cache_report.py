@@ -25,8 +25,10 @@ tokenizer differs, so read the figures as relative.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+import sys
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -36,12 +38,13 @@ import click
 from hermes_core import InvalidMessagesError, PayloadContext
 from hermes_core.cli import CliState, emit_json, emit_table, fail
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli, resolve_format
+from hermes_core.history import ProcessedHistory
 from hermes_core.messages import (
     parse_transcript,
     read_transcript_text,
     validate_messages,
 )
-from hermes_core.payload import anthropic_blocks, assemble_payload
+from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_tools
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_core.transcripts import Transcript
 from hermes_plugins.caching import LOOKBACK_BLOCKS
@@ -60,17 +63,6 @@ CAUSES = {
 }
 
 Counter = Callable[[str], int]
-
-
-@attrs.frozen(kw_only=True)
-class Unit:
-    """One cacheable block of a request: its canonical bytes, tokens and marker."""
-
-    section: str
-    data: bytes
-    tokens: int
-    ttl: str | None  # the marker's TTL when the unit carries a breakpoint, else None
-    message: int | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -154,91 +146,93 @@ def _token_text(block: Any) -> str | None:
     return _dumps(block)
 
 
+#: One unit as the simulator keeps it: digest of its bytes, byte length, tokens, marker TTL.
+UnitKey = tuple[bytes, int, int, "str | None"]
+
+
+def _digest(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
 class _UnitMaker:
-    """Builds units, caching bytes per unmarked message object and tokens per unit."""
+    """Builds units, caching them per unmarked message object and tokens per unit digest."""
 
     def __init__(self, count: Counter) -> None:
         self.count = count
         self._tokens: dict[bytes, int] = {}
-        self._by_message: dict[int, tuple[Any, list[tuple[bytes, int]]]] = {}
+        self._by_message: dict[int, tuple[Any, list[UnitKey]]] = {}
 
-    def _unit(self, section: str, block: Any, prefix: str = "", message: int | None = None,
-              ttl: str | None = None) -> Unit:
+    def data(self, block: Any, prefix: str = "") -> bytes:
+        return (prefix + _dumps(_normalise_block(block))).encode("utf-8")
+
+    def unit(self, block: Any, prefix: str = "") -> UnitKey:
         clean = _normalise_block(block)
         data = (prefix + _dumps(clean)).encode("utf-8")
-        tokens = self._tokens.get(data)
+        digest = _digest(data)
+        tokens = self._tokens.get(digest)
         if tokens is None:
             text = _token_text(clean)
             tokens = IMAGE_TOKEN_ESTIMATE if text is None else self.count(text)
-            self._tokens[data] = tokens
-        return Unit(section=section, data=data, tokens=tokens, ttl=ttl, message=message)
+            self._tokens[digest] = tokens
+        return (digest, len(data), tokens, _marker_ttl(block))
 
-    def units(self, payload: Mapping[str, Any]) -> list[Unit]:
-        out: list[Unit] = []
-        for tool in payload.get("tools") or ():
-            out.append(self._unit(TOOLS, tool, ttl=_marker_ttl(tool)))
+    def head(self, payload: Mapping[str, Any]) -> list[tuple[str, Any]]:
+        """The (section, block) pairs before the messages: tool definitions, system blocks."""
+        out: list[tuple[str, Any]] = [(TOOLS, tool) for tool in payload.get("tools") or ()]
         system = payload.get("system")
         if isinstance(system, str):
             if system:
-                out.append(self._unit(SYSTEM, {"type": "text", "text": system}))
+                out.append((SYSTEM, {"type": "text", "text": system}))
         elif isinstance(system, list):
-            for block in system:
-                out.append(self._unit(SYSTEM, block, ttl=_marker_ttl(block)))
-        for index, message in enumerate(payload.get("messages") or ()):
-            out.extend(self._message_units(index, message))
+            out.extend((SYSTEM, block) for block in system)
         return out
 
-    def _message_units(self, index: int, message: Mapping[str, Any]) -> list[Unit]:
+    @staticmethod
+    def blocks(message: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         role = "assistant" if message.get("role") == "assistant" else "user"
+        return role + ":", anthropic_blocks(message)
+
+    def message_units(self, message: Mapping[str, Any]) -> list[UnitKey]:
         cached = self._by_message.get(id(message))
         if cached is not None and cached[0] is message:
-            return [
-                Unit(section=MESSAGES, data=d, tokens=t, ttl=None, message=index)
-                for d, t in cached[1]
-            ]
-        units = [
-            self._unit(MESSAGES, block, prefix=role + ":", message=index, ttl=_marker_ttl(block))
-            for block in anthropic_blocks(message)
-        ]
-        if all(u.ttl is None for u in units):
+            return cached[1]
+        prefix, blocks = self.blocks(message)
+        units = [self.unit(block, prefix) for block in blocks]
+        if all(u[3] is None for u in units):
             # Unmarked messages are the same objects from request to request (copy-on-write
             # payloads); keep a reference so the id stays theirs.
-            self._by_message[id(message)] = (message, [(u.data, u.tokens) for u in units])
+            self._by_message[id(message)] = (message, units)
         return units
 
 
-# --- simulation -----------------------------------------------------------------------------
+def _common_prefix(a: bytes, b: bytes) -> int:
+    limit = min(len(a), len(b))
+    if a[:limit] == b[:limit]:
+        return limit
+    lo, hi = 0, limit  # a[:lo] == b[:lo], a[:hi] != b[:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[:mid] == b[:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
-def _chain(units: Sequence[Unit]) -> list[bytes]:
-    hashes: list[bytes] = []
-    previous = b""
-    for unit in units:
-        previous = hashlib.blake2b(previous + unit.data, digest_size=16).digest()
-        hashes.append(previous)
-    return hashes
-
-
-def _first_difference(old: Sequence[Unit], new: Sequence[Unit]) -> tuple[int, int, int] | None:
-    """(unit index, byte offset, shared tokens) where ``new`` stops extending ``old``."""
-    offset = tokens = 0
-    for index, unit in enumerate(old):
-        if index >= len(new):
-            return index, offset, tokens
-        other = new[index]
-        if other.data != unit.data:
-            common = 0
-            limit = min(len(unit.data), len(other.data))
-            while common < limit and unit.data[common] == other.data[common]:
-                common += 1
-            return index, offset + common, tokens
-        offset += len(unit.data)
-        tokens += unit.tokens
-    return None
+#: Messages from the end of the previous request compared one by one (where layouts put their
+#: markers); everything before them is compared in one identity comparison of the two lists.
+TAIL_WINDOW = 64
 
 
 class CacheSimulator:
-    """Prices a sequence of requests under one provider's prefix-cache rules."""
+    """Prices a sequence of requests under one provider's prefix-cache rules.
+
+    Streaming and incremental: it keeps only the previous request, as flat arrays over its
+    units (digest, cumulative bytes and tokens, chained prefix hash), and re-derives only the
+    units from the first message that changed - for a conversation replayed request by request,
+    the new messages and the few a layout marks. Memory is bounded by the largest request (plus
+    the cache entries), not by the sum of all requests.
+    """
 
     def __init__(self, provider: str = "anthropic", *, count: Counter | None = None,
                  min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS) -> None:
@@ -249,37 +243,145 @@ class CacheSimulator:
         self.lookback = lookback
         self._maker = _UnitMaker(count or count_tokens)
         self._entries: dict[bytes, int] = {}
-        self._previous: list[Unit] | None = None
         self.turns: list[TurnReport] = []
+        self._started = False
+        self._head: list[tuple[str, Any]] = []  # the previous request's head (section, block)
+        self._head_data: list[bytes] = []
+        self._messages: list[Any] = []  # the previous request's messages (own list)
+        self._digest: list[bytes] = []
+        self._bytes: list[int] = []  # cumulative bytes after each unit
+        self._tokens: list[int] = []  # cumulative tokens after each unit
+        self._hash: list[bytes] = []  # chained hash of the prefix ending with each unit
+        self._owner: list[int] = []  # message index of each unit (-1: head)
+        self._offset: list[int] = []  # first unit of each message
+        self._marks: list[tuple[int, str]] = []  # (unit index, ttl) of every breakpoint
+        self.rebuilt_units = 0  # for tests: units derived again (not reused)
+
+    # -- keeping the arrays
+
+    def _truncate(self, unit: int, message: int) -> None:
+        del self._digest[unit:], self._bytes[unit:], self._tokens[unit:], self._hash[unit:]
+        del self._owner[unit:], self._offset[message:]
+        marks = self._marks
+        while marks and marks[-1][0] >= unit:
+            marks.pop()
+
+    def _push(self, key: UnitKey, owner: int) -> None:
+        digest, size, tokens, ttl = key
+        index = len(self._digest)
+        previous = self._hash[-1] if self._hash else b""
+        self._digest.append(digest)
+        self._bytes.append((self._bytes[-1] if self._bytes else 0) + size)
+        self._tokens.append((self._tokens[-1] if self._tokens else 0) + tokens)
+        self._hash.append(hashlib.blake2b(previous + digest, digest_size=16).digest())
+        self._owner.append(owner)
+        if ttl is not None:
+            self._marks.append((index, ttl))
+        self.rebuilt_units += 1
+
+    def _first_changed(self, messages: list[Any]) -> int:
+        """The first message index where ``messages`` differs (by identity) from the previous
+        request's; ``self._messages`` becomes ``messages`` (an own list, updated in place)."""
+        own = self._messages
+        m, n = len(own), len(messages)
+        if n >= m:
+            first = m
+            start = max(0, m - TAIL_WINDOW)
+            saved = own[start:]
+            for i in range(start, m):
+                if own[i] is not messages[i]:
+                    first = min(first, i)
+                    own[i] = messages[i]
+            own.extend(messages[m:])
+            if own == messages:
+                return first
+            own[start:] = saved  # a change further back: find it the slow way
+            del own[m:]
+        limit = min(m, n)
+        first = next((i for i in range(limit) if own[i] is not messages[i]), limit)
+        self._messages = list(messages)
+        return first
+
+    # -- one request
 
     def add(self, payload: Mapping[str, Any]) -> TurnReport:
-        units = self._maker.units(payload)
-        hashes = _chain(units)
-        cumulative: list[int] = []
-        total = 0
-        for unit in units:
-            total += unit.tokens
-            cumulative.append(total)
-        if self.provider == "anthropic":
-            read, writes = self._anthropic(units, hashes, cumulative)
+        maker = self._maker
+        head = maker.head(payload)
+        messages = payload.get("messages") or []
+        messages = messages if type(messages) is list else list(messages)
+        old_list = self._messages
+        window_start = max(0, len(old_list) - TAIL_WINDOW)
+        window = old_list[window_start:]  # _first_changed overwrites these in place
+        old_units = len(self._digest)
+        old_total = (self._bytes[-1], self._tokens[-1]) if old_units else (0, 0)
+        old_head = self._head
+        head_data = [maker.data(block) for _, block in head]
+        if not self._started or head_data != self._head_data:
+            first_msg = first_unit = 0
+            self._messages = list(messages)
         else:
-            read, writes = self._openai(hashes, cumulative)
+            first_msg = self._first_changed(messages)
+            first_unit = self._offset[first_msg] if first_msg < len(self._offset) else old_units
+        rewritten = self._messages is not old_list
+
+        def old_message(i: int) -> Any:
+            return window[i - window_start] if not rewritten and i >= window_start else old_list[i]
+
+        old_tail = self._digest[first_unit:]
+        old_owner = self._owner[first_unit:]
+        self._truncate(first_unit, first_msg)
+        if first_unit == 0:
+            for _, block in head:
+                self._push(maker.unit(block), -1)
+        for index in range(first_msg, len(messages)):
+            self._offset.append(len(self._digest))
+            for key in maker.message_units(messages[index]):
+                self._push(key, index)
+        self._head, self._head_data = head, head_data
+        started, self._started = self._started, True
+
+        total = self._tokens[-1] if self._tokens else 0
+        if self.provider == "anthropic":
+            read, writes = self._anthropic()
+        else:
+            read, writes = self._openai(first_unit)
         written = sum(tokens for tokens, _ in writes)
         cost = (total - read - written) + read * READ_PRICE[self.provider]
         cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
+
         prefix_bytes = prefix_tokens = 0
         brk: dict[str, Any] | None = None
-        if self._previous is not None:
-            diff = _first_difference(self._previous, units)
-            if diff is None:
-                prefix_bytes = sum(len(u.data) for u in self._previous)
-                prefix_tokens = sum(u.tokens for u in self._previous)
+        if started:
+            # The first unit where this request stops extending the previous one (the units
+            # before first_unit are the previous request's own).
+            new_units = len(self._digest)
+            d = -1
+            for j, digest in enumerate(old_tail):
+                at = first_unit + j
+                if at >= new_units or self._digest[at] != digest:
+                    d = at
+                    break
+            if d < 0:
+                prefix_bytes, prefix_tokens = old_total
             else:
-                unit_index, prefix_bytes, prefix_tokens = diff
-                brk = self._cause(self._previous, units, unit_index, prefix_bytes)
+                prefix_bytes = self._bytes[d - 1] if d else 0
+                prefix_tokens = self._tokens[d - 1] if d else 0
+                if d < new_units:
+                    old = self._old_data(d, first_unit, old_owner, old_head, old_message)
+                    new = self._new_data(d, head, messages)
+                    prefix_bytes += _common_prefix(old, new)
+                sections = []
+                if d < old_units:
+                    sections.append(old_head[d][0] if d < len(old_head) else MESSAGES)
+                if d < new_units:
+                    sections.append(head[d][0] if d < len(head) else MESSAGES)
+                section = next(s for s in (TOOLS, SYSTEM, MESSAGES) if s in sections)
+                brk = {"byte": prefix_bytes, "cause": CAUSES[section]}
+                if section == MESSAGES:
+                    brk["message"] = self._owner[d] if d < new_units else old_owner[d - first_unit]
         report = TurnReport(
             index=len(self.turns),
-            messages=len(payload.get("messages") or ()),
+            messages=len(messages),
             input_tokens=total,
             prefix_bytes=prefix_bytes,
             prefix_tokens=prefix_tokens,
@@ -289,44 +391,47 @@ class CacheSimulator:
             cost=cost,
             break_=brk,
         )
-        self._previous = units
         self.turns.append(report)
         return report
 
-    @staticmethod
-    def _cause(old: Sequence[Unit], new: Sequence[Unit], index: int, byte: int) -> dict[str, Any]:
-        sections = {u.section for u in (old[index] if index < len(old) else None,
-                                        new[index] if index < len(new) else None) if u is not None}
-        section = next(s for s in (TOOLS, SYSTEM, MESSAGES) if s in sections)
-        brk: dict[str, Any] = {"byte": byte, "cause": CAUSES[section]}
-        if section == MESSAGES:
-            unit = new[index] if index < len(new) else old[index]
-            brk["message"] = unit.message
-        return brk
+    def _new_data(self, d: int, head: list[tuple[str, Any]], messages: list[Any]) -> bytes:
+        if d < len(head):
+            return self._maker.data(head[d][1])
+        owner = self._owner[d]
+        prefix, blocks = self._maker.blocks(messages[owner])
+        return self._maker.data(blocks[d - self._offset[owner]], prefix)
 
-    def _anthropic(self, units: Sequence[Unit], hashes: Sequence[bytes],
-                   cumulative: Sequence[int]) -> tuple[int, list[tuple[int, str]]]:
-        breakpoints = [i for i, unit in enumerate(units) if unit.ttl is not None]
+    def _old_data(self, d: int, first_unit: int, old_owner: list[int],
+                  old_head: list[tuple[str, Any]], old_message: Callable[[int], Any]) -> bytes:
+        if d < len(old_head):
+            return self._maker.data(old_head[d][1])
+        j = d - first_unit
+        owner = old_owner[j]
+        prefix, blocks = self._maker.blocks(old_message(owner))
+        return self._maker.data(blocks[j - old_owner.index(owner)], prefix)
+
+    def _anthropic(self) -> tuple[int, list[tuple[int, str]]]:
+        hashes, cumulative = self._hash, self._tokens
         read = 0
-        for point in breakpoints:
+        for point, _ in self._marks:
             for j in range(point, max(-1, point - self.lookback), -1):
                 if hashes[j] in self._entries:
                     read = max(read, cumulative[j])
                     break
         writes: list[tuple[int, str]] = []
         start = read
-        for point in breakpoints:
+        for point, ttl in self._marks:
             size = cumulative[point]
             if size < self.min_tokens:
                 continue
             if size > start:
-                writes.append((size - start, units[point].ttl or "5m"))
+                writes.append((size - start, ttl))
                 start = size
             self._entries[hashes[point]] = size
         return read, writes
 
-    def _openai(self, hashes: Sequence[bytes],
-                cumulative: Sequence[int]) -> tuple[int, list[tuple[int, str]]]:
+    def _openai(self, first_unit: int) -> tuple[int, list[tuple[int, str]]]:
+        hashes, cumulative = self._hash, self._tokens
         shared = 0
         for j in range(len(hashes) - 1, -1, -1):
             if hashes[j] in self._entries:
@@ -335,8 +440,9 @@ class CacheSimulator:
         read = 0
         if shared >= self.min_tokens:
             read = self.min_tokens + (shared - self.min_tokens) // OPENAI_CACHE_STEP * OPENAI_CACHE_STEP
-        for h, size in zip(hashes, cumulative):
-            self._entries[h] = size
+        # Units before first_unit are the previous request's: their entries are there already.
+        for j in range(first_unit, len(hashes)):
+            self._entries[hashes[j]] = cumulative[j]
         return read, []
 
     def summary(self) -> dict[str, Any]:
@@ -373,13 +479,45 @@ def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anth
 # --- replaying a transcript -----------------------------------------------------------------
 
 
+class MessagesPrefix(Sequence[Any]):
+    """The first ``end`` messages of a list, without copying them: every request of a replayed
+    conversation is a prefix of the same list, and copies would make memory quadratic."""
+
+    __slots__ = ("base", "end")
+
+    def __init__(self, base: list[Any], end: int) -> None:
+        self.base = base
+        self.end = end
+
+    def __len__(self) -> int:
+        return self.end
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return self.base[: self.end][index]
+        if index < 0:
+            index += self.end
+        if not 0 <= index < self.end:
+            raise IndexError(index)
+        return self.base[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return itertools.islice(self.base, self.end)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return f"MessagesPrefix({self.end} of {len(self.base)} messages)"
+
+
 @attrs.frozen(kw_only=True)
 class RequestSpec:
     """One request to replay: its system text, tool definitions and messages."""
 
     system: str
     tools: tuple[Any, ...]
-    messages: tuple[Mapping[str, Any], ...]
+    messages: Sequence[Mapping[str, Any]]
 
 
 def request_ends(messages: Sequence[Mapping[str, Any]]) -> list[int]:
@@ -478,7 +616,7 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
         system_text, tools = None, ()
     system, rest = _system_and_rest(messages, system_text)
     return [
-        RequestSpec(system=system, tools=tools, messages=tuple(rest[:end]))
+        RequestSpec(system=system, tools=tools, messages=MessagesPrefix(rest, end))
         for end in request_ends(rest)
     ]
 
@@ -488,7 +626,8 @@ def specs_from_transcript(transcript: Transcript) -> list[RequestSpec]:
     messages = list(transcript.messages)
     tools = tuple(transcript.tools)
     return [
-        RequestSpec(system=transcript.system_prompt or "", tools=tools, messages=tuple(messages[:end]))
+        RequestSpec(system=transcript.system_prompt or "", tools=tools,
+                    messages=MessagesPrefix(messages, end))
         for end in request_ends(messages)
     ]
 
@@ -500,12 +639,36 @@ def load_report_input(path: str | Path) -> list[RequestSpec]:
 Layout = Callable[[dict[str, Any], PayloadContext], dict[str, Any]]
 
 
-def replay(specs: Iterable[RequestSpec], layout: Layout, ctx: PayloadContext) -> Iterable[dict[str, Any]]:
-    """The laid-out payload of every request, in order."""
+def replay(specs: Iterable[RequestSpec], layout: Layout, ctx: PayloadContext, *,
+           consume: bool = False) -> Iterable[dict[str, Any]]:
+    """The laid-out payload of every request, in order (``assemble_payload`` + ``layout``).
+
+    Each message is canonicalised once for the whole replay (``ProcessedHistory``), not once
+    per request it is part of. ``consume=True`` (the CLI) lets the replay put the canonical
+    form of each message in place of the parsed one in the specs' shared list, so a long
+    transcript is not held twice.
+    """
+    history = ProcessedHistory(verify_window=0)  # a replay never edits a message in place
     for spec in specs:
-        payload = assemble_payload(spec.system, spec.messages, spec.tools,
-                                   provider=ctx.provider, model=ctx.model)
-        yield layout(payload, ctx)
+        system = (spec.system or "").strip()
+        messages = spec.messages
+        first = messages[0] if len(messages) else None
+        if not system and first is not None and first.get("role") == "system":
+            payload = assemble_payload(spec.system, messages, spec.tools,
+                                       provider=ctx.provider, model=ctx.model)
+            yield layout(payload, ctx)
+            continue
+        if isinstance(messages, MessagesPrefix):
+            history.sync_prefix(messages.base, messages.end, consume=consume)
+        else:
+            history.sync(list(messages))
+        canon = history.canon
+        payload = {"provider": ctx.provider, "model": ctx.model, "system": system,
+                   "messages": canon, "tools": canonical_tools(spec.tools)}
+        out = layout(payload, ctx)
+        if out.get("messages") is canon:  # the next request extends canon in place
+            out = {**out, "messages": list(canon)}
+        yield out
 
 
 # --- CLI ------------------------------------------------------------------------------------
@@ -516,6 +679,12 @@ def _break_text(brk: Mapping[str, Any] | None) -> str:
         return "-"
     where = f" (message {brk['message']})" if brk.get("message") is not None else ""
     return f"{brk['cause']} @ byte {brk['byte']}{where}"
+
+
+def _progress_target() -> Any:
+    """Where a progress bar goes: stderr when it is a terminal (a person watching), else
+    nowhere (pipes, logs and CI get the data alone)."""
+    return sys.stderr if sys.stderr.isatty() else None
 
 
 @click.command("cache-report")
@@ -553,8 +722,16 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         cache_ttl=ttl or config.prompt_caching.cache_ttl,
     )
     simulator = CacheSimulator(provider)
-    for payload in replay(specs, state.host.payload_cache_layout, ctx):
-        simulator.add(payload)
+    payloads = replay(specs, state.host.payload_cache_layout, ctx, consume=True)
+    terminal = _progress_target()
+    if terminal is not None:
+        with click.progressbar(payloads, length=len(specs), label="replaying requests",
+                               file=terminal) as bar:
+            for payload in bar:
+                simulator.add(payload)
+    else:
+        for payload in payloads:
+            simulator.add(payload)
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
     if as_json:
