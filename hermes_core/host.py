@@ -755,8 +755,22 @@ class PluginHost:
                 out[fmt.name] = attrs.evolve(fmt, plugin=fmt.plugin or plugin)
         return out
 
-    def cli_commands(self, cli: Any) -> None:
-        self._call("hermes_cli_register_commands", {"cli": cli})
+    def cli_commands(self, cli: Any) -> dict[str, str]:
+        """Let plugins add subcommands to ``cli``; returns command name -> providing plugin."""
+        provided: dict[str, str] = {}
+        add = cli.add_command
+
+        def add_command(cmd: Any, name: str | None = None) -> None:
+            call = CURRENT.get()
+            provided[name or cmd.name] = (call.current if call is not None else None) or "?"
+            add(cmd, name)
+
+        cli.add_command = add_command
+        try:
+            self._call("hermes_cli_register_commands", {"cli": cli})
+        finally:
+            del cli.add_command
+        return provided
 
 
 def _prompt_budget(ctx: PromptContext) -> float | None:

@@ -149,13 +149,18 @@ class _CliHandler(logging.StreamHandler):  # type: ignore[type-arg]
 
 
 def configure_logging(
-    *, verbosity: int = 0, log_format: LogFormat | None = None, color: bool | None = None
+    *,
+    verbosity: int = 0,
+    log_format: LogFormat | None = None,
+    color: bool | None = None,
+    shown_elsewhere: frozenset[str] = frozenset(),
 ) -> None:
     """Send hermes-core's log records to stderr (data stays alone on stdout). CLI use.
 
     ``verbosity`` 0 shows warnings, 1 info, 2 and more debug (``--trace-hooks`` events are
     debug). The renderer is the console one on a TTY and JSON otherwise, unless forced;
-    colours only on a TTY and never when ``NO_COLOR`` is set.
+    colours only on a TTY and never when ``NO_COLOR`` is set. Warning records of the loggers in
+    ``shown_elsewhere`` are left out at verbosity 0 (the caller prints them itself, once).
     """
     import os
 
@@ -169,6 +174,10 @@ def configure_logging(
             _root.removeHandler(handler)
     handler = _CliHandler(sys.stderr)
     handler.setFormatter(EventFormatter(fmt, colors=bool(color), tracebacks=verbosity >= 1))
+    if shown_elsewhere and verbosity <= 0:
+        handler.addFilter(lambda record: not (
+            record.name in shown_elsewhere and record.levelno == logging.WARNING
+        ))
     _root.addHandler(handler)
     _root.setLevel(level)
     # The CLI is the application: its records stop here instead of reaching a root handler.

@@ -45,7 +45,7 @@ def test_hooks_table_shows_every_spec_with_its_summary() -> None:
 def test_plugins_json_schema() -> None:
     rows = run("plugins", "--json")
     for row in rows:
-        assert set(row) == {"name", "distribution", "version", "status", "hooks", "error"}
+        assert set(row) == {"name", "distribution", "version", "status", "module", "hooks", "error"}
         assert row["status"] in {"active", "blocked", "failed"}
     identity = next(r for r in rows if r["name"] == "identity")
     assert identity["distribution"] == "hermes-core" and "hermes_prompt_identity" in identity["hooks"]
@@ -59,9 +59,10 @@ def test_plugins_third_party_filter_hides_builtins() -> None:
 def test_engines_json_schema() -> None:
     rows = run("engines", "--json")
     compressor = next(r for r in rows if r["name"] == "compressor")
-    assert compressor == {"name": "compressor", "plugin": "compressor", "distribution": "hermes-core", "selected": True, "default": True}
+    assert compressor == {"name": "compressor", "plugin": "compressor", "distribution": "hermes-core", "version": compressor["version"], "selected": True, "default": True}
+    assert compressor["version"]  # engines --json keeps the version the table shows
     for row in rows:
-        assert set(row) == {"name", "plugin", "distribution", "selected", "default"}
+        assert set(row) == {"name", "plugin", "distribution", "version", "selected", "default"}
 
 
 def test_version_option() -> None:

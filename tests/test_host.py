@@ -95,7 +95,7 @@ def test_third_party_engine_is_listed_and_selectable(site_dir: Path, tmp_path: P
     (home / "config.yaml").write_text("context:\n  engine: fancy\n")
     rows = json.loads(CliRunner().invoke(cli, ["--home", str(home), "engines", "--json"]).stdout)
     fancy = next(r for r in rows if r["name"] == "fancy")
-    assert fancy == {"name": "fancy", "plugin": "fancy_engine", "distribution": "hermes-engine-fancy", "selected": True, "default": False}
+    assert fancy == {"name": "fancy", "plugin": "fancy_engine", "distribution": "hermes-engine-fancy", "version": "0.3.0", "selected": True, "default": False}
     from hermes_core.config import load_config
 
     engine = host.create_engine(load_config(home=home).context.engine, load_config(home=home))

@@ -10,8 +10,9 @@ with code 2 and a one-line error, never a traceback. Plugins add subcommands thr
 from __future__ import annotations
 
 import json
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -21,6 +22,7 @@ import click
 from hermes_core import __version__
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting
+from hermes_core.records import HostWarning
 from hermes_core.errors import ConfigError, HermesError, HermesPluginError
 from hermes_core.host import PluginHost
 from hermes_core.logging import configure_logging
@@ -39,6 +41,10 @@ class CliState:
     _config: Config | None = None
     _host: PluginHost | None = None
     warnings: list[Any] = attrs.field(factory=list)
+    #: set by a command whose own output already carries the warnings (not printed again)
+    warnings_shown: bool = False
+    #: command name -> the plugin that added it (plugin subcommands only)
+    provided_by: dict[str, str] = attrs.field(factory=dict)
 
     @property
     def home_path(self) -> Path:
@@ -110,6 +116,79 @@ def emit_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
         click.echo(fmt.format(*row).rstrip())
 
 
+#: Options of the group, by the number of values each takes (0 = a flag).
+GLOBAL_OPTIONS: dict[str, int] = {
+    "--home": 1, "--config": 1, "--disable": 1, "--log-format": 1,
+    "--strict-plugins": 0, "--trace-hooks": 0, "--verbose": 0, "-v": 0,
+}
+#: The logger whose warning records the CLI prints itself, once, as ``warning: ...`` lines.
+WARNINGS_LOGGER = "hermes_core.diagnostics"
+
+
+def _env_flag(name: str) -> bool:
+    return (os.environ.get(name) or "").strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _is_global(token: str, own: set[str]) -> tuple[bool, int]:
+    name = token.split("=", 1)[0]
+    if name in own:
+        return False, 0
+    if name in GLOBAL_OPTIONS:
+        return True, 0 if "=" in token else GLOBAL_OPTIONS[name]
+    # -vv, -vvv: counted verbosity
+    if len(token) > 2 and token[0] == "-" and token[1] != "-" and set(token[1:]) == {"v"} and "-v" not in own:
+        return True, 0
+    return False, 0
+
+
+def hoist_global_options(args: list[str], own_options: Callable[[str], set[str] | None]) -> list[str]:
+    """Move group options written after the subcommand (``plugins -v --home X``) before it.
+
+    ``own_options(name)`` gives the options the subcommand declares itself (those stay put) or
+    ``None`` for an unknown command. Everything after ``--`` is left alone.
+    """
+    i = 0
+    while i < len(args):
+        token = args[i]
+        if token == "--" or not token.startswith("-"):
+            break
+        takes = _is_global(token, set())[1] if token.split("=", 1)[0] in GLOBAL_OPTIONS else 0
+        i += 1 + takes
+    if i >= len(args) or args[i] == "--":
+        return args
+    own = own_options(args[i])
+    if own is None:
+        return args
+    head, command, rest = args[:i], args[i], args[i + 1:]
+    hoisted: list[str] = []
+    kept: list[str] = []
+    j = 0
+    while j < len(rest):
+        token = rest[j]
+        if token == "--":
+            kept.extend(rest[j:])
+            break
+        is_global, takes = _is_global(token, own) if token.startswith("-") else (False, 0)
+        if is_global:
+            hoisted.extend(rest[j:j + 1 + takes])
+            j += 1 + takes
+        else:
+            kept.append(token)
+            j += 1
+    return [*head, *hoisted, command, *kept]
+
+
+def print_warnings(warnings: Iterable[HostWarning]) -> None:
+    """Each warning once (by kind and message), on stderr."""
+    seen: set[tuple[str, str]] = set()
+    for warning in warnings:
+        key = (getattr(warning, "kind", ""), getattr(warning, "message", str(warning)))
+        if key in seen:
+            continue
+        seen.add(key)
+        click.echo(f"warning: {key[1]}", err=True)
+
+
 class PluginAwareGroup(click.Group):
     """A click group that asks plugins for the subcommands it does not know itself."""
 
@@ -124,9 +203,10 @@ class PluginAwareGroup(click.Group):
             ctx.obj = state
         extra = click.Group(name="plugins")
         try:
-            state.host.cli_commands(extra)
+            provided = state.host.cli_commands(extra)
         except (ConfigError, HermesPluginError):
             return {}
+        state.provided_by.update(provided)
         return {name: cmd for name, cmd in extra.commands.items() if name not in self.commands}
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
@@ -140,17 +220,59 @@ class PluginAwareGroup(click.Group):
         names.update(self._plugin_commands(ctx))
         return sorted(names)
 
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Plugin commands say which plugin provides them.
+        plugin_commands = self._plugin_commands(ctx)
+        state = ctx.find_object(CliState)
+        rows: list[tuple[str, str]] = []
+        limit = formatter.width - 6 - max((len(n) for n in self.list_commands(ctx)), default=0)
+        for name in self.list_commands(ctx):
+            cmd = self.get_command(ctx, name)
+            if cmd is None or cmd.hidden:
+                continue
+            prefix = ""
+            if name in plugin_commands and state is not None:
+                prefix = f"[plugin: {state.provided_by.get(name, '?')}] "
+            text = prefix + cmd.get_short_help_str(limit=max(limit - len(prefix), 20))
+            rows.append((name, text))
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        def own_options(name: str) -> set[str] | None:
+            command = click.Group.get_command(self, ctx, name)
+            if command is None:
+                # A plugin command: resolving it needs the group's options, which are not
+                # parsed yet; hoist only what no plugin command can mean differently.
+                return {"-v", "--verbose", "--config", "--home"}
+            return {opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}
+
+        return super().parse_args(ctx, hoist_global_options(list(args), own_options))
+
+    def invoke(self, ctx: click.Context) -> Any:
+        # Every warning recorded while the command runs is printed once, at the end, on stderr
+        # (the log handler leaves those records out so they are not shown twice).
+        with collecting() as bucket:
+            try:
+                return super().invoke(ctx)
+            finally:
+                state = ctx.find_object(CliState)
+                if state is None or not state.warnings_shown:
+                    print_warnings([*(state.warnings if state else ()), *bucket])
+
 
 def _state_from_params(params: dict[str, Any]) -> CliState | None:
-    if "disable" not in params:
-        return None
+    # With --help (an eager option) the group's other options may not be parsed yet: their
+    # defaults (and the environment) apply, so the help can still list plugin commands.
     verbose = int(params.get("verbose") or 0)
-    configure_logging(verbosity=max(verbose, 2 if params.get("trace_hooks") else 0),
-                      log_format=params.get("log_format"))
+    trace = bool(params.get("trace_hooks")) or _env_flag("HERMES_TRACE_HOOKS")
+    configure_logging(verbosity=max(verbose, 2 if trace else 0),
+                      log_format=params.get("log_format"), shown_elsewhere=frozenset({WARNINGS_LOGGER}))
     return CliState(
         home=params.get("home"), config_path=params.get("config_path"),
         disable=tuple(params.get("disable") or ()), strict=bool(params.get("strict_plugins")),
-        trace=bool(params.get("trace_hooks")), verbosity=int(params.get("verbose") or 0),
+        trace=trace, verbosity=verbose,
     )
 
 
@@ -174,8 +296,15 @@ def cli(
     verbose: int,
     log_format: str | None,
 ) -> None:
-    """Inspect and drive hermes-core: hooks, plugins, engines, prompts and compression."""
-    configure_logging(verbosity=max(verbose, 2 if trace_hooks else 0), log_format=log_format)  # type: ignore[arg-type]
+    """Inspect and drive hermes-core: hooks, plugins, engines, prompts and compression.
+
+    Global options may also follow the subcommand (``hermes-ctx plugins -v``).
+    """
+    trace_hooks = trace_hooks or _env_flag("HERMES_TRACE_HOOKS")
+    configure_logging(
+        verbosity=max(verbose, 2 if trace_hooks else 0), log_format=log_format,  # type: ignore[arg-type]
+        shown_elsewhere=frozenset({WARNINGS_LOGGER}),
+    )
     if isinstance(ctx.obj, CliState):  # built while resolving a plugin's subcommand
         return
     ctx.obj = CliState(

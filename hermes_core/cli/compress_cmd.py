@@ -84,6 +84,7 @@ def compress(
         if text not in report["warnings"]:
             report["warnings"].append(text)
     report["engine"] = name
+    state.warnings_shown = True  # they are part of the report
     if out is not None:
         try:
             out.write_text(json.dumps(result, ensure_ascii=False, indent=1, default=str) + "\n",

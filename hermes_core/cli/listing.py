@@ -16,7 +16,7 @@ def _summary(doc: str) -> str:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, mode, args, doc, impls}].")
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, area, mode, args, doc, impls: [{plugin, wrapper, tryfirst, trylast}]}].")
 @click.option("--unimplemented", is_flag=True, help="Only hooks nobody implements.")
 @click.pass_obj
 @guarded
@@ -42,7 +42,8 @@ def hooks(state: CliState, as_json: bool, unimplemented: bool) -> None:
         ])
         return
     width = max((len(h.name) for h in infos), default=4)
-    click.echo(f"{'HOOK':<{width}}  {'MODE':<11}  IMPLEMENTATIONS (call order)")
+    # Column names are the JSON keys, upper-cased (impls in call order).
+    click.echo(f"{'NAME':<{width}}  {'MODE':<11}  IMPLS")
     for h in infos:
         impls = ", ".join(i.plugin + _impl_flag(i) for i in h.impls) or "-"
         click.echo(f"{h.name:<{width}}  {h.mode:<11}  {impls}".rstrip())
@@ -61,12 +62,16 @@ def _impl_flag(impl: Any) -> str:
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, distribution, version, status, hooks, error}].")
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, distribution, version, status, module, hooks, error}].")
 @click.option("--third-party", is_flag=True, help="Hide hermes-core's own plugins.")
 @click.pass_obj
 @guarded
 def plugins(state: CliState, as_json: bool, third_party: bool) -> None:
-    """List every plugin: active, blocked or failed, with the hooks it implements."""
+    """List every plugin: active, blocked or failed, with the hooks it implements.
+
+    The table's columns are the JSON keys (MODULE with -v; ERROR when a plugin has one, its
+    first line unless -v).
+    """
     records = [r for r in state.host.plugins() if r.name != DISPATCH_PLUGIN]
     if third_party:
         records = [r for r in records if r.distribution != CORE_DISTRIBUTION]
@@ -77,31 +82,36 @@ def plugins(state: CliState, as_json: bool, third_party: bool) -> None:
                 "distribution": r.distribution,
                 "version": r.version,
                 "status": r.status,
+                "module": r.module,
                 "hooks": list(r.hooks),
                 "error": r.error,
             }
             for r in records
         ])
         return
-    rows = []
-    for r in records:
-        hooks_text = " ".join(h.removeprefix("hermes_") for h in r.hooks) or "-"
-        if r.status == "failed":
-            error = r.error or ""
-            hooks_text = f"- ({error if state.verbosity else error.splitlines()[0][:100]}"
-            hooks_text += ")" if state.verbosity else "; run with -v)"
-        row = [r.name, r.distribution, r.version, r.status, hooks_text]
-        if state.verbosity:
-            row.insert(4, r.module)
-        rows.append(row)
     headers = ["NAME", "DISTRIBUTION", "VERSION", "STATUS", "HOOKS"]
     if state.verbosity:
         headers.insert(4, "MODULE")
+    with_errors = any(r.error for r in records)
+    if with_errors:
+        headers.append("ERROR")
+    rows = []
+    for r in records:
+        row = [r.name, r.distribution, r.version, r.status, " ".join(r.hooks) or "-"]
+        if state.verbosity:
+            row.insert(4, r.module)
+        if with_errors:
+            error = r.error or ""
+            if error and not state.verbosity:
+                first = error.splitlines()[0]
+                error = first[:100] + ("... (-v for all)" if len(first) > 100 or "\n" in error else "")
+            row.append(error or "-")
+        rows.append(row)
     emit_table(headers, rows)
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, plugin, distribution, selected, default}].")
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{name, plugin, distribution, version, selected, default}].")
 @click.pass_obj
 @guarded
 def engines(state: CliState, as_json: bool) -> None:
@@ -121,12 +131,12 @@ def engines(state: CliState, as_json: bool) -> None:
         for spec in sorted(specs.values(), key=lambda s: s.name)
     ]
     if as_json:
-        emit_json([{k: v for k, v in row.items() if k != "version"} for row in rows])
+        emit_json(rows)
     else:
         emit_table(
-            ["ENGINE", "PROVIDED BY", "PLUGIN", "SELECTED", "DEFAULT"],
+            ["NAME", "PLUGIN", "DISTRIBUTION", "VERSION", "SELECTED", "DEFAULT"],
             [
-                [r["name"], f"{r['distribution']} {r['version']}".strip(), r["plugin"],
+                [r["name"], r["plugin"], r["distribution"], r["version"] or "-",
                  "*" if r["selected"] else "", "*" if r["default"] else ""]
                 for r in rows
             ],
@@ -140,7 +150,7 @@ def engines(state: CliState, as_json: bool) -> None:
 
 
 @cli.command(name="config")
-@click.option("--json", "as_json", is_flag=True, help="JSON: [{key, value, source}].")
+@click.option("--json", "as_json", is_flag=True, help="JSON: {path, values: [{key, value, source}]}.")
 @click.pass_obj
 @guarded
 def config_cmd(state: CliState, as_json: bool) -> None:

@@ -77,13 +77,13 @@ def prompt(
     try:
         text = session.system_prompt
         built = session.built
-        warnings = [*state.warnings, *session.warnings]
+        session_warnings = session.warnings
+        warnings = [*state.warnings, *session_warnings]
     finally:
         session.close()
+    state.warnings.extend(session_warnings)  # printed once on stderr by the group
     if not as_json:
         click.echo(text)
-        for warning in warnings:
-            click.echo(f"warning: {warning.message}", err=True)
         return
     assert built is not None
     emit_json({

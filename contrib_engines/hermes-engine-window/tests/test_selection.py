@@ -16,7 +16,7 @@ def test_listed_and_selected_from_config(tmp_path):
     rows = {row["name"]: row for row in json.loads(result.stdout)}
     assert rows["window"] == {
         "name": "window", "plugin": "window_engine", "distribution": "hermes-engine-window",
-        "selected": True, "default": False,
+        "version": "0.1.0", "selected": True, "default": False,
     }
     assert rows["compressor"]["selected"] is False
 
