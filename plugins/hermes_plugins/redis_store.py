@@ -19,6 +19,7 @@ a stock server.
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -94,27 +95,57 @@ return removed
 """
 
 
+class _Shared:
+    """What every store object of one process and URL shares: the client (its connection
+    pool), the registered scripts and the search indexes."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.put = client.register_script(_PUT_SCRIPT)
+        self.remove = client.register_script(_REMOVE_SCRIPT)
+        self.renew = client.register_script(_RENEW_SCRIPT)
+        self.release = client.register_script(_RELEASE_SCRIPT)
+        self.indexes: dict[str, dict[str, tuple[ArchiveIndex, float]]] = {}
+        self.lock = threading.Lock()
+
+
+_clients: dict[tuple[int, str], _Shared] = {}
+_clients_lock = threading.Lock()
+
+
+def _shared(url: str) -> _Shared:
+    import redis
+
+    key = (os.getpid(), url)  # a forked child opens its own connections
+    with _clients_lock:
+        shared = _clients.get(key)
+        if shared is None:
+            client = redis.Redis.from_url(
+                url, decode_responses=True, encoding_errors="surrogatepass", socket_timeout=10,
+                socket_connect_timeout=5, health_check_interval=30,
+            )
+            shared = _clients[key] = _Shared(client)
+        return shared
+
+
 class RedisSessionStore:
     """The session-store contract (prompts and archive) over one Redis database."""
 
     def __init__(self, url: str, *, key_prefix: str = "hermes:", ttl_seconds: int | None = None,
                  archive_max_bytes: int | None = None, client: Any = None) -> None:
-        import redis
-
         self.url = url
         self.prefix = key_prefix
         self.ttl = ttl_seconds
         self.archive_max_bytes = archive_max_bytes
-        self.client = client or redis.Redis.from_url(
-            url, decode_responses=True, encoding_errors="surrogatepass", socket_timeout=10,
-            socket_connect_timeout=5, health_check_interval=30,
-        )
-        self._put = self.client.register_script(_PUT_SCRIPT)
-        self._remove = self.client.register_script(_REMOVE_SCRIPT)
-        self._renew = self.client.register_script(_RENEW_SCRIPT)
-        self._release = self.client.register_script(_RELEASE_SCRIPT)
-        self._indexes: dict[str, tuple[ArchiveIndex, float]] = {}
-        self._lock = threading.Lock()
+        shared = _shared(url) if client is None else None
+        self.client = client or shared.client  # type: ignore[union-attr]
+        scripts = shared or _Shared(self.client)
+        self._put, self._remove = scripts.put, scripts.remove
+        self._renew, self._release = scripts.renew, scripts.release
+        # Search indexes are per process and key prefix, not per store object (one per Session).
+        self._indexes = scripts.indexes.setdefault(key_prefix, {})
+        self._lock = scripts.lock
+        self._static: tuple[str, int | None] | None = None
 
     # -- keys
 
@@ -132,7 +163,9 @@ class RedisSessionStore:
     # -- prompts
 
     def get_prompt(self, session_id: str) -> str | None:
-        prompt = self.client.hget(self._prompt_key(session_id), "system_prompt")
+        # One round trip for both: a replay reads the split right after the prompt.
+        prompt, prefix = self.client.hmget(self._prompt_key(session_id), ["system_prompt", "static_prefix"])
+        self._static = (session_id, int(prefix) if isinstance(prefix, str) and prefix.isdigit() else None)
         return prompt if isinstance(prompt, str) else None
 
     def put_prompt(
@@ -149,6 +182,9 @@ class RedisSessionStore:
         pipe.execute()
 
     def get_static_prefix(self, session_id: str) -> int | None:
+        known, self._static = self._static, None
+        if known is not None and known[0] == session_id:
+            return known[1]
         value = self.client.hget(self._prompt_key(session_id), "static_prefix")
         return int(value) if isinstance(value, str) and value.isdigit() else None
 
