@@ -32,7 +32,10 @@ _TAIL_EXIT = re.compile(
     r"[\"']?\s*[:=]?\s*(-?\d+)",
     re.IGNORECASE,
 )
-_ERROR_START = re.compile(r"[ \t]*(?:Error|error|ERROR|fatal|FATAL)(?:\[[^\]\n]*\])?:[ \t]*\S")
+#: A line that opens with an error word, or with an exception's name (a traceback's last line).
+_ERROR_START = re.compile(
+    r"[ \t]*(?:Error|error|ERROR|fatal|FATAL|[A-Za-z_][\w.]{0,60}(?:Error|Exception))(?:\[[^\]\n]*\])?:[ \t]*\S"
+)
 #: A line that states an error: an exception name ending the line or followed by ':', a line
 #: opening with an error word, pytest's ``E`` lines and summaries, common shell failures.
 _ERROR_LINE = re.compile(
@@ -61,6 +64,58 @@ _LIBRARY_HINTS = ("site-packages", "dist-packages", "/lib/python", "<frozen")
 _DECODER = json.JSONDecoder()
 _JSON_EXIT = re.compile(r'"(?:exit_code|returncode)"\s*:\s*"?(-?\d+)')
 _JSON_ERROR = re.compile(r'"error"\s*:\s*(null|""|false|\[\]|\{\})?')
+
+
+JSON_FULL_PARSE_MAX = 32_768
+_JSON_STRING_KEY = re.compile(r'"(output|stdout|stderr|content)"\s*:\s*"')
+_JSON_STATUS = re.compile(r'"(exit_code|returncode|error|success)"\s*:\s*("(?:[^"\\]|\\.)*"|-?\d+|null|true|false)')
+
+
+def _decode_piece(piece: str) -> str:
+    """A slice of a JSON string's escaped body, decoded as far as it goes."""
+    trailing = len(piece) - len(piece.rstrip("\\"))
+    if trailing % 2:
+        piece = piece[:-1]
+    cut = piece.rfind("\\u", max(0, len(piece) - 6))
+    if cut != -1 and len(piece) - cut < 6:
+        piece = piece[:cut]
+    try:
+        return json.loads(f'"{piece}"')
+    except ValueError:
+        return piece.replace("\\n", "\n").replace('\\"', '"')
+
+
+def _partial_json(text: str) -> dict[str, Any] | None:
+    """The status keys and the ends of the output of a big JSON result, without parsing it all.
+
+    A failed command's output can be hundreds of kilobytes; what a failure line needs is the
+    status (first or last keys) and the ends of the output, where errors show.
+    """
+    head, tail = text[:2_048], text[-2_048:]
+    obj: dict[str, Any] = {}
+    for part in (head, tail):
+        for match in _JSON_STATUS.finditer(part):
+            try:
+                obj[match.group(1)] = json.loads(match.group(2))
+            except ValueError:
+                continue
+    key = _JSON_STRING_KEY.match(text, 1) or _JSON_STRING_KEY.search(head)
+    if key is None:
+        return obj or None
+    start = key.end()
+    end = len(text) - 1
+    for match in _JSON_STATUS.finditer(tail):  # the status keys after the output end it
+        end = min(end, len(text) - len(tail) + match.start())
+        break
+    body = text[start:end].rstrip().rstrip(",").rstrip().removesuffix('"')
+    if len(body) <= SCAN_HEAD + SCAN_TAIL:
+        obj[key.group(1)] = _decode_piece(body)
+    else:
+        rest = body[-SCAN_TAIL:]
+        boundary = rest.find("\\n")
+        rest = rest[boundary + 2:] if boundary != -1 else rest
+        obj[key.group(1)] = _decode_piece(body[:SCAN_HEAD]) + "\n" + _decode_piece(rest)
+    return obj
 
 
 def _json_may_fail(text: str) -> bool:
@@ -120,9 +175,9 @@ def _exit_code(text: str) -> str | None:
 _OPENING_NEEDLES = ("rror:", "RROR:", "atal:", "ATAL:")
 #: Detection looks at the whole of a short output, else at its start and its end: failures
 #: announce themselves there (a first "Error: ..." line, a traceback or "fatal:" at the end).
-DETECT_WHOLE_MAX = 8_192
-DETECT_HEAD = 1_024
-DETECT_TAIL = 6_144
+DETECT_WHOLE_MAX = 4_096
+DETECT_HEAD = 512
+DETECT_TAIL = 3_072
 
 
 def _detect_spans(size: int) -> tuple[tuple[int, int], ...]:
@@ -146,7 +201,7 @@ def _text_says_failed(text: str) -> bool:
             checked = 0
             while at != -1 and checked < 16:
                 line_start = text.rfind("\n", start, at) + 1
-                if at - line_start <= 8 and _ERROR_START.match(text, line_start) is not None:
+                if at - line_start <= 64 and _ERROR_START.match(text, line_start) is not None:
                     return True
                 checked += 1
                 at = text.find(needle, at + 1, end)
@@ -157,15 +212,48 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+#: Substrings one of the ``_ERROR_LINE`` forms needs: only lines holding one are matched.
+_HINT = re.compile(
+    r"rror|RROR|xception|Exit|Interrupt|Failure|atal|ATAL|panic|FAIL|ERR!|\*\* \(|"
+    r"command not found|No such file|Permission denied|Assertion|failed|failure"
+)
+
+
+def _body_lines(window: str, limit: int) -> list[str]:
+    """The first ``limit`` lines that are neither empty, an agent's trailer nor an exit header."""
+    out: list[str] = []
+    for raw in window.splitlines():
+        line = _one_line(raw)
+        if line and not line.startswith(_TRAILERS) and not _HEADER_EXIT.match(line):
+            out.append(line)
+            if len(out) >= limit:
+                break
+    return out
+
+
 def error_lines(text: str) -> tuple[str, str]:
-    """(first, last) error line of ``text`` (``last`` is "" when there is only one)."""
-    lines = [line for line in (_one_line(raw) for raw in _window(text).splitlines())
-             if line and not line.startswith(_TRAILERS)]
-    hits = [line for line in lines if _ERROR_LINE.match(line) and not _HEADER_EXIT.match(line)]
+    """(first, last) error line of ``text`` (``last`` is "" when there is only one).
+
+    Error lines are found from their hints (one regex pass over the read part of the output),
+    so long outputs without any cost one scan, not a match per line. Without an error line,
+    the first line of the output stands for it (and the last, for outputs of up to 3 lines).
+    """
+    window = _window(text)
+    hits: list[str] = []
+    last_start = -1
+    for found in _HINT.finditer(window):
+        line_start = window.rfind("\n", 0, found.start()) + 1
+        if line_start == last_start:
+            continue
+        last_start = line_start
+        line_end = window.find("\n", found.end())
+        line = _one_line(window[line_start: len(window) if line_end == -1 else line_end])
+        if line and not line.startswith(_TRAILERS) and _ERROR_LINE.match(line) and not _HEADER_EXIT.match(line):
+            hits.append(line)
     if not hits:
-        body = [line for line in lines if not _HEADER_EXIT.match(line)]
+        body = _body_lines(window, 4)
         hits = body[:1]
-        if len(body) > 1 and len(body) <= 3:
+        if 1 < len(body) <= 3:
             hits.append(body[-1])
     if not hits:
         return "", ""
@@ -246,11 +334,13 @@ def failure_of(content: Any, *, is_error: Any = False, reads: bool = False) -> F
     if stripped.startswith("{") and len(text) <= JSON_PARSE_MAX:
         if not is_error and not _json_may_fail(stripped):
             return None
-        try:
-            # raw_decode: Hermes appends discovered context files after the JSON object.
-            obj = _DECODER.raw_decode(stripped)[0]
-        except (ValueError, RecursionError):
-            obj = None
+        obj = _partial_json(stripped) if len(stripped) > JSON_FULL_PARSE_MAX else None
+        if obj is None:
+            try:
+                # raw_decode: Hermes appends discovered context files after the JSON object.
+                obj = _DECODER.raw_decode(stripped)[0]
+            except (ValueError, RecursionError):
+                obj = None
         if isinstance(obj, dict):
             return _from_json(obj, bool(is_error))
     code = _exit_code(text)

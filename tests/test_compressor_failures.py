@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from hermes_core.failures import ERROR_MAX, failure_of
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     summarize_tool_result,
@@ -14,6 +13,8 @@ from hermes_plugins.compressor.oneliners import (
 from hermes_plugins.compressor.prune import prune_tool_results
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from hermes_core.failures import ERROR_MAX, failure_of
 
 PYTEST_OUTPUT = (
     "============================= test session starts ==============================\n"
@@ -186,3 +187,17 @@ def test_false_and_zero_arguments_print_as_themselves() -> None:
     assert summarize_tool_result("acme", args(dry_run=False, count=0), "x") == "[acme] dry_run=False count=0 (1 chars result)"
     assert summarize_tool_result("search_files", args(pattern=0, path=""), "[]") == (
         "[search_files] content search for '0' in . -> ? matches")
+
+
+def test_a_big_json_result_is_read_from_its_ends_without_a_full_parse() -> None:
+    output = "building\n" * 20_000 + 'Traceback (most recent call last):\n  File "app/x.py", line 3\nKeyError: \'k\'\n'
+    failure = failure_of(json.dumps({"output": output, "exit_code": 1, "error": None}))
+    assert failure == ("1", "KeyError: 'k'", "app/x.py:3")
+    patch = failure_of(json.dumps({"success": False, "error": "Patch failed:\n bad hunk", "diff": "x" * 50_000}))
+    assert patch is not None and patch.error == "Patch failed: … bad hunk"
+    assert failure_of(json.dumps({"output": "é\"ok\"\n" * 20_000, "exit_code": 0, "error": None})) is None
+
+
+def test_an_exception_line_at_the_end_marks_a_failure_but_code_does_not() -> None:
+    assert failure_of("running...\nsqlite3.OperationalError: no such column: id\n") is not None
+    assert failure_of("try:\n    x()\nexcept sqlite3.OperationalError:\n    pass\n") is None
