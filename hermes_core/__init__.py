@@ -42,10 +42,12 @@ from hermes_core.records import (
 from hermes_core.session_options import SessionOptions
 
 if TYPE_CHECKING:
+    from hermes_core.aio import AsyncSession
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
 
 __all__ = [
+    "AsyncSession",
     "CompressionReport",
     "Config",
     "ConfigError",
@@ -101,6 +103,10 @@ def __getattr__(name: str) -> Any:
             return version("hermes-core")
         except PackageNotFoundError:  # imported from a checkout that was never installed
             return "0+unknown"
+    if name == "AsyncSession":
+        from hermes_core.aio import AsyncSession
+
+        return AsyncSession
     if name in ("as_message", "normalize_messages"):
         from hermes_core import sdk
 

@@ -154,6 +154,7 @@ class _Handler(BaseHTTPRequestHandler):
 class _Server(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = 128  # many clients at once (concurrent sessions) are not refused
     fake: FakeLLMServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:

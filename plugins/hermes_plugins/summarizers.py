@@ -15,6 +15,7 @@ from types import ModuleType
 from typing import Any
 
 from hermes_core import Config, hookimpl
+from hermes_core.aio import host_loop
 from hermes_core.logging import get_logger
 from hermes_core.summarizer import (
     SummarizerError,
@@ -60,6 +61,11 @@ class _SdkSummarizer:
         return self.api_key_env or self.default_key_env
 
     def summarize(self, request: SummaryRequest) -> str:
+        loop = host_loop()
+        if loop is not None:  # inside an AsyncSession: the async client, on the host's loop
+            from hermes_plugins.summarizers_async import summarize_on_loop
+
+            return summarize_on_loop(self, request, loop)
         model = request.model or self.model
         endpoint = display_url(self.base_url) if self.base_url else "the default endpoint"
         where = f"{self.name} summariser ({model or 'no model'} at {endpoint})"

@@ -1,0 +1,149 @@
+"""``AsyncSession``: the same behaviour over the same hooks, with the event loop kept free.
+
+50 sessions on one loop compress at once through a slow fake summariser; the summaries go out
+through the async SDK client, and a ticker task keeps ticking every 10 ms throughout."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hermes_core import AsyncSession, PluginHost, load_config
+from hermes_core.compaction import CompactionEvent
+from hermes_core.pairing import pairing_problems
+
+pytest.importorskip("openai")
+
+from fake_llm_servers import openai_completion, running  # noqa: E402
+
+SESSIONS = 50
+SUMMARY_DELAY = 1.0
+#: The loop answers a 10 ms tick late by at most this (half of one summary's wait, which a
+#: summary on the loop would add to a tick), and by a few ms typically; the bound leaves room
+#: for two shared cores and for the burst of 50 connections the fake server's threads accept in
+#: this same process, competing for the GIL.
+MAX_TICK_GAP = 0.5
+TYPICAL_TICK_GAP = 0.02
+
+
+def tool_turn(i: int, size: int) -> list[dict[str, Any]]:
+    cid = f"call_{i}"
+    return [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": cid, "type": "function", "function": {
+            "name": "read_file", "arguments": json.dumps({"path": f"src/mod_{i}.py"})}}]},
+        {"role": "tool", "tool_call_id": cid, "content": f"# module {i}\n" + "value = compute(x)\n" * (size // 19)},
+    ]
+
+
+def history() -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "Refactor the modules."}]
+    for i in range(12):
+        messages += tool_turn(i, 3_000)
+    messages.append({"role": "user", "content": "continue"})
+    return messages
+
+
+def summary_config(base_url: str, home: Path) -> Any:
+    return load_config(home=home, env={}, data={"compression": {"summary": {
+        "provider": "openai", "model": "summary-model", "base_url": base_url, "timeout": 20,
+    }}})
+
+
+async def _ticker(stop: asyncio.Event, gaps: list[float]) -> None:
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        before = loop.time()
+        await asyncio.sleep(0.01)
+        gaps.append(loop.time() - before - 0.01)
+
+
+def test_fifty_sessions_compress_concurrently_and_the_loop_keeps_ticking(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    with running("openai") as server:
+        server.push(openai_completion("## Goal\nRefactor.\n## Progress\nRead 12 modules.",
+                                      delay=SUMMARY_DELAY))
+        config = summary_config(server.base_url, home)
+        host = PluginHost.create(config=config, env={})
+        events: list[CompactionEvent] = []
+
+        async def on_status(event: CompactionEvent) -> None:
+            asyncio.get_running_loop()  # delivered on the loop, never in a worker
+            events.append(event)
+
+        async def main() -> list[list[dict[str, Any]]]:
+            # Start-up is not the steady state measured here: the process's first session loads
+            # the tokenizer (holding the GIL for a while) and the worker threads get started.
+            warm = await AsyncSession.open(cwd=tmp_path, home=home, config=config, host=host,
+                                           model="m", provider="openai", persist=False, env={})
+            await asyncio.gather(*(warm.request(history()) for _ in range(SESSIONS)))
+            stop, gaps = asyncio.Event(), []
+            ticker = asyncio.create_task(_ticker(stop, gaps))
+            sessions = await asyncio.gather(*(
+                AsyncSession.open(cwd=tmp_path, home=home, config=config, host=host, model="m",
+                                  provider="openai", context_length=16_000, persist=False, env={},
+                                  on_status=on_status)
+                for _ in range(SESSIONS)
+            ))
+            results = await asyncio.gather(*(
+                s.after_response({"prompt_tokens": 15_000}, history()) for s in sessions
+            ))
+            await asyncio.sleep(0.05)  # the last status callbacks
+            stop.set()
+            await ticker
+            await asyncio.gather(*(s.close() for s in sessions))
+            assert len(gaps) > 40 and max(gaps) < MAX_TICK_GAP, max(gaps)
+            assert statistics.median(gaps) < TYPICAL_TICK_GAP, statistics.median(gaps)
+            return results
+
+        results = asyncio.run(main())
+        received = list(server.requests)
+
+    assert len(received) == SESSIONS  # one LLM summary per session
+    assert all(r.headers.get("x-stainless-async", "").startswith("async") for r in received)
+    assert len([e for e in events if e.kind == "compacted"]) == SESSIONS
+    for messages in results:
+        assert len(messages) < len(history())
+        assert pairing_problems(messages) == []
+        assert any("Read 12 modules" in str(m.get("content")) for m in messages)
+
+
+DEFERRED = {"type": "function", "source": "mcp-github", "function": {
+    "name": "create_issue", "description": "Open a GitHub issue.",
+    "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}}}
+OWN = {"type": "function", "function": {"name": "read_file", "parameters": {"type": "object"}}}
+
+
+def test_the_async_surface_matches_the_sync_one_with_async_tools(tmp_path: Path) -> None:
+    ran: list[tuple[str, Any]] = []
+
+    async def run_tool(name: str, arguments: dict[str, Any]) -> str:
+        asyncio.get_running_loop()  # awaited on the host's loop, not in a worker
+        await asyncio.sleep(0)
+        ran.append((name, arguments))
+        return f"ran {name}"
+
+    async def main() -> None:
+        async with await AsyncSession.open(cwd=tmp_path, model="gpt-5", provider="openai",
+                                           persist=False, env={}, invoke=run_tool) as session:
+            defs = await session.assemble_tools([OWN, DEFERRED])
+            assert {d["function"]["name"] for d in defs} >= {"read_file", "tool_search"}
+            answer = await session.handle_tool_call(
+                "tool_call", {"calls": [{"name": "create_issue", "arguments": {"title": "t"}}]})
+            assert answer == "ran create_issue"
+            assert await session.handle_tool_call("read_file", '{"path": "a"}') == "ran read_file"
+            messages = [{"role": "user", "content": "hi"}]
+            kwargs = await session.request(messages, tools=defs)
+            assert kwargs == session.session.request(messages, tools=defs)
+            assert kwargs["messages"][0] == {"role": "system", "content": session.system_prompt}
+            assert await session.prompt() == session.system_prompt
+            assert session.session_id == session.session.session_id
+        assert session.closed
+
+    asyncio.run(main())
+    assert ran == [("create_issue", {"title": "t"}), ("read_file", {"path": "a"})]
