@@ -147,3 +147,29 @@ def test_the_async_surface_matches_the_sync_one_with_async_tools(tmp_path: Path)
 
     asyncio.run(main())
     assert ran == [("create_issue", {"title": "t"}), ("read_file", {"path": "a"})]
+
+
+def test_async_summaries_keep_the_deadline_and_their_clients_close_with_the_loop(tmp_path: Path) -> None:
+    from hermes_core.summarizer import SummarizerTimeoutError, SummaryRequest
+    from hermes_plugins import summarizers_async
+    from hermes_plugins.summarizers import OpenAISummarizer
+
+    with running("openai") as server:
+        server.push(openai_completion("late", delay=3.0), openai_completion("## Goal\nok"))
+        config = load_config(home=tmp_path, env={}, data={"compression": {"summary": {
+            "provider": "openai", "model": "summary-model", "base_url": server.base_url,
+            "timeout": 0.5}}})
+        summarizer = OpenAISummarizer(config)
+
+        async def main() -> str:
+            loop = asyncio.get_running_loop()
+            with pytest.raises(SummarizerTimeoutError, match="bounds the whole call"):
+                await asyncio.to_thread(
+                    summarizers_async.summarize_on_loop, summarizer, SummaryRequest(prompt="x"), loop)
+            text = await asyncio.to_thread(
+                summarizers_async.summarize_on_loop, summarizer, SummaryRequest(prompt="x"), loop)
+            assert loop in summarizers_async._clients  # one client for the loop, reused
+            return text
+
+        assert asyncio.run(main()) == "## Goal\nok"
+    assert len(summarizers_async._clients) == 0  # closed when asyncio.run shut the loop down

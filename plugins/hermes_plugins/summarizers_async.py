@@ -13,11 +13,17 @@ import asyncio
 import threading
 import time
 import weakref
+from collections.abc import AsyncIterator
 from typing import Any
 
 from hermes_core.aio import run_on_host_loop
 from hermes_core.logging import get_logger
-from hermes_core.summarizer import SummarizerError, SummarizerModelNotFoundError, SummaryRequest
+from hermes_core.summarizer import (
+    SummarizerError,
+    SummarizerModelNotFoundError,
+    SummarizerTimeoutError,
+    SummaryRequest,
+)
 from hermes_plugins.summarizer_http import (
     display_url,
     import_sdk,
@@ -37,6 +43,30 @@ _clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, .
     weakref.WeakKeyDictionary()
 )
 _clients_lock = threading.Lock()
+_closers: dict[int, Any] = {}
+
+
+async def _close_at_shutdown(loop: asyncio.AbstractEventLoop) -> AsyncIterator[None]:
+    # An async generator left suspended on the loop: asyncio.run (and every runner that calls
+    # loop.shutdown_asyncgens) closes it when the loop ends, and the clients close with it, so
+    # their connections do not outlive the loop.
+    try:
+        yield
+    finally:
+        with _clients_lock:
+            clients = list((_clients.pop(loop, None) or {}).values())
+            _closers.pop(id(loop), None)
+        for client in clients:
+            try:
+                await client.close()
+            except Exception:  # noqa: BLE001, S110 - closing at shutdown is best effort
+                pass
+
+
+async def _arm_closer(loop: asyncio.AbstractEventLoop) -> None:
+    closer = _close_at_shutdown(loop)
+    _closers[id(loop)] = closer
+    await closer.__anext__()
 
 
 def summarize_on_loop(summarizer: Any, request: SummaryRequest, loop: asyncio.AbstractEventLoop) -> str:
@@ -69,6 +99,8 @@ def _async_client(summarizer: Any, loop: asyncio.AbstractEventLoop, where: str) 
     )
     settings = (summarizer.name, summarizer.base_url, key, float(summarizer.timeout))
     with _clients_lock:
+        if loop not in _clients:
+            asyncio.run_coroutine_threadsafe(_arm_closer(loop), loop)
         per_loop = _clients.setdefault(loop, {})
         client = per_loop.get(settings)
         if client is None:
@@ -97,7 +129,17 @@ async def asummarize(summarizer: Any, request: SummaryRequest, *, sdk: Any = Non
         sdk, client = _async_client(summarizer, asyncio.get_running_loop(), where)
     started = time.perf_counter()
     try:
-        response = await summarizer._call(client, model, request)
+        # compression.summary.timeout bounds the whole call, as on the synchronous path.
+        response = await asyncio.wait_for(
+            summarizer._call(client, model, request), float(summarizer.timeout)
+        )
+    except asyncio.TimeoutError:
+        log.debug("summary_call_failed", provider=summarizer.name, model=model, kind="timeout",
+                  status=None, deadline=summarizer.timeout, client="async")
+        raise SummarizerTimeoutError(
+            f"{where}: no complete answer within {summarizer.timeout:g} s "
+            "(compression.summary.timeout bounds the whole call)"
+        ) from None
     except Exception as exc:  # SDK errors, and the bare JSON errors the SDKs let through
         error = translate_failure(
             exc, sdk, where=where, timeout=summarizer.timeout, key_env=summarizer.key_env
