@@ -8,6 +8,7 @@ SDKs' own retries are switched off.
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from collections.abc import Mapping
@@ -15,7 +16,6 @@ from types import ModuleType
 from typing import Any
 
 from hermes_core import Config, hookimpl
-from hermes_core.aio import host_loop
 from hermes_core.logging import get_logger
 from hermes_core.summarizer import (
     SummarizerError,
@@ -61,7 +61,8 @@ class _SdkSummarizer:
         return self.api_key_env or self.default_key_env
 
     def summarize(self, request: SummaryRequest) -> str:
-        loop = host_loop()
+        aio = sys.modules.get("hermes_core.aio")  # never imported: no AsyncSession, no loop
+        loop = aio.host_loop() if aio is not None else None
         if loop is not None:  # inside an AsyncSession: the async client, on the host's loop
             from hermes_plugins.summarizers_async import summarize_on_loop
 
