@@ -209,3 +209,20 @@ def test_a_bridge_call_without_invoke_or_catalog_answers_the_model_and_warns(tmp
         "tool_call", {"calls": [{"name": "create_issue", "arguments": {"title": "x"}}]}))
     assert "failed" in answer["error"]
     assert [w.kind for w in session.warnings] == ["tool_call_without_invoke"]
+
+
+def test_the_hosts_own_tools_stay_visible_and_declared_sources_go_behind_the_bridge(tmp_path: Path) -> None:
+    from hermes_core import load_config
+
+    own = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    mcp_named = {"type": "function", "function": {"name": "mcp__jira__create", "parameters": {}}}
+    listed = {"type": "function", "function": {"name": "export_all", "parameters": {}}}
+    session = _session(tmp_path)
+    names = [d["function"]["name"] for d in session.assemble_tools([own, DEFERRED, mcp_named])]
+    assert "get_weather" in names and "tool_search" in names
+    assert "create_issue" not in names and "mcp__jira__create" not in names
+    assert [d["function"]["name"] for d in session.assemble_tools([own, listed])] == ["get_weather", "export_all"]
+    config = load_config(home=tmp_path, env={}, data={"tools": {"search": {"defer": ["export_all"]}}})
+    deferring = _session(tmp_path, config=config)
+    names = [d["function"]["name"] for d in deferring.assemble_tools([own, listed])]
+    assert "get_weather" in names and "export_all" not in names and "tool_search" in names

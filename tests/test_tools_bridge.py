@@ -108,7 +108,7 @@ def test_empty_match_lists_sources_and_a_hint() -> None:
 
 
 def test_limit_defaults_from_config_and_is_clamped() -> None:
-    many = [tool(f"widget_{i}", "A widget tool.") for i in range(60)]
+    many = [tool(f"widget_{i}", "A widget tool.", source="mcp-widgets") for i in range(60)]
     answer = handle_bridge_call(
         "tool_search", {"queries": ["widget"]}, tools=many, config=None, invoke=Recorder()
     )
@@ -126,7 +126,7 @@ def test_limit_defaults_from_config_and_is_clamped() -> None:
 
 
 def test_long_descriptions_are_clipped_in_summaries() -> None:
-    tools = [tool("verbose_tool", "word " * 300)]
+    tools = [tool("verbose_tool", "word " * 300, source="mcp-verbose")]
     data = as_json(handle_bridge_call(
         "tool_search", {"queries": ["verbose"]}, tools=tools, config=None, invoke=Recorder()
     ))
@@ -137,7 +137,7 @@ def test_long_descriptions_are_clipped_in_summaries() -> None:
 def test_search_sees_the_live_definitions_on_every_call() -> None:
     tools = list(TOOLS)
     assert as_json(call("tool_search", {"queries": ["radar"]}))["results"][0]["matches"] == []
-    tools.append(tool("weather_radar", "Rain radar."))
+    tools.append(tool("weather_radar", "Rain radar.", source="plugin-weather"))
     answer = handle_bridge_call("tool_search", {"queries": ["radar"]}, tools=tools, config=None, invoke=Recorder())
     assert as_json(answer)["results"][0]["matches"] == ["weather_radar"]
 
@@ -340,8 +340,9 @@ def test_an_empty_schema_accepts_anything_unchanged(value: Any) -> None:
 
 
 def test_summaries_belong_to_the_tool_found_whatever_the_shapes() -> None:
-    flat = {"name": "flat_tool", "description": "Flat shape with a kazoo.", "parameters": {}}
-    tools = [flat, {"type": "function"}, *TOOLS, {"name": "other_flat", "description": "Kazoo two."}]
+    flat = {"name": "flat_tool", "description": "Flat shape with a kazoo.", "parameters": {}, "source": "mcp-k"}
+    tools = [flat, {"type": "function"}, *TOOLS,
+             {"name": "other_flat", "description": "Kazoo two.", "source": "mcp-k"}]
     data = json.loads(handle_bridge_call(
         "tool_search", {"queries": ["kazoo", "refund"]}, tools=tools, config=None, invoke=Recorder()
     ))

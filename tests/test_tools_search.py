@@ -209,7 +209,10 @@ def test_defer_list_moves_tools_behind_the_bridge() -> None:
 
 def test_mcp_and_plugin_tools_are_deferred_app_surface_tools_are_not() -> None:
     assert is_deferrable("github_create_issue", source="mcp-github")
-    assert is_deferrable("acme_thing")  # any named plugin tool
+    assert is_deferrable("acme_thing", source="plugin-acme")  # a plugin toolset's tool
+    assert is_deferrable("mcp__linear__create_issue")  # an MCP name declares its server
+    assert not is_deferrable("acme_thing")  # no source: the host's own tool stays visible
+    assert is_deferrable("acme_thing", defer=frozenset({"acme_thing"}))  # unless listed in defer
     assert not is_deferrable("project_list", source="project")
 
 
@@ -300,7 +303,8 @@ def test_name_is_split_into_words_and_mcp_prefix_dropped() -> None:
 
 def test_top_level_parameter_names_are_indexed_but_not_schema_bodies() -> None:
     nested = {"type": "object", "properties": {"zebra": {"type": "string", "description": "quokka"}}}
-    defs = [tool("thing_one", "Does one thing.", ["giraffe"], options=nested), tool("thing_two", "Other.")]
+    defs = [tool("thing_one", "Does one thing.", ["giraffe"], source="mcp-x", options=nested),
+            tool("thing_two", "Other.", source="mcp-x")]
     assert search("giraffe", defs=defs) == ["thing_one"]
     assert search("options", defs=defs) == ["thing_one"]
     assert search("quokka", defs=defs) == []
@@ -330,6 +334,7 @@ def test_four_answerable_terms_need_half_of_them() -> None:
         tool("execute_thing", "execute"), tool("code_thing", "code"),
         tool("list_issues_tool", "list issues"), tool("send_message_tool", "send message"),
     ]
+    defs = [{**d, "source": "mcp-x"} for d in defs]
     assert search("run shell command execute code", defs=defs) == []
     assert search("list issues", defs=defs)[0] == "list_issues_tool"
     assert search("send message", defs=defs)[0] == "send_message_tool"
@@ -369,14 +374,16 @@ def test_in_place_edits_of_parameter_names_are_seen() -> None:
 def test_removed_tools_disappear_and_new_ones_appear() -> None:
     defs = [d for d in CATALOG if d["function"]["name"] != "weather_forecast"]
     assert search("weather", defs=defs) == []
-    defs.append(tool("weather_radar", "Rain radar images for a region."))
+    defs.append(tool("weather_radar", "Rain radar images for a region.", source="plugin-weather"))
     assert search("weather", defs=defs) == ["weather_radar"]
 
 
 def test_odd_shapes_are_indexed_too() -> None:
-    flat = {"name": "flat_tool", "description": "A flat definition with a unicorn.", "parameters": {}}
-    no_params = {"type": "function", "function": {"name": "bare_tool", "description": "unicorn"}}
-    listy = {"type": "function", "function": {"name": "listy_tool", "description": ["odd"]}}
+    flat = {"name": "flat_tool", "description": "A flat definition with a unicorn.", "parameters": {},
+            "source": "mcp-odd"}
+    no_params = {"type": "function", "source": "mcp-odd",
+                 "function": {"name": "bare_tool", "description": "unicorn"}}
+    listy = {"type": "function", "source": "mcp-odd", "function": {"name": "listy_tool", "description": ["odd"]}}
     defs = [flat, no_params, listy]
     assert sorted(search("unicorn", defs=defs)) == ["bare_tool", "flat_tool"]
     assert search("listy", defs=defs) == ["listy_tool"]

@@ -110,6 +110,10 @@ def _label_of_source(source: str) -> str:
     return _SOURCE_PREFIX.sub("", source).strip()
 
 
+#: The label of a tool that declares no source: the host's own, which stays visible.
+UNKNOWN_SOURCE = "other"
+
+
 def source_label(source: str, name: str) -> str:
     """Display label of a tool's origin: ``mcp-github`` -> ``github``; ``other`` when unknown."""
     if source:
@@ -120,21 +124,23 @@ def source_label(source: str, name: str) -> str:
         match = _MCP_NAME.match(name)
         if match:
             return match.group(1)
-    return "other"
+    return UNKNOWN_SOURCE
 
 
 def is_deferrable(
     name: str, *, source: str = "", defer: frozenset[str] = frozenset(DEFAULT_DEFER)
 ) -> bool:
-    """Bridge names never; names in ``defer`` always; core tools and app-surface sources never;
-    every other named tool (MCP, plugins) yes."""
+    """Bridge names never; names in ``defer`` always; core tools, app-surface sources and the
+    host's own tools (no declared source) never; tools of a declared source - a ``source``
+    key (MCP server, plugin toolset) or an ``mcp__server__tool`` name - yes."""
     if not name or name in BRIDGE_TOOL_NAMES:
         return False
     if name in defer:
         return True
     if name in CORE_TOOLS:
         return False
-    return source_label(source, name) not in VISIBLE_SOURCES
+    label = source_label(source, name)
+    return label != UNKNOWN_SOURCE and label not in VISIBLE_SOURCES
 
 
 @attrs.frozen(kw_only=True)

@@ -1,18 +1,34 @@
-"""A small JSON-schema checker for ``tool_call`` arguments, with the coercions models need.
+"""Checking ``tool_call`` arguments against the tool's JSON schema, with the coercions models need.
 
-It covers what tool schemas use: ``type`` (one or a list), ``enum``, ``const``, ``required``,
-``properties``, ``additionalProperties``, ``items``, ``anyOf`` / ``oneOf``, and the numeric,
-length and size bounds. Unknown keywords are ignored (the tool itself still checks). Models
-often send numbers and booleans as strings, so ``"42"`` becomes ``42`` for an integer field,
-``"2.5"`` becomes ``2.5`` for a number and ``"true"`` becomes ``True`` for a boolean; nothing
-else is coerced. A library (jsonschema) would not coerce, and would add a dependency.
+Two passes. First a small walk coerces what models commonly send as strings - ``"42"`` becomes
+``42`` for an integer field, ``"2.5"`` ``2.5`` for a number, ``"true"`` ``True`` for a
+boolean, nothing else - and reports the plain mismatches it meets on the way (type, ``enum``,
+``const``, ``required``, ``additionalProperties``, bounds and sizes) in words a model acts on.
+When it finds none, the coerced value is validated by ``jsonschema`` (draft 2020-12, formats
+checked), so every other keyword counts too: ``$ref``/``$defs``, ``pattern``, ``uniqueItems``,
+``allOf``/``oneOf``/``not``, ``multipleOf``, ``prefixItems``, ``dependentRequired``,
+``unevaluatedProperties``... OpenAPI's ``nullable: true`` (common in MCP schemas generated from
+OpenAPI) admits ``null`` in both passes. Each problem reads ``<path>: <constraint>``, the path
+naming the argument (``items[2].name``; ``(arguments)`` at the top).
+
+jsonschema, not fastjsonschema: fastjsonschema stops at draft 7 (no ``prefixItems``,
+``$defs``, ``unevaluated*``, ``dependentRequired``), and a ``tool_call`` is checked once per
+call, where building a validator from a cache costs microseconds
+(``tests/benchmarks/bench_schema_check.py``).
 """
 
 from __future__ import annotations
 
+import json
 import re
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
+
+from hermes_core.logging import get_logger
+
+log = get_logger(__name__)
 
 _INT = re.compile(r"^\s*-?\d+\s*$")
 _TYPE_NAMES = {
@@ -87,11 +103,15 @@ def check(value: Any, schema: Any, path: str = "") -> tuple[Any, list[str]]:
     """
     problems: list[str] = []
     value = _check(value, schema, path, problems)
+    if not problems and not path and isinstance(schema, Mapping) and schema:
+        problems = validate(value, schema)
     return value, problems
 
 
 def _check(value: Any, schema: Any, path: str, problems: list[str]) -> Any:
     if not isinstance(schema, Mapping) or not schema:
+        return value
+    if value is None and schema.get("nullable") is True:
         return value
     where = path or "(arguments)"
     for keyword in ("anyOf", "oneOf"):
@@ -193,3 +213,82 @@ def _check_object(
         else:
             out[key] = item
     return out
+
+
+# --- the library pass ---------------------------------------------------------------------
+
+_VALIDATORS: OrderedDict[str, Any] = OrderedDict()
+_VALIDATORS_MAX = 256
+_lock = threading.Lock()
+
+
+def openapi_nullable(schema: Any) -> Any:
+    """``schema`` with OpenAPI's ``nullable: true`` spelled in JSON Schema (``null`` admitted)."""
+    if isinstance(schema, list):
+        return [openapi_nullable(item) for item in schema]
+    if not isinstance(schema, Mapping):
+        return schema
+    out = {key: openapi_nullable(item) for key, item in schema.items() if key != "nullable"}
+    if schema.get("nullable") is not True:
+        return out
+    kind = out.get("type")
+    if isinstance(kind, str):
+        out["type"] = [kind, "null"]
+    elif isinstance(kind, list) and "null" not in kind:
+        out["type"] = [*kind, "null"]
+    elif kind is None:
+        return {"anyOf": [out, {"type": "null"}]}
+    if isinstance(out.get("enum"), list) and None not in out["enum"]:
+        out["enum"] = [*out["enum"], None]
+    return out
+
+
+def _validator(schema: Mapping[str, Any]) -> Any:
+    key = json.dumps(schema, sort_keys=True, default=str)
+    with _lock:
+        known = _VALIDATORS.get(key)
+        if known is not None:
+            _VALIDATORS.move_to_end(key)
+            return known
+    import jsonschema  # on first use: most sessions never check a bridged call
+
+    spelled = openapi_nullable(schema)
+    cls = jsonschema.validators.validator_for(spelled, default=jsonschema.Draft202012Validator)
+    try:
+        cls.check_schema(spelled)
+        validator = cls(spelled, format_checker=cls.FORMAT_CHECKER)
+    except jsonschema.SchemaError as exc:
+        validator = _BrokenSchema(f"{'.'.join(map(str, exc.path)) or 'schema'}: {exc.message}")
+    with _lock:
+        _VALIDATORS[key] = validator
+        while len(_VALIDATORS) > _VALIDATORS_MAX:
+            _VALIDATORS.popitem(last=False)
+    return validator
+
+
+class _BrokenSchema:
+    """A tool whose schema is not valid JSON Schema: the first pass's check is all there is."""
+
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+    def iter_errors(self, value: Any) -> list[Any]:
+        log.debug("tool_schema_invalid", reason=self.reason)
+        return []
+
+
+def _path_of(parts: Any) -> str:
+    path = ""
+    for part in parts:
+        path = _join(path, part)
+    return path or "(arguments)"
+
+
+def validate(value: Any, schema: Mapping[str, Any]) -> list[str]:
+    """The draft 2020-12 problems of ``value`` under ``schema``, as ``<path>: <message>``."""
+    try:
+        errors = list(_validator(schema).iter_errors(value))
+    except Exception as exc:  # noqa: BLE001 - an unresolvable $ref: say so, never crash the turn
+        return [f"(arguments): the tool's schema could not be applied ({type(exc).__name__}: {exc})"]
+    errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [f"{_path_of(e.absolute_path)}: {e.message}" for e in errors]
