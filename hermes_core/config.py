@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -188,6 +188,17 @@ def field(default: Any, check: Check, *, lenient: bool = False, doc: str = "") -
 
 def section(cls: type) -> Any:
     return attrs.field(factory=cls, metadata={"section": cls})
+
+
+@attrs.frozen(kw_only=True)
+class ConfigSection:
+    """A top-level config section a plugin owns (see ``hermes_config_sections``)."""
+
+    name: str
+    model: type
+    doc: str = ""
+    #: the declaring plugin (filled in by the host)
+    plugin: str = ""
 
 
 # --- the model ---
@@ -371,6 +382,17 @@ class Config:
     sources: Mapping[str, str] = attrs.field(factory=dict, eq=False, metadata={"internal": True})
     path: str | None = attrs.field(default=None, eq=False, metadata={"internal": True})
     raw: Mapping[str, Any] = attrs.field(factory=dict, eq=False, metadata={"internal": True})
+    #: the plugins' sections, by name (``config.<name>`` reads them)
+    plugin_sections: Mapping[str, Any] = attrs.field(factory=dict, metadata={"internal": True})
+    #: the declarations they were read with; ``None`` = not read for any plugin yet
+    declared: tuple[ConfigSection, ...] | None = attrs.field(default=None, eq=False, metadata={"internal": True})
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached when no core field matches: a plugin's section.
+        sections = object.__getattribute__(self, "plugin_sections")
+        if name in sections:
+            return sections[name]
+        raise AttributeError(f"config has no section {name!r}")
 
     def get(self, dotted: str) -> Any:
         """Return the value at a dotted key path (``"compression.summary.provider"``)."""
@@ -382,9 +404,14 @@ class Config:
     def items(self) -> list[tuple[str, Any, str]]:
         """Every leaf key path with its value and source, in declaration order."""
         out: list[tuple[str, Any, str]] = []
-        _walk_leaves(type(self), self, "", lambda key, value: out.append(
-            (key, value, self.sources.get(key, "default"))
-        ))
+
+        def visit(key: str, value: Any) -> None:
+            out.append((key, value, self.sources.get(key, "default")))
+
+        _walk_leaves(type(self), self, "", visit)
+        for name, value in self.plugin_sections.items():
+            if attrs.has(type(value)):
+                _walk_leaves(type(value), value, name + ".", visit)
         return out
 
 
@@ -406,8 +433,8 @@ def _walk_leaves(cls: type, obj: Any, prefix: str, visit: Callable[[str, Any], N
             continue
         key = f"{prefix}{f.name}"
         value = getattr(obj, f.name)
-        if "section" in f.metadata:
-            _walk_leaves(f.metadata["section"], value, key + ".", visit)
+        if "section" in f.metadata or (f.metadata.get("check") is None and attrs.has(type(value))):
+            _walk_leaves(f.metadata.get("section") or type(value), value, key + ".", visit)
         else:
             visit(key, value)
 
@@ -435,6 +462,7 @@ def load_config(
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
     data: Mapping[str, Any] | None = None,
+    sections: Sequence[ConfigSection] | None = None,
 ) -> Config:
     """Read the configuration.
 
@@ -442,7 +470,9 @@ def load_config(
     defaults, a missing explicit file is an error. ``data`` replaces the file (embedders and
     tests). Environment variables of ``ENV_KEYS`` override the file; ``flags`` (dotted key ->
     value, e.g. ``{"plugins.disabled": ("x",)}``) override everything, except that
-    ``plugins.disabled`` accumulates from every source.
+    ``plugins.disabled`` accumulates from every source. ``sections`` are the plugins' declared
+    sections (``PluginHost.config_sections()``): they are read into ``config.<name>`` and
+    their keys are not unknown.
     """
     env = os.environ if env is None else env
     file_path: Path | None = None
@@ -462,7 +492,14 @@ def load_config(
             path=where,
         )
     sources: dict[str, str] = {}
-    config = _build(Config, raw, "", where, sources)
+    owned = {section.name: section for section in sections or ()}
+    core_raw = {k: v for k, v in raw.items() if str(k) not in owned}
+    config = _build(Config, core_raw, "", where, sources)
+    if sections is not None:
+        config = attrs.evolve(
+            config, plugin_sections=_plugin_sections(owned, raw, where, sources),
+            declared=tuple(sections),
+        )
     overlays: list[tuple[str, Any, str]] = []
     for var, key in ENV_KEYS.items():
         if var in env and env[var].strip():
@@ -472,6 +509,33 @@ def load_config(
     for key, value, source in overlays:
         config = _overlay(config, key, value, source, sources, where)
     return attrs.evolve(config, sources=sources, path=where, raw=dict(raw))
+
+
+def _plugin_sections(
+    owned: Mapping[str, ConfigSection], raw: Mapping[str, Any], where: str | None, sources: dict[str, str],
+) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, section in owned.items():
+        value = raw.get(name)
+        if value is None:
+            out[name] = section.model()
+            continue
+        if not isinstance(value, Mapping):
+            raise ConfigError(
+                f"{name}: expected a mapping, got {value!r}" + (f" (in {where})" if where else "")
+                + f" (section of plugin {section.plugin!r})",
+                key=name, value=value, path=where,
+            )
+        out[name] = _build(section.model, value, name + ".", where, sources)
+    return out
+
+
+def bind_sections(config: Config, sections: Sequence[ConfigSection]) -> Config:
+    """``config`` with the plugins' sections read from its file mapping (no key warnings)."""
+    owned = {section.name: section for section in sections}
+    sources = dict(config.sources)
+    with_sections = _plugin_sections(owned, config.raw, config.path, sources)
+    return attrs.evolve(config, plugin_sections=with_sections, declared=tuple(sections), sources=sources)
 
 
 def _read_yaml(path: Path, *, explicit: bool, env: Mapping[str, str] | None = None) -> Any:
@@ -547,13 +611,16 @@ def _build(cls: type, raw: Mapping[str, Any], prefix: str, where: str | None, so
                 )
             kwargs[name] = _build(f.metadata["section"], value, dotted + ".", where, sources)
             continue
+        if f.metadata.get("check") is None and attrs.has(f.type if isinstance(f.type, type) else type(None)):
+            kwargs[name] = _build(f.type, value, dotted + ".", where, sources)  # type: ignore[arg-type]
+            continue
         kwargs[name] = _check(f, dotted, value, where, sources, "file")
     return cls(**kwargs)
 
 
 def _check(f: attrs.Attribute, dotted: str, value: Any, where: str | None, sources: dict[str, str], source: str) -> Any:
     try:
-        checked = f.metadata["check"](value)
+        checked = f.metadata.get("check", _any)(value)
     except ValueError as exc:
         if f.metadata.get("lenient"):
             default = f.default.factory() if isinstance(f.default, attrs.Factory) else f.default  # type: ignore[union-attr]

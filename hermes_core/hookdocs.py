@@ -11,9 +11,14 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from hermes_core.hookspecs import SPEC_CLASSES
 from hermes_core.prompt import ordered_slots
+
+if TYPE_CHECKING:
+    from hermes_core.config import ConfigSection
 
 
 def render_markdown() -> str:
@@ -50,10 +55,17 @@ def render_markdown() -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def render_config_markdown() -> str:
+def render_config_markdown(sections: Sequence[ConfigSection] | None = None) -> str:
+    """The configuration reference: the core model, then each plugin's declared section
+    (``sections``; by default those of the built-ins)."""
     import attrs
 
     from hermes_core.config import ENV_KEYS, Config
+
+    if sections is None:
+        from hermes_core.host import PluginHost
+
+        sections = PluginHost.create(only=(), env={}).config_sections()
 
     lines = [
         "# Configuration reference",
@@ -87,6 +99,22 @@ def render_config_markdown() -> str:
             lines.append(f"| `{prefix}{f.name}` | `{shown}` | {note} |")
 
     walk(Config, "")
+    lines += [
+        "",
+        "## Plugin sections",
+        "",
+        "Sections declared by plugins through `hermes_config_sections` (each read into",
+        "`config.<name>`; their keys are not unknown).",
+        "",
+    ]
+    if not sections:
+        lines.append("No built-in plugin declares a section of its own yet.")
+    for section in sections:
+        lines += ["", f"### `{section.name}` (plugin `{section.plugin}`)", ""]
+        if section.doc:
+            lines += [section.doc, ""]
+        lines += ["| key | default | notes |", "|---|---|---|"]
+        walk(section.model, section.name + ".")
     lines += ["", "## Environment variables", "", "| variable | overrides |", "|---|---|"]
     lines += [f"| `{var}` | `{key}` |" for var, key in ENV_KEYS.items()]
     lines += [

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 
 import attrs
 
+from hermes_core.config import ConfigSection
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError
 from hermes_core.logging import get_logger
@@ -163,6 +164,7 @@ _PROMPT = _one_or_many(PromptBlock, "PromptBlock")
 
 #: What each hook's (non-``None``) result must be, beyond "anything".
 CHECKS: dict[str, Callable[[Any], Any]] = {
+    "hermes_config_sections": _one_or_many(ConfigSection, "ConfigSection"),
     "hermes_context_file_loaders": _one_or_many(ContextFileLoader, "ContextFileLoader"),
     "hermes_context_scan": _strings,
     "hermes_skills_sources": _one_or_many(SkillSource, "SkillSource"),

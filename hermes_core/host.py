@@ -45,6 +45,8 @@ from hermes_core.records import (
     SkillSource,
 )
 
+from hermes_core.config import ConfigSection
+
 if TYPE_CHECKING:
     from hermes_core.config import Config
     from hermes_core.engine import ContextEngine
@@ -187,6 +189,7 @@ class PluginHost:
     trace: bool = False
     records: dict[str, PluginRecord] = attrs.field(factory=dict)
     _engines: dict[str, EngineSpec] | None = None
+    _sections: list[ConfigSection] | None = None
     _tokenizers: dict[str, Any] = attrs.field(factory=dict)
     _undo_trace: Callable[[], None] | None = None
     #: called with a ``HookCall`` after every implementation call (see ``observe``)
@@ -319,6 +322,7 @@ class PluginHost:
         module = getattr(obj, "__name__", None) or type(obj).__module__
         self._register_record(obj, name, distribution, "", module)
         self._engines = None
+        self._sections = None
 
     def unregister(self, name: str) -> None:
         plugin = self.pm.get_plugin(name)
@@ -326,6 +330,7 @@ class PluginHost:
             self.pm.unregister(plugin, name=name)
         self.records.pop(name, None)
         self._engines = None
+        self._sections = None
 
     def _register_record(self, obj: object, name: str, dist: str, version: str, module: str) -> None:
         self._dropped.pop(name, None)
@@ -585,6 +590,37 @@ class PluginHost:
         for _plugin, result in self._collect("hermes_skills_sources", {"ctx": ctx}):
             out.extend((result,) if isinstance(result, SkillSource) else tuple(result))
         return sorted(out, key=lambda s: (s.precedence, str(s.path)))
+
+    # --- facade: configuration ----------------------------------------------------------
+
+    def config_sections(self) -> list[ConfigSection]:
+        """Every plugin's declared config section (a name already taken is refused)."""
+        if self._sections is not None:
+            return self._sections
+        from hermes_core.config import Config
+
+        core = {f.name for f in attrs.fields(Config) if not f.metadata.get("internal")}
+        owners: dict[str, str] = {}
+        out: list[ConfigSection] = []
+        for plugin, result in self._collect("hermes_config_sections", {}):
+            for section in (result,) if isinstance(result, ConfigSection) else tuple(result):
+                taken = "hermes-core" if section.name in core else owners.get(section.name)
+                if taken is not None or not attrs.has(section.model):
+                    reason = (
+                        f"the name is already owned by {taken!r}" if taken is not None
+                        else f"its model {section.model!r} is not an attrs class"
+                    )
+                    record_warning(
+                        "config_section_refused",
+                        f"plugin {plugin!r} declares config section {section.name!r}: {reason}; "
+                        "the section was ignored",
+                        plugin=plugin, section=section.name,
+                    )
+                    continue
+                owners[section.name] = plugin
+                out.append(attrs.evolve(section, plugin=plugin))
+        self._sections = out
+        return out
 
     # --- facade: engines ----------------------------------------------------------------
 
