@@ -57,7 +57,9 @@ def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, An
     if not isinstance(messages, list):
         raise InvalidMessagesError(f"{source}: expected a JSON array of messages")
     validate_messages(messages)
-    return messages
+    from hermes_core.transcripts import escape_surrogates_of
+
+    return escape_surrogates_of(stripped, messages)  # type: ignore[no-any-return]
 
 
 def _parse_jsonl(text: str, source: str) -> list[Any]:

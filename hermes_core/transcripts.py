@@ -57,6 +57,8 @@ __all__ = [
     "UnknownTranscriptFormatError",
     "check_depth",
     "detect_format",
+    "escape_lone_surrogates",
+    "escape_surrogates_of",
     "image_placeholder",
     "make_tool_call",
     "read_transcript",
@@ -326,6 +328,12 @@ def escape_lone_surrogates(value: Any, report: ReportBuilder | None = None) -> A
                     k = fix(k)
                 stack.append((item, k))
     return root[0]
+
+
+def escape_surrogates_of(text: str, value: Any) -> Any:
+    """``value`` parsed from JSON ``text``, with lone surrogates escaped when the text has any
+    (the check is one regex over the text; the walk only runs when it matches)."""
+    return escape_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
 
 
 def _loads(text: str, where: str, report: ReportBuilder | None) -> Any:

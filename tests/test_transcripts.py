@@ -235,6 +235,22 @@ def test_lone_surrogates_are_kept_escaped_and_never_crash_a_command(tmp_path: Pa
     assert run("compress", str(path), "--json").exit_code == 0
 
 
+@pytest.mark.parametrize("command", [("compress", "--json"), ("cache-report", "--json"), ("convert",),
+                                     ("convert", "--to", "anthropic")])
+@pytest.mark.parametrize("shape", ["array", "jsonl", "object"])
+def test_no_command_crashes_on_lone_surrogates(tmp_path: Path, command: tuple[str, ...], shape: str) -> None:
+    messages = [{"role": "user", "content": "bad \ud800 half"}, {"role": "assistant", "content": "ok \udfff"},
+                {"role": "user", "content": "more \udc80"}]
+    body = {"array": json.dumps(messages), "jsonl": "\n".join(json.dumps(m) for m in messages),
+            "object": json.dumps({"system": "sys \ud801", "messages": messages})}[shape]
+    path = tmp_path / "s.json"
+    path.write_text(body)
+    assert "\\ud800" in path.read_text()  # the file holds the JSON escape of a lone surrogate
+    result = run(command[0], str(path), *command[1:])
+    assert result.exit_code == 0, result.output
+    result.stdout.encode("utf-8")
+
+
 def test_invalid_utf8_is_kept_as_escapes(tmp_path: Path) -> None:
     path = tmp_path / "b.jsonl"
     path.write_bytes(b'{"role": "user", "content": "caf\xe9"}\n{"role": "assistant", "content": "ok"}\n')

@@ -46,7 +46,7 @@ from hermes_core.messages import (
 )
 from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_tools
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
-from hermes_core.transcripts import Transcript
+from hermes_core.transcripts import Transcript, escape_surrogates_of
 from hermes_plugins.caching import LOOKBACK_BLOCKS
 
 MIN_CACHEABLE_TOKENS = 1_024
@@ -574,7 +574,7 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
     data: Any = None
     if stripped.startswith("{"):
         try:
-            data = json.loads(stripped)
+            data = escape_surrogates_of(stripped, json.loads(stripped))
         except json.JSONDecodeError:
             data = None  # JSONL of messages
     if isinstance(data, dict) and "requests" in data:
