@@ -244,6 +244,7 @@ class CompactionLoop:
                     "compress", session.engine, messages=messages, current_tokens=current_tokens,
                     focus_topic=focus_topic, force=force,
                 )
+                session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:
                     return messages
                 # What left the context (or was rewritten) is archived; replacements get refs.

@@ -216,6 +216,18 @@ class ContextEngine:
         self.last_total_tokens = 0
         self.compression_count = 0
 
+    def export_state(self) -> dict[str, Any]:
+        """What of this engine must outlive the process (JSON-able): the Session stores it after
+        every compaction attempt and gives it back to ``import_state`` when another process
+        opens the same session. Subclasses add their counters, blocks and cooldowns."""
+        return {"compression_count": self.compression_count}
+
+    def import_state(self, state: Mapping[str, Any]) -> None:
+        """Take back what ``export_state`` gave (unknown or ill-typed keys are ignored)."""
+        count = state.get("compression_count")
+        if isinstance(count, int) and not isinstance(count, bool):
+            self.compression_count = count
+
     def compression_report(self) -> CompressionReport | None:
         """The last ``compress`` call's report; the default reads ``last_compression_report``."""
         if self.last_compression_report is None:

@@ -272,6 +272,8 @@ class Session:
                 store=store,
                 restore=known_id and store is not None,
             )
+            if known_id and store is not None:
+                session._restore_engine_state()
         session._pending_warnings.extend(bucket)
         log.debug("session_opened", session_id=sid, model=o.model, provider=o.provider, platform=o.platform)
         return session
@@ -591,6 +593,40 @@ class Session:
             self._loop.manual, normalize_messages(messages), focus_topic=focus_topic, force=force,
             tools=tools,
         )
+
+    # --- engine state across processes (ContextEngine.export_state / import_state) -------
+
+    def _restore_engine_state(self) -> None:
+        reader = getattr(self.store, "get_engine_state", None)
+        if not callable(reader):
+            return
+        try:
+            found = reader(self.session_id)
+            if found is not None and found[0] == self.engine.name:
+                self.engine.import_state(found[1])
+                log.debug("engine_state_restored", session_id=self.session_id, engine=found[0])
+        except Exception as exc:  # noqa: BLE001 - a fresh engine state is still correct
+            record_warning(
+                "engine_state_read_failed",
+                f"could not restore the {self.engine.name} engine's state of session "
+                f"{self.session_id}: {type(exc).__name__}: {exc}; starting fresh",
+                session_id=self.session_id,
+            )
+
+    def save_engine_state(self) -> None:
+        """Store the engine's ``export_state()`` with the session (after each compaction)."""
+        writer = getattr(self.store, "put_engine_state", None)
+        if not self.persist or not callable(writer):
+            return
+        try:
+            writer(self.session_id, self.engine.name, self.engine.export_state())
+        except Exception as exc:  # noqa: BLE001 - the state stays good in this process
+            record_warning(
+                "engine_state_write_failed",
+                f"could not store the engine state of session {self.session_id}: "
+                f"{type(exc).__name__}: {exc}",
+                session_id=self.session_id,
+            )
 
     # --- the archive (see hermes_core.archive) --------------------------------------------
 

@@ -65,6 +65,14 @@ ARCHIVE_SCHEMA = (
     "CREATE INDEX IF NOT EXISTS archive_by_age ON archive_messages (session_id, created_at, seq)",
     "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(text, idents, sid)",
     """
+    CREATE TABLE IF NOT EXISTS session_engine_state (
+        session_id TEXT PRIMARY KEY,
+        engine     TEXT NOT NULL,
+        state      TEXT NOT NULL,
+        updated_at REAL NOT NULL
+    )
+    """,
+    """
     CREATE TABLE IF NOT EXISTS session_leases (
         session_id TEXT PRIMARY KEY,
         token      TEXT NOT NULL,
@@ -488,6 +496,26 @@ class SQLiteArchive:
 
     def release_lease(self, session_id: str, token: str) -> None:
         self._lease_write("DELETE FROM session_leases WHERE session_id = ? AND token = ?", (session_id, token))
+
+    # -- engine state (ContextEngine.export_state), so a restarted process keeps blocks and cooldowns
+
+    def put_engine_state(self, session_id: str, engine: str, state: Mapping[str, Any]) -> None:
+        self._lease_write(
+            "INSERT INTO session_engine_state (session_id, engine, state, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT(session_id) DO UPDATE SET engine = excluded.engine, state = excluded.state, "
+            "updated_at = excluded.updated_at",
+            (session_id, engine, json.dumps(state, ensure_ascii=False, default=str), time.time()),
+        )
+
+    def get_engine_state(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
+        if not self.path.exists():
+            return None
+        conn, lock = _reader(self.path)
+        with lock:
+            row = conn.execute(
+                "SELECT engine, state FROM session_engine_state WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return None if row is None else (row[0], json.loads(row[1]))
 
     def archive_delete(self, session_id: str) -> int:
         """Remove everything archived for ``session_id``; how many entries went."""

@@ -221,6 +221,20 @@ class RedisSessionStore:
     def release_lease(self, session_id: str, token: str) -> None:
         self._release(keys=[self._lease_key(session_id)], args=[token])
 
+    # -- engine state (ContextEngine.export_state)
+
+    def put_engine_state(self, session_id: str, engine: str, state: Mapping[str, Any]) -> None:
+        key = f"{self.prefix}engine:{session_id}"
+        pipe = self.client.pipeline(transaction=True)
+        pipe.hset(key, mapping={"engine": engine, "state": json.dumps(state, ensure_ascii=False, default=str)})
+        if self.ttl:
+            pipe.expire(key, self.ttl)
+        pipe.execute()
+
+    def get_engine_state(self, session_id: str) -> tuple[str, dict[str, Any]] | None:
+        engine, state = self.client.hmget(f"{self.prefix}engine:{session_id}", ["engine", "state"])
+        return None if not engine or not state else (engine, json.loads(state))
+
     # -- archive
 
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:

@@ -136,6 +136,36 @@ class CompressorEngine(ContextEngine):
         self._window_warned = False
         self._call_tokens: int | None = None
 
+    # --- state that outlives the process (stored by the Session, see ContextEngine) ------
+
+    def export_state(self) -> dict[str, Any]:
+        guard = self._guard
+        state = super().export_state()
+        state.update(
+            ineffective_count=guard.ineffective_count, block_base_tokens=guard.block_base_tokens,
+            # The cooldown clock is per process: stored as wall-clock time.
+            cooldown_until_wall=time.time() + max(0.0, guard.cooldown_until - self.clock()),
+            timeout_streak=guard.timeout_streak, last_failure=guard.last_failure,
+            previous_summary=self._previous_summary,
+        )
+        return state
+
+    def import_state(self, state: Any) -> None:
+        super().import_state(state)
+        guard = self._guard
+        if isinstance(state.get("ineffective_count"), int):
+            guard.ineffective_count = state["ineffective_count"]
+        if isinstance(state.get("block_base_tokens"), int) or state.get("block_base_tokens") is None:
+            guard.block_base_tokens = state.get("block_base_tokens")
+        if isinstance(state.get("cooldown_until_wall"), (int, float)):
+            guard.cooldown_until = self.clock() + max(0.0, state["cooldown_until_wall"] - time.time())
+        if isinstance(state.get("timeout_streak"), int):
+            guard.timeout_streak = state["timeout_streak"]
+        if isinstance(state.get("last_failure"), str):
+            guard.last_failure = state["last_failure"]
+        if isinstance(state.get("previous_summary"), str):
+            self._previous_summary = state["previous_summary"]
+
     # --- configuration --------------------------------------------------------------------
 
     def update_model(
