@@ -404,3 +404,25 @@ def test_the_prompt_cli_names_a_fifo_memory_file_and_exits_0(tree: tuple[Path, P
     assert result.exit_code == 0, result.output
     assert "user likes tea" in result.stdout
     assert str(target) in result.stderr
+
+
+def test_a_megabyte_of_yaml_frontmatter_is_not_parsed_for_seconds(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    frontmatter = "name: huge\ndescription: Huge one\nextra: [" + "1," * 600_000 + "1]\n"
+    bad = write_skill(home / "skills", "tools/huge", raw="---\n" + frontmatter + "---\nbody\n")
+    prompt, warnings = _build(home, project)
+    assert "Huge one" in prompt  # salvaged from its plain lines
+    named = [w for w in warnings if getattr(w, "path", None) == str(bad)]
+    assert named and "a YAML parse is allowed" in named[0].message
+
+
+def test_the_config_cli_exits_2_naming_a_fifo_config(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hermes_core.cli import cli
+
+    target = tmp_path / "config.yaml"
+    os.mkfifo(target)
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"])
+    assert result.exit_code == 2
+    assert str(target) in result.stderr and "FIFO" in result.stderr

@@ -21,6 +21,8 @@ from yaml.resolver import Resolver
 from hermes_core.safeyaml import load_yaml
 
 _END_FENCE = re.compile(r"\n---[ \t\r]*(?:\n|\Z)")
+#: Frontmatter longer than this is not parsed (only ``salvage`` reads its name and description).
+MAX_YAML_CHARS = 128 * 1024
 # Characters the fast path refuses: what PyYAML rejects as non-printable, plus tab, lone CR,
 # the Unicode line breaks (NEL, LS, PS) YAML 1.1 honours, and a stray BOM.
 _UNSAFE = re.compile("[^\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufefe\uff00-\ufffd\U00010000-\U0010ffff]")
@@ -382,6 +384,12 @@ def parse_frontmatter(text: str) -> tuple[dict[str, Any], str | None]:
 
 def parse_source(source: str, *, printable: bool = False) -> tuple[dict[str, Any], str | None]:
     """``parse_frontmatter`` for the YAML text between the fences."""
+    if len(source) > MAX_YAML_CHARS:
+        # Parsing megabytes takes a second or more per file; no skill needs that much.
+        return salvage(source), (
+            f"the frontmatter is {len(source):,} characters, over the {MAX_YAML_CHARS:,} a YAML "
+            "parse is allowed; only its plain name/description lines were read"
+        )
     fast = parse_fast(source, printable=printable)
     if fast is not None:
         return fast, None
