@@ -526,3 +526,14 @@ def test_the_serializer_drops_reasoning_blocks_but_keeps_a_mention_of_a_tag() ->
     assert clean_text("Fixed the parser for <think> tags.", assistant=True) == "Fixed the parser for <think> tags."
     assert clean_text("half a thought\n</think>\nThe answer.", assistant=True) == "The answer."
     assert clean_text("<think>a user may write tags", assistant=False) == "<think>a user may write tags"
+
+
+def test_llm_prompt_asks_for_the_extractive_sections() -> None:
+    """A summary an LLM wrote is read back by the extractive summariser into the same sections."""
+    prompt = build_summary_prompt("[USER]: hi", previous_summary=None, focus_topic=None, budget_tokens=2_000,
+                                  has_user_turn=True)
+    for title in ("## Latest user request", "## User requests", "## Errors", "## Files", "## Decisions and constraints"):
+        assert title in prompt
+    llm = "## Latest user request\nship it\n## Errors\n- `make` -> exit 2: boom — still failing\n## Files\n- a.py"
+    sections = parse_sections(llm)
+    assert sections["Errors"] == ["`make` -> exit 2: boom — still failing"] and sections["Files"] == ["a.py"]

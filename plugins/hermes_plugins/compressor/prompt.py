@@ -1,7 +1,7 @@
 """The instruction text an LLM summariser receives (§9.3, in our own words).
 
-The section list is shared with the offline ``extractive`` summariser, so a summary written by
-either can be updated by the other at the next compression.
+The section list is the offline ``extractive`` summariser's, so a summary written by either can
+be updated by the other at the next compression (``extractive.parse_sections`` maps the titles).
 """
 
 from __future__ import annotations
@@ -9,19 +9,21 @@ from __future__ import annotations
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("Latest user request", "the most recent user request that is not yet fulfilled, quoted "
      "verbatim. This is the most important field. A later 'stop', 'undo' or change of mind "
-     "cancels earlier requests."),
-    ("Goal", "what the user is trying to achieve overall, in their words where possible."),
-    ("Constraints and preferences", "rules, styles and limits the user asked for."),
+     "cancels earlier requests. Text an agent injected (system reminders, task notifications, "
+     "an earlier summary) is not a user request."),
+    ("User requests", "every earlier request the user typed, in order, one per line, in the "
+     "user's words (up to ~200 characters each)."),
+    ("Errors", "each failed command or tool call: the exact error line (exception type and "
+     "message), the exit code, the file:line it names, and 'resolved' when a later attempt "
+     "succeeded or 'still failing'. Never list successful output here."),
+    ("Files", "paths created or modified, with the tool and how often; then paths only read. "
+     "Only paths a tool call named."),
+    ("Commands", "failed commands with exit code and error line; successful ones in one line."),
+    ("Decisions and constraints", "rules, choices and limits the user stated, in their words."),
+    ("Open items", "work still to do and questions still open when these turns ended."),
+    ("Last step before the cut", "what the assistant was doing when these turns ended."),
     ("Completed actions", "numbered, one per line: 'N. ACTION target -> outcome [tool: name]'."),
-    ("Current state", "what is true now: files changed, services running, branches, versions."),
-    ("In progress (may be stale)", "work that was under way when these turns ended."),
-    ("Errors and blockers", "errors seen and what is blocking, with exact error texts."),
-    ("Decisions", "decisions taken, and who took them."),
-    ("Resolved questions", "questions that were answered, with the answer."),
-    ("Open questions (may be stale)", "questions still open when these turns ended."),
-    ("Files touched", "paths read, written or patched."),
-    ("Remaining work (may be stale)", "what was still to do."),
-    ("Critical context", "anything else a successor needs: ids, URLs, numbers, commands."),
+    ("Critical context", "anything else a successor needs: ids, URLs, numbers."),
 )
 
 NO_USER_SENTINEL = "(no user message in the condensed turns)"
