@@ -36,6 +36,9 @@ CONTEXT_FILES_BLOCK = "context_files"
 IDENTITY_BLOCK = "identity"
 #: The keys every ``context_files`` source entry exposes (the context-files block's contract).
 CONTEXT_FILE_KEYS = ("path", "rank", "loader", "chars", "kept_chars", "truncated")
+#: Added to an entry when the injection scan acted on the file: the lines it replaced (with
+#: their original text, for the report) and the low-severity findings it only warned about.
+CONTEXT_FILE_SCAN_KEYS = ("blocked", "blocked_lines", "flagged")
 
 
 @attrs.frozen(kw_only=True)
@@ -221,6 +224,10 @@ def _context_file_sources(block: PromptBlock) -> tuple[Mapping[str, Any], ...]:
             item = {key: getattr(entry, key, None) for key in CONTEXT_FILE_KEYS}
         if item["path"] is not None:
             item["path"] = str(item["path"])
+        for key in CONTEXT_FILE_SCAN_KEYS:
+            value = entry.get(key) if isinstance(entry, Mapping) else getattr(entry, key, None)
+            if value:
+                item[key] = [dict(v) if isinstance(v, Mapping) else v for v in value]
         out.append(item)
     return tuple(out)
 

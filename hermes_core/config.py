@@ -349,6 +349,19 @@ class ArchiveSection:
     )
 
 
+def _allow_map(value: Any) -> Mapping[str, tuple[str, ...]]:
+    mapping = _mapping(value)
+    return {str(key): _str_list(entries) for key, entries in mapping.items()}
+
+
+@attrs.frozen(kw_only=True)
+class ThreatScanSection:
+    allow: Mapping[str, tuple[str, ...]] = field(
+        attrs.Factory(dict), _allow_map,
+        doc="per project (a directory, a glob, or \"*\"): finding ids to accept, or texts of lines to keep",
+    )
+
+
 @attrs.frozen(kw_only=True)
 class FilesSection:
     max_read_bytes: int = field(
@@ -374,6 +387,7 @@ class Config:
     archive: ArchiveSection = section(ArchiveSection)
     session_store: SessionStoreSection = section(SessionStoreSection)
     files: FilesSection = section(FilesSection)
+    threat_scan: ThreatScanSection = section(ThreatScanSection)
     platform_hints: Mapping[str, Any] = field({}, _mapping)
     platforms: Mapping[str, Any] = field({}, _mapping)
     gateway: Mapping[str, Any] = field({}, _mapping)

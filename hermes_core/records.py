@@ -102,6 +102,10 @@ class ContextFile:
     kept_chars: int = 0
     truncated: bool = False
     blocked: tuple[str, ...] = ()
+    #: Lines the scan replaced by markers: ``{"line", "findings", "text"}`` each.
+    blocked_lines: tuple[Mapping[str, Any], ...] = ()
+    #: Low-severity findings: warned about, the text kept.
+    flagged: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -58,9 +58,14 @@ class ContextFileSpecs:
         Returns:
             The ids of what was found (``["prompt_injection"]``); empty or ``None`` when clean.
 
-        Semantics: collect - every scanner is called and the findings are united. A project
-            context file with findings is replaced by ``[BLOCKED: <file> contained potential
-            prompt injection (<ids>). Content not loaded.]``; a memory entry by a placeholder
+        Semantics: collect - every scanner is called and the findings are united. In a project
+            context file, ids in ``hermes_core.injection.LOW_SEVERITY`` only warn; any other
+            id (yours included) blocks: the file is scanned line by line and each line with
+            such a finding becomes ``[BLOCKED: line <n> of <file> matched prompt-injection
+            pattern(s) <ids>; removed]`` (a finding no single line shows replaces the file by
+            ``[BLOCKED: <file> contained potential prompt injection (<ids>). Content not
+            loaded.]``); ``threat_scan.allow`` accepts ids or lines per project. A memory entry
+            with findings is replaced by a placeholder
             pointing to ``memory(action=remove)``; SOUL.md (the user's own file) loads with a
             warning. A scanner that raises is reported and counts as clean. A memory store is
             scanned whole first and entry by entry only when that finds something, so a

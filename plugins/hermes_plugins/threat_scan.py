@@ -10,6 +10,12 @@ are united), or block this one (``plugins.disabled: [threat_scan]``) to use only
 Scope ``"context"`` (context files, SOUL.md) leaves out the strict patterns, which a project's
 own docs legitimately contain (``cat ~/.ssh/id_rsa.pub`` in a setup guide); scope
 ``"strict"`` (memory entries, which the model itself writes) uses every pattern.
+
+Judgement: the ids in ``LOW_SEVERITY`` name shapes that ordinary docs contain too - an
+override scoped to a topic ("ignore the previous rules about line length"), an HTML comment
+that addresses editors ("you must keep this list short"), the joiners emoji and Indic/Persian
+text need (U+200C/U+200D), a credential sent in a request header to the API it belongs to.
+``hermes_core.injection`` warns about those and blocks only the offending lines of the rest.
 """
 
 from __future__ import annotations
@@ -21,15 +27,25 @@ from hermes_core import hookimpl
 
 _I = re.IGNORECASE
 
+#: Followed by one of these, an override names what it is about: a project's own rule, not an
+#: attack on the agent ("ignore the previous rules about line length").
+_SCOPED = r"(?=\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
+_UNSCOPED = r"(?!\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
+_OVERRIDE = (
+    r"\b(?:ignore|disregard|forget|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|original)\s+"
+    r"(?:instructions?|prompts?|rules|directions|guidelines|context)\b"
+)
+_RULES = (
+    r"\b(?:disregard|ignore|bypass|override|forget)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any|all)\s+"
+    r"(?:rules|guidelines|instructions|restrictions|guardrails|safety\s+policies)\b"
+)
+
 #: id -> pattern, for every scope.
 CONTEXT_PATTERNS: dict[str, re.Pattern[str]] = {
-    "prompt_injection": re.compile(
-        r"\b(?:ignore|disregard|forget|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
-        r"(?:previous|prior|above|earlier|preceding|original)\s+"
-        r"(?:instructions?|prompts?|rules|directions|guidelines|context)\b", _I),
-    "rule_override": re.compile(
-        r"\b(?:disregard|ignore|bypass|override|forget)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any|all)\s+"
-        r"(?:rules|guidelines|instructions|restrictions|guardrails|safety\s+policies)\b", _I),
+    "prompt_injection": re.compile(_OVERRIDE + _UNSCOPED, _I),
+    "rule_override": re.compile(_RULES + _UNSCOPED, _I),
+    "scoped_override": re.compile(f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _I),
     "system_override": re.compile(
         r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak)\s+mode\s+"
         r"(?:enabled|activated|on)\b|\boverride\s+(?:mode\s+)?activated\b", _I),
@@ -39,11 +55,16 @@ CONTEXT_PATTERNS: dict[str, re.Pattern[str]] = {
         r"|\byou\s+are\s+now\s+(?:DAN|an?\s+unrestricted|jailbroken|free\s+of)\b", _I),
     "hidden_comment_instruction": re.compile(
         r"<!--(?:(?!-->).){0,400}?\b(?:ignore|disregard|override|bypass|system\s+prompt|"
-        r"you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->", _I | re.DOTALL),
+        r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
+        _I | re.DOTALL),
+    "hidden_comment_note": re.compile(
+        r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
+        _I | re.DOTALL),
     "hidden_html": re.compile(
         r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
         r"font-size\s*:\s*0)", _I),
-    "invisible_characters": re.compile("[\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069]"),
+    "invisible_characters": re.compile("[\u200b\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069]"),
+    "joiner_characters": re.compile("[\u200c\u200d]"),
     "secret_exfiltration": re.compile(
         r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
         r"\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b", _I),
@@ -78,6 +99,8 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
     "system_override": ("system", "mode", "override"),
     "role_hijack": ("act", "behave", "pretend", "respond", "you are now"),
     "hidden_comment_instruction": ("<!--",),
+    "hidden_comment_note": ("<!--",),
+    "scoped_override": ("ignore", "disregard", "forget", "skip", "bypass", "override"),
     "hidden_html": ("style",),
     "secret_exfiltration": ("curl", "wget", "fetch", "webrequest", "iwr", "nc"),
     "secret_file_read": (".env",),
@@ -89,17 +112,33 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: Findings that ordinary docs produce too: warned about, never blocked (see the docstring).
+LOW_SEVERITY = frozenset({"scoped_override", "hidden_comment_note", "joiner_characters",
+                          "credential_in_header"})
+
+#: A credential sent in a request header (``curl -H "Authorization: Bearer $API_TOKEN"``) goes
+#: to the API it is for; a secret in a URL or a body is what exfiltration looks like.
+_HEADER_SECRET = re.compile(
+    r"(?:-H|--header)[\s=]+[\"']?[\w-]+:\s*(?:Bearer\s+|Basic\s+|token\s+)?"
+    r"\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b\}?", _I)
+
+
 def scan(text: str, scope: str = "context") -> list[str]:
     """The ids of the patterns ``text`` matches, in table order."""
     lower = text.lower()
     table = list(CONTEXT_PATTERNS.items())
     if scope == "strict":
         table += STRICT_PATTERNS.items()
-    return [
+    found = [
         name for name, pattern in table
         if (name not in KEYWORDS or any(word in lower for word in KEYWORDS[name]))
         and pattern.search(text)
     ]
+    if "secret_exfiltration" in found and _HEADER_SECRET.search(text):
+        without = _HEADER_SECRET.sub("", text)
+        if not CONTEXT_PATTERNS["secret_exfiltration"].search(without):
+            found[found.index("secret_exfiltration")] = "credential_in_header"
+    return found
 
 
 @hookimpl(trylast=True)

@@ -26,7 +26,7 @@ from hermes_core import (
     hookimpl,
     record_warning,
 )
-from hermes_core.injection import blocked_file, findings, flagged_soul
+from hermes_core.injection import findings, flagged_soul, screen_file
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.sizing import fit, max_chars_for, read_timeout, share
@@ -135,17 +135,24 @@ def _source(f: ContextFile) -> dict[str, Any]:
     return {
         "path": str(f.path), "rank": float(f.rank), "loader": f.loader, "chars": f.chars,
         "kept_chars": f.kept_chars, "truncated": f.truncated, "blocked": list(f.blocked),
+        # only when the scan acted, so a clean file's report keeps its shape
+        **({"blocked_lines": [dict(b) for b in f.blocked_lines]} if f.blocked_lines else {}),
+        **({"flagged": list(f.flagged)} if f.flagged else {}),
     }
 
 
 def _scanned(ctx: PromptContext, f: ContextFile) -> ContextFile:
-    """The file, or its placeholder when the scanners find prompt injection in what it would
-    put in the prompt (spec §9.4)."""
-    ids = findings(ctx, f.text, f.label)
-    if not ids:
+    """The file with its offending lines replaced by markers, or its placeholder when a
+    finding spans lines (spec §9.4, with the severities of ``hermes_core.injection``)."""
+    screened = screen_file(ctx, f.text, f.label, path=str(f.path))
+    if screened.blocked_file:
+        return attrs.evolve(f, text=screened.text, kept_chars=0, truncated=False,
+                            blocked=screened.blocked_file, flagged=screened.flagged)
+    if not screened.blocked_lines and not screened.flagged:
         return f
-    placeholder = blocked_file(f.label, ids, path=str(f.path))
-    return attrs.evolve(f, text=placeholder, kept_chars=0, truncated=False, blocked=ids)
+    ids = tuple(dict.fromkeys(i for b in screened.blocked_lines for i in b["findings"]))
+    return attrs.evolve(f, text=screened.text, kept_chars=len(screened.text), blocked=ids,
+                        blocked_lines=screened.blocked_lines, flagged=screened.flagged)
 
 
 @hookimpl(trylast=True)
