@@ -302,12 +302,13 @@ def test_a_single_long_agentic_turn_still_compresses() -> None:
     out = engine.compress(messages, force=True)
     assert engine.last_compression_report["status"] == "compressed"
     assert out[1] is messages[1]
-    # ... without one, the request's first exchange is condensed and the summary quotes it.
+    # ... without one, the request still stays a live user message (never only a quote), and
+    # the summary after it covers the work it started.
     engine = make_engine(64_000, data={"compression": {"protect_first_n": 0}})
     out = engine.compress(messages, force=True)
     assert engine.last_compression_report["status"] == "compressed"
-    assert "## Latest user request\nrefactor everything under src/\n" in summary_of(out)["content"]
-    assert summary_of(out)["role"] == "user"
+    assert out[1] is messages[1]
+    assert summary_of(out) is out[2] and summary_of(out)["role"] == "assistant"
 
 
 def test_a_summary_that_would_grow_the_conversation_is_refused() -> None:

@@ -1,9 +1,11 @@
 """Phase 2, boundaries (§8): which messages stay verbatim at the head and the tail.
 
 The head is the system prompt plus ``protect_first_n`` messages (decaying to none once the
-session has been compressed); the tail is cut by a token budget, walking back from the end. The
-cut never separates an assistant's tool calls from their results, and the latest real user
-message and the latest assistant reply always stay verbatim.
+session has been compressed; a head message over a tenth of the threshold is never protected);
+the tail is cut by a token budget, walking back from the end. The cut never separates an
+assistant's tool calls from their results, and the latest assistant reply stays verbatim. The
+newest real user request is kept as a live message wherever the cut falls (``pinned_request``):
+it is never reduced to a quote in a summary.
 """
 
 from __future__ import annotations
@@ -65,8 +67,9 @@ def min_tail_messages(n: int, head_end: int, protect_last_n: int) -> int:
 
 
 def is_actionable_user(message: dict[str, Any]) -> bool:
-    """A real user turn: not a summary, not blank, not a continuation marker."""
-    if message.get("role") != "user":
+    """A real user turn: not a summary, not blank, not a continuation marker, not a message an
+    agent injected (``_injected``) or an in-context demonstration (``_demonstration``)."""
+    if message.get("role") != "user" or message.get("_injected") or message.get("_demonstration"):
         return False
     content = message.get("content")
     if isinstance(content, list):
@@ -126,16 +129,12 @@ def _turn_end(messages: Messages, user_index: int) -> int:
     return j
 
 
-def find_tail_cut(
-    messages: Messages,
-    head_end: int,
-    budget: int,
-    protect_last_n: int,
-    tokens: Callable[[dict[str, Any]], int] = message_tokens,
-) -> int:
-    """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle."""
+def _walk(
+    messages: Messages, head_end: int, budget: int, min_tail: int,
+    tokens: Callable[[dict[str, Any]], int],
+) -> tuple[int, int]:
+    """``(cut, tokens walked)``: back from the end under 1.5x the budget, else the plain budget."""
     n = len(messages)
-    min_tail = min_tail_messages(n, head_end, protect_last_n)
     ceiling = int(budget * SOFT_CEILING_FACTOR)
     acc = 0
     cut = n
@@ -147,29 +146,35 @@ def find_tail_cut(
         cut = i
     if cut <= head_end and 0 < acc <= ceiling:
         # Everything fitted under the soft ceiling: cut by the plain budget instead.
-        acc = 0
+        walked = 0
         for j in range(n - 1, head_end - 1, -1):
             size = tokens(messages[j])
-            if acc + size > budget and (n - j) >= min_tail:
+            if walked + size > budget and (n - j) >= min_tail:
                 cut = j
                 break
-            acc += size
+            walked += size
+    return cut, acc
+
+
+def find_tail_cut(
+    messages: Messages,
+    head_end: int,
+    budget: int,
+    protect_last_n: int,
+    tokens: Callable[[dict[str, Any]], int] = message_tokens,
+) -> int:
+    """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle."""
+    n = len(messages)
+    min_tail = min_tail_messages(n, head_end, protect_last_n)
+    cut, acc = _walk(messages, head_end, budget, min_tail, tokens)
+    if cut <= head_end and 0 < acc <= budget:
+        # The whole history fits the budget: still condense its oldest half rather than
+        # falling back to the minimum tail.
+        cut = n - max(min_tail, (n - head_end) // 2)
     cut = min(cut, n - min_tail)
     if cut <= head_end:
         cut = max(n - min_tail, head_end + 1)
     cut = align_backward(messages, cut)
-
-    user = last_actionable_user(messages, head_end)
-    if 0 <= user < cut:
-        fresh_before = any(
-            not is_summary_message(messages[k]) for k in range(head_end, user)
-        )
-        if fresh_before:
-            cut = max(user, head_end + 1)
-        else:
-            # Nothing new before the latest request: condense its first exchange with it
-            # rather than making no progress at all (the summary quotes the request).
-            cut = max(cut, _turn_end(messages, user))
 
     reply = last_assistant(messages, head_end)
     if 0 <= reply < cut:
@@ -189,3 +194,48 @@ def keep_bridge(messages: Messages, compress_start: int, cut: int) -> int:
     if _role(messages, bridge) != "assistant":
         return cut
     return bridge if bridge > compress_start else cut
+
+
+def pinned_request(messages: Messages, start: int, cut: int) -> int:
+    """The newest real user request when it falls in ``[start, cut)`` (to keep live), else -1."""
+    user = last_actionable_user(messages, start)
+    return user if start <= user < cut else -1
+
+
+
+def truncate_request(message: dict[str, Any], max_tokens: int) -> dict[str, Any]:
+    """``message`` cut to about ``max_tokens``: its head and tail kept, a marker between them
+    saying how much was cut (the session archive keeps the whole text). The same object when
+    it fits."""
+    if message_tokens(message) <= max_tokens:
+        return message
+    limit = max(400, max_tokens * 4)
+    content = message.get("content")
+    if isinstance(content, str):
+        return {**message, "content": _cut_middle(content, limit)}
+    if isinstance(content, list):
+        texts = sum(len(p.get("text") or "") for p in content if isinstance(p, dict) and p.get("type") == "text")
+        parts = []
+        for part in content:
+            text = part.get("text") if isinstance(part, dict) and part.get("type") == "text" else None
+            if isinstance(text, str) and texts:
+                share = max(200, limit * len(text) // texts)
+                parts.append({**part, "text": _cut_middle(text, share)})
+            else:
+                parts.append(part)
+        return {**message, "content": parts}
+    return message
+
+
+def _cut_middle(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    head = limit * 2 // 3
+    tail = limit - head
+    cut = len(text) - head - tail
+    lines = text[head:len(text) - tail].count("\n")
+    marker = (
+        f"\n[... {cut:,} characters ({lines:,} lines) of this request cut here to fit the "
+        "context window; the full text is kept in the session archive ...]\n"
+    )
+    return text[:head] + marker + text[len(text) - tail:]

@@ -49,6 +49,8 @@ from hermes_plugins.compressor.boundaries import (
     find_tail_cut,
     is_actionable_user,
     keep_bridge,
+    pinned_request,
+    truncate_request,
 )
 from hermes_plugins.compressor.extractive import (
     LATEST,
@@ -69,6 +71,7 @@ from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
     PruneStats,
+    message_tokens,
     prune_tool_results,
 )
 from hermes_core.redaction import redact
@@ -91,6 +94,10 @@ SUMMARY_MIN_TOKENS = 2_000
 PREVIOUS_SUMMARY_MAX = 20_000
 #: The grounded "Latest user request" quotes at most this much of the request.
 GROUNDED_REQUEST_MAX = 2_500
+#: A head message over this share of the threshold is condensed rather than protected.
+HEAD_MESSAGE_SHARE = 0.10
+#: The share of the tail budget the kept newest request may take before it is truncated.
+PINNED_SHARE = 0.5
 DEFER_TOLERANCE_MIN = 4_096
 DEFER_TOLERANCE_SHARE = 0.05
 PHASES = ("prune", "boundaries", "summary", "assemble")
@@ -376,26 +383,44 @@ class CompressorEngine(ContextEngine):
         return self.protect_first_n
 
     def _head_end(self, messages: list[dict[str, Any]]) -> int:
+        """End of the verbatim head: the system message and ``protect_first_n`` messages, up to
+        the first one over a tenth of the threshold (a 19 kB demonstration is condensed like
+        the middle; protecting it would leave nothing to gain on a short history)."""
         system = 1 if messages and messages[0].get("role") == "system" else 0
-        return min(len(messages), system + self._effective_protect_first_n(messages))
+        end = min(len(messages), system + self._effective_protect_first_n(messages))
+        limit = self.threshold_tokens * HEAD_MESSAGE_SHARE if self.threshold_tokens > 0 else 0
+        if limit:
+            for i in range(system, end):
+                if message_tokens(messages[i]) > limit:
+                    # A big result goes with its call: the head ends before that assistant.
+                    while i > system and messages[i].get("role") == "tool":
+                        i -= 1
+                    return i
+        return end
 
     def _budget(self) -> int:
         if self.tail_token_budget > 0:
             return self.tail_token_budget
         return int(derive_thresholds(UNKNOWN_WINDOW_FALLBACK, self.threshold_percent).tail_token_budget)
 
-    def _too_few(self, messages: list[dict[str, Any]], head_end: int) -> bool:
-        floor = max(MIN_TAIL_MESSAGES, min(self.protect_last_n, MAX_TAIL_MESSAGE_FLOOR))
-        return len(messages) <= head_end + floor + 1
+    def _tail_floor(self, force: bool) -> int:
+        """Messages the tail keeps at least: 3 when forced (manual, overflow), else up to 8."""
+        if force:
+            return MIN_TAIL_MESSAGES
+        return max(MIN_TAIL_MESSAGES, min(self.protect_last_n, MAX_TAIL_MESSAGE_FLOOR))
+
+    def _too_few(self, messages: list[dict[str, Any]], head_end: int, force: bool = False) -> bool:
+        return len(messages) <= head_end + self._tail_floor(force) + 1
 
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
         """Whether anything outside the protected head and tail could be summarised (§13)."""
         if not messages:
             return False
+        # Asked before a manual compression, which has the forced floor.
         start = align_forward(messages, self._head_end(messages))
-        if self._too_few(messages, start):
+        if self._too_few(messages, start, force=True):
             return False
-        cut = find_tail_cut(messages, start, self._budget(), self.protect_last_n)
+        cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True))
         return any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages))))
 
     # --- compress -------------------------------------------------------------------------------
@@ -461,7 +486,7 @@ class CompressorEngine(ContextEngine):
     ) -> list[dict[str, Any]]:
         before_tokens = report["before"]["tokens"]
         head_end = self._head_end(messages)
-        if not messages or self._too_few(messages, head_end):
+        if not messages or self._too_few(messages, head_end, force):
             return self._unchanged(messages, report, force, "too few messages outside the protected head and tail")
 
         self._step(0)
@@ -474,7 +499,16 @@ class CompressorEngine(ContextEngine):
 
         self._step(1)
         start = align_forward(pruned, head_end)
-        cut = find_tail_cut(pruned, start, self._budget(), self.protect_last_n)
+        floor = self._tail_floor(force)
+        cut = find_tail_cut(pruned, start, self._budget(), floor)
+        pin = pinned_request(pruned, start, cut)
+        pinned: dict[str, Any] | None = None
+        if pin >= 0:
+            # The newest request stays live, counted against the tail budget (and truncated
+            # with a marker when it alone would take over half of it).
+            pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
+            rest = max(1, self._budget() - message_tokens(pinned))
+            cut = max(cut, find_tail_cut(pruned, start, rest, floor))
         handoffs = [
             i for i, m in enumerate(pruned) if m.get("role") != "tool" and is_summary_message(m)
         ]
@@ -490,8 +524,10 @@ class CompressorEngine(ContextEngine):
             log.info("previous_summary_discarded", reason="not in transcript")
             self._previous_summary = None
 
+        if pin >= 0 and not start <= pin < cut:
+            pin, pinned = -1, None
         middle = _middle_turns(pruned, start, cut)
-        if not any(m.get("role") != "system" for m in middle):
+        if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
             return self._phase1_only(messages, pruned, report, force, before_tokens)
 
         self._step(2)
@@ -508,14 +544,13 @@ class CompressorEngine(ContextEngine):
             return messages
 
         self._step(3)
-        assembled = assemble(
-            pruned[:start], body, pruned[cut:], compress_start=start, fallback=fallback,
-        )
+        head = pruned[:start] if pinned is None else [*pruned[:start], pinned]
+        assembled = assemble(head, body, pruned[cut:], compress_start=len(head), fallback=fallback)
         assembled, repairs = sanitize_tool_pairs(assembled)
         assembled, stripped = strip_historical_media(assembled)
         after_tokens = estimate_messages_tokens(assembled)
         report["phases"]["media_stripped"] += stripped
-        report["phases"]["summarized_messages"] = cut - start
+        report["phases"]["summarized_messages"] = cut - start - (1 if pinned is not None else 0)
         report["tool_pairs_repaired"] += repairs
         if after_tokens >= before_tokens:
             return self._refuse_growth(messages, pruned, report, before_tokens, after_tokens)
