@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any, NamedTuple
 
+from hermes_core.redaction import redact
+
 ERROR_MAX = 300
 SCAN_WHOLE_MAX = 12_288
 SCAN_HEAD = 2_048
@@ -264,7 +266,9 @@ def error_lines(text: str) -> tuple[str, str]:
 
 
 def compose_error(first: str, last: str) -> str:
-    """First and last error line joined by `` … ``, within ``ERROR_MAX`` characters."""
+    """First and last error line joined by `` … ``, within ``ERROR_MAX`` characters (secrets
+    masked: the line outlives the result it came from)."""
+    first, last = redact(first), redact(last)
     if not last:
         return _clip(first, ERROR_MAX)
     if len(first) + len(last) + 3 <= ERROR_MAX:
