@@ -28,6 +28,8 @@ Messages = Sequence[dict[str, Any]]
 
 #: The tail keeps at least this many messages, whatever the budget says.
 MIN_TAIL_MESSAGES = 3
+#: When the whole history fits the tail budget, the tail keeps this share of its tokens.
+FIT_KEEP_SHARE = 0.10
 #: After a restart, a handoff within this many messages past the head means "already compressed".
 RESUMED_HEAD_SLACK = 4
 
@@ -168,9 +170,13 @@ def find_tail_cut(
     min_tail = min_tail_messages(n, head_end, protect_last_n)
     cut, acc = _walk(messages, head_end, budget, min_tail, tokens)
     if cut <= head_end and 0 < acc <= budget:
-        # The whole history fits the budget: still condense its oldest half rather than
-        # falling back to the minimum tail.
-        cut = n - max(min_tail, (n - head_end) // 2)
+        # Earlier summaries are not what the share is of (they are rewritten anyway).
+        acc -= sum(tokens(messages[i]) for i in range(head_end, n)
+                   if messages[i].get("role") != "tool" and is_summary_message(messages[i]))
+        # The whole history fits the budget: the tail keeps the newest tenth of it (at least
+        # the minimum tail), so the oldest part is condensed rather than everything but
+        # the minimum tail.
+        cut, _ = _walk(messages, head_end, max(1, int(acc * FIT_KEEP_SHARE)), min_tail, tokens)
     cut = min(cut, n - min_tail)
     if cut <= head_end:
         cut = max(n - min_tail, head_end + 1)

@@ -49,6 +49,7 @@ from hermes_plugins.compressor.boundaries import (
     find_tail_cut,
     is_actionable_user,
     keep_bridge,
+    last_actionable_user,
     pinned_request,
     truncate_request,
 )
@@ -526,6 +527,11 @@ class CompressorEngine(ContextEngine):
 
         if pin >= 0 and not start <= pin < cut:
             pin, pinned = -1, None
+        if pin < 0 and cut < len(pruned) and cut == last_actionable_user(pruned, start):
+            # The tail would open with the newest request, and a summary may be merged into
+            # the first tail message: keep the request apart, right before the summary.
+            pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
+            cut += 1
         middle = _middle_turns(pruned, start, cut)
         if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
             return self._phase1_only(messages, pruned, report, force, before_tokens)
