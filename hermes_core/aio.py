@@ -65,11 +65,12 @@ def _with_cpu_slot(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
 
 def _executor() -> concurrent.futures.ThreadPoolExecutor:
     with _pool_lock:
-        if _pool[0] is None:
-            _pool[0] = concurrent.futures.ThreadPoolExecutor(
+        pool = _pool[0]
+        if pool is None:
+            pool = _pool[0] = concurrent.futures.ThreadPoolExecutor(
                 max_workers=MAX_WORKERS, thread_name_prefix="hermes-async"
             )
-        return _pool[0]
+        return pool
 
 
 def host_loop() -> asyncio.AbstractEventLoop | None:

@@ -190,7 +190,7 @@ class CompactionLoop:
         with session._lock:
             cache.sync(messages)
             total = cache.message_tokens()
-        return estimate_tokens(prompt) + total + estimate_tools_tokens(tools)
+        return estimate_tokens(prompt) + int(total) + estimate_tools_tokens(tools)
 
     def figure(self, rough: int) -> tuple[int, str]:
         if self.anchor is None:

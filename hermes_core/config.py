@@ -123,7 +123,7 @@ def _model_thresholds(value: Any) -> Mapping[str, float]:
     mapping = _mapping(value)
     out: dict[str, float] = {}
     for key, raw in mapping.items():
-        out[str(key)] = _float(0.0, 1.0, low_open=True)(raw)  # type: ignore[assignment]
+        out[str(key)] = _float(0.0, 1.0, low_open=True)(raw)
     return out
 
 
@@ -508,7 +508,7 @@ def load_config(
     sources: dict[str, str] = {}
     owned = {section.name: section for section in sections or ()}
     core_raw = {k: v for k, v in raw.items() if str(k) not in owned}
-    config = _build(Config, core_raw, "", where, sources)
+    config: Config = _build(Config, core_raw, "", where, sources)
     if sections is not None:
         config = attrs.evolve(
             config, plugin_sections=_plugin_sections(owned, raw, where, sources),
@@ -626,18 +626,19 @@ def _build(cls: type, raw: Mapping[str, Any], prefix: str, where: str | None, so
             kwargs[name] = _build(f.metadata["section"], value, dotted + ".", where, sources)
             continue
         if f.metadata.get("check") is None and attrs.has(f.type if isinstance(f.type, type) else type(None)):
-            kwargs[name] = _build(f.type, value, dotted + ".", where, sources)  # type: ignore[arg-type]
+            kwargs[name] = _build(f.type, value, dotted + ".", where, sources)
             continue
         kwargs[name] = _check(f, dotted, value, where, sources, "file")
     return cls(**kwargs)
 
 
-def _check(f: attrs.Attribute, dotted: str, value: Any, where: str | None, sources: dict[str, str], source: str) -> Any:
+def _check(f: attrs.Attribute[Any], dotted: str, value: Any, where: str | None, sources: dict[str, str], source: str) -> Any:
     try:
         checked = f.metadata.get("check", _any)(value)
     except ValueError as exc:
         if f.metadata.get("lenient"):
-            default = f.default.factory() if isinstance(f.default, attrs.Factory) else f.default  # type: ignore[union-attr]
+            factory = getattr(f.default, "factory", None)
+            default = factory() if callable(factory) else f.default
             record_warning(
                 "config_value_ignored",
                 f"{dotted}: {exc} (got {value!r}); using the default {default!r}",

@@ -82,7 +82,7 @@ def _decode_piece(piece: str) -> str:
     if cut != -1 and len(piece) - cut < 6:
         piece = piece[:cut]
     try:
-        return json.loads(f'"{piece}"')
+        return str(json.loads(f'"{piece}"'))
     except ValueError:
         return piece.replace("\\n", "\n").replace('\\"', '"')
 

@@ -137,7 +137,7 @@ def as_frozen_tools(definitions: Any) -> FrozenTools | None:
     """``definitions`` as a ``FrozenTools`` when it is one, or a non-empty list or tuple of
     frozen definitions; else ``None``."""
     if definitions.__class__ is FrozenTools:
-        return definitions  # type: ignore[no-any-return]
+        return definitions
     if isinstance(definitions, (list, tuple)) and all_frozen(definitions):
         return FrozenTools.of_frozen(definitions)
     return None

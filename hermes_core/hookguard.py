@@ -74,7 +74,7 @@ class CallLog:
         """The plugin that produced ``value`` (the outermost one that returned it)."""
         for plugin, answer in reversed(self.answers):
             if answer is value:
-                return plugin
+                return str(plugin)
         return None
 
 

@@ -764,14 +764,14 @@ class PluginHost:
 
     def tool_results_turn_budget(self, results: list[dict[str, Any]], ctx: Any) -> list[dict[str, Any]]:
         answer = self._first("hermes_tool_results_turn_budget", {"results": results, "ctx": ctx})[0]
-        return results if answer is None else answer  # type: ignore[no-any-return]
+        return results if answer is None else answer
 
     def tool_result_writer(self, environment: Any) -> Any:
         return self._first("hermes_tool_result_writer", {"environment": environment})[0]
 
     def payload_cache_layout(self, payload: dict[str, Any], ctx: Any) -> dict[str, Any]:
         answer = self._first("hermes_payload_cache_layout", {"payload": payload, "ctx": ctx})[0]
-        return payload if answer is None else answer  # type: ignore[no-any-return]
+        return payload if answer is None else answer
 
     def transcript_formats(self) -> dict[str, Any]:
         """Transcript format name -> ``TranscriptFormat``; a name declared twice is an error."""

@@ -273,7 +273,7 @@ def build_request(
     if canon is not None:
         if copy and out.get("messages") is canon:  # never hand the cache's list to the host
             out = {**out, "messages": list(out["messages"])}
-        _recent.history = weakref.ref(history)  # type: ignore[arg-type]
+        _recent.history = weakref.ref(history)
     return out
 
 

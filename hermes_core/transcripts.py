@@ -162,6 +162,14 @@ class ConversionReport:
         }
 
 
+def _dicts(value: Iterable[dict[str, Any]]) -> tuple[dict[str, Any], ...]:
+    return tuple(value)
+
+
+def _format_name(value: Any) -> str:
+    return str(value).strip().lower()
+
+
 @attrs.frozen(kw_only=True)
 class Transcript:
     """One conversation read from a file.
@@ -170,9 +178,9 @@ class Transcript:
     ``system_prompt``); ``chat_messages()`` gives the list a provider would be sent.
     """
 
-    messages: tuple[dict[str, Any], ...] = attrs.field(converter=tuple)
+    messages: tuple[dict[str, Any], ...] = attrs.field(converter=_dicts)
     system_prompt: str | None = None
-    tools: tuple[dict[str, Any], ...] = attrs.field(default=(), converter=tuple)
+    tools: tuple[dict[str, Any], ...] = attrs.field(default=(), converter=_dicts)
     model: str | None = None
     metadata: Mapping[str, Any] = attrs.field(factory=dict)
     format: str = ""
@@ -195,7 +203,7 @@ class TranscriptFormat:
     and notes its own changes on the ``ReportBuilder`` ``notes``.
     """
 
-    name: str = attrs.field(converter=lambda v: str(v).strip().lower())
+    name: str = attrs.field(converter=_format_name)
     description: str
     detect: Callable[[TranscriptSource], Detection]
     read: Callable[[TranscriptSource], Transcript | list[Transcript]]
@@ -501,7 +509,7 @@ class TranscriptSource:
             lines = handle
         try:
             for lineno, raw in enumerate(lines, 1):
-                line = raw if isinstance(raw, str) else _decode(raw, self.report)
+                line = raw if isinstance(raw, str) else _decode(raw, self.report)  # type: ignore[arg-type]
                 done += len(raw)
                 if self.progress is not None and lineno % 512 == 0:
                     self.progress(done, total)

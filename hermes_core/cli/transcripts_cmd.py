@@ -142,7 +142,8 @@ def convert_command(state: CliState, file: Path, out: Path | None, target: str,
 
 
 def _print_report(report: dict[str, Any]) -> None:
-    echo = lambda line: click.echo(line, err=True)  # noqa: E731 - the transcript may be on stdout
+    def echo(line: str) -> None:
+        click.echo(line, err=True)  # the transcript may be on stdout
     echo(f"Read {report['source']} as {report['format']}: {report['records']:,} records -> "
          f"{report['messages']:,} messages, {report['tool_calls']:,} tool calls")
     for key in ("merged", "absorbed", "dropped", "relabelled", "changed"):

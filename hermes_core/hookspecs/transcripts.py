@@ -13,7 +13,7 @@ if TYPE_CHECKING:
 
 class TranscriptSpecs:
     @hookspec
-    def hermes_transcript_formats(self) -> Iterable[TranscriptFormat]:
+    def hermes_transcript_formats(self) -> Iterable[TranscriptFormat] | None:
         """Declare transcript formats this plugin reads (and optionally writes).
 
         Called: once per host, the first time a transcript is read, written or the formats
