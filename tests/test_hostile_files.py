@@ -426,3 +426,15 @@ def test_the_config_cli_exits_2_naming_a_fifo_config(tmp_path: Path) -> None:
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"])
     assert result.exit_code == 2
     assert str(target) in result.stderr and "FIFO" in result.stderr
+
+
+def test_a_memories_file_where_the_folder_should_be_is_named(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    folder = home / "memories"
+    for child in folder.iterdir():
+        child.unlink()
+    folder.rmdir()
+    folder.write_text("not a folder", encoding="utf-8")
+    prompt, warnings = _build(home, project)
+    assert "Still listed" in prompt
+    assert _named(warnings, folder / "MEMORY.md") and _named(warnings, folder / "USER.md")

@@ -49,7 +49,16 @@ def read_entries(path: Path, max_bytes: int = MAX_FILE_BYTES) -> list[str]:
     """
     try:
         read = read_bytes_bounded(path, max_bytes)
-    except (FileNotFoundError, NotADirectoryError):
+    except NotADirectoryError:
+        record_warning(
+            "memory_unreadable",
+            f"{path.parent} is not a directory, so {path.name} cannot be there; its entries are "
+            "left out of the prompt",
+            plugin="memory",
+            path=str(path),
+        )
+        return []
+    except FileNotFoundError:
         target = dangling_target(path)
         if target is not None:
             record_warning(
