@@ -125,11 +125,15 @@ def _status_on_loop(
     tasks: set[asyncio.Future[Any]] = set()
 
     def deliver(event: CompactionEvent) -> None:
-        result = on_status(event)
-        if inspect.isawaitable(result):
-            task = asyncio.ensure_future(result)
-            tasks.add(task)
-            task.add_done_callback(tasks.discard)
+        try:
+            result = on_status(event)
+            if inspect.isawaitable(result):
+                task = asyncio.ensure_future(result)
+                tasks.add(task)
+                task.add_done_callback(_report_failure)
+                task.add_done_callback(tasks.discard)
+        except Exception:  # noqa: BLE001 - a UI callback must not break the turn
+            log.warning("status_callback_failed", exc_info=True)
 
     def from_worker(event: CompactionEvent) -> None:
         try:
@@ -142,6 +146,11 @@ def _status_on_loop(
             loop.call_soon_threadsafe(deliver, event)
 
     return from_worker
+
+
+def _report_failure(task: asyncio.Future[Any]) -> None:
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("status_callback_failed", error=repr(task.exception()))
 
 
 def _invoke_on_loop(

@@ -173,3 +173,27 @@ def test_async_summaries_keep_the_deadline_and_their_clients_close_with_the_loop
 
         assert asyncio.run(main()) == "## Goal\nok"
     assert len(summarizers_async._clients) == 0  # closed when asyncio.run shut the loop down
+
+
+def test_a_failing_status_callback_never_breaks_the_turn(capture_events: list[dict[str, Any]]) -> None:
+    from hermes_core.aio import _status_on_loop
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+
+        def broken(event: Any) -> None:
+            raise RuntimeError("ui down")
+
+        async def broken_async(event: Any) -> None:
+            raise RuntimeError("ui down")
+
+        for callback in (broken, broken_async):
+            deliver = _status_on_loop(callback, loop)
+            assert deliver is not None
+            await asyncio.to_thread(deliver, "event")  # from a worker, as compaction calls it
+            deliver("event")  # and from the loop itself
+            await asyncio.sleep(0.02)
+
+    asyncio.run(main())  # nothing raised out of the callbacks
+    failed = [e for e in capture_events if e["event"] == "status_callback_failed"]
+    assert len(failed) == 4
