@@ -12,7 +12,8 @@ A third party writes::
 unexpected pass. The kit checks that the engine is discoverable through the installed
 ``hermes.plugins`` metadata, that registration passes ``check_pending``, that overridden methods
 keep the base signatures, that every lifecycle step runs through its hook, that teardown is
-idempotent, that compression respects pairs and budgets, and that errors reach
+idempotent, that compression respects pairs (parallel calls and reused ids, every cut
+position, calls in flight untouched; ``check_pairing_at_every_cut``) and budgets, and that errors reach
 ``hermes_engine_on_error`` without losing messages.
 """
 
@@ -28,6 +29,7 @@ from hermes_core.config import Config
 from hermes_core.engine import ContextEngine
 from hermes_core.hookspecs import hookimpl
 from hermes_core.host import PluginHost
+from hermes_core.pairing import is_valid_pairing, pairing_problems, pending_calls
 from hermes_core.tokens import estimate_messages_tokens
 
 LIFECYCLE = (
@@ -66,18 +68,51 @@ def long_history(turns: int = 60, result_chars: int = 4_000) -> list[dict[str, A
 
 
 def pairs_intact(messages: list[dict[str, Any]]) -> bool:
-    """Every tool result has its call earlier, and every call has a result."""
-    calls: set[str] = set()
-    results: set[str] = set()
-    for message in messages:
-        for call in message.get("tool_calls") or ():
-            calls.add(str(call.get("id") or call.get("call_id")))
-        if message.get("role") == "tool":
-            ident = str(message.get("tool_call_id"))
-            if ident not in calls:
-                return False
-            results.add(ident)
-    return calls == results
+    """Valid by the provider pairing rule (``hermes_core.pairing``): each result right after
+    the call it answers, one per call; only the newest message's calls may be pending."""
+    return is_valid_pairing(messages)
+
+
+def reused_id_history(rounds: int = 14, result_chars: int = 3_000) -> list[dict[str, Any]]:
+    """A tool-heavy history as providers really send it: ids reused across turns (gpt-4o,
+    SWE-agent 1.x) and within one message's parallel calls, results of parallel calls out of
+    order, and a few plain exchanges between rounds."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a test agent."}]
+    ids = ("call_0", "call_1", "call_0")
+    for r in range(rounds):
+        if r % 4 == 0:
+            messages.append({"role": "user", "content": f"round {r}: check the logs and fix what fails"})
+        group = ids[: 1 + r % 3]
+        calls = [{"id": ident, "type": "function",
+                  "function": {"name": "terminal", "arguments": json.dumps({"command": f"step {r}.{k}"})}}
+                 for k, ident in enumerate(group)]
+        messages.append({"role": "assistant", "content": "", "tool_calls": calls})
+        for k in reversed(range(len(group))):
+            messages.append({"role": "tool", "tool_call_id": group[k],
+                             "content": f"step {r}.{k}\n" + "output line\n" * (result_chars // 12)})
+        if r % 3 == 2:
+            messages.append({"role": "assistant", "content": f"Round {r} done."})
+    return messages
+
+
+def check_pairing_at_every_cut(engine: ContextEngine, history: list[dict[str, Any]] | None = None) -> None:
+    """Compress every prefix of a reused-id history (so the engine's cut falls at every
+    position, pending calls included) and require output valid by ``hermes_core.pairing``:
+    results right after their calls, one per call, only the newest message's calls pending."""
+    history = history if history is not None else reused_id_history()
+    for end in range(2, len(history) + 1):
+        messages = history[:end]
+        if pairing_problems(messages):
+            continue  # only valid inputs bind the engine
+        out = engine.compress(list(messages), force=True)
+        problems = pairing_problems(out)
+        assert not problems, f"compressing the first {end} messages broke pairing: {problems[:3]}"
+        pending = pending_calls(messages)
+        if pending:
+            calls = messages[pending[0][0]]["tool_calls"]
+            assert any(m.get("tool_calls") == calls for m in out), (
+                f"compressing the first {end} messages rewrote the calls in flight"
+            )
 
 
 class EngineConformance:
@@ -191,6 +226,12 @@ class EngineConformance:
         assert json.dumps(messages, sort_keys=True) == snapshot
         assert pairs_intact(out)
         assert out[-1] == messages[-1]
+
+    def test_pairing_survives_reused_ids_at_every_cut(self, host: PluginHost) -> None:
+        for window in (8_000, 32_000):
+            engine = host.create_engine(self.engine_name, Config())
+            engine.update_model("test-model", window)
+            check_pairing_at_every_cut(engine)
 
     def test_compress_shrinks_long_history(self, engine: ContextEngine) -> None:
         messages = long_history()

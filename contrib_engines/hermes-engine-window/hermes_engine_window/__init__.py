@@ -39,10 +39,12 @@ class WindowEngine(ContextEngine):
                 break
             used += cost
             tail -= 1
-        # Never start the kept tail with tool results whose call would be dropped.
-        while tail < len(messages) and messages[tail].get("role") == "tool":
-            tail += 1
-        return head, tail
+        # The newest message always stays (its calls may be in flight), and the kept tail
+        # never starts with tool results: it moves back onto the call they answer.
+        tail = min(tail, len(messages) - 1)
+        while tail > head and messages[tail].get("role") == "tool":
+            tail -= 1
+        return head, max(tail, head)
 
     def compress(
         self,
