@@ -19,6 +19,8 @@ from hermes_plugins.compressor.framing import (
     MERGED_DELIMITER,
     MERGED_HEADER,
     MERGED_KEY,
+    OWNER,
+    OWNER_KEY,
     SUMMARY_KEY,
     SYSTEM_NOTE,
     compose_prepended,
@@ -116,7 +118,8 @@ def assemble(
     role, merge, force_user = choose_role(head, tail, compress_start)
     has_user = any(m.get("role") == "user" for m in head) or any(m.get("role") == "user" for m in tail)
     block = frame_summary(body)
-    meta = {SUMMARY_KEY: True, HAS_USER_TURN_KEY: has_user or role == "user", FALLBACK_KEY: fallback}
+    meta = {SUMMARY_KEY: True, HAS_USER_TURN_KEY: has_user or role == "user", FALLBACK_KEY: fallback,
+            OWNER_KEY: OWNER}
     if merge:
         first = _merge_into(tail[0], block, prepend=force_user and role == "user")
         first.update(meta)

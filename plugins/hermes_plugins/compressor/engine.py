@@ -65,6 +65,7 @@ from hermes_plugins.compressor.framing import (
     SUMMARY_ANCHOR,
     classify_message,
     is_summary_message,
+    mark_restart_summary,
     strip_answer_banner,
     unwrap,
 )
@@ -413,10 +414,18 @@ class CompressorEngine(ContextEngine):
     def _too_few(self, messages: list[dict[str, Any]], head_end: int, force: bool = False) -> bool:
         return len(messages) <= head_end + self._tail_floor(force) + 1
 
+    def _trusting_text(self, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """An unmarked earlier summary at the first position, marked - only in a fresh engine
+        (after a restart); once this engine has compressed, its summaries carry metadata."""
+        if self.compression_count or self._previous_summary is not None:
+            return messages
+        return mark_restart_summary(messages)
+
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
         """Whether anything outside the protected head and tail could be summarised (§13)."""
         if not messages:
             return False
+        messages = self._trusting_text(messages)
         # Asked before a manual compression, which has the forced floor.
         start = align_forward(messages, self._head_end(messages))
         if self._too_few(messages, start, force=True):
@@ -454,7 +463,10 @@ class CompressorEngine(ContextEngine):
                     "assistant messages)",
                     repairs=repairs,
                 )
-            result = self._compress(repaired, current_tokens, focus_topic, force, report)
+            work = self._trusting_text(repaired)
+            result = self._compress(work, current_tokens, focus_topic, force, report)
+            if result is work:
+                result = repaired
         finally:
             report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
         log.info(

@@ -6,8 +6,10 @@ and closes with an end marker pointing at the latest user message. When a conver
 compressed again, earlier summaries - ours, older wordings of ours, and the reference agent's -
 are recognised so their banners are stripped and their bodies updated instead of nested.
 
-Summary messages carry underscore metadata keys (``_compressed_summary`` ...). Provider payload
-builders drop underscore keys, so they never reach a provider; they only spare a re-read.
+Summary messages carry underscore metadata keys (``_compressed_summary``, ``_summary:
+"hermes-core"`` ...); provider payload builders drop them. The metadata is what identifies a
+summary: a banner typed by a user is text like any other, and text alone is trusted only where a
+summary can be after a restart (``mark_restart_summary``).
 """
 
 from __future__ import annotations
@@ -19,7 +21,10 @@ SUMMARY_KEY = "_compressed_summary"
 HAS_USER_TURN_KEY = "_compressed_summary_has_user_turn"
 MERGED_KEY = "_compressed_summary_merged"
 FALLBACK_KEY = "_compressed_summary_fallback"
-METADATA_KEYS = (SUMMARY_KEY, HAS_USER_TURN_KEY, MERGED_KEY, FALLBACK_KEY)
+#: The agreed key naming who wrote a summary (``"hermes-core"`` for ours).
+OWNER_KEY = "_summary"
+OWNER = "hermes-core"
+METADATA_KEYS = (SUMMARY_KEY, HAS_USER_TURN_KEY, MERGED_KEY, FALLBACK_KEY, OWNER_KEY)
 
 SUMMARY_TAG = "[HANDOFF NOTES"
 SUMMARY_PREFIX = (
@@ -221,9 +226,15 @@ def _classify_parts(parts: list[Any], flagged: bool) -> tuple[Kind, str, Any] | 
 
 
 def is_summary_message(message: Mapping[str, Any]) -> bool:
-    """Whether ``message`` is (or carries) a compaction summary: metadata first, then text."""
-    if message.get(SUMMARY_KEY):
-        return True
+    """Whether ``message`` is (or carries) a compaction summary, by its metadata alone
+    (``_compressed_summary``, or the agreed ``_summary: "<who>"``). Text that looks like a
+    banner proves nothing anywhere a user can type it: see ``mark_restart_summary``."""
+    return bool(message.get(SUMMARY_KEY) or message.get(OWNER_KEY))
+
+
+def looks_like_summary(message: Mapping[str, Any]) -> bool:
+    """Whether the text of ``message`` opens like a summary banner (ours, older ones, another
+    engine's)."""
     content = message.get("content")
     if isinstance(content, str):
         if SUMMARY_TAG not in content and not any(tag in content for tag in FOREIGN_TAGS):
@@ -232,6 +243,29 @@ def is_summary_message(message: Mapping[str, Any]) -> bool:
     if isinstance(content, list):
         return _classify_parts(content, False) is not None
     return False
+
+
+def mark_restart_summary(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``messages`` with an unmarked earlier summary marked, where text alone may say so.
+
+    Only the first non-system message can be a summary a restarted process finds without its
+    metadata (ours written by a host that dropped underscore keys, or another agent's), and
+    never when it is the newest user message: that one is the user's, whatever it looks like.
+    The same list comes back when nothing is marked.
+    """
+    i = 1 if messages and messages[0].get("role") == "system" else 0
+    if i >= len(messages):
+        return messages
+    message = messages[i]
+    if message.get("role") not in ("user", "assistant") or is_summary_message(message):
+        return messages
+    if not looks_like_summary(message):
+        return messages
+    if message.get("role") == "user" and not any(m.get("role") == "user" for m in messages[i + 1:]):
+        return messages
+    out = list(messages)
+    out[i] = {**message, SUMMARY_KEY: True}
+    return out
 
 
 def strip_metadata(message: Mapping[str, Any]) -> dict[str, Any]:
