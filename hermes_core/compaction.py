@@ -257,7 +257,7 @@ class CompactionLoop:
         """Rebuild the prompt once, tell the engine about the boundary, reset the anchor."""
         session = self.session
         session.invalidate_system_prompt()
-        session.system_prompt  # rebuilt now (memory re-read), then byte-stable again
+        session.system_prompt  # noqa: B018 - rebuilt now (memory re-read), then byte-stable again
         session.host.engine_step(
             "on_session_start", session.engine, session_id=session.session_id,
             boundary_reason="compression",

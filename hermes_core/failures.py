@@ -168,7 +168,7 @@ def _exit_code(text: str) -> str | None:
     if "xit" not in tail and "XIT" not in tail and "status" not in tail:
         return None  # the regex (case-insensitive alternation) only where it can match
     found = None
-    for found in _TAIL_EXIT.finditer(tail):
+    for found in _TAIL_EXIT.finditer(tail):  # noqa: B007 - walks to the last match
         pass
     return found.group(1) if found else None
 

@@ -210,7 +210,7 @@ def test_priority_under_the_cap_latest_request_failing_errors_files_decisions() 
                   assistant("", call(f"w{i}", "write_file", path=f"src/mod{i}.py", content="a")),
                   tool(f"w{i}", "ok"),
                   assistant("", call(f"t{i}", "terminal", command=f"pytest tests/test_{i}.py")),
-                  tool(f"t{i}", '{"output": "E   ValueError: case %d broke", "exit_code": 1}' % i)]
+                  tool(f"t{i}", '{"output": "E   ValueError: case %d broke", "exit_code": 1}' % i)]  # noqa: UP031
     text = build_handoff(prepare_turns(turns), max_chars=8_000)
     sections = parse_sections(text)
     assert len(text) <= 8_000

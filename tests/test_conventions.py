@@ -40,3 +40,15 @@ def test_every_builtin_entry_point_implements_a_hook() -> None:
     host = PluginHost.create(only=())
     idle = [r.name for r in host.plugins() if r.distribution == CORE_DISTRIBUTION and not r.hooks]
     assert idle == []
+
+
+def test_ci_runs_the_gates_after_the_tests() -> None:
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    lines = [line.strip() for line in (root / ".ci" / "run").read_text().splitlines()]
+    tests = next(i for i, line in enumerate(lines) if "python -m pytest" in line)
+    assert lines[tests + 1:] == ["ruff check .", "mypy --strict hermes_core"]
+    extra = (root / "pyproject.toml").read_text()
+    for requirement in ('"ruff>=', '"mypy>=', '"types-PyYAML>='):
+        assert requirement in extra

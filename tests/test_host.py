@@ -227,7 +227,7 @@ def test_loader_order_follows_rank_not_registration(tmp_path: Path) -> None:
 
     for order in ([("b", 2.5), ("a", 1.5)], [("a", 1.5), ("b", 2.5)]):
         host = PluginHost.create(load_entry_points=False, plugins=[(loader(n, r), f"p_{n}") for n, r in order])
-        assert [l.name for l in host.context_file_loaders(ctx(tmp_path, host))] == ["a", "b"]
+        assert [loader.name for loader in host.context_file_loaders(ctx(tmp_path, host))] == ["a", "b"]
 
 
 def test_trace_hooks_logs_calls(capture_events: list[dict[str, Any]], tmp_path: Path) -> None:

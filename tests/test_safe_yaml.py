@@ -142,7 +142,7 @@ def test_cli_exits_2_when_config_loading_recurses_or_exits(tmp_path: Path, monke
 
     for error in (RecursionError("too deep"), SystemExit(3)):
         def broken(**_: Any) -> Any:
-            raise error
+            raise error  # noqa: B023 - used within this iteration only
 
         monkeypatch.setattr(cli_module, "load_config", broken)
         result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ def test_relative_cwd_and_home_become_absolute(tmp_path: Path, monkeypatch: pyte
 
 
 def test_session_id_comes_from_the_clock() -> None:
-    clock = FakeClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc))
+    clock = FakeClock(datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC))
     assert new_session_id(clock).startswith("20260102_030405_")
     assert new_session_id(clock) != new_session_id(clock)
 
@@ -102,7 +102,7 @@ def test_cwd_defaults_to_terminal_cwd_when_usable(home: Path, env: dict[str, str
 
 
 def test_prompt_is_byte_identical_for_200_turns(home: Path, env: dict[str, str], tmp_path: Path) -> None:
-    clock = FakeClock(datetime(2026, 1, 2, 22, 30, tzinfo=timezone.utc))
+    clock = FakeClock(datetime(2026, 1, 2, 22, 30, tzinfo=UTC))
     write_memory(home, "MEMORY.md", "The user deploys with make ship.")
     existing = home / "skills" / "devops" / "deploy"
     existing.mkdir(parents=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +12,7 @@ from hermes_plugins.session_line import hermes_prompt_session_line, zone_suffix
 from hermes_core import PromptContext, load_config
 from hermes_core.diagnostics import collecting
 
-NOON_UTC = datetime(2026, 1, 2, 12, 0, tzinfo=timezone.utc)
+NOON_UTC = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
 
 
 def line(tmp_path: Path, *, clock: Any = lambda: NOON_UTC, env: dict[str, str] | None = None,
@@ -61,9 +61,9 @@ def test_server_local_when_no_zone(tmp_path: Path) -> None:
 
 
 def test_day_precision_is_stable_within_a_day(tmp_path: Path) -> None:
-    morning = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 0, 0, 1, tzinfo=timezone.utc), config={"timezone": "UTC"})
-    night = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 23, 59, 59, tzinfo=timezone.utc), config={"timezone": "UTC"})
-    after = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 23, 59, 59, tzinfo=timezone.utc) + timedelta(seconds=2),
+    morning = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 0, 0, 1, tzinfo=UTC), config={"timezone": "UTC"})
+    night = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 23, 59, 59, tzinfo=UTC), config={"timezone": "UTC"})
+    after = line(tmp_path, clock=lambda: datetime(2026, 1, 2, 23, 59, 59, tzinfo=UTC) + timedelta(seconds=2),
                  config={"timezone": "UTC"})
     assert morning == night != after
     assert ":" not in morning.split("(")[0].split("started:")[1]  # no hours or minutes
@@ -96,11 +96,11 @@ def test_identity_lines(tmp_path: Path, kwargs: dict[str, Any], agent: dict[str,
 def test_naive_clock_is_local_time(tmp_path: Path) -> None:
     naive = datetime(2026, 7, 4, 12, 0)
     text = line(tmp_path, clock=lambda: naive, config={"timezone": "UTC"})
-    assert text.startswith("Conversation started: " + naive.astimezone(timezone.utc).strftime("%A, %B %d, %Y"))
+    assert text.startswith("Conversation started: " + naive.astimezone(UTC).strftime("%A, %B %d, %Y"))
 
 
 def test_wall_clock_when_none_injected(tmp_path: Path) -> None:
     text = line(tmp_path, clock=None, config={"timezone": "UTC"})
-    today = datetime.now(timezone.utc)
+    today = datetime.now(UTC)
     candidates = {(today + timedelta(days=d)).strftime("%A, %B %d, %Y") for d in (-1, 0)}
     assert any(c in text for c in candidates)

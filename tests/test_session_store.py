@@ -6,7 +6,7 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta, UTC
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ ENV = {"HERMES_TIMEZONE": "UTC"}
 
 
 def day(n: int) -> Any:
-    return lambda: datetime(2026, 3, n, 12, tzinfo=timezone.utc)
+    return lambda: datetime(2026, 3, n, 12, tzinfo=UTC)
 
 
 @pytest.fixture
@@ -260,7 +260,7 @@ def test_stored_prompt_is_verbatim_even_when_blocks_would_fail(home: Path, tmp_p
 
     host = PluginHost.create(only=(), env={}, plugins=[(Broken(), "broken")])
     again = Session.open(home=home, cwd=tmp_path, env=ENV, session_id="s", model="x", host=host,
-                         clock=lambda: datetime.now(timezone.utc) + timedelta(days=3))
+                         clock=lambda: datetime.now(UTC) + timedelta(days=3))
     assert again.system_prompt == prompt
     assert build_warnings(again) == []
 

@@ -9,7 +9,7 @@ from typing import Any
 import attrs
 import pytest
 
-from hermes_core import PromptBlock, PromptContext, Session, SessionOptions, hookimpl
+from hermes_core import PromptContext, Session, SessionOptions, hookimpl
 
 
 class Overflow(Exception):

@@ -61,7 +61,7 @@ def test_threads_share_the_cache_safely() -> None:
                 cache.put(key, key, cache.generation)
                 if i % 500 == 0:
                     cache.invalidate()
-        except BaseException as exc:  # pragma: no cover - reported below
+        except BaseException as exc:  # noqa: BLE001  # pragma: no cover - reported below
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]

@@ -203,7 +203,7 @@ def test_the_reference_examples_still_block_their_line(tmp_path: Path, text: str
     session = Session.open(cwd=root, home=home, env={}, persist=False)
     prompt = session.system_prompt
     assert text not in prompt and "Use tabs." in prompt and "Run make." in prompt
-    assert f"[BLOCKED: line 2 of AGENTS.md matched prompt-injection pattern(s) " in prompt
+    assert "[BLOCKED: line 2 of AGENTS.md matched prompt-injection pattern(s) " in prompt
     assert finding in prompt.split("[BLOCKED: line 2 of AGENTS.md", 1)[1].split("]", 1)[0]
 
 

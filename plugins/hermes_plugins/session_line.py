@@ -7,7 +7,7 @@ the exact time can ask a tool.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone, tzinfo
+from datetime import datetime, tzinfo, UTC
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
@@ -32,7 +32,7 @@ def configured_zone(ctx: PromptContext) -> tuple[str | None, tzinfo | None]:
 
 def current_time(ctx: PromptContext) -> tuple[datetime, str | None]:
     """Now (from ``ctx.clock`` when injected) in the configured zone, else server-local."""
-    now = ctx.clock() if ctx.clock is not None else datetime.now(timezone.utc)
+    now = ctx.clock() if ctx.clock is not None else datetime.now(UTC)
     key, zone = configured_zone(ctx)
     if zone is not None:
         return now.astimezone(zone), key

@@ -133,7 +133,7 @@ async def asummarize(summarizer: Any, request: SummaryRequest, *, sdk: Any = Non
         response = await asyncio.wait_for(
             summarizer._call(client, model, request), float(summarizer.timeout)
         )
-    except asyncio.TimeoutError:
+    except TimeoutError:
         log.debug("summary_call_failed", provider=summarizer.name, model=model, kind="timeout",
                   status=None, deadline=summarizer.timeout, client="async")
         raise SummarizerTimeoutError(

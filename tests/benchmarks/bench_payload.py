@@ -111,13 +111,13 @@ def test_estimate_pass(benchmark: Any, messages: list[dict[str, Any]]) -> None:
 
 
 def test_ratios(messages: list[dict[str, Any]], canonical: dict[str, Any]) -> None:
-    layout = lambda: anthropic_layout(canonical)
+    layout = lambda: anthropic_layout(canonical)  # noqa: E731
     rows = {
         "layout / (list copy + deepcopy last 4)": _ratio(layout, floor_copy(messages), 7, 50),
         "layout / deepcopy of the history": _ratio(layout, lambda: copy.deepcopy(messages), 3, 1),
     }
     assemble_payload("system prompt", messages)  # warm the argument cache, as a session would be
-    estimate = lambda: estimate_messages_tokens(messages)
+    estimate = lambda: estimate_messages_tokens(messages)  # noqa: E731
     rows["assemble_payload / estimate pass (every result and call rewritten)"] = _ratio(
         lambda: assemble_payload("system prompt", messages), estimate, 5, 3
     )

@@ -11,7 +11,6 @@ observations with no call (agent state changes, recalled knowledge) are not conv
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
