@@ -48,7 +48,10 @@ class CompactionEvent:
     handoff because the summariser failed), ``aborted`` (summariser failed; nothing dropped),
     ``ineffective`` (ran but saved too little), ``blocked`` (over the threshold but compression
     is blocked: ``reason`` is ``ineffective`` or ``cooldown:<seconds>``), ``thrashing`` (too many
-    compressions in the last turns).
+    compressions in the last turns), ``skipped`` (the session's compaction lease could not be
+    had, so the request is served uncompacted: ``reason`` is ``lease_held`` when another worker
+    held it past ``session_store.lease_wait_seconds``, ``store_unreachable`` when the session
+    store could not be asked; a ``compaction_skipped_*`` host warning says the same).
     """
 
     kind: str
@@ -232,6 +235,7 @@ class CompactionLoop:
         current_tokens: int | None,
         focus_topic: str | None,
         force: bool,
+        phase: Phase,
     ) -> list[dict[str, Any]]:
         session = self.session
         section = session.config.session_store
@@ -250,7 +254,12 @@ class CompactionLoop:
                 # What left the context (or was rewritten) is archived; replacements get refs.
                 return session.archive.record(messages, out)
         except LeaseHeld as held:
-            warn_held(session.session_id, section.lease_wait_seconds, held)
+            reason, message = warn_held(session.session_id, section.lease_wait_seconds, held)
+            self.emit(CompactionEvent(
+                kind="skipped", phase=phase, reason=reason, message=message,
+                before_tokens=current_tokens or 0, before_messages=len(messages),
+                after_messages=len(messages),
+            ))
             return messages
 
     def after_compaction(self, compressed: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> None:
@@ -289,7 +298,7 @@ class CompactionLoop:
         rough = before_rough
         compacted = False
         for _ in range(attempts):
-            out = self.run_engine(current, current_tokens=tokens, focus_topic=None, force=force)
+            out = self.run_engine(current, current_tokens=tokens, focus_topic=None, force=force, phase=phase)
             report = self.report()
             if report.aborted:
                 self.emit(CompactionEvent(
@@ -438,7 +447,8 @@ class CompactionLoop:
             return ManualCompression(messages=messages, feedback=attrs.evolve(
                 feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
             ))
-        out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force)
+        out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force,
+                              phase="manual")
         report = self.report()
         if out is not messages and not report.aborted:
             self.after_compaction(out, tools)

@@ -83,18 +83,19 @@ def compaction_lease(store: Any, session_id: str, *, ttl: float, wait: float) ->
             log.warning("compaction_lease_release_failed", session=session_id, exc_info=True)
 
 
-def warn_held(session_id: str, wait: float, error: LeaseHeld | None = None) -> None:
+def warn_held(session_id: str, wait: float, error: LeaseHeld | None = None) -> tuple[str, str]:
+    """Record the host warning for a compaction skipped for want of the lease and return
+    ``(reason, message)`` (reason ``store_unreachable`` or ``lease_held``) for the status event."""
     if isinstance(error, LeaseUnavailable):
-        record_warning(
-            "compaction_skipped_store_unavailable",
+        message = (
             f"the session store could not be reached to lock session {session_id} for "
-            f"compaction ({error}); this request is served without compaction",
-            session_id=session_id,
+            f"compaction ({error}); this request is served without compaction"
         )
-        return
-    record_warning(
-        "compaction_skipped_lease_held",
+        record_warning("compaction_skipped_store_unavailable", message, session_id=session_id)
+        return "store_unreachable", message
+    message = (
         f"session {session_id} is being compacted by another worker (waited {wait:g} s); "
-        "this request is served without compaction",
-        session_id=session_id,
+        "this request is served without compaction"
     )
+    record_warning("compaction_skipped_lease_held", message, session_id=session_id)
+    return "lease_held", message

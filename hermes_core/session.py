@@ -214,7 +214,8 @@ class Session:
         use and, when its Model/Provider lines still match, it is replayed verbatim. ``None``
         generates a fresh id. ``persist=False`` never writes to the session store (inspection
         tools use it). ``on_status`` receives a ``CompactionEvent`` for every automatic
-        compression and every blocked one ("context compacted: 182k → 41k tokens").
+        compression, every blocked one ("context compacted: 182k → 41k tokens") and every one
+        skipped because the compaction lease could not be had (kind ``skipped``).
         ``environment`` is the terminal environment the tools run in (``None`` = local); the
         tool-result spill writers receive it. ``invoke(tool_name, arguments)`` runs one of the
         host's tools; the ``tool_call`` bridge tool calls it (see ``handle_tool_call``).

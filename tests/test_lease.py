@@ -169,3 +169,62 @@ def test_a_worker_killed_mid_compaction_frees_the_session_when_its_lease_expires
         assert time.monotonic() - started < 3, "the lease never expired"
         time.sleep(0.05)
     close_connections()
+
+
+def status_session(kind: str, tmp_path: Path, request: pytest.FixtureRequest, events: list[Any],
+                   *, url: str | None = None) -> Session:
+    from recall_support import TestEngines
+
+    data: dict[str, Any] = {"context": {"engine": "drophalf"}, "session_store": {"lease_wait_seconds": 0.1}}
+    if kind == "redis":
+        data["session_store"].update(backend="redis", url=url or request.getfixturevalue("redis_url"),
+                                     key_prefix=f"st{time.monotonic_ns()}:")
+    host = PluginHost.create()
+    host.register(TestEngines(), "test_engines")
+    return Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="held", host=host,
+                        context_length=8_000, config=load_config(data=data), on_status=events.append)
+
+
+def test_a_held_lease_reaches_the_host_as_a_skipped_status_event(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    events: list[Any] = []
+    session = status_session(kind, tmp_path, request, events)
+    assert session.store.acquire_lease("held", "another-worker", 30_000)
+    messages = history(40)  # far over the 8k window: the preflight wants to compact
+    assert session.before_request(messages) == messages  # served uncompacted
+    skipped = [e for e in events if e.kind == "skipped"]
+    assert [(e.reason, e.phase) for e in skipped] == [("lease_held", "preflight")]
+    assert "another worker" in skipped[0].message and skipped[0].before_messages == len(messages)
+    assert "compaction_skipped_lease_held" in {w.kind for w in session.warnings}  # kept as well
+    session.store.release_lease("held", "another-worker")
+    events.clear()
+    out = session.before_request(messages)
+    assert len(out) < len(messages) and [e.kind for e in events] == ["compacted"]
+    close_connections()
+
+
+def test_an_unreachable_store_reaches_the_host_as_a_skipped_status_event(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sqlite3
+
+    from redis_support import free_port
+
+    def unreachable(self: Any, *args: Any) -> bool:
+        raise sqlite3.OperationalError("unable to open database file")
+
+    if kind == "sqlite":
+        monkeypatch.setattr(SQLiteSessionStore, "acquire_lease", unreachable)
+    events: list[Any] = []
+    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    session = status_session(kind, tmp_path, request, events, url=url)
+    messages = history(40)
+    assert session.before_request(messages) == messages
+    manual = session.compress(messages)
+    assert manual.messages == messages
+    skipped = [(e.kind, e.reason, e.phase) for e in events]
+    assert skipped == [("skipped", "store_unreachable", "preflight"), ("skipped", "store_unreachable", "manual")]
+    assert all("could not be reached" in e.message for e in events)
+    assert "compaction_skipped_store_unavailable" in {w.kind for w in session.warnings}
+    close_connections()
