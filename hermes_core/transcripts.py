@@ -499,7 +499,7 @@ class TranscriptSource:
         """
         total = self.size or 1
         done = 0
-        lines: Iterable[bytes | str]
+        lines: Iterable[Any]
         handle: IO[bytes] | None = None
         if self.text is not None:
             lines = self.text.splitlines()

@@ -58,6 +58,9 @@ def test_codex_rollout() -> None:
     assert [c["id"] for c in calls] == ["call_1", "call_2"]
     assert t.messages[2]["_reasoning"] == "Run pytest first."
     assert t.messages[5] == {"role": "user", "content": "Summary of the work so far: one test fails.", "_summary": "codex"}
+    # Shell results arrive as {"output", "metadata": {"exit_code"}} strings: text kept, failure marked.
+    assert t.messages[3] == {"role": "tool", "tool_call_id": "call_1", "content": "1 failed", "_is_error": True}
+    assert t.messages[4] == {"role": "tool", "tool_call_id": "call_2", "content": "clean"}
     report = t.conversion
     assert report is not None
     assert report.changed["encrypted_reasoning_dropped"] == 1

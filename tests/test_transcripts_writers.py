@@ -13,7 +13,12 @@ from hypothesis import strategies as st
 
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import ReportBuilder, Transcript, read_transcript, write_transcript
+from hermes_core.transcripts import (
+    ReportBuilder,
+    Transcript,
+    read_transcript,
+    write_transcript,
+)
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

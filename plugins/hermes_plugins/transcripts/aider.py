@@ -11,7 +11,12 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import (
+    Detection,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 
 NAME = "aider"
 _STARTED = re.compile(r"^# aider chat started at (.+)$")

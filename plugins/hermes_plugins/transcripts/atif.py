@@ -22,7 +22,7 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mark_user_text, simplify_parts
+from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
 
 NAME = "atif"
 
@@ -62,13 +62,13 @@ def read(source: TranscriptSource) -> Transcript:
     doc = source.document()
     steps = doc.get("steps")
     if not isinstance(steps, list):
-        raise ValueError("'steps' must be a list")
+        raise TypeError("'steps' must be a list")
     report.saw(len(steps))
     messages: list[dict[str, Any]] = []
     system_prompt = None
     for number, step in enumerate(steps):
         if not isinstance(step, Mapping):
-            raise ValueError(f"step {number} is not an object")
+            raise TypeError(f"step {number} is not an object")
         who = step.get("source")
         text = _text(step.get("message"), source)
         if who == "system":
@@ -113,10 +113,10 @@ def read(source: TranscriptSource) -> Transcript:
                 loose.append({"role": "user", "content": content, "_injected": "observation"})
                 report.relabelled("marked_injected:observation")
         messages.extend(loose)
-    agent = doc.get("agent") if isinstance(doc.get("agent"), Mapping) else {}
+    agent = mapping(doc.get("agent"))
     metadata = {"session_id": doc.get("session_id"), "schema_version": doc.get("schema_version"),
                 "agent": agent.get("name"), "agent_version": agent.get("version")}
-    tools = [t for t in agent.get("tool_definitions") or () if isinstance(t, Mapping)]
+    tools = [dict(t) for t in agent.get("tool_definitions") or () if isinstance(t, Mapping)]
     return source.transcript(messages, system_prompt=system_prompt, tools=tools,
                              model=agent.get("model_name") if isinstance(agent.get("model_name"), str) else None,
                              metadata={k: v for k, v in metadata.items() if v is not None})

@@ -17,8 +17,18 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
-from hermes_plugins.transcripts.common import assistant_from_blocks, mark_user_text, user_from_blocks
+from hermes_core.transcripts import (
+    Detection,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
+from hermes_plugins.transcripts.common import (
+    assistant_from_blocks,
+    mapping,
+    mark_user_text,
+    user_from_blocks,
+)
 
 NAME = "claude-code"
 CONVERSATION = frozenset({"user", "assistant"})
@@ -38,7 +48,8 @@ def detect(source: TranscriptSource) -> Detection:
     typed = [r for r in records if isinstance(r.get("type"), str)]
     known = [r for r in typed if r["type"] in CONVERSATION or r["type"] in BOOKKEEPING]
     marked = [r for r in records if any(key in r for key in _MARKERS)]
-    if not known or len(known) < len(records) * 0.8:
+    # Newer Claude Code versions add record types; typed records and known ones suffice.
+    if not known or len(typed) < len(records) * 0.8:
         return Detection.refuse("records have no Claude Code 'type' (user/assistant/progress ...)")
     if not marked:
         return Detection.refuse("records have no sessionId/uuid/parentUuid")
@@ -68,7 +79,7 @@ def read(source: TranscriptSource) -> Transcript:
                 continue
             seen_uuids.add(uuid)
         if kind == "system" and record.get("subtype") == "compact_boundary":
-            meta = record.get("compactMetadata") if isinstance(record.get("compactMetadata"), Mapping) else {}
+            meta = mapping(record.get("compactMetadata"))
             compactions.append({"timestamp": record.get("timestamp"), **dict(meta)})
             report.absorbed("compact_boundary")
             summary_due = True

@@ -13,7 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import (
+    Detection,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.responses import ITEM_TYPES, ItemConverter
 
 NAME = "codex"

@@ -32,6 +32,11 @@ SUMMARY_OPENINGS: tuple[tuple[str, str], ...] = (
 )
 
 
+def mapping(value: Any) -> Mapping[str, Any]:
+    """``value`` when it is a mapping, else an empty one (fields of foreign files vary)."""
+    return value if isinstance(value, Mapping) else {}
+
+
 def injected_kind(text: str) -> str | None:
     head = text.lstrip()[:120]
     for opening, kind in INJECTED_OPENINGS:
@@ -152,7 +157,7 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
             parts.append(image_placeholder(block, report))
         else:
             parts.append(other_block(block, report))
-    message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else ("" if calls else "")}
+    message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else ""}
     if calls:
         message["tool_calls"] = calls
         if not parts:

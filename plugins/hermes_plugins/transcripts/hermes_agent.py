@@ -15,7 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import mark_user_text
 from hermes_plugins.transcripts.openai_chat import convert_message
 
@@ -58,7 +64,7 @@ def read(source: TranscriptSource) -> Transcript:
     doc = source.document()
     raw = doc.get("messages") if isinstance(doc, Mapping) else None
     if not isinstance(raw, list):
-        raise ValueError("expected an object with 'messages'")
+        raise TypeError("expected an object with 'messages'")
     report.saw(len(raw))
     system_prompt = doc.get("system_prompt") if isinstance(doc.get("system_prompt"), str) else None
     messages = []
@@ -72,7 +78,7 @@ def read(source: TranscriptSource) -> Transcript:
         messages.append(convert(message, report))
         report.converted()
     metadata = {k: doc[k] for k in _SESSION_KEYS if k in doc}
-    tools = [t for t in doc.get("tools") or () if isinstance(t, Mapping)]
+    tools = [dict(t) for t in doc.get("tools") or () if isinstance(t, Mapping)]
     return source.transcript(messages, system_prompt=system_prompt, tools=tools,
                              model=doc.get("model") if isinstance(doc.get("model"), str) else None,
                              metadata=metadata)
@@ -156,7 +162,7 @@ def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcrip
         prompt = session["system_prompt"] if "system_prompt" in keys else None
         if not prompt and "system_prompt_hash" in keys:
             prompt = prompts.get(session["system_prompt_hash"])
-        messages = []
+        messages: list[dict[str, Any]] = []
         order = "timestamp, id" if "timestamp" in message_cols else "id"
         for row in db.execute(f"SELECT * FROM messages WHERE session_id = ? ORDER BY {order}", (session["id"],)):
             report.saw()

@@ -100,7 +100,7 @@ def read(source: TranscriptSource) -> Transcript:
             raise ValueError("expected a JSON array of messages or an object with 'messages'")
         report.saw(len(raw))
         if isinstance(doc, Mapping) and "messages" in doc:
-            tools = [t for t in doc.get("tools") or () if isinstance(t, Mapping)]
+            tools = [dict(t) for t in doc.get("tools") or () if isinstance(t, Mapping)]
             model = doc.get("model") if isinstance(doc.get("model"), str) else None
             metadata = {k: v for k, v in doc.items() if k not in ("messages", "tools", "model", "system")
                         and isinstance(v, (str, int, float, bool))}

@@ -14,8 +14,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource, make_tool_call
-from hermes_plugins.transcripts.common import mark_user_text
+from hermes_core.transcripts import (
+    Detection,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+    make_tool_call,
+)
+from hermes_plugins.transcripts.common import mapping, mark_user_text
 
 NAME = "openhands"
 _ERRORS = frozenset({"error", "user_rejected"})
@@ -81,7 +87,7 @@ def read(source: TranscriptSource) -> Transcript:
             report.dropped("not_an_object")
             continue
         meta = event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), Mapping) else None
-        args = event.get("args") if isinstance(event.get("args"), Mapping) else {}
+        args = mapping(event.get("args"))
         if "action" in event:
             action = event.get("action")
             if action == "system":
@@ -118,7 +124,7 @@ def read(source: TranscriptSource) -> Transcript:
         if meta and meta.get("tool_call_id"):
             result: dict[str, Any] = {"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
                                       "content": str(event.get("content") or "")}
-            extras = event.get("extras") if isinstance(event.get("extras"), Mapping) else {}
+            extras = mapping(event.get("extras"))
             exit_code = extras.get("exit_code")
             if exit_code is None and isinstance(extras.get("metadata"), Mapping):
                 exit_code = extras["metadata"].get("exit_code")

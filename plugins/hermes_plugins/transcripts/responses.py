@@ -21,7 +21,7 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mark_user_text, simplify_parts
+from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
 
 NAME = "openai-responses"
 ITEM_TYPES = frozenset({
@@ -33,6 +33,24 @@ ITEM_TYPES = frozenset({
 CALLS = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 OUTPUTS = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output",
                      "computer_call_output"})
+
+
+def _unwrap(output: Any) -> Any:
+    """Codex writes shell results as a JSON string ``{"output": ..., "metadata": {exit_code}}``."""
+    if isinstance(output, str) and output.startswith('{"output"'):
+        try:
+            value = json.loads(output)
+        except ValueError:
+            return output
+        if isinstance(value, Mapping) and isinstance(value.get("output"), str):
+            return value
+    return output
+
+
+def _failed(output: Mapping[str, Any]) -> bool:
+    meta = output.get("metadata")
+    code = meta.get("exit_code") if isinstance(meta, Mapping) else None
+    return isinstance(code, int) and code != 0
 
 
 class ItemConverter:
@@ -75,10 +93,10 @@ class ItemConverter:
             report.converted() if fresh else report.merged("calls_of_one_response")
         elif kind in OUTPUTS:
             self._open = None
-            output = item.get("output")
+            output = _unwrap(item.get("output"))
             result: dict[str, Any] = {"role": "tool", "tool_call_id": str(item.get("call_id") or ""),
                                       "content": self._output(output)}
-            if isinstance(output, Mapping) and output.get("success") is False:
+            if isinstance(output, Mapping) and (output.get("success") is False or _failed(output)):
                 result["_is_error"] = True
             self.messages.append(result)
             report.converted()
@@ -157,7 +175,7 @@ class ItemConverter:
     def _call(self, item: Mapping[str, Any]) -> dict[str, Any]:
         ident = str(item.get("call_id") or item.get("id") or "")
         if item.get("type") == "local_shell_call":
-            action = item.get("action") if isinstance(item.get("action"), Mapping) else {}
+            action = mapping(item.get("action"))
             return make_tool_call(ident, "local_shell", dict(action))
         if item.get("type") == "custom_tool_call":
             return make_tool_call(ident, str(item.get("name") or ""), {"input": item.get("input")})
@@ -196,7 +214,7 @@ def _typed(items: list[Any]) -> bool:
         for i in items
     ) and any(i.get("type") != "message" or any(
         isinstance(p, Mapping) and str(p.get("type", "")).startswith(("input_", "output_"))
-        for p in (i.get("content") if isinstance(i.get("content"), list) else ())
+        for p in (i["content"] if isinstance(i.get("content"), list) else ())
     ) for i in typed)
 
 

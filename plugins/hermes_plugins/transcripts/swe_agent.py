@@ -14,7 +14,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import (
+    Detection,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
+from hermes_plugins.transcripts.common import mapping
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "swe-agent"
@@ -37,7 +43,7 @@ def read(source: TranscriptSource) -> Transcript:
     doc = source.document()
     history = doc.get("history")
     if not isinstance(history, list):
-        raise ValueError("'history' must be a list")
+        raise TypeError("'history' must be a list")
     report.saw(len(history))
     trajectory = doc.get("trajectory") if isinstance(doc.get("trajectory"), list) else []
     if trajectory:
@@ -49,7 +55,7 @@ def read(source: TranscriptSource) -> Transcript:
                            for m in history) else "0.x"
     for number, item in enumerate(history):
         if not isinstance(item, Mapping) or not isinstance(item.get("role"), str):
-            raise ValueError(f"history[{number}] is not a message with a role")
+            raise TypeError(f"history[{number}] is not a message with a role")
         message = {k: v for k, v in item.items() if k not in _EXTRA}
         demo = item.get("is_demo") or item.get("message_type") == "demonstration"
         if any(k in item for k in ("thought", "action")):
@@ -78,8 +84,8 @@ def read(source: TranscriptSource) -> Transcript:
             pass
         messages.append(convert_message(message, report))
         report.converted()
-    info = doc.get("info") if isinstance(doc.get("info"), Mapping) else {}
-    stats = info.get("model_stats") if isinstance(info.get("model_stats"), Mapping) else {}
+    info = mapping(doc.get("info"))
+    stats = mapping(info.get("model_stats"))
     metadata = {"swe_agent_version": version, **{k: info[k] for k in ("exit_status", "submission") if k in info}}
     if stats:
         metadata["model_stats"] = dict(stats)
@@ -93,8 +99,8 @@ def read(source: TranscriptSource) -> Transcript:
         except ValueError:
             replay = None
     if isinstance(replay, Mapping):
-        agent = replay.get("agent") if isinstance(replay.get("agent"), Mapping) else {}
-        model_cfg = agent.get("model") if isinstance(agent.get("model"), Mapping) else {}
+        agent = mapping(replay.get("agent"))
+        model_cfg = mapping(agent.get("model"))
         model = model_cfg.get("name") if isinstance(model_cfg.get("name"), str) else None
     return source.transcript(messages, system_prompt=system_prompt, model=model, metadata=metadata)
 

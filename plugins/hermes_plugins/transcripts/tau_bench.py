@@ -11,7 +11,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "tau-bench"
