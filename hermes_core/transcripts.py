@@ -784,6 +784,10 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
         return messages
     answers, unanswered = match_results(messages)
     pending = set(pending_calls(messages))
+    if pending and any(
+        i not in answers for i in range(next(iter(pending))[0] + 1, len(messages))
+    ):  # an orphan result after the newest calls becomes a user message: they are not in flight
+        pending = set()
     results_for: dict[int, list[int]] = defaultdict(list)
     for result_index, (assistant_index, _pos) in answers.items():
         results_for[assistant_index].append(result_index)

@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core import InvalidMessagesError, hookimpl
 from hermes_core.cli import cli
@@ -375,3 +377,33 @@ def test_reading_shows_a_progress_bar_only_on_a_terminal(tmp_path: Path, monkeyp
     shown = run("convert", str(path), "-o", str(tmp_path / "b.json"))
     assert shown.exit_code == 0 and "Reading t.jsonl" in shown.stderr
     assert "Reading" not in shown.stdout
+
+
+@st.composite
+def messy_histories(draw: Any) -> list[dict[str, Any]]:
+    """Calls and results in any order: moved, missing, orphaned, ids reused."""
+    ids = st.sampled_from(["a", "b", "c", "call_1"])
+    out: list[dict[str, Any]] = []
+    for _ in range(draw(st.integers(1, 12))):
+        kind = draw(st.sampled_from(["user", "assistant", "calls", "result", "result"]))
+        if kind == "user":
+            out.append({"role": "user", "content": "u"})
+        elif kind == "assistant":
+            out.append({"role": "assistant", "content": "t"})
+        elif kind == "calls":
+            out.append({"role": "assistant", "content": None,
+                        "tool_calls": [call(i) for i in draw(st.lists(ids, min_size=1, max_size=3))]})
+        else:
+            out.append({"role": "tool", "tool_call_id": draw(ids), "content": "r"})
+    return out
+
+
+@settings(max_examples=150, deadline=None)
+@given(messy_histories())
+def test_every_read_is_valid_by_the_pairing_rule_and_loses_no_result(messages: list[dict[str, Any]]) -> None:
+    t = read_transcript(json.dumps(messages), "openai")
+    assert pairing_problems(t.messages) == []
+    kept = [m["content"] for m in t.messages if m["role"] == "tool" and m["content"] == "r"]
+    orphans = [m for m in t.messages if m.get("_injected") == "orphan-tool-result"]
+    assert len(kept) + len(orphans) == sum(1 for m in messages if m["role"] == "tool")
+    assert t.conversion is not None and t.conversion.unaccounted == 0
