@@ -16,9 +16,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
-from typing import Any
 
-import pytest
 from redis_support import redis_server
 
 WORKERS, SESSIONS, TURNS = 4, 12, 16
