@@ -12,11 +12,15 @@ visible, unchanged, so the provider (not this plugin) reports them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+import threading
+import weakref
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -218,6 +222,38 @@ _MEMO_MAX = 4
 _plain_splits: list[tuple[_Positions, ...]] = [()]
 
 
+#: The split the assembly of a session's current turn made: (definitions, defer list, split).
+_turns: weakref.WeakKeyDictionary[Any, tuple[Any, frozenset[str], Classified]] = (
+    weakref.WeakKeyDictionary()
+)
+_recent = threading.local()  # the split ``classify`` made last on this thread
+_trusted: contextvars.ContextVar[tuple[Any, frozenset[str], Classified] | None] = (
+    contextvars.ContextVar("hermes_tools_turn_split", default=None)
+)
+
+
+def remember_turn(session: Any, definitions: Any) -> None:
+    """After ``session`` assembled ``definitions``: keep the split for the rest of its turn."""
+    last = getattr(_recent, "last", None)
+    if last is not None and last[0] is definitions:
+        _turns[session] = last
+    else:
+        _turns.pop(session, None)
+
+
+@contextlib.contextmanager
+def turn_of(session: Any, definitions: Any) -> Iterator[None]:
+    """Within: ``classify(definitions, ...)`` answers with the split the session's assembly
+    made this turn, when ``definitions`` is the catalog it assembled (the bridge's
+    ``tool_search`` then compares the catalog no second time)."""
+    entry = _turns.get(session) if session is not None else None
+    token = _trusted.set(entry if entry is not None and entry[0] is definitions else None)
+    try:
+        yield
+    finally:
+        _trusted.reset(token)
+
+
 def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classified:
     """Split the live definitions into visible, deferred and (earlier) bridge definitions.
 
@@ -227,6 +263,15 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
     by position from the live definitions, never handed out from an earlier turn.
     """
     defer = defer_list(settings)
+    trusted = _trusted.get()
+    if trusted is not None and trusted[0] is definitions and trusted[1] == defer:
+        return trusted[2]
+    split = _classify(definitions, defer)
+    _recent.last = (definitions, defer, split)
+    return split
+
+
+def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
     frozen = as_frozen_tools(definitions)
     if frozen is not None:
         return _classify_frozen(frozen, defer)

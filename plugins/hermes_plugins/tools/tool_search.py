@@ -23,7 +23,12 @@ from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.bridge import handle_bridge_call
-from hermes_plugins.tools.catalog import BRIDGE_TOOL_NAMES, TOOL_CALL
+from hermes_plugins.tools.catalog import (
+    BRIDGE_TOOL_NAMES,
+    TOOL_CALL,
+    remember_turn,
+    turn_of,
+)
 
 log = get_logger(__name__)
 
@@ -31,6 +36,8 @@ log = get_logger(__name__)
 @hookimpl(trylast=True)
 def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) -> list[dict[str, Any]]:
     result = assemble_tool_defs(tools, context_length=ctx.context_length, config=ctx.config)
+    if ctx.session is not None:
+        remember_turn(ctx.session, tools)  # the turn's tool_search reuses this split
     log.debug(
         "tools_assembled",
         activated=result.activated,
@@ -68,10 +75,11 @@ def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallConte
             f"{name}: no tool catalog is known yet (the host never called assemble_tools)"
         )})
     invoke = ctx.invoke if callable(ctx.invoke) else _no_invoke(ctx)
-    return handle_bridge_call(
-        name, dict(arguments), tools=catalog, config=ctx.config, invoke=invoke, host=ctx.host,
-        ctx=ctx,
-    )
+    with turn_of(session, catalog):
+        return handle_bridge_call(
+            name, dict(arguments), tools=catalog, config=ctx.config, invoke=invoke, host=ctx.host,
+            ctx=ctx,
+        )
 
 
 @hookimpl(trylast=True)

@@ -1,0 +1,132 @@
+"""The public entry points a host calls, against floors and peers timed in the same run.
+
+* ``Session.open`` + first ``system_prompt`` as the README calls it, for the second session of a
+  process (the plugin host is shared): target <= 2 ms;
+* ``import hermes_core`` in a fresh interpreter against importing, in a fresh interpreter, the
+  set of modules hermes_core really imports (everything it leaves in ``sys.modules`` that is not
+  ``hermes_core``/``hermes_plugins`` and not already there at start-up): target <= +50 ms;
+* the tool side of a turn through ``Session.assemble_tools`` + ``Session.handle_tool_call``
+  (``tool_search``), unchanged catalog, against rank_bm25 rebuilding its index and querying it:
+  targets >= 25x at 1,000 tools and >= 10x at 5,000 (plain dicts), >= 100x (frozen catalog);
+* ``hermes-ctx cache-report`` on a 5,000-message transcript: seconds, not minutes.
+
+Medians of interleaved rounds (``paired`` from bench_tool_search), ``gc.collect()`` before each.
+Run: python -m pytest tests/benchmarks/bench_public.py -p no:randomly --benchmark-only -s
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bench_payload import history
+from bench_tool_search import (
+    QUERIES,
+    fmt,
+    paired,
+    rank_rebuild_query,
+    synthetic_catalog,
+)
+from click.testing import CliRunner
+
+from hermes_core import Session, freeze_tools
+
+RESULTS: dict[str, float] = {}
+
+
+def open_and_prompt(cwd: Path) -> str:
+    session = Session.open(cwd=str(cwd), model="gpt-5", provider="openai", platform="cli",
+                           tools=["terminal", "read_file", "memory"], context_length=200_000)
+    return session.system_prompt
+
+
+def test_session_open_second_session(benchmark: Any, tmp_path: Path) -> None:
+    open_and_prompt(tmp_path)  # the first session of the process builds the shared host
+    samples = []
+    for _ in range(31):
+        start = time.perf_counter()
+        open_and_prompt(tmp_path)
+        samples.append(time.perf_counter() - start)
+    RESULTS["open"] = statistics.median(samples)
+    print(f"\nSession.open + system_prompt, second session: median {fmt(RESULTS['open'])} "
+          f"[{fmt(min(samples))} .. {fmt(max(samples))}]  target <= 2 ms")
+    benchmark.pedantic(lambda: open_and_prompt(tmp_path), rounds=10, iterations=1)
+
+
+def _python(code: str) -> float:
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-c", code], check=True)
+    return time.perf_counter() - start
+
+
+def test_import_time(benchmark: Any) -> None:
+    probe = (
+        "import sys, json; before = set(sys.modules); import hermes_core; "
+        "print(json.dumps(sorted(m for m in set(sys.modules) - before "
+        "if not m.startswith(('hermes_core', 'hermes_plugins', '__editable__')))))"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True)
+    modules = json.loads(out.stdout)
+    reference = "import importlib\nfor m in %r:\n    try: importlib.import_module(m)\n    except Exception: pass\n" % modules
+    ours = "import hermes_core"
+    samples: dict[str, list[float]] = {"hermes_core": [], "its imports": []}
+    for r in range(9):
+        for name, code in ((("hermes_core", ours), ("its imports", reference))[:: 1 if r % 2 else -1]):
+            samples[name].append(_python(code))
+    med = {k: statistics.median(v) for k, v in samples.items()}
+    RESULTS["import_extra"] = med["hermes_core"] - med["its imports"]
+    print(f"\nimport hermes_core: {fmt(med['hermes_core'])}; its {len(modules)} imported modules alone: "
+          f"{fmt(med['its imports'])}; hermes_core's own cost +{fmt(RESULTS['import_extra'])}  target <= +50 ms")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
+
+
+@pytest.mark.parametrize("n", (1_000, 5_000))
+def test_tool_side_turn_public(benchmark: Any, n: int, tmp_path: Path) -> None:
+    session = Session.open(cwd=str(tmp_path), home=str(tmp_path), model="gpt-5", provider="openai",
+                           context_length=200_000, persist=False)
+    defs = synthetic_catalog(n)
+    frozen = freeze_tools(defs)
+    queries = iter(QUERIES * 100_000)
+
+    def turn(tools: Any) -> Any:
+        session.assemble_tools(tools)
+        return session.handle_tool_call("tool_search", {"queries": [next(queries)], "limit": 5})
+
+    for _ in range(3):
+        turn(defs), turn(frozen)
+    answer = json.loads(turn(defs))
+    assert answer and "error" not in answer
+    variants = {
+        "rank_bm25 rebuild+query": lambda: rank_rebuild_query(defs, next(queries)),
+        "plain dicts": lambda: turn(defs),
+        "frozen catalog": lambda: turn(frozen),
+    }
+    table = paired(variants, reference="rank_bm25 rebuild+query", repeats=11,
+                   number={1_000: 8, 5_000: 2}[n])
+    benchmark.pedantic(lambda: turn(frozen), rounds=5, iterations=1)
+    print(f"\n== public tool-side turn (assemble_tools + handle_tool_call), {n:,} tools ==")
+    for name, row in table.items():
+        print(f"{name:<26} median {fmt(row['median']):>10}  {1 / row['ratio']:7.1f}x faster than "
+              "rank_bm25 rebuild+query")
+    RESULTS[f"plain_{n}"] = 1 / table["plain dicts"]["ratio"]
+    RESULTS[f"frozen_{n}"] = 1 / table["frozen catalog"]["ratio"]
+
+
+def test_cache_report_5000_messages(benchmark: Any, tmp_path: Path) -> None:
+    from hermes_core.cli import cli
+
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(history(5_000)))
+    start = time.perf_counter()
+    result = CliRunner().invoke(cli, ["cache-report", "--json", str(path)])
+    elapsed = time.perf_counter() - start
+    assert result.exit_code == 0, result.output
+    RESULTS["cache_report_5000"] = elapsed
+    print(f"\nhermes-ctx cache-report, 5,000 messages ({path.stat().st_size / 1e6:.1f} MB): {elapsed:.2f} s")
+    benchmark.pedantic(lambda: None, rounds=1, iterations=1)
