@@ -17,7 +17,7 @@ def tools(n: int) -> list[dict[str, Any]]:
     out = [{"type": "function", "function": {"name": "terminal", "description": "run a shell command",
                                              "parameters": {"type": "object", "properties": {}}}}]
     for i in range(n):
-        out.append({"type": "function", "function": {
+        out.append({"type": "function", "source": "mcp-github", "function": {
             "name": f"mcp_github_tool_{i}", "description": f"github operation number {i} on issues",
             "parameters": {"type": "object", "properties": {"repo": {"type": "string"}}}}})
     return out
