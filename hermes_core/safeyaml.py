@@ -51,6 +51,8 @@ def load_yaml(
     valid but too deep, self-referencing, or expands through aliases past
     ``max_expanded_nodes``.
     """
+    if _too_deep(text, max_depth):
+        raise YAMLLimitError(f"nested more than {max_depth} levels deep")
     loader = _LOADER(text)
     try:
         try:
@@ -68,6 +70,28 @@ def load_yaml(
             raise YAMLLimitError("nested too deeply to build") from None
     finally:
         loader.dispose()
+
+
+_OPEN = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSE = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def _too_deep(text: str, max_depth: int) -> bool:
+    """Whether the document nests deeper than ``max_depth``, from the parser's events alone.
+
+    Composing a very deep document recurses in C (libyaml's composer calls back into Python for
+    every level) and can overflow the C stack - a segmentation fault, not a RecursionError -
+    before any Python limit is reached; the event stream is produced without recursion.
+    """
+    depth = 0
+    for event in yaml.parse(text, Loader=_LOADER):
+        if isinstance(event, _OPEN):
+            depth += 1
+            if depth > max_depth:
+                return True
+        elif isinstance(event, _CLOSE):
+            depth -= 1
+    return False
 
 
 def check_node(node: yaml.Node, *, max_expanded_nodes: int, max_depth: int) -> None:
