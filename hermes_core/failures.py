@@ -19,6 +19,8 @@ import json
 import re
 from typing import Any, NamedTuple
 
+import orjson
+
 from hermes_core.redaction import redact
 
 ERROR_MAX = 300
@@ -135,6 +137,37 @@ def _json_may_fail(text: str) -> bool:
     return any(match.group(1) is None for match in _JSON_ERROR.finditer(ends))
 
 
+def _decode_object_plain(text: str) -> Any:
+    try:
+        # raw_decode: Hermes appends discovered context files after the JSON object.
+        return _DECODER.raw_decode(text)[0]
+    except (ValueError, RecursionError):
+        return None
+
+
+_NUMERIC_KEYS = ("exit_code", "returncode", "error", "metadata")
+
+
+def _decode_object(text: str) -> Any:
+    """``_decode_object_plain`` as far as failure detection reads it, by orjson (~3x faster).
+
+    orjson refuses what it does not take exactly as ``json`` would (trailing text, NaN,
+    integers beyond 64 bits, lone surrogates, deep nesting): those go the plain way.
+    """
+    try:
+        obj = orjson.loads(text)
+    except (orjson.JSONDecodeError, TypeError):
+        return _decode_object_plain(text)
+    if type(obj) is dict:
+        # orjson reads integers beyond 64 bits as floats: where failure detection reads a
+        # number or dumps a structure, the plain decoder decides (these are rare).
+        for key in _NUMERIC_KEYS:
+            value = obj.get(key)
+            if value is not None and type(value) in (float, dict, list):
+                return _decode_object_plain(text)
+    return obj
+
+
 class Failure(NamedTuple):
     """A failed result: exit code (``None`` when unknown), error text, ``file:line`` or ``None``."""
 
@@ -221,7 +254,7 @@ _HINT = re.compile(
 )
 
 
-def _body_lines(window: str, limit: int) -> list[str]:
+def _body_lines_plain(window: str, limit: int) -> list[str]:
     """The first ``limit`` lines that are neither empty, an agent's trailer nor an exit header."""
     out: list[str] = []
     for raw in window.splitlines():
@@ -231,6 +264,31 @@ def _body_lines(window: str, limit: int) -> list[str]:
             if len(out) >= limit:
                 break
     return out
+
+
+#: ``_body_lines`` splits a growing prefix of the window, not all of it (up to 10 KB of lines).
+BODY_PREFIX = 1_024
+
+
+def _body_lines(window: str, limit: int) -> list[str]:
+    """``_body_lines_plain`` from the window's first lines only, as many as it takes.
+
+    Splitting a whole 10 KB window into lines (hundreds of strings) to keep four of them
+    cost more than the rest of a failure line; every line of a prefix but its last (which may
+    be cut) is a line of the whole window, so the prefix grows until it holds ``limit``.
+    """
+    size = len(window)
+    end = BODY_PREFIX
+    while end < size:
+        out: list[str] = []
+        for raw in window[:end].splitlines()[:-1]:
+            line = _one_line(raw)
+            if line and not line.startswith(_TRAILERS) and not _HEADER_EXIT.match(line):
+                out.append(line)
+                if len(out) >= limit:
+                    return out
+        end *= 4
+    return _body_lines_plain(window, limit)
 
 
 def error_lines(text: str) -> tuple[str, str]:
@@ -340,11 +398,7 @@ def failure_of(content: Any, *, is_error: Any = False, reads: bool = False) -> F
             return None
         obj = _partial_json(stripped) if len(stripped) > JSON_FULL_PARSE_MAX else None
         if obj is None:
-            try:
-                # raw_decode: Hermes appends discovered context files after the JSON object.
-                obj = _DECODER.raw_decode(stripped)[0]
-            except (ValueError, RecursionError):
-                obj = None
+            obj = _decode_object(stripped)
         if isinstance(obj, dict):
             return _from_json(obj, bool(is_error))
     code = _exit_code(text)

@@ -1,0 +1,93 @@
+"""Failure detection's fast paths give exactly what their plain forms give (issue 13).
+
+Failure lines are computed once per demoted result over long histories, so their hot parts
+are written for speed; each is compared here with its plain form over generated inputs.
+"""
+
+from __future__ import annotations
+
+import json
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import failures
+
+_BREAKS = ("\n", "\r\n", "\r", "\x0b", "\x85", "\u2028", "\n\n")
+_LINE_TEXT = st.one_of(
+    st.text(alphabet="ab Ee:\t\x1b[0m", max_size=300),
+    st.sampled_from(["", "   ", "Exit code 1", "(Open file: x.py)", "bash-$", "Error: boom", "x" * 700]),
+)
+
+
+@st.composite
+def windows(draw: st.DrawFn) -> str:
+    lines = draw(st.lists(_LINE_TEXT, max_size=60))
+    breaks = draw(st.lists(st.sampled_from(_BREAKS), min_size=len(lines), max_size=len(lines)))
+    return "".join(line + brk for line, brk in zip(lines, breaks, strict=True)) + draw(_LINE_TEXT)
+
+
+@settings(max_examples=300, deadline=None)
+@given(windows(), st.integers(min_value=1, max_value=6))
+def test_body_lines_from_a_prefix_equal_the_lines_of_the_whole_window(window: str, limit: int) -> None:
+    assert failures._body_lines(window, limit) == failures._body_lines_plain(window, limit)
+
+
+def test_body_lines_need_the_whole_window_when_its_start_is_empty() -> None:
+    window = "\n" * 5_000 + "first\nsecond\r\nthird\n"
+    assert failures._body_lines(window, 4) == ["first", "second", "third"]
+    assert failures._body_lines("a" * 1_023 + "\r\nb\nc", 2) == ["a" * 1_023, "b"]
+
+
+_SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(min_value=-(2**70), max_value=2**70),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=20),
+)
+_JSON = st.recursive(
+    _SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+
+
+_KEYS = st.sampled_from(
+    ["exit_code", "returncode", "error", "success", "output", "stderr", "stdout", "message", "content", "metadata", "x"]
+)
+_STATUS = st.one_of(_JSON, st.sampled_from(["Error: boom", "Traceback (most recent call last):\nKeyError: 'k'", ""]))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.dictionaries(_KEYS, _STATUS, max_size=5),
+    st.sampled_from(["", " ", "\n\nContext file: AGENTS.md\n", "}"]),
+    st.booleans(),
+    st.booleans(),
+)
+def test_orjson_decoding_gives_the_plain_decoders_failure(
+    obj: dict[str, object], trailer: str, compact: bool, is_error: bool
+) -> None:
+    text = json.dumps(obj, separators=(",", ":") if compact else None) + trailer
+    fast = failures.failure_of(text, is_error=is_error)
+    original = failures._decode_object
+    failures._decode_object = failures._decode_object_plain
+    try:
+        plain = failures.failure_of(text, is_error=is_error)
+    finally:
+        failures._decode_object = original
+    assert fast == plain
+
+
+@settings(max_examples=200, deadline=None)
+@given(_JSON.filter(lambda v: not isinstance(v, dict)))
+def test_orjson_decoding_of_other_values_is_never_a_dict_when_the_plain_one_is_not(value: object) -> None:
+    text = json.dumps(value)
+    assert (type(failures._decode_object(text)) is dict) == (type(failures._decode_object_plain(text)) is dict)
+
+
+def test_orjson_decoding_keeps_the_plain_answer_for_what_orjson_refuses() -> None:
+    assert failures._decode_object('{"a": NaN}')["a"] != failures._decode_object('{"a": NaN}')["a"]
+    assert failures._decode_object('{"a": 1} trailing') == {"a": 1}
+    assert failures._decode_object('{"a": "\\ud800"}') == {"a": "\ud800"}
+    assert failures._decode_object("[" * 5_000 + "]" * 5_000) is None
+    assert failures._decode_object('{"a": 1, "a": 2}') == {"a": 2}
+    assert failures._decode_object('{"exit_code": -9223372036854775809}') == {"exit_code": -(2**63) - 1}
