@@ -50,3 +50,10 @@ def real_sessions_dir() -> Path:
     if not REAL_SESSIONS.is_dir():
         pytest.skip(f"no real sessions at {REAL_SESSIONS}")
     return REAL_SESSIONS
+
+
+# ``--hypothesis-profile=soak``: the opt-in long run of the fuzz suites (tests/test_fuzz_session.py
+# takes max(its default, the profile's) examples).
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("soak", max_examples=20_000, deadline=None)
