@@ -14,7 +14,6 @@ The default run checks ``FUZZ_EXAMPLES`` examples in a few seconds; the opt-in s
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
