@@ -73,7 +73,7 @@ def test_import_time(benchmark: Any) -> None:
     )
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True, text=True)
     modules = json.loads(out.stdout)
-    reference = "import importlib\nfor m in %r:\n    try: importlib.import_module(m)\n    except Exception: pass\n" % modules
+    reference = f"import importlib\nfor m in {modules!r}:\n    try: importlib.import_module(m)\n    except Exception: pass\n"
     ours = "import hermes_core"
     samples: dict[str, list[float]] = {"hermes_core": [], "its imports": []}
     for r in range(9):
