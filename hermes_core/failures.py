@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from typing import Any, NamedTuple
 
 import orjson
@@ -385,12 +386,61 @@ def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
     return Failure(None if code in (None, 0) else str(code), compose_error(first, last), where)
 
 
-def failure_of(content: Any, *, is_error: Any = False, reads: bool = False) -> Failure | None:
+#: Verdicts of results of at least this size are remembered per string object (see failure_of).
+CACHE_MIN_CHARS = 1_024
+#: Characters of remembered strings after which the ones nobody else holds any more are let go.
+CACHE_CHARS = 64 * 1024 * 1024
+_verdicts: dict[int, tuple[str, int, Failure | None]] = {}
+_held = 0
+_sweep_at = CACHE_CHARS
+_MISSING = ("", -1, None)
+
+
+def _sweep() -> None:
+    """Forget the strings only this cache still holds; the next sweep waits for twice the rest."""
+    global _verdicts, _held, _sweep_at
+    # A string held elsewhere has more references than the entry's and the call argument's
+    # (CPython's count); the others are results the host has dropped.
+    kept = {key: entry for key, entry in _verdicts.items() if sys.getrefcount(entry[0]) > 2}
+    _verdicts = kept
+    _held = sum(len(entry[0]) for entry in kept.values())
+    _sweep_at = max(CACHE_CHARS, 2 * _held)
+
+
+def clear_cache() -> None:
+    """Forget every remembered verdict (tests; a host that wants the memory back at once)."""
+    global _verdicts, _held, _sweep_at
+    _verdicts, _held, _sweep_at = {}, 0, CACHE_CHARS
+
+
+def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Failure | None:
     """The failure ``content`` reports, or ``None`` when the result did not fail.
 
     ``reads`` marks a file-reading tool: the file's own text (a log with ``ERROR:`` lines, code
     with tracebacks in docstrings) is not evidence, only metadata, JSON fields and a header are.
+
+    Every compaction demotes the same old results again (a host keeps its full history), so
+    the verdict on a result string is remembered for that very object (identity, checked, not
+    equality: no hash of a 50 KB output). Strings the host drops are let go at the next sweep.
     """
+    if type(content) is not str or len(content) < CACHE_MIN_CHARS:
+        return _failure_of(content, is_error, reads)
+    global _held
+    flags = (2 if is_error else 0) | (1 if reads else 0)
+    key = id(content)
+    entry = _verdicts.get(key, _MISSING)
+    if entry[0] is content and entry[1] == flags:
+        return entry[2]
+    verdict = _failure_of(content, is_error, reads)
+    if entry[0] is not content:
+        if _held + len(content) > _sweep_at:
+            _sweep()
+        _held += len(content)
+    _verdicts[key] = (content, flags, verdict)
+    return verdict
+
+
+def _failure_of(content: Any, is_error: Any, reads: Any) -> Failure | None:
     text = content if isinstance(content, str) else ("" if content is None else str(content))
     stripped = text.lstrip()
     if stripped.startswith("{") and len(text) <= JSON_PARSE_MAX:

@@ -91,3 +91,35 @@ def test_orjson_decoding_keeps_the_plain_answer_for_what_orjson_refuses() -> Non
     assert failures._decode_object("[" * 5_000 + "]" * 5_000) is None
     assert failures._decode_object('{"a": 1, "a": 2}') == {"a": 2}
     assert failures._decode_object('{"exit_code": -9223372036854775809}') == {"exit_code": -(2**63) - 1}
+
+
+_OUTPUTS = st.one_of(
+    st.text(alphabet="ab \n:E", max_size=40),
+    st.sampled_from(["Error: boom\n", "Traceback (most recent call last):\nKeyError: 'k'\n", "Exit code 2\n",
+                     '{"output": "x", "exit_code": 1}', '{"success": false, "error": "bad"}']),
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_OUTPUTS, min_size=1, max_size=4), st.integers(min_value=0, max_value=3_000), st.booleans(), st.booleans())
+def test_remembered_verdicts_equal_a_fresh_judgement(parts: list[str], pad: int, is_error: bool, reads: bool) -> None:
+    content = parts[0] + "filler line\n" * (pad // 12) + "".join(parts[1:])
+    plain = failures._failure_of(content, is_error, reads)
+    assert failures.failure_of(content, is_error=is_error, reads=reads) == plain
+    assert failures.failure_of(content, is_error=is_error, reads=reads) == plain  # remembered
+    assert failures.failure_of(content, is_error=not is_error, reads=reads) == failures._failure_of(
+        content, not is_error, reads)
+
+
+def test_a_remembered_string_is_let_go_once_the_host_drops_it() -> None:
+    failures.clear_cache()
+    kept = "".join(["line\n"] * 400) + "Error: boom\n"
+    dropped = "".join(["line\n"] * 401) + "Error: bang\n"
+    assert failures.failure_of(kept) is not None and failures.failure_of(dropped) is not None
+    assert failures.failure_of(kept, reads=True) is None  # the flags are part of the verdict
+    assert len(failures._verdicts) == 2
+    del dropped
+    failures._sweep()
+    assert [entry[0] for entry in failures._verdicts.values()] == [kept]
+    assert failures._held == len(kept)
+    failures.clear_cache()
