@@ -175,3 +175,18 @@ def test_a_bomb_in_a_category_description_is_a_warning(tmp_path: Path) -> None:
     session = Session.open(cwd=tmp_path, home=home, tools=["skill_view"], env={}, persist=False)
     assert "Good one" in session.system_prompt
     assert [w for w in session.warnings if w.path == str(desc) and "billion laughs" in w.message]
+
+
+def test_a_deep_document_is_refused_before_it_is_composed(monkeypatch: pytest.MonkeyPatch) -> None:
+    # libyaml's composer recurses on the C stack (no RecursionError: the process crashes on
+    # PyYAML builds whose scanner allows deep flow nesting), so depth is judged from events.
+    import yaml
+
+    from hermes_core import safeyaml
+
+    def no_compose(self: object) -> None:
+        raise AssertionError("composed a document over the depth bound")
+
+    monkeypatch.setattr(safeyaml._LOADER, "get_single_node", no_compose, raising=False)
+    with pytest.raises(yaml.YAMLError):
+        safeyaml.load_yaml("x: " + "[" * 500 + "]" * 500 + "\n")
