@@ -244,6 +244,7 @@ class CompactionLoop:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
             with compaction_lease(store, session.session_id, ttl=section.lease_ttl_seconds,
                                   wait=section.lease_wait_seconds):
+                session.refresh_engine_state()  # another worker's compaction since we opened
                 out = session.host.engine_step(
                     "compress", session.engine, messages=messages, current_tokens=current_tokens,
                     focus_topic=focus_topic, force=force,

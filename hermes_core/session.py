@@ -163,6 +163,7 @@ class Session:
         self._built: BuiltPrompt | None = None
         self._stored_prefix = 0  # chars of a replayed prompt's stable prefix, when the store kept it
         self._pending_warnings: list[HostWarning] = []
+        self._engine_state_seen: Any = None  # the stored engine state as last read or written
         self._lock = threading.RLock()
         self._closed = False
         #: The terminal environment object tools run in (``None`` = local), for spill writers.
@@ -605,6 +606,7 @@ class Session:
             found = reader(self.session_id)
             if found is not None and found[0] == self.engine.name:
                 self.engine.import_state(found[1])
+                self._engine_state_seen = found[1]
                 log.debug("engine_state_restored", session_id=self.session_id, engine=found[0])
         except Exception as exc:  # noqa: BLE001 - a fresh engine state is still correct
             record_warning(
@@ -614,13 +616,35 @@ class Session:
                 session_id=self.session_id,
             )
 
+    def refresh_engine_state(self) -> None:
+        """Under the compaction lease: take the stored engine state when another worker wrote
+        it after this Session last read or wrote it (its compaction happened since), so the
+        counters and blocks this compaction updates are the newest and no update is lost. A
+        state this Session wrote itself is left alone (in-memory verdicts since are newer)."""
+        reader = getattr(self.store, "get_engine_state", None)
+        if not self.persist or not callable(reader):
+            return
+        try:
+            found = reader(self.session_id)
+        except Exception:  # noqa: BLE001 - the lease was had; the in-memory state stands
+            log.warning("engine_state_refresh_failed", session_id=self.session_id, exc_info=True)
+            return
+        if found is None or found[0] != self.engine.name:
+            return
+        if found[1] != self._engine_state_seen:
+            self.engine.import_state(found[1])
+            self._engine_state_seen = found[1]
+            log.debug("engine_state_refreshed", session_id=self.session_id, engine=found[0])
+
     def save_engine_state(self) -> None:
         """Store the engine's ``export_state()`` with the session (after each compaction)."""
         writer = getattr(self.store, "put_engine_state", None)
         if not self.persist or not callable(writer):
             return
         try:
-            writer(self.session_id, self.engine.name, self.engine.export_state())
+            state = self.engine.export_state()
+            writer(self.session_id, self.engine.name, state)
+            self._engine_state_seen = json.loads(json.dumps(state))  # as a reader gets it back
         except Exception as exc:  # noqa: BLE001 - the state stays good in this process
             record_warning(
                 "engine_state_write_failed",

@@ -68,3 +68,21 @@ def test_a_fresh_session_id_starts_fresh(tmp_path: Path, config: Any) -> None:
     other = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="other", host=PluginHost.create(),
                          config=config)
     assert other.engine.compression_count == 0
+
+
+def test_a_worker_opened_before_another_ones_compaction_loses_no_update(tmp_path: Path, config: Any) -> None:
+    early = open_session(tmp_path, config)  # both workers hold the session open
+    late = open_session(tmp_path, config)
+    late.compress(history(40, tool_chars=3_000))
+    early.compress(history(40, tool_chars=3_000))  # its state was read before late's compaction
+    found = early.store.get_engine_state("kept")
+    assert found is not None and found[1]["compression_count"] == 2
+    assert early.engine.compression_count == 2
+
+
+def test_a_workers_own_state_is_not_reread_over_newer_in_memory_state(tmp_path: Path, config: Any) -> None:
+    session = open_session(tmp_path, config)
+    session.compress(history(40, tool_chars=3_000))
+    session.engine.compression_count = 7  # changed here since it was stored; nobody else wrote
+    session.compress(history(40, tool_chars=3_000))
+    assert session.engine.compression_count == 8
