@@ -278,8 +278,9 @@ class PluginHost:
         seen: dict[str, str] = {}
         declared: set[str] = set()
         for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=_ep_key):
-            dist = ep.dist.name if ep.dist is not None else "unknown"
-            version = ep.dist.version if ep.dist is not None else "?"
+            # A distribution with broken metadata has no name or version: still load it.
+            dist = (ep.dist.name if ep.dist is not None else None) or "unknown"
+            version = (ep.dist.version if ep.dist is not None else None) or "?"
             if dist == CORE_DISTRIBUTION:
                 declared.add(ep.name)
             bound = log.bind(plugin=ep.name, dist=dist, version=version)
@@ -818,5 +819,5 @@ def _prompt_budget(ctx: PromptContext) -> float | None:
 def _ep_key(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str]:
     # Discovery order is filesystem order; sort so records and failures are reproducible.
     # Ordering of behaviour never depends on this (ranks, positions and trylast do).
-    dist = ep.dist.name if ep.dist is not None else ""
+    dist = (ep.dist.name if ep.dist is not None else None) or ""
     return (0 if dist == CORE_DISTRIBUTION else 1, dist, ep.name)

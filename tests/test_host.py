@@ -260,3 +260,12 @@ def test_engine_step_failure_is_reported_and_loses_nothing(capture_events: list[
     assert host.engine_step("should_compress", engine, prompt_tokens=10) is not None
     failed = [e for e in capture_events if e["event"] == "engine_step_failed"]
     assert failed and failed[0]["plugin"] == "saboteur"
+
+
+def test_a_distribution_without_a_name_does_not_break_loading(site_dir: Path) -> None:
+    # Broken metadata on sys.path (no Name:) must not stop the host from sorting entry points.
+    make_dist(site_dir, "nameless", {"nameless_plugin": "nameless_mod"}, {"nameless_mod": "X = 1\n"})
+    info = next(site_dir.glob("*.dist-info"))
+    (info / "METADATA").write_text("Metadata-Version: 2.1\n")
+    host = PluginHost.create()
+    assert "identity" in {r.name for r in host.plugins()}
