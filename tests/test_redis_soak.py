@@ -32,6 +32,7 @@ import textwrap
 import time
 from collections import defaultdict
 from pathlib import Path
+from typing import Any
 
 from redis_support import redis_server
 
