@@ -18,6 +18,7 @@ the same: the conversation is compacted in place, so ``--resume`` keeps working.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -253,7 +254,10 @@ class CompactionLoop:
                 if out is None or out is messages:
                     return messages
                 # What left the context (or was rewritten) is archived; replacements get refs.
-                return session.archive.record(messages, out)
+                started = time.perf_counter()
+                archived = session.archive.record(messages, out)
+                _note_timing(session.engine, "archive", started)
+                return archived
         except LeaseHeld as held:
             reason, message = warn_held(session.session_id, section.lease_wait_seconds, held)
             self.emit(CompactionEvent(
@@ -457,6 +461,14 @@ class CompactionLoop:
         return ManualCompression(
             messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)
         )
+
+
+def _note_timing(engine: Any, phase: str, started: float) -> None:
+    """Add a phase the session ran to the engine's report timings (when it keeps them)."""
+    report = getattr(engine, "last_compression_report", None)
+    timings = report.get("timings_ms") if isinstance(report, dict) else None
+    if isinstance(timings, dict):
+        timings[phase] = round((time.perf_counter() - started) * 1000, 3)
 
 
 def summarize_manual(

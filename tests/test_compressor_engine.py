@@ -123,6 +123,28 @@ def test_report_fields() -> None:
     assert not report["aborted"] and report["warnings"] == []
 
 
+def test_report_times_each_phase_that_ran() -> None:
+    engine = make_engine(64_000)
+    engine.compress(work_history(40), force=True)
+    timings = engine.last_compression_report["timings_ms"]
+    assert set(timings) == {"free_passes", "boundaries", "summary", "assemble"}
+    assert all(isinstance(ms, float) and ms >= 0 for ms in timings.values())
+    assert sum(timings.values()) <= engine.last_compression_report["elapsed_ms"] + 1
+    engine = make_engine(64_000)
+    engine.compress(work_history(40)[:3], force=True)  # nothing to do: no phase ran
+    assert engine.last_compression_report["timings_ms"] == {}
+
+
+def test_session_adds_the_archive_phase_to_the_timings(tmp_path: Any) -> None:
+    from hermes_core import Session
+
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", context_length=64_000, persist=False)
+    result = session.compress(work_history(40), force=True)
+    assert result.messages is not None
+    timings = session.engine.last_compression_report["timings_ms"]
+    assert {"free_passes", "summary", "archive"} <= set(timings)
+
+
 def test_after_a_compression_the_engine_awaits_real_usage() -> None:
     engine = make_engine(64_000)
     engine.compress(work_history(40), force=True)

@@ -503,12 +503,15 @@ class CompressorEngine(ContextEngine):
             return self._unchanged(messages, report, force, "too few messages outside the protected head and tail")
 
         self._step(0)
+        timings = report["timings_ms"]
+        mark = time.perf_counter()
         pruned, stats = prune_tool_results(
             messages,
             protect_tail_count=self.protect_last_n,
             protect_tail_tokens=self._budget(),
         )
         _record_phase1(report, stats)
+        mark = _lap(timings, "free_passes", mark)
 
         self._step(1)
         start = align_forward(pruned, head_end)
@@ -545,6 +548,7 @@ class CompressorEngine(ContextEngine):
             pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
             cut += 1
         middle = _middle_turns(pruned, start, cut)
+        mark = _lap(timings, "boundaries", mark)
         if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
             return self._phase1_only(messages, pruned, report, force, before_tokens)
 
@@ -560,6 +564,7 @@ class CompressorEngine(ContextEngine):
             )
             self._warn(report, "compression_aborted", message, error_kind=exc.kind)
             return messages
+        mark = _lap(timings, "summary", mark)
 
         self._step(3)
         head = pruned[:start] if pinned is None else [*pruned[:start], pinned]
@@ -570,6 +575,7 @@ class CompressorEngine(ContextEngine):
         report["phases"]["media_stripped"] += stripped
         report["phases"]["summarized_messages"] = cut - start - (1 if pinned is not None else 0)
         report["tool_pairs_repaired"] += repairs
+        _lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
             return self._refuse_growth(messages, pruned, report, before_tokens, after_tokens)
 
@@ -946,7 +952,16 @@ def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | 
         "tool_pairs_repaired": 0,
         "forced": force,
         "focus_topic": focus_topic,
+        # Milliseconds per phase that ran (free_passes, boundaries, summary, assemble; the
+        # session adds archive): where a slow compaction spends its time.
+        "timings_ms": {},
     }
+
+
+def _lap(timings: dict[str, float], phase: str, mark: float) -> float:
+    now = time.perf_counter()
+    timings[phase] = round((now - mark) * 1000, 3)
+    return now
 
 
 def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[dict[str, Any]]:
