@@ -191,6 +191,12 @@ class ProcessedHistory:
         self.raw: list[Any] = []
         self.raw_plain = False
         self._base: list[Any] | None = None  # the list ``sync_prefix`` reads prefixes of
+        # The list a request lends to the layout hook (``lend``): canon's items except at
+        # ``_spare_marks``; kept between requests so a layout marks in place, without a copy.
+        self._spare: list[Any] | None = None
+        self._spare_marks: list[int] = []
+        self._lent: list[Any] | None = None  # the one lent list that may come back
+        self._lent_marks: list[int] | None = None
         #: Counters for tests and benchmarks: messages processed, syncs that rewound past old ones.
         self.computed = 0
         self.rewinds = 0
@@ -269,6 +275,7 @@ class ProcessedHistory:
             for j, message in enumerate(old[0]):
                 moved[id(message)] = j
             del src[k:], snaps[k:], canon[k:], cum[k + 1:]
+            self._forget_laid(k)
         self._truncate_anthropic(k)
         total = cum[-1]
         processed = 0
@@ -314,6 +321,87 @@ class ProcessedHistory:
         self.raw = list(msgs)
         self.raw_plain = out is msgs
         return out  # type: ignore[no-any-return]
+
+    # --- the laid-out list a request lends to the layout -------------------------------------
+
+    def _forget_laid(self, k: int) -> None:
+        # canon[k:] changed: the spare's items there are stale, a lent list cannot come back.
+        spare = self._spare
+        if spare is not None and len(spare) > k:
+            del spare[k:]
+        self._lent = self._lent_marks = None
+
+    def lend(self) -> list[Any]:
+        """A list equal to the synced canonical messages that the caller may set items of (the
+        layout marks breakpoints in place): the spare list of the previous request brought up
+        to date (its marks undone, the new messages appended: O(new)), or a copy when there is
+        none or it is still out (another thread's request). Give it back with ``settle`` and
+        ``release``."""
+        canon = self.canon
+        if self._lent is not None:
+            return list(canon)
+        spare = self._spare
+        self._spare = None
+        if spare is None:
+            spare = list(canon)
+        else:
+            n = len(canon)
+            if len(spare) > n:
+                del spare[n:]
+            for i in self._spare_marks:
+                if i < len(spare):
+                    spare[i] = canon[i]
+            if len(spare) < n:
+                spare.extend(canon[len(spare):])
+        self._spare_marks = []
+        self._lent = spare
+        self._lent_marks = None
+        return spare
+
+    def settle(self, lent: list[Any], laid_out: Any) -> list[int] | None:
+        """After the layout: the indices at which ``laid_out`` (the messages it returned) holds
+        other objects than the canonical messages, or ``None`` when that is not only near the
+        end (then the caller converts from scratch). Records whether ``lent`` can be reused."""
+        marks = self.marks_of(laid_out)
+        if lent is self._lent:
+            if laid_out is lent:
+                self._lent_marks = marks
+            else:  # the layout made its own list: reuse ours only if it is untouched
+                self._lent_marks = [] if lent == self.canon else None
+        return marks
+
+    def release(self, lent: Any, *, reuse: bool = True) -> None:
+        """The lent list is no longer read (its payload is converted): keep it for the next
+        request when its marks are known (and ``reuse``: not after a failed layout)."""
+        if lent is not None and lent is self._lent:
+            if reuse and self._lent_marks is not None:
+                self._spare, self._spare_marks = lent, self._lent_marks
+            self._lent = self._lent_marks = None
+
+    def marks_of(self, laid_out: Any) -> list[int] | None:
+        """The indices where ``laid_out`` differs (by identity) from the canonical messages,
+        all within the last ``4 x (DEFAULT_VERIFY_WINDOW + 64)``; ``None`` otherwise. The rest
+        is proven identical with one pointer comparison of the two lists, no copy: canon is
+        patched with the changed items for the moment of the comparison."""
+        canon = self.canon
+        n = len(canon)
+        if type(laid_out) is not list or len(laid_out) != n:
+            return None
+        changed: list[int] = []
+        for i in range(n - 1, max(-1, n - 1 - 4 * (DEFAULT_VERIFY_WINDOW + 64)), -1):
+            if laid_out[i] is not canon[i]:
+                changed.append(i)
+        if not changed:
+            return changed if laid_out == canon else None
+        saved = [canon[i] for i in changed]
+        for i in changed:
+            canon[i] = laid_out[i]
+        try:
+            same = laid_out == canon
+        finally:
+            for i, original in zip(changed, saved):
+                canon[i] = original
+        return changed if same else None
 
     # --- what a turn reads ----------------------------------------------------------------
 
@@ -372,40 +460,26 @@ class ProcessedHistory:
         self.wire_first.append(i)
         self.awire_of.append(len(wire) - 1)
 
-    def anthropic_messages(self, laid_out: list[Any]) -> list[dict[str, Any]] | None:
+    def anthropic_messages(
+        self, laid_out: list[Any], marks: list[int] | None = None
+    ) -> list[dict[str, Any]] | None:
         """The Anthropic ``messages`` of a laid-out payload whose messages are the synced
-        canonical ones except for a few marked near the end; ``None`` when they are not."""
-        canon = self.canon
-        n = len(canon)
-        if len(laid_out) != n:
+        canonical ones except for a few marked near the end; ``None`` when they are not.
+        ``marks``: those indices when the caller already knows them (``settle``)."""
+        n = len(self.canon)
+        changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
+        if changed is None:
             return None
-        changed: list[int] = []
-        if laid_out != canon:
-            # Marks sit near the end: find them there, then prove the rest identical with one
-            # pointer comparison (patching canon for the moment of the comparison).
-            for i in range(n - 1, max(-1, n - 1 - 4 * (DEFAULT_VERIFY_WINDOW + 64)), -1):
-                if laid_out[i] is not canon[i]:
-                    changed.append(i)
-            saved = [canon[i] for i in changed]
-            for i in changed:
-                canon[i] = laid_out[i]
-            try:
-                same = laid_out == canon
-            finally:
-                for i, original in zip(changed, saved):
-                    canon[i] = original
-            if not same:
-                return None
         from hermes_core.payload import anthropic_blocks
 
         self._extend_anthropic()
-        out = list(self.wire)
         patched: dict[int, list[int]] = {}
         for i in changed:
             w = self.awire_of[i]
             if w < 0:
                 return None  # an empty message gained blocks: not a layout's doing
             patched.setdefault(w, []).append(i)
+        out = list(self.wire)  # the one copy: the SDK arguments' list, the host's to keep
         for w, indices in patched.items():
             end = self.wire_first[w + 1] if w + 1 < len(self.wire_first) else n
             content: list[dict[str, Any]] = []

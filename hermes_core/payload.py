@@ -54,6 +54,7 @@ __all__ = [
     "anthropic_messages",
     "assemble_payload",
     "build_request",
+    "release_request",
     "canonical_arguments",
     "canonical_message",
     "canonical_tools",
@@ -235,27 +236,30 @@ def build_request(
     comes from ``hermes_payload_cache_layout``; with no plugin answering for the provider the
     payload goes out without cache markers. Messages unchanged since the session's previous
     request keep their canonical form (``Session.message_cache``); the result is the same as
-    ``assemble_payload`` plus the layout. ``copy=False`` may return the cache's own messages
-    list (no list copy): only for a caller that converts the payload at once (``to_openai``,
-    ``to_anthropic``) and drops it.
+    ``assemble_payload`` plus the layout. The layout gets a messages list made for this request
+    (``PayloadContext.messages_writable``) and marks it in place. ``copy=False`` returns that
+    list as laid out (no list copy): only for a caller that converts the payload at once
+    (``to_openai``, ``to_anthropic``), drops it and calls ``release_request``.
     """
     provider_name = (provider if provider is not None else session.provider) or ""
     system_text = session.request_system_text(ephemeral)
     history: ProcessedHistory | None = getattr(session, "message_cache", None)
-    canon: list[Any] | None = None
+    lent: list[Any] | None = None
     if history is not None and (system_text or "").strip():
         with session._lock:
             history.sync(messages)
-            canon = history.canon
+            # A list of the cache's canonical messages made for this request alone (kept up to
+            # date between requests): the layout marks it in place instead of copying it.
+            lent = history.lend()
             payload = {
                 "provider": provider_name,
                 "model": session.model or "",
                 "system": system_text.strip(),
-                # The cache's own list: the layout copies what it marks and never mutates it.
-                "messages": canon,
+                "messages": lent,
                 "tools": canonical_tools(tools),
             }
     else:
+        history = None
         payload = assemble_payload(
             system_text, messages, tools, provider=provider_name, model=session.model or ""
         )
@@ -268,13 +272,40 @@ def build_request(
         config=config,
         cache_ttl=ttl,
         static_system_prefix=getattr(session, "static_system_prefix", ""),
+        messages_writable=True,
     )
-    out = session.host.payload_cache_layout(payload, ctx)
-    if canon is not None:
-        if copy and out.get("messages") is canon:  # never hand the cache's list to the host
-            out = {**out, "messages": list(out["messages"])}
-        _recent.history = weakref.ref(history)
+    try:
+        out = session.host.payload_cache_layout(payload, ctx)
+    except BaseException:
+        if history is not None:
+            with session._lock:
+                history.release(lent, reuse=False)
+        raise
+    if history is None or lent is None:
+        return out
+    with session._lock:
+        laid_out = out.get("messages")
+        marks = history.settle(lent, laid_out)
+        if copy:
+            if laid_out is lent:  # never hand the lent list to the host: it is reused
+                out = {**out, "messages": list(lent)}
+            history.release(lent)
+            _recent.laid = None
+        else:
+            _recent.laid = (laid_out, marks)
+    _recent.history = weakref.ref(history)
     return out
+
+
+def release_request(session: Session, payload: Mapping[str, Any]) -> None:
+    """After ``build_request(..., copy=False)`` and the payload's conversion: the lent list
+    goes back to the session's cache for the next request (without this call, the next one
+    copies the messages again)."""
+    history: ProcessedHistory | None = getattr(session, "message_cache", None)
+    if history is not None:
+        with session._lock:
+            history.release(payload.get("messages"))
+    _recent.laid = None
 
 
 # --- wire formats ---------------------------------------------------------------------------
@@ -393,7 +424,11 @@ def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
     laid_out = payload.get("messages") or []
     ref = getattr(_recent, "history", None)
     history = ref() if ref is not None else None
-    wire = history.anthropic_messages(laid_out) if history is not None and type(laid_out) is list else None
+    wire = None
+    if history is not None and type(laid_out) is list:
+        laid = getattr(_recent, "laid", None)
+        marks = laid[1] if laid is not None and laid[0] is laid_out else None
+        wire = history.anthropic_messages(laid_out, marks)
     out["messages"] = wire if wire is not None else anthropic_messages(laid_out)
     tools = payload.get("tools")
     if tools:

@@ -258,3 +258,7 @@ class PayloadContext:
     #: layer: identity, guidance, skills, environment), or ``""`` when not known. A layout may
     #: cache it as its own block, so a rebuild that only changes memory keeps that entry.
     static_system_prefix: str = ""
+    #: ``payload["messages"]`` is a list made for this call alone: the layout may set its
+    #: items in place (mark a message) instead of copying the list, which at 100k messages
+    #: costs as much as the rest of the request. Never mutate the messages themselves.
+    messages_writable: bool = False

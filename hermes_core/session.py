@@ -470,13 +470,18 @@ class Session:
         ``cache_control`` breakpoints, OpenAI ``prompt_cache_key``. ``max_tokens`` defaults to
         the session's; Anthropic requires one (``hermes_core.sdk.ANTHROPIC_DEFAULT_MAX_TOKENS``).
         """
+        from hermes_core.payload import release_request
         from hermes_core.sdk import sdk_kwargs
 
-        # copy=False: the SDK conversion copies the messages anyway (one list copy, not two).
+        # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
+        # the laid-out list goes back to the message cache for the next request.
         payload = self._payload(
             messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False
         )
-        return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
+        try:
+            return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
+        finally:
+            release_request(self, payload)
 
     def payload(
         self,

@@ -139,6 +139,22 @@ def test_pure_copy_on_write() -> None:
         assert out["messages"][index] is not source[index]  # marked: copies
 
 
+@pytest.mark.parametrize(("provider", "model"), [("anthropic", ""), ("openrouter", "anthropic/claude-sonnet-4")])
+def test_a_writable_messages_list_is_marked_in_place(provider: str, model: str) -> None:
+    source = msgs(8)
+    messages = list(source)
+    written = caching.hermes_payload_cache_layout(
+        payload("s", messages), ctx(provider, model=model, messages_writable=True))
+    copied = caching.hermes_payload_cache_layout(payload("s", list(source)), ctx(provider, model=model))
+    assert written is not None and copied is not None
+    assert written["messages"] is messages  # no copy of the history per request
+    assert written == copied
+    assert source == msgs(8)  # the messages themselves are never mutated
+    plain = list(source)
+    out = anthropic_layout(payload("s", plain))
+    assert out["messages"] is not plain and plain == source  # by default: a copy
+
+
 def test_a_split_system_marks_only_its_stable_first_block() -> None:
     system = [{"type": "text", "text": "stable prefix"}, {"type": "text", "text": "per-session context"}]
     out = anthropic_layout(payload(system, msgs(4)))  # type: ignore[arg-type]

@@ -18,6 +18,7 @@ from hermes_core.payload import (
     anthropic_messages,
     assemble_payload,
     build_request,
+    release_request,
     to_anthropic,
     to_openai,
 )
@@ -65,6 +66,12 @@ def check(session: FakeSession, messages: list[dict[str, Any]]) -> None:
         assert to_openai(got) == to_openai(want)
         wire = to_anthropic(got)
         assert wire["messages"] == anthropic_messages(want["messages"])
+        # The request path: the layout marks the cache's lent list, converted at once.
+        lent = build_request(session, messages, provider=provider, copy=False)
+        assert lent == want
+        assert to_openai(lent) == to_openai(want)
+        assert to_anthropic(lent)["messages"] == anthropic_messages(want["messages"])
+        release_request(session, lent)
     assert session.message_cache.message_tokens() == estimate_messages_tokens(messages)
     assert json.dumps(messages, sort_keys=True) == before  # the input is never mutated
 
@@ -250,3 +257,54 @@ def test_a_host_that_mutates_a_returned_payload_does_not_change_the_next_one() -
         first["messages"][0] = {"role": "user", "content": "overwritten"}
         to_anthropic(first)["messages"].append({"role": "user", "content": "smuggled"})
         check(session, messages)
+
+
+def test_the_request_path_reuses_one_laid_out_list_marked_in_place() -> None:
+    session = FakeSession()
+    messages = conversation(50)
+    first = build_request(session, messages, copy=False)
+    lent = first["messages"]
+    to_anthropic(first)
+    release_request(session, first)
+    for step in range(3):
+        messages = [*messages, {"role": "user", "content": f"next {step}"}]
+        payload = build_request(session, messages, copy=False)
+        assert payload["messages"] is lent  # no list copy per request: marked in place
+        assert payload == from_scratch(session, messages, "anthropic")
+        assert to_anthropic(payload)["messages"] == anthropic_messages(payload["messages"])
+        release_request(session, payload)
+
+
+def test_a_lent_list_never_released_is_not_shared() -> None:
+    session = FakeSession()
+    messages = conversation(10)
+    first = build_request(session, messages, copy=False)  # a caller that never releases
+    snapshot_first = list(first["messages"])
+    messages = [*messages[:-3], {"role": "user", "content": "rewritten"}]
+    second = build_request(session, messages, copy=False)
+    assert second["messages"] is not first["messages"]
+    assert first["messages"] == snapshot_first  # still as it was laid out
+    assert second == from_scratch(session, messages, "anthropic")
+    release_request(session, second)
+    check(session, messages)
+
+
+def test_a_layout_that_fails_leaves_the_cache_usable() -> None:
+    class Failing(LayoutHost):
+        fail = True
+
+        def payload_cache_layout(self, payload: dict[str, Any], ctx: PayloadContext) -> dict[str, Any]:
+            if self.fail:
+                payload["messages"][-1] = {"role": "user", "content": "half-done"}
+                raise RuntimeError("layout broke")
+            return super().payload_cache_layout(payload, ctx)
+
+    host = Failing()
+    session = FakeSession(host=host)
+    messages = conversation(10)
+    try:
+        build_request(session, messages, copy=False)
+    except RuntimeError:
+        pass
+    host.fail = False
+    check(session, messages)

@@ -21,7 +21,9 @@ class PayloadSpecs:
 
         Args:
             payload: ``{"system": str, "messages": [...], "tools": [...]}``; do not mutate it,
-                copy only what you mark.
+                copy only what you mark. When ``ctx.messages_writable`` is true the messages
+                list was made for this call: set its items in place rather than copy it (the
+                messages themselves are still never mutated).
             ctx: the provider, model, session id and configured cache TTL.
 
         Returns:

@@ -16,6 +16,7 @@ would cost about eleven times a full token-estimate pass on every request.
 from __future__ import annotations
 
 import copy
+import functools
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -226,8 +227,12 @@ def anthropic_layout(
     system_ttl: str | None = None,
     native: bool = True,
     static_prefix: str = "",
+    in_place: bool = False,
 ) -> dict[str, Any]:
     """``system_and_3``: a new payload with at most four ``cache_control`` breakpoints.
+
+    ``in_place``: mark ``payload["messages"]`` itself (set the marked items) instead of a copy
+    of it, when the caller made that list for this call (``PayloadContext.messages_writable``).
 
     With a ``static_prefix`` the system string starts with (and more after it), the system
     goes out as two marked blocks (``split_system``) and two breakpoints are left for messages.
@@ -255,7 +260,7 @@ def anthropic_layout(
             out["system"] = system
             slots -= int(placed)
     messages = payload.get("messages") or []
-    marked = list(messages)
+    marked = messages if in_place and type(messages) is list else list(messages)
     marker = cache_marker(message_ttl)
     for index in choose_breakpoints(messages, slots, native):
         marked[index] = apply_cache_marker(messages[index], marker, native)
@@ -267,6 +272,7 @@ def is_claude(model: str) -> bool:
     return "claude" in (model or "").lower()
 
 
+@functools.lru_cache(maxsize=256)
 def prompt_cache_key(session_id: str) -> str | None:
     """A stable, bounded key for one session (a digest, so the id itself is not sent)."""
     if not session_id:
@@ -288,13 +294,14 @@ def hermes_payload_cache_layout(
     provider = (ctx.provider or "").strip().lower()
     if provider == "anthropic":
         return anthropic_layout(
-            payload, ttl=ctx.cache_ttl, native=True, static_prefix=ctx.static_system_prefix
+            payload, ttl=ctx.cache_ttl, native=True, static_prefix=ctx.static_system_prefix,
+            in_place=ctx.messages_writable,
         )
     if provider not in PROMPT_CACHE_KEY_PROVIDERS:
         return None
     out: dict[str, Any] = dict(payload)
     if provider == "openrouter" and is_claude(ctx.model):
-        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False)
+        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False, in_place=ctx.messages_writable)
     if _key_enabled(ctx):
         key = prompt_cache_key(ctx.session_id)
         if key:
