@@ -20,11 +20,11 @@ whatever sends text on to a model (the recall tools).
 from __future__ import annotations
 
 import json
-import math
 import re
+import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import xxhash
@@ -49,7 +49,6 @@ RECALL_TOOLS = ("context_search", "context_expand")
 
 _REF_RE = re.compile(r"^m(\d+)\.(\d+)$")
 _WORD_RE = re.compile(r"[^\W_]+")
-_CAMEL_RE = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
 _CAMEL_PART_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 
@@ -94,15 +93,43 @@ def message_text(message: Mapping[str, Any]) -> str:
     return text
 
 
+def _letter_classes() -> bytes:
+    table = bytearray(b" " * 256)
+    table[ord("a"):ord("z") + 1] = b"a" * 26
+    table[ord("A"):ord("Z") + 1] = b"A" * 26
+    return bytes(table)
+
+
+#: UTF-8 byte -> ``a`` (ASCII lower), ``A`` (ASCII upper) or a space (anything else).
+_LETTER_CLASSES = _letter_classes()
+
+
 def identifier_parts(text: str) -> str:
     """The parts of the CamelCase identifiers in ``text`` (``KeyError`` -> ``Key Error``), so a
-    search for one part finds the whole; snake_case and paths split in the tokenizer itself."""
+    search for one part finds the whole; snake_case and paths split in the tokenizer itself.
+
+    A CamelCase identifier is a run of ASCII letters with a lower-case letter before an
+    upper-case one. The runs are found on the UTF-8 bytes mapped to letter classes, where the
+    hump is the two-byte string ``aA`` and ``bytes.find`` (C, memchr-speed) does the scanning:
+    a regular expression costs ~30 ns per character here, 16x the whole, on the archive's
+    writer thread where it holds the GIL.
+    """
     if not text:
         return ""
-    found = _CAMEL_RE.findall(text)
-    if not found:
+    raw = text.encode("utf-8", "surrogatepass")
+    classes = raw.translate(_LETTER_CLASSES)
+    at = classes.find(b"aA")
+    if at < 0:
         return ""
-    return " ".join(" ".join(_CAMEL_PART_RE.findall(word)) for word in dict.fromkeys(found))
+    words: dict[bytes, None] = {}
+    while at >= 0:
+        start = classes.rfind(b" ", 0, at) + 1
+        end = classes.find(b" ", at + 2)
+        if end < 0:
+            end = len(classes)
+        words[raw[start:end]] = None
+        at = classes.find(b"aA", end)
+    return " ".join(" ".join(_CAMEL_PART_RE.findall(word.decode("ascii"))) for word in words)
 
 
 def query_words(query: Any) -> list[str]:
@@ -163,91 +190,143 @@ def parse_ref(ref: Any) -> str:
     return ref.strip().removeprefix("ref ").strip()
 
 
-# --- an in-process index (stores without a search engine of their own) -------------------
+# --- full-text search (FTS5: the SQLite store's table, the in-process index's) ------------
+
+#: The FTS5 columns: the text as it was and the CamelCase parts of its identifiers.
+FTS_COLUMNS = "text, idents"
+#: A search ranks at most this many matches, the newest: BM25 over every match of a word found
+#: in most entries costs ~0.4 us per match (40 ms at 100k), so a query with more matches is
+#: ranked among its newest ``RANK_WINDOW`` (an unranked newest-first scan stops there).
+RANK_WINDOW = 2_000
+
+Query = Callable[[str, Sequence[Any]], list[tuple[Any, ...]]]
+
+
+def fts_search(
+    query: Query, table: str, words: Sequence[str], limit: int,
+    keep: Callable[[list[int]], set[int]] | None = None,
+) -> list[tuple[int, float]]:
+    """``(rowid, bm25)`` of the best ``limit`` rows of the FTS5 ``table`` for ``words`` (lower
+    is better): rows with every word first, any word when none has them all.
+
+    ``query(sql, params)`` runs a statement; ``keep(rowids)`` (optional) says which of the
+    ranked rows count (the SQLite store keeps one session's), and the ranking window widens
+    while others crowd them out. Ranking reads the FTS table alone (rowid and score: nothing
+    wide goes through the sorter).
+    """
+    rank_sql = (
+        f"SELECT rowid, bm25({table}, 1.0, 0.5) AS score FROM {table} "
+        f"WHERE {table} MATCH ? AND rowid >= ? ORDER BY score LIMIT ?"
+    )
+    floor_sql = f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?"
+    ranked: list[tuple[int, float]] = []
+    for any_word in (False, True):
+        if any_word and len(words) == 1:
+            break
+        match = f"{{text idents}} : ({fts_match(words, any_word=any_word)})"
+        newest = query(floor_sql, (match, RANK_WINDOW - 1))
+        floor = int(newest[0][0]) if newest else 0
+        window = limit + 8
+        while True:
+            found = query(rank_sql, (match, floor, window))
+            if keep is None:
+                ranked = [(r[0], r[1]) for r in found]
+            else:
+                mine = keep([r[0] for r in found]) if found else set()
+                ranked = [(r[0], r[1]) for r in found if r[0] in mine]
+            if len(ranked) >= limit or len(found) < window or window >= 1 << 16:
+                break
+            window *= 8
+        if ranked:
+            break
+    return ranked
+
+
+def indexable(text: str) -> str:
+    """``text`` as SQLite can hold it: lone surrogates (from JSON ``\\ud800``) become U+FFFD."""
+    if text.isascii():  # O(1) in CPython: the flag of a compact string
+        return text
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
 
 
 class ArchiveIndex:
-    """BM25 over archived texts held in process, with the SQLite store's query semantics:
-    each query word is a phrase of its parts (``parse_config`` = ``parse`` then ``config``),
-    every word must match, else any word; CamelCase parts are indexed too."""
+    """Full-text search over archived texts held in process (the in-memory store's, Redis'),
+    with the SQLite store's tokenizer and query semantics: an in-memory FTS5 table, so the
+    tokenising runs in C (the pure-Python index it replaces cost ~2 s per 10k messages).
 
-    K1 = 1.2
-    B = 0.75
+    Entries are indexed lazily, at the next search, in one transaction: an archive that is
+    never searched never pays for its index, and a compaction pays for a list append. The FTS
+    table is contentless (the texts are the caller's, held here for removal); ties in rank go
+    to the newer entry (added later).
+    """
 
     def __init__(self) -> None:
-        self.postings: dict[str, dict[Any, int]] = {}
-        self.lengths: dict[Any, int] = {}
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False, isolation_level=None)
+        self._conn.execute(f"CREATE VIRTUAL TABLE fts USING fts5({FTS_COLUMNS}, content='')")
+        self._lock = threading.Lock()
+        self._rowids: dict[Any, int] = {}
+        self._keys: dict[int, Any] = {}
         self.texts: dict[Any, str] = {}
-        self.total = 0
+        self._pending: dict[int, str] = {}
+        self._last = 0
 
     def __len__(self) -> int:
-        return len(self.lengths)
+        return len(self._rowids)
 
     def add(self, key: Any, text: str) -> None:
-        if key in self.lengths:
-            return
-        tokens = _WORD_RE.findall(text.lower())
-        extra = identifier_parts(text)
-        if extra:
-            tokens += _WORD_RE.findall(extra.lower())
-        counts: dict[str, int] = {}
-        for token in tokens:
-            counts[token] = counts.get(token, 0) + 1
-        for token, n in counts.items():
-            self.postings.setdefault(token, {})[key] = n
-        self.lengths[key] = len(tokens)
-        self.texts[key] = text
-        self.total += len(tokens)
+        with self._lock:
+            if key in self._rowids:
+                return
+            self._last += 1
+            self._rowids[key] = self._last
+            self._keys[self._last] = key
+            self.texts[key] = text
+            self._pending[self._last] = text
 
     def remove(self, key: Any) -> None:
-        text = self.texts.pop(key, None)
-        if text is None:
-            return
-        self.total -= self.lengths.pop(key)
-        for token in set(_WORD_RE.findall(text.lower()) + _WORD_RE.findall(identifier_parts(text).lower())):
-            docs = self.postings.get(token)
-            if docs is not None:
-                docs.pop(key, None)
-                if not docs:
-                    del self.postings[token]
+        with self._lock:
+            rowid = self._rowids.pop(key, None)
+            if rowid is None:
+                return
+            del self._keys[rowid]
+            text = self.texts.pop(key)
+            if self._pending.pop(rowid, None) is None:
+                # A contentless table forgets a row given the values it indexed.
+                text = indexable(text)
+                self._conn.execute(
+                    "INSERT INTO fts (fts, rowid, text, idents) VALUES ('delete', ?, ?, ?)",
+                    (rowid, text, identifier_parts(text)),
+                )
 
-    def _matches(self, word: str) -> set[Any]:
-        parts = _WORD_RE.findall(word.lower())
-        if not parts:
-            return set()
-        docs = [self.postings.get(p) for p in parts]
-        if any(d is None for d in docs):
-            return set()
-        found = set.intersection(*(set(d) for d in docs))  # type: ignore[arg-type]
-        if len(parts) > 1:
-            phrase = re.compile(r"(?<![^\W_])" + r"[\W_]+".join(map(re.escape, parts)) + r"(?![^\W_])")
-            found = {k for k in found if phrase.search(self.texts[k].lower())}
-        return found
+    def _index_pending(self) -> None:
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, {}
+        rows = ((rowid, text, identifier_parts(text)) for rowid, text in
+                ((rowid, indexable(text)) for rowid, text in pending.items()))
+        self._conn.execute("BEGIN")
+        try:
+            self._conn.executemany("INSERT INTO fts (rowid, text, idents) VALUES (?, ?, ?)", rows)
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            self._pending = {**pending, **self._pending}
+            raise
+        self._conn.execute("COMMIT")
 
     def search(self, words: Sequence[str], limit: int) -> list[Any]:
         """The keys of the best ``limit`` entries, best first (newer first on ties)."""
-        if not self.lengths:
-            return []
-        per_word = [self._matches(w) for w in words]
-        chosen = set.intersection(*per_word) if per_word else set()
-        if not chosen:
-            chosen = set().union(*per_word)
-        if not chosen:
-            return []
-        n = len(self.lengths)
-        avg = self.total / n if n else 1.0
-        parts = [p for w in words for p in _WORD_RE.findall(w.lower())]
-        scores: dict[Any, float] = {}
-        for part in dict.fromkeys(parts):
-            docs = self.postings.get(part) or {}
-            idf = math.log(1 + (n - len(docs) + 0.5) / (len(docs) + 0.5))
-            for key in chosen:
-                tf = docs.get(key)
-                if tf:
-                    norm = tf * (self.K1 + 1) / (tf + self.K1 * (1 - self.B + self.B * self.lengths[key] / avg))
-                    scores[key] = scores.get(key, 0.0) + idf * norm
-        ranked = sorted(chosen, key=lambda k: (scores.get(k, 0.0), k), reverse=True)
-        return ranked[: max(1, limit)]
+        with self._lock:
+            if not self._rowids:
+                return []
+            self._index_pending()
+            ranked = fts_search(lambda sql, params: self._conn.execute(sql, params).fetchall(),
+                                "fts", words, max(1, limit))
+            ranked.sort(key=lambda r: (r[1], -r[0]))
+            return [self._keys[rowid] for rowid, _score in ranked[: max(1, limit)]]
 
 
 # --- the in-memory store -------------------------------------------------------------------

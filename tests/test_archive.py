@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -16,9 +17,11 @@ from hypothesis import strategies as st
 from recall_support import TestEngines, history
 
 from hermes_core import Session
+from hermes_core import archive as archive_module
 from hermes_core.archive import (
     MemoryArchiveStore,
     SessionArchive,
+    identifier_parts,
     kept_positions,
     message_text,
     replacement_map,
@@ -261,3 +264,36 @@ def test_a_failed_archive_write_skips_the_compaction_and_says_so(tmp_path: Path)
     assert result.messages == messages  # nothing dropped that is not archived
     warnings = [w for w in session.warnings if w.kind == "archive_write_failed"]
     assert warnings and "skipped" in warnings[0].message and "connection refused" in warnings[0].message
+
+
+_CAMEL_WORD = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
+_CAMEL_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+
+def _parts_by_regex(text: str) -> str:
+    """The definition identifier_parts implements without regular expressions (the oracle)."""
+    words = dict.fromkeys(_CAMEL_WORD.findall(text))
+    return " ".join(" ".join(_CAMEL_PART.findall(word)) for word in words)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(["KeyError", "parseHTTPResponse", "getX", "aB", "URLPath", "snake_case",
+                                 "src/app/MainView.py", "é", "ÉtéFoo", "\ud800", "中文", "x1Y", " ", "_",
+                                 "\n", "lower", "UPPER", "zZzZ", "a", "B"]), max_size=30)
+       | st.text(max_size=60))
+def test_identifier_parts_equals_the_regex_definition(pieces: Any) -> None:
+    text = pieces if isinstance(pieces, str) else "".join(pieces)
+    assert identifier_parts(text) == _parts_by_regex(text)
+
+
+def test_the_in_memory_index_tokenises_at_the_first_search_not_at_the_compaction(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    real = archive_module.identifier_parts
+    monkeypatch.setattr(archive_module, "identifier_parts", lambda text: calls.append(text) or real(text))
+    store = MemoryArchiveStore()
+    store.archive_put("s", [{"ref": f"m1.{i}", "text": f"HttpError number {i}", "extra": None} for i in range(50)])
+    assert calls == []  # archiving costs the session no tokenising
+    hits = store.archive_search("s", "Error 7", 5)
+    assert [h["ref"] for h in hits] == ["m1.7"] and len(calls) == 50
+    store.archive_search("s", "number", 5)
+    assert len(calls) == 50  # indexed once

@@ -2,18 +2,20 @@
 
 Lives in the store file (``sessions.db``) beside the prompts, in two tables: ``archive_messages``
 (one row per archived message: session, reference, role, tool, call id, turn, position, what
-replaced it, the fields the text leaves out) and ``archive_fts`` (an FTS5 table over the text,
-the CamelCase parts of its identifiers and the session id, so a search is one index lookup
-whatever the number of sessions). The default ``unicode61`` tokenizer splits ``snake_case``,
-paths and dotted names into their parts and queries are phrases of parts, so
+replaced it, the fields the text leaves out) and ``archive_fts`` (an FTS5 table over the text
+and the CamelCase parts of its identifiers, one for all sessions, so a search is one index
+lookup whatever the number of sessions). The default ``unicode61`` tokenizer splits
+``snake_case``, paths and dotted names into their parts and queries are phrases of parts, so
 ``parse_config``, ``src/app/main.py`` and ``KeyError`` are found as written; ``identifier_parts``
-adds ``Key Error`` so ``Error`` finds ``KeyError`` too.
+adds ``Key Error`` so ``Error`` finds ``KeyError`` too. The tokenising is SQLite's (C); the only
+Python per text is ``identifier_parts`` (a byte translate and ``find``).
 
-Writes are handed to one writer thread per (process, file), in transactions of a bounded size,
-so a compaction that archives 100,000 messages costs the session the diff, not the indexing;
-every read flushes first (``archive_flush``), so what was archived is always found, and the
-writer is drained at interpreter exit. The table grows linearly: each message is stored once
-(the FTS table holds the text, the other table the metadata).
+Writes are handed to one writer thread per (process, file), in transactions of a bounded size
+(each table one ``executemany``), so a compaction that archives 100,000 messages costs the
+session the diff, not the indexing; every read flushes first (``archive_flush``), so what was
+archived is always found, and the writer is drained at interpreter exit. The table grows
+linearly: each message is stored once (the FTS table holds the text, the other table the
+metadata).
 """
 
 from __future__ import annotations
@@ -25,11 +27,14 @@ import queue
 import sqlite3
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from hermes_core.archive import fts_match, identifier_parts, query_words
+import orjson
+
+from hermes_core.archive import FTS_COLUMNS, fts_search, identifier_parts, indexable, query_words
 from hermes_core.files import open_regular
 from hermes_core.logging import get_logger
 
@@ -39,8 +44,6 @@ BUSY_TIMEOUT_MS = 10_000
 #: Rows and text bytes per write transaction: other processes' writers wait at most this long.
 BATCH_ROWS = 2_000
 BATCH_BYTES = 8 << 20
-#: A search ranks at most this many matches, the newest (see ``SQLiteArchive._rank_floor``).
-RANK_WINDOW = 2_000
 
 ARCHIVE_SCHEMA = (
     """
@@ -63,7 +66,8 @@ ARCHIVE_SCHEMA = (
     )
     """,
     "CREATE INDEX IF NOT EXISTS archive_by_age ON archive_messages (session_id, created_at, seq)",
-    "CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5(text, idents, sid)",
+    # Files written before 2026-12 have a third column, ``sid``: never searched, now left empty.
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5({FTS_COLUMNS})",
     """
     CREATE TABLE IF NOT EXISTS session_engine_state (
         session_id TEXT PRIMARY KEY,
@@ -214,21 +218,63 @@ class _Writer:
                     conn.close()
 
 
-def _rows(session_id: str, records: Sequence[Mapping[str, Any]]) -> tuple[list[tuple[Any, ...]], list[str]]:
-    rows = []
-    texts = []
-    for r in records:
-        text = r["text"]
-        extra = r.get("extra")
-        rows.append((
-            session_id, r["ref"], r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
-            r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
-            1 if r.get("turn_start") else 0, r.get("created_at") or time.time(),
-            len(text.encode("utf-8", "surrogatepass")),
-            json.dumps(extra, ensure_ascii=False, default=str) if extra else None,
+@contextmanager
+def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+    """One write transaction, taken at once (``IMMEDIATE``: no upgrade deadlock between writers)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield conn
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _dump_extra(extra: Any) -> str | None:
+    if not extra:
+        return None
+    try:
+        return orjson.dumps(extra, default=str).decode("utf-8")
+    except TypeError:  # keys that are not strings, lone surrogates: the slow, lenient path
+        return json.dumps(extra, ensure_ascii=False, default=str)
+
+
+def _insert(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+    """Insert one batch (inside a transaction): each reference at most once per session, the
+    metadata row and the FTS row under the same id, each table in one ``executemany``."""
+    known: set[str] = set()
+    refs = [r["ref"] for r in records]
+    for i in range(0, len(refs), 500):
+        chunk = refs[i:i + 500]
+        known.update(row[0] for row in conn.execute(
+            f"SELECT ref FROM archive_messages WHERE session_id = ? AND ref IN ({','.join('?' * len(chunk))})",
+            (session_id, *chunk),
         ))
-        texts.append(text)
-    return rows, texts
+    # The write lock is held: nobody else takes ids until COMMIT.
+    last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM archive_messages").fetchone()[0]
+    rows: list[tuple[Any, ...]] = []
+    texts: list[tuple[int, str, str]] = []
+    now = time.time()
+    for r in records:
+        ref = r["ref"]
+        if ref in known:
+            continue
+        known.add(ref)
+        last += 1
+        text = indexable(r["text"])
+        rows.append((
+            last, session_id, ref, r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
+            r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
+            1 if r.get("turn_start") else 0, r.get("created_at") or now,
+            len(text.encode("utf-8")), _dump_extra(r.get("extra")),
+        ))
+        texts.append((last, text, identifier_parts(text)))
+    conn.executemany(
+        "INSERT INTO archive_messages (id, session_id, ref, seq, role, tool, call_id, turn, position, "
+        "replaced_by, turn_start, created_at, bytes, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        rows,
+    )
+    conn.executemany("INSERT INTO archive_fts (rowid, text, idents) VALUES (?, ?, ?)", texts)
 
 
 def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
@@ -238,34 +284,19 @@ def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[
         while end < len(records) and end - start < BATCH_ROWS and size < BATCH_BYTES:
             size += len(records[end]["text"])
             end += 1
-        rows, texts = _rows(session_id, records[start:end])
-        conn.execute("BEGIN IMMEDIATE")
-        try:
-            for row, text in zip(rows, texts):
-                cur = conn.execute(
-                    "INSERT OR IGNORE INTO archive_messages (session_id, ref, seq, role, tool, call_id, "
-                    "turn, position, replaced_by, turn_start, created_at, bytes, extra) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    row,
-                )
-                if cur.rowcount:
-                    conn.execute(
-                        "INSERT INTO archive_fts (rowid, text, idents, sid) VALUES (?, ?, ?, ?)",
-                        (cur.lastrowid, text, identifier_parts(text), session_id),
-                    )
-            conn.execute("COMMIT")
-        except BaseException:
-            conn.execute("ROLLBACK")
-            raise
+        with _transaction(conn):
+            _insert(conn, session_id, records[start:end])
         start = end
 
 
 def _delete_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
-    for i in range(0, len(ids), 500):
-        chunk = ids[i:i + 500]
-        marks = ",".join("?" * len(chunk))
-        conn.execute(f"DELETE FROM archive_fts WHERE rowid IN ({marks})", chunk)
-        conn.execute(f"DELETE FROM archive_messages WHERE id IN ({marks})", chunk)
+    """Delete entries by id, in their own transaction."""
+    with _transaction(conn):
+        for i in range(0, len(ids), 500):
+            chunk = ids[i:i + 500]
+            marks = ",".join("?" * len(chunk))
+            conn.execute(f"DELETE FROM archive_fts WHERE rowid IN ({marks})", chunk)
+            conn.execute(f"DELETE FROM archive_messages WHERE id IN ({marks})", chunk)
 
 
 def _prune_bytes(conn: sqlite3.Connection, session_id: str, max_bytes: int) -> int:
@@ -282,13 +313,7 @@ def _prune_bytes(conn: sqlite3.Connection, session_id: str, max_bytes: int) -> i
             break
         ids.append(row_id)
         total -= size
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        _delete_ids(conn, ids)
-        conn.execute("COMMIT")
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
+    _delete_ids(conn, ids)
     return len(ids)
 
 
@@ -320,20 +345,26 @@ class SQLiteArchive:
             return conn.execute(sql, params).fetchall()
 
     def archive_get(self, session_id: str, ref: str) -> dict[str, Any] | None:
-        rows = self._query(
-            "SELECT ref, role, tool, call_id, turn, position, replaced_by, created_at, seq, extra, id "
-            "FROM archive_messages WHERE session_id = ? AND ref = ?",
-            (session_id, ref),
-        )
+        rows = self._entries("session_id = ? AND ref = ?", (session_id, ref), extra=True)
         if not rows:
             return None
-        (ref, role, tool, call_id, turn, position, replaced_by, created_at, seq, extra, row_id) = rows[0]
-        text = self._texts([row_id]).get(row_id, "")
-        return {
-            "ref": ref, "role": role, "tool": tool, "call_id": call_id, "turn": turn,
-            "position": position, "replaced_by": replaced_by, "created_at": created_at, "seq": seq,
-            "extra": json.loads(extra) if extra else {}, "text": text,
-        }
+        del rows[0]["id"]
+        return rows[0]
+
+    def _entries(self, where: str, params: Sequence[Any], *, extra: bool = False) -> list[dict[str, Any]]:
+        """The entries ``WHERE where``, with their text (and ``extra`` when asked)."""
+        columns = "id, ref, role, tool, call_id, turn, position, replaced_by, created_at, seq"
+        rows = self._query(f"SELECT {columns}{', extra' if extra else ''} FROM archive_messages WHERE {where}", params)
+        names = columns.split(", ")
+        texts = self._texts([r[0] for r in rows])
+        out = []
+        for row in rows:
+            entry = dict(zip(names, row))
+            entry["text"] = texts.get(row[0], "")
+            if extra:
+                entry["extra"] = json.loads(row[-1]) if row[-1] else {}
+            out.append(entry)
+        return out
 
     def _texts(self, ids: Sequence[int]) -> dict[int, str]:
         # One rowid lookup each: a join would let the planner scan the whole FTS table.
@@ -350,24 +381,24 @@ class SQLiteArchive:
     def archive_refs(self, session_id: str) -> set[str]:
         return {r[0] for r in self._query("SELECT ref FROM archive_messages WHERE session_id = ?", (session_id,))}
 
+    _STATS = (
+        "SELECT session_id, COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), "
+        "MIN(created_at), MAX(created_at) FROM archive_messages {} GROUP BY session_id ORDER BY session_id"
+    )
+
     def archive_stats(self, session_id: str) -> dict[str, Any]:
-        rows = self._query(
-            "SELECT COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), MIN(created_at), "
-            "MAX(created_at) FROM archive_messages WHERE session_id = ?",
-            (session_id,),
-        )
-        count, size, turns, first, last = rows[0] if rows else (0, 0, 0, None, None)
-        return {"session_id": session_id, "count": count, "bytes": size, "turns": turns, "first": first, "last": last}
+        found = self._stats("WHERE session_id = ?", (session_id,))
+        return found[0] if found else {
+            "session_id": session_id, "count": 0, "bytes": 0, "turns": 0, "first": None, "last": None,
+        }
 
     def archive_sessions(self) -> list[dict[str, Any]]:
-        rows = self._query(
-            "SELECT session_id, COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), "
-            "MIN(created_at), MAX(created_at) FROM archive_messages GROUP BY session_id ORDER BY session_id",
-            (),
-        )
+        return self._stats("", ())
+
+    def _stats(self, where: str, params: Sequence[Any]) -> list[dict[str, Any]]:
         return [
             {"session_id": s, "count": c, "bytes": b, "turns": t, "first": f, "last": la}
-            for s, c, b, t, f, la in rows
+            for s, c, b, t, f, la in self._query(self._STATS.format(where), params)
         ]
 
     def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:
@@ -375,64 +406,23 @@ class SQLiteArchive:
         any word when no entry has them all."""
         words = query_words(query)
         limit = max(1, int(limit))
-        # Rank on the FTS table alone (rowid and score: nothing wide goes through the sorter),
-        # then keep this session's winners. Intersecting with the session's own term would
-        # walk every entry of the session (8 ms at 100k), so other sessions' hits are filtered
-        # after ranking, widening the window when they crowd this session's out.
-        rank_sql = (
-            "SELECT rowid, bm25(archive_fts, 1.0, 0.5, 0.0) AS score FROM archive_fts "
-            "WHERE archive_fts MATCH ? AND rowid >= ? ORDER BY score LIMIT ?"
-        )
+        # Ranked on the FTS table of every session, then this session's winners kept:
+        # intersecting with the session first would walk all its entries (8 ms at 100k).
         # ``+session_id``: look the few ids up by key, never walk the session's age index.
         mine_sql = "SELECT id FROM archive_messages WHERE +session_id = ? AND id IN ({})"
-        ranked: list[tuple[Any, ...]] = []
-        for any_word in (False, True):
-            if any_word and len(words) == 1:
-                break
-            match = f"{{text idents}} : ({fts_match(words, any_word=any_word)})"
-            floor = self._rank_floor(match)
-            window = limit + 8
-            while True:
-                found = self._query(rank_sql, (match, floor, window))
-                ids = [r[0] for r in found]
-                mine = {r[0] for r in self._query(mine_sql.format(",".join("?" * len(ids))), (session_id, *ids))} if ids else set()
-                ranked = [r for r in found if r[0] in mine]
-                if len(ranked) >= limit or len(found) < window or window >= 1 << 16:
-                    break
-                window *= 8
-            if ranked:
-                break
+        ranked = fts_search(
+            self._query, "archive_fts", words, limit,
+            keep=lambda ids: {r[0] for r in self._query(mine_sql.format(",".join("?" * len(ids))), (session_id, *ids))},
+        )
         if not ranked:
             return []
         ranked = ranked[: limit + 8]
-        ids = [r[0] for r in ranked]
-        marks = ",".join("?" * len(ids))
-        rows = self._query(
-            "SELECT id, ref, role, tool, call_id, turn, position, created_at, seq "
-            f"FROM archive_messages WHERE id IN ({marks}) AND +session_id = ?",
-            (*ids, session_id),
-        )
-        texts = self._texts([r[0] for r in rows])
-        by_id = {r[0]: (*r, texts.get(r[0], "")) for r in rows}
         score = dict(ranked)
-        out = [by_id[i] for i in ids if i in by_id]
-        out.sort(key=lambda r: (score[r[0]], -r[8]))
-        return [
-            {"ref": r[1], "role": r[2], "tool": r[3], "call_id": r[4], "turn": r[5],
-             "position": r[6], "created_at": r[7], "text": r[9], "score": score[r[0]]}
-            for r in out[:limit]
-        ]
-
-    def _rank_floor(self, match: str) -> int:
-        """The lowest rowid worth ranking: BM25 over every match of a word found in most
-        entries costs ~0.4 us per match (40 ms at 100k), so a query with more than
-        ``RANK_WINDOW`` matches is ranked among its newest ``RANK_WINDOW`` (an unranked
-        newest-first scan stops there)."""
-        newest = self._query(
-            "SELECT rowid FROM archive_fts WHERE archive_fts MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
-            (match, RANK_WINDOW - 1),
-        )
-        return int(newest[0][0]) if newest else 0
+        rows = self._entries(f"id IN ({','.join('?' * len(score))}) AND +session_id = ?", (*score, session_id))
+        rows.sort(key=lambda r: (score[r["id"]], -r["seq"]))
+        for row in rows:
+            row["score"] = score[row.pop("id")]
+        return rows[:limit]
 
     def archive_prune(
         self, *, max_age_days: float | None = None, max_bytes_per_session: int | None = None,
@@ -455,13 +445,7 @@ class SQLiteArchive:
                     params += (session_id,)
                 ids = [r[0] for r in conn.execute(sql, params).fetchall()]
                 if ids:
-                    conn.execute("BEGIN IMMEDIATE")
-                    try:
-                        _delete_ids(conn, ids)
-                        conn.execute("COMMIT")
-                    except BaseException:
-                        conn.execute("ROLLBACK")
-                        raise
+                    _delete_ids(conn, ids)
                 removed += len(ids)
             if max_bytes_per_session is not None:
                 sessions = [session_id] if session_id is not None else [
@@ -527,11 +511,5 @@ class SQLiteArchive:
             ids = [r[0] for r in conn.execute(
                 "SELECT id FROM archive_messages WHERE session_id = ?", (session_id,)
             ).fetchall()]
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                _delete_ids(conn, ids)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
+            _delete_ids(conn, ids)
         return len(ids)
