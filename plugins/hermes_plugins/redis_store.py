@@ -10,7 +10,8 @@ Per session it keeps the built prompt with its stable-prefix split and the archi
 
 An archive batch is written by one Lua script (each entry at most once, counters with it), so
 two workers archiving the same session never double-count or half-write. Search is an
-in-process BM25 (``hermes_core.archive.ArchiveIndex``) over the session's entries, loaded once
+in-process FTS5 index (``hermes_core.archive.ArchiveIndex``, SQLite in memory, BM25) over the
+session's entries, loaded once
 and then topped up with the entries added since (by sequence), so a query costs the new entries
 plus the ranking; plain Redis has no full-text search, and Redis' search module is not there on
 a stock server.
