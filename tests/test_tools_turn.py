@@ -3,12 +3,15 @@ fingerprint) the assembly computed: the catalog is compared once per turn, not t
 
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hermes_plugins.tools import bm25, catalog
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from hermes_core import Session
 
@@ -70,3 +73,89 @@ def test_the_reused_split_answers_like_a_fresh_one(session: Session) -> None:
     fresh.tool_catalog  # noqa: B018 - nothing assembled yet on this one
     fresh._tool_catalog = defs  # a catalog known without this turn's split
     assert fresh.handle_tool_call("tool_search", {"queries": ["github issues 12"]}) == reused
+
+
+# --- the public path over a plain catalog edited in place ----------------------------------
+
+_WORDS = ["wombat", "zebra", "yak", "otter", "heron"]
+_TURN_EDIT = st.tuples(
+    st.sampled_from([
+        "description", "name", "source", "drop_source", "param", "drop_param", "required",
+        "replace", "append", "delete", "none",
+    ]),
+    st.integers(0, 9),
+    st.sampled_from(_WORDS),
+)
+
+
+def _fresh_answer(defs: list[dict[str, Any]], query: str) -> tuple[list[str], dict[str, Any], int]:
+    """What the tool_search answer must hold, computed without any memo: a fresh split, a fresh
+    index (raw keys nobody saw before) and the summaries read from the live definitions."""
+    split = catalog._build(*catalog._split(defs, catalog.defer_list(catalog.search_settings(None))))
+    index = bm25.SearchIndex([(object(), bm25.tool_key(d)) for d in split.deferred])
+    hits = index.search(query, 5)
+    tools: dict[str, Any] = {}
+    for hit in hits:
+        entry = catalog.entry_of(split.deferred[hit.position])
+        tools.setdefault(hit.name, {
+            "source": entry.label, "source_name": entry.source or entry.label,
+            "description": entry.description, "required": list(entry.required),
+        })
+    return [h.name for h in hits], tools, len(split.deferred)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(_TURN_EDIT, max_size=12), st.sampled_from(_WORDS + ["github issues"]))
+def test_every_turn_over_an_edited_plain_catalog_answers_like_a_fresh_build(
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int, str]], query: str
+) -> None:
+    # The host keeps one list and edits it (and the dicts in it) in place between turns; each
+    # turn must see exactly the live definitions, whatever the caches remember of the last one.
+    home = tmp_path_factory.mktemp("turns")
+    session = Session.open(cwd=str(home), home=str(home), model="gpt-5", provider="openai",
+                           context_length=200_000, persist=False)
+    defs = tools(9)
+    for _ in range(3):  # settled: the unchanged-catalog shortcuts are armed
+        session.assemble_tools(defs)
+    for kind, i, word in edits:
+        target = defs[1 + i % (len(defs) - 1)] if len(defs) > 1 else defs[0]
+        fn = target["function"]
+        props = fn.setdefault("parameters", {}).setdefault("properties", {})
+        if kind == "description":
+            fn["description"] = f"{fn.get('description', '')} {word}"
+        elif kind == "name":
+            fn["name"] = f"mcp_{word}_tool_{i}"
+        elif kind == "source":
+            target["source"] = f"mcp-{word}"
+        elif kind == "drop_source":
+            target.pop("source", None)
+        elif kind == "param":
+            props[word] = {"type": "string"}
+        elif kind == "drop_param" and props:
+            props.pop(word if word in props else next(iter(props)))
+        elif kind == "required":
+            fn["parameters"]["required"] = [word]
+        elif kind == "replace":
+            defs[1 + i % (len(defs) - 1)] = copy.deepcopy(target) | {"source": f"mcp-{word}"}
+        elif kind == "append":
+            defs.append({"type": "function", "source": f"mcp-{word}", "function": {
+                "name": f"{word}_extra_{len(defs)}", "description": f"{word} extra tool",
+                "parameters": {"type": "object", "properties": {word: {}}}}})
+        elif kind == "delete" and len(defs) > 2:
+            del defs[1 + i % (len(defs) - 1)]
+        assembled = session.assemble_tools(defs)
+        answer = json.loads(session.handle_tool_call("tool_search", {"queries": [query], "limit": 5}))
+        names, summaries, count = _fresh_answer(defs, query)
+        if count == 0:
+            assert "error" in answer or answer.get("total_available", 0) == 0
+            continue
+        assert answer["total_available"] == count
+        assert answer["results"][0]["matches"] == names
+        for name, summary in summaries.items():
+            got = answer["tools"][name]
+            assert got["source"] == summary["source"] and got["source_name"] == summary["source_name"]
+            assert got["required"] == summary["required"]
+            assert summary["description"].startswith(got["description"].rstrip("…"))
+        visible = [d["function"]["name"] for d in assembled if d["function"]["name"] not in catalog.BRIDGE_TOOL_NAMES]
+        fresh = catalog._build(*catalog._split(defs, catalog.defer_list(catalog.search_settings(None))))
+        assert visible == [catalog.tool_name(d) for d in fresh.visible]

@@ -188,12 +188,19 @@ class SearchHit:
 class SearchIndex:
     """An inverted index (term -> doc ids) with per-term weights computed on first use."""
 
-    __slots__ = ("names", "positions", "_docs", "_lower", "_postings", "_weights", "_k", "_kb")
+    __slots__ = (
+        "names", "positions", "derived", "_docs", "_lower", "_postings", "_weights", "_k", "_kb",
+        "_raw",
+    )
 
     def __init__(self, raw_keys: Sequence[tuple[Any, ...]]) -> None:
+        self._raw = raw_keys if isinstance(raw_keys, (list, tuple)) else list(raw_keys)
+        #: Values derived from the indexed fields alone (``key``), memoised with the index by
+        #: its users: the index is reused only while those fields are equal, so they cannot drift.
+        self.derived: dict[Any, Any] = {}
         docs: list[_Doc] = []
         self.positions: list[int] = []  # doc id -> index of its definition
-        for position, doc in enumerate(map(doc_tokens, raw_keys)):
+        for position, doc in enumerate(map(doc_tokens, self._raw)):
             if doc.name is not None:
                 docs.append(doc)
                 self.positions.append(position)
@@ -218,6 +225,10 @@ class SearchIndex:
 
     def __len__(self) -> int:
         return len(self._docs)
+
+    def key(self, position: int) -> ToolKey | None:
+        """The indexed fields of the definition at ``position`` of the definitions indexed."""
+        return normalise_key(self._raw[position])
 
     def idf(self, term: str) -> float:
         n = len(self._docs)

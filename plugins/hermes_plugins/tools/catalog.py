@@ -17,6 +17,7 @@ import contextvars
 import functools
 import json
 import math
+import operator
 import re
 import threading
 import weakref
@@ -220,6 +221,9 @@ class _Positions:
 _MEMO_MAX = 4
 #: Splits of settled plain catalogs, most recent first, replaced whole.
 _plain_splits: list[tuple[_Positions, ...]] = [()]
+#: The split built last from a settled plain catalog: (its positions, the definitions it was
+#: built from, the split). The same definition objects (by identity) give the same split.
+_plain_last: list[tuple[_Positions, tuple[Any, ...], Classified] | None] = [None]
 
 
 #: The split the assembly of a session's current turn made: (definitions, defer list, split).
@@ -303,13 +307,21 @@ def _classify_plain(definitions: Sequence[Any], defer: frozenset[str]) -> Classi
     print_ = bm25.settled_fingerprint(definitions)
     if print_ is None:
         return _build(*_split(definitions, defer))
+    last = _plain_last[0]
+    if (
+        last is not None and last[0].print_ is print_ and last[0].defer == defer
+        and len(last[1]) == len(definitions) and all(map(operator.is_, definitions, last[1]))
+    ):
+        return last[2]  # the very objects of the last build, proven unchanged: the same split
     memo = _plain_splits[0]
     for known in memo:
         if known.print_ is print_ and known.defer == defer:
-            return _build(
+            split = _build(
                 definitions, known.visible, known.deferred, known.bridge, known.names,
                 known.deferred_print,
             )
+            _plain_last[0] = (known, tuple(definitions), split)
+            return split
     _, visible, deferred, bridge, names = _split(definitions, defer)
     known = _Positions(
         print_, defer, visible, deferred, bridge, names,
