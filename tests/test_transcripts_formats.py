@@ -162,6 +162,8 @@ def test_swe_agent_0x_marks_the_demonstration() -> None:
     assert roles(t) == ["user", "user", "assistant", "user"]
     assert t.messages[0]["_demonstration"] is True
     assert not any("_demonstration" in m for m in t.messages[1:])
+    # the task statement is the request; the observation after the action is not
+    assert "_injected" not in t.messages[1] and t.messages[3]["_injected"] == "observation"
     assert not any(k in m for m in t.messages for k in ("thought", "action", "agent", "is_demo"))
     assert t.metadata["exit_status"] == "submitted" and t.metadata["swe_agent_version"] == "0.x"
     assert t.conversion is not None and t.conversion.dropped == {"trajectory_steps_repeating_the_history": 1}

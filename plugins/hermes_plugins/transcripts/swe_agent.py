@@ -1,8 +1,9 @@
 """SWE-agent trajectories (``*.traj``): ``{trajectory, history, info}``.
 
 ``history`` holds the chat the model saw. In 0.x (text ReAct) actions and observations are
-assistant and user turns, and the in-context demonstration (``is_demo``, or
-``message_type: demonstration``) is marked ``_demonstration``; in 1.x assistant messages carry
+assistant and user turns: observations (every user turn after the first action, or
+``message_type: observation``) are marked ``_injected: "observation"``, and the in-context
+demonstration (``is_demo``, or ``message_type: demonstration``) ``_demonstration``; in 1.x assistant messages carry
 ``tool_calls`` and observations are ``tool`` messages answering ``tool_call_ids`` (ids are
 reused across calls: pairing stays positional). ``thought``/``action`` repeat the content and
 are dropped with a count; ``trajectory`` steps repeat the history and are counted as such;
@@ -80,8 +81,11 @@ def read(source: TranscriptSource) -> Transcript:
         if demo:
             message["_demonstration"] = True
             report.relabelled("marked_demonstration")
-        elif item["role"] == "user" and item.get("message_type") != "observation" and messages:
-            pass
+        elif item["role"] == "user" and _is_observation(item, messages, version):
+            # Nobody types after the task statement: later user turns are the environment's
+            # output, not requests (else the last "request" is ``bash-$`` and the task is lost).
+            message["_injected"] = "observation"
+            report.relabelled("marked_injected:observation")
         messages.append(convert_message(message, report))
         report.converted()
     info = mapping(doc.get("info"))
@@ -103,6 +107,16 @@ def read(source: TranscriptSource) -> Transcript:
         model_cfg = mapping(agent.get("model"))
         model = model_cfg.get("name") if isinstance(model_cfg.get("name"), str) else None
     return source.transcript(messages, system_prompt=system_prompt, model=model, metadata=metadata)
+
+
+def _is_observation(item: Mapping[str, Any], messages: list[dict[str, Any]], version: str) -> bool:
+    """A user-role history item the environment wrote: ``message_type: observation``, or in 0.x
+    (which does not say) any user turn after an assistant action."""
+    if item.get("message_type") == "observation":
+        return True
+    if item.get("message_type") is not None or version != "0.x":
+        return False
+    return any(m.get("role") == "assistant" for m in messages)
 
 
 FORMAT = TranscriptFormat(
