@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.boundaries import (
     align_backward,
     align_forward,
@@ -125,3 +131,53 @@ def test_protect_first_n_decays_when_a_handoff_is_found_after_a_restart() -> Non
     assert engine._head_end(resumed) == 1
     far = messages[:12] + [HANDOFF] + messages[12:]
     assert engine._head_end(far) == 4  # a handoff far from the head is not a resumed head
+
+
+def _chat(sizes: list[int]) -> list[dict[str, Any]]:
+    return [system()] + [user("u" * (4 * s)) if i % 2 == 0 else assistant("a" * (4 * s))
+                         for i, s in enumerate(sizes)]
+
+
+def test_forced_cut_frees_a_budget_on_a_history_just_over_it() -> None:
+    # 30 messages of ~100 tokens, a budget of ~2,000: the history is 1.5x the budget.
+    messages = _chat([100] * 30)
+    per = message_tokens(messages[1])
+    budget = per * 20
+    kept = lambda cut: sum(message_tokens(m) for m in messages[cut:])  # noqa: E731
+    plain = find_tail_cut(messages, 1, budget, 3)
+    forced = find_tail_cut(messages, 1, budget, 3, free_at_least=budget)
+    assert kept(plain) >= per * 19  # the plain cut condenses only the excess over the budget
+    assert kept(forced) <= per * 10 and 31 - forced >= 3
+    # far over the budget the forced cut is the plain one
+    long = _chat([100] * 200)
+    assert find_tail_cut(long, 1, budget, 3, free_at_least=budget) == find_tail_cut(long, 1, budget, 3)
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(min_value=1, max_value=400), min_size=6, max_size=40),
+       budget=st.integers(min_value=50, max_value=4_000))
+def test_forced_cut_condenses_a_budget_or_all_but_a_tenth(sizes: list[int], budget: int) -> None:
+    messages = _chat(sizes)
+    n = len(messages)
+    cut = find_tail_cut(messages, 1, budget, 3, free_at_least=budget)
+    total = sum(message_tokens(m) for m in messages[1:])
+    kept = sum(message_tokens(m) for m in messages[cut:])
+    floor = sum(message_tokens(m) for m in messages[n - 3:])  # the minimum tail
+    assert 1 <= cut <= n - 3
+    # the middle holds a budget's worth, or everything but the newest tenth (message-granular)
+    assert kept <= max(total - budget, int(total * 0.1), floor) + (0 if total > budget else floor)
+    # never more than the unforced cut keeps
+    assert cut >= find_tail_cut(messages, 1, budget, 3)
+
+
+def test_forced_compression_of_a_short_session_saves_as_much_at_a_smaller_window() -> None:
+    history = [system()] + [m for i in range(30) for m in (
+        assistant(f"step {i}", call(f"c{i}", "terminal", command=f"echo {i}")),
+        tool(f"c{i}", f"line {i}\n" * 120))]
+    history.insert(1, user("Tidy the build scripts."))
+    savings = {}
+    for window in (32_000, 64_000):
+        engine = make_engine(window)
+        out = engine.compress(list(history), force=True)
+        savings[window] = 1 - estimate_messages_tokens(out) / estimate_messages_tokens(history)
+    assert savings[64_000] > 0.4 and savings[32_000] >= savings[64_000] - 0.05, savings

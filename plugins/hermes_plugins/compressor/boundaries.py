@@ -158,25 +158,58 @@ def _walk(
     return cut, acc
 
 
+def _plain_cut(
+    messages: Messages, head_end: int, budget: int, min_tail: int,
+    tokens: Callable[[dict[str, Any]], int],
+) -> int:
+    """The cut that keeps at most ``budget`` tokens (and at least ``min_tail`` messages)."""
+    n = len(messages)
+    walked = 0
+    cut = n
+    for j in range(n - 1, head_end - 1, -1):
+        size = tokens(messages[j])
+        if walked + size > budget and (n - j) >= min_tail:
+            break
+        walked += size
+        cut = j
+    return cut
+
+
+def _condensable(messages: Messages, head_end: int, tokens: Callable[[dict[str, Any]], int]) -> int:
+    # Earlier summaries are not what a share is of (they are rewritten anyway).
+    return sum(tokens(m) for m in messages[head_end:]
+               if m.get("role") == "tool" or not is_summary_message(m))
+
+
 def find_tail_cut(
     messages: Messages,
     head_end: int,
     budget: int,
     protect_last_n: int,
     tokens: Callable[[dict[str, Any]], int] = message_tokens,
+    *,
+    free_at_least: int = 0,
 ) -> int:
-    """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle."""
+    """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle.
+
+    ``free_at_least`` (a forced compression passes the tail budget): the middle holds at least
+    that many tokens when the history has them beyond the newest tenth. Without it a history a
+    little over the budget condenses only the excess while a slightly shorter one condenses
+    nine tenths (a 7.8k-token session saved 8% at a 32k window and 51% at 64k).
+    """
     n = len(messages)
     min_tail = min_tail_messages(n, head_end, protect_last_n)
     cut, acc = _walk(messages, head_end, budget, min_tail, tokens)
     if cut <= head_end and 0 < acc <= budget:
-        # Earlier summaries are not what the share is of (they are rewritten anyway).
-        acc -= sum(tokens(messages[i]) for i in range(head_end, n)
-                   if messages[i].get("role") != "tool" and is_summary_message(messages[i]))
+        acc = _condensable(messages, head_end, tokens)
         # The whole history fits the budget: the tail keeps the newest tenth of it (at least
         # the minimum tail), so the oldest part is condensed rather than everything but
         # the minimum tail.
         cut, _ = _walk(messages, head_end, max(1, int(acc * FIT_KEEP_SHARE)), min_tail, tokens)
+    elif free_at_least > 0:
+        total = _condensable(messages, head_end, tokens)
+        keep = max(int(total * FIT_KEEP_SHARE), total - free_at_least)
+        cut = max(cut, _plain_cut(messages, head_end, max(1, keep), min_tail, tokens))
     cut = min(cut, n - min_tail)
     if cut <= head_end:
         cut = max(n - min_tail, head_end + 1)

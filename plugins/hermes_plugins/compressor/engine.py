@@ -430,7 +430,8 @@ class CompressorEngine(ContextEngine):
         start = align_forward(messages, self._head_end(messages))
         if self._too_few(messages, start, force=True):
             return False
-        cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True))
+        cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True),
+                            free_at_least=self._budget())
         return any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages))))
 
     # --- compress -------------------------------------------------------------------------------
@@ -516,7 +517,9 @@ class CompressorEngine(ContextEngine):
         self._step(1)
         start = align_forward(pruned, head_end)
         floor = self._tail_floor(force)
-        cut = find_tail_cut(pruned, start, self._budget(), floor)
+        # A forced run (manual, overflow) frees at least a tail budget when the history has it.
+        free = self._budget() if force else 0
+        cut = find_tail_cut(pruned, start, self._budget(), floor, free_at_least=free)
         pin = pinned_request(pruned, start, cut)
         pinned: dict[str, Any] | None = None
         if pin >= 0:
@@ -524,7 +527,7 @@ class CompressorEngine(ContextEngine):
             # with a marker when it alone would take over half of it).
             pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
             rest = max(1, self._budget() - message_tokens(pinned))
-            cut = max(cut, find_tail_cut(pruned, start, rest, floor))
+            cut = max(cut, find_tail_cut(pruned, start, rest, floor, free_at_least=free))
         handoffs = [
             i for i, m in enumerate(pruned) if m.get("role") != "tool" and is_summary_message(m)
         ]
