@@ -20,18 +20,24 @@ from hermes_plugins.evaluation.command import DEFAULT_WINDOWS, _model_window, re
 from hermes_plugins.evaluation.runner import evaluate
 
 BAR = {"errors": 0.90, "files_modified": 0.95, "requests": 0.90}
-#: Savings of the compressor at commit 6cf46df (before issue 13's work), measured with
-#: ``hermes-ctx eval``; only outputs that were valid then, or that stay valid, are a floor.
-#: The SWE-agent 1.x session is left out: its old output broke the pairing rule (the old cut
-#: dropped results), so its old savings are not something a valid output can be held to.
-BASELINE_SAVINGS = {
-    ("claude-code_8463c716.jsonl", 32_000): 0.92,
-    ("claude-code_8463c716.jsonl", 64_000): 0.86,
-    ("hermes-agent_session_20260429_083826_10b0d9d4.json", 32_000): 0.84,
-    ("hermes-agent_session_20260429_083826_10b0d9d4.json", 64_000): 0.75,
-    ("swe-agent-0x_pydicom-1458.traj", 32_000): 0.01,
-    ("swe-agent-0x_pydicom-1458.traj", 64_000): 0.19,
-    ("tau-bench_gpt-4o-airline_runs1-10.json#3", 64_000): 0.52,
+#: Savings of the compressor per session at (32k, 64k, the model's window), measured with
+#: ``hermes-ctx eval``: the higher of main at 3b5d453 (issue 13's quality work landed) and after
+#: the forced cut frees a tail budget (SWE-agent 1.x at 32k: 8% -> 52%; tau-bench #2: 0% -> 52%).
+#: No change may lose more than ``SAVINGS_SLACK`` of them. The model windows are the published
+#: ones (Claude 200k, GPT-5 400k; 128k when the transcript does not name a known model).
+SAVINGS_FLOORS = {
+    "claude-code_8463c716.jsonl": (0.92, 0.86, 0.84),
+    "hermes-agent_session_20260429_083826_10b0d9d4.json": (0.87, 0.77, 0.77),
+    "swe-agent-0x_pydicom-1458.traj": (0.35, 0.43, 0.43),
+    "swe-agent-1x_marshmallow-1867.traj": (0.51, 0.51, 0.51),
+    "tau-bench_gpt-4o-airline_runs1-10.json#1": (0.22, 0.22, 0.22),
+    "tau-bench_gpt-4o-airline_runs1-10.json#2": (0.52, 0.50, 0.50),
+    "tau-bench_gpt-4o-airline_runs1-10.json#3": (0.28, 0.28, 0.28),
+    "tau-bench_gpt-4o-airline_runs1-10.json#4": (0.27, 0.27, 0.27),
+    "tau-bench_gpt-4o-airline_runs1-10.json#5": (0.42, 0.42, 0.42),
+    "tau-bench_gpt-4o-airline_runs1-10.json#6": (0.55, 0.55, 0.55),
+    "tau-bench_gpt-4o-airline_runs1-10.json#8": (0.27, 0.27, 0.27),
+    "tau-bench_gpt-4o-airline_runs1-10.json#9": (0.34, 0.34, 0.34),
 }
 SAVINGS_SLACK = 0.05
 
@@ -70,20 +76,38 @@ def test_every_output_is_valid_and_keeps_the_last_request(runs: list[dict[str, A
 
 @pytest.mark.parametrize("category", sorted(BAR))
 def test_probes_kept_in_context_meet_the_bar(runs: list[dict[str, Any]], category: str) -> None:
-    total = sum(run["probes"][category]["total"] for run in runs)
-    kept = sum(run["probes"][category]["kept"] for run in runs)
-    assert total > 0, f"no {category} probes in the real sessions"
-    losses = [(run["file"], run["context_length"], loss["probe"]) for run in runs
-              for loss in run["losses"] if loss["category"] == category]
-    assert kept / total >= BAR[category], (f"{category}: {kept}/{total} kept", losses[:5])
+    # Per session and window, not pooled: a session that loses its few probes cannot hide
+    # behind a long one that keeps many.
+    assert any(run["probes"][category]["total"] for run in runs), f"no {category} probes in the real sessions"
+    for run in runs:
+        counts = run["probes"][category]
+        if not counts["total"]:
+            continue
+        losses = [loss["probe"] for loss in run["losses"] if loss["category"] == category]
+        assert counts["kept"] / counts["total"] >= BAR[category], (
+            run["file"], run["context_length"], f"{category}: {counts['kept']}/{counts['total']} kept", losses)
+
+
+def test_every_session_is_run_at_32k_64k_and_its_model_window(runs: list[dict[str, Any]]) -> None:
+    windows: dict[str, set[int]] = {}
+    for run in runs:
+        windows.setdefault(run["file"], set()).add(run["context_length"])
+    for name, seen in windows.items():
+        assert {32_000, 64_000} <= seen, name
+    # the model's window is the published one where the transcript names the model
+    assert 200_000 in windows.get("claude-code_8463c716.jsonl", {200_000})
+    assert 400_000 in windows.get("hermes-agent_session_20260429_083826_10b0d9d4.json", {400_000})
+    assert 128_000 in windows.get("tau-bench_gpt-4o-airline_runs1-10.json#2", {128_000})
 
 
 def test_savings_are_not_worse_than_before(runs: list[dict[str, Any]]) -> None:
     checked = 0
     for run in runs:
-        floor = BASELINE_SAVINGS.get((run["file"], run["context_length"]))
-        if floor is None:
+        floors = SAVINGS_FLOORS.get(run["file"])
+        if floors is None:
             continue
+        position = {32_000: 0, 64_000: 1}.get(run["context_length"], 2)
         checked += 1
-        assert run["savings"] >= floor - SAVINGS_SLACK, (run["file"], run["context_length"], run["savings"])
-    assert checked, "none of the baseline sessions was found"
+        assert run["savings"] >= floors[position] - SAVINGS_SLACK, (
+            run["file"], run["context_length"], run["savings"], floors[position])
+    assert checked >= 3 * len(SAVINGS_FLOORS) - 3, "the baseline sessions were not all found"

@@ -187,3 +187,65 @@ def test_cli_compares_engines_and_rejects_an_unknown_one(tmp_path: Path) -> None
     assert kept[0] > kept[1]
     bad = CliRunner().invoke(cli, [*home, "eval", str(path), "--engine", "nosuch"])
     assert bad.exit_code == 2 and "nosuch" in bad.output
+
+
+def _tau_list(tmp_path: Path) -> Path:
+    """A hand-made tau-bench result list of two runs (ids reused inside each run)."""
+    def run(task: int, request: str) -> dict[str, Any]:
+        traj: list[dict[str, Any]] = [{"role": "system", "content": "Airline policy."},
+                                      {"role": "user", "content": request}]
+        for i in range(12):
+            traj += [{"role": "assistant", "content": None, "tool_calls": [
+                call("call_a", "get_reservation_details", reservation_id=f"R{task}X{i:02d}")]},
+                {"role": "tool", "tool_call_id": "call_a", "name": "get_reservation_details",
+                 "content": json.dumps({"reservation_id": f"R{task}X{i:02d}", "flights": ["HAT001"] * 40})}]
+        traj += [{"role": "user", "content": f"Thanks, that is all for task {task}."},
+                 {"role": "assistant", "content": "Glad to help."}]
+        return {"task_id": task, "trial": 0, "reward": 1.0, "info": {}, "traj": traj}
+
+    path = tmp_path / "tau.json"
+    path.write_text(json.dumps([run(0, "Cancel reservation R0X00 please."),
+                                run(1, "Upgrade reservation R1X03 to business.")]), encoding="utf-8")
+    return path
+
+
+def test_cli_index_and_format_select_the_conversation(tmp_path: Path) -> None:
+    path = _tau_list(tmp_path)
+    home = ["--home", str(tmp_path / "home")]
+    both = CliRunner().invoke(cli, [*home, "eval", str(path), "--context-length", "8000", "--json"],
+                              catch_exceptions=False)
+    assert both.exit_code == 0, both.output
+    labels = [item["file"] for item in json.loads(both.output)["files"]]
+    assert labels == [f"{path}#0", f"{path}#1"]  # the N of --index N
+    one = CliRunner().invoke(cli, [*home, "eval", str(path), "--index", "1", "--format", "tau-bench",
+                                   "--context-length", "8000", "--json"], catch_exceptions=False)
+    assert one.exit_code == 0, one.output
+    files = json.loads(one.output)["files"]
+    assert [item["file"] for item in files] == [f"{path}#1"]
+    assert files[0] == json.loads(both.output)["files"][1] | {"runs": files[0]["runs"]}
+    table = CliRunner().invoke(cli, [*home, "eval", str(path), "--index", "0", "--context-length", "8000"])
+    assert table.exit_code == 0 and f"{path}#0" in table.output and f"{path}#1" not in table.output
+
+
+def test_cli_unknown_format_or_index_out_of_range_is_exit_2(tmp_path: Path) -> None:
+    path = _tau_list(tmp_path)
+    home = ["--home", str(tmp_path / "home")]
+    fmt = CliRunner().invoke(cli, [*home, "eval", str(path), "--format", "nosuch"])
+    assert fmt.exit_code == 2 and "unknown transcript format 'nosuch'" in fmt.output and "tau-bench" in fmt.output
+    wrong = CliRunner().invoke(cli, [*home, "eval", str(path), "--format", "swe-agent"])
+    assert wrong.exit_code == 2 and "not a valid swe-agent transcript" in wrong.output
+    index = CliRunner().invoke(cli, [*home, "eval", str(path), "--index", "5"])
+    assert index.exit_code == 2 and "out of range" in index.output
+
+
+def test_the_model_window_is_the_published_one_of_the_family() -> None:
+    from hermes_plugins.evaluation.command import FALLBACK_MODEL_WINDOW, known_window
+
+    assert known_window("claude-opus-4-6") == 200_000
+    assert known_window("us.anthropic.claude-3-7-sonnet") == 200_000
+    assert known_window("gpt-5.3-codex") == 400_000
+    assert known_window("gpt-4o-2024-08-06") == 128_000
+    assert known_window("openai/o3-mini") == 200_000
+    assert known_window("gpt-4.1-mini") == 1_047_576  # the longer family name wins over "gpt-4"
+    assert known_window("replay") == 0 and known_window("foo3") == 0
+    assert FALLBACK_MODEL_WINDOW == 128_000

@@ -1,4 +1,5 @@
-"""``hermes-ctx eval FILE... [--engine A,B] [--context-length N ...] [--json] [--judge]``.
+"""``hermes-ctx eval FILE... [--engine A,B] [--context-length N ...] [--format F] [--index N]
+[--json] [--judge]``.
 
 Offline and deterministic (elapsed times aside): for each transcript, engine and window it
 reports tokens before/after, the time the compression took, whether the output is valid by the
@@ -8,8 +9,12 @@ important losses. ``--json`` prints ``{"files": [{"file", "messages", "tokens", 
 where each run is the dict ``runner.evaluate`` returns (plus ``judge`` with ``--judge``).
 
 Windows: ``--context-length`` (repeatable); without it 32,000, 64,000 and the model's window
-(from the transcript's model when the reader knows it, else 128,000).
-Exit codes: 0 done; 2 unreadable input or an unknown engine.
+(the transcript's model, or ``--model``: the engine's window for it when the engine knows one,
+else the published window of its family in ``MODEL_WINDOWS``, else 128,000).
+``--format`` names the transcript format of every file (default: detected per file);
+``--index N`` evaluates only the N-th (0-based) conversation of files that hold several, the
+one labelled ``file#N`` in a report of the whole file.
+Exit codes: 0 done; 2 unreadable input (one file), an unknown format or engine.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from typing import Any
 import click
 
 from hermes_core.cli import guarded
+from hermes_core.cli.transcripts_cmd import format_option
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_plugins.evaluation.probes import CATEGORIES
@@ -29,6 +35,19 @@ log = get_logger(__name__)
 
 DEFAULT_WINDOWS = (32_000, 64_000)
 FALLBACK_MODEL_WINDOW = 128_000
+#: Published context windows (tokens) of the model families real transcripts name, matched as
+#: substrings of the model name (the longest match wins): "the model's window" of the report.
+MODEL_WINDOWS: tuple[tuple[str, int], ...] = (
+    ("claude", 200_000),
+    ("gpt-4o", 128_000),
+    ("gpt-4-turbo", 128_000),
+    ("gpt-4.1", 1_047_576),
+    ("gpt-5", 400_000),
+    ("o1", 200_000),
+    ("o3", 200_000),
+    ("o4-mini", 200_000),
+    ("gemini", 1_048_576),
+)
 SHORT = {
     "requests": "req",
     "errors": "err",
@@ -39,28 +58,43 @@ SHORT = {
 }
 
 
-def read_conversations(path: Path) -> list[tuple[str, list[dict[str, Any]], str]]:
+def read_conversations(
+    path: Path, fmt: str = "auto", index: int | None = None, host: Any = None
+) -> list[tuple[str, list[dict[str, Any]], str]]:
     """(label, messages, model) of each conversation in a transcript, in any format the
-    transcript readers know (a tau-bench list holds several: ``file#2``)."""
-    try:
-        from hermes_core import transcripts
-    except ImportError:
-        from hermes_core.messages import load_transcript
+    transcript readers know (``fmt`` names one, else it is detected). A file that holds several
+    (a tau-bench list) gives one per conversation, labelled ``file#N`` with the 0-based ``N``
+    that ``--index N`` selects; ``index`` keeps only that one."""
+    from hermes_core import transcripts
 
-        return [(str(path), load_transcript(path), "")]
-    found = transcripts.read_transcripts(path, format="auto")
-    out = []
-    for number, item in enumerate(found, 1):
-        label = str(path) if len(found) == 1 else f"{path}#{number}"
-        out.append((label, list(item.chat_messages()), str(item.model or "")))
-    return out
+    if index is not None:
+        found = [transcripts.read_transcript(path, fmt, host=host, index=index)]
+        labels = [f"{path}#{index}"]
+    else:
+        found = transcripts.read_transcripts(path, fmt, host=host)
+        labels = [str(path)] if len(found) == 1 else [f"{path}#{n}" for n in range(len(found))]
+    return [(label, list(item.chat_messages()), str(item.model or "")) for label, item in zip(labels, found)]
 
 
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{round(value * 100):d}%"
 
 
+def known_window(model: str) -> int:
+    """The published window of ``model`` (the longest key of ``MODEL_WINDOWS`` that starts it
+    or one of its parts), else 0."""
+    import re
+
+    name = model.lower()
+    # A family name starts the model name or one of its parts (``openai/o3``, ``us.anthropic.claude``).
+    found = [(len(key), window) for key, window in MODEL_WINDOWS
+             if re.search(rf"(?:^|[/:._\s-]){re.escape(key)}", name)]
+    return max(found)[1] if found else 0
+
+
 def _model_window(state: Any, engine: str, model: str) -> int:
+    """The window of the transcript's model: the engine's when it knows one, else the table's,
+    else 128,000."""
     if not model:
         return FALLBACK_MODEL_WINDOW
     try:
@@ -69,7 +103,7 @@ def _model_window(state: Any, engine: str, model: str) -> int:
         window = int(getattr(probe, "context_length", 0) or 0)
     except Exception:  # noqa: BLE001 - an engine that cannot say keeps the fallback
         window = 0
-    return window or FALLBACK_MODEL_WINDOW
+    return window or known_window(model) or FALLBACK_MODEL_WINDOW
 
 
 def render(report: dict[str, Any]) -> None:
@@ -163,6 +197,7 @@ def render(report: dict[str, Any]) -> None:
 @click.option(
     "--model", default="", help="Model name when the transcript does not say."
 )
+@format_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
 @click.option(
     "--judge",
@@ -179,8 +214,15 @@ def eval_command(
     model: str,
     as_json: bool,
     judge: bool,
+    transcript_format: str,
+    transcript_index: int | None,
 ) -> None:
-    """Measure what compaction keeps: probes from the condensed part of each transcript."""
+    """Measure what compaction keeps: probes from the condensed part of each transcript.
+
+    FILES are transcripts in any format `hermes-ctx formats` lists, or folders of them; a file
+    that holds several conversations (a tau-bench list) is evaluated per conversation
+    (labelled file#N), or only the one --index N names.
+    """
     from hermes_core.cli import emit_json, fail
 
     names = [
@@ -188,6 +230,14 @@ def eval_command(
         for n in (engines or state.config.context.engine).split(",")
         if n.strip()
     ]
+    known_formats = state.host.transcript_formats()
+    if transcript_format.strip().lower() not in ("auto", *known_formats):
+        fail(f"unknown transcript format {transcript_format!r}; installed: "
+             f"{', '.join(sorted(known_formats)) or '(none)'}")
+    known_engines = state.host.context_engines()
+    unknown = [n for n in names if n not in known_engines]
+    if unknown:
+        fail(f"unknown engine {unknown[0]!r}; available engines: {', '.join(sorted(known_engines))}")
     paths: list[Path] = []
     for path in files:
         paths.extend(
@@ -202,7 +252,7 @@ def eval_command(
     report: dict[str, Any] = {"files": []}
     for path in paths:
         try:
-            conversations = read_conversations(path)
+            conversations = read_conversations(path, transcript_format, transcript_index, state.host)
         except Exception as exc:  # noqa: BLE001 - any reader failure is bad input for this file
             message = f"{path}: cannot read the transcript: {exc}"
             log.warning("eval_transcript_unreadable", path=str(path), error=str(exc))
