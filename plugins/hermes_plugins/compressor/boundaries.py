@@ -175,10 +175,19 @@ def _plain_cut(
     return cut
 
 
-def _condensable(messages: Messages, head_end: int, tokens: Callable[[dict[str, Any]], int]) -> int:
-    # Earlier summaries are not what a share is of (they are rewritten anyway).
-    return sum(tokens(m) for m in messages[head_end:]
-               if m.get("role") == "tool" or not is_summary_message(m))
+def _condensable(
+    messages: Messages, head_end: int, tokens: Callable[[dict[str, Any]], int], stop: int | None = None,
+) -> int:
+    """Tokens after the head, earlier summaries not counted (they are rewritten anyway); the
+    count ends once it passes ``stop`` (a long history is not walked whole for a "no")."""
+    total = 0
+    for i in range(head_end, len(messages)):
+        message = messages[i]
+        if message.get("role") == "tool" or not is_summary_message(message):
+            total += tokens(message)
+            if stop is not None and total > stop:
+                break
+    return total
 
 
 def find_tail_cut(
@@ -192,8 +201,9 @@ def find_tail_cut(
 ) -> int:
     """Index where the verbatim tail starts (§8.3); everything in ``[head_end, cut)`` is middle.
 
-    ``free_at_least`` (a forced compression passes the tail budget): the middle holds at least
-    that many tokens when the history has them beyond the newest tenth. Without it a history a
+    ``free_at_least`` (a forced compression passes what its free passes left of the tail budget
+    to free): the middle holds at least that many tokens when the history has them beyond the
+    newest tenth. Without it a history a
     little over the budget condenses only the excess while a slightly shorter one condenses
     nine tenths (a 7.8k-token session saved 8% at a 32k window and 51% at 64k).
     """
@@ -206,10 +216,12 @@ def find_tail_cut(
         # the minimum tail), so the oldest part is condensed rather than everything but
         # the minimum tail.
         cut, _ = _walk(messages, head_end, max(1, int(acc * FIT_KEEP_SHARE)), min_tail, tokens)
-    elif free_at_least > 0:
-        total = _condensable(messages, head_end, tokens)
-        keep = max(int(total * FIT_KEEP_SHARE), total - free_at_least)
-        cut = max(cut, _plain_cut(messages, head_end, max(1, keep), min_tail, tokens))
+    elif free_at_least > 0 and cut > head_end:
+        kept = sum(tokens(messages[i]) for i in range(cut, n))  # the tail: at most 1.5x the budget
+        total = _condensable(messages, head_end, tokens, stop=kept + free_at_least)
+        if total - kept < free_at_least:
+            keep = max(int(total * FIT_KEEP_SHARE), total - free_at_least)
+            cut = max(cut, _plain_cut(messages, head_end, max(1, keep), min_tail, tokens))
     cut = min(cut, n - min_tail)
     if cut <= head_end:
         cut = max(n - min_tail, head_end + 1)

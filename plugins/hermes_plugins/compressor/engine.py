@@ -517,8 +517,9 @@ class CompressorEngine(ContextEngine):
         self._step(1)
         start = align_forward(pruned, head_end)
         floor = self._tail_floor(force)
-        # A forced run (manual, overflow) frees at least a tail budget when the history has it.
-        free = self._budget() if force else 0
+        # A forced run (manual, overflow) frees at least a tail budget when the history has it,
+        # counting what the free passes freed already.
+        free = max(0, self._budget() - _freed(messages, pruned)) if force else 0
         cut = find_tail_cut(pruned, start, self._budget(), floor, free_at_least=free)
         pin = pinned_request(pruned, start, cut)
         pinned: dict[str, Any] | None = None
@@ -982,6 +983,15 @@ def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[
         else:
             out.append(message)
     return out
+
+
+def _freed(messages: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> int:
+    """Tokens the free passes took off (only the messages they replaced are measured)."""
+    if pruned is messages:
+        return 0
+    if len(pruned) != len(messages):
+        return estimate_messages_tokens(messages) - estimate_messages_tokens(pruned)
+    return sum(message_tokens(a) - message_tokens(b) for a, b in zip(messages, pruned) if a is not b)
 
 
 def _record_phase1(report: dict[str, Any], stats: PruneStats) -> None:
