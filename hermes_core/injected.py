@@ -11,6 +11,7 @@ it. Shared by the compressor's summary and the ``eval`` probes, so both agree on
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -81,6 +82,37 @@ def injected_kind(message: Mapping[str, Any]) -> str | None:
     for opening, kind in INJECTED_OPENINGS:
         if text.startswith(opening):
             return kind
+    return None
+
+
+#: ``_injected`` kinds of user-role messages that are an environment's output: text-ReAct agents
+#: (SWE-agent 0.x, ATIF loose results) and Aider write command output into the user role.
+#: Their failures are failed results like a tool message's.
+OBSERVATION_KINDS = frozenset({"observation", "aider-output", "error-observation"})
+
+
+def is_observation(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is tool or environment output written into the user role."""
+    return message.get("role") == "user" and message.get("_injected") in OBSERVATION_KINDS
+
+
+#: Aider's report of an edit block it applied, in its output lines.
+_APPLIED_EDIT = re.compile(r"(?m)^Applied edit to (\S+)\s*$")
+#: A fenced block in a text agent's reply: the command it runs (SWE-agent 0.x's action).
+_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+
+
+def applied_edits(text: str) -> list[str]:
+    """Paths of the edit blocks Aider reports applying (``Applied edit to PATH``)."""
+    return _APPLIED_EDIT.findall(text)
+
+
+def react_command(text: str) -> str | None:
+    """The first line of the last fenced block of a text agent's reply (its action), if any."""
+    blocks = _FENCED.findall(text)
+    for line in (blocks[-1] if blocks else "").splitlines():
+        if line.strip():
+            return line.strip()
     return None
 
 

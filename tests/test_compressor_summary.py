@@ -195,6 +195,33 @@ def test_errors_say_whether_a_later_call_succeeded() -> None:
     assert "`npm run build` -> exit 2: error: Could not resolve js/app.js — still failing" in errors
 
 
+def test_text_agents_observations_give_errors_and_aider_edits_give_files() -> None:
+    """SWE-agent 0.x and Aider write command output into the user role (``_injected``): a failed
+    observation is an error of the command the reply before it ran; Aider's applied edits are
+    files modified."""
+    observation = {"role": "user", "_injected": "observation"}
+    turns = prepare_turns([
+        user("fix the pixel handler"),
+        assistant("Let me reproduce it.\n```\npython reproduce_bug.py\n```"),
+        {**observation, "content": "Traceback (most recent call last):\n  File \"reproduce_bug.py\", line 17, "
+                                   "in <module>\nAttributeError: Unable to convert the pixel data\nbash-$"},
+        assistant("Now the search.\n```\nfind_file handler.py\n```"),
+        {**observation, "content": "Found 3 matches\nbash-$"},
+        assistant("Run it again.\n```\npython reproduce_bug.py\n```"),
+        {**observation, "content": "Script completed successfully, no errors.\nbash-$"},
+        assistant("The build."),
+        {"role": "user", "_injected": "aider-output",
+         "content": "Applied edit to src/pixel/handler.py\nCommit 1a2b3c4 fix\nerror: linker failed on libpixel.so"},
+    ])
+    sections = parse_sections(build_handoff(turns))
+    errors = " ".join(sections["Errors"])
+    assert "`python reproduce_bug.py`: AttributeError: Unable to convert the pixel data" in errors
+    assert "— resolved" in errors  # the same command succeeded later
+    assert "(observation): error: linker failed on libpixel.so — still failing" in errors
+    assert "src/pixel/handler.py — modified (aider)" in sections["Files"]
+    assert not any("find_file" in item for item in sections["Errors"])
+
+
 def test_extractive_is_deterministic_and_capped() -> None:
     turns = extractive_turns() * 200
     first = build_handoff(turns)
@@ -510,7 +537,10 @@ def test_the_latest_request_is_grounded_in_the_real_turn() -> None:
     messages = work_history(40)
     out = engine.compress(messages, force=True)
     body = classify_message(summary_of(out))[1]
-    latest_in_middle = "step 28: look at src/mod_28.py"
+    kept = {m["content"] for m in out if m.get("role") == "user" and isinstance(m.get("content"), str)}
+    latest_in_middle = next(m["content"] for m in reversed(messages)
+                            if m.get("role") == "user" and m["content"] not in kept)
+    assert latest_in_middle.startswith("step ")
     assert f"## Latest user request\n{latest_in_middle}\n\n## Completed actions\n1. x" in body
     assert "roughly" not in body and body.startswith("## Goal\nmigrate")
     # A summary without the section gets one in front.

@@ -249,3 +249,18 @@ def test_the_model_window_is_the_published_one_of_the_family() -> None:
     assert known_window("gpt-4.1-mini") == 1_047_576  # the longer family name wins over "gpt-4"
     assert known_window("replay") == 0 and known_window("foo3") == 0
     assert FALLBACK_MODEL_WINDOW == 128_000
+
+
+def test_text_agent_observations_yield_error_and_file_probes() -> None:
+    messages = [
+        {"role": "user", "content": "Fix the pixel handler."},
+        {"role": "assistant", "content": "Reproducing.\n```\npython reproduce_bug.py\n```"},
+        {"role": "user", "_injected": "observation",
+         "content": "Traceback (most recent call last):\nAttributeError: Unable to convert the pixel data\nbash-$"},
+        {"role": "user", "_injected": "aider-output", "content": "Applied edit to src/pixel/handler.py\nCommit 1a2b3c4"},
+        {"role": "user", "_injected": "observation", "content": "Found 3 matches for handler.py\nbash-$"},
+    ]
+    by = {(p.category, p.key) for p in derive_probes(messages, set(range(len(messages))))}
+    assert ("errors", "AttributeError: Unable to convert the pixel data") in by
+    assert ("files_modified", "src/pixel/handler.py") in by
+    assert not any(key.startswith(("Found", "Applied")) for _c, key in by)  # output is not a request

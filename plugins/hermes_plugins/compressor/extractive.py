@@ -33,7 +33,14 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.failures import failure_of
-from hermes_core.injected import is_request, summary_author, text_of
+from hermes_core.injected import (
+    applied_edits,
+    is_observation,
+    is_request,
+    react_command,
+    summary_author,
+    text_of,
+)
 from hermes_core.summarizer import SummaryRequest
 from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
@@ -120,6 +127,14 @@ def _name_args(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], Any]:
     fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
     arguments = fn.get("arguments")
     return str(fn.get("name") or "unknown"), parse_arguments(arguments), arguments
+
+
+def _failed(failure: Any) -> tuple[str | None, str] | None:
+    """(exit code, error with its ``file:line``) of a ``failure_of`` verdict, or ``None``."""
+    if failure is None:
+        return None
+    where = f" ({failure.where})" if failure.where and failure.where not in failure.error else ""
+    return failure.code, (failure.error or "failed") + where
 
 
 def _demoted_failure(line: str) -> tuple[str | None, str] | None:
@@ -219,6 +234,9 @@ class _Facts:
                 if summary_author(turn) is not None:
                     self.summaries.append(text)
                     continue
+                if is_observation(turn):
+                    self._observation(turn, text, last_assistant_text)
+                    continue
                 if not is_request(turn) or text.strip() == NO_USER_SENTINEL:
                     continue
                 self.texts.append(text)
@@ -280,26 +298,10 @@ class _Facts:
             if demoted:
                 failed = _demoted_failure(content)
             else:
-                failure = failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args))
-                if failure is not None:
-                    where = f" ({failure.where})" if failure.where and failure.where not in failure.error else ""
-                    failed = (failure.code, (failure.error or "failed") + where)
-        if failed is not None:
-            code, error = failed
-            exit_part = f" -> exit {code}" if code else ""
+                failed = _failed(failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)))
+        if result is not None:
             target = shown if command or not path_key else f"[{name}] {shown}"
-            self.errors.append((key, f"{target}{exit_part}: {error}"))
-            self.error_keys_failing[key] = len(self.errors)
-            self.resolved.discard(key)
-            if command:
-                self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
-        elif result is not None:
-            self.succeeded.add(key)
-            if key in self.error_keys_failing:
-                self.resolved.add(key)
-            if command:
-                shown = _clip(command, 80)
-                self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+            self._outcome(key, target, command, failed)
         todos = args.get("todos") if name in ("TodoWrite", "todo", "todo_write") else None
         if isinstance(todos, list):
             pending = [
@@ -310,6 +312,36 @@ class _Facts:
         if name == "clarify" and isinstance(args.get("question"), str):
             self.open_items.append(_clip(args["question"], ITEM_MAX))
         return line, None
+
+    def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
+        """Record one result: an error item (and failed command) or a success, resolving the key."""
+        if failed is not None:
+            code, error = failed
+            exit_part = f" -> exit {code}" if code else ""
+            self.errors.append((key, f"{target}{exit_part}: {error}"))
+            self.error_keys_failing[key] = len(self.errors)
+            self.resolved.discard(key)
+            if command:
+                self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
+            return
+        self.succeeded.add(key)
+        if key in self.error_keys_failing:
+            self.resolved.add(key)
+        if command:
+            shown = _clip(command, 80)
+            self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+
+    def _observation(self, turn: Mapping[str, Any], text: str, said: str) -> None:
+        """Output a text agent (SWE-agent 0.x, Aider) got back in the user role: an error item
+        when it failed, keyed by the command of the reply before it; the files Aider edited."""
+        for path in applied_edits(text):
+            self.files.add(path, "modified", "aider")
+        command = react_command(said)
+        failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
+        if command is None and failure is None:
+            return
+        key = f"`{_clip(command, 160)}`" if command else "(observation)"
+        self._outcome(key, key, command, _failed(failure))
 
     def succeeded_key_set(self) -> set[str]:
         """Keys (commands, files) a call succeeded on and no later call failed on."""

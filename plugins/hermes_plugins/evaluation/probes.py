@@ -2,8 +2,9 @@
 
 Each probe is a short exact string (its ``key``) with a category. Categories, most important
 first: ``requests`` (the first 80 characters of each user request), ``errors`` (the first error
-line of each failed tool result, ≤ 80 chars), ``files_modified`` (paths a write/edit/patch call
-named), ``failed_commands`` (the command of each failed shell call, ≤ 60 chars), ``decisions``
+line of each failed tool result, or failed observation of a text agent, ≤ 80 chars),
+``files_modified`` (paths a write/edit/patch call named, or Aider's "Applied edit to"),
+``failed_commands`` (the command of each failed shell call, ≤ 60 chars), ``decisions``
 (sentences of the user's that state a rule or a choice) and ``identifiers`` (ids, numbers, paths
 and URLs the user typed). Whitespace inside keys is collapsed to single spaces; the context is
 searched the same way.
@@ -18,7 +19,7 @@ from typing import Any
 import attrs
 
 from hermes_core.failures import failure_of
-from hermes_core.injected import is_request, text_of
+from hermes_core.injected import applied_edits, is_observation, is_request, text_of
 from hermes_core.pairing import match_results
 from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 
@@ -97,6 +98,15 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
                     add("decisions", _clip(one_line(sentence), REQUEST_KEY), index)
             for match in _IDENTIFIER.finditer(text):
                 add("identifiers", match.group(0).rstrip(".,;:"), index)
+        elif is_observation(message):
+            # A text agent's observation: its failure is a failed result's (no call names a file).
+            text = text_of(message.get("content"))
+            failure = failure_of(text, is_error=message.get("_is_error")
+                                 or message.get("_injected") == "error-observation")
+            if failure is not None and failure.first:
+                add("errors", _clip(failure.first, ERROR_KEY), index)
+            for path in applied_edits(text):
+                add("files_modified", path, index)
         elif role == "assistant":
             for call in message.get("tool_calls") or ():
                 if isinstance(call, Mapping):
