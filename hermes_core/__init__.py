@@ -3,112 +3,123 @@
 The public API: ``Session`` (one conversation), ``ContextEngine`` (subclass it to ship an
 engine), ``hookimpl`` (mark hook implementations), the frozen records that cross hook
 boundaries, ``PluginHost`` and the configuration model.
+
+Every name is imported on first use (module ``__getattr__``): ``import hermes_core`` costs
+next to nothing, ``from hermes_core import hookimpl`` (what a plugin module does) imports the
+hook markers alone, and ``Session`` pulls in what a session needs when it is first asked for.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.config import Config, load_config
-from hermes_core.diagnostics import drain_warnings, record_warning
-from hermes_core.engine import CompressionReport, ContextEngine, coerce_usage
-from hermes_core.errors import (
-    ConfigError,
-    ContextOverflowError,
-    HermesError,
-    HermesPluginError,
-    InvalidMessagesError,
-    UnknownEngineError,
-)
-from hermes_core.frozen import FrozenTools, freeze_tools
-from hermes_core.hookspecs import hookimpl, hookspec
-from hermes_core.logging import get_logger
-from hermes_core.host import PluginHost, refresh_plugins
-from hermes_core.records import (
-    ContextFile,
-    ContextFileLoader,
-    EngineSpec,
-    HostWarning,
-    PayloadContext,
-    PluginRecord,
-    PromptBlock,
-    PromptContext,
-    SkillSource,
-    ToolCallContext,
-    ToolsContext,
-    Usage,
-)
-
-from hermes_core.session_options import SessionOptions
-
 if TYPE_CHECKING:
     from hermes_core.aio import AsyncSession
+    from hermes_core.config import Config, load_config
+    from hermes_core.diagnostics import drain_warnings, record_warning
+    from hermes_core.engine import CompressionReport, ContextEngine, coerce_usage
+    from hermes_core.errors import (
+        ConfigError,
+        ContextOverflowError,
+        HermesError,
+        HermesPluginError,
+        InvalidMessagesError,
+        UnknownEngineError,
+    )
+    from hermes_core.frozen import FrozenTools, freeze_tools
+    from hermes_core.hookspecs.markers import hookimpl, hookspec
+    from hermes_core.host import PluginHost, refresh_plugins
+    from hermes_core.logging import get_logger
+    from hermes_core.records import (
+        ContextFile,
+        ContextFileLoader,
+        EngineSpec,
+        HostWarning,
+        PayloadContext,
+        PluginRecord,
+        PromptBlock,
+        PromptContext,
+        SkillSource,
+        ToolCallContext,
+        ToolsContext,
+        Usage,
+    )
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
+    from hermes_core.session_options import SessionOptions
 
-__all__ = [
-    "AsyncSession",
-    "CompressionReport",
-    "Config",
-    "ConfigError",
-    "ContextEngine",
-    "ContextFile",
-    "ContextFileLoader",
-    "ContextOverflowError",
-    "EngineSpec",
-    "FrozenTools",
-    "HermesError",
-    "HermesPluginError",
-    "HostWarning",
-    "InvalidMessagesError",
-    "PayloadContext",
-    "PluginHost",
-    "PluginRecord",
-    "PromptBlock",
-    "PromptContext",
-    "Session",
-    "SessionOptions",
-    "SkillSource",
-    "ToolCallContext",
-    "ToolsContext",
-    "UnknownEngineError",
-    "Usage",
-    "__version__",
-    "as_message",
-    "coerce_usage",
-    "drain_warnings",
-    "freeze_tools",
-    "get_logger",
-    "hookimpl",
-    "hookspec",
-    "load_config",
-    "normalize_messages",
-    "record_warning",
-    "refresh_plugins",
-]
+#: Where each public name lives (imported on first access).
+_LAZY: dict[str, str] = {
+    "AsyncSession": "hermes_core.aio",
+    "CompressionReport": "hermes_core.engine",
+    "Config": "hermes_core.config",
+    "ConfigError": "hermes_core.errors",
+    "ContextEngine": "hermes_core.engine",
+    "ContextFile": "hermes_core.records",
+    "ContextFileLoader": "hermes_core.records",
+    "ContextOverflowError": "hermes_core.errors",
+    "EngineSpec": "hermes_core.records",
+    "FrozenTools": "hermes_core.frozen",
+    "HermesError": "hermes_core.errors",
+    "HermesPluginError": "hermes_core.errors",
+    "HostWarning": "hermes_core.records",
+    "InvalidMessagesError": "hermes_core.errors",
+    "PayloadContext": "hermes_core.records",
+    "PluginHost": "hermes_core.host",
+    "PluginRecord": "hermes_core.records",
+    "PromptBlock": "hermes_core.records",
+    "PromptContext": "hermes_core.records",
+    "Session": "hermes_core.session",
+    "SessionOptions": "hermes_core.session_options",
+    "SkillSource": "hermes_core.records",
+    "ToolCallContext": "hermes_core.records",
+    "ToolsContext": "hermes_core.records",
+    "UnknownEngineError": "hermes_core.errors",
+    "Usage": "hermes_core.records",
+    "as_message": "hermes_core.sdk",
+    "coerce_usage": "hermes_core.engine",
+    "drain_warnings": "hermes_core.diagnostics",
+    "freeze_tools": "hermes_core.frozen",
+    "get_logger": "hermes_core.logging",
+    "hookimpl": "hermes_core.hookspecs.markers",
+    "hookspec": "hermes_core.hookspecs.markers",
+    "load_config": "hermes_core.config",
+    "normalize_messages": "hermes_core.sdk",
+    "record_warning": "hermes_core.diagnostics",
+    "refresh_plugins": "hermes_core.host",
+}
+
+__all__ = sorted([*_LAZY, "__version__"])
 
 
 def __getattr__(name: str) -> Any:
-    # Session pulls in the assembler and stores; keep `import hermes_core` light.
-    if name == "Session":
-        from hermes_core.session import Session
+    import importlib
 
-        return Session
+    where = _LAZY.get(name)
+    if where is not None:
+        value = getattr(importlib.import_module(where), name)
+        globals()[name] = value  # the next access is a plain module attribute
+        return value
     if name == "__version__":
         # Looked up on first use: reading the installed distributions' metadata costs
         # milliseconds that an import should not pay.
         from importlib.metadata import PackageNotFoundError, version
 
         try:
-            return version("hermes-core")
+            found = version("hermes-core")
         except PackageNotFoundError:  # imported from a checkout that was never installed
-            return "0+unknown"
-    if name == "AsyncSession":
-        from hermes_core.aio import AsyncSession
-
-        return AsyncSession
-    if name in ("as_message", "normalize_messages"):
-        from hermes_core import sdk
-
-        return getattr(sdk, name)
+            found = "0+unknown"
+        globals()[name] = found
+        return found
+    if not name.startswith("__"):
+        # A submodule not imported yet (``hermes_core.config`` after a bare import).
+        try:
+            return importlib.import_module(f"{__name__}.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name != f"{__name__}.{name}":
+                raise
     raise AttributeError(f"module 'hermes_core' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
