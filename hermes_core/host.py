@@ -24,7 +24,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import attrs
 import pluggy
@@ -53,6 +53,8 @@ if TYPE_CHECKING:
     from hermes_core.tokens import Tokenizer
 
 log = get_logger("hermes_core.host")
+
+_T = TypeVar("_T")
 
 ENTRY_POINT_GROUP = "hermes.plugins"
 CORE_DISTRIBUTION = "hermes-core"
@@ -150,6 +152,17 @@ class EngineDispatch:
         return True
 
 
+_MISSING: Any = object()
+
+
+def host_state(host: PluginHost | None, factory: Callable[[], _T], *, key: Any = None) -> _T:
+    """``host.state(factory)``, or a fresh ``factory()`` when there is no host (a context built
+    by hand, e.g. in a test): without an owner nothing is remembered between calls."""
+    if host is None:
+        return factory()
+    return host.state(factory, key=key)
+
+
 def _env_flag(env: Mapping[str, str], name: str) -> bool:
     return (env.get(name) or "").strip().lower() in {"1", "true", "yes", "on"}
 
@@ -198,6 +211,9 @@ class PluginHost:
     _running: list[CallLog] = attrs.field(factory=list)
     #: implementations dropped at registration (unknown hook names), by plugin
     _dropped: dict[str, list[str]] = attrs.field(factory=dict)
+    #: plugins' mutable state (caches, memos, their locks), by key (see ``state``)
+    _state: dict[Any, Any] = attrs.field(factory=dict)
+    _state_lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     # --- construction -------------------------------------------------------------------
 
@@ -433,6 +449,28 @@ class PluginHost:
             undo_observer()
 
         self._undo_trace = undo
+
+    # --- plugin state -------------------------------------------------------------------
+
+    def state(self, factory: Callable[[], _T], *, key: Any = None) -> _T:
+        """This host's instance of a plugin's mutable state, built by ``factory()`` on first use.
+
+        A plugin module is shared by every host of the process, so whatever it caches or
+        remembers lives here instead of in module globals: a fresh host starts clean (tests
+        need no reset helpers) and two hosts never see each other's entries. The key is
+        ``factory`` itself unless ``key`` is given; use a class of your own module as the
+        factory, so keys of two plugins never collide. Building is thread-safe (``factory``
+        runs once per host and key); the object's own methods must be too when hooks of
+        several sessions use it at once. Look it up once per hook call, never per message.
+        """
+        slot = factory if key is None else key
+        found = self._state.get(slot, _MISSING)
+        if found is _MISSING:
+            with self._state_lock:
+                found = self._state.get(slot, _MISSING)
+                if found is _MISSING:
+                    found = self._state[slot] = factory()
+        return found  # type: ignore[no-any-return]
 
     # --- introspection ------------------------------------------------------------------
 

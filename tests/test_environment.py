@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,7 @@ import pytest
 from hermes_plugins import environment
 from hermes_plugins.environment import (
     PROBE_COMMAND,
-    clear_probe_cache,
+    ProbeCache,
     describe_host,
     hermes_prompt_environment,
     local_environment,
@@ -23,13 +22,6 @@ from hermes_core import PluginHost, PromptContext, hookimpl, load_config
 from hermes_core.diagnostics import collecting
 
 PROBE_OUTPUT = "os=Linux\nkernel=6.1.0-18\nhome=/root\ncwd=/workspace\nuser=root\n"
-
-
-@pytest.fixture(autouse=True)
-def fresh_cache() -> Iterator[None]:
-    clear_probe_cache()
-    yield
-    clear_probe_cache()
 
 
 class FakeRunner:
@@ -55,10 +47,16 @@ class FakeRunner:
         return run
 
 
-def make_ctx(tmp_path: Path, *, backend: str = "local", runner: FakeRunner | None = None,
-             env: dict[str, str] | None = None, config: dict[str, Any] | None = None) -> PromptContext:
+def runner_host(runner: FakeRunner | None = None) -> PluginHost:
+    """A fresh host (so an empty probe cache) with ``runner`` as its only plugin."""
     plugins = [(runner, "fake_runner")] if runner else []
-    host = PluginHost.create(load_entry_points=False, env={}, plugins=plugins)
+    return PluginHost.create(load_entry_points=False, env={}, plugins=plugins)
+
+
+def make_ctx(tmp_path: Path, *, backend: str = "local", runner: FakeRunner | None = None,
+             env: dict[str, str] | None = None, config: dict[str, Any] | None = None,
+             host: PluginHost | None = None) -> PromptContext:
+    host = host if host is not None else runner_host(runner)
     return PromptContext(
         cwd=tmp_path, home=tmp_path, config=load_config(data=config or {}, env={}),
         backend=backend, env=env if env is not None else {"HOME": "/home/tester"}, host=host,
@@ -148,28 +146,32 @@ def test_unknown_parts_are_dropped(tmp_path: Path) -> None:
 
 def test_probe_result_is_cached_per_backend_and_cwd(tmp_path: Path) -> None:
     runner = FakeRunner()
+    host = runner_host(runner)
     for _ in range(3):
-        hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner))
+        hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host))
     assert len(runner.calls) == 1
-    hermes_prompt_environment(make_ctx(tmp_path, backend="ssh", runner=runner))
+    hermes_prompt_environment(make_ctx(tmp_path, backend="ssh", host=host))
     other = tmp_path / "other"
     other.mkdir()
-    hermes_prompt_environment(make_ctx(other, backend="docker", runner=runner))
+    hermes_prompt_environment(make_ctx(other, backend="docker", host=host))
     assert [c[0] for c in runner.calls] == ["docker", "ssh", "docker"]
     config_cwd = {"terminal": {"cwd": "/srv/app"}}
-    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner, config=config_cwd))
-    hermes_prompt_environment(make_ctx(other, backend="docker", runner=runner, config=config_cwd))
+    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host, config=config_cwd))
+    hermes_prompt_environment(make_ctx(other, backend="docker", host=host, config=config_cwd))
     assert len(runner.calls) == 4  # TERMINAL_CWD is the key when set
-    clear_probe_cache()
-    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner))
+    host.state(ProbeCache).clear()
+    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host))
     assert len(runner.calls) == 5
+    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner))
+    assert len(runner.calls) == 6  # another host probes for itself
 
 
 def test_failure_is_described_warned_once_and_cached(tmp_path: Path) -> None:
     runner = FakeRunner(error=RuntimeError("container not running"))
+    host = runner_host(runner)
     with collecting() as warnings:
-        first = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner)).text
-        second = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner)).text
+        first = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host)).text
+        second = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host)).text
     assert first == second
     assert "Terminal backend: docker." in first
     assert "a Docker container (Linux)" in first and "unknown" in first
@@ -189,13 +191,14 @@ def test_unknown_backend_fallback_description(tmp_path: Path) -> None:
 def test_probe_timeout_is_enforced_even_if_the_runner_ignores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(environment, "PROBE_TIMEOUT", 0.05)
     runner = FakeRunner(delay=1.0)
+    host = runner_host(runner)
     started = time.monotonic()
     with collecting() as warnings:
-        text = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner)).text
+        text = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host)).text
     assert time.monotonic() - started < 0.8
     assert "unknown" in text
     assert "TimeoutError" in warnings[0].message
-    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", runner=runner))
+    hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host))
     assert len(runner.calls) == 1  # the timeout is cached like any failure
 
 
@@ -215,7 +218,8 @@ def test_no_runner_is_not_cached(tmp_path: Path) -> None:
 
 def test_concurrent_builds_probe_once_per_key(tmp_path: Path) -> None:
     runner = FakeRunner(delay=0.05)
-    ctxs = [make_ctx(tmp_path, backend="docker", runner=runner) for _ in range(4)]
+    host = runner_host(runner)
+    ctxs = [make_ctx(tmp_path, backend="docker", host=host) for _ in range(4)]
     texts: list[str] = []
     threads = [threading.Thread(target=lambda c=c: texts.append(hermes_prompt_environment(c).text)) for c in ctxs]
     for t in threads:

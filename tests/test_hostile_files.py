@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from hermes_plugins.skills import filters, plugin
+from hermes_plugins.skills import filters
 from test_skills_support import write_category, write_skill
 
 from hermes_core import Session
@@ -53,9 +53,7 @@ def _watchdog() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def _fresh_skills(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(filters, "_host_environments", frozenset())
-    plugin.invalidate()
     yield
-    plugin.invalidate()
 
 
 def _fifo(path: Path) -> None:

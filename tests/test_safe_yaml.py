@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hermes_plugins.skills import filters, plugin
+from hermes_plugins.skills import filters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_skills_support import write_skill
@@ -36,9 +36,7 @@ def deep_mapping(depth: int) -> str:
 @pytest.fixture(autouse=True)
 def _fresh_skills(monkeypatch: pytest.MonkeyPatch) -> Any:
     monkeypatch.setattr(filters, "_host_environments", frozenset())
-    plugin.invalidate()
     yield
-    plugin.invalidate()
 
 
 def test_a_billion_laughs_is_refused_without_growing_memory() -> None:

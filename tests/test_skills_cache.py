@@ -5,7 +5,6 @@ from __future__ import annotations
 import builtins
 import os
 import threading
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +12,10 @@ import attrs
 import pytest
 from hermes_plugins.skills import plugin
 from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
-from test_skills_support import age, make_ctx, write_skill
+from test_skills_support import age, make_ctx, skills_host, write_skill
 
 from hermes_core import Config
 from hermes_core.config import SkillsSection
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    plugin.invalidate()
-    yield
-    plugin.invalidate()
 
 
 def test_capacity_and_lru_order() -> None:
@@ -74,8 +66,8 @@ def test_threads_share_the_cache_safely() -> None:
 
 def test_hit_makes_no_system_call(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     write_skill(hermes_home / "skills", "coding/debug")
-    ctx = make_ctx(hermes_home)
-    first = plugin.hermes_prompt_skills_index(ctx)
+    host = skills_host()
+    first = plugin.hermes_prompt_skills_index(make_ctx(hermes_home, host=host))
 
     def forbidden(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError(f"system call on an LRU hit: {args!r}")
@@ -83,7 +75,7 @@ def test_hit_makes_no_system_call(hermes_home: Path, monkeypatch: pytest.MonkeyP
     for name in ("stat", "lstat", "open", "scandir", "listdir", "access", "readlink"):
         monkeypatch.setattr(os, name, forbidden)
     monkeypatch.setattr(builtins, "open", forbidden)
-    again = plugin.hermes_prompt_skills_index(make_ctx(hermes_home))  # an equal, new context
+    again = plugin.hermes_prompt_skills_index(make_ctx(hermes_home, host=host))  # an equal, new context
     monkeypatch.undo()
     assert again is first
 
@@ -94,7 +86,7 @@ def test_every_input_is_part_of_the_key(hermes_home: Path) -> None:
     write_skill(root, "social/poster")
     write_skill(root, "social/old-tool")
     age(root)
-    base = make_ctx(hermes_home, tools={"skill_view", "terminal"})
+    base = make_ctx(hermes_home, tools={"skill_view", "terminal"}, host=skills_host())
     text = plugin.hermes_prompt_skills_index(base).text
     def skills(**keys: Any) -> Config:
         return Config(skills=SkillsSection(**keys))
@@ -118,12 +110,18 @@ def test_same_inputs_hit(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> 
     calls: list[Any] = []
     real = plugin.build_index
     monkeypatch.setattr(plugin, "build_index", lambda request: calls.append(request) or real(request))
+    host = skills_host()
     for _ in range(3):
-        plugin.hermes_prompt_skills_index(make_ctx(hermes_home))
+        plugin.hermes_prompt_skills_index(make_ctx(hermes_home, host=host))
     assert len(calls) == 1
-    plugin.invalidate()
+    plugin.hermes_prompt_skills_index(make_ctx(hermes_home, host=skills_host()))
+    assert len(calls) == 2  # another host: its own cache
+    plugin.invalidate(host)
+    plugin.hermes_prompt_skills_index(make_ctx(hermes_home, host=host))
+    assert len(calls) == 3
     plugin.hermes_prompt_skills_index(make_ctx(hermes_home))
-    assert len(calls) == 2
+    plugin.hermes_prompt_skills_index(make_ctx(hermes_home))
+    assert len(calls) == 5  # no host, nothing remembered
 
 
 def test_an_old_entry_revalidates_against_disk(hermes_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,19 +132,20 @@ def test_an_old_entry_revalidates_against_disk(hermes_home: Path, monkeypatch: p
     root = hermes_home / "skills"
     write_skill(root, "coding/debug")
     age(root)
+    host = skills_host()
     config = Config(skills=SkillsSection(index_ttl_seconds=30.0))
-    first = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text
+    first = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=config)).text
     write_skill(root, "coding/profile")
     age(root)
     clock[0] += 10  # still fresh: the cached index is served, no disk access
-    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text == first
+    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=config)).text == first
     clock[0] += 25  # older than the TTL: revalidated, the new skill appears
-    later = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=config)).text
+    later = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=config)).text
     assert "profile" in later and "profile" not in first
     never = Config(skills=SkillsSection(index_ttl_seconds=None))
-    plugin.invalidate()
-    kept = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=never)).text
+    plugin.invalidate(host)
+    kept = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=never)).text
     write_skill(root, "coding/trace")
     age(root)
     clock[0] += 10_000
-    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home), config=never)).text == kept
+    assert plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=never)).text == kept

@@ -33,9 +33,7 @@ from hermes_core.diagnostics import collecting
 @pytest.fixture(autouse=True)
 def _fresh_cache(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     monkeypatch.setattr(filters, "_host_environments", frozenset())  # not this machine's
-    plugin.invalidate()
     yield
-    plugin.invalidate()
 
 
 def block_for(ctx: PromptContext) -> tuple[str, list]:

@@ -6,7 +6,6 @@ import json
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,16 +16,8 @@ from test_skills_support import age, make_ctx, touch, write_category, write_skil
 from hermes_core.diagnostics import collecting
 
 
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    plugin.invalidate()
-    yield
-    plugin.invalidate()
-
-
 def build(home: Path, **kwargs: object) -> tuple[object, list]:
-    """A build in a fresh state (as a new process would do it): LRU emptied first."""
-    plugin.invalidate()
+    """A build in a fresh state (as a new process would do it): no host, so no LRU."""
     with collecting() as warnings:
         block = plugin.hermes_prompt_skills_index(make_ctx(home, **kwargs))  # type: ignore[arg-type]
     return block, warnings
@@ -259,7 +250,6 @@ def test_concurrent_builds_in_threads(hermes_home: Path, tree: Path) -> None:
 
     def run() -> None:
         for _ in range(5):
-            plugin.invalidate()
             (hermes_home / SNAPSHOT_NAME).unlink(missing_ok=True)
             texts.append(plugin.hermes_prompt_skills_index(make_ctx(hermes_home)).text)
 

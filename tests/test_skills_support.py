@@ -8,7 +8,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from hermes_core import Config, PromptContext
+from hermes_core import Config, PluginHost, PromptContext
 
 SKILL_TOOLS = frozenset({"skill_view", "skills_list", "skill_manage"})
 HOUR_NS = 3600 * 10**9
@@ -65,6 +65,13 @@ def age(root: Path, *, hours: float = 1.0) -> None:
 def touch(path: Path, *, hours_ago: float) -> None:
     when = time.time_ns() - int(hours_ago * HOUR_NS)
     os.utime(path, ns=(when, when))
+
+
+def skills_host() -> PluginHost:
+    """A fresh host with only the skills plugin: its caches start empty, as in a new process."""
+    from hermes_plugins.skills import plugin
+
+    return PluginHost.create(load_entry_points=False, plugins=[(plugin, "skills")])
 
 
 def make_ctx(

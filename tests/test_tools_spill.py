@@ -6,13 +6,11 @@ import copy
 import math
 import os
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import attrs
 import pytest
-from hermes_plugins.tools import writers
 from hermes_plugins.tools.budget import (
     DEFAULT_BUDGET,
     PINNED_THRESHOLDS,
@@ -23,7 +21,9 @@ from hermes_plugins.tools.persist import (
     extract_persisted_path,
     generate_preview,
     persisted_block,
+    spill,
 )
+from hermes_plugins.tools import spill as spill_plugin
 from hermes_plugins.tools.spill import enforce_turn_budget, process_tool_result
 from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename
 from hypothesis import given, settings
@@ -32,13 +32,6 @@ from hypothesis import strategies as st
 from hermes_core import PluginHost, ToolCallContext, ToolsContext, hookimpl
 from hermes_core.config import Config
 from hermes_core.diagnostics import collecting
-
-
-@pytest.fixture(autouse=True)
-def _prune_again() -> Iterator[None]:
-    writers.reset_prune_state()
-    yield
-    writers.reset_prune_state()
 
 
 def spill_dir(home: Path) -> Path:
@@ -228,7 +221,7 @@ def test_failed_writes_keep_a_preview_and_say_what_was_cut(tmp_path: Path) -> No
 # --- writers ----------------------------------------------------------------------------------
 
 
-def test_local_writer_prunes_old_files_once_per_process(tmp_path: Path) -> None:
+def test_local_writer_prunes_old_files_once(tmp_path: Path) -> None:
     directory = spill_dir(tmp_path)
     directory.mkdir(parents=True)
     old, fresh = directory / "old.txt", directory / "fresh.txt"
@@ -243,7 +236,34 @@ def test_local_writer_prunes_old_files_once_per_process(tmp_path: Path) -> None:
     stale.write_text("s")
     os.utime(stale, (day_ago, day_ago))
     writer("again", "n2.txt")
-    assert stale.exists()  # pruned once per process only
+    assert stale.exists()  # pruned once per writer only
+    LocalWriter.for_home(tmp_path)("third", "n3.txt")
+    assert not stale.exists()  # a writer of its own prunes again
+
+
+def test_spills_through_a_host_prune_once_per_host(tmp_path: Path) -> None:
+    directory = spill_dir(tmp_path)
+    directory.mkdir(parents=True)
+    day_ago = time.time() - 25 * 3600
+
+    def stale(name: str) -> Path:
+        path = directory / name
+        path.write_text("s")
+        os.utime(path, (day_ago, day_ago))
+        return path
+
+    def spill_once(host: PluginHost, call_id: str) -> None:
+        spill("x" * 100, tool_name="t", call_id=call_id, preview_size=10, home=tmp_path, host=host)
+
+    host = PluginHost.create(load_entry_points=False, plugins=[(spill_plugin, "spill")])
+    first = stale("first.txt")
+    spill_once(host, "c1")
+    assert not first.exists()
+    second = stale("second.txt")
+    spill_once(host, "c2")
+    assert second.exists()  # this host pruned the directory already
+    spill_once(PluginHost.create(load_entry_points=False, plugins=[(spill_plugin, "spill")]), "c3")
+    assert not second.exists()  # a fresh host starts with nothing pruned
 
 
 def test_local_writer_refuses_unsafe_names(tmp_path: Path) -> None:

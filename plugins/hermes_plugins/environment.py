@@ -53,16 +53,23 @@ WSL_HINT = (
     "/mnt/c); prefer the Linux file system for project work, it is much faster."
 )
 
-_probe_cache: dict[tuple[str, str], str] = {}
-_probe_lock = threading.Lock()
-_key_locks: dict[tuple[str, str], threading.Lock] = {}
 
+class ProbeCache:
+    """Probe results of one plugin host by (backend, cwd), and a lock per key so that sessions
+    building at once wait for one probe (``host.state(ProbeCache)``)."""
 
-def clear_probe_cache() -> None:
-    """Forget every cached probe result (tests; a backend that was rebuilt)."""
-    with _probe_lock:
-        _probe_cache.clear()
-        _key_locks.clear()
+    __slots__ = ("key_locks", "lock", "results")
+
+    def __init__(self) -> None:
+        self.results: dict[tuple[str, str], str] = {}
+        self.lock = threading.Lock()
+        self.key_locks: dict[tuple[str, str], threading.Lock] = {}
+
+    def clear(self) -> None:
+        """Forget every result (a backend that was rebuilt)."""
+        with self.lock:
+            self.results.clear()
+            self.key_locks.clear()
 
 
 # --- local ------------------------------------------------------------------------------
@@ -171,26 +178,29 @@ def render_probe(facts: Mapping[str, str]) -> str:
 def probe_backend(ctx: PromptContext, backend: str) -> str | None:
     """The rendered probe lines for ``backend``; ``""`` for a failed probe; ``None`` without a runner.
 
-    Results and failures are cached per (backend, cwd) for the process; "no runner" is not,
-    since another host in the same process may have one.
+    Results and failures are cached per (backend, cwd) by the plugin host that provides the
+    runner; "no runner" is not cached.
     """
+    if ctx.host is None:
+        return None  # the runner comes from a host's plugins
+    cache = ctx.host.state(ProbeCache)
     cwd = ctx.config.terminal.cwd or os.fspath(ctx.cwd)
     key = (backend, cwd)
-    with _probe_lock:
-        if key in _probe_cache:
-            return _probe_cache[key]
-        key_lock = _key_locks.setdefault(key, threading.Lock())
+    with cache.lock:
+        if key in cache.results:
+            return cache.results[key]
+        key_lock = cache.key_locks.setdefault(key, threading.Lock())
     # One probe per key even when several sessions build at once: the others wait for it.
     with key_lock:
-        with _probe_lock:
-            if key in _probe_cache:
-                return _probe_cache[key]
-        runner = ctx.host.environment_runner(backend) if ctx.host is not None else None
+        with cache.lock:
+            if key in cache.results:
+                return cache.results[key]
+        runner = ctx.host.environment_runner(backend)
         if runner is None:
             return None
         rendered = _probe(runner, backend)
-        with _probe_lock:
-            _probe_cache[key] = rendered
+        with cache.lock:
+            cache.results[key] = rendered
         return rendered
 
 
@@ -245,7 +255,7 @@ def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
 __all__ = [
     "PROBE_COMMAND",
     "PROBE_TIMEOUT",
-    "clear_probe_cache",
+    "ProbeCache",
     "describe_host",
     "hermes_prompt_environment",
 ]

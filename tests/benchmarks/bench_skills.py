@@ -4,7 +4,7 @@ Run: ``python -m pytest tests/benchmarks/bench_skills.py -q -p no:randomly --ben
 
 Each path is timed interleaved with a reference written here (paired ratios, median):
 
-* **LRU hit** - ``CACHE.get(request)``; the goal is <= 1 us and no system call (a test in
+* **LRU hit** - the host's ``SkillsState.index.get(request)``; the goal is <= 1 us and no system call (a test in
   ``tests/test_skills_cache.py`` proves the latter). The whole hook on a hit (source hook,
   request, lookup) is printed too.
 * **snapshot-validated build, fresh state** (LRU empty, snapshot current) against the reference
@@ -41,7 +41,7 @@ from hermes_plugins.skills import plugin
 from hermes_plugins.skills.index import build_index
 from hermes_plugins.skills.snapshot import SNAPSHOT_NAME
 
-from hermes_core import Config, PromptContext
+from hermes_core import Config, PluginHost, PromptContext
 
 try:  # the baseline's reference loads with orjson; keep the benchmark runnable without it
     from orjson import loads
@@ -182,7 +182,11 @@ def tree(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactor
 
 
 def _ctx(home: Path) -> PromptContext:
-    return PromptContext(cwd=home, home=home, config=Config(), tools={"skill_view", "skill_manage", "terminal"})
+    # The LRU belongs to a plugin host: a fresh one per context, as a new process has.
+    host = PluginHost.create(load_entry_points=False, plugins=[(plugin, "skills")])
+    return PromptContext(
+        cwd=home, home=home, config=Config(), tools={"skill_view", "skill_manage", "terminal"}, host=host
+    )
 
 
 RESULTS: dict[str, dict[int, Any]] = {}
@@ -213,12 +217,11 @@ def test_cold_build(benchmark: Any, tree: tuple[int, Path, Path]) -> None:
 def test_snapshot_validated_build(benchmark: Any, tree: tuple[int, Path, Path]) -> None:
     n, home, root = tree
     ctx = _ctx(home)
-    plugin.invalidate()
     plugin.hermes_prompt_skills_index(ctx)  # writes a current snapshot
     assert ref_validated(home, root)
 
     def fresh() -> None:
-        plugin.invalidate()
+        plugin.invalidate(ctx.host)
         block = plugin.hermes_prompt_skills_index(ctx)
         assert block.meta["origin"] == "snapshot"
 
@@ -236,10 +239,9 @@ def test_snapshot_validated_build(benchmark: Any, tree: tuple[int, Path, Path]) 
 def test_lru_hit(benchmark: Any, tree: tuple[int, Path, Path]) -> None:
     n, home, _root = tree
     ctx = _ctx(home)
-    plugin.invalidate()
     plugin.hermes_prompt_skills_index(ctx)
     request = plugin.request_for(ctx)
-    get = plugin.CACHE.get
+    get = ctx.host.state(plugin.SkillsState).index.get
     assert get(request) is not None
     loops = 200_000
     samples = []
@@ -276,7 +278,7 @@ import logging, sys, time, structlog
 structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
 sys.path.insert(0, {bench_dir!r})
 from pathlib import Path
-from hermes_core import Config, PromptContext
+from hermes_core import Config, PluginHost, PromptContext
 home = Path({home!r})
 if {mine!r}:
     from hermes_plugins.skills import plugin
@@ -297,7 +299,6 @@ print(elapsed)
 def test_snapshot_validated_build_in_a_new_process(benchmark: Any, tree: tuple[int, Path, Path]) -> None:
     """The same comparison, each side in its own fresh interpreter (imports done, then timed)."""
     n, home, _root = tree
-    plugin.invalidate()
     plugin.hermes_prompt_skills_index(_ctx(home))  # a current snapshot
 
     def run(mine: bool) -> float:

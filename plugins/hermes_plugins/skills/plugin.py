@@ -3,10 +3,11 @@
 * ``hermes_skills_sources`` declares ``$HERMES_HOME/skills`` (snapshotted) and
   ``skills.external_dirs``; other plugins add directories through the same hook.
 * ``hermes_prompt_skills_index`` renders the ``## Skills (mandatory)`` block when the session
-  has a skills tool, served from the in-process LRU when the same inputs were seen before.
+  has a skills tool, served from the host's LRU when the same inputs were seen before.
 * ``hermes_cli_register_commands`` adds ``hermes-ctx skills``.
 
-Call ``invalidate()`` after changing skills from inside this process.
+The caches belong to the plugin host (``SkillsState``); call ``invalidate(host)`` after
+changing skills from inside this process.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from hermes_core import (
     record_warning,
 )
 from hermes_core.files import max_read_bytes
+from hermes_core.host import host_state
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.filters import (
     current_environments,
@@ -49,15 +51,25 @@ SKILL_TOOLS = frozenset({"skills_list", "skill_view", "skill_manage"})
 LOCAL_PRECEDENCE = 0
 EXTERNAL_PRECEDENCE = 50
 
-CACHE: IndexCache[IndexResult] = IndexCache()
-
 _VAR = re.compile(r"\$(?:\{(\w+)\}|(\w+))")
-_SOURCES_MEMO: dict[tuple[str, tuple[str, ...], str | None], tuple[SkillSource, ...]] = {}
+#: Resolved source lists kept per host (the key is a session's home, external dirs and HOME).
+SOURCES_MEMO_SIZE = 64
 
 
-def invalidate() -> None:
-    """Forget every cached index of this process (call after adding or editing skills)."""
-    CACHE.invalidate()
+class SkillsState:
+    """What the skills plugin remembers, one per plugin host (``host.state(SkillsState)``)."""
+
+    __slots__ = ("index", "sources")
+
+    def __init__(self) -> None:
+        self.index: IndexCache[IndexResult] = IndexCache()
+        self.sources: dict[tuple[str, tuple[str, ...], str | None], tuple[SkillSource, ...]] = {}
+
+
+def invalidate(host: Any) -> None:
+    """Forget every index ``host`` cached (call after adding or editing skills)."""
+    if host is not None:
+        host.state(SkillsState).index.invalidate()
 
 
 def default_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
@@ -71,15 +83,16 @@ def default_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     external = ctx.config.skills.external_dirs
     # ``~`` follows the process's HOME (os.path.expanduser), so HOME is part of the key.
     memo_key = None if any("$" in entry for entry in external) else (home, external, os.environ.get("HOME"))
-    if memo_key is not None:
-        known = _SOURCES_MEMO.get(memo_key)
-        if known is not None:
-            return known
+    if memo_key is None or ctx.host is None:
+        return _resolve_sources(home, external, ctx.env)
+    memo = ctx.host.state(SkillsState).sources
+    known = memo.get(memo_key)
+    if known is not None:
+        return known
     sources = _resolve_sources(home, external, ctx.env)
-    if memo_key is not None:
-        if len(_SOURCES_MEMO) >= 64:
-            _SOURCES_MEMO.clear()
-        _SOURCES_MEMO[memo_key] = sources
+    if len(memo) >= SOURCES_MEMO_SIZE:
+        memo.clear()
+    memo[memo_key] = sources
     return sources
 
 
@@ -133,21 +146,25 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
     )
 
 
-def index_for(request: IndexRequest, max_age: float | None = None) -> IndexResult:
-    """The index for ``request``: from the LRU (entries younger than ``max_age`` seconds),
-    else built (and then cached).
+def index_for(
+    request: IndexRequest, max_age: float | None = None, cache: IndexCache[IndexResult] | None = None
+) -> IndexResult:
+    """The index for ``request``: from ``cache`` (entries younger than ``max_age`` seconds),
+    else built (and then cached). Without a cache it is built every time.
 
     Records the index's warnings for the build in progress - again on every hit, so every
     session that shows this index can show its warnings too.
     """
-    result = CACHE.get(request, max_age)
+    if cache is None:
+        cache = IndexCache()
+    result = cache.get(request, max_age)
     if result is None:
-        generation = CACHE.generation
+        generation = cache.generation
         result = build_index(request)
         _report(result.events)
         if result.events:
             result = attrs.evolve(result, events=())
-        CACHE.put(request, result, generation)
+        cache.put(request, result, generation)
     if result.warnings:
         _report(result.warnings)
     return result
@@ -168,7 +185,8 @@ def hermes_skills_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
 def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
     if SKILL_TOOLS.isdisjoint(ctx.tools):
         return ()
-    result = index_for(request_for(ctx), ctx.config.skills.index_ttl_seconds)
+    cache = host_state(ctx.host, SkillsState).index
+    result = index_for(request_for(ctx), ctx.config.skills.index_ttl_seconds, cache)
     return result.block if result.block is not None else ()
 
 

@@ -23,10 +23,13 @@ import json
 import re
 from typing import Any
 
+import attrs
+
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_plugins.tools.writers import (
     LocalWriter,
+    SpillPrunes,
     default_writer,
     is_local,
     safe_result_filename,
@@ -121,14 +124,16 @@ def _pageable(content: str) -> tuple[str, str]:
 
 
 def _writer(environment: Any, home: Any, host: Any) -> Any:
-    writer = host.tool_result_writer(environment) if host is not None else default_writer(environment)
-    if (
-        home is not None
-        and isinstance(writer, LocalWriter)
-        and writer.directory == spill_dir(None)
-    ):
-        # The hook only sees the environment; the call knows its HERMES_HOME.
-        writer = LocalWriter.for_home(home)
+    if host is None:
+        return default_writer(environment, home)
+    writer = host.tool_result_writer(environment)
+    if isinstance(writer, LocalWriter):
+        directory = writer.directory
+        if home is not None and directory == spill_dir(None):
+            # The hook only sees the environment; the call knows its HERMES_HOME.
+            directory = spill_dir(home)
+        # The host remembers which directories were pruned, not the writer of one call.
+        writer = attrs.evolve(writer, directory=directory, prunes=host.state(SpillPrunes))
     return writer
 
 

@@ -55,8 +55,25 @@ RESERVED_STEMS = frozenset(
 )
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
-_pruned: set[str] = set()
-_prune_lock = threading.Lock()
+
+class SpillPrunes:
+    """The spill directories already pruned, so each is pruned once per owner: the plugin
+    host (``host.state(SpillPrunes)``), or a writer built without one."""
+
+    __slots__ = ("_done", "_lock")
+
+    def __init__(self) -> None:
+        self._done: set[str] = set()
+        self._lock = threading.Lock()
+
+    def first(self, directory: Path) -> bool:
+        """Whether ``directory`` is seen for the first time (and is now marked as pruned)."""
+        key = str(directory)
+        with self._lock:
+            if key in self._done:
+                return False
+            self._done.add(key)
+            return True
 
 
 def safe_result_filename(tool_call_id: str, content: str = "") -> str:
@@ -78,12 +95,8 @@ def spill_dir(home: str | os.PathLike[str] | None = None) -> Path:
     return resolve_home(home).joinpath(*SPILL_SUBDIR)
 
 
-def _prune_once(directory: Path) -> None:
+def _prune(directory: Path) -> None:
     key = str(directory)
-    with _prune_lock:
-        if key in _pruned:
-            return
-        _pruned.add(key)
     cutoff = time.time() - PRUNE_AFTER_SECONDS
     removed = 0
     try:
@@ -101,21 +114,21 @@ def _prune_once(directory: Path) -> None:
         log.info("spillover_pruned", directory=key, removed=removed)
 
 
-def reset_prune_state() -> None:
-    """Let the next write prune again (tests)."""
-    with _prune_lock:
-        _pruned.clear()
-
-
 @attrs.frozen(kw_only=True)
 class LocalWriter:
     """Writes spilled results on this machine, under ``<home>/cache/spillover``."""
 
     directory: Path = attrs.field(converter=Path)
+    #: who remembers the directories pruned already (the host's, when a host built the writer)
+    prunes: SpillPrunes = attrs.field(factory=SpillPrunes, eq=False, repr=False)
 
     @classmethod
-    def for_home(cls, home: str | os.PathLike[str] | None = None) -> LocalWriter:
-        return cls(directory=spill_dir(home))
+    def for_home(
+        cls, home: str | os.PathLike[str] | None = None, prunes: SpillPrunes | None = None
+    ) -> LocalWriter:
+        if prunes is None:
+            return cls(directory=spill_dir(home))
+        return cls(directory=spill_dir(home), prunes=prunes)
 
     def __call__(self, content: str, name: str) -> str | None:
         if not name or "/" in name or "\\" in name or "\0" in name or name in {".", ".."}:
@@ -124,7 +137,8 @@ class LocalWriter:
         try:
             self.directory.mkdir(parents=True, exist_ok=True, mode=0o700)
             _private_dir(self.directory)
-            _prune_once(self.directory)
+            if self.prunes.first(self.directory):
+                _prune(self.directory)
             data = content.encode("utf-8", "surrogatepass")
             # mkstemp creates the file 0600, and the rename keeps that mode.
             fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=".spill-", suffix=".tmp")
