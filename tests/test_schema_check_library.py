@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from hermes_plugins.tools.bridge import handle_bridge_call
-from hermes_plugins.tools.schema_check import check, openapi_nullable
+from hermes_plugins.tools import schema_check
+from hermes_plugins.tools.schema_check import SchemaValidators, check, openapi_nullable
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -80,6 +81,32 @@ def test_a_violating_bridged_call_is_not_invoked() -> None:
     answer = handle_bridge_call("tool_call", {"calls": [{"name": "tag_it", "arguments": {"tag": "yes"}}]},
                                 tools=tools, config=None, invoke=lambda n, a: ran.append(a) or "ok")
     assert answer == "ok" and ran == [{"tag": "yes"}]
+
+
+def test_a_hosts_validators_compile_each_schema_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core import PluginHost
+
+    compiled: list[Any] = []
+    real = schema_check._compile
+    monkeypatch.setattr(schema_check, "_compile", lambda schema: compiled.append(schema) or real(schema))
+    tools = [{"type": "function", "source": "mcp-x", "function": {
+        "name": "tag_it", "description": "Tag.",
+        "parameters": {"type": "object", "properties": {"tag": {"type": "string"}}}}}]
+    args = {"calls": [{"name": "tag_it", "arguments": {"tag": "a"}}]}
+
+    def bridged(host: Any) -> Any:
+        return handle_bridge_call("tool_call", args, tools=tools, config=None, host=host,
+                                  invoke=lambda n, a: "ok")
+
+    host = PluginHost.create(load_entry_points=False, env={})
+    bridged(host)
+    bridged(host)
+    assert len(compiled) == 1 and len(host.state(SchemaValidators)) == 1
+    bridged(PluginHost.create(load_entry_points=False, env={}))
+    assert len(compiled) == 2  # another host compiles for itself
+    bridged(None)
+    bridged(None)
+    assert len(compiled) == 4  # without a host nothing is kept
 
 
 json_schemas = st.recursive(

@@ -18,6 +18,7 @@ import attrs
 import orjson
 
 from hermes_core.config import Config, ToolSearchSection
+from hermes_core.host import host_state
 from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext
 from hermes_plugins.tools import bm25
@@ -35,7 +36,7 @@ from hermes_plugins.tools.catalog import (
     source_label,
     tool_name,
 )
-from hermes_plugins.tools.schema_check import check
+from hermes_plugins.tools.schema_check import SchemaValidators, check
 
 log = get_logger(__name__)
 
@@ -408,7 +409,7 @@ def _call(
     call_args, problem = _parse_arguments(call.get("arguments"))
     if call_args is None:
         return _error(f"{TOOL_CALL}: {target}: {problem}; the tool was NOT invoked")
-    coerced, problems = check(call_args, entry.parameters)
+    coerced, problems = check(call_args, entry.parameters, validators=host_state(host, SchemaValidators))
     if problems:
         return _error(
             f"{TOOL_CALL}: the arguments for {target!r} do not match its schema; the tool was "

@@ -96,15 +96,18 @@ def _as_type(value: Any, wanted: str) -> tuple[bool, Any]:
     return True, value  # an unknown type name constrains nothing
 
 
-def check(value: Any, schema: Any, path: str = "") -> tuple[Any, list[str]]:
+def check(
+    value: Any, schema: Any, path: str = "", validators: SchemaValidators | None = None
+) -> tuple[Any, list[str]]:
     """Check ``value`` against ``schema``; returns the coerced value and the problems found.
 
     Each problem reads ``<path>: <constraint>`` (the path is ``(arguments)`` at the top).
+    ``validators`` keeps compiled schemas between calls (the plugin host's, see ``bridge``).
     """
     problems: list[str] = []
     value = _check(value, schema, path, problems)
     if not problems and not path and isinstance(schema, Mapping) and schema:
-        problems = validate(value, schema)
+        problems = validate(value, schema, validators)
     return value, problems
 
 
@@ -217,9 +220,36 @@ def _check_object(
 
 # --- the library pass ---------------------------------------------------------------------
 
-_VALIDATORS: OrderedDict[str, Any] = OrderedDict()
-_VALIDATORS_MAX = 256
-_lock = threading.Lock()
+#: Compiled validators a host keeps (least recently used dropped first).
+VALIDATORS_MAX = 256
+
+
+class SchemaValidators:
+    """Compiled validators by schema text, one LRU per plugin host
+    (``host.state(SchemaValidators)``): compiling costs far more than validating."""
+
+    __slots__ = ("_entries", "_lock")
+
+    def __init__(self) -> None:
+        self._entries: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, schema: Mapping[str, Any]) -> Any:
+        key = json.dumps(schema, sort_keys=True, default=str)
+        with self._lock:
+            known = self._entries.get(key)
+            if known is not None:
+                self._entries.move_to_end(key)
+                return known
+        validator = _compile(schema)
+        with self._lock:
+            self._entries[key] = validator
+            while len(self._entries) > VALIDATORS_MAX:
+                self._entries.popitem(last=False)
+        return validator
+
+    def __len__(self) -> int:
+        return len(self._entries)
 
 
 def openapi_nullable(schema: Any) -> Any:
@@ -243,13 +273,7 @@ def openapi_nullable(schema: Any) -> Any:
     return out
 
 
-def _validator(schema: Mapping[str, Any]) -> Any:
-    key = json.dumps(schema, sort_keys=True, default=str)
-    with _lock:
-        known = _VALIDATORS.get(key)
-        if known is not None:
-            _VALIDATORS.move_to_end(key)
-            return known
+def _compile(schema: Mapping[str, Any]) -> Any:
     import jsonschema  # on first use: most sessions never check a bridged call
 
     spelled = openapi_nullable(schema)
@@ -259,10 +283,6 @@ def _validator(schema: Mapping[str, Any]) -> Any:
         validator = cls(spelled, format_checker=cls.FORMAT_CHECKER)
     except jsonschema.SchemaError as exc:
         validator = _BrokenSchema(f"{'.'.join(map(str, exc.path)) or 'schema'}: {exc.message}")
-    with _lock:
-        _VALIDATORS[key] = validator
-        while len(_VALIDATORS) > _VALIDATORS_MAX:
-            _VALIDATORS.popitem(last=False)
     return validator
 
 
@@ -284,10 +304,13 @@ def _path_of(parts: Any) -> str:
     return path or "(arguments)"
 
 
-def validate(value: Any, schema: Mapping[str, Any]) -> list[str]:
+def validate(
+    value: Any, schema: Mapping[str, Any], validators: SchemaValidators | None = None
+) -> list[str]:
     """The draft 2020-12 problems of ``value`` under ``schema``, as ``<path>: <message>``."""
     try:
-        errors = list(_validator(schema).iter_errors(value))
+        validator = validators.get(schema) if validators is not None else _compile(schema)
+        errors = list(validator.iter_errors(value))
     except Exception as exc:  # noqa: BLE001 - an unresolvable $ref: say so, never crash the turn
         return [f"(arguments): the tool's schema could not be applied ({type(exc).__name__}: {exc})"]
     errors.sort(key=lambda e: (list(map(str, e.absolute_path)), e.message))
