@@ -207,11 +207,52 @@ def test_text_with_a_lone_surrogate_is_archived_and_found(store: Any) -> None:
     assert store.archive_get("s1", "m1.1")["text"].startswith("decoded ")
 
 
-def test_a_store_file_with_the_earlier_three_column_fts_table_still_works(tmp_path: Path) -> None:
+_OLD_LAYOUT = (  # the archive tables as written before 2026-12: the text inside the FTS table
+    "CREATE TABLE archive_messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, ref TEXT NOT NULL, "
+    "seq INTEGER NOT NULL DEFAULT 0, role TEXT NOT NULL DEFAULT '', tool TEXT NOT NULL DEFAULT '', "
+    "call_id TEXT NOT NULL DEFAULT '', turn INTEGER NOT NULL DEFAULT 0, position INTEGER NOT NULL DEFAULT 0, "
+    "replaced_by INTEGER NOT NULL DEFAULT -1, turn_start INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL, "
+    "bytes INTEGER NOT NULL DEFAULT 0, extra TEXT, UNIQUE (session_id, ref))",
+    "CREATE INDEX archive_by_age ON archive_messages (session_id, created_at, seq)",
+    "CREATE VIRTUAL TABLE archive_fts USING fts5(text, idents, sid)",
+    "INSERT INTO archive_messages (id, session_id, ref, role, created_at, bytes, extra) "
+    "VALUES (7, 's1', 'm1.1', 'tool', 1.0, 31, '{\"role\": \"tool\"}')",
+    "INSERT INTO archive_fts (rowid, text, idents, sid) VALUES (7, 'raised KeyError in parse_config', 'Key Error', 's1')",
+)
+
+
+def test_a_store_file_in_the_earlier_layout_is_upgraded_without_losing_an_entry(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
-    with sqlite3.connect(path) as conn:  # the layout written before the sid column was dropped
-        conn.execute("CREATE VIRTUAL TABLE archive_fts USING fts5(text, idents, sid)")
+    with sqlite3.connect(path) as conn:
+        for statement in _OLD_LAYOUT:
+            conn.execute(statement)
     store = SQLiteSessionStore(path)
-    store.archive_put("s1", [rec("m1.1", "unrelated"), rec("m2.1", "raised KeyError in parse_config")])
-    assert [h["ref"] for h in store.archive_search("s1", "Error parse_config", 5)] == ["m2.1"]
-    assert store.archive_get("s1", "m2.1")["text"] == "raised KeyError in parse_config"
+    assert store.archive_get("s1", "m1.1")["text"] == "raised KeyError in parse_config"
+    store.archive_put("s1", [rec("m2.1", "unrelated"), rec("m3.1", "another parse_config call")])
+    assert [h["ref"] for h in store.archive_search("s1", "Error parse_config", 5)] == ["m1.1"]
+    assert {h["ref"] for h in store.archive_search("s1", "parse_config", 5)} == {"m1.1", "m3.1"}
+    assert store.archive_stats("s1")["count"] == 3
+
+
+def _fts_rowids(path: Path, word: str) -> list[int]:
+    with sqlite3.connect(path) as conn:
+        return [r[0] for r in conn.execute("SELECT rowid FROM archive_fts WHERE archive_fts MATCH ?", (word,))]
+
+
+def test_sqlite_indexes_a_session_at_its_first_search_not_when_it_is_archived(tmp_path: Path) -> None:
+    store = SQLiteSessionStore(tmp_path / "sessions.db")
+    store.archive_put("s1", [rec("m1.1", "ParseError in loader"), rec("m2.1", "ParseError in writer")])
+    store.archive_put("s2", [rec("m1.1", "ParseError elsewhere")])
+    store.archive_flush()
+    assert _fts_rowids(tmp_path / "sessions.db", "ParseError") == []  # archived, not yet tokenised
+    assert {h["ref"] for h in store.archive_search("s1", "ParseError", 5)} == {"m1.1", "m2.1"}
+    assert len(_fts_rowids(tmp_path / "sessions.db", "ParseError")) == 2  # s1 only: s2 was not searched
+    assert [h["text"] for h in store.archive_search("s2", "Error", 5)] == ["ParseError elsewhere"]
+    # a pruned entry leaves the index too, indexed (s1's) or not (s3's)
+    old = time.time() - 10 * 86_400
+    store.archive_put("s3", [rec("m1.1", "ParseError stale", created_at=old)])
+    store.archive_put("s1", [rec("m3.1", "ParseError ancient", created_at=old)])
+    store.archive_search("s1", "ParseError", 5)
+    assert store.archive_prune(max_age_days=5)["removed"] == 2
+    assert _fts_rowids(tmp_path / "sessions.db", "ancient") == [] and _fts_rowids(tmp_path / "sessions.db", "stale") == []
+    assert store.archive_search("s3", "ParseError", 5) == []

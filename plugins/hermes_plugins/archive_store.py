@@ -45,6 +45,11 @@ BUSY_TIMEOUT_MS = 10_000
 BATCH_ROWS = 2_000
 BATCH_BYTES = 8 << 20
 
+#: Id ranges of a session's entries written but not yet in archive_fts (one row per batch).
+_UNINDEXED_TABLE = (
+    "CREATE TABLE IF NOT EXISTS archive_unindexed (session_id TEXT NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL)"
+)
+
 ARCHIVE_SCHEMA = (
     """
     CREATE TABLE IF NOT EXISTS archive_messages (
@@ -62,12 +67,15 @@ ARCHIVE_SCHEMA = (
         created_at  REAL NOT NULL,
         bytes       INTEGER NOT NULL DEFAULT 0,
         extra       TEXT,
+        text        TEXT,
         UNIQUE (session_id, ref)
     )
     """,
     "CREATE INDEX IF NOT EXISTS archive_by_age ON archive_messages (session_id, created_at, seq)",
-    # Files written before 2026-12 have a third column, ``sid``: never searched, now left empty.
-    f"CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5({FTS_COLUMNS})",
+    # Contentless: the text is archive_messages.text; the index is filled at the first search.
+    f"CREATE VIRTUAL TABLE IF NOT EXISTS archive_fts USING fts5({FTS_COLUMNS}, content='')",
+    _UNINDEXED_TABLE,
+    "CREATE INDEX IF NOT EXISTS archive_unindexed_by_session ON archive_unindexed (session_id)",
     """
     CREATE TABLE IF NOT EXISTS session_engine_state (
         session_id TEXT PRIMARY KEY,
@@ -120,9 +128,38 @@ def _open(path: Path) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
-    for statement in ARCHIVE_SCHEMA:
-        conn.execute(statement)
+    conn.create_function("hermes_idents", 1, identifier_parts, deterministic=True)
+    fts = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'archive_fts'").fetchone()
+    meta = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'archive_unindexed'").fetchone()
+    if fts is None or meta is None or "content=''" not in fts[0]:
+        with _transaction(conn):  # one process creates or upgrades; the others find it done
+            _upgrade(conn)
+            for statement in ARCHIVE_SCHEMA:
+                conn.execute(statement)
     return conn
+
+
+def _upgrade(conn: sqlite3.Connection) -> None:
+    """Bring a file written before 2026-12 (the text inside an FTS table with content, filled at
+    every write) to the current layout: the text moves to ``archive_messages.text`` and the
+    contentless index is rebuilt at the next search. Once per file, in the caller's transaction."""
+    row = conn.execute("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'archive_fts'").fetchone()
+    if row is None or "content=''" in row[0]:
+        return
+    columns = {r[1] for r in conn.execute("PRAGMA table_info(archive_messages)")}
+    if not columns:  # no entries were ever written
+        conn.execute("DROP TABLE archive_fts")
+        return
+    if "text" not in columns:
+        conn.execute("ALTER TABLE archive_messages ADD COLUMN text TEXT")
+    conn.execute("UPDATE archive_messages SET text = (SELECT text FROM archive_fts WHERE rowid = archive_messages.id)")
+    conn.execute("DROP TABLE archive_fts")
+    conn.execute(_UNINDEXED_TABLE)
+    conn.execute(
+        "INSERT INTO archive_unindexed (session_id, lo, hi) "
+        "SELECT session_id, MIN(id), MAX(id) FROM archive_messages GROUP BY session_id"
+    )
+    log.info("archive_store_upgraded", entries=conn.execute("SELECT COUNT(*) FROM archive_messages").fetchone()[0])
 
 
 def _key(path: Path) -> tuple[int, str]:
@@ -250,10 +287,10 @@ def _insert(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping
             f"SELECT ref FROM archive_messages WHERE session_id = ? AND ref IN ({','.join('?' * len(chunk))})",
             (session_id, *chunk),
         ))
-    # The write lock is held: nobody else takes ids until COMMIT.
+    # The write lock is held: nobody else takes ids until COMMIT, so the batch's are one range.
     last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM archive_messages").fetchone()[0]
+    first = last + 1
     rows: list[tuple[Any, ...]] = []
-    texts: list[tuple[int, str, str]] = []
     now = time.time()
     for r in records:
         ref = r["ref"]
@@ -266,15 +303,39 @@ def _insert(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping
             last, session_id, ref, r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
             r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
             1 if r.get("turn_start") else 0, r.get("created_at") or now,
-            len(text.encode("utf-8")), _dump_extra(r.get("extra")),
+            len(text.encode("utf-8")), _dump_extra(r.get("extra")), text,
         ))
-        texts.append((last, text, identifier_parts(text)))
     conn.executemany(
         "INSERT INTO archive_messages (id, session_id, ref, seq, role, tool, call_id, turn, position, "
-        "replaced_by, turn_start, created_at, bytes, extra) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "replaced_by, turn_start, created_at, bytes, extra, text) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
     )
-    conn.executemany("INSERT INTO archive_fts (rowid, text, idents) VALUES (?, ?, ?)", texts)
+    if rows:
+        conn.execute("INSERT INTO archive_unindexed (session_id, lo, hi) VALUES (?, ?, ?)", (session_id, first, last))
+
+
+def _index(conn: sqlite3.Connection, session_id: str) -> int:
+    """Index the entries of ``session_id`` written since its last search; how many. The
+    tokenising (SQLite's C tokenizer, ``identifier_parts`` for CamelCase) is paid here, once per
+    entry and only for a session that is searched, not by the compaction that archived it."""
+    if conn.execute("SELECT 1 FROM archive_unindexed WHERE session_id = ? LIMIT 1", (session_id,)).fetchone() is None:
+        return 0
+    started = time.perf_counter()
+    count = 0
+    with _transaction(conn):
+        ranges = conn.execute("SELECT rowid, lo, hi FROM archive_unindexed WHERE session_id = ?", (session_id,)).fetchall()
+        for _rowid, lo, hi in ranges:
+            count += conn.execute(
+                "INSERT INTO archive_fts (rowid, text, idents) SELECT id, text, hermes_idents(text) "
+                "FROM archive_messages WHERE id BETWEEN ? AND ? AND session_id = ?",
+                (lo, hi, session_id),
+            ).rowcount
+        for i in range(0, len(ranges), 500):
+            chunk = [r[0] for r in ranges[i:i + 500]]
+            conn.execute(f"DELETE FROM archive_unindexed WHERE rowid IN ({','.join('?' * len(chunk))})", chunk)
+    log.debug("archive_indexed", session=session_id, entries=count, ms=round((time.perf_counter() - started) * 1000, 1))
+    return count
 
 
 def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
@@ -290,12 +351,18 @@ def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[
 
 
 def _delete_ids(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
-    """Delete entries by id, in their own transaction."""
+    """Delete entries by id, in their own transaction (and from the index when indexed: a
+    contentless table forgets a row given the values it indexed)."""
     with _transaction(conn):
         for i in range(0, len(ids), 500):
             chunk = ids[i:i + 500]
             marks = ",".join("?" * len(chunk))
-            conn.execute(f"DELETE FROM archive_fts WHERE rowid IN ({marks})", chunk)
+            conn.execute(
+                "INSERT INTO archive_fts (archive_fts, rowid, text, idents) SELECT 'delete', m.id, m.text, "
+                f"hermes_idents(m.text) FROM archive_messages AS m WHERE m.id IN ({marks}) AND NOT EXISTS ("
+                "SELECT 1 FROM archive_unindexed AS u WHERE u.session_id = m.session_id AND m.id BETWEEN u.lo AND u.hi)",
+                chunk,
+            )
             conn.execute(f"DELETE FROM archive_messages WHERE id IN ({marks})", chunk)
 
 
@@ -344,6 +411,13 @@ class SQLiteArchive:
         with lock:
             return conn.execute(sql, params).fetchall()
 
+    def _index(self, session_id: str) -> None:
+        self.archive_flush()
+        if self.path.exists():
+            conn, lock = _reader(self.path)
+            with lock:
+                _index(conn, session_id)
+
     def archive_get(self, session_id: str, ref: str) -> dict[str, Any] | None:
         rows = self._entries("session_id = ? AND ref = ?", (session_id, ref), extra=True)
         if not rows:
@@ -353,30 +427,18 @@ class SQLiteArchive:
 
     def _entries(self, where: str, params: Sequence[Any], *, extra: bool = False) -> list[dict[str, Any]]:
         """The entries ``WHERE where``, with their text (and ``extra`` when asked)."""
-        columns = "id, ref, role, tool, call_id, turn, position, replaced_by, created_at, seq"
+        columns = "id, ref, role, tool, call_id, turn, position, replaced_by, created_at, seq, text"
         rows = self._query(f"SELECT {columns}{', extra' if extra else ''} FROM archive_messages WHERE {where}", params)
         names = columns.split(", ")
-        texts = self._texts([r[0] for r in rows])
         out = []
         for row in rows:
             entry = dict(zip(names, row))
-            entry["text"] = texts.get(row[0], "")
+            if entry["text"] is None:
+                entry["text"] = ""
             if extra:
                 entry["extra"] = json.loads(row[-1]) if row[-1] else {}
             out.append(entry)
         return out
-
-    def _texts(self, ids: Sequence[int]) -> dict[int, str]:
-        # One rowid lookup each: a join would let the planner scan the whole FTS table.
-        if not ids:
-            return {}
-        conn, lock = _reader(self.path)
-        with lock:
-            return {
-                i: row[0]
-                for i in ids
-                for row in conn.execute("SELECT text FROM archive_fts WHERE rowid = ?", (i,)).fetchall()
-            }
 
     def archive_refs(self, session_id: str) -> set[str]:
         return {r[0] for r in self._query("SELECT ref FROM archive_messages WHERE session_id = ?", (session_id,))}
@@ -410,6 +472,7 @@ class SQLiteArchive:
         # intersecting with the session first would walk all its entries (8 ms at 100k).
         # ``+session_id``: look the few ids up by key, never walk the session's age index.
         mine_sql = "SELECT id FROM archive_messages WHERE +session_id = ? AND id IN ({})"
+        self._index(session_id)
         ranked = fts_search(
             self._query, "archive_fts", words, limit,
             keep=lambda ids: {r[0] for r in self._query(mine_sql.format(",".join("?" * len(ids))), (session_id, *ids))},
