@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
@@ -20,6 +21,8 @@ import attrs
 
 # Endpoint each provider's SDK posts to (the OpenAI SDK's base_url carries the /v1 prefix).
 PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+#: How long a gated reply waits for its gate: only a hang guard, never a timing assumption.
+GATE_GUARD = 60.0
 
 
 @attrs.frozen(kw_only=True)
@@ -27,6 +30,10 @@ class Reply:
     """One scripted answer: status, raw body, headers, and an optional delay before answering.
 
     ``hang_up`` closes the connection without answering (a reset as the client sees it).
+    ``gate`` holds the answer until the test sets the event: a test that needs a request to be
+    "still in flight" says so with an event instead of guessing a delay long enough under load.
+    A gate never set answers ``GATE_GUARD`` seconds later with a loud 599, so a test that forgets
+    to open it fails instead of hanging.
     """
 
     status: int = 200
@@ -34,6 +41,7 @@ class Reply:
     headers: Mapping[str, str] = attrs.field(factory=lambda: {"Content-Type": "application/json"})
     delay: float = 0.0
     hang_up: bool = False
+    gate: threading.Event | None = attrs.field(default=None, eq=False)
 
 
 @attrs.frozen(kw_only=True)
@@ -136,6 +144,10 @@ class _Handler(BaseHTTPRequestHandler):
             reply = fake._next_reply()
         if reply.delay and fake._stopping.wait(reply.delay):
             return
+        if reply.gate is not None and not _wait_for_gate(reply.gate, fake._stopping):
+            if fake._stopping.is_set():
+                return
+            reply = json_reply(599, {"error": {"message": "fake server: the test never opened the gate"}})
         if reply.hang_up:
             self.close_connection = True
             self.connection.shutdown(socket.SHUT_RDWR)
@@ -149,6 +161,14 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.write(reply.body)
         except OSError:  # the client gave up (timeout) before we answered
             self.close_connection = True
+
+
+def _wait_for_gate(gate: threading.Event, stopping: threading.Event) -> bool:
+    deadline = time.monotonic() + GATE_GUARD
+    while not gate.wait(0.05):
+        if stopping.is_set() or time.monotonic() > deadline:
+            return False
+    return True
 
 
 class _Server(ThreadingHTTPServer):
@@ -226,8 +246,14 @@ def running(provider: str) -> Iterator[FakeLLMServer]:
         server.stop()
 
 
-def unused_port() -> int:
-    """A loopback port with nothing listening (bound once by us, then released)."""
+@contextmanager
+def refused_port() -> Iterator[int]:
+    """A loopback port that refuses connections for as long as the block runs.
+
+    The port stays bound (never listening) by this socket, so no other process - another test
+    run's server on a busy machine - can start listening there in the meantime: a port that
+    was merely free a moment ago is not a "nothing listens there" guarantee.
+    """
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield int(sock.getsockname()[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -9,14 +10,15 @@ from typing import Any
 import attrs
 import pytest
 from fake_llm_servers import (
+    GATE_GUARD,
     FakeLLMServer,
     Reply,
     anthropic_error,
     anthropic_message,
     openai_completion,
     openai_error,
+    refused_port,
     running,
-    unused_port,
 )
 from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer
 
@@ -316,22 +318,28 @@ def test_anthropic_overloaded_529_is_a_generic_failure(monkeypatch: pytest.Monke
 def test_timeout_when_the_server_answers_too_late(
     protocol: Protocol, server: FakeLLMServer, keyed: str
 ) -> None:
-    server.push(attrs.evolve(protocol.success("too late"), delay=3.0))
+    # The answer waits for a gate the test opens only afterwards: a summariser that ignored its
+    # timeout would get the answer once the gate's guard expires (a 599), never a timeout, and
+    # the SDK's retries (each with its own timeout) would show as more than one request.
+    gate = threading.Event()
+    server.push(attrs.evolve(protocol.success("too late"), gate=gate))
     summarizer = summarizer_for(protocol, server.base_url, timeout=FAST_TIMEOUT)
     started = time.perf_counter()
-    with pytest.raises(SummarizerTimeoutError) as caught:
-        summarizer.summarize(request())
-    assert time.perf_counter() - started < 2.0
+    try:
+        with pytest.raises(SummarizerTimeoutError) as caught:
+            summarizer.summarize(request())
+    finally:
+        gate.set()
+    assert time.perf_counter() - started < GATE_GUARD / 2  # a hang guard, not a speed claim
     assert caught.value.status is None
     assert caught.value.kind == "timeout"
     assert len(server.requests) == 1
 
 
 def test_connection_refused_is_a_network_failure(protocol: Protocol, keyed: str) -> None:
-    port = unused_port()
-    root = f"http://127.0.0.1:{port}"
-    base_url = root + "/v1" if protocol.provider == "openai" else root
-    with pytest.raises(SummarizerNetworkError) as caught:
+    with refused_port() as port, pytest.raises(SummarizerNetworkError) as caught:
+        root = f"http://127.0.0.1:{port}"
+        base_url = root + "/v1" if protocol.provider == "openai" else root
         summarizer_for(protocol, base_url, timeout=2.0).summarize(request())
     assert caught.value.kind == "network"
     assert "cannot reach" in str(caught.value)
@@ -346,9 +354,8 @@ def test_connection_reset_is_a_network_failure(
 
 
 def test_credentials_in_base_url_stay_out_of_the_error(protocol: Protocol, keyed: str) -> None:
-    port = unused_port()
-    base_url = f"http://user:hunter2secret@127.0.0.1:{port}/v1"
-    with pytest.raises(SummarizerNetworkError) as caught:
+    with refused_port() as port, pytest.raises(SummarizerNetworkError) as caught:
+        base_url = f"http://user:hunter2secret@127.0.0.1:{port}/v1"
         summarizer_for(protocol, base_url, timeout=2.0).summarize(request())
     assert "hunter2secret" not in str(caught.value)
     assert f"127.0.0.1:{port}" in str(caught.value)
