@@ -23,6 +23,20 @@ from hermes_core.host import PluginHost
 from hermes_core.lease import LeaseHeld, compaction_lease
 
 
+#: The lifetime of the leases these tests expect to see renewed: renewals come every third of
+#: it, so a renewer thread may be scheduled up to two thirds of it late on a loaded machine.
+LEASE_TTL = 1.0
+#: Only a hang guard for conditions polled below.
+HANG_GUARD = 30.0
+
+
+def _poll(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + HANG_GUARD
+    while not condition():
+        assert time.monotonic() < deadline, f"hang guard: {what}"
+        time.sleep(0.02)
+
+
 @pytest.fixture(scope="module")
 def redis_url(tmp_path_factory: pytest.TempPathFactory) -> Any:
     with redis_server(tmp_path_factory.mktemp("redis")) as url:
@@ -59,11 +73,23 @@ def test_lease_contract(kind: str, tmp_path: Path, request: pytest.FixtureReques
 
 def test_the_lease_is_renewed_while_the_compaction_runs(kind: str, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     store = make_store(kind, tmp_path, request)
-    with compaction_lease(store, "s", ttl=0.3, wait=0):
-        time.sleep(0.9)  # three lease lifetimes
+    renewals: list[bool] = []
+    renew = store.renew_lease
+
+    def counted(*args: Any) -> bool:
+        renewals.append(renew(*args))
+        return renewals[-1]
+
+    store.renew_lease = counted
+    # The lifetime leaves a renewal (every third of it) two thirds of a lifetime to be late on
+    # two shared cores; the block then outlives the first lifetime and three renewals.
+    with compaction_lease(store, "s", ttl=LEASE_TTL, wait=0):
+        started = time.monotonic()
+        _poll(lambda: len(renewals) >= 3 and time.monotonic() - started > 1.2 * LEASE_TTL, "renewals")
+        assert all(renewals)
         assert not store.acquire_lease("s", "intruder", 300)
         with pytest.raises(LeaseHeld):
-            with compaction_lease(store, "s", ttl=0.3, wait=0.1):
+            with compaction_lease(store, "s", ttl=LEASE_TTL, wait=0.1):
                 pass
     assert store.acquire_lease("s", "next", 300)  # released at the end
     close_connections()
@@ -140,7 +166,7 @@ _HOLDER = textwrap.dedent(
         from hermes_plugins.session_store import SQLiteSessionStore
         store = SQLiteSessionStore(where)
     from hermes_core.lease import compaction_lease
-    with compaction_lease(store, "victim", ttl=0.6, wait=0):
+    with compaction_lease(store, "victim", ttl={ttl!r}, wait=0):
         print("held", flush=True)
         time.sleep(60)
     """
@@ -151,7 +177,7 @@ def test_a_worker_killed_mid_compaction_frees_the_session_when_its_lease_expires
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     where = request.getfixturevalue("redis_url") if kind == "redis" else str(tmp_path / "sessions.db")
-    code = _HOLDER.format(tests=str(Path(__file__).parent))
+    code = _HOLDER.format(tests=str(Path(__file__).parent), ttl=LEASE_TTL)
     proc = subprocess.Popen([sys.executable, "-c", code, kind, where], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     if kind == "redis":
@@ -160,14 +186,11 @@ def test_a_worker_killed_mid_compaction_frees_the_session_when_its_lease_expires
         store: Any = RedisSessionStore(where, key_prefix="killed:")
     else:
         store = SQLiteSessionStore(where)
-    time.sleep(0.7)  # renewed by the holder: still held after its first lifetime
+    time.sleep(1.2 * LEASE_TTL)  # renewed by the holder: still held after its first lifetime
     assert not store.acquire_lease("victim", "me", 1_000)
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
-    started = time.monotonic()
-    while not store.acquire_lease("victim", "me", 1_000):
-        assert time.monotonic() - started < 3, "the lease never expired"
-        time.sleep(0.05)
+    _poll(lambda: store.acquire_lease("victim", "me", 1_000), "the killed worker's lease expiring")
     close_connections()
 
 
@@ -209,7 +232,7 @@ def test_an_unreachable_store_reaches_the_host_as_a_skipped_status_event(
 ) -> None:
     import sqlite3
 
-    from redis_support import free_port
+    from fake_llm_servers import refused_port
 
     def unreachable(self: Any, *args: Any) -> bool:
         raise sqlite3.OperationalError("unable to open database file")
@@ -217,11 +240,12 @@ def test_an_unreachable_store_reaches_the_host_as_a_skipped_status_event(
     if kind == "sqlite":
         monkeypatch.setattr(SQLiteSessionStore, "acquire_lease", unreachable)
     events: list[Any] = []
-    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
-    session = status_session(kind, tmp_path, request, events, url=url)
-    messages = history(40)
-    assert session.before_request(messages) == messages
-    manual = session.compress(messages)
+    with refused_port() as port:  # held, so no other process's server can appear there
+        url = f"redis://127.0.0.1:{port}/0"
+        session = status_session(kind, tmp_path, request, events, url=url)
+        messages = history(40)
+        assert session.before_request(messages) == messages
+        manual = session.compress(messages)
     assert manual.messages == messages
     skipped = [(e.kind, e.reason, e.phase) for e in events]
     assert skipped == [("skipped", "store_unreachable", "preflight"), ("skipped", "store_unreachable", "manual")]

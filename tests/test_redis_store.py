@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 from recall_support import TestEngines, history
-from redis_support import free_port, redis_server
+from fake_llm_servers import refused_port
+from redis_support import redis_server
 
 from hermes_core import Session
 from hermes_core.config import load_config
@@ -54,7 +55,11 @@ def test_key_prefixes_keep_deployments_apart(tmp_path: Path, redis_url: str) -> 
 
 
 def test_a_lost_server_still_serves_requests_with_clear_warnings(tmp_path: Path) -> None:
-    url = f"redis://127.0.0.1:{free_port()}/0"  # nothing listens there
+    with refused_port() as port:  # held, so no other process's server can appear there
+        _a_lost_server_still_serves_requests(tmp_path, f"redis://127.0.0.1:{port}/0")
+
+
+def _a_lost_server_still_serves_requests(tmp_path: Path, url: str) -> None:
     session = open_session(tmp_path, url, "down")
     assert "You are" in session.system_prompt or session.system_prompt  # rebuilt locally
     messages = history(12)
