@@ -34,6 +34,12 @@ class Hung(BaseException):
     """Raised by the watchdog; a BaseException so no ``except OSError``/``Exception`` hides it."""
 
 
+#: Seconds before the watchdog calls a build hung. Only a hang guard: a read blocked on a FIFO
+#: never returns, while a bounded read of a 10 GiB sparse file under tracemalloc takes seconds
+#: on two shared cores, so a tight figure here failed slow machines, not blocking reads.
+HANG_GUARD = 60.0
+
+
 @pytest.fixture(autouse=True)
 def _watchdog() -> Iterator[None]:
     """A read that blocks raises here instead of hanging the suite (main thread only)."""
@@ -42,7 +48,7 @@ def _watchdog() -> Iterator[None]:
         raise Hung("the build hung on a hostile file")
 
     previous = signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    signal.setitimer(signal.ITIMER_REAL, HANG_GUARD)
     try:
         yield
     finally:
