@@ -281,6 +281,41 @@ def _as_list(value: Any) -> Any:
     return value
 
 
+def _started(
+    policy: GuardPolicy, function: Callable[..., Any], args: tuple[Any, ...], plugin: str, hook: str,
+    call: CallLog | None, what: str,
+) -> Generator[None, Any, Any] | None:
+    """Run a wrapper up to its ``yield``; ``None`` (the failure noted) when it never got there."""
+    try:
+        gen = function(*args)
+        next(gen)
+    except StopIteration:
+        _failed(policy, plugin, hook, RuntimeError(f"the {what} did not yield"), call)
+        return None
+    except Exception as exc:  # noqa: BLE001 - isolation is the point
+        _failed(policy, plugin, hook, exc, call)
+        return None
+    return gen
+
+
+def _finished(
+    policy: GuardPolicy, gen: Generator[None, Any, Any], sent: Any, plugin: str, hook: str,
+    call: CallLog | None, what: str,
+) -> tuple[StopIteration | None, BaseException | None]:
+    """Resume a wrapper after its ``yield``: (how it returned, or the error it ended with)."""
+    try:
+        gen.send(sent)
+    except StopIteration as stop:
+        return stop, None
+    except Exception as exc:  # noqa: BLE001 - isolation is the point
+        _failed(policy, plugin, hook, exc, call)
+        return None, exc
+    gen.close()
+    error = RuntimeError(f"the {what} yielded twice")
+    _failed(policy, plugin, hook, error, call)
+    return None, error
+
+
 def _new_style(
     policy: GuardPolicy, function: Callable[..., Any], plugin: str, hook: str,
     argnames: tuple[str, ...], check: Callable[[Any], Any] | None,
@@ -288,14 +323,8 @@ def _new_style(
     def guarded(*args: Any) -> Generator[None, Any, Any]:
         call = CURRENT.get()
         start = perf_counter() if policy.observers else 0.0
-        try:
-            gen = function(*args)
-            next(gen)
-        except StopIteration:
-            _failed(policy, plugin, hook, RuntimeError("the wrapper did not yield"), call)
-            return (yield)
-        except Exception as exc:  # noqa: BLE001
-            _failed(policy, plugin, hook, exc, call)
+        gen = _started(policy, function, args, plugin, hook, call, "wrapper")
+        if gen is None:
             return (yield)
         try:
             inner = yield
@@ -306,21 +335,12 @@ def _new_style(
                 return stop.value
             gen.close()
             raise
-        error: BaseException | None = None
+        stop, error = _finished(policy, gen, inner, plugin, hook, call, "wrapper")
         value = inner
-        try:
-            gen.send(inner)
-        except StopIteration as stop:
+        if stop is not None:
             value = _checked(policy, check, stop.value, plugin, hook)
             if value is None and stop.value is not None:
                 value = inner
-        except Exception as exc:  # noqa: BLE001
-            error = exc
-            _failed(policy, plugin, hook, exc, call)
-        else:
-            gen.close()
-            error = RuntimeError("the wrapper yielded twice")
-            _failed(policy, plugin, hook, error, call)
         if call is not None and value is not inner and value is not None:
             call.answers.append((plugin, value))
         if policy.observers:
@@ -337,31 +357,13 @@ def _old_style(
     def guarded(*args: Any) -> Generator[None, Any, None]:
         call = CURRENT.get()
         start = perf_counter() if policy.observers else 0.0
-        try:
-            gen = function(*args)
-            next(gen)
-        except StopIteration:
-            _failed(policy, plugin, hook, RuntimeError("the hookwrapper did not yield"), call)
-            yield
-            return
-        except Exception as exc:  # noqa: BLE001
-            _failed(policy, plugin, hook, exc, call)
+        gen = _started(policy, function, args, plugin, hook, call, "hookwrapper")
+        if gen is None:
             yield
             return
         outcome = yield
         before = outcome.get_result() if outcome.exception is None else None
-        error: BaseException | None = None
-        try:
-            gen.send(outcome)
-        except StopIteration:
-            pass
-        except Exception as exc:  # noqa: BLE001
-            error = exc
-            _failed(policy, plugin, hook, exc, call)
-        else:
-            gen.close()
-            error = RuntimeError("the hookwrapper yielded twice")
-            _failed(policy, plugin, hook, error, call)
+        _, error = _finished(policy, gen, outcome, plugin, hook, call, "hookwrapper")
         if outcome.exception is None:
             after = outcome.get_result()
             if after is not before:

@@ -74,6 +74,37 @@ def test_a_raising_wrapper_loses_only_its_own_part(style: str, plugin_host: Plug
     assert [(w.kind, w.plugin) for w in warnings] == [("plugin_hook_failed", "bad_wrapper")]
 
 
+def _misbehaving(style: str, how: str) -> object:
+    def body(self: Any, ctx: PromptContext) -> Any:
+        if how == "raises_first":
+            raise RuntimeError("broke before yielding")
+        if how == "never_yields":
+            return
+        yield
+        yield
+
+    return type("Bad", (), {"hermes_prompt_identity": hookimpl(**{style: True})(body)})()
+
+
+@pytest.mark.parametrize("style", ["wrapper", "hookwrapper"])
+@pytest.mark.parametrize(("how", "said"), [
+    ("raises_first", "RuntimeError: broke before yielding"),
+    ("never_yields", "did not yield"),
+    ("yields_twice", "yielded twice"),
+])
+def test_a_misbehaving_wrapper_is_named_and_the_result_kept(
+    style: str, how: str, said: str, plugin_host: PluginHost, register_plugin: Any, tmp_path: Path
+) -> None:
+    register_plugin(_misbehaving(style, how), "bad_wrapper")
+    with collecting() as warnings:
+        blocks, plugin = plugin_host.prompt_block("hermes_prompt_identity", ctx(tmp_path))
+    assert plugin == "identity" and blocks[0].text.startswith("You are")
+    assert [(w.kind, w.plugin) for w in warnings] == [("plugin_hook_failed", "bad_wrapper")]
+    assert said in warnings[0].message
+    if how != "raises_first":
+        assert f"the {style} " in warnings[0].message
+
+
 def test_raising_collect_plugin_loses_only_its_part(tmp_path: Path) -> None:
     class Good:
         @hookimpl
