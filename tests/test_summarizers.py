@@ -438,3 +438,44 @@ def test_no_model_anywhere_asks_for_the_main_model(protocol: Protocol, server: F
     with pytest.raises(SummarizerModelNotFoundError, match="compression.summary.model"):
         protocol.factory(config).summarize(request())
     assert server.requests == []
+
+
+# --- the async client: the same answers and the same typed errors ---------------------------------
+
+
+def _outcome(call: Callable[[], str]) -> tuple[str, ...]:
+    try:
+        return ("text", call())
+    except SummarizerError as exc:
+        return (type(exc).__name__, exc.kind, str(exc.status), str(exc))
+
+
+@pytest.mark.parametrize("script", ["success", "401", "404", "500", "empty", "html", "no-model"])
+def test_the_async_client_answers_and_fails_exactly_like_the_sync_one(
+    protocol: Protocol, server: FakeLLMServer, keyed: str, script: str
+) -> None:
+    import asyncio
+
+    from hermes_plugins.summarizers_async import asummarize
+
+    reply = {
+        "success": protocol.success("## Goal\nthe same summary"),
+        "401": protocol.error(401, "invalid api key"),
+        "404": protocol.error(404, "model: summary-model"),
+        "500": protocol.error(500, "internal failure"),
+        "empty": Reply(status=200, body=b""),
+        "html": Reply(status=200, body=b"<html>captive portal</html>"),
+        "no-model": protocol.success("never asked"),
+    }[script]
+    server.push(reply)
+    if script == "no-model":
+        config = load_config(data={"compression": {"summary": {
+            "provider": protocol.provider, "base_url": server.base_url}}}, env={})
+        sync, asynchronous = protocol.factory(config), protocol.factory(config)
+    else:
+        sync, asynchronous = (summarizer_for(protocol, server.base_url) for _ in range(2))
+    expected = _outcome(lambda: sync.summarize(request()))
+    assert _outcome(lambda: asyncio.run(asummarize(asynchronous, request()))) == expected
+    assert len(server.requests) == (0 if script == "no-model" else 2)
+    if script == "success":
+        assert expected == ("text", "## Goal\nthe same summary")

@@ -44,6 +44,9 @@ class _SdkSummarizer:
 
     name: str
     sdk_module: str
+    #: the SDK's client classes, by attribute name
+    client_class: str
+    async_client_class: str
     default_key_env: str
 
     def __init__(self, config: Config, *, model: str | None = None) -> None:
@@ -67,13 +70,7 @@ class _SdkSummarizer:
             from hermes_plugins.summarizers_async import summarize_on_loop
 
             return summarize_on_loop(self, request, loop)
-        model = request.model or self.model
-        endpoint = display_url(self.base_url) if self.base_url else "the default endpoint"
-        where = f"{self.name} summariser ({model or 'no model'} at {endpoint})"
-        if not model:
-            raise SummarizerModelNotFoundError(
-                f"{where}: no summary model configured; set compression.summary.model"
-            )
+        model, where = self.model_for(request)
         sdk, client = self._ensure_client(where)
         started = time.perf_counter()
         try:
@@ -83,34 +80,67 @@ class _SdkSummarizer:
                 abandon=lambda: self._abandon(client),
             )
         except DeadlineExceeded:
-            log.debug("summary_call_failed", provider=self.name, model=model, kind="timeout",
-                      status=None, deadline=self.timeout)
-            raise SummarizerTimeoutError(
-                f"{where}: no complete answer within {self.timeout:g} s "
-                "(compression.summary.timeout bounds the whole call)"
-            ) from None
+            raise self.timed_out(model, where) from None
         except Exception as exc:  # SDK errors, and the bare JSON errors the SDKs let through
-            error = translate_failure(
-                exc, sdk, where=where, timeout=self.timeout, key_env=self.key_env
+            raise self.failure(exc, sdk, model, where) from exc
+        return self.text_of(response, model, where, started)
+
+    # --- the parts both clients share (``summarizers_async`` uses them too) -----------------
+
+    def where(self, model: str | None) -> str:
+        """How errors name this summariser: provider, model and (credential-free) endpoint."""
+        endpoint = display_url(self.base_url) if self.base_url else "the default endpoint"
+        return f"{self.name} summariser ({model or 'no model'} at {endpoint})"
+
+    def model_for(self, request: SummaryRequest) -> tuple[str, str]:
+        """The model to ask and the ``where`` of its errors; a missing model is an error."""
+        model = request.model or self.model
+        where = self.where(model)
+        if not model:
+            raise SummarizerModelNotFoundError(
+                f"{where}: no summary model configured; set compression.summary.model"
             )
-            log.debug("summary_call_failed", provider=self.name, model=model,
-                      kind=error.kind, status=error.status)
-            raise error from exc
+        return model, where
+
+    def api_key(self) -> str:
+        return resolve_api_key(
+            provider=self.name, configured_env=self.api_key_env,
+            default_env=self.default_key_env, base_url=self.base_url,
+        )
+
+    def new_client(self, sdk: ModuleType, key: str, *, asynchronous: bool = False) -> Any:
+        """A client with the SDK's own retries off (the engine decides about retries)."""
+        factory = getattr(sdk, self.async_client_class if asynchronous else self.client_class)
+        return factory(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
+
+    def timed_out(self, model: str, where: str, **context: Any) -> SummarizerTimeoutError:
+        log.debug("summary_call_failed", provider=self.name, model=model, kind="timeout",
+                  status=None, deadline=self.timeout, **context)
+        return SummarizerTimeoutError(
+            f"{where}: no complete answer within {self.timeout:g} s "
+            "(compression.summary.timeout bounds the whole call)"
+        )
+
+    def failure(self, exc: Exception, sdk: Any, model: str, where: str, **context: Any) -> SummarizerError:
+        error = translate_failure(exc, sdk, where=where, timeout=self.timeout, key_env=self.key_env)
+        log.debug("summary_call_failed", provider=self.name, model=model,
+                  kind=error.kind, status=error.status, **context)
+        return error
+
+    def text_of(self, response: Any, model: str, where: str, started: float, **context: Any) -> str:
+        """The summary text of ``response`` (an empty one is an error)."""
         text = require_text(self._text_of(response), where=where)
         log.debug("summary_generated", provider=self.name, model=model, chars=len(text),
-                  seconds=round(time.perf_counter() - started, 3))
+                  seconds=round(time.perf_counter() - started, 3), **context)
         return text
 
     def _ensure_client(self, where: str) -> tuple[ModuleType, Any]:
         with self._lock:
             if self._client is None:
                 sdk = import_sdk(self.sdk_module, extra=self.sdk_module, provider=self.name)
-                key = resolve_api_key(
-                    provider=self.name, configured_env=self.api_key_env,
-                    default_env=self.default_key_env, base_url=self.base_url,
-                )
+                key = self.api_key()
                 try:
-                    self._client = self._build_client(sdk, key)
+                    self._client = self.new_client(sdk, key)
                 except Exception as exc:  # e.g. a malformed base_url
                     raise SummarizerError(f"{where}: cannot set up the client: {exc}") from exc
                 self._sdk = sdk
@@ -123,9 +153,6 @@ class _SdkSummarizer:
             if self._client is client:
                 self._client = None
         client.close()
-
-    def _build_client(self, sdk: ModuleType, key: str) -> Any:
-        raise NotImplementedError
 
     def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
         raise NotImplementedError
@@ -142,10 +169,8 @@ class OpenAISummarizer(_SdkSummarizer):
 
     name = "openai"
     sdk_module = "openai"
+    client_class, async_client_class = "OpenAI", "AsyncOpenAI"
     default_key_env = "OPENAI_API_KEY"
-
-    def _build_client(self, sdk: ModuleType, key: str) -> Any:
-        return sdk.OpenAI(api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0)
 
     def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
         # No max_tokens: the budget is guidance inside the prompt, and reasoning models reject
@@ -166,12 +191,8 @@ class AnthropicSummarizer(_SdkSummarizer):
 
     name = "anthropic"
     sdk_module = "anthropic"
+    client_class, async_client_class = "Anthropic", "AsyncAnthropic"
     default_key_env = "ANTHROPIC_API_KEY"
-
-    def _build_client(self, sdk: ModuleType, key: str) -> Any:
-        return sdk.Anthropic(
-            api_key=key, base_url=self.base_url, timeout=self.timeout, max_retries=0
-        )
 
     def _call(self, client: Any, model: str, request: SummaryRequest) -> Any:
         return client.messages.create(

@@ -17,25 +17,9 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from hermes_core.aio import run_on_host_loop
-from hermes_core.logging import get_logger
-from hermes_core.summarizer import (
-    SummarizerError,
-    SummarizerModelNotFoundError,
-    SummarizerTimeoutError,
-    SummaryRequest,
-)
-from hermes_plugins.summarizer_http import (
-    display_url,
-    import_sdk,
-    require_text,
-    resolve_api_key,
-    translate_failure,
-)
+from hermes_core.summarizer import SummarizerError, SummaryRequest
+from hermes_plugins.summarizer_http import import_sdk
 
-log = get_logger(__name__)
-
-#: The async client class of each SDK, by summariser name.
-ASYNC_CLIENTS = {"openai": "AsyncOpenAI", "anthropic": "AsyncAnthropic"}
 #: Seconds a worker waits beyond the summariser's own timeout before giving up on the loop.
 GRACE_SECONDS = 5.0
 
@@ -75,7 +59,7 @@ def summarize_on_loop(summarizer: Any, request: SummaryRequest, loop: asyncio.Ab
     The client is built here, in the worker: building one loads the CA bundle (tens of
     milliseconds) and must not stall the loop.
     """
-    where = _where(summarizer, request.model or summarizer.model)
+    where = summarizer.where(request.model or summarizer.model)
     sdk = client = None
     if request.model or summarizer.model:  # else asummarize names the missing model
         sdk, client = _async_client(summarizer, loop, where)
@@ -85,18 +69,10 @@ def summarize_on_loop(summarizer: Any, request: SummaryRequest, loop: asyncio.Ab
     )
 
 
-def _where(summarizer: Any, model: str | None) -> str:
-    endpoint = display_url(summarizer.base_url) if summarizer.base_url else "the default endpoint"
-    return f"{summarizer.name} summariser ({model or 'no model'} at {endpoint})"
-
-
 def _async_client(summarizer: Any, loop: asyncio.AbstractEventLoop, where: str) -> tuple[Any, Any]:
     """One async client per loop and endpoint settings, shared by the sessions on that loop."""
     sdk = import_sdk(summarizer.sdk_module, extra=summarizer.sdk_module, provider=summarizer.name)
-    key = resolve_api_key(
-        provider=summarizer.name, configured_env=summarizer.api_key_env,
-        default_env=summarizer.default_key_env, base_url=summarizer.base_url,
-    )
+    key = summarizer.api_key()
     settings = (summarizer.name, summarizer.base_url, key, float(summarizer.timeout))
     with _clients_lock:
         if loop not in _clients:
@@ -105,10 +81,7 @@ def _async_client(summarizer: Any, loop: asyncio.AbstractEventLoop, where: str) 
         client = per_loop.get(settings)
         if client is None:
             try:
-                client = getattr(sdk, ASYNC_CLIENTS[summarizer.name])(
-                    api_key=key, base_url=summarizer.base_url, timeout=summarizer.timeout,
-                    max_retries=0,
-                )
+                client = summarizer.new_client(sdk, key, asynchronous=True)
             except Exception as exc:  # e.g. a malformed base_url
                 raise SummarizerError(f"{where}: cannot set up the async client: {exc}") from exc
             per_loop[settings] = client
@@ -118,13 +91,9 @@ def _async_client(summarizer: Any, loop: asyncio.AbstractEventLoop, where: str) 
 async def asummarize(summarizer: Any, request: SummaryRequest, *, sdk: Any = None,
                      client: Any = None) -> str:
     """The summary through the provider's async SDK client (``summarizer`` is one of
-    ``hermes_plugins.summarizers``' ``OpenAISummarizer`` / ``AnthropicSummarizer``)."""
-    model = request.model or summarizer.model
-    where = _where(summarizer, model)
-    if not model:
-        raise SummarizerModelNotFoundError(
-            f"{where}: no summary model configured; set compression.summary.model"
-        )
+    ``hermes_plugins.summarizers``' ``OpenAISummarizer`` / ``AnthropicSummarizer``, whose
+    model check, failure translation and text cleaning both paths share)."""
+    model, where = summarizer.model_for(request)
     if client is None:
         sdk, client = _async_client(summarizer, asyncio.get_running_loop(), where)
     started = time.perf_counter()
@@ -134,20 +103,7 @@ async def asummarize(summarizer: Any, request: SummaryRequest, *, sdk: Any = Non
             summarizer._call(client, model, request), float(summarizer.timeout)
         )
     except TimeoutError:
-        log.debug("summary_call_failed", provider=summarizer.name, model=model, kind="timeout",
-                  status=None, deadline=summarizer.timeout, client="async")
-        raise SummarizerTimeoutError(
-            f"{where}: no complete answer within {summarizer.timeout:g} s "
-            "(compression.summary.timeout bounds the whole call)"
-        ) from None
+        raise summarizer.timed_out(model, where, client="async") from None
     except Exception as exc:  # SDK errors, and the bare JSON errors the SDKs let through
-        error = translate_failure(
-            exc, sdk, where=where, timeout=summarizer.timeout, key_env=summarizer.key_env
-        )
-        log.debug("summary_call_failed", provider=summarizer.name, model=model,
-                  kind=error.kind, status=error.status, client="async")
-        raise error from exc
-    text = require_text(summarizer._text_of(response), where=where)
-    log.debug("summary_generated", provider=summarizer.name, model=model, chars=len(text),
-              seconds=round(time.perf_counter() - started, 3), client="async")
-    return text
+        raise summarizer.failure(exc, sdk, model, where, client="async") from exc
+    return summarizer.text_of(response, model, where, started, client="async")  # type: ignore[no-any-return]
