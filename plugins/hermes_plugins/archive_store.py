@@ -25,6 +25,7 @@ import json
 import os
 import queue
 import sqlite3
+import stat
 import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
@@ -110,6 +111,16 @@ def ensure_private(path: Path) -> None:
         # O_EXCL never follows a symlink: an existing name, link or not, goes the other way.
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | getattr(os, "O_CLOEXEC", 0), 0o600)
     except FileExistsError:
+        try:
+            seen = os.stat(path)
+        except OSError:
+            seen = None
+        if seen is not None and stat.S_ISREG(seen.st_mode) and not seen.st_mode & 0o077:
+            # Already private: never open it. Closing any descriptor of a file drops every POSIX
+            # lock this process holds on it, so a close here would silently release the SQLite
+            # locks of this process's other connections (another thread mid-transaction) and
+            # let another process write at the same time: "disk I/O error", lost archive rows.
+            return
         fd, info = open_regular(path)
         try:
             if info.st_mode & 0o077:
