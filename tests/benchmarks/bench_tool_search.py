@@ -26,9 +26,10 @@ each sample; a ratio is the median of the per-repeat paired ratios (perf-baselin
 Targets: unchanged >= 25x faster than rank_bm25's rebuild + query (the ``frozen`` row; the
 plain-dict row clears it at 100 and 1,000 tools, and at 5,000 the ``walk`` row shows why it
 cannot: walking the live dicts alone is already near 25x); changed >= 2x faster;
-query >= 5x faster than rank_bm25's; and the same top-5 as rank_bm25 on QUERIES (after our
-admission rule, which rank_bm25 does not have; see tests/test_tools_search.py for a fixed
-catalog with written-down answers).
+query >= 5x faster than rank_bm25's. ``test_top5_agreement`` compares our top five with
+rank_bm25's raw top five (its own ranking, no admission filter) over QUERIES and 40 generated
+queries and reports the agreement as is, each difference traced to admission, ties or idf; it
+checks that bm25s (whose idf is ours) gives our answers once our admission rule is applied.
 
 Run: python -m pytest tests/benchmarks/bench_tool_search.py -p no:randomly --benchmark-only -s
 """
@@ -38,6 +39,7 @@ from __future__ import annotations
 import gc
 import logging
 import random
+import re
 import statistics
 import time
 from collections.abc import Callable
@@ -80,6 +82,7 @@ FILLER = ("the a an of for to in on with by from and or that this which given sp
 PARAMS = ("owner repo title body id query limit page channel text email path status labels "
           "folder customer amount sql start end").split()
 RESULTS: dict[int, dict[str, Any]] = {}
+AGREEMENT: dict[int, dict[str, float]] = {}
 REPEATS = 11
 
 
@@ -145,19 +148,29 @@ def bm25s_query(retriever: Any, names: list[str], query: str) -> list[str]:
 
 
 def paired(variants: dict[str, Callable[[], Any]], *, reference: str, repeats: int, number: int) -> dict[str, dict[str, float]]:
-    """Interleaved medians (seconds per call) and median paired ratios against ``reference``."""
+    """Interleaved medians (seconds per call) and median paired ratios against ``reference``.
+
+    Each sample is timed twice: wall clock (``ratio``, ``median``) and the CPU time of this
+    thread (``cpu_ratio``, ``cpu_median``). On a machine shared with other busy processes a
+    sub-millisecond sample that the scheduler interrupts gains whole time slices while a 40 ms
+    one only gains its share, so wall-clock ratios of short operations swing by 3-5x between
+    runs; the CPU clock leaves out the time this thread did not run (cache misses caused by
+    the neighbours still count).
+    """
     names = list(variants)
     samples: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
     for r in range(repeats):
         order = names[r % len(names):] + names[: r % len(names)]
         for name in order:
             fn = variants[name]
             gc.collect()
-            start = time.perf_counter()
+            start, start_cpu = time.perf_counter(), time.thread_time()
             for _ in range(number):
                 fn()
+            cpu[name].append((time.thread_time() - start_cpu) / number)
             samples[name].append((time.perf_counter() - start) / number)
-    ref = samples[reference]
+    ref, ref_cpu = samples[reference], cpu[reference]
     return {
         name: {
             "median": statistics.median(samples[name]),
@@ -167,6 +180,8 @@ def paired(variants: dict[str, Callable[[], Any]], *, reference: str, repeats: i
             # best against best: the least disturbed sample of each (a loaded VM inflates the
             # medians of short and long operations unevenly)
             "min_ratio": min(samples[name]) / min(ref),
+            "cpu_median": statistics.median(cpu[name]),
+            "cpu_ratio": statistics.median(a / b for a, b in zip(cpu[name], ref_cpu) if b > 0),
         }
         for name in names
     }
@@ -301,34 +316,111 @@ def admitted_order(scores: Any, names: list[str], terms: list[str], term_sets: l
     ][:5]
 
 
+def plain_tokens(text: str) -> list[str]:
+    """What rank_bm25 is usually fed: lower-cased ``[a-z0-9]+`` runs, no stemming."""
+    return re.findall(r"[a-z0-9]+", text.lower())
+
+
+def agreement_queries(n: int = 40, seed: int = 11) -> list[str]:
+    """QUERIES plus ``n`` generated ones in the same style (a verb, a service, a noun, some
+    filler), so the shares below rest on more than ten queries."""
+    rnd = random.Random(seed)
+    out = list(QUERIES)
+    while len(out) < len(QUERIES) + n:
+        words = [rnd.choice(VERBS), rnd.choice(SERVICES), rnd.choice(NOUNS).replace("_", " ")]
+        words += rnd.sample(FILLER, rnd.randint(0, 2))
+        rnd.shuffle(words)
+        out.append(" ".join(words))
+    return out
+
+
+def raw_top5(scores: Any, names: list[str]) -> list[str]:
+    """rank_bm25's own top five: best score first, ties in catalog order (stable sort), the
+    documents without any query term (score 0) left out. No admission rule, no exact-name rule."""
+    return [names[i] for i in np.argsort(-scores, kind="stable")[:5] if scores[i] > 0]
+
+
+def our_scores(index: Any, query: str) -> list[float]:
+    """Our BM25 score of every indexed tool for ``query``, before admission and exact-name rules."""
+    counts: dict[str, int] = {}
+    for term in bm25.tokenize(query):
+        if term in index._postings:
+            counts[term] = counts.get(term, 0) + 1
+    scores = [0.0] * len(index)
+    for term, mult in counts.items():
+        for d, w in index._term(term)[1].items():
+            scores[d] += mult * w
+    return scores
+
+
 @pytest.mark.parametrize("n", SIZES)
 def test_top5_agreement(benchmark: Any, n: int) -> None:
-    """Ours against rank_bm25 (Okapi idf) and bm25s (Lucene idf, like ours) on every query."""
+    """Our top five against rank_bm25's *raw* top five (no admission filter applied to it),
+    reported as is, with each difference traced to its cause:
+
+    * ``admission``: our answer is not our own score order (the rarest-term and half-the-terms
+      rules, and the exact name placed first);
+    * ``ties``: our score order differs from it with ties broken by catalog order (rank_bm25's
+      stable sort) instead of by name (ours);
+    * ``idf``: still different - rank_bm25's Okapi idf (ln((N - df + 0.5) / (df + 0.5)), floored
+      at 0.25 x the mean idf for terms in more than half the tools) against ours
+      (ln(1 + (N - df + 0.5) / (df + 0.5))), which weighs common terms differently.
+
+    Both engines get the same tokens (``bm25.tokenize``: stemming and name splitting alike) and
+    no field weights (name words, source, description and parameter names form one text), so
+    neither stemming nor field weights can cause a difference in that comparison. A second one
+    feeds rank_bm25 plain unstemmed tokens of the same text, as it is usually used, to show what
+    stemming changes. Also checked: after our admission rule, bm25s (whose idf is ours) gives
+    exactly our answers.
+    """
     defs = synthetic_catalog(n)
+    queries = agreement_queries()
     names, corpus = tokenized(defs)
     okapi = rank_bm25.BM25Okapi(corpus)
+    plain = rank_bm25.BM25Okapi([plain_tokens(bm25.search_text(k)) for k in (bm25.tool_key(d) for d in defs) if k])
     index = bm25.index_for(defs)
+    assert index.names == names
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
     term_sets = [set(doc) for doc in corpus]
-    same_rank = same_set = same_bm25s = 0
-    for q in QUERIES:
+    same = same_set = overlap = same_plain = overlap_plain = same_bm25s = 0
+    causes = {"admission": 0, "ties": 0, "idf": 0}
+    for q in queries:
         ours = [h.name for h in index.search(q, 5)]
         terms = bm25.tokenize(q)
-        rank_top = admitted_order(okapi.get_scores(terms), names, terms, term_sets, index)
+        rank_top = raw_top5(okapi.get_scores(terms), names)
+        plain_top = raw_top5(plain.get_scores(plain_tokens(q)), names)
         known = [t for t in terms if t in retriever.vocab_dict]
         lucene = retriever.get_scores(known) if known else np.zeros(len(names))
-        bm25s_top = admitted_order(lucene, names, terms, term_sets, index)
-        same_rank += ours == rank_top
+        same_bm25s += ours == admitted_order(lucene, names, terms, term_sets, index)
+        same += ours == rank_top
         same_set += set(ours) == set(rank_top)
-        same_bm25s += ours == bm25s_top
-        marker = "same" if ours == rank_top else f"rank_bm25: {rank_top}"
-        print(f"\n{n:>5} {q!r}: {ours}  [{marker}]")
-    benchmark.pedantic(lambda: [index.search(q, 5) for q in QUERIES], rounds=5)
-    print(f"\n{n:,} tools, {len(QUERIES)} queries: top-5 equal to rank_bm25's (same admission) on "
-          f"{same_rank}, same set on {same_set}; equal to bm25s' on {same_bm25s}")
-    assert same_bm25s == len(QUERIES)  # same idf: same answers
-    assert same_set >= len(QUERIES) - 2  # Okapi's idf differs: a near tie may swap in or out
+        overlap += len(set(ours) & set(rank_top))
+        same_plain += ours == plain_top
+        overlap_plain += len(set(ours) & set(plain_top))
+        if ours != rank_top:
+            scores = our_scores(index, q)
+            by_name = [names[i] for i in sorted(range(len(names)), key=lambda i: (-scores[i], names[i])) if scores[i] > 0][:5]
+            by_position = [names[i] for i in sorted(range(len(names)), key=lambda i: -scores[i]) if scores[i] > 0][:5]
+            causes["admission"] += ours != by_name
+            causes["ties"] += by_name != by_position
+            causes["idf"] += by_position != rank_top
+            print(f"\n{n:>5} {q!r}\n      ours      {ours}\n      rank_bm25 {rank_top}")
+    benchmark.pedantic(lambda: [index.search(q, 5) for q in queries], rounds=5)
+    total = len(queries)
+    AGREEMENT[n] = {
+        "queries": total, "same_order": same / total, "same_set": same_set / total,
+        "overlap": overlap / (5 * total), "same_order_plain": same_plain / total,
+        "overlap_plain": overlap_plain / (5 * total), **{f"cause_{k}": v for k, v in causes.items()},
+    }
+    print(f"\n{n:,} tools, {total} queries, against rank_bm25's raw top-5 (same tokens): same order "
+          f"{same}/{total} ({same / total:.0%}), same set {same_set}/{total} ({same_set / total:.0%}), "
+          f"overlap {overlap / (5 * total):.0%}; differences from admission {causes['admission']}, "
+          f"ties {causes['ties']}, idf {causes['idf']} (a query may count under several)")
+    print(f"{n:,} tools, against rank_bm25 on plain unstemmed tokens: same order {same_plain}/{total} "
+          f"({same_plain / total:.0%}), overlap {overlap_plain / (5 * total):.0%}")
+    print(f"{n:,} tools: after our admission rule, bm25s (Lucene idf, like ours) gives our answer on {same_bm25s}/{total}")
+    assert same_bm25s == total  # same idf, same admission: the same answers
 
 
 @pytest.mark.parametrize("n", SIZES)
