@@ -519,7 +519,7 @@ class CompressorEngine(ContextEngine):
         floor = self._tail_floor(force)
         # A forced run (manual, overflow) frees at least a tail budget when the history has it,
         # counting what the free passes freed already.
-        free = max(0, self._budget() - _freed(messages, pruned)) if force else 0
+        free = max(0, self._budget() - _freed(messages, pruned, self._budget())) if force else 0
         cut = find_tail_cut(pruned, start, self._budget(), floor, free_at_least=free)
         pin = pinned_request(pruned, start, cut)
         pinned: dict[str, Any] | None = None
@@ -985,13 +985,20 @@ def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[
     return out
 
 
-def _freed(messages: list[dict[str, Any]], pruned: list[dict[str, Any]]) -> int:
-    """Tokens the free passes took off (only the messages they replaced are measured)."""
+def _freed(messages: list[dict[str, Any]], pruned: list[dict[str, Any]], enough: int) -> int:
+    """Tokens the free passes took off, counted up to ``enough`` (only the messages they
+    replaced are measured, oldest first: on a long history the first few demotions suffice)."""
     if pruned is messages:
         return 0
     if len(pruned) != len(messages):
         return estimate_messages_tokens(messages) - estimate_messages_tokens(pruned)
-    return sum(message_tokens(a) - message_tokens(b) for a, b in zip(messages, pruned) if a is not b)
+    freed = 0
+    for before, after in zip(messages, pruned):
+        if before is not after:
+            freed += message_tokens(before) - message_tokens(after)
+            if freed >= enough:
+                break
+    return freed
 
 
 def _record_phase1(report: dict[str, Any], stats: PruneStats) -> None:
