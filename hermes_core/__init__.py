@@ -89,7 +89,46 @@ _LAZY: dict[str, str] = {
     "refresh_plugins": "hermes_core.host",
 }
 
-__all__ = sorted([*_LAZY, "__version__"])
+__all__ = [
+    "AsyncSession",
+    "CompressionReport",
+    "Config",
+    "ConfigError",
+    "ContextEngine",
+    "ContextFile",
+    "ContextFileLoader",
+    "ContextOverflowError",
+    "EngineSpec",
+    "FrozenTools",
+    "HermesError",
+    "HermesPluginError",
+    "HostWarning",
+    "InvalidMessagesError",
+    "PayloadContext",
+    "PluginHost",
+    "PluginRecord",
+    "PromptBlock",
+    "PromptContext",
+    "Session",
+    "SessionOptions",
+    "SkillSource",
+    "ToolCallContext",
+    "ToolsContext",
+    "UnknownEngineError",
+    "Usage",
+    "__version__",
+    "as_message",
+    "coerce_usage",
+    "drain_warnings",
+    "freeze_tools",
+    "get_logger",
+    "hookimpl",
+    "hookspec",
+    "load_config",
+    "normalize_messages",
+    "record_warning",
+    "refresh_plugins",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -288,7 +288,7 @@ def build_request(
         marks = history.settle(lent, laid_out)
         if copy:
             if laid_out is lent:  # never hand the lent list to the host: it is reused
-                out = {**out, "messages": list(lent)}
+                out = {**out, "messages": list(laid_out)}
             history.release(lent)
             _recent.laid = None
         else:

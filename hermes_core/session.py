@@ -505,17 +505,23 @@ class Session:
     ) -> Any:
         from hermes_core.payload import build_request
 
-        checked = self._collect(self._pairing.check, self._normalized(messages), where="Session.request")
-        return build_request(
-            self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
-        )
+        try:
+            checked = self._collect(
+                self._pairing.check, self._normalized(messages, prove=True), where="Session.request"
+            )
+            return build_request(
+                self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
+            )
+        finally:
+            self.message_cache.forget_proof()
 
-    def _normalized(self, messages: Sequence[Any]) -> list[dict[str, Any]]:
+    def _normalized(self, messages: Sequence[Any], *, prove: bool = False) -> list[dict[str, Any]]:
         # SDK objects as dicts; a turn looks at the new messages only (hermes_core.history).
+        # ``prove``: this call syncs the message cache next and may reuse the comparison.
         from hermes_core.sdk import normalize_messages
 
         with self._lock:
-            return self.message_cache.normalized(messages, normalize_messages)
+            return self.message_cache.normalized(messages, normalize_messages, prove=prove)
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
@@ -543,7 +549,10 @@ class Session:
         warning; see ``hermes_core.pairing.repair_pairing``); checking it costs O(new messages)
         per turn when the host appends to the list it got back.
         """
-        return self._collect(self._before_request, self._normalized(messages), tools)
+        try:
+            return self._collect(self._before_request, self._normalized(messages, prove=True), tools)
+        finally:
+            self.message_cache.forget_proof()
 
     def _before_request(
         self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None

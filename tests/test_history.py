@@ -23,6 +23,7 @@ from hermes_core.payload import (
     to_openai,
 )
 from hermes_core.records import PayloadContext
+from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
 
 SYSTEM = "you are a careful agent"
@@ -66,8 +67,12 @@ def check(session: FakeSession, messages: list[dict[str, Any]]) -> None:
         assert to_openai(got) == to_openai(want)
         wire = to_anthropic(got)
         assert wire["messages"] == anthropic_messages(want["messages"])
-        # The request path: the layout marks the cache's lent list, converted at once.
+        # The request path (as Session.request runs it): normalising proves the known prefix
+        # for the sync that follows; the layout marks the cache's lent list, converted at once.
+        cache = session.message_cache
+        assert cache.normalized(messages, normalize_messages, prove=True) is messages
         lent = build_request(session, messages, provider=provider, copy=False)
+        cache.forget_proof()
         assert lent == want
         assert to_openai(lent) == to_openai(want)
         assert to_anthropic(lent)["messages"] == anthropic_messages(want["messages"])
@@ -308,3 +313,31 @@ def test_a_layout_that_fails_leaves_the_cache_usable() -> None:
         pass
     host.fail = False
     check(session, messages)
+
+
+def test_a_proof_skips_one_comparison_and_never_outlives_its_call(monkeypatch: Any) -> None:
+    cache = ProcessedHistory()
+    messages = conversation(25)  # 100 messages: the early ones are outside the content window
+    cache.normalized(messages, normalize_messages)
+    cache.sync(messages)
+    compared: list[int] = []
+    original = ProcessedHistory._identical_prefix
+    monkeypatch.setattr(ProcessedHistory, "_identical_prefix",
+                        lambda self, msgs: compared.append(1) or original(self, msgs))
+    messages = [*messages, {"role": "user", "content": "next"}]
+    cache.normalized(messages, normalize_messages, prove=True)
+    cache.sync(messages)
+    assert len(compared) == 1  # the sync reused normalising's comparison
+    messages[3] = {**messages[3], "content": "replaced far back"}
+    cache.sync(messages)  # the proof was used up: compared again, the replacement is seen
+    assert len(compared) == 2 and cache.canon[3]["content"] == "replaced far back"
+    cache.normalized(messages, normalize_messages, prove=True)
+    cache.forget_proof()  # the Session call ended; the host changes its list before the next
+    messages[4] = {**messages[4], "content": "replaced later"}
+    cache.sync(messages)
+    assert cache.canon[4]["content"] == "replaced later"
+    other = list(messages)
+    cache.normalized(messages, normalize_messages, prove=True)
+    other[5] = {**other[5], "content": "another list"}
+    cache.sync(other)  # a proof holds for the list it was made for only
+    assert cache.canon[5]["content"] == "another list"
