@@ -617,18 +617,13 @@ def _b64_size(data: str) -> int:
 
 # --- registry and detection -------------------------------------------------------------------
 
-_default_host: PluginHost | None = None
-
-
 def _host(host: PluginHost | None) -> PluginHost:
-    global _default_host
+    # The process's shared host, not one of this module's: ``refresh_plugins()`` renews it.
     if host is not None:
         return host
-    if _default_host is None:
-        from hermes_core.host import PluginHost
+    from hermes_core.host import PluginHost
 
-        _default_host = PluginHost.create()
-    return _default_host
+    return PluginHost.shared()
 
 
 def transcript_formats(host: PluginHost | None = None) -> dict[str, TranscriptFormat]:

@@ -319,6 +319,16 @@ def test_a_third_party_format_is_detected_by_content() -> None:
     assert transcript_formats(host)["pipelog"].plugin == "pipelog"
 
 
+def test_without_a_host_the_process_shared_host_answers_and_refresh_renews_it() -> None:
+    from hermes_core import refresh_plugins
+
+    PluginHost.shared().register(PipeLog(), "pipelog")
+    assert read_transcript("user| hi\nbot| hello\n").format == "pipelog"
+    assert "pipelog" in transcript_formats()
+    refresh_plugins()  # what the next test (or a reinstall) starts from: no leftover format
+    assert "pipelog" not in transcript_formats()
+
+
 def test_a_format_name_declared_twice_is_an_error_naming_both() -> None:
     class Clash:
         @hookimpl

@@ -94,6 +94,9 @@ ARCHIVE_SCHEMA = (
     """,
 )
 
+# Process-wide on purpose, not per plugin host: a database file is the process's resource (one
+# connection and one writer thread per file, whichever host's session writes), keyed by pid so a
+# forked child opens its own; ``close_connections()`` releases them (before deleting a file).
 _connections: dict[tuple[int, str], tuple[sqlite3.Connection, threading.Lock]] = {}
 _writers: dict[tuple[int, str], _Writer] = {}
 _registry_lock = threading.Lock()

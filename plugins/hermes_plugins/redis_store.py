@@ -110,6 +110,9 @@ class _Shared:
         self.lock = threading.Lock()
 
 
+# A connection pool per (process, URL), shared by every host's stores: process-wide on purpose
+# (a host adds no reason for a second pool to the same server); keyed by pid so a forked child
+# never uses its parent's sockets.
 _clients: dict[tuple[int, str], _Shared] = {}
 _clients_lock = threading.Lock()
 

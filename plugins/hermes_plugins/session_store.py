@@ -39,6 +39,8 @@ CREATE TABLE IF NOT EXISTS session_prompts (
 
 
 #: Kept connections, least recently used first; a process rarely talks to more than one file.
+# Process-wide on purpose, not per plugin host: two hosts writing one file through two
+# connections would only contend for SQLite's write lock; keyed by pid (fork-safe).
 _connections: OrderedDict[tuple[int, str], tuple[sqlite3.Connection, threading.Lock]] = OrderedDict()
 _registry_lock = threading.Lock()
 MAX_CONNECTIONS = 8

@@ -23,11 +23,25 @@ from hermes_plugins.summarizer_http import import_sdk
 #: Seconds a worker waits beyond the summariser's own timeout before giving up on the loop.
 GRACE_SECONDS = 5.0
 
-_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[Any, ...], Any]] = (
+
+class _LoopClients:
+    """The async clients of one event loop, by endpoint settings, and the suspended generator
+    that closes them when the loop shuts down (held here: asyncio keeps only a weak reference)."""
+
+    __slots__ = ("clients", "closer")
+
+    def __init__(self) -> None:
+        self.clients: dict[tuple[Any, ...], Any] = {}
+        self.closer: Any = None
+
+
+# Owned by the event loops, not by a plugin host: an async client is bound to the loop it was
+# built on, so sessions of any host on that loop share it, and it lives exactly as long as the
+# loop (weak keys; closed at the loop's shutdown). No test or host ever resets it.
+_clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _LoopClients] = (
     weakref.WeakKeyDictionary()
 )
 _clients_lock = threading.Lock()
-_closers: dict[int, Any] = {}
 
 
 async def _close_at_shutdown(loop: asyncio.AbstractEventLoop) -> AsyncIterator[None]:
@@ -38,8 +52,8 @@ async def _close_at_shutdown(loop: asyncio.AbstractEventLoop) -> AsyncIterator[N
         yield
     finally:
         with _clients_lock:
-            clients = list((_clients.pop(loop, None) or {}).values())
-            _closers.pop(id(loop), None)
+            entry = _clients.pop(loop, None)
+        clients = list(entry.clients.values()) if entry is not None else []
         for client in clients:
             try:
                 await client.close()
@@ -47,9 +61,8 @@ async def _close_at_shutdown(loop: asyncio.AbstractEventLoop) -> AsyncIterator[N
                 pass
 
 
-async def _arm_closer(loop: asyncio.AbstractEventLoop) -> None:
-    closer = _close_at_shutdown(loop)
-    _closers[id(loop)] = closer
+async def _arm_closer(loop: asyncio.AbstractEventLoop, entry: _LoopClients) -> None:
+    closer = entry.closer = _close_at_shutdown(loop)
     await closer.__anext__()
 
 
@@ -75,9 +88,11 @@ def _async_client(summarizer: Any, loop: asyncio.AbstractEventLoop, where: str) 
     key = summarizer.api_key()
     settings = (summarizer.name, summarizer.base_url, key, float(summarizer.timeout))
     with _clients_lock:
-        if loop not in _clients:
-            asyncio.run_coroutine_threadsafe(_arm_closer(loop), loop)
-        per_loop = _clients.setdefault(loop, {})
+        entry = _clients.get(loop)
+        if entry is None:
+            entry = _clients[loop] = _LoopClients()
+            asyncio.run_coroutine_threadsafe(_arm_closer(loop, entry), loop)
+        per_loop = entry.clients
         client = per_loop.get(settings)
         if client is None:
             try:

@@ -145,6 +145,7 @@ def is_termux(env: Mapping[str, str]) -> bool:
     return bool(env.get("TERMUX_VERSION")) or "com.termux" in env.get("PREFIX", "")
 
 
+# A fact of the machine, not of a plugin host: probed once per process (tests substitute it).
 _host_lock = threading.Lock()
 _host_environments: frozenset[str] | None = None
 

@@ -39,6 +39,7 @@ _FLOW_STOP_CHARS = re.compile(r"[?:\[\]{}]")
 # First characters that need _inline's care: quotes, flow lists, indicators, and the
 # merge key / value indicator ("<<", "=").
 _SPECIAL_START = _BAD_PLAIN_START | frozenset("-?:'\"[<=")
+# Keys ``_good_key`` accepted: a memo of a pure predicate (same answer for every host), bounded.
 _GOOD_KEYS: set[str] = set()
 _NUMERIC_START = frozenset("0123456789+-.")
 _FLOW_SPECIAL = re.compile(r"[?:\[\]{}#'\"]")
