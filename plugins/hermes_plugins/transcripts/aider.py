@@ -17,14 +17,14 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
+from hermes_plugins.transcripts.common import reads
 
 NAME = "aider"
 _STARTED = re.compile(r"^# aider chat started at (.+)$")
 
 
+@reads("text")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "text":
-        return Detection.refuse(f"not Markdown text ({source.kind})")
     head = source.head_text.lstrip()
     if _STARTED.match(head.splitlines()[0] if head else ""):
         return Detection.accept(0.95, "opens with '# aider chat started at'")

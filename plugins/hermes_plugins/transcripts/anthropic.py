@@ -25,6 +25,7 @@ from hermes_core.transcripts import (
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,
+    reads,
     text_of,
     user_from_blocks,
 )
@@ -41,9 +42,8 @@ def _messages_of(doc: Any) -> list[Any] | None:
     return None
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
     doc = source.document_or_none()
     messages = _messages_of(doc)
     if messages is None:

@@ -22,16 +22,15 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
+from hermes_plugins.transcripts.common import document_list, mapping, mark_user_text, reads, simplify_parts, with_list
 
 NAME = "atif"
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
-    doc = source.document_or_none()
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("steps"), list):
+    doc = with_list(source.document_or_none(), "steps")
+    if doc is None:
         return Detection.refuse("no 'steps' list")
     version = str(doc.get("schema_version") or "")
     if version.upper().startswith("ATIF"):
@@ -59,11 +58,7 @@ def _text(value: Any, source: TranscriptSource) -> Any:
 
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
-    doc = source.document()
-    steps = doc.get("steps")
-    if not isinstance(steps, list):
-        raise TypeError("'steps' must be a list")
-    report.saw(len(steps))
+    doc, steps = document_list(source, "steps")
     messages: list[dict[str, Any]] = []
     system_prompt = None
     for number, step in enumerate(steps):

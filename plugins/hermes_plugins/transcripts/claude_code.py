@@ -25,8 +25,11 @@ from hermes_core.transcripts import (
 )
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
+    head_objects,
     mapping,
     mark_user_text,
+    object_records,
+    reads,
     user_from_blocks,
 )
 
@@ -39,10 +42,9 @@ BOOKKEEPING = frozenset({
 _MARKERS = ("sessionId", "parentUuid", "uuid", "isSidechain", "userType")
 
 
+@reads("jsonl")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "jsonl":
-        return Detection.refuse(f"not JSON Lines ({source.kind})")
-    records = [r for r in source.head_records if isinstance(r, Mapping)]
+    records = head_objects(source)
     if not records:
         return Detection.refuse("no JSON object lines")
     typed = [r for r in records if isinstance(r.get("type"), str)]
@@ -67,10 +69,7 @@ def read(source: TranscriptSource) -> Transcript:
     compactions: list[dict[str, Any]] = []
     summary_due = False
     model = None
-    for _lineno, record in source.records():
-        if not isinstance(record, Mapping):
-            report.dropped("not_an_object")
-            continue
+    for _lineno, record in object_records(source):
         kind = record.get("type")
         uuid = record.get("uuid")
         if isinstance(uuid, str) and kind in CONVERSATION:

@@ -19,16 +19,16 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
+from hermes_plugins.transcripts.common import head_objects, object_records, reads
 from hermes_plugins.transcripts.responses import ITEM_TYPES, ItemConverter
 
 NAME = "codex"
 ENVELOPES = frozenset({"session_meta", "response_item", "event_msg", "turn_context", "compacted"})
 
 
+@reads("jsonl")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "jsonl":
-        return Detection.refuse(f"not JSON Lines ({source.kind})")
-    records = [r for r in source.head_records if isinstance(r, Mapping)]
+    records = head_objects(source)
     if not records:
         return Detection.refuse("no JSON object lines")
     enveloped = [r for r in records if r.get("type") in ENVELOPES and "payload" in r]
@@ -48,10 +48,7 @@ def read(source: TranscriptSource) -> Transcript:
     metadata: dict[str, Any] = {}
     model = None
     system_prompt = None
-    for lineno, record in source.records():
-        if not isinstance(record, Mapping):
-            report.dropped("not_an_object")
-            continue
+    for lineno, record in object_records(source):
         kind = record.get("type")
         payload = record.get("payload")
         if kind == "response_item" and isinstance(payload, Mapping):

@@ -1,14 +1,30 @@
-"""Conversions several readers share: Anthropic content blocks to OpenAI messages, and the
-markers for text a user did not type."""
+"""What several readers share: the prologue of ``detect``/``read`` (the source kind a reader
+takes, a document's list, JSON-object lines), Anthropic content blocks to OpenAI messages, and
+the markers for text a user did not type."""
 
 from __future__ import annotations
 
+import functools
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import ROLES
-from hermes_core.transcripts import ReportBuilder, image_placeholder, make_tool_call
+from hermes_core.transcripts import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptSource,
+    image_placeholder,
+    make_tool_call,
+)
+
+Detect = Callable[[TranscriptSource], Detection]
+
+#: How a refusal names each source kind a reader may require.
+_KIND_NAMES = {
+    "json": "one JSON document", "jsonl": "JSON Lines", "text": "Markdown text", "sqlite": "an SQLite database",
+}
 
 #: Openings of user-role text an agent injected (kind -> openings).
 INJECTED_OPENINGS: tuple[tuple[str, str], ...] = (
@@ -30,6 +46,61 @@ SUMMARY_OPENINGS: tuple[tuple[str, str], ...] = (
     ("[CONTEXT COMPACTION", "hermes-agent"),
     ("[CONTEXT SUMMARY]:", "hermes-agent"),
 )
+
+
+def reads(kind: str) -> Callable[[Detect], Detect]:
+    """Decorate a reader's ``detect``: a source of another kind is refused, naming both."""
+    expected = _KIND_NAMES[kind]
+
+    def decorate(detect: Detect) -> Detect:
+        @functools.wraps(detect)
+        def checked(source: TranscriptSource) -> Detection:
+            if source.kind != kind:
+                return Detection.refuse(f"not {expected} ({source.kind})")
+            return detect(source)
+
+        return checked
+
+    return decorate
+
+
+def head_objects(source: TranscriptSource) -> list[Mapping[str, Any]]:
+    """The JSON objects among a JSON Lines source's first records (what ``detect`` looks at)."""
+    return [r for r in source.head_records if isinstance(r, Mapping)]
+
+
+def object_records(source: TranscriptSource) -> Iterator[tuple[int, Mapping[str, Any]]]:
+    """``source.records()`` less the lines that are not JSON objects (dropped and counted)."""
+    for lineno, record in source.records():
+        if isinstance(record, Mapping):
+            yield lineno, record
+        else:
+            source.report.dropped("not_an_object")
+
+
+def with_list(doc: Any, key: str) -> Mapping[str, Any] | None:
+    """``doc`` when it is an object whose ``key`` is a list, else ``None``."""
+    return doc if isinstance(doc, Mapping) and isinstance(doc.get(key), list) else None
+
+
+def document_list(source: TranscriptSource, key: str, missing: str = "") -> tuple[Mapping[str, Any], list[Any]]:
+    """The document and its ``key`` list (counted as seen); ``TypeError`` (``missing``) without."""
+    doc = with_list(source.document(), key)
+    if doc is None:
+        raise TypeError(missing or f"'{key}' must be a list")
+    items: list[Any] = doc[key]
+    source.report.saw(len(items))
+    return doc, items
+
+
+def run_transcript(
+    source: TranscriptSource, report: ReportBuilder, messages: list[dict[str, Any]], **fields: Any
+) -> Transcript:
+    """The transcript of one run of a file holding many, its own report kept beside it."""
+    transcript = source.transcript(messages, **fields)
+    if report is not source.report:
+        source.run_reports[id(transcript)] = report
+    return transcript
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

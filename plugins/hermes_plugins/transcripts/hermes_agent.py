@@ -22,7 +22,7 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
-from hermes_plugins.transcripts.common import mark_user_text
+from hermes_plugins.transcripts.common import document_list, mark_user_text, reads, run_transcript, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "hermes-agent"
@@ -47,11 +47,10 @@ def convert(message: dict[str, Any], report: ReportBuilder) -> dict[str, Any]:
     return convert_message(message, report)
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
-    doc = source.document_or_none()
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("messages"), list):
+    doc = with_list(source.document_or_none(), "messages")
+    if doc is None:
         return Detection.refuse("not an object with 'messages'")
     marks = [k for k in _SESSION_KEYS if k in doc]
     if "session_id" in doc and len(marks) >= 2:
@@ -61,11 +60,7 @@ def detect(source: TranscriptSource) -> Detection:
 
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
-    doc = source.document()
-    raw = doc.get("messages") if isinstance(doc, Mapping) else None
-    if not isinstance(raw, list):
-        raise TypeError("expected an object with 'messages'")
-    report.saw(len(raw))
+    doc, raw = document_list(source, "messages", "expected an object with 'messages'")
     system_prompt = doc.get("system_prompt") if isinstance(doc.get("system_prompt"), str) else None
     messages = []
     for number, message in enumerate(raw):
@@ -99,9 +94,8 @@ def _columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
+@reads("sqlite")
 def detect_db(source: TranscriptSource) -> Detection:
-    if source.kind != "sqlite":
-        return Detection.refuse(f"not an SQLite database ({source.kind})")
     if source.path is None:
         return Detection.refuse("an SQLite database must be read from a file")
     try:
@@ -194,11 +188,8 @@ def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcrip
             report.converted()
         metadata = {k: session[k] for k in ("id", "source", "title", "started_at", "parent_session_id")
                     if k in keys and session[k] is not None}
-        transcript = source.transcript(messages, system_prompt=prompt,
-                                       model=session["model"] if "model" in keys else None, metadata=metadata)
-        if report is not source.report:
-            source.run_reports[id(transcript)] = report
-        out.append(transcript)
+        out.append(run_transcript(source, report, messages, system_prompt=prompt,
+                                  model=session["model"] if "model" in keys else None, metadata=metadata))
     return out
 
 

@@ -21,7 +21,7 @@ from hermes_core.transcripts import (
     TranscriptSource,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text
+from hermes_plugins.transcripts.common import mapping, mark_user_text, reads
 
 NAME = "openhands"
 _ERRORS = frozenset({"error", "user_rejected"})
@@ -36,9 +36,8 @@ def _events(doc: Any) -> list[Any] | None:
     return doc if isinstance(doc, list) else None
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
     events = _events(source.document_or_none())
     if not events:
         return Detection.refuse("not a list of events")

@@ -21,18 +21,17 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
-from hermes_plugins.transcripts.common import mapping
+from hermes_plugins.transcripts.common import document_list, mapping, reads, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "swe-agent"
 _EXTRA = ("agent", "message_type", "thought", "action", "is_demo", "tool_call_ids", "cache_control")
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
-    doc = source.document_or_none()
-    if not isinstance(doc, Mapping) or not isinstance(doc.get("history"), list):
+    doc = with_list(source.document_or_none(), "history")
+    if doc is None:
         return Detection.refuse("no 'history' list")
     if "trajectory" in doc or "info" in doc:
         return Detection.accept(0.95, "{trajectory, history, info} (a SWE-agent .traj)")
@@ -41,11 +40,7 @@ def detect(source: TranscriptSource) -> Detection:
 
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
-    doc = source.document()
-    history = doc.get("history")
-    if not isinstance(history, list):
-        raise TypeError("'history' must be a list")
-    report.saw(len(history))
+    doc, history = document_list(source, "history")
     trajectory = doc.get("trajectory") if isinstance(doc.get("trajectory"), list) else []
     if trajectory:
         report.saw(len(trajectory))

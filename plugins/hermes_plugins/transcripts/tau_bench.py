@@ -18,6 +18,7 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
+from hermes_plugins.transcripts.common import reads, run_transcript
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "tau-bench"
@@ -31,9 +32,8 @@ def _runs(doc: Any) -> list[Any] | None:
     return None
 
 
+@reads("json")
 def detect(source: TranscriptSource) -> Detection:
-    if source.kind != "json":
-        return Detection.refuse(f"not one JSON document ({source.kind})")
     runs = _runs(source.document_or_none())
     if runs is None:
         return Detection.refuse("not a list of runs with 'traj'")
@@ -73,10 +73,7 @@ def read(source: TranscriptSource) -> list[Transcript]:
         info = run.get("info")
         if isinstance(info, Mapping) and isinstance(info.get("task"), Mapping):
             metadata["user_id"] = info["task"].get("user_id")
-        transcript = source.transcript(messages, system_prompt=system_prompt, metadata=metadata)
-        if report is not source.report:
-            source.run_reports[id(transcript)] = report
-        out.append(transcript)
+        out.append(run_transcript(source, report, messages, system_prompt=system_prompt, metadata=metadata))
     return out
 
 
