@@ -27,8 +27,9 @@ PROBE_OUTPUT = "os=Linux\nkernel=6.1.0-18\nhome=/root\ncwd=/workspace\nuser=root
 class FakeRunner:
     """The ``hermes_environment_runner`` plugin tests use: counts calls, answers or fails."""
 
-    def __init__(self, output: str = PROBE_OUTPUT, *, error: Exception | None = None, delay: float = 0.0) -> None:
-        self.output, self.error, self.delay = output, error, delay
+    def __init__(self, output: str = PROBE_OUTPUT, *, error: Exception | None = None, delay: float = 0.0,
+                 release: threading.Event | None = None) -> None:
+        self.output, self.error, self.delay, self.release = output, error, delay, release
         self.calls: list[tuple[str, str, float]] = []
         self.backends: list[str] = []
 
@@ -40,6 +41,8 @@ class FakeRunner:
             self.calls.append((backend, command, timeout))
             if self.delay:
                 time.sleep(self.delay)
+            if self.release is not None:
+                self.release.wait(30)
             if self.error:
                 raise self.error
             return self.output
@@ -190,12 +193,16 @@ def test_unknown_backend_fallback_description(tmp_path: Path) -> None:
 
 def test_probe_timeout_is_enforced_even_if_the_runner_ignores_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(environment, "PROBE_TIMEOUT", 0.05)
-    runner = FakeRunner(delay=1.0)
+    # The runner answers only after the prompt is built (or after a 30 s hang guard): a probe
+    # that waited for it would describe the environment instead of saying "unknown".
+    release = threading.Event()
+    runner = FakeRunner(release=release)
     host = runner_host(runner)
-    started = time.monotonic()
-    with collecting() as warnings:
-        text = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host)).text
-    assert time.monotonic() - started < 0.8
+    try:
+        with collecting() as warnings:
+            text = hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host)).text
+    finally:
+        release.set()
     assert "unknown" in text
     assert "TimeoutError" in warnings[0].message
     hermes_prompt_environment(make_ctx(tmp_path, backend="docker", host=host))

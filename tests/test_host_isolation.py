@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -260,7 +259,7 @@ def test_a_slow_prompt_hook_is_skipped_after_its_budget_without_a_thread_per_cal
     class Slow:
         @hookimpl
         def hermes_prompt_platform_hint(self, ctx: PromptContext) -> Any:
-            release.wait(5)
+            release.wait(30)  # a hang guard: a host that waited for it would show "late"
             return PromptBlock(name="platform", text="late")
 
     host = PluginHost.create(only=(), plugins=[(Slow(), "slowpoke")])
@@ -269,9 +268,7 @@ def test_a_slow_prompt_hook_is_skipped_after_its_budget_without_a_thread_per_cal
     try:
         for _ in range(4):
             with collecting() as warnings:
-                started = time.monotonic()
                 blocks, plugin = host.prompt_block("hermes_prompt_platform_hint", ctx(tmp_path, host, config))
-                assert time.monotonic() - started < 2
             assert blocks == () and plugin is None
             assert [(w.kind, w.plugin) for w in warnings] == [("prompt_hook_timed_out", "slowpoke")]
             assert "slowpoke" in warnings[0].message

@@ -7,6 +7,7 @@ import multiprocessing
 import os
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_plugins.skills import filters, plugin, snapshot
@@ -213,28 +214,30 @@ def test_snapshot_missing_is_quiet(hermes_home: Path) -> None:
     assert load_snapshot(str(hermes_home / SNAPSHOT_NAME)) == ({}, None)
 
 
-def _hammer(path: str, marker: int, rounds: int) -> None:
+def _hammer(path: str, marker: int, rounds: int, go: Any) -> None:
     entry = {"complete": True, "rows": [["x" * 200, marker]] * 500}
+    assert go.wait(60)
     for _ in range(rounds):
         assert write_snapshot(path, {f"/root-{marker}": entry})
 
 
 def test_concurrent_writers_never_tear_the_file(tmp_path: Path) -> None:
     path = str(tmp_path / SNAPSHOT_NAME)
+    assert write_snapshot(path, {"/root-first": {"complete": True, "rows": []}})
     context = multiprocessing.get_context("fork")
-    writers = [context.Process(target=_hammer, args=(path, n, 60)) for n in range(4)]
+    # The writers start once the reader is reading (a loaded machine could otherwise let them
+    # all finish before its first read, and the test would have read nothing).
+    go = context.Event()
+    writers = [context.Process(target=_hammer, args=(path, n, 60, go)) for n in range(4)]
     for proc in writers:
         proc.start()
     reads = 0
-    deadline = time.monotonic() + 30
-    while any(p.is_alive() for p in writers) and time.monotonic() < deadline:
-        try:
-            data = Path(path).read_bytes()
-        except FileNotFoundError:
-            continue
-        doc = json.loads(data)  # a torn file would not parse
+    deadline = time.monotonic() + 120  # a hang guard only
+    while reads == 0 or any(p.is_alive() for p in writers) and time.monotonic() < deadline:
+        doc = json.loads(Path(path).read_bytes())  # a torn file would not parse (nor be absent)
         assert len(doc["sources"]) == 1
         reads += 1
+        go.set()
     for proc in writers:
         proc.join()
         assert proc.exitcode == 0
