@@ -1,19 +1,29 @@
 """The configuration model: ``$HERMES_HOME/config.yaml`` read into frozen attrs sections.
 
-Every key the spec names has a default here, so a missing file means "all defaults". Each field
-carries a checker in its metadata; a bad value is a ``ConfigError`` naming the key path, the
-value and the file - except in the sections whose reference behaviour is "never raise"
-(``tool_output``, ``tools.search``), where a bad value falls back to the default with a warning.
-``Config.sources`` says where each effective value came from: default, file, env or flag.
+The core declares only the keys the core itself reads (engine selection, ``compression.*``
+that every engine honours, ``plugins``, the session store, the archive, file bounds, the
+threat-scan allow list, the agent keys the Session reads, prompt caching's TTL). Every other
+key belongs to the plugin that reads it, declared through ``hermes_config_sections`` as a
+``ConfigSection`` - a built-in exactly as a third party - and read with
+``config.section(DECLARATION)``. A declaration names a place: a section of its own
+(``skills``), keys added to a core section (``agent``, ``context``, ``compression``) or, with
+the name ``""``, top-level keys (``timezone``); a key has exactly one owner.
+
+Each field carries a checker in its metadata; a bad value is a ``ConfigError`` naming the key
+path, the value and the file, except for fields marked lenient, where a bad value falls back to
+the default with a warning. ``Config.sources`` says where each effective value came from:
+default, file, env or flag. Unknown-key warnings wait until the declarations are known
+(``bind_sections``; ``Session.open`` and the CLI do it): a key is unknown when neither the core
+nor any loaded plugin declares it, and a key of a disabled plugin is accepted silently.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import attrs
 import yaml
@@ -21,9 +31,16 @@ import yaml
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
 from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, dangling_target, read_bytes_bounded
+from hermes_core.logging import get_logger
 from hermes_core.safeyaml import YAMLLimitError, load_yaml
 
+log = get_logger(__name__)
+
 Check = Callable[[Any], Any]
+T = TypeVar("T")
+
+#: The owner shown for the core's own keys.
+CORE_OWNER = "hermes-core"
 
 _TRUE_WORDS = {"true", "yes", "on", "1"}
 _FALSE_WORDS = {"false", "no", "off", "0"}
@@ -32,7 +49,7 @@ _FALSE_WORDS = {"false", "no", "off", "0"}
 # --- checkers: each returns the normalised value or raises ValueError with a short reason ---
 
 
-def _bool(value: Any) -> bool:
+def boolean(value: Any) -> bool:
     if isinstance(value, bool):
         return value
     if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
@@ -40,7 +57,7 @@ def _bool(value: Any) -> bool:
     raise ValueError("expected true or false")
 
 
-def _int(minimum: int | None = None, maximum: int | None = None, *, optional: bool = False) -> Check:
+def integer(minimum: int | None = None, maximum: int | None = None, *, optional: bool = False) -> Check:
     def check(value: Any) -> int | None:
         if value is None and optional:
             return None
@@ -61,7 +78,7 @@ def _int(minimum: int | None = None, maximum: int | None = None, *, optional: bo
     return check
 
 
-def _float(
+def number(
     low: float | None = None,
     high: float | None = None,
     *,
@@ -74,19 +91,19 @@ def _float(
         if isinstance(value, bool) or not isinstance(value, (int, float, str)):
             raise ValueError("expected a number")
         try:
-            number = float(value)
+            parsed = float(value)
         except ValueError:
             raise ValueError("expected a number") from None
-        if low is not None and (number <= low if low_open else number < low):
+        if low is not None and (parsed <= low if low_open else parsed < low):
             raise ValueError(f"must be {'greater than' if low_open else 'at least'} {low:g}")
-        if high is not None and number > high:
+        if high is not None and parsed > high:
             raise ValueError(f"must be at most {high:g}")
-        return number
+        return parsed
 
     return check
 
 
-def _str(*, optional: bool = False, choices: tuple[str, ...] | None = None) -> Check:
+def string(*, optional: bool = False, choices: tuple[str, ...] | None = None) -> Check:
     def check(value: Any) -> str | None:
         if value is None and optional:
             return None
@@ -101,7 +118,7 @@ def _str(*, optional: bool = False, choices: tuple[str, ...] | None = None) -> C
     return check
 
 
-def _str_list(value: Any) -> tuple[str, ...]:
+def string_list(value: Any) -> tuple[str, ...]:
     if value is None:
         return ()
     if isinstance(value, str):
@@ -111,7 +128,7 @@ def _str_list(value: Any) -> tuple[str, ...]:
     raise ValueError("expected a list of strings")
 
 
-def _mapping(value: Any) -> Mapping[str, Any]:
+def free_mapping(value: Any) -> Mapping[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, Mapping):
@@ -120,14 +137,14 @@ def _mapping(value: Any) -> Mapping[str, Any]:
 
 
 def _model_thresholds(value: Any) -> Mapping[str, float]:
-    mapping = _mapping(value)
+    pairs = free_mapping(value)
     out: dict[str, float] = {}
-    for key, raw in mapping.items():
-        out[str(key)] = _float(0.0, 1.0, low_open=True)(raw)
+    for key, raw in pairs.items():
+        out[str(key)] = number(0.0, 1.0, low_open=True)(raw)
     return out
 
 
-def _gate(value: Any) -> Any:
+def gate(value: Any) -> Any:
     # true/false words, a list of model-name fragments, or "auto" (spec §4): anything is
     # accepted, because the reference treats unknown values as "auto" rather than an error.
     if isinstance(value, (list, tuple)):
@@ -139,7 +156,7 @@ def _any(value: Any) -> Any:
     return value
 
 
-def _defer(value: Any) -> tuple[str, ...] | None:
+def name_list(value: Any) -> tuple[str, ...] | None:
     if value is None:
         return None
     if not isinstance(value, (list, tuple)):
@@ -147,7 +164,7 @@ def _defer(value: Any) -> tuple[str, ...] | None:
     return tuple(str(v) for v in value)
 
 
-def _tri_state(value: Any) -> str:
+def tri_state(value: Any) -> str:
     # Spec §16 parse rule: true/1/yes -> on, false/0/no -> off, anything unknown -> auto.
     if value is None or value is True:
         return "auto"
@@ -163,17 +180,21 @@ def _tri_state(value: Any) -> str:
     raise ValueError("expected auto, on or off")
 
 
-def _clamped(low: float, high: float, cast: type) -> Check:
+def clamped(low: float, high: float, cast: type) -> Check:
     def check(value: Any) -> Any:
         if isinstance(value, bool):
             raise ValueError("expected a number")
         try:
-            number = cast(float(value))
+            parsed = cast(float(value))
         except (TypeError, ValueError):
             raise ValueError("expected a number") from None
-        return min(max(number, cast(low)), cast(high))
+        return min(max(parsed, cast(low)), cast(high))
 
     return check
+
+
+# The checkers' earlier private names, kept for plugins written against them.
+_bool, _int, _float, _str, _str_list, _mapping = boolean, integer, number, string, string_list, free_mapping
 
 
 def field(default: Any, check: Check, *, lenient: bool = False, doc: str = "") -> Any:
@@ -187,171 +208,142 @@ def field(default: Any, check: Check, *, lenient: bool = False, doc: str = "") -
 
 
 def section(cls: type) -> Any:
+    """A nested section field (its keys are ``<field>.<key>``)."""
     return attrs.field(factory=cls, metadata={"section": cls})
 
 
 @attrs.frozen(kw_only=True)
-class ConfigSection:
-    """A top-level config section a plugin owns (see ``hermes_config_sections``)."""
+class ConfigSection(Generic[T]):
+    """Config keys a plugin owns (see ``hermes_config_sections``).
+
+    ``name`` is where the keys of ``model`` live: a top-level name of the plugin's own
+    (``skills`` -> ``skills.<field>``, also reached as ``config.skills``), the name of a core
+    section the plugin adds keys to (``agent`` -> ``agent.<field>``), or ``""`` for top-level
+    keys (``timezone``, also reached as ``config.timezone``). ``env`` maps environment
+    variables to the dotted keys they override. Read the values with ``config.section(self)``.
+    """
 
     name: str
-    model: type
+    model: type[T]
     doc: str = ""
+    env: Mapping[str, str] = attrs.field(factory=dict)
     #: the declaring plugin (filled in by the host)
     plugin: str = ""
 
+    @property
+    def prefix(self) -> str:
+        return f"{self.name}." if self.name else ""
 
-# --- the model ---
+    @property
+    def extends_core(self) -> bool:
+        """Whether the keys go into a core section (or the top level) rather than one of its own."""
+        return self.name == "" or self.name in _core_names()
+
+    def keys(self) -> tuple[str, ...]:
+        """The dotted keys this declaration claims (a section of its own claims its name)."""
+        if not self.extends_core:
+            return (self.name,)
+        return tuple(self.prefix + name for name in _field_names(self.model))
+
+    def owns(self, dotted: str) -> bool:
+        """Whether ``dotted`` is one of this declaration's keys or lies below one."""
+        return any(dotted == key or dotted.startswith(key + ".") for key in self.keys())
+
+
+# --- the core's model ---
 
 
 @attrs.frozen(kw_only=True)
 class ContextSection:
-    engine: str = field("compressor", _str(), doc="the context engine, by name")
-    file_max_chars: int | None = field(
-        None, _int(1, optional=True), doc="cap per context file; null = sized to the window"
-    )
-    file_read_timeout: float = field(5.0, _float(0.0, low_open=True), doc="seconds per file read")
+    engine: str = field("compressor", string(), doc="the context engine, by name")
 
 
 @attrs.frozen(kw_only=True)
 class SummarySection:
-    provider: str = field("extractive", _str(), doc="extractive (offline), openai or anthropic")
-    model: str | None = field(None, _str(optional=True))
-    base_url: str | None = field(None, _str(optional=True))
-    api_key_env: str | None = field(None, _str(optional=True))
-    timeout: float = field(120.0, _float(0.0, low_open=True))
+    provider: str = field("extractive", string(), doc="extractive (offline), openai or anthropic")
+    model: str | None = field(None, string(optional=True))
+    base_url: str | None = field(None, string(optional=True))
+    api_key_env: str | None = field(None, string(optional=True))
+    timeout: float = field(120.0, number(0.0, low_open=True))
 
 
 @attrs.frozen(kw_only=True)
 class CompressionSection:
-    enabled: bool = field(True, _bool)
-    threshold: float = field(0.50, _float(0.0, 1.0, low_open=True), doc="ratio of the window")
-    threshold_tokens: int | None = field(None, _int(1, optional=True), doc="absolute cap")
-    target_ratio: float = field(0.20, _float(0.0, 1.0, low_open=True), doc="tail budget ratio")
-    protect_first_n: int = field(3, _int(0))
-    protect_last_n: int = field(20, _int(0))
-    max_attempts: int = field(3, _int(1, 10))
-    abort_on_summary_failure: bool = field(False, _bool)
+    enabled: bool = field(True, boolean)
+    threshold: float = field(0.50, number(0.0, 1.0, low_open=True), doc="ratio of the window")
+    threshold_tokens: int | None = field(None, integer(1, optional=True), doc="absolute cap")
+    target_ratio: float = field(0.20, number(0.0, 1.0, low_open=True), doc="tail budget ratio")
+    protect_first_n: int = field(3, integer(0))
+    protect_last_n: int = field(20, integer(0))
+    max_attempts: int = field(3, integer(1, 10))
+    abort_on_summary_failure: bool = field(False, boolean)
     model_thresholds: Mapping[str, float] = field({}, _model_thresholds)
     ineffective_recovery_margin: float = field(
-        0.25, _float(0.0, 10.0), doc="growth (x threshold) after which an ineffective block lifts"
+        0.25, number(0.0, 10.0), doc="growth (x threshold) after which an ineffective block lifts"
     )
-    thrash_window_turns: int = field(20, _int(1))
+    thrash_window_turns: int = field(20, integer(1))
+    # Every engine picks its summariser by compression.summary.provider (the hermes_summarizers
+    # contract), so the keys belong to the core, like compression.threshold.
     summary: SummarySection = section(SummarySection)
 
 
 @attrs.frozen(kw_only=True)
 class AgentSection:
-    tool_use_enforcement: Any = field("auto", _gate)
-    execution_guidance: Any = field("auto", _gate)
-    task_completion_guidance: bool = field(True, _bool)
-    parallel_tool_call_guidance: bool = field(True, _bool)
-    environment_hint: str | None = field(None, _str(optional=True))
-    system_prompt: str | None = field(None, _str(optional=True), doc="ephemeral prompt")
-    pass_session_id: bool = field(False, _bool)
-
-
-@attrs.frozen(kw_only=True)
-class MemorySection:
-    memory_enabled: bool = field(True, _bool)
-    user_profile_enabled: bool = field(True, _bool)
-    memory_char_limit: int = field(2200, _int(1))
-    user_char_limit: int = field(1375, _int(1))
-
-
-@attrs.frozen(kw_only=True)
-class SkillsSection:
-    disabled: tuple[str, ...] = field((), _str_list)
-    platform_disabled: Mapping[str, Any] = field({}, _mapping)
-    external_dirs: tuple[str, ...] = field((), _str_list)
-    index_max_tokens: int | None = field(
-        None, _int(1, optional=True), doc="null = 2% of the window when known"
-    )
-    index_ttl_seconds: float | None = field(
-        30.0, _float(0.0, optional=True),
-        doc="a cached index older than this revalidates against disk; null = until invalidated",
-    )
-
-
-@attrs.frozen(kw_only=True)
-class ToolOutputSection:
-    max_bytes: int = field(50_000, _int(1), lenient=True)
-    max_lines: int = field(2_000, _int(1), lenient=True)
-    max_line_length: int = field(2_000, _int(1), lenient=True)
-
-
-@attrs.frozen(kw_only=True)
-class ToolSearchSection:
-    enabled: str = field("auto", _tri_state, lenient=True)
-    threshold_pct: float = field(5.0, _clamped(0.0, 100.0, float), lenient=True)
-    max_search_limit: int = field(25, _clamped(1, 50, int), lenient=True)
-    search_default_limit: int = field(5, _clamped(1, 50, int), lenient=True)
-    listing: str = field("auto", _tri_state, lenient=True)
-    listing_max_tokens: int = field(4_000, _clamped(200, 60_000, int), lenient=True)
-    defer: tuple[str, ...] | None = field(None, _defer, lenient=True)
-
-
-@attrs.frozen(kw_only=True)
-class ToolsSection:
-    search: ToolSearchSection = section(ToolSearchSection)
-
-
-@attrs.frozen(kw_only=True)
-class ToolBudgetSection:
-    mcp_result_size_chars: int = field(50_000, _int(1))
+    system_prompt: str | None = field(None, string(optional=True), doc="ephemeral prompt")
+    pass_session_id: bool = field(False, boolean)
 
 
 @attrs.frozen(kw_only=True)
 class PromptCachingSection:
-    cache_ttl: str = field("5m", _str(choices=("5m", "1h")))
-    prompt_cache_key: bool = field(True, _bool, doc="send a stable OpenAI prompt_cache_key")
+    cache_ttl: str = field("5m", string(choices=("5m", "1h")))
+    prompt_cache_key: bool = field(True, boolean, doc="send a stable OpenAI prompt_cache_key")
 
 
 @attrs.frozen(kw_only=True)
 class PluginsSection:
-    disabled: tuple[str, ...] = field((), _str_list)
+    disabled: tuple[str, ...] = field((), string_list)
     prompt_hook_budget: float | None = field(
-        5.0, _float(0.0, optional=True),
+        5.0, number(0.0, optional=True),
         doc="seconds one prompt hook may take before its block is left out; null or 0 = no limit",
     )
 
 
 @attrs.frozen(kw_only=True)
 class TerminalSection:
-    backend: str = field("local", _str(), doc="local, docker, ssh, modal, daytona, singularity")
-    cwd: str | None = field(None, _str(optional=True))
+    backend: str = field("local", string(), doc="local, docker, ssh, modal, daytona, singularity")
+    cwd: str | None = field(None, string(optional=True))
 
 
 @attrs.frozen(kw_only=True)
 class SessionStoreSection:
-    backend: str = field("sqlite", _str(choices=("sqlite", "redis")), doc="sqlite (HERMES_HOME) or redis")
-    url: str = field("redis://127.0.0.1:6379/0", _str(), doc="the Redis server (backend: redis)")
-    key_prefix: str = field("hermes:", _str(), doc="prefix of every Redis key")
+    backend: str = field("sqlite", string(choices=("sqlite", "redis")), doc="sqlite (HERMES_HOME) or redis")
+    url: str = field("redis://127.0.0.1:6379/0", string(), doc="the Redis server (backend: redis)")
+    key_prefix: str = field("hermes:", string(), doc="prefix of every Redis key")
     ttl_seconds: int | None = field(
-        None, _int(1, optional=True), doc="Redis keys of a session expire this long after its last write"
+        None, integer(1, optional=True), doc="Redis keys of a session expire this long after its last write"
     )
     lease_ttl_seconds: float = field(
-        30.0, _float(0.0, low_open=True), doc="a compaction lease expires this long after its last renewal"
+        30.0, number(0.0, low_open=True), doc="a compaction lease expires this long after its last renewal"
     )
     lease_wait_seconds: float = field(
-        10.0, _float(0.0), doc="wait this long for another worker's compaction, then serve uncompacted"
+        10.0, number(0.0), doc="wait this long for another worker's compaction, then serve uncompacted"
     )
 
 
 @attrs.frozen(kw_only=True)
 class ArchiveSection:
-    enabled: bool = field(True, _bool, doc="archive what compaction removes (recall tools)")
+    enabled: bool = field(True, boolean, doc="archive what compaction removes (recall tools)")
     max_age_days: float | None = field(
-        90.0, _float(0.0, optional=True, low_open=True), doc="hermes-ctx history prune removes older entries"
+        90.0, number(0.0, optional=True, low_open=True), doc="hermes-ctx history prune removes older entries"
     )
     max_bytes_per_session: int | None = field(
-        256 << 20, _int(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
+        256 << 20, integer(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
     )
 
 
 def _allow_map(value: Any) -> Mapping[str, tuple[str, ...]]:
-    mapping = _mapping(value)
-    return {str(key): _str_list(entries) for key, entries in mapping.items()}
+    pairs = free_mapping(value)
+    return {str(key): string_list(entries) for key, entries in pairs.items()}
 
 
 @attrs.frozen(kw_only=True)
@@ -365,22 +357,24 @@ class ThreatScanSection:
 @attrs.frozen(kw_only=True)
 class FilesSection:
     max_read_bytes: int = field(
-        2_000_000, _int(1), doc="most bytes read from any one file (memory, skills, SOUL.md, ...)"
+        2_000_000, integer(1), doc="most bytes read from any one file (memory, skills, SOUL.md, ...)"
     )
+
+
+def _internal(default: Any = None, *, factory: Any = None, eq: bool = False) -> Any:
+    if factory is not None:
+        return attrs.field(factory=factory, eq=eq, repr=False, metadata={"internal": True})
+    return attrs.field(default=default, eq=eq, repr=False, metadata={"internal": True})
 
 
 @attrs.frozen(kw_only=True)
 class Config:
-    """The effective configuration. Read keys as attributes: ``config.compression.threshold``."""
+    """The effective configuration. Core keys are attributes (``config.compression.threshold``);
+    a plugin's keys come from ``config.section(DECLARATION)``."""
 
     context: ContextSection = section(ContextSection)
     compression: CompressionSection = section(CompressionSection)
     agent: AgentSection = section(AgentSection)
-    memory: MemorySection = section(MemorySection)
-    skills: SkillsSection = section(SkillsSection)
-    tool_output: ToolOutputSection = section(ToolOutputSection)
-    tools: ToolsSection = section(ToolsSection)
-    tool_budget: ToolBudgetSection = section(ToolBudgetSection)
     prompt_caching: PromptCachingSection = section(PromptCachingSection)
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
@@ -388,57 +382,108 @@ class Config:
     session_store: SessionStoreSection = section(SessionStoreSection)
     files: FilesSection = section(FilesSection)
     threat_scan: ThreatScanSection = section(ThreatScanSection)
-    platform_hints: Mapping[str, Any] = field({}, _mapping)
-    platforms: Mapping[str, Any] = field({}, _mapping)
-    gateway: Mapping[str, Any] = field({}, _mapping)
-    timezone: str | None = field(None, _str(optional=True))
     # Where each effective value came from, and the file's own mapping (for plugin sections).
-    sources: Mapping[str, str] = attrs.field(factory=dict, eq=False, metadata={"internal": True})
-    path: str | None = attrs.field(default=None, eq=False, metadata={"internal": True})
-    raw: Mapping[str, Any] = attrs.field(factory=dict, eq=False, metadata={"internal": True})
-    #: the plugins' sections, by name (``config.<name>`` reads them)
-    plugin_sections: Mapping[str, Any] = attrs.field(factory=dict, metadata={"internal": True})
-    #: the declarations they were read with; ``None`` = not read for any plugin yet
-    declared: tuple[ConfigSection, ...] | None = attrs.field(default=None, eq=False, metadata={"internal": True})
+    sources: Mapping[str, str] = _internal(factory=dict)
+    path: str | None = _internal()
+    raw: Mapping[str, Any] = _internal(factory=dict)
+    #: the plugins' section values, by model class (``config.section(...)`` reads them)
+    bound: Mapping[type, Any] = _internal(factory=dict, eq=True)
+    #: the declarations they were read with; ``None`` = not bound to any plugins yet
+    declared: tuple[ConfigSection[Any], ...] | None = _internal()
+    #: the environment the file was read with (plugins' own variables apply when bound)
+    env: Mapping[str, str] | None = _internal()
+    #: flag overrides of keys the core does not have, applied when bound
+    pending: tuple[tuple[str, Any, str], ...] = _internal(())
+    #: (key, prefix) of keys the core did not know, warned about when bound unless a plugin owns them
+    unknown: tuple[tuple[str, str], ...] = _internal(())
+    _memo: dict[type, Any] = attrs.field(factory=dict, init=False, eq=False, repr=False, metadata={"internal": True})
+
+    def section(self, declared: ConfigSection[T]) -> T:
+        """The values of a plugin's declared keys (an instance of ``declared.model``).
+
+        Bound declarations were read with the configuration; an unbound one (the plugin is
+        not loaded, or the configuration was never bound) is read from the file's mapping on
+        first use and kept with this configuration.
+        """
+        found = self.bound.get(declared.model)
+        if found is None:
+            found = self._memo.get(declared.model)
+            if found is None:
+                found = _read_unbound(self, declared)
+                self._memo[declared.model] = found
+        return found
+
+    def with_sections(self, *values: Any) -> Config:
+        """This configuration with the given section values (instances of declared models)
+        in place of what the file says (embedders and tests)."""
+        return attrs.evolve(self, bound={**self.bound, **{type(v): v for v in values}})
 
     def __getattr__(self, name: str) -> Any:
-        # Only reached when no core field matches: a plugin's section.
-        sections = object.__getattribute__(self, "plugin_sections")
-        if name in sections:
-            return sections[name]
+        # Only reached when no core field matches: a plugin's own section or top-level key.
+        if name.startswith("_"):
+            raise AttributeError(name)
+        for declared in object.__getattribute__(self, "declared") or ():
+            if declared.name == name and not declared.extends_core:
+                return self.section(declared)
+            if declared.name == "" and name in _field_names(declared.model):
+                return getattr(self.section(declared), name)
         raise AttributeError(f"config has no section {name!r}")
 
+    def declaration_of(self, dotted: str) -> ConfigSection[Any] | None:
+        """The bound declaration that owns ``dotted``; ``None`` for the core's own keys."""
+        for declared in self.declared or ():
+            if declared.owns(dotted):
+                return declared
+        return None
+
+    def owner(self, dotted: str) -> str:
+        """The plugin that declares ``dotted``, or ``hermes-core``."""
+        declared = self.declaration_of(dotted)
+        return declared.plugin if declared is not None else CORE_OWNER
+
     def get(self, dotted: str) -> Any:
-        """Return the value at a dotted key path (``"compression.summary.provider"``)."""
-        node: Any = self
-        for part in dotted.split("."):
+        """Return the value at a dotted key path (``"compression.threshold"``)."""
+        declared = self.declaration_of(dotted)
+        node: Any = self if declared is None else self.section(declared)
+        rest = dotted if declared is None else dotted[len(declared.prefix):]
+        for part in rest.split("."):
             node = node[part] if isinstance(node, Mapping) else getattr(node, part)
         return node
 
     def items(self) -> list[tuple[str, Any, str]]:
-        """Every leaf key path with its value and source, in declaration order."""
+        """Every leaf key path with its value and source: the core's, then each bound
+        declaration's, in declaration order."""
         out: list[tuple[str, Any, str]] = []
 
         def visit(key: str, value: Any) -> None:
             out.append((key, value, self.sources.get(key, "default")))
 
         _walk_leaves(type(self), self, "", visit)
-        for name, value in self.plugin_sections.items():
-            if attrs.has(type(value)):
-                _walk_leaves(type(value), value, name + ".", visit)
+        for declared in self.declared or ():
+            _walk_leaves(declared.model, self.section(declared), declared.prefix, visit)
         return out
 
 
-# Environment variables that override a key (the env wins over the file).
+# Environment variables that override a core key (the env wins over the file). Plugins
+# declare their own with ``ConfigSection.env``.
 ENV_KEYS: dict[str, str] = {
-    "HERMES_TIMEZONE": "timezone",
-    "HERMES_ENVIRONMENT_HINT": "agent.environment_hint",
     "HERMES_EPHEMERAL_SYSTEM_PROMPT": "agent.system_prompt",
     "HERMES_DISABLE_PLUGINS": "plugins.disabled",
     "TERMINAL_ENV": "terminal.backend",
     "TERMINAL_CWD": "terminal.cwd",
     "HERMES_MAX_READ_BYTES": "files.max_read_bytes",
 }
+
+
+def _field_names(model: type) -> tuple[str, ...]:
+    return tuple(f.name for f in attrs.fields(model) if not f.metadata.get("internal"))
+
+
+def _core_names() -> frozenset[str]:
+    return _CORE_NAMES
+
+
+_CORE_NAMES = frozenset(f.name for f in attrs.fields(Config) if not f.metadata.get("internal"))
 
 
 def _walk_leaves(cls: type, obj: Any, prefix: str, visit: Callable[[str, Any], None]) -> None:
@@ -453,11 +498,60 @@ def _walk_leaves(cls: type, obj: Any, prefix: str, visit: Callable[[str, Any], N
             visit(key, value)
 
 
-def known_keys() -> list[str]:
-    """Every leaf key path of the model, for docs and suggestions."""
+def _names_at(cls: type, prefix: str, into: dict[str, set[str]]) -> None:
+    # Every field name the model accepts at each prefix (to tell unknown keys from known ones).
+    names = into.setdefault(prefix, set())
+    for f in attrs.fields(cls):
+        if f.metadata.get("internal"):
+            continue
+        names.add(f.name)
+        nested = f.metadata.get("section") or (f.type if f.metadata.get("check") is None and isinstance(f.type, type) and attrs.has(f.type) else None)
+        if nested is not None:
+            _names_at(nested, f"{prefix}{f.name}.", into)
+
+
+def _known_names(sections: Iterable[ConfigSection[Any]]) -> dict[str, set[str]]:
+    known: dict[str, set[str]] = {}
+    _names_at(Config, "", known)
+    for declared in sections:
+        if not declared.extends_core:
+            known.setdefault("", set()).add(declared.name)
+        _names_at(declared.model, declared.prefix, known)
+    return known
+
+
+def known_keys(sections: Iterable[ConfigSection[Any]] = ()) -> list[str]:
+    """Every leaf key path of the core model and of ``sections``, for docs and suggestions."""
     keys: list[str] = []
     _walk_leaves(Config, Config(), "", lambda key, value: keys.append(key))
+    for declared in sections:
+        _walk_leaves(declared.model, declared.model(), declared.prefix, lambda key, value: keys.append(key))
     return keys
+
+
+def claim_problem(declared: ConfigSection[Any], claimed: Mapping[str, str]) -> str | None:
+    """Why ``declared`` cannot be accepted given the keys already ``claimed`` (key -> owner,
+    the core's included by the caller through ``core_claims``), or ``None`` when it can."""
+    if not attrs.has(declared.model):
+        return f"its model {declared.model!r} is not an attrs class"
+    if "." in declared.name:
+        return "a section name cannot contain a dot (declare keys under a top-level name)"
+    for key in declared.keys():
+        taken = claimed.get(key)
+        if taken is not None:
+            return f"the key {key!r} is already owned by {taken!r}"
+    return None
+
+
+def core_claims() -> dict[str, str]:
+    """The keys the core owns (every leaf and section name), for ``claim_problem``."""
+    claimed: dict[str, str] = {}
+    known: dict[str, set[str]] = {}
+    _names_at(Config, "", known)
+    for prefix, names in known.items():
+        for name in names:
+            claimed[prefix + name] = CORE_OWNER
+    return claimed
 
 
 def resolve_home(home: str | os.PathLike[str] | None = None, env: Mapping[str, str] | None = None) -> Path:
@@ -476,7 +570,7 @@ def load_config(
     env: Mapping[str, str] | None = None,
     flags: Mapping[str, Any] | None = None,
     data: Mapping[str, Any] | None = None,
-    sections: Sequence[ConfigSection] | None = None,
+    sections: Sequence[ConfigSection[Any]] | None = None,
 ) -> Config:
     """Read the configuration.
 
@@ -484,9 +578,10 @@ def load_config(
     defaults, a missing explicit file is an error. ``data`` replaces the file (embedders and
     tests). Environment variables of ``ENV_KEYS`` override the file; ``flags`` (dotted key ->
     value, e.g. ``{"plugins.disabled": ("x",)}``) override everything, except that
-    ``plugins.disabled`` accumulates from every source. ``sections`` are the plugins' declared
-    sections (``PluginHost.config_sections()``): they are read into ``config.<name>`` and
-    their keys are not unknown.
+    ``plugins.disabled`` accumulates from every source. ``sections`` are the plugins'
+    declarations (``PluginHost.config_sections()``): given, they are bound at once
+    (``bind_sections``); without them the core's keys are read and the rest waits, unknown-key
+    warnings included, for ``bind_sections``.
     """
     env = os.environ if env is None else env
     file_path: Path | None = None
@@ -506,50 +601,119 @@ def load_config(
             path=where,
         )
     sources: dict[str, str] = {}
-    owned = {section.name: section for section in sections or ()}
-    core_raw = {k: v for k, v in raw.items() if str(k) not in owned}
-    config: Config = _build(Config, core_raw, "", where, sources)
-    if sections is not None:
-        config = attrs.evolve(
-            config, plugin_sections=_plugin_sections(owned, raw, where, sources),
-            declared=tuple(sections),
-        )
+    unknown: list[tuple[str, str]] = []
+    config: Config = _build(Config, raw, "", where, sources, unknown)
     overlays: list[tuple[str, Any, str]] = []
     for var, key in ENV_KEYS.items():
         if var in env and env[var].strip():
             overlays.append((key, env[var], "env"))
+    pending: list[tuple[str, Any, str]] = []
     for key, value in (flags or {}).items():
-        overlays.append((key, value, "flag"))
+        (overlays if _is_core_key(key) else pending).append((key, value, "flag"))
     for key, value, source in overlays:
-        config = _overlay(config, key, value, source, sources, where)
-    return attrs.evolve(config, sources=sources, path=where, raw=dict(raw))
+        config = _overlay(config, key.split("."), key, value, source, sources, where)
+    config = attrs.evolve(
+        config, sources=sources, path=where, raw=dict(raw), env=env, pending=tuple(pending),
+        unknown=tuple(unknown),
+    )
+    return config if sections is None else bind_sections(config, sections)
 
 
-def _plugin_sections(
-    owned: Mapping[str, ConfigSection], raw: Mapping[str, Any], where: str | None, sources: dict[str, str],
-) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for name, section in owned.items():
-        value = raw.get(name)
-        if value is None:
-            out[name] = section.model()
-            continue
-        if not isinstance(value, Mapping):
-            raise ConfigError(
-                f"{name}: expected a mapping, got {value!r}" + (f" (in {where})" if where else "")
-                + f" (section of plugin {section.plugin!r})",
-                key=name, value=value, path=where,
-            )
-        out[name] = _build(section.model, value, name + ".", where, sources)
-    return out
+def bind_sections(
+    config: Config,
+    sections: Sequence[ConfigSection[Any]],
+    *,
+    env: Mapping[str, str] | None = None,
+    disabled: Callable[[], Sequence[ConfigSection[Any]]] | None = None,
+) -> Config:
+    """``config`` with the plugins' declared keys read from its file mapping.
 
-
-def bind_sections(config: Config, sections: Sequence[ConfigSection]) -> Config:
-    """``config`` with the plugins' sections read from its file mapping (no key warnings)."""
-    owned = {section.name: section for section in sections}
+    Then the plugins' environment variables (from the environment the file was read with,
+    else ``env``) and the flags for their keys apply, and every key neither the core nor a
+    declaration knows draws one ``config_unknown_key`` warning. ``disabled`` lists the
+    declarations of disabled plugins (asked only when some key is unknown): their keys are
+    accepted without a warning.
+    """
+    where = config.path
     sources = dict(config.sources)
-    with_sections = _plugin_sections(owned, config.raw, config.path, sources)
-    return attrs.evolve(config, plugin_sections=with_sections, declared=tuple(sections), sources=sources)
+    unknown = list(config.unknown)
+    bound: dict[type, Any] = {}
+    for declared in sections:
+        value = config.raw.get(declared.name) if declared.name else config.raw
+        if value is not None and not isinstance(value, Mapping):
+            if declared.extends_core:
+                continue  # the core's own read reported it
+            raise ConfigError(
+                f"{declared.name}: expected a mapping, got {value!r}" + (f" (in {where})" if where else "")
+                + f" (section of plugin {declared.plugin!r})",
+                key=declared.name, value=value, path=where,
+            )
+        bound[declared.model] = _build(declared.model, value or {}, declared.prefix, where, sources, unknown)
+    config = attrs.evolve(config, bound=bound, declared=tuple(sections), sources=sources)
+    environment = config.env if config.env is not None else (os.environ if env is None else env)
+    overlays = [
+        (key, environment[var], "env") for declared in sections for var, key in declared.env.items()
+        if (environment.get(var) or "").strip()
+    ]
+    for key, value, source in (*overlays, *config.pending):
+        owner = config.declaration_of(key)
+        if owner is None:
+            raise ConfigError(f"{key}: no such config key (set by {source})", key=key, value=value, path=where)
+        instance = _overlay(config.section(owner), key[len(owner.prefix):].split("."), key, value, source, sources, where)
+        config = attrs.evolve(config, bound={**config.bound, owner.model: instance})
+    _warn_unknown_keys(unknown, sections, where, disabled)
+    return attrs.evolve(config, sources=sources, pending=(), unknown=())
+
+
+def _warn_unknown_keys(
+    unknown: Sequence[tuple[str, str]],
+    sections: Sequence[ConfigSection[Any]],
+    where: str | None,
+    disabled: Callable[[], Sequence[ConfigSection[Any]]] | None,
+) -> None:
+    known = _known_names(sections)
+    left = [(key, prefix) for key, prefix in dict.fromkeys(unknown) if key[len(prefix):] not in known.get(prefix, ())]
+    if left and disabled is not None:
+        theirs = list(disabled())
+        kept = []
+        for key, prefix in left:
+            owner = next((d for d in theirs if d.owns(key)), None)
+            if owner is None:
+                kept.append((key, prefix))
+            else:
+                log.debug("config_key_of_disabled_plugin", key=key, plugin=owner.plugin)
+        left = kept
+    for key, prefix in left:
+        _warn_unknown(key, sorted(known.get(prefix, ())), prefix, where)
+
+
+def _read_unbound(config: Config, declared: ConfigSection[T]) -> T:
+    # A declaration the configuration was not bound with: read quietly from the file's mapping
+    # (its unknown keys were or will be reported by a bound read).
+    value = config.raw.get(declared.name) if declared.name else config.raw
+    if value is not None and not isinstance(value, Mapping) and not declared.extends_core:
+        raise ConfigError(
+            f"{declared.name}: expected a mapping, got {value!r}" + (f" (in {config.path})" if config.path else ""),
+            key=declared.name, value=value, path=config.path,
+        )
+    if not isinstance(value, Mapping):
+        value = {}
+    sources = dict(config.sources)
+    instance: T = _build(declared.model, value, declared.prefix, config.path, sources, [])
+    environment = config.env or {}
+    for var, key in declared.env.items():
+        if (environment.get(var) or "").strip():
+            instance = _overlay(instance, key[len(declared.prefix):].split("."), key, environment[var], "env", sources, config.path)
+    return instance
+
+
+def _is_core_key(dotted: str) -> bool:
+    cls: Any = Config
+    for part in dotted.split("."):
+        if not (cls is not None and attrs.has(cls) and part in attrs.fields_dict(cls)):
+            return False
+        cls = attrs.fields_dict(cls)[part].metadata.get("section")
+    return True
 
 
 def _read_yaml(path: Path, *, explicit: bool, env: Mapping[str, str] | None = None) -> Any:
@@ -603,14 +767,22 @@ def _env_read_limit(env: Mapping[str, str] | None) -> int:
     return int(value) if value.isdigit() and int(value) > 0 else DEFAULT_MAX_BYTES
 
 
-def _build(cls: type, raw: Mapping[str, Any], prefix: str, where: str | None, sources: dict[str, str]) -> Any:
+def _build(
+    cls: type,
+    raw: Mapping[str, Any],
+    prefix: str,
+    where: str | None,
+    sources: dict[str, str],
+    unknown: list[tuple[str, str]],
+) -> Any:
     fields = {f.name: f for f in attrs.fields(cls) if not f.metadata.get("internal")}
     kwargs: dict[str, Any] = {}
     for key, value in raw.items():
         name = str(key)
         f = fields.get(name)
         if f is None:
-            _warn_unknown(prefix + name, list(fields), prefix, where)
+            # Not warned here: another declaration may own it (see ``_warn_unknown_keys``).
+            unknown.append((prefix + name, prefix))
             continue
         dotted = prefix + name
         if "section" in f.metadata:
@@ -623,10 +795,10 @@ def _build(cls: type, raw: Mapping[str, Any], prefix: str, where: str | None, so
                     value=value,
                     path=where,
                 )
-            kwargs[name] = _build(f.metadata["section"], value, dotted + ".", where, sources)
+            kwargs[name] = _build(f.metadata["section"], value, dotted + ".", where, sources, unknown)
             continue
         if f.metadata.get("check") is None and attrs.has(f.type if isinstance(f.type, type) else type(None)):
-            kwargs[name] = _build(f.type, value, dotted + ".", where, sources)
+            kwargs[name] = _build(f.type, value, dotted + ".", where, sources, unknown)
             continue
         kwargs[name] = _check(f, dotted, value, where, sources, "file")
     return cls(**kwargs)
@@ -669,17 +841,21 @@ def _warn_unknown(dotted: str, candidates: list[str], prefix: str, where: str | 
     )
 
 
-def _overlay(config: Config, dotted: str, value: Any, source: str, sources: dict[str, str], where: str | None) -> Config:
-    parts = dotted.split(".")
-    chain: list[Any] = [config]
+def _overlay(
+    root: Any, parts: list[str], dotted: str, value: Any, source: str, sources: dict[str, str], where: str | None,
+) -> Any:
+    # ``root`` with the key at ``parts`` (below it) set to the checked ``value``.
+    chain: list[Any] = [root]
     for part in parts[:-1]:
         chain.append(getattr(chain[-1], part))
     leaf_owner = chain[-1]
-    f = attrs.fields_dict(type(leaf_owner))[parts[-1]]
+    f = attrs.fields_dict(type(leaf_owner)).get(parts[-1])
+    if f is None:
+        raise ConfigError(f"{dotted}: no such config key (set by {source})", key=dotted, value=value, path=where)
     new_value = _check(f, dotted, value, where, sources, source)
     if dotted == "plugins.disabled":
         new_value = tuple(dict.fromkeys((*leaf_owner.disabled, *new_value)))
     updated = attrs.evolve(leaf_owner, **{parts[-1]: new_value})
     for owner, part in zip(reversed(chain[:-1]), reversed(parts[:-1])):
         updated = attrs.evolve(owner, **{part: updated})
-    return updated  # type: ignore[no-any-return]
+    return updated

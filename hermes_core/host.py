@@ -202,7 +202,7 @@ class PluginHost:
     trace: bool = False
     records: dict[str, PluginRecord] = attrs.field(factory=dict)
     _engines: dict[str, EngineSpec] | None = None
-    _sections: list[ConfigSection] | None = None
+    _sections: list[ConfigSection[Any]] | None = None
     _tokenizers: dict[str, Any] = attrs.field(factory=dict)
     _undo_trace: Callable[[], None] | None = None
     #: called with a ``HookCall`` after every implementation call (see ``observe``)
@@ -632,23 +632,18 @@ class PluginHost:
 
     # --- facade: configuration ----------------------------------------------------------
 
-    def config_sections(self) -> list[ConfigSection]:
+    def config_sections(self) -> list[ConfigSection[Any]]:
         """Every plugin's declared config section (a name already taken is refused)."""
         if self._sections is not None:
             return self._sections
-        from hermes_core.config import Config
+        from hermes_core.config import claim_problem, core_claims
 
-        core = {f.name for f in attrs.fields(Config) if not f.metadata.get("internal")}
-        owners: dict[str, str] = {}
-        out: list[ConfigSection] = []
+        claimed = core_claims()
+        out: list[ConfigSection[Any]] = []
         for plugin, result in self._collect("hermes_config_sections", {}):
             for section in (result,) if isinstance(result, ConfigSection) else tuple(result):
-                taken = "hermes-core" if section.name in core else owners.get(section.name)
-                if taken is not None or not attrs.has(section.model):
-                    reason = (
-                        f"the name is already owned by {taken!r}" if taken is not None
-                        else f"its model {section.model!r} is not an attrs class"
-                    )
+                reason = claim_problem(section, claimed)
+                if reason is not None:
                     record_warning(
                         "config_section_refused",
                         f"plugin {plugin!r} declares config section {section.name!r}: {reason}; "
@@ -656,9 +651,39 @@ class PluginHost:
                         plugin=plugin, section=section.name,
                     )
                     continue
-                owners[section.name] = plugin
+                claimed.update(dict.fromkeys(section.keys(), plugin))
                 out.append(attrs.evolve(section, plugin=plugin))
         self._sections = out
+        return out
+
+    def bind_config(self, config: Config, *, env: Mapping[str, str] | None = None) -> Config:
+        """``config`` with every loaded plugin's declared keys read (see ``bind_sections``)."""
+        from hermes_core.config import bind_sections
+
+        return bind_sections(config, self.config_sections(), env=env, disabled=self.disabled_config_sections)
+
+    def disabled_config_sections(self) -> list[ConfigSection[Any]]:
+        """What the blocked plugins would declare, so that their keys are not "unknown".
+
+        Asked only when a key is unknown. The plugin's module is imported but never registered;
+        one that fails to import or declare is skipped (its keys stay unknown).
+        """
+        out: list[ConfigSection[Any]] = []
+        for record in self.records.values():
+            if record.status != "blocked":
+                continue
+            module, _, attr = record.module.partition(":")
+            try:
+                obj: Any = importlib.import_module(module)
+                for part in filter(None, attr.split(".")):
+                    obj = getattr(obj, part)
+                declare = getattr(obj, "hermes_config_sections", None)
+                result = declare() if callable(declare) else None
+                found = (result,) if isinstance(result, ConfigSection) else tuple(result or ())
+            except Exception as exc:  # noqa: BLE001 - a disabled plugin may be broken; that is why
+                log.debug("disabled_plugin_sections_unread", plugin=record.name, error=str(exc))
+                continue
+            out.extend(attrs.evolve(s, plugin=record.name) for s in found if isinstance(s, ConfigSection))
         return out
 
     # --- facade: engines ----------------------------------------------------------------

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
-from hermes_core.config import Config, bind_sections, load_config, resolve_home
+from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
@@ -101,19 +101,6 @@ def stale_reason(prompt: str, *, model: str, provider: str) -> str | None:
         if stored and current and stored != current:
             return f"{label.lower()} changed from {stored!r} to {current!r}"
     return None
-
-
-def bind_config(
-    config: Config | None, host: PluginHost, *, home: Path, env: Mapping[str, str], given: bool,
-) -> Config:
-    """The configuration with the host's plugin sections read (the file is read once more
-    when the caller gave none, so unknown-key warnings know every plugin's keys)."""
-    sections = host.config_sections()
-    if not given or config is None:
-        return load_config(home=home, env=env, sections=sections)
-    if config.declared is None:
-        return bind_sections(config, sections)
-    return config
 
 
 class Session:
@@ -246,12 +233,13 @@ class Session:
         with collecting() as bucket:
             home_path = resolve_home(o.home, env).absolute()
             config, host = o.config, o.host
+            if config is None:
+                # Read once: the core's keys (the host needs plugins.disabled), then the plugins'.
+                config = load_config(home=home_path, env=env)
             if host is None:
-                if config is None:
-                    with collecting():  # read again below, with the plugins' sections
-                        config = load_config(home=home_path, env=env)
                 host = PluginHost.shared(config=config, env=env)
-            config = bind_config(config, host, home=home_path, env=env, given=o.config is not None)
+            if config.declared is None:
+                config = host.bind_config(config, env=env)
             known_id = bool(o.session_id)
             sid = o.session_id or new_session_id(o.clock)
             if o.cwd is not None:

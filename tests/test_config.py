@@ -10,8 +10,15 @@ from click.testing import CliRunner
 
 from hermes_core.cli import cli
 from hermes_core.config import Config, known_keys, load_config, resolve_home
+from hermes_core.host import PluginHost
 from hermes_core.diagnostics import collecting
 from hermes_core.errors import ConfigError
+
+
+@pytest.fixture(scope="module")
+def builtins() -> list:
+    """The built-in plugins' declared sections (plugins own their keys)."""
+    return PluginHost.create(only=(), env={}).config_sections()
 
 
 def write(home: Path, text: str) -> Path:
@@ -21,15 +28,15 @@ def write(home: Path, text: str) -> Path:
     return path
 
 
-def test_missing_file_means_every_default(tmp_path: Path) -> None:
-    config = load_config(home=tmp_path / "nowhere", env={})
-    assert config == Config()
+def test_missing_file_means_every_default(tmp_path: Path, builtins: list) -> None:
+    assert load_config(home=tmp_path / "nowhere", env={}) == Config()
+    config = load_config(home=tmp_path / "nowhere", env={}, sections=builtins)
     assert config.path is None
-    assert (config.context.engine, config.context.file_max_chars) == ("compressor", None)
+    assert (config.context.engine, config.get("context.file_max_chars")) == ("compressor", None)
     c = config.compression
     assert (c.enabled, c.threshold, c.protect_first_n, c.protect_last_n) == (True, 0.5, 3, 20)
     assert c.summary.provider == "extractive"
-    assert (config.agent.tool_use_enforcement, config.agent.execution_guidance) == ("auto", "auto")
+    assert (config.get("agent.tool_use_enforcement"), config.get("agent.execution_guidance")) == ("auto", "auto")
     t = config.tool_output
     assert (t.max_bytes, t.max_lines, t.max_line_length) == (50_000, 2_000, 2_000)
     assert config.tools.search.listing_max_tokens == 4_000
@@ -43,9 +50,11 @@ def test_home_resolution(tmp_path: Path) -> None:
     assert resolve_home(None, env={}) == Path("~/.hermes").expanduser()
 
 
-def test_file_values_and_their_sources(tmp_path: Path) -> None:
+def test_file_values_and_their_sources(tmp_path: Path, builtins: list) -> None:
     write(tmp_path, "compression:\n  threshold: 0.7\n  summary:\n    provider: openai\ntimezone: Europe/Paris\n")
-    config = load_config(home=tmp_path, env={"HERMES_TIMEZONE": "Asia/Tokyo"}, flags={"plugins.disabled": ("x",)})
+    config = load_config(
+        home=tmp_path, env={"HERMES_TIMEZONE": "Asia/Tokyo"}, flags={"plugins.disabled": ("x",)}, sections=builtins
+    )
     assert config.compression.threshold == 0.7
     assert config.compression.summary.provider == "openai"
     assert config.timezone == "Asia/Tokyo"
@@ -90,29 +99,29 @@ def test_broken_yaml_names_file_and_line(tmp_path: Path) -> None:
         ("prompt_caching:\n  cache_ttl: 2h\n", "prompt_caching.cache_ttl", "2h"),
     ],
 )
-def test_bad_values_name_key_value_and_file(tmp_path: Path, text: str, key: str, bad: str) -> None:
+def test_bad_values_name_key_value_and_file(tmp_path: Path, text: str, key: str, bad: str, builtins: list) -> None:
     path = write(tmp_path, text)
     with pytest.raises(ConfigError) as info:
-        load_config(home=tmp_path, env={})
+        load_config(home=tmp_path, env={}, sections=builtins)
     message = str(info.value)
     assert key in message and bad in message and str(path) in message
     assert info.value.key == key
 
 
-def test_unknown_key_warns_with_the_closest_known_key(tmp_path: Path) -> None:
+def test_unknown_key_warns_with_the_closest_known_key(tmp_path: Path, builtins: list) -> None:
     write(tmp_path, "compression:\n  treshold: 0.6\nskils: {}\n")
     with collecting() as warnings:
-        config = load_config(home=tmp_path, env={})
+        config = load_config(home=tmp_path, env={}, sections=builtins)
     assert config.compression.threshold == 0.5
     messages = [w.message for w in warnings]
     assert any("compression.treshold" in m and "compression.threshold" in m for m in messages)
     assert any("'skils'" in m and "'skills'" in m for m in messages)
 
 
-def test_lenient_sections_fall_back_with_a_warning(tmp_path: Path) -> None:
+def test_lenient_sections_fall_back_with_a_warning(tmp_path: Path, builtins: list) -> None:
     write(tmp_path, "tool_output:\n  max_bytes: lots\n  max_lines: '75'\ntools:\n  search:\n    defer: terminal\n    max_search_limit: 999\n")
     with collecting() as warnings:
-        config = load_config(home=tmp_path, env={})
+        config = load_config(home=tmp_path, env={}, sections=builtins)
     assert config.tool_output.max_bytes == 50_000
     assert config.tool_output.max_lines == 75
     assert config.tools.search.defer is None
@@ -135,16 +144,22 @@ def test_cli_config_yaml_error_names_the_line(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "line" in result.output and "invalid YAML" in result.output
 
 
-def test_cli_config_shows_sources(tmp_path: Path) -> None:
+def test_cli_config_shows_sources(tmp_path: Path, builtins: list) -> None:
     write(tmp_path, "compression:\n  threshold: 0.6\n")
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "--disable", "guidance", "config", "--json"])
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     values = {v["key"]: v for v in data["values"]}
-    assert values["compression.threshold"] == {"key": "compression.threshold", "value": 0.6, "source": "file"}
+    assert values["compression.threshold"] == {
+        "key": "compression.threshold", "value": 0.6, "source": "file", "owner": "hermes-core"
+    }
     assert values["plugins.disabled"]["source"] == "flag"
     assert values["context.engine"]["source"] == "default"
-    assert {v["key"] for v in data["values"]} == set(known_keys())
+    # Every key of the core and of each loaded plugin; the disabled guidance plugin's are not shown.
+    active = [s for s in builtins if s.plugin != "guidance"]
+    assert {v["key"] for v in data["values"]} == set(known_keys(active))
+    assert "agent.tool_use_enforcement" in known_keys(builtins)
+    assert values["skills.external_dirs"]["owner"] == "skills" and values["compression.threshold"]["owner"] == "hermes-core"
     table = CliRunner().invoke(cli, ["--home", str(tmp_path), "config"]).stdout
     assert "compression.threshold" in table and "file" in table
 

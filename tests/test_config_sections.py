@@ -15,7 +15,7 @@ from fake_dists import make_dist
 
 from hermes_core import ConfigError, PluginHost, Session, hookimpl, load_config
 from hermes_core.cli import cli
-from hermes_core.config import ConfigSection, field
+from hermes_core.config import ConfigSection, bind_sections, field
 from hermes_core.diagnostics import collecting
 from hermes_core.hookdocs import render_config_markdown
 
@@ -95,6 +95,11 @@ def cli_json(home: Path, *args: str) -> Any:
 def test_quality_bar_through_the_cli(acme_home: Path, tmp_path: Path) -> None:
     values, stderr = cli_json(acme_home, "config")
     shown = {v["key"]: (v["value"], v["source"]) for v in values["values"]}
+    owners = {v["key"]: v["owner"] for v in values["values"]}
+    # The third party's keys and the built-ins' are shown the same way, each with its plugin.
+    assert owners["acme.level"] == "acme_section" and owners["skills.external_dirs"] == "skills"
+    assert owners["agent.tool_use_enforcement"] == "guidance" and owners["timezone"] == "session_line"
+    assert owners["compression.threshold"] == owners["agent.system_prompt"] == "hermes-core"
     assert shown["acme.level"] == (7, "file") and shown["acme.motto"] == ("be brief", "default")
     assert shown["compression.threshold"] == (0.6, "file") and shown["compression.protect_last_n"] == (2, "file")
     assert "acmee" in stderr and "'acme.level'" not in stderr and "unknown config key 'acme'" not in stderr
@@ -141,14 +146,17 @@ class Declares:
 def test_load_config_reads_declared_sections_and_warns_only_undeclared_keys() -> None:
     host = PluginHost.create(only=(), plugins=[(Declares(), "knobs_plugin")])
     sections = host.config_sections()
-    assert [(s.name, s.plugin) for s in sections] == [("knobs", "knobs_plugin")]
+    assert ("knobs", "knobs_plugin") in [(s.name, s.plugin) for s in sections]
     with collecting() as warnings:
         config = load_config(data={"knobs": {"depth": "5", "lable": "y"}, "nobs": {}}, env={}, sections=sections)
     assert config.knobs.depth == 5 and config.knobs.label == "x"
     unknown = sorted(w.details["key"] for w in warnings if w.kind == "config_unknown_key")
     assert unknown == ["knobs.lable", "nobs"]
     with collecting() as warnings:
-        load_config(data={"knobs": {}}, env={})  # not declared: the key is unknown
+        unbound = load_config(data={"knobs": {}}, env={})  # the owners are not known yet: no verdict
+    assert warnings == []
+    with collecting() as warnings:
+        bind_sections(unbound, [])  # bound with no plugin declaring it: the key is unknown
     assert [w.details["key"] for w in warnings] == ["knobs"]
     with pytest.raises(ConfigError, match="knobs.depth"):
         load_config(data={"knobs": {"depth": "deep"}}, env={}, sections=sections)
@@ -158,19 +166,25 @@ def test_load_config_reads_declared_sections_and_warns_only_undeclared_keys() ->
         load_config(data={}, env={}).knobs  # noqa: B018
 
 
-def test_a_section_name_already_taken_is_refused_with_a_warning() -> None:
+@attrs.frozen(kw_only=True)
+class Threshold:
+    threshold: float = 0.9
+
+
+def test_a_key_already_owned_is_refused_with_a_warning() -> None:
     class Clash:
         @hookimpl
         def hermes_config_sections(self) -> Any:
-            return [ConfigSection(name="compression", model=Knobs), ConfigSection(name="knobs", model=Knobs)]
+            return [ConfigSection(name="compression", model=Threshold), ConfigSection(name="knobs", model=Knobs)]
 
     host = PluginHost.create(only=(), plugins=[(Declares(), "knobs_plugin"), (Clash(), "clash")])
     with collecting() as warnings:
         sections = host.config_sections()
-    assert [(s.name, s.plugin) for s in sections] == [("knobs", "knobs_plugin")] or [(s.name, s.plugin) for s in sections] == [("knobs", "clash")]
+    knobs = [(s.name, s.plugin) for s in sections if s.name in {"knobs", "compression"}]
+    assert knobs in ([("knobs", "knobs_plugin")], [("knobs", "clash")])
     refused = [w for w in warnings if w.kind == "config_section_refused"]
     assert len(refused) == 2 and {w.plugin for w in refused} <= {"clash", "knobs_plugin"}
-    assert any("hermes-core" in w.message for w in refused)
+    assert any("'compression.threshold'" in w.message and "hermes-core" in w.message for w in refused)
 
 
 def test_the_reference_documents_declared_sections() -> None:
@@ -185,3 +199,64 @@ def test_a_session_given_a_config_still_reads_the_plugin_sections(tmp_path: Path
     config = load_config(data={"knobs": {"depth": 4}}, env={})
     session = Session.open(cwd=tmp_path, home=tmp_path, host=host, config=config, persist=False)
     assert session.config.knobs.depth == 4
+
+
+def test_a_disabled_plugins_keys_are_not_unknown_but_typos_still_are(tmp_path: Path) -> None:
+    (tmp_path / "config.yaml").write_text(
+        "skills:\n  external_dirs: [x]\nagent:\n  tool_use_enforcement: true\n  tool_use_enforcment: true\n"
+        "plugins:\n  disabled: [skills, guidance]\n"
+    )
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    keys = {v["key"] for v in json.loads(result.stdout)["values"]}
+    assert "skills.external_dirs" not in keys and "agent.tool_use_enforcement" not in keys
+    assert "unknown config key 'agent.tool_use_enforcment'" in result.stderr
+    assert "'skills'" not in result.stderr and "'agent.tool_use_enforcement'" not in result.stderr
+
+
+@attrs.frozen(kw_only=True)
+class AgentExtra:
+    verbosity: int = field(1, lambda v: int(v))
+
+
+class ExtendsAgent:
+    @hookimpl
+    def hermes_config_sections(self) -> Any:
+        return ConfigSection(name="agent", model=AgentExtra, env={"ACME_VERBOSITY": "agent.verbosity"})
+
+
+def test_a_plugin_adds_keys_to_a_core_section_with_env_and_flag_overrides() -> None:
+    host = PluginHost.create(only=(), plugins=[(ExtendsAgent(), "acme_agent")])
+    declared = next(s for s in host.config_sections() if s.plugin == "acme_agent")
+    with collecting() as warnings:
+        config = host.bind_config(load_config(data={"agent": {"verbosity": 2, "pass_session_id": True}}, env={}))
+    assert warnings == []
+    assert config.section(declared).verbosity == 2 and config.agent.pass_session_id is True
+    assert config.get("agent.verbosity") == 2 and config.owner("agent.verbosity") == "acme_agent"
+    env = {"ACME_VERBOSITY": "5"}
+    from_env = host.bind_config(load_config(data={"agent": {"verbosity": 2}}, env=env))
+    assert from_env.section(declared).verbosity == 5 and from_env.sources["agent.verbosity"] == "env"
+    flagged = host.bind_config(load_config(data={}, env={}, flags={"agent.verbosity": "7"}))
+    assert flagged.section(declared).verbosity == 7 and flagged.sources["agent.verbosity"] == "flag"
+    # Unbound (the plugin not loaded with this configuration): read from the file on first use.
+    assert load_config(data={"agent": {"verbosity": 3}}, env={}).section(declared).verbosity == 3
+
+
+def test_session_open_reads_and_parses_the_config_file_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hermes_core.config as config_module
+
+    (tmp_path / "config.yaml").write_text("memory:\n  memory_char_limit: 99\ncompression:\n  threshold: 0.6\n")
+    reads: list[Path] = []
+    real = config_module._read_yaml
+
+    def counting(path: Path, **kwargs: Any) -> Any:
+        reads.append(path)
+        return real(path, **kwargs)
+
+    monkeypatch.setattr(config_module, "_read_yaml", counting)
+    session = Session.open(home=tmp_path, cwd=tmp_path, persist=False, env={})
+    assert reads == [tmp_path / "config.yaml"]
+    assert session.config.memory.memory_char_limit == 99 and session.config.compression.threshold == 0.6
+    reads.clear()
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"], catch_exceptions=False)
+    assert result.exit_code == 0 and reads == [tmp_path / "config.yaml"]

@@ -15,7 +15,7 @@ from hermes_plugins.tools import bm25
 from hermes_plugins.tools.catalog import classify
 
 from hermes_core import Session
-from hermes_core.config import ToolSearchSection
+from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_core.frozen import (
     FrozenDict,
     FrozenList,

@@ -185,7 +185,7 @@ def test_an_oversized_config_yaml_is_refused_not_cut(tmp_path: Path) -> None:
     target.write_text("timezone: UTC\n" + "# padding\n" * 200, encoding="utf-8")
     with pytest.raises(ConfigError, match="larger than 100 bytes"):
         load_config(home=tmp_path, env={"HERMES_MAX_READ_BYTES": "100"})
-    assert load_config(home=tmp_path, env={}).timezone == "UTC"
+    assert load_config(home=tmp_path, env={}).raw["timezone"] == "UTC"
 
 
 def test_an_oversized_memory_file_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None:

@@ -15,7 +15,7 @@ from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
 from test_skills_support import age, make_ctx, skills_host, write_skill
 
 from hermes_core import Config
-from hermes_core.config import SkillsSection
+from hermes_plugins.skills.settings import SkillsSection
 
 
 def test_capacity_and_lru_order() -> None:
@@ -89,7 +89,7 @@ def test_every_input_is_part_of_the_key(hermes_home: Path) -> None:
     base = make_ctx(hermes_home, tools={"skill_view", "terminal"}, host=skills_host())
     text = plugin.hermes_prompt_skills_index(base).text
     def skills(**keys: Any) -> Config:
-        return Config(skills=SkillsSection(**keys))
+        return Config().with_sections(SkillsSection(**keys))
 
     variants = [
         attrs.evolve(base, tools=frozenset({"skill_view"})),
@@ -133,7 +133,7 @@ def test_an_old_entry_revalidates_against_disk(hermes_home: Path, monkeypatch: p
     write_skill(root, "coding/debug")
     age(root)
     host = skills_host()
-    config = Config(skills=SkillsSection(index_ttl_seconds=30.0))
+    config = Config().with_sections(SkillsSection(index_ttl_seconds=30.0))
     first = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=config)).text
     write_skill(root, "coding/profile")
     age(root)
@@ -142,7 +142,7 @@ def test_an_old_entry_revalidates_against_disk(hermes_home: Path, monkeypatch: p
     clock[0] += 25  # older than the TTL: revalidated, the new skill appears
     later = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=config)).text
     assert "profile" in later and "profile" not in first
-    never = Config(skills=SkillsSection(index_ttl_seconds=None))
+    never = Config().with_sections(SkillsSection(index_ttl_seconds=None))
     plugin.invalidate(host)
     kept = plugin.hermes_prompt_skills_index(attrs.evolve(make_ctx(hermes_home, host=host), config=never)).text
     write_skill(root, "coding/trace")

@@ -26,7 +26,7 @@ from hermes_core import (
     hookimpl,
     load_config,
 )
-from hermes_core.config import SkillsSection
+from hermes_plugins.skills.settings import SkillsSection
 from hermes_core.diagnostics import collecting
 
 
@@ -135,7 +135,7 @@ def test_disabled_by_name_or_directory(hermes_home: Path) -> None:
     write_skill(root, "web/old-tool")
     write_skill(root, "web/web-search")
     write_skill(root, "web/dir-name", name="shown-name")
-    config = Config(skills=SkillsSection(disabled=("old-tool", "dir-name")))
+    config = Config().with_sections(SkillsSection(disabled=("old-tool", "dir-name")))
     text = block_for(make_ctx(hermes_home, config=config))[0]
     assert "web-search" in text and "old-tool" not in text and "shown-name" not in text
 
@@ -152,7 +152,7 @@ def test_config_edit_is_seen_on_the_next_build(hermes_home: Path) -> None:
 
 def test_platform_disabled(hermes_home: Path) -> None:
     write_skill(hermes_home / "skills", "c/noisy")
-    config = Config(skills=SkillsSection(platform_disabled={"telegram": ["noisy"]}))
+    config = Config().with_sections(SkillsSection(platform_disabled={"telegram": ["noisy"]}))
     assert "noisy" not in block_for(make_ctx(hermes_home, config=config, platform="telegram"))[0]
     assert "noisy" in block_for(make_ctx(hermes_home, config=config, platform="cli"))[0]
     env = {"HERMES_PLATFORM": "telegram"}
@@ -178,7 +178,7 @@ def test_budget_from_config_and_from_the_window(hermes_home: Path) -> None:
         write_skill(root, f"small/t{i}", description="short")
     full, _ = block_for(make_ctx(hermes_home))
     tokens = (len(full) + 3) // 4
-    config = Config(skills=SkillsSection(index_max_tokens=tokens - 50))
+    config = Config().with_sections(SkillsSection(index_max_tokens=tokens - 50))
     text, warnings = block_for(make_ctx(hermes_home, config=config))
     assert "  big [names only]: s00, s01" in text and "    - t0: short" in text
     assert [w.kind for w in warnings] == ["skills_index_collapsed"]
@@ -201,7 +201,7 @@ def test_warnings_are_reported_again_on_a_cache_hit(hermes_home: Path) -> None:
 
 
 def test_default_sources_resolve_external_dirs(hermes_home: Path, tmp_path: Path) -> None:
-    config = Config(skills=SkillsSection(external_dirs=(
+    config = Config().with_sections(SkillsSection(external_dirs=(
         "shared", "  ", "${TEAM}/skills", "~/mine", "shared/", str(hermes_home / "skills"), "$TEAM/skills",
     )))
     ctx = make_ctx(hermes_home, config=config, env={"TEAM": str(tmp_path / "team")})
@@ -220,7 +220,7 @@ def test_external_dirs_are_indexed_local_wins_and_missing_is_reported(hermes_hom
     write_skill(team, "c/shared-name", description="team copy")
     write_skill(team, "team-cat/team-only", description="from the team")
     write_category(team, "team-cat", "Team things")
-    config = Config(skills=SkillsSection(external_dirs=(str(team), str(tmp_path / "gone"))))
+    config = Config().with_sections(SkillsSection(external_dirs=(str(team), str(tmp_path / "gone"))))
     host = PluginHost.create(only=())
     text, warnings = block_for(make_ctx(hermes_home, config=config, host=host))
     assert "    - shared-name: local copy" in text and "team copy" not in text

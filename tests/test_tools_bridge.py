@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 from test_tools_search import CATALOG, needs_stemmer, tool
 
 from hermes_core import PluginHost, ToolCallContext, hookimpl
-from hermes_core.config import Config, ToolSearchSection
+from hermes_core.config import Config
+from hermes_plugins.tools.settings import ToolSearchSection
 
 TODO = tool(
     "acme_todo",

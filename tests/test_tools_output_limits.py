@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from hermes_plugins.tools import output_limits as ol
+from hermes_plugins.tools.settings import ToolOutputSection
 
 from hermes_core import PluginHost, ToolCallContext
 from hermes_core.config import Config, known_keys
@@ -84,7 +85,9 @@ def test_cache_is_keyed_by_home(tmp_path: Path) -> None:
 
 
 def test_the_config_model_documents_the_section() -> None:
-    assert {"tool_output.max_bytes", "tool_output.max_lines", "tool_output.max_line_length"} <= set(known_keys())
+    declared = PluginHost.create(only=(), env={}).config_sections()
+    assert {"tool_output.max_bytes", "tool_output.max_lines", "tool_output.max_line_length"} <= set(known_keys(declared))
+    assert next(s for s in declared if s.name == "tool_output").plugin == "spill"
     assert ol.limits_from_config(Config()) == ol.DEFAULT_LIMITS
 
 
@@ -136,7 +139,7 @@ def test_the_pipeline_applies_read_file_limits_from_config(tmp_path: Path, plugi
 
 
 def test_the_pipeline_caps_terminal_output_at_max_bytes(plugin_host: PluginHost, tmp_path: Path) -> None:
-    config = Config(tool_output=attrs_evolve(Config().tool_output, max_bytes=10_000))
+    config = Config().with_sections(ToolOutputSection(max_bytes=10_000))
     ctx = ToolCallContext(tool_name="terminal", tool_call_id="t1", home=tmp_path, config=config)
     out = plugin_host.tool_result_process("z" * 12_000, ctx)
     assert out.startswith("<persisted-output>")  # the full output is kept in a file

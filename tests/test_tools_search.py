@@ -28,7 +28,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import PluginHost, ToolsContext
-from hermes_core.config import Config, ToolSearchSection, load_config
+from hermes_core.config import Config, load_config
+from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_core.diagnostics import collecting
 
 
@@ -128,7 +129,7 @@ def bridge_search_description(result: Any) -> str:
 
 
 def test_search_config_defaults() -> None:
-    section = Config().tools.search
+    section = Config().section(TOOLS).search
     assert (section.enabled, section.threshold_pct, section.listing, section.listing_max_tokens) == (
         "auto", 5.0, "auto", 4000,
     )
@@ -141,41 +142,41 @@ def test_search_config_defaults() -> None:
 )
 def test_enabled_is_a_tri_state(raw: Any, expected: str) -> None:
     config = load_config(data={"tools": {"search": {"enabled": raw}}}, env={})
-    assert config.tools.search.enabled == expected
+    assert config.section(TOOLS).search.enabled == expected
 
 
 def test_typos_fall_back_to_defaults_with_a_warning() -> None:
     with collecting() as bucket:
         config = load_config(
-            data={"tools": {"search": {"enabled": "maybe", "listing_max_tokens": "lots"}}}, env={}
+            data={"tools": {"search": {"enabled": "maybe", "listing_max_tokens": "lots"}}}, env={}, sections=[TOOLS]
         )
-    assert config.tools.search.enabled == "auto"
-    assert config.tools.search.listing_max_tokens == 4000
+    assert config.section(TOOLS).search.enabled == "auto"
+    assert config.section(TOOLS).search.listing_max_tokens == 4000
     assert {w.details["key"] for w in bucket} == {"tools.search.enabled", "tools.search.listing_max_tokens"}
 
 
 def test_limits_are_clamped_and_the_default_limit_stays_under_the_maximum() -> None:
     section = load_config(
         data={"tools": {"search": {"max_search_limit": 999, "search_default_limit": 999}}}, env={}
-    ).tools.search
+    ).section(TOOLS).search
     assert section.max_search_limit == 50
     assert default_limit(section) <= section.max_search_limit
     small = load_config(
         data={"tools": {"search": {"max_search_limit": 3, "search_default_limit": 10}}}, env={}
-    ).tools.search
+    ).section(TOOLS).search
     assert default_limit(small) == 3
 
 
 def test_defer_parse_rules_end_to_end(tmp_path: Any) -> None:
     (tmp_path / "config.yaml").write_text("tools:\n  search:\n    defer: terminal\n")
     with collecting() as bucket:
-        config = load_config(home=tmp_path, env={})
-    assert config.tools.search.defer is None  # the curated default
+        config = load_config(home=tmp_path, env={}, sections=[TOOLS])
+    assert config.section(TOOLS).search.defer is None  # the curated default
     assert any(
         "tools.search.defer" in w.message and "expected a YAML list" in w.message for w in bucket
     )
-    assert load_config(data={"tools": {"search": {"defer": ["terminal"]}}}, env={}).tools.search.defer == ("terminal",)
-    assert load_config(data={"tools": {"search": {"defer": []}}}, env={}).tools.search.defer == ()
+    assert load_config(data={"tools": {"search": {"defer": ["terminal"]}}}, env={}).section(TOOLS).search.defer == ("terminal",)
+    assert load_config(data={"tools": {"search": {"defer": []}}}, env={}).section(TOOLS).search.defer == ()
 
 
 # --- what is deferred --------------------------------------------------------------------

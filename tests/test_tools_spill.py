@@ -11,6 +11,7 @@ from typing import Any
 
 import attrs
 import pytest
+from hermes_plugins.tools.settings import ToolBudgetSection
 from hermes_plugins.tools.budget import (
     DEFAULT_BUDGET,
     PINNED_THRESHOLDS,
@@ -173,7 +174,7 @@ def test_read_file_never_spills(tmp_path: Path) -> None:
 
 
 def test_mcp_tools_use_the_mcp_size(tmp_path: Path) -> None:
-    config = Config(tool_budget=attrs.evolve(Config().tool_budget, mcp_result_size_chars=10_000))
+    config = Config().with_sections(ToolBudgetSection(mcp_result_size_chars=10_000))
     ctx = ToolCallContext(tool_name="mcp_github_list", tool_call_id="m1", home=tmp_path, config=config)
     assert process_tool_result("a" * 9_000, ctx) == "a" * 9_000
     assert process_tool_result("a" * 11_000, ctx).startswith("<persisted-output>")

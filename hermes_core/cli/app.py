@@ -57,39 +57,32 @@ class CliState:
         assert self._config is not None
         return self._config
 
-    def _load_config(self, sections: Any, *, keep_warnings: bool) -> Config:
-        # Read without the plugins' sections first (the host needs plugins.disabled), then
-        # again with them: only the second read's warnings are shown.
+    def _load_config(self) -> Config:
+        # Read once: the core's keys first (the host needs plugins.disabled), the plugins'
+        # keys once the host knows its plugins (``host`` binds them).
         flags: dict[str, Any] = {}
         if self.disable:
             flags["plugins.disabled"] = self.disable
-        with collecting() as bucket:
-            try:
-                config = load_config(
-                    home=self.home, path=self.config_path, flags=flags, sections=sections
-                )
-            except RecursionError:
-                raise ConfigError("the configuration is nested too deeply to read") from None
-            except SystemExit as exc:
-                # Something called sys.exit() while the config was read: a reason, not a
-                # silent exit with its status.
-                raise ConfigError(f"reading the configuration called sys.exit({exc.code!r})") from None
-        if keep_warnings:
-            self.warnings.extend(bucket)
-        return config
+        try:
+            return load_config(home=self.home, path=self.config_path, flags=flags)
+        except RecursionError:
+            raise ConfigError("the configuration is nested too deeply to read") from None
+        except SystemExit as exc:
+            # Something called sys.exit() while the config was read: a reason, not a
+            # silent exit with its status.
+            raise ConfigError(f"reading the configuration called sys.exit({exc.code!r})") from None
 
     @property
     def host(self) -> PluginHost:
         if self._host is None:
-            config = self._load_config(None, keep_warnings=False)
             with collecting() as bucket:
+                config = self._load_config()
                 self._host = PluginHost.create(
                     config=config, strict=self.strict or None, trace=self.trace or None
                 )
-            self.warnings.extend(bucket)
-            if self._config is None:
                 # Every command reports the configuration's warnings, whether it reads it or not.
-                self._config = self._load_config(self._host.config_sections(), keep_warnings=True)
+                self._config = self._host.bind_config(config)
+            self.warnings.extend(bucket)
         return self._host
 
 

@@ -150,21 +150,22 @@ def engines(state: CliState, as_json: bool) -> None:
 
 
 @cli.command(name="config")
-@click.option("--json", "as_json", is_flag=True, help="JSON: {path, values: [{key, value, source}]}.")
+@click.option("--json", "as_json", is_flag=True, help="JSON: {path, values: [{key, value, source, owner}]}.")
 @click.pass_obj
 @guarded
 def config_cmd(state: CliState, as_json: bool) -> None:
-    """Print the effective configuration and where each value came from."""
+    """Print the effective configuration, where each value came from and who owns each key
+    (``hermes-core`` or the plugin that declares it)."""
     config = state.config
-    items = config.items()
+    rows = [(k, v, s, config.owner(k)) for k, v, s in config.items()]
     if as_json:
         emit_json({
             "path": config.path,
-            "values": [{"key": k, "value": _plain(v), "source": s} for k, v, s in items],
+            "values": [{"key": k, "value": _plain(v), "source": s, "owner": o} for k, v, s, o in rows],
         })
         return
     click.echo(f"# config file: {config.path or '(none; defaults)'}")
-    emit_table(["KEY", "VALUE", "SOURCE"], [[k, _show(v), s] for k, v, s in items])
+    emit_table(["KEY", "VALUE", "SOURCE", "OWNER"], [[k, _show(v), s, o] for k, v, s, o in rows])
 
 
 def _plain(value: Any) -> Any:

@@ -35,7 +35,7 @@ class HostSpecs:
         """
 
     @hookspec
-    def hermes_config_sections(self) -> ConfigSection | Sequence[ConfigSection] | None:
+    def hermes_config_sections(self) -> ConfigSection[Any] | Sequence[ConfigSection[Any]] | None:
         """Declare the top-level ``config.yaml`` sections this plugin owns.
 
         Called: once per host, when a configuration is read for it (``Session.open``, every CLI

@@ -15,7 +15,10 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import attrs
+
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.config import ConfigSection, field, string
 
 PROBE_TIMEOUT = 4.0
 REMOTE_TOOLS = "terminal, read_file, write_file, patch and search_files"
@@ -236,6 +239,22 @@ def remote_environment(ctx: PromptContext, backend: str) -> list[str]:
     ]
 
 
+@attrs.frozen(kw_only=True)
+class EnvironmentKeys:
+    environment_hint: str | None = field(None, string(optional=True), doc="appended to the environment block")
+
+
+ENVIRONMENT = ConfigSection(
+    name="agent", model=EnvironmentKeys, doc="The embedder's own environment hint.",
+    env={"HERMES_ENVIRONMENT_HINT": "agent.environment_hint"},
+)
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[EnvironmentKeys]:
+    return ENVIRONMENT
+
+
 @hookimpl(trylast=True)
 def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
     backend = (ctx.backend or "local").strip().lower()
@@ -245,7 +264,7 @@ def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
         blocks = remote_environment(ctx, backend)
     # The embedder's own hint comes last so it can qualify everything above it.
     extra = (ctx.env.get("HERMES_ENVIRONMENT_HINT") or "").strip() or (
-        ctx.config.agent.environment_hint or ""
+        ctx.config.section(ENVIRONMENT).environment_hint or ""
     ).strip()
     if extra:
         blocks.append(extra)

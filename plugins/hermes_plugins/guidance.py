@@ -10,8 +10,12 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 from typing import Any
 
+import attrs
+
 from hermes_core import PromptBlock, PromptContext, hookimpl
+from hermes_core.config import ConfigSection, boolean, field, gate
 from hermes_core.steer import steer_marker_example
+from hermes_plugins.memory import MEMORY
 
 HELP_GUIDANCE = (
     "# Questions about Hermes itself\n"
@@ -159,6 +163,22 @@ _TRUE_WORDS = frozenset({"true", "always", "yes", "on"})
 _FALSE_WORDS = frozenset({"false", "never", "no", "off"})
 
 
+@attrs.frozen(kw_only=True)
+class GuidanceKeys:
+    tool_use_enforcement: Any = field("auto", gate, doc="true, false, auto or a list of model-name fragments")
+    execution_guidance: Any = field("auto", gate, doc="true, false, auto or a list of model-name fragments")
+    task_completion_guidance: bool = field(True, boolean)
+    parallel_tool_call_guidance: bool = field(True, boolean)
+
+
+GUIDANCE = ConfigSection(name="agent", model=GuidanceKeys, doc="Which guidance blocks the prompt carries.")
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[GuidanceKeys]:
+    return GUIDANCE
+
+
 def gate_applies(setting: Any, model: str, defaults: Iterable[str]) -> bool:
     """Spec §4: true/false (or their words), a list of model-name fragments, else ``auto``."""
     model = (model or "").lower()
@@ -182,7 +202,7 @@ def gate_applies(setting: Any, model: str, defaults: Iterable[str]) -> bool:
 def hermes_prompt_general_guidance(ctx: PromptContext) -> list[PromptBlock]:
     help_text = HELP_GUIDANCE + (HELP_SKILL_POINTER if "skill_view" in ctx.tools else "")
     blocks = [PromptBlock(name="help", text=help_text)]
-    agent = ctx.config.agent
+    agent = ctx.config.section(GUIDANCE)
     if ctx.tools and agent.task_completion_guidance:
         blocks.append(PromptBlock(name="task_completion", text=TASK_COMPLETION_GUIDANCE))
     if ctx.tools and agent.parallel_tool_call_guidance:
@@ -193,7 +213,7 @@ def hermes_prompt_general_guidance(ctx: PromptContext) -> list[PromptBlock]:
 def tool_guidance_text(ctx: PromptContext) -> str:
     """The tool-specific pieces that apply, joined by one space (spec §2.2 #5)."""
     pieces: list[str] = []
-    memory = ctx.config.memory
+    memory = ctx.config.section(MEMORY)
     if "memory" in ctx.tools:
         if memory.memory_enabled:
             pieces.append(MEMORY_GUIDANCE)
@@ -224,7 +244,7 @@ def hermes_prompt_tool_guidance(ctx: PromptContext) -> list[PromptBlock]:
 def hermes_prompt_model_guidance(ctx: PromptContext) -> list[PromptBlock]:
     if not ctx.tools:
         return []
-    agent = ctx.config.agent
+    agent = ctx.config.section(GUIDANCE)
     model = (ctx.model or "").lower()
     blocks: list[PromptBlock] = []
     if gate_applies(agent.tool_use_enforcement, model, TOOL_USE_ENFORCEMENT_MODELS):

@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import attrs
+
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.config import ConfigSection, boolean, field, integer
 from hermes_core.files import (
     FileRefused,
     dangling_target,
@@ -144,9 +147,25 @@ def _scanned(ctx: PromptContext, entry: str, filename: str, path: Path) -> str:
     return blocked_entry(filename, ids, path=str(path)) if ids else entry
 
 
+@attrs.frozen(kw_only=True)
+class MemorySection:
+    memory_enabled: bool = field(True, boolean)
+    user_profile_enabled: bool = field(True, boolean)
+    memory_char_limit: int = field(2200, integer(1))
+    user_char_limit: int = field(1375, integer(1))
+
+
+MEMORY = ConfigSection(name="memory", model=MemorySection, doc="MEMORY.md and USER.md in the prompt.")
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[MemorySection]:
+    return MEMORY
+
+
 @hookimpl(trylast=True)
 def hermes_prompt_memory(ctx: PromptContext) -> list[PromptBlock]:
-    settings = ctx.config.memory
+    settings = ctx.config.section(MEMORY)
     folder = memory_dir(ctx.home)
     blocks: list[PromptBlock] = []
     for enabled, block, filename, title, limit in (

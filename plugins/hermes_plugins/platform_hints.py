@@ -10,7 +10,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import attrs
+
 from hermes_core import PromptBlock, PromptContext, hookimpl
+from hermes_core.config import ConfigSection, field, free_mapping
+
+
+@attrs.frozen(kw_only=True)
+class PlatformKeys:
+    platform_hints: Mapping[str, Any] = field({}, free_mapping, doc="platform -> hint text (replaces the built-in)")
+    platforms: Mapping[str, Any] = field({}, free_mapping, doc="per-platform settings (telegram.extra)")
+    gateway: Mapping[str, Any] = field({}, free_mapping, doc="the gateway's settings (gateway.platforms)")
+
+
+PLATFORM_KEYS = ConfigSection(name="", model=PlatformKeys, doc="The platform hint block.")
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[PlatformKeys]:
+    return PLATFORM_KEYS
 
 _MEDIA = (
     "To send a file (an image, audio, a document), put MEDIA:/absolute/path/to/file on a line "
@@ -124,9 +142,10 @@ def _telegram_extra(config: Any) -> Mapping[str, Any]:
         node = node.get("extra") if isinstance(node, Mapping) else None
         return node if isinstance(node, Mapping) else {}
 
-    gateway = config.gateway.get("platforms") if isinstance(config.gateway, Mapping) else None
+    keys = config.section(PLATFORM_KEYS)
+    gateway = keys.gateway.get("platforms") if isinstance(keys.gateway, Mapping) else None
     # The top-level ``platforms`` section wins key by key over ``gateway.platforms``.
-    return {**extra(gateway), **extra(config.platforms)}
+    return {**extra(gateway), **extra(keys.platforms)}
 
 
 def default_hint(ctx: PromptContext, key: str) -> str:
@@ -169,5 +188,5 @@ def hermes_prompt_platform_hint(ctx: PromptContext) -> PromptBlock | list[Prompt
     key = (ctx.platform or "").lower().strip()
     if not key:
         return []
-    text = resolve_hint(ctx.config.platform_hints, key, default_hint(ctx, key))
+    text = resolve_hint(ctx.config.section(PLATFORM_KEYS).platform_hints, key, default_hint(ctx, key))
     return PromptBlock(name="platform", text=text) if text.strip() else []

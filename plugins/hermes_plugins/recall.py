@@ -26,6 +26,7 @@ from hermes_core.archive import ArchiveError, query_words, snippet
 from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_core.redaction import redact
+from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 log = get_logger(__name__)
 
@@ -114,10 +115,16 @@ def search(session: Any, arguments: Mapping[str, Any]) -> str:
     return json.dumps(payload, ensure_ascii=False)
 
 
+def _max_bytes(config: Any) -> int:
+    # tool_output belongs to the spill plugin; read it even when that plugin is disabled.
+    read = getattr(config, "section", None)
+    limits = read(TOOL_OUTPUT) if callable(read) else None
+    return int(getattr(limits, "max_bytes", 50_000) or 50_000)
+
+
 def page_chars(config: Any) -> int:
     """The default page: half the tool-output byte limit, within [500, 20,000] characters."""
-    limits = getattr(config, "tool_output", None)
-    max_bytes = int(getattr(limits, "max_bytes", 50_000) or 50_000)
+    max_bytes = _max_bytes(config)
     return max(MIN_PAGE_CHARS, min(MAX_PAGE_CHARS, max_bytes // 2))
 
 
@@ -132,8 +139,7 @@ def expand(session: Any, arguments: Mapping[str, Any], config: Any) -> str:
     total = len(text)
     if offset > total:
         raise ArchiveError(f"offset {offset} is past the end of {row['ref']} ({total} characters)")
-    limits = getattr(config, "tool_output", None)
-    max_bytes = int(getattr(limits, "max_bytes", 50_000) or 50_000)
+    max_bytes = _max_bytes(config)
     while True:
         page = text[offset:offset + limit]
         end = offset + len(page)

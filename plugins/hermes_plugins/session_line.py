@@ -10,12 +10,30 @@ from __future__ import annotations
 from datetime import datetime, tzinfo, UTC
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+import attrs
+
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
+from hermes_core.config import ConfigSection, field, string
+
+
+@attrs.frozen(kw_only=True)
+class SessionLineKeys:
+    timezone: str | None = field(None, string(optional=True), doc="IANA zone of the date line")
+
+
+SESSION_LINE = ConfigSection(
+    name="", model=SessionLineKeys, doc="The date/session/model line.", env={"HERMES_TIMEZONE": "timezone"},
+)
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[SessionLineKeys]:
+    return SESSION_LINE
 
 
 def configured_zone(ctx: PromptContext) -> tuple[str | None, tzinfo | None]:
     """(IANA key, zone) from ``$HERMES_TIMEZONE`` (the session's env) else ``timezone``."""
-    key = (ctx.env.get("HERMES_TIMEZONE") or "").strip() or (ctx.config.timezone or "").strip()
+    key = (ctx.env.get("HERMES_TIMEZONE") or "").strip() or (ctx.config.section(SESSION_LINE).timezone or "").strip()
     if not key:
         return None, None
     try:

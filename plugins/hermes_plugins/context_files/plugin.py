@@ -29,7 +29,8 @@ from hermes_core import (
 from hermes_core.injection import findings, flagged_soul, screen_file
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
-from hermes_plugins.context_files.sizing import fit, max_chars_for, read_timeout, share
+from hermes_core.config import ConfigSection
+from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share
 
 log = get_logger(__name__)
 
@@ -153,6 +154,11 @@ def _scanned(ctx: PromptContext, f: ContextFile) -> ContextFile:
     ids = tuple(dict.fromkeys(i for b in screened.blocked_lines for i in b["findings"]))
     return attrs.evolve(f, text=screened.text, kept_chars=len(screened.text), blocked=ids,
                         blocked_lines=screened.blocked_lines, flagged=screened.flagged)
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[ContextFileKeys]:
+    return CONTEXT_FILES
 
 
 @hookimpl(trylast=True)

@@ -11,12 +11,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import attrs
+
 from hermes_core import Config, ContextFile, PromptContext, record_warning
+from hermes_core.config import ConfigSection, field, integer, number
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText
 from hermes_plugins.context_files.truncate import Cut, splice, truncate_text
 
 log = get_logger(__name__)
+
+
+@attrs.frozen(kw_only=True)
+class ContextFileKeys:
+    file_max_chars: int | None = field(
+        None, integer(1, optional=True), doc="cap per context file; null = sized to the window"
+    )
+    file_read_timeout: float = field(5.0, number(0.0, low_open=True), doc="seconds per file read")
+
+
+CONTEXT_FILES = ConfigSection(name="context", model=ContextFileKeys, doc="How project context files are read.")
 
 DEFAULT_MAX_CHARS = 20_000
 MAX_CHARS_CEILING = 500_000
@@ -26,7 +40,7 @@ CHARS_PER_TOKEN = 4
 
 def max_chars(config: Config | None, context_length: int | None) -> int:
     """The cap per context source, in characters."""
-    configured = config.context.file_max_chars if config is not None else None
+    configured = config.section(CONTEXT_FILES).file_max_chars if config is not None else None
     if configured:
         return int(configured)
     if not isinstance(context_length, int) or isinstance(context_length, bool) or context_length <= 0:
@@ -41,7 +55,7 @@ def max_chars_for(ctx: PromptContext) -> int:
 
 
 def read_timeout(ctx: PromptContext) -> float | None:
-    return ctx.config.context.file_read_timeout if ctx.config is not None else None
+    return ctx.config.section(CONTEXT_FILES).file_read_timeout if ctx.config is not None else None
 
 
 def share(sizes: Sequence[int], budget: int) -> list[int]:

@@ -27,9 +27,11 @@ from hermes_core import (
     hookimpl,
     record_warning,
 )
+from hermes_core.config import ConfigSection
 from hermes_core.files import max_read_bytes
 from hermes_core.host import host_state
 from hermes_plugins.skills.cache import IndexCache
+from hermes_plugins.skills.settings import SKILLS, SkillsSection
 from hermes_plugins.skills.filters import (
     current_environments,
     disabled_names,
@@ -80,7 +82,7 @@ def default_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     Pure string work (no system call), memoised when no entry depends on the environment.
     """
     home = os.fspath(ctx.home)
-    external = ctx.config.skills.external_dirs
+    external = ctx.config.section(SKILLS).external_dirs
     # ``~`` follows the process's HOME (os.path.expanduser), so HOME is part of the key.
     memo_key = None if any("$" in entry for entry in external) else (home, external, os.environ.get("HOME"))
     if memo_key is None or ctx.host is None:
@@ -127,7 +129,7 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
         sources = ctx.host.skill_sources(ctx) if ctx.host is not None else default_sources(ctx)
     env = ctx.env
     platform = session_platform(ctx.platform, env)
-    config = ctx.config.skills
+    config = ctx.config.section(SKILLS)
     return IndexRequest(
         sources=tuple(
             SourceKey(os.fspath(s.path), s.label, s.precedence, s.snapshot) for s in sources
@@ -176,6 +178,11 @@ def _report(warnings: Iterable[IndexWarning]) -> None:
         record_warning(warning.kind, warning.message, plugin=PLUGIN, path=warning.path, **details)
 
 
+@hookimpl
+def hermes_config_sections() -> ConfigSection[SkillsSection]:
+    return SKILLS
+
+
 @hookimpl(trylast=True)
 def hermes_skills_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     return default_sources(ctx)
@@ -186,7 +193,7 @@ def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
     if SKILL_TOOLS.isdisjoint(ctx.tools):
         return ()
     cache = host_state(ctx.host, SkillsState).index
-    result = index_for(request_for(ctx), ctx.config.skills.index_ttl_seconds, cache)
+    result = index_for(request_for(ctx), ctx.config.section(SKILLS).index_ttl_seconds, cache)
     return result.block if result.block is not None else ()
 
 

@@ -23,7 +23,8 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import Config, ToolSearchSection
+from hermes_core.config import Config
+from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
 from hermes_plugins.tools.catalog import (

@@ -17,8 +17,9 @@ from typing import Any
 import attrs
 import orjson
 
-from hermes_core.config import Config, ToolSearchSection
+from hermes_core.config import Config
 from hermes_core.host import host_state
+from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext
 from hermes_plugins.tools import bm25

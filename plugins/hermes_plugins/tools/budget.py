@@ -16,6 +16,8 @@ from typing import Any
 
 import attrs
 
+from hermes_plugins.tools.settings import TOOL_BUDGET
+
 DEFAULT_RESULT_SIZE = 100_000
 DEFAULT_TURN_BUDGET = 200_000
 DEFAULT_PREVIEW_SIZE = 1_500
@@ -80,5 +82,5 @@ def budget_for_context_window(
 
 def budget_for(config: Any, context_length: int | None) -> BudgetConfig:
     """The budget for a window, with ``tool_budget.mcp_result_size_chars`` from ``config``."""
-    mcp = DEFAULT_MCP_RESULT_SIZE if config is None else config.tool_budget.mcp_result_size_chars
+    mcp = DEFAULT_MCP_RESULT_SIZE if config is None else config.section(TOOL_BUDGET).mcp_result_size_chars
     return budget_for_context_window(context_length, mcp_result_size=mcp)

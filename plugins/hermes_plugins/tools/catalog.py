@@ -26,7 +26,8 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import Config, ToolSearchSection
+from hermes_core.config import Config
+from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_core.frozen import FrozenTools, as_frozen_tools
 
 TOOL_SEARCH = "tool_search"
@@ -68,7 +69,7 @@ def search_settings(config: Config | ToolSearchSection | None) -> ToolSearchSect
         return ToolSearchSection()
     if isinstance(config, ToolSearchSection):
         return config
-    return config.tools.search
+    return config.section(TOOLS).search
 
 
 def defer_list(settings: ToolSearchSection) -> frozenset[str]:

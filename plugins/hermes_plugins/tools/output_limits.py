@@ -27,6 +27,7 @@ import attrs
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
+from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 DEFAULT_MAX_BYTES = 50_000
 DEFAULT_MAX_LINES = 2_000
@@ -56,6 +57,7 @@ def cached_config(
         return config
     try:
         config = load_config(home=home, path=config_path)
+        config.section(TOOL_OUTPUT)  # the section's own errors are this file's too
     except ConfigError as exc:
         record_warning(
             "tool_output_config_unreadable",
@@ -78,7 +80,7 @@ def reset_tool_output_limits_cache() -> None:
 def limits_from_config(config: Config | None) -> ToolOutputLimits:
     if config is None:
         return DEFAULT_LIMITS
-    section = config.tool_output
+    section = config.section(TOOL_OUTPUT)
     return ToolOutputLimits(
         max_bytes=section.max_bytes,
         max_lines=section.max_lines,

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core import hookimpl, record_warning
+from hermes_core.config import ConfigSection
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
@@ -34,6 +35,7 @@ from hermes_plugins.tools.output_limits import (
     limits_from_config,
 )
 from hermes_plugins.tools.persist import is_persisted, spill
+from hermes_plugins.tools.settings import TOOL_BUDGET, TOOL_OUTPUT
 from hermes_plugins.tools.writers import default_writer
 
 #: Tools whose output ``tool_output.max_bytes`` caps.
@@ -178,6 +180,11 @@ def _spillable(message: Any) -> bool:
         return False
     content = message.get("content")
     return not is_persisted(content)
+
+
+@hookimpl
+def hermes_config_sections() -> list[ConfigSection[Any]]:
+    return [TOOL_OUTPUT, TOOL_BUDGET]
 
 
 @hookimpl(trylast=True)

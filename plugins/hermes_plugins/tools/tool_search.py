@@ -18,11 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core import hookimpl
+from hermes_core.config import ConfigSection
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.bridge import handle_bridge_call
+from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.catalog import (
     BRIDGE_TOOL_NAMES,
     TOOL_CALL,
@@ -31,6 +33,11 @@ from hermes_plugins.tools.catalog import (
 )
 
 log = get_logger(__name__)
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[ToolsSection]:
+    return TOOLS
 
 
 @hookimpl(trylast=True)
