@@ -540,6 +540,9 @@ def claim_problem(declared: ConfigSection[Any], claimed: Mapping[str, str]) -> s
         taken = claimed.get(key)
         if taken is not None:
             return f"the key {key!r} is already owned by {taken!r}"
+    strays = sorted(f"{var} -> {key}" for var, key in declared.env.items() if not declared.owns(key))
+    if strays:
+        return "its environment variables name keys it does not declare: " + ", ".join(strays)
     return None
 
 

@@ -260,3 +260,15 @@ def test_session_open_reads_and_parses_the_config_file_once(tmp_path: Path, monk
     reads.clear()
     result = CliRunner().invoke(cli, ["--home", str(tmp_path), "config", "--json"], catch_exceptions=False)
     assert result.exit_code == 0 and reads == [tmp_path / "config.yaml"]
+
+
+def test_an_environment_variable_for_a_key_the_plugin_does_not_own_is_refused() -> None:
+    class Stray:
+        @hookimpl
+        def hermes_config_sections(self) -> Any:
+            return ConfigSection(name="stray", model=Knobs, env={"STRAY_THRESHOLD": "compression.threshold"})
+
+    with collecting() as warnings:
+        sections = PluginHost.create(only=(), plugins=[(Stray(), "stray")]).config_sections()
+    assert "stray" not in {s.name for s in sections}
+    assert any(w.kind == "config_section_refused" and "STRAY_THRESHOLD" in w.message for w in warnings)
