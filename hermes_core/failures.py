@@ -182,7 +182,14 @@ class Failure(NamedTuple):
         return self.error.split(" … ", 1)[0]
 
 
+#: A line is cut to this many characters before it is collapsed and redacted: only
+#: ``ERROR_MAX`` of it can be shown, and a 50 KB single-line output cost more than the rest.
+LINE_READ_MAX = 2_048
+
+
 def _one_line(text: str) -> str:
+    if len(text) > LINE_READ_MAX:
+        text = text[:LINE_READ_MAX]
     if "\x1b" in text:
         text = _ANSI.sub("", text)
     return " ".join(text.split())
@@ -210,10 +217,13 @@ def _exit_code(text: str) -> str | None:
 #: Substrings every error opening contains ("Error:", "error:", "ERROR:", "fatal:", "FATAL:").
 _OPENING_NEEDLES = ("rror:", "RROR:", "atal:", "ATAL:")
 #: Detection looks at the whole of a short output, else at its start and its end: failures
-#: announce themselves there (a first "Error: ..." line, a traceback or "fatal:" at the end).
-DETECT_WHOLE_MAX = 4_096
+#: announce themselves there (a first "Error: ..." line, "fatal:" or an exception's last line
+#: at the end). A traceback's header may stand further up than its last line: it is looked
+#: for over a longer tail (one long needle, which ``str.find`` skips through fast).
+DETECT_WHOLE_MAX = 2_048
 DETECT_HEAD = 512
-DETECT_TAIL = 3_072
+DETECT_TAIL = 1_536
+TRACEBACK_TAIL = 3_072
 
 
 def _detect_spans(size: int) -> tuple[tuple[int, int], ...]:
@@ -226,12 +236,15 @@ def _text_says_failed(text: str) -> bool:
     """A traceback, or a line that starts with an error word, where failures show.
 
     Plain substring searches (C speed, no copy of the output) find the candidates; only a
-    candidate's own line is checked. This runs once per demoted result over long histories.
+    candidate's own line is checked. This runs once per demoted result over long histories:
+    the four short needles scan about 2 KB of an output, which keeps detection near the cost
+    of hashing the output once.
     """
-    spans = _detect_spans(len(text))
-    for start, end in spans:
-        if text.find(_TRACEBACK, start, end) != -1:
-            return True
+    size = len(text)
+    if text.find(_TRACEBACK, 0 if size <= DETECT_HEAD + TRACEBACK_TAIL else size - TRACEBACK_TAIL) != -1 \
+            or (size > DETECT_HEAD + TRACEBACK_TAIL and text.find(_TRACEBACK, 0, DETECT_HEAD) != -1):
+        return True
+    for start, end in _detect_spans(size):
         for needle in _OPENING_NEEDLES:
             at = text.find(needle, start, end)
             checked = 0
@@ -327,7 +340,9 @@ def error_lines(text: str) -> tuple[str, str]:
 def compose_error(first: str, last: str) -> str:
     """First and last error line joined by `` … ``, within ``ERROR_MAX`` characters (secrets
     masked: the line outlives the result it came from)."""
-    first, last = redact(first), redact(last)
+    # What lies beyond LINE_READ_MAX is never shown; a secret starting within ERROR_MAX is
+    # whole in what is kept, so it is masked as in the full line.
+    first, last = redact(first[:LINE_READ_MAX]), redact(last[:LINE_READ_MAX])
     if not last:
         return _clip(first, ERROR_MAX)
     if len(first) + len(last) + 3 <= ERROR_MAX:
@@ -440,10 +455,18 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
     return verdict
 
 
+def _opens_object(text: str) -> bool:
+    """Whether ``text`` starts with ``{`` after whitespace (without copying a long output)."""
+    head = text[:64].lstrip()
+    if head or len(text) <= 64:
+        return head.startswith("{")
+    return text.lstrip().startswith("{")
+
+
 def _failure_of(content: Any, is_error: Any, reads: Any) -> Failure | None:
     text = content if isinstance(content, str) else ("" if content is None else str(content))
-    stripped = text.lstrip()
-    if stripped.startswith("{") and len(text) <= JSON_PARSE_MAX:
+    if _opens_object(text) and len(text) <= JSON_PARSE_MAX:
+        stripped = text.lstrip()
         if not is_error and not _json_may_fail(stripped):
             return None
         obj = _partial_json(stripped) if len(stripped) > JSON_FULL_PARSE_MAX else None

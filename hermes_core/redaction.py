@@ -125,6 +125,23 @@ def _aws_secrets(text: str) -> str:
     return _AWS_SECRET.sub(mask, text)
 
 
+#: A literal part of every ``_VENDOR`` prefix. ``_VENDOR`` opens with a look-behind, so the
+#: regex engine cannot skip ahead and tries every position (~5 µs on a 100-character line);
+#: these substring tests rule most texts out first at a fraction of that.
+_VENDOR_LITERALS = (
+    "sk-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xox", "xapp-", "AIza", "AKIA",
+    "ASIA", "hf_", "glpat-", "glptt-", "gldt-", "glrt-", "npm_", "pypi-", "k_live_", "k_test_",
+    "gsk_", "xai-", "fw_", "r8_", "pplx-", "tvly-",
+)
+
+
+def _may_hold_vendor_key(text: str) -> bool:
+    for literal in _VENDOR_LITERALS:
+        if literal in text:
+            return True
+    return False
+
+
 #: Lower-case words every assignment, pair, flag or header pattern needs (checked first).
 _WORD_TRIGGERS = ("key", "token", "secret", "pass", "pw", "credential", "auth", "bearer")
 
@@ -162,7 +179,7 @@ def redact(text: str) -> str:
         text = _AZURE.sub(lambda m: m.group(1) + MASK, text)
     if "." in text:
         text = _DISCORD.sub(MASK, text)
-    if _VENDOR.search(text) is not None:
+    if _may_hold_vendor_key(text) and _VENDOR.search(text) is not None:
         text = _VENDOR.sub(lambda m: m.group(1) + MASK, text)
     if "://" in text:
         text = _URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hermes_core.redaction as core
+from hypothesis import given, settings
+from hypothesis import strategies as st
 import hermes_plugins.compressor.redact as compat
 
 
@@ -14,3 +16,27 @@ def test_compressor_module_reexports_the_core_patterns() -> None:
 def test_core_redacts_a_vendor_key() -> None:
     out = core.redact("OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwx")
     assert "abcdefghijklmnop" not in out and core.MASK in out
+
+
+_PIECES = [
+    "sk-", "ghp_", "gh", "github_pat_", "xoxb-", "xox", "xapp-", "AIza", "AKIA", "ASIA", "hf_",
+    "glpat-", "gl", "npm_", "pypi-", "sk_live_", "rk_test_", "pk_", "gsk_", "xai-", "fw_", "r8_",
+    "pplx-", "tvly-", "proj-", "ant-api03-", "a", "Z", "7", "_", "-", " ", ".", "=",
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(_PIECES), max_size=12), st.text(alphabet="abcXYZ019_-", min_size=16, max_size=24))
+def test_vendor_prefilter_never_skips_a_key_the_pattern_finds(pieces: list[str], body: str) -> None:
+    text = "".join(pieces) + body
+    if core._VENDOR.search(text) is not None:
+        assert core._may_hold_vendor_key(text)
+
+
+def test_every_vendor_prefix_is_masked_behind_the_prefilter() -> None:
+    for prefix in ("sk-", "sk-proj-", "ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "xoxb-", "xapp-",
+                   "AIza", "hf_", "glpat-", "glptt-", "gldt-", "glrt-", "npm_", "pypi-", "sk_live_",
+                   "rk_test_", "pk_live_", "gsk_", "xai-", "fw_", "r8_", "pplx-", "tvly-"):
+        secret = "Ab3dEf6hIj9kLm2nOp5q"
+        out = core.redact(f"the key is {prefix}{secret} ok")
+        assert secret not in out and core.MASK in out, prefix

@@ -41,6 +41,7 @@ from hermes_core.injected import (
     summary_author,
     text_of,
 )
+from hermes_core.pairing import match_results
 from hermes_core.summarizer import SummaryRequest
 from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
@@ -97,12 +98,28 @@ _DECISION = re.compile(
     r"from now on)\b",
     re.IGNORECASE,
 )
+#: Lower-case words one of ``_DECISION``'s forms needs: a request holding none of them states
+#: no decision, and is not split into sentences at all.
+_DECISION_WORDS = (
+    "don't", "do not", "never", "always", "make sure", "avoid", "only", "keep", "use", "let's",
+    "let us", "we'll", "stick with", "switch to", "go with", "must", "instead of", "rather than",
+    "prefer", "should", "from now on",
+)
+
+
+def _may_decide(text: str) -> bool:
+    lowered = text.lower()
+    return any(word in lowered for word in _DECISION_WORDS)
+
+
 _STOPWORDS = frozenset({"the", "and", "for", "with", "about", "that", "this", "from", "into", "what"})
 _EXIT_IN_LINE = re.compile(r" -> exit (-?\d+|\?)")
 
 
 def _clip(text: str, limit: int) -> str:
     """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split)."""
+    if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text  # already one clean line: every whitespace but " " is not printable
     text = " ".join(text.split())
     if len(text) <= limit:
         return text
@@ -124,7 +141,7 @@ def verbatim(text: str, limit: int) -> str:
 
 def _name_args(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], Any]:
     raw = call.get("function")
-    fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else {}
     arguments = fn.get("arguments")
     return str(fn.get("name") or "unknown"), parse_arguments(arguments), arguments
 
@@ -199,8 +216,10 @@ class _Facts:
     """Everything the handoff lists, pulled from the turns' structure in one pass."""
 
     def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        self.requests: list[str] = []
-        self.decisions: list[str] = []
+        # Ordered dicts, not lists: a repeated request moves to its newest place, and over
+        # thousands of requests a list's membership test made the pass quadratic.
+        self._requests: dict[str, None] = {}
+        self._decisions: dict[str, None] = {}
         self.errors: list[tuple[str, str]] = []  # (key, text without status)
         self.error_keys_failing: dict[str, int] = {}
         self.resolved: set[str] = set()
@@ -215,21 +234,26 @@ class _Facts:
         self.texts: list[str] = []
         self._collect(turns)
 
-    def _collect(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        results: dict[int, Mapping[str, Any]] = {}
-        from hermes_core.pairing import match_results
+    @property
+    def requests(self) -> list[str]:
+        return list(self._requests)
 
+    @property
+    def decisions(self) -> list[str]:
+        return list(self._decisions)
+
+    def _collect(self, turns: Sequence[Mapping[str, Any]]) -> None:
+        # The pairing rule (ids are reused by real providers): (assistant index, call) -> result.
         answers, _unanswered = match_results(turns)
-        for index, (at, position) in answers.items():
-            results[at * 10_000 + position] = turns[index]
+        results: dict[tuple[int, int], Mapping[str, Any]] = {match: turns[i] for i, match in answers.items()}
         last_assistant_text = ""
         last_action = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
             role = turn.get("role")
+            if role != "user" and role != "assistant":
+                continue  # results are read with their calls; system turns hold no facts
             text = text_of(turn.get("content"))
-            if role == "system":
-                continue
             if role == "user":
                 if summary_author(turn) is not None:
                     self.summaries.append(text)
@@ -247,9 +271,9 @@ class _Facts:
                     self.texts.append(text)
                     last_assistant_text = text
                 for position, call in enumerate(turn.get("tool_calls") or ()):
-                    if not isinstance(call, Mapping):
+                    if type(call) is not dict and not isinstance(call, Mapping):
                         continue
-                    result = results.get(index * 10_000 + position)
+                    result = results.get((index, position))
                     line, todo_list = self._call(call, result)
                     last_action = line
                     if todo_list is not None:
@@ -267,15 +291,15 @@ class _Facts:
 
     def _add_request(self, text: str) -> None:
         item = _clip(text, REQUEST_ITEM_MAX)
-        if item in self.requests:
-            self.requests.remove(item)
-        self.requests.append(item)
+        requests = self._requests
+        requests.pop(item, None)
+        requests[item] = None
+        if not _may_decide(text):
+            return
         for sentence in _SENTENCE.split(text):
             sentence = sentence.strip()
             if len(sentence) >= 8 and _DECISION.search(sentence):
-                decision = _clip(sentence, ITEM_MAX)
-                if decision not in self.decisions:
-                    self.decisions.append(decision)
+                self._decisions.setdefault(_clip(sentence, ITEM_MAX))
 
     def _call(self, call: Mapping[str, Any], result: Mapping[str, Any] | None) -> tuple[str, list[str] | None]:
         name, args, arguments = _name_args(call)
@@ -586,11 +610,13 @@ def build_handoff(
     """
     max_chars = max(1_000, int(max_chars))
     older_turns, newer_turns = split_at_anchor(turns)
+    # One pass over the turns in the usual case (no older head): all turns are the newer ones.
     facts = _Facts([*older_turns, *newer_turns])
     older = _Facts(older_turns) if older_turns else None
+    newer = _Facts(newer_turns) if older_turns else facts
     previous: dict[str, list[str] | str] = {}
     for text in [*(older.summaries if older else []), *([previous_summary] if previous_summary else []),
-                 *_Facts(newer_turns).summaries]:
+                 *newer.summaries]:
         for title, value in parse_sections(text).items():
             if isinstance(value, str):
                 previous[title] = value
@@ -602,7 +628,7 @@ def build_handoff(
         value = previous.get(title)
         return list(value) if isinstance(value, list) else []
 
-    newer_requests = _Facts(newer_turns).requests if older_turns else facts.requests
+    newer_requests = newer.requests
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
         and prev_latest.strip() != NO_USER_SENTINEL else None
@@ -615,7 +641,8 @@ def build_handoff(
     # Requests: older turns', then the previous summary's (its latest one included), then new.
     older_requests = older.requests if older else []
     previous_requests = prev(REQUESTS) + ([_clip(prev_latest_text, REQUEST_ITEM_MAX)] if prev_latest_text else [])
-    requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_requests])
+    older_set = set(older_requests)
+    requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_set])
     failing, resolved = facts.error_items()
     failing, resolved = _merge_errors(prev(ERRORS), failing, resolved, facts)
     files = _Files()
