@@ -72,7 +72,7 @@ def test_turns_are_redacted_flattened_and_labelled() -> None:
     text = serialize_turns(turns)
     assert text.startswith("[USER]: ")
     assert "[ASSISTANT]: Visible answer" in text and "[Tool calls:\n  terminal(" in text
-    assert "[TOOL RESULT c1]: ok" in text
+    assert "[TOOL RESULT c1 (terminal)]: ok" in text  # the call it answers, by the pairing rule
 
 
 def test_long_arguments_are_cut_in_the_serialisation() -> None:
@@ -567,3 +567,47 @@ def test_llm_prompt_asks_for_the_extractive_sections() -> None:
     llm = "## Latest user request\nship it\n## Errors\n- `make` -> exit 2: boom — still failing\n## Files\n- a.py"
     sections = parse_sections(llm)
     assert sections["Errors"] == ["`make` -> exit 2: boom — still failing"] and sections["Files"] == ["a.py"]
+
+
+def test_serialized_results_name_the_call_they_answer_when_ids_are_reused() -> None:
+    from hermes_plugins.compressor.serialize import prepare_turns, serialize_turns
+
+    messages = [
+        {"role": "user", "content": "look around"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            _reused_call("terminal", command="ls"), _reused_call("read_file", path="a.py")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "listing of the directory"},
+        {"role": "tool", "tool_call_id": "call_0", "content": "text of a.py"},
+        {"role": "assistant", "content": "", "tool_calls": [_reused_call("terminal", command="pwd")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "/work"},
+    ]
+    turns = prepare_turns(messages)
+    assert [t.get("tool_name") for t in turns if t["role"] == "tool"] == ["terminal", "read_file", "terminal"]
+    text = serialize_turns(turns)
+    assert "[TOOL RESULT call_0 (terminal)]: listing of the directory" in text
+    assert "[TOOL RESULT call_0 (read_file)]: text of a.py" in text
+    assert "[TOOL RESULT call_0 (terminal)]: /work" in text
+
+
+def test_extractive_facts_pair_reused_ids_by_position() -> None:
+    from hermes_plugins.compressor.extractive import build_handoff
+    from hermes_plugins.compressor.serialize import prepare_turns
+
+    messages = [
+        {"role": "user", "content": "fix the build"},
+        {"role": "assistant", "content": "", "tool_calls": [_reused_call("terminal", command="make build")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "KeyError: 'x'", "_is_error": True},
+        {"role": "assistant", "content": "", "tool_calls": [
+            _reused_call("terminal", command="make test"), _reused_call("read_file", path="src/app.py")]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "all tests passed"},
+        {"role": "tool", "tool_call_id": "call_0", "content": "Traceback (most recent call last):\nOSError: gone",
+         "_is_error": True},
+    ]
+    text = build_handoff(prepare_turns(messages))
+    assert "`make build`: KeyError: 'x' — still failing" in text
+    assert "succeeded (1): `make test`" in text  # its own result, not the failing read after it
+    assert "[read_file] src/app.py: " in text and "OSError: gone" in text
+
+
+def _reused_call(name: str, **arguments: Any) -> dict[str, Any]:
+    return {"id": "call_0", "type": "function", "function": {"name": name, "arguments": json.dumps(arguments)}}

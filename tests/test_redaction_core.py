@@ -40,3 +40,9 @@ def test_every_vendor_prefix_is_masked_behind_the_prefilter() -> None:
         secret = "Ab3dEf6hIj9kLm2nOp5q"
         out = core.redact(f"the key is {prefix}{secret} ok")
         assert secret not in out and core.MASK in out, prefix
+
+
+@given(st.text(alphabet="akeytonsecrpwdhubKEYTOPASW _-", max_size=30))
+def test_word_trigger_check_equals_the_word_list(text: str) -> None:
+    lowered = text.lower()
+    assert core._has_word_trigger(lowered) == any(word in lowered for word in core._WORD_TRIGGERS)

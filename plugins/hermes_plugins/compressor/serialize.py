@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from hermes_core.pairing import match_results
 from hermes_core.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 from hermes_core.redaction import redact
@@ -89,16 +90,30 @@ def clean_text(text: str, *, assistant: bool) -> str:
 
 
 def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Plain redacted copies of ``messages`` for a summariser (never the originals)."""
+    """Plain redacted copies of ``messages`` for a summariser (never the originals).
+
+    A tool turn carries ``tool_name``, the name of the call it answers by the pairing rule
+    (``hermes_core.pairing``): providers reuse call ids, so an id alone does not say which
+    call a result belongs to.
+    """
+    messages = messages if isinstance(messages, Sequence) else list(messages)
+    answers = match_results(messages)[0]
     turns: list[dict[str, Any]] = []
-    for message in messages:
-        role = str(message.get("role") or "user")
+    for index, message in enumerate(messages):
+        role = message.get("role") or "user"
+        if type(role) is not str:
+            role = str(role)
+        content = message.get("content")
         turn: dict[str, Any] = {
             "role": role,
-            "content": clean_text(flatten_content(message.get("content")), assistant=role == "assistant"),
+            "content": clean_text(content if type(content) is str else flatten_content(content),
+                                  assistant=role == "assistant"),
         }
         if role == "tool":
             turn["tool_call_id"] = str(message.get("tool_call_id") or "")
+            match = answers.get(index)
+            if match is not None:
+                turn["tool_name"] = _call_name(messages[match[0]], match[1])
         for key in CARRIED_METADATA:  # the extractive summary reads failures and injections
             if message.get(key):
                 turn[key] = message[key]
@@ -125,11 +140,20 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     return turns
 
 
+def _call_name(message: Mapping[str, Any], position: int) -> str:
+    calls = message.get("tool_calls") or ()
+    call = calls[position] if position < len(calls) else None
+    fn = call.get("function") if isinstance(call, Mapping) else None
+    return str(fn.get("name") or "unknown") if isinstance(fn, Mapping) else "unknown"
+
+
 def serialize_turn(turn: Mapping[str, Any]) -> str:
     role = turn.get("role")
     body = clip_middle(turn.get("content") or "")
     if role == "tool":
-        return f"[TOOL RESULT {turn.get('tool_call_id') or '?'}]: {body}"
+        # The tool it answers, by position: with reused ids the id alone names two calls.
+        name = turn.get("tool_name")
+        return f"[TOOL RESULT {turn.get('tool_call_id') or '?'}{f' ({name})' if name else ''}]: {body}"
     if role == "assistant":
         text = f"[ASSISTANT]: {body}"
         calls = turn.get("tool_calls") or ()
