@@ -212,16 +212,17 @@ def claude_code(steps: list[Step], path: Path) -> Path:
             ident = f"msg_{n}"
             base = {"id": ident, "type": "message", "role": "assistant", "model": "claude-opus-4-6"}
             record("assistant", {**base, "content": [{"type": "text", "text": step.say}]})
-            # One record per block; the results of the parallel calls arrive between them.
+            # One record per block; the result of each parallel call arrives before the next
+            # block of the same response (message.id), as Claude Code writes them. Results of
+            # failed calls come as a list of text blocks.
             for k, call in enumerate(step.calls):
                 tid = f"toolu_{n:03d}{k}"
                 record("assistant", {**base, "content": [{"type": "tool_use", "id": tid, "name": call.name,
                                                           "input": call.args}]})
-            for k, call in enumerate(step.calls):
-                block: dict[str, Any] = {"type": "tool_result", "tool_use_id": f"toolu_{n:03d}{k}",
-                                         "content": call.result}
+                block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tid, "content": call.result}
                 if call.error:
                     block["is_error"] = True
+                    block["content"] = [{"type": "text", "text": call.result}]
                 record("user", {"role": "user", "content": [block]}, toolUseResult=call.result[:100])
     path.write_text("\n".join(json.dumps(r) for r in records) + "\n", encoding="utf-8")
     return path
@@ -262,6 +263,10 @@ def hermes_agent(steps: list[Step], path: Path) -> Path:
         return json.dumps({"error": call.result} if call.error else {"content": call.result})
 
     messages = _chat_messages(steps, _ids("call", False), result, image_part=True)
+    # The session was saved mid-turn: the newest assistant message's call is still in flight.
+    messages.append({"role": "assistant", "content": "Checking the deploy settings.", "tool_calls": [
+        {"id": "call_pending", "type": "function",
+         "function": {"name": "read_file", "arguments": json.dumps({"path": "deploy/settings.toml"})}}]})
     doc = {"session_id": "20260201_100000_ev", "model": "gpt-5.3-codex", "base_url": "https://llm.invalid",
            "platform": "cli", "session_start": "2026-02-01T10:00:00", "last_updated": "2026-02-01T11:00:00",
            "system_prompt": "You are Hermes, a coding agent.", "tools": [], "message_count": len(messages),

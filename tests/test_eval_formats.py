@@ -324,6 +324,7 @@ def runs(host: SimpleNamespace, tmp_path_factory: pytest.TempPathFactory) -> dic
                 run = evaluate(messages, engine="compressor", context_length=window, config=host.config,
                                host=host.host, model=model, home=home)
                 run["label"] = label
+                run["_last_out"] = run["_after"][-1]
                 run["last_user"] = next((m for m in reversed(messages) if m.get("role") == "user"), None)
                 out.setdefault(name, []).append(run)
     return out
@@ -359,6 +360,13 @@ def test_the_model_windows_follow_the_transcripts_models(runs: dict[str, list[di
     assert windows["claude-code"] == [32_000, 64_000, 200_000]
     assert windows["codex"] == [32_000, 64_000, 400_000]
     assert windows["openai-responses"] == [32_000, 64_000, 1_047_576]
+
+
+def test_a_call_in_flight_at_the_end_stays_as_it_was(runs: dict[str, list[dict[str, Any]]]) -> None:
+    for run in runs["hermes-agent"]:
+        assert run["valid"], run["problems"]
+        last = run["_last_out"]
+        assert last["role"] == "assistant" and last["tool_calls"][0]["id"] == "call_pending", run["context_length"]
 
 
 def test_the_last_user_message_is_the_one_kept_verbatim(runs: dict[str, list[dict[str, Any]]]) -> None:
