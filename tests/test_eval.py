@@ -236,6 +236,11 @@ def test_cli_unknown_format_or_index_out_of_range_is_exit_2(tmp_path: Path) -> N
     assert wrong.exit_code == 2 and "not a valid swe-agent transcript" in wrong.output
     index = CliRunner().invoke(cli, [*home, "eval", str(path), "--index", "5"])
     assert index.exit_code == 2 and "out of range" in index.output
+    single = _write(tmp_path, session_messages(2))
+    one = CliRunner().invoke(cli, [*home, "eval", str(single), "--index", "1"])
+    assert one.exit_code == 2 and "index 1 out of range (0..0, 1 conversation(s))" in one.output
+    zero = CliRunner().invoke(cli, [*home, "eval", str(single), "--index", "0", "--context-length", "8000", "--json"])
+    assert zero.exit_code == 0 and json.loads(zero.output)["files"][0]["file"] == str(single)
 
 
 def test_the_model_window_is_the_published_one_of_the_family() -> None:

@@ -66,14 +66,17 @@ def read_conversations(
     (a tau-bench list) gives one per conversation, labelled ``file#N`` with the 0-based ``N``
     that ``--index N`` selects; ``index`` keeps only that one."""
     from hermes_core import transcripts
+    from hermes_core.errors import InvalidMessagesError
 
+    found = transcripts.read_transcripts(path, fmt, host=host)
+    picked = list(enumerate(found))
     if index is not None:
-        found = [transcripts.read_transcript(path, fmt, host=host, index=index)]
-        labels = [f"{path}#{index}"]
-    else:
-        found = transcripts.read_transcripts(path, fmt, host=host)
-        labels = [str(path)] if len(found) == 1 else [f"{path}#{n}" for n in range(len(found))]
-    return [(label, list(item.chat_messages()), str(item.model or "")) for label, item in zip(labels, found)]
+        if not 0 <= index < len(found):
+            raise InvalidMessagesError(
+                f"{path}: index {index} out of range (0..{len(found) - 1}, {len(found)} conversation(s))")
+        picked = [picked[index]]
+    return [(str(path) if len(found) == 1 else f"{path}#{n}", list(item.chat_messages()), str(item.model or ""))
+            for n, item in picked]
 
 
 def _pct(value: float | None) -> str:
