@@ -820,3 +820,55 @@ def test_the_split_always_equals_a_fresh_one(edits: list[tuple[str, int, str]]) 
             assert _same_split(split, _fresh_split(defs))
             if split.deferred_print is not None:
                 assert split.deferred_print == bm25._read(split.deferred)
+
+
+def _brute_force(index: bm25.SearchIndex, query: str, limit: int) -> list[tuple[str, float, bool]]:
+    """The admission and ranking rules applied to every indexed tool, one by one."""
+    counts: dict[str, int] = {}
+    for term in bm25.tokenize(query):
+        if term in index._postings:
+            counts[term] = counts.get(term, 0) + 1
+    terms = [(mult, *index._term(term)) for term, mult in counts.items()]
+    exact = index._lower.get(query.strip().lower())
+    top = max((idf for _, idf, _ in terms), default=None)
+    need = math.ceil(len(terms) / 2) if len(terms) >= 4 else 0
+    ranked = []
+    exact_score = 0.0
+    for d in range(len(index)):
+        score, hit, rare = 0.0, 0, False
+        for mult, idf, weights in terms:
+            if d in weights:
+                score += mult * weights[d]
+                hit += 1
+                rare = rare or idf == top
+        if d == exact:
+            exact_score = score
+        elif rare and hit >= need:
+            ranked.append((-score, index.names[d]))
+    ranked.sort()
+    out = [(name, -neg, False) for neg, name in ranked][: limit - (exact is not None)]
+    if exact is not None:
+        out.insert(0, (index.names[exact], exact_score, True))
+    return out[:limit]
+
+
+_WORD = st.sampled_from(["alpha", "beta", "gamma", "red", "blue", "size", "the", "of"])
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.lists(_WORD, min_size=1, max_size=6), st.lists(_WORD, max_size=3)),
+             min_size=1, max_size=25),
+    st.lists(_WORD, min_size=1, max_size=6),
+    st.integers(1, 8),
+    st.booleans(),
+)
+def test_search_equals_the_rules_applied_tool_by_tool(
+    spec: list[tuple[list[str], list[str]]], words: list[str], limit: int, by_name: bool
+) -> None:
+    defs = [tool(f"t{i}_{desc[0]}", " ".join(desc), params, source="mcp-x")
+            for i, (desc, params) in enumerate(spec)]
+    index = bm25.SearchIndex([(object(), bm25.tool_key(d)) for d in defs])
+    query = f"T0_{spec[0][0][0]}" if by_name else " ".join(words)
+    got = [(h.name, h.score, h.exact) for h in index.search(query, limit)]
+    assert got == _brute_force(index, query, limit)

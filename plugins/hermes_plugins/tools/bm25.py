@@ -20,12 +20,13 @@ when the query has four or more terms found in the catalog, at least half of the
 
 from __future__ import annotations
 
-import heapq
 import math
 import re
 import threading
 from collections import OrderedDict, defaultdict
 from collections.abc import Mapping, Sequence
+from itertools import compress, repeat
+from operator import ge, itemgetter
 from typing import Any
 
 import attrs
@@ -286,11 +287,11 @@ class SearchIndex:
             if exact is not None and exact not in candidates:
                 exact_score = sum(mult * weights.get(exact, 0.0) for mult, weights in pairs)
         names = self.names
-        best = heapq.nsmallest(
-            limit - (exact is not None), scored, key=lambda sd: (-sd[0], names[sd[1]])
-        )
         positions = self.positions
-        hits = [SearchHit(name=names[d], score=s, position=positions[d]) for s, d in best]
+        hits = [
+            SearchHit(name=name, score=-neg, position=positions[d])
+            for neg, name, d in self._best(scored, limit - (exact is not None))
+        ]
         if exact is not None:
             hits.insert(
                 0, SearchHit(name=names[exact], score=exact_score, exact=True, position=positions[exact])
@@ -298,6 +299,23 @@ class SearchIndex:
         return hits
 
 
+    def _best(self, scored: list[tuple[float, int]], limit: int) -> list[tuple[float, str, int]]:
+        """``(-score, name, doc)`` of the ``limit`` best of ``scored``, best first, ties by name.
+
+        The limit-th best score comes from a C-level sort of the bare floats; only documents
+        scoring at least that (the best, plus any tied with the last) are ranked by name. At
+        5,000 tools a query has a few hundred candidates, and a Python sort key per candidate
+        cost a third of the query."""
+        if limit <= 0 or not scored:
+            return []
+        if len(scored) > limit:
+            floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
+            scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
+        names = self.names
+        return sorted([(-s, names[d], d) for s, d in scored])[:limit]
+
+
+_SCORE = itemgetter(0)
 _ODD = object()  # marks a definition read the slow way
 _FROZEN = object()  # marks a fingerprint made of frozen definitions
 _memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()

@@ -73,7 +73,13 @@ def search_settings(config: Config | ToolSearchSection | None) -> ToolSearchSect
 
 
 def defer_list(settings: ToolSearchSection) -> frozenset[str]:
-    return frozenset(DEFAULT_DEFER if settings.defer is None else settings.defer)
+    return _defer_set(DEFAULT_DEFER if settings.defer is None else settings.defer)
+
+
+@functools.lru_cache(maxsize=32)
+def _defer_set(names: tuple[str, ...]) -> frozenset[str]:
+    # Read on every assembly and every bridge call: the same few tuples, one set each.
+    return frozenset(names)
 
 
 def default_limit(settings: ToolSearchSection) -> int:
