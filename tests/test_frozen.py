@@ -125,6 +125,21 @@ def test_hash_follows_content_not_order() -> None:
     assert {a: "found"}[b] == "found"
 
 
+def test_a_frozen_catalog_hashes_its_definitions_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    tools = freeze_tools(PLAIN)
+    calls: list[Any] = []
+    real = FrozenDict.__hash__
+    monkeypatch.setattr(FrozenDict, "__hash__", lambda self: calls.append(self) or real(self))
+    first = hash(tools)
+    read = len(calls)
+    assert read >= len(tools)  # every definition (and what it holds) hashed once
+    assert hash(tools) == first and len(calls) == read  # cached: no definition read again
+    assert hash(tools) == hash(tuple(tools)) and {tools: 1}[FrozenTools.of_frozen(tools)] == 1
+    back = pickle.loads(pickle.dumps(tools))
+    assert back == tools and type(back) is FrozenTools
+    assert "_hash" not in back.__dict__  # a hash is per process: never pickled
+
+
 def test_a_frozen_catalog_searches_like_the_plain_one() -> None:
     bm25.clear_caches()
     plain_deferred = classify(PLAIN, ToolSearchSection()).deferred

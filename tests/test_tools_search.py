@@ -721,6 +721,41 @@ def test_alternating_catalogs_reuse_their_indexes() -> None:
     assert [h.name for h in bm25.index_for(b).search("beta_3", 1)] == ["beta_3"]
 
 
+def test_alternating_catalogs_reuse_their_listings_without_hashing_them(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hermes_core.frozen import freeze_tools
+    from hermes_plugins.tools import assembly
+
+    bm25.clear_caches()
+    assembly.clear_memo()
+    plain = [tool(f"alpha_{i}", "Alpha thing.", ["size"], source="mcp-a") for i in range(5)]
+    frozen = freeze_tools([tool(f"beta_{i}", "Beta thing.", ["size"], source="mcp-b") for i in range(5)])
+    first = {}
+    for _ in range(3):  # settle both
+        first["plain"] = assemble_tool_defs(plain, context_length=None, config=None)
+        first["frozen"] = assemble_tool_defs(frozen, context_length=None, config=None)
+
+    class Counting(dict):  # type: ignore[type-arg]
+        gets = 0
+
+        def get(self, key: Any, default: Any = None) -> Any:
+            Counting.gets += 1
+            return super().get(key, default)
+
+    monkeypatch.setattr(assembly, "_memo", Counting(assembly._memo))
+    for _ in range(3):
+        again = {
+            "plain": assemble_tool_defs(plain, context_length=None, config=None),
+            "frozen": assemble_tool_defs(frozen, context_length=None, config=None),
+        }
+        assert again == first
+    assert Counting.gets == 0  # each catalog's listing was found by identity
+    plain[2]["function"]["description"] = "Changed."
+    changed = assemble_tool_defs(plain, context_length=None, config=None)
+    assert Counting.gets == 1 and changed.tool_defs != first["plain"].tool_defs
+
+
 def test_a_catalog_edited_while_it_is_being_copied_is_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
     bm25.clear_caches()
     defs = [tool(f"t{i}", "A thing.", ["size"]) for i in range(4)]

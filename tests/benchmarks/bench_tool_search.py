@@ -383,7 +383,7 @@ def test_top5_agreement(benchmark: Any, n: int) -> None:
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
     term_sets = [set(doc) for doc in corpus]
-    same = same_set = overlap = same_plain = overlap_plain = same_bm25s = 0
+    same = same_set = overlap = same_plain = overlap_plain = same_bm25s = returned = 0
     causes = {"admission": 0, "ties": 0, "idf": 0}
     for q in queries:
         ours = [h.name for h in index.search(q, 5)]
@@ -396,6 +396,7 @@ def test_top5_agreement(benchmark: Any, n: int) -> None:
         same += ours == rank_top
         same_set += set(ours) == set(rank_top)
         overlap += len(set(ours) & set(rank_top))
+        returned += len(ours)
         same_plain += ours == plain_top
         overlap_plain += len(set(ours) & set(plain_top))
         if ours != rank_top:
@@ -410,12 +411,14 @@ def test_top5_agreement(benchmark: Any, n: int) -> None:
     total = len(queries)
     AGREEMENT[n] = {
         "queries": total, "same_order": same / total, "same_set": same_set / total,
-        "overlap": overlap / (5 * total), "same_order_plain": same_plain / total,
+        "overlap": overlap / (5 * total), "inside": overlap / max(returned, 1),
+        "returned": returned / total, "same_order_plain": same_plain / total,
         "overlap_plain": overlap_plain / (5 * total), **{f"cause_{k}": v for k, v in causes.items()},
     }
     print(f"\n{n:,} tools, {total} queries, against rank_bm25's raw top-5 (same tokens): same order "
           f"{same}/{total} ({same / total:.0%}), same set {same_set}/{total} ({same_set / total:.0%}), "
-          f"overlap {overlap / (5 * total):.0%}; differences from admission {causes['admission']}, "
+          f"overlap {overlap / (5 * total):.0%}; of the {returned / total:.1f} tools we return per query "
+          f"{overlap / max(returned, 1):.0%} are in its top five; differences from admission {causes['admission']}, "
           f"ties {causes['ties']}, idf {causes['idf']} (a query may count under several)")
     print(f"{n:,} tools, against rank_bm25 on plain unstemmed tokens: same order {same_plain}/{total} "
           f"({same_plain / total:.0%}), overlap {overlap_plain / (5 * total):.0%}")

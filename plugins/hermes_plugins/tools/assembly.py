@@ -39,7 +39,11 @@ from hermes_plugins.tools.listing import render_listing
 _MEMO_MAX = 16
 _memo: OrderedDict[Any, tuple[str | None, str]] = OrderedDict()
 _lock = threading.Lock()
-_last: list[tuple[tuple[Any, ...], int, tuple[str | None, str]] | None] = [None]
+#: The listings rendered last, most recent first (one per catalog a multi-session host
+#: alternates between), found by the identity of their fingerprint before the memo has to
+#: hash one: hashing a 5,000-tool fingerprint costs more than the rest of an assembly.
+_last: list[tuple[tuple[tuple[Any, ...], int, tuple[str | None, str]], ...]] = [()]
+_RECENT_MAX = 4
 
 
 @attrs.frozen(kw_only=True)
@@ -117,9 +121,10 @@ def _listing(
 ) -> tuple[str | None, str]:
     # The listing reads name, source and description: all part of the search fingerprint.
     print_ = known if known is not None else bm25.fingerprint(deferred)
-    last = _last[0]
-    if last is not None and last[0] is print_ and last[1] == budget:
-        return last[2]  # the same catalog as last turn: no need to hash its fingerprint
+    recent = _last[0]  # replaced whole, never edited: a consistent tuple on every thread
+    for entry in recent:
+        if entry[0] is print_ and entry[1] == budget:
+            return entry[2]  # a catalog seen lately: no need to hash its fingerprint
     key = (print_, budget)
     try:
         cached = _memo.get(key)
@@ -131,11 +136,12 @@ def _listing(
             _memo[key] = cached
             while len(_memo) > _MEMO_MAX:
                 _memo.popitem(last=False)
-    _last[0] = (print_, budget, cached)
+    others = [e for e in recent if e[0] is not print_ or e[1] != budget]
+    _last[0] = ((print_, budget, cached), *others[: _RECENT_MAX - 1])
     return cached
 
 
 def clear_memo() -> None:
     with _lock:
         _memo.clear()
-        _last[0] = None
+        _last[0] = ()
