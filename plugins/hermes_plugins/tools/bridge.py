@@ -327,7 +327,7 @@ def _hit_summary(index: bm25.SearchIndex, deferred: Sequence[Any], position: int
 def _required(definition: Any) -> list[str]:
     fn = function_of(definition)
     params = fn.get("parameters") if fn is not None else None
-    required = params.get("required") if isinstance(params, Mapping) else None
+    required = params.get("required") if isinstance(params, (dict, Mapping)) else None
     if not isinstance(required, list):
         return []
     return [str(r) for r in required[:MAX_REQUIRED_SHOWN]]

@@ -89,11 +89,11 @@ def default_limit(settings: ToolSearchSection) -> int:
 
 def function_of(definition: Any) -> Mapping[str, Any] | None:
     """The mapping holding name/description/parameters, or ``None`` when malformed."""
-    if type(definition) is dict:  # the common case, without the slow ABC check
+    if isinstance(definition, dict):  # dicts and frozen ones, without the slow ABC check
         fn = definition.get("function")
-        if type(fn) is dict:
+        if isinstance(fn, dict):
             return fn
-    if not isinstance(definition, Mapping):
+    elif not isinstance(definition, Mapping):
         return None
     fn = definition.get("function")
     if isinstance(fn, Mapping):
