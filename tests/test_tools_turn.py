@@ -159,3 +159,25 @@ def test_every_turn_over_an_edited_plain_catalog_answers_like_a_fresh_build(
         visible = [d["function"]["name"] for d in assembled if d["function"]["name"] not in catalog.BRIDGE_TOOL_NAMES]
         fresh = catalog._build(*catalog._split(defs, catalog.defer_list(catalog.search_settings(None))))
         assert visible == [catalog.tool_name(d) for d in fresh.visible]
+
+
+def test_the_turn_logs_its_events_only_when_debug_is_on(session: Session, capture_events: Any) -> None:
+    defs = tools(20)
+    session.assemble_tools(defs)
+    session.handle_tool_call("tool_search", {"queries": ["github issues 3"]})
+    names = [e["event"] for e in capture_events]
+    assert "tools_assembled" in names and "tool_search_answered" in names
+    assembled = next(e for e in capture_events if e["event"] == "tool_search_answered")
+    assert assembled["queries"] == 1 and assembled["matches"] >= 1
+    import logging
+
+    capture_events.clear()
+    root = logging.getLogger("hermes_core")
+    level = root.level
+    root.setLevel(logging.INFO)
+    try:
+        session.assemble_tools(defs)
+        session.handle_tool_call("tool_search", {"queries": ["github issues 3"]})
+    finally:
+        root.setLevel(level)
+    assert not [e for e in capture_events if e["event"] in {"tools_assembled", "tool_search_answered"}]
