@@ -206,6 +206,8 @@ def test_defer_list_moves_tools_behind_the_bridge() -> None:
     assert deferred_of([computer], no_defer) == ()  # [] = no core tool deferred
     only_terminal = ToolSearchSection(defer=("terminal",))
     assert names(deferred_of(CATALOG[:2], only_terminal)) == ["terminal"]
+    as_list = ToolSearchSection(defer=["terminal"])  # type: ignore[arg-type]  # built by hand
+    assert names(deferred_of(CATALOG[:2], as_list)) == ["terminal"]
 
 
 def test_mcp_and_plugin_tools_are_deferred_app_surface_tools_are_not() -> None:

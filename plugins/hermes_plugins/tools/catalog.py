@@ -73,7 +73,8 @@ def search_settings(config: Config | ToolSearchSection | None) -> ToolSearchSect
 
 
 def defer_list(settings: ToolSearchSection) -> frozenset[str]:
-    return _defer_set(DEFAULT_DEFER if settings.defer is None else settings.defer)
+    # tuple() of a tuple is the tuple itself; a list given directly still hashes.
+    return _defer_set(DEFAULT_DEFER if settings.defer is None else tuple(settings.defer))
 
 
 @functools.lru_cache(maxsize=32)
