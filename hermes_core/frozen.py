@@ -125,7 +125,7 @@ class FrozenTools(tuple):  # type: ignore[type-arg]
         cached = state.get("_hash")
         if cached is None:
             cached = state["_hash"] = tuple.__hash__(self)
-        return cached  # type: ignore[no-any-return]
+        return cached
 
     def __reduce__(self) -> tuple[Any, ...]:
         # The definitions only: a cached hash is per process (string hashing is randomised).
