@@ -272,7 +272,8 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
     A split is a function of each tool's name and source and of the defer list, so it is reused
     when those are proven the same: a frozen catalog by identity, a settled catalog of plain
     dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then rebuilt
-    by position from the live definitions, never handed out from an earlier turn.
+    by position from the live definitions, unless they are the very objects (by identity) the
+    last split was built from: a split never holds a definition the caller no longer passes.
     """
     defer = defer_list(settings)
     trusted = _trusted.get()
