@@ -45,36 +45,45 @@ def call(ident: str, k: int) -> dict[str, Any]:
             "function": {"name": "terminal", "arguments": json.dumps({"command": f"step {k}"})}}
 
 
+# The strategies are built once here, not inside ``histories`` on every draw: building them
+# per draw was half of this test's time (the examples and their distribution are the same).
+KINDS = st.sampled_from(["user", "user", "reply", "calls", "calls", "calls", "orphan", "late"])
+ANY_ID = st.sampled_from(IDS)
+ORPHAN_IDS = st.sampled_from(IDS + ["ghost"])
+GROUPS = st.lists(ANY_ID, min_size=1, max_size=3)
+CALL_TEXTS = st.sampled_from(["", None, "on it"])
+SIZES = st.sampled_from([10, 300, 3_000])
+TURNS = st.integers(0, 10)
+
+
 @st.composite
 def histories(draw: Any) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = []
     if draw(st.booleans()):
         messages.append({"role": "system", "content": "You are a test agent."})
     k = 0
-    for _ in range(draw(st.integers(0, 10))):
-        kind = draw(st.sampled_from(["user", "user", "reply", "calls", "calls", "calls", "orphan", "late"]))
+    for _ in range(draw(TURNS)):
+        kind = draw(KINDS)
         if kind == "user":
             messages.append({"role": "user", "content": draw(TEXTS)})
         elif kind == "reply":
             messages.append({"role": "assistant", "content": draw(TEXTS)})
         elif kind == "orphan":
-            messages.append({"role": "tool", "tool_call_id": draw(st.sampled_from(IDS + ["ghost"])),
-                             "content": "stray result"})
+            messages.append({"role": "tool", "tool_call_id": draw(ORPHAN_IDS), "content": "stray result"})
         elif kind == "late":
             # A result separated from its call by another message.
-            ident = draw(st.sampled_from(IDS))
+            ident = draw(ANY_ID)
             messages.append({"role": "assistant", "content": "", "tool_calls": [call(ident, k)]})
             messages.append({"role": "user", "content": draw(TEXTS)})
             messages.append({"role": "tool", "tool_call_id": ident, "content": "late result " * 20})
             k += 1
         else:
-            group = draw(st.lists(st.sampled_from(IDS), min_size=1, max_size=3))
+            group = draw(GROUPS)
             calls = [call(ident, k + j) for j, ident in enumerate(group)]
             k += len(group)
-            messages.append({"role": "assistant", "content": draw(st.sampled_from(["", None, "on it"])),
-                             "tool_calls": calls})
+            messages.append({"role": "assistant", "content": draw(CALL_TEXTS), "tool_calls": calls})
             answered = draw(st.permutations(range(len(group))))[: draw(st.integers(0, len(group)))]
-            size = draw(st.sampled_from([10, 300, 3_000]))
+            size = draw(SIZES)
             for p in answered:
                 messages.append({"role": "tool", "tool_call_id": group[p],
                                  "content": f"result {p}\n" + "line\n" * (size // 5)})
