@@ -291,36 +291,25 @@ def _dump_extra(extra: Any) -> str | None:
 
 
 def _insert(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
-    """Insert one batch (inside a transaction): each reference at most once per session, the
-    metadata row and the FTS row under the same id, each table in one ``executemany``."""
-    known: set[str] = set()
-    refs = [r["ref"] for r in records]
-    for i in range(0, len(refs), 500):
-        chunk = refs[i:i + 500]
-        known.update(row[0] for row in conn.execute(
-            f"SELECT ref FROM archive_messages WHERE session_id = ? AND ref IN ({','.join('?' * len(chunk))})",
-            (session_id, *chunk),
-        ))
+    """Insert one batch (inside a transaction) in one ``executemany``, and note its id range as
+    not yet indexed. A reference already archived for the session is ignored (the first is
+    kept: ``UNIQUE (session_id, ref)``); its id stays unused, a gap the range lookups skip."""
     # The write lock is held: nobody else takes ids until COMMIT, so the batch's are one range.
     last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM archive_messages").fetchone()[0]
     first = last + 1
     rows: list[tuple[Any, ...]] = []
     now = time.time()
     for r in records:
-        ref = r["ref"]
-        if ref in known:
-            continue
-        known.add(ref)
         last += 1
         text = indexable(r["text"])
         rows.append((
-            last, session_id, ref, r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
+            last, session_id, r["ref"], r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
             r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
             1 if r.get("turn_start") else 0, r.get("created_at") or now,
-            len(text.encode("utf-8")), _dump_extra(r.get("extra")), text,
+            len(text) if text.isascii() else len(text.encode("utf-8")), _dump_extra(r.get("extra")), text,
         ))
     conn.executemany(
-        "INSERT INTO archive_messages (id, session_id, ref, seq, role, tool, call_id, turn, position, "
+        "INSERT OR IGNORE INTO archive_messages (id, session_id, ref, seq, role, tool, call_id, turn, position, "
         "replaced_by, turn_start, created_at, bytes, extra, text) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         rows,
