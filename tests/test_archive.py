@@ -297,3 +297,27 @@ def test_the_in_memory_index_tokenises_at_the_first_search_not_at_the_compaction
     assert [h["ref"] for h in hits] == ["m1.7"] and len(calls) == 50
     store.archive_search("s", "number", 5)
     assert len(calls) == 50  # indexed once
+
+
+_SHAPES = [
+    {"role": "user", "content": "plain question"},
+    {"role": "tool", "tool_call_id": "call_7", "content": "plain result"},
+    {"role": "tool", "tool_call_id": "", "content": "result with an empty call id"},
+    {"role": "tool", "tool_call_id": "call_8", "name": "terminal", "content": "result with a name"},
+    {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "type": "function",
+                                                          "function": {"name": "read", "arguments": "{}"}}]},
+    {"role": "user", "content": [{"type": "text", "text": "parts"}, {"type": "image_url", "image_url": {"url": "x"}}]},
+    {"role": "assistant", "content": "thinking kept", "_reasoning": "because"},
+    {"role": "user", "content": None},
+]
+
+
+@pytest.mark.parametrize("persist", [True, False], ids=["sqlite", "memory"])
+def test_the_host_gets_every_archived_message_back_exactly(tmp_path: Path, persist: bool) -> None:
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="shapes", persist=persist)
+    before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
+    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
+    rows = sorted((session.archive.get(ref) for ref in session.archive.store.archive_refs("shapes")),
+                  key=lambda row: row["position"])
+    assert [session.archive.message(row["ref"]) for row in rows] == _SHAPES
+    session.close()

@@ -18,7 +18,7 @@ from typing import Any
 
 import click
 
-from hermes_core.archive import ArchiveError, has_archive, parse_ref, query_words, snippet
+from hermes_core.archive import ArchiveError, has_archive, original_message, parse_ref, query_words, snippet
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
 
 
@@ -106,9 +106,7 @@ def history_show(state: CliState, session_id: str, ref: str, as_json: bool) -> N
     if row is None:
         fail(f"no archived message {ref} in session {session_id} (see hermes-ctx history search)")
     if as_json:
-        message = dict(row.get("extra") or {})
-        message.setdefault("content", row["text"])
-        emit_json({**{k: v for k, v in row.items() if k != "extra"}, "message": message})
+        emit_json({**{k: v for k, v in row.items() if k != "extra"}, "message": original_message(row)})
         return
     click.echo(row["text"])
 
