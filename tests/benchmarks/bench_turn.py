@@ -112,7 +112,8 @@ def test_ratios(benchmark: Any, conversations: dict[int, Conversation]) -> None:
     )
     print()
     for key, value in med.items():
-        print(f"  {key}: {value * 1e3:,.3f} ms")
+        print(f"  {key}: {value * 1e3:,.3f} ms  [{min(samples[key]) * 1e3:,.3f} .. "
+              f"{max(samples[key]) * 1e3:,.3f}]")
     print(f"  turn(100k) - turn(10k) = {growth * 1e3:.3f} ms = "
           f"{RESULTS['growth_over_list_copies']:.2f} x (list copy 100k - 10k)  [target <= 3]")
     print(f"  turn(10k) / json.dumps(request 10k) = {RESULTS['turn10k_over_dumps']:.4f}  [target <= 0.05]")
