@@ -169,6 +169,18 @@ def renamed_blocks(blocks: list[dict[str, Any]], ids: Any) -> list[dict[str, Any
     return out
 
 
+def _same_ids(laid: Any, cached: Mapping[str, Any]) -> bool:
+    """Whether a laid-out message can reuse the cached one's renamed ids and wire place: the
+    same role, result id and calls (a layout's marked copy keeps them)."""
+    if not isinstance(laid, Mapping):
+        return False
+    return (
+        laid.get("role") == cached.get("role")
+        and laid.get("tool_call_id") == cached.get("tool_call_id")
+        and laid.get("tool_calls") == cached.get("tool_calls")
+    )
+
+
 def _is_result_group(wire: Mapping[str, Any]) -> bool:
     return wire["role"] == "user" and all(b.get("type") == "tool_result" for b in wire["content"])
 
@@ -276,6 +288,11 @@ class ProcessedHistory:
         if n > m:
             del src[m:]
         return m if same else self._first_mismatch(msgs, m)
+
+    @property
+    def version(self) -> int:
+        """Counts the changes of the synced messages (a sync that processed or rewound)."""
+        return self._version
 
     def forget_proof(self) -> None:
         """End of a Session call: what ``normalized`` proved no longer holds (the host may
@@ -501,8 +518,11 @@ class ProcessedHistory:
         from hermes_core.payload import anthropic_blocks
 
         self._extend_anthropic()
+        canon = self.canon
         patched: dict[int, list[int]] = {}
         for i in changed:
+            if not _same_ids(laid_out[i], canon[i]):
+                return None  # not a marked copy of the cached message: its renamed ids differ
             w = self.awire_of[i]
             if w < 0:
                 return None  # an empty message gained blocks: not a layout's doing

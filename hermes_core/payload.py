@@ -292,7 +292,9 @@ def build_request(
             history.release(lent)
             _recent.laid = None
         else:
-            _recent.laid = (laid_out, marks)
+            # For the conversion that follows: valid while the cache is not synced again
+            # (another thread's request on this session changes its version).
+            _recent.laid = (laid_out, marks, history.version)
     _recent.history = weakref.ref(history)
     return out
 
@@ -427,7 +429,8 @@ def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
     wire = None
     if history is not None and type(laid_out) is list:
         laid = getattr(_recent, "laid", None)
-        marks = laid[1] if laid is not None and laid[0] is laid_out else None
+        marks = (laid[1] if laid is not None and laid[0] is laid_out and laid[2] == history.version
+                 else None)
         wire = history.anthropic_messages(laid_out, marks)
     out["messages"] = wire if wire is not None else anthropic_messages(laid_out)
     tools = payload.get("tools")

@@ -341,3 +341,28 @@ def test_a_proof_skips_one_comparison_and_never_outlives_its_call(monkeypatch: A
     other[5] = {**other[5], "content": "another list"}
     cache.sync(other)  # a proof holds for the list it was made for only
     assert cache.canon[5]["content"] == "another list"
+
+
+def test_known_marks_are_not_trusted_after_another_sync() -> None:
+    session = FakeSession()
+    messages = conversation(10)
+    payload = build_request(session, messages, copy=False)
+    laid_out = list(payload["messages"])
+    # Another request on the session (another thread) syncs a different list before this
+    # payload is converted: the conversion must not patch the other list's wire.
+    other = list(messages)
+    other[30] = {"role": "user", "content": "another list"}  # not among the marked ones
+    session.message_cache.sync(other)
+    assert to_anthropic(payload)["messages"] == anthropic_messages(laid_out)
+
+
+def test_a_payload_changed_beyond_its_marks_is_converted_from_scratch() -> None:
+    session = FakeSession()
+    messages = conversation(10)
+    payload = build_request(session, messages)
+    for index, replacement in ((30, {"role": "user", "content": "not a result"}),
+                               (29, {"role": "assistant", "content": "no calls"})):
+        laid_out = list(payload["messages"])
+        laid_out[index] = replacement
+        got = to_anthropic({**payload, "messages": laid_out})["messages"]
+        assert got == anthropic_messages(laid_out)
