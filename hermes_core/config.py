@@ -28,6 +28,29 @@ from typing import Any, Generic, TypeVar
 import attrs
 import yaml
 
+from hermes_core.config_fields import (  # noqa: F401 - re-exported: plugins import them from here
+    Check,
+    _any,
+    _bool,
+    _float,
+    _int,
+    _mapping,
+    _model_thresholds,
+    _str,
+    _str_list,
+    boolean,
+    clamped,
+    field,
+    free_mapping,
+    gate,
+    integer,
+    name_list,
+    number,
+    section,
+    string,
+    string_list,
+    tri_state,
+)
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
 from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, dangling_target, read_bytes_bounded
@@ -36,180 +59,10 @@ from hermes_core.safeyaml import YAMLLimitError, load_yaml
 
 log = get_logger(__name__)
 
-Check = Callable[[Any], Any]
 T = TypeVar("T")
 
 #: The owner shown for the core's own keys.
 CORE_OWNER = "hermes-core"
-
-_TRUE_WORDS = {"true", "yes", "on", "1"}
-_FALSE_WORDS = {"false", "no", "off", "0"}
-
-
-# --- checkers: each returns the normalised value or raises ValueError with a short reason ---
-
-
-def boolean(value: Any) -> bool:
-    if isinstance(value, bool):
-        return value
-    if isinstance(value, str) and value.strip().lower() in _TRUE_WORDS | _FALSE_WORDS:
-        return value.strip().lower() in _TRUE_WORDS
-    raise ValueError("expected true or false")
-
-
-def integer(minimum: int | None = None, maximum: int | None = None, *, optional: bool = False) -> Check:
-    def check(value: Any) -> int | None:
-        if value is None and optional:
-            return None
-        if isinstance(value, bool):
-            raise ValueError("expected an integer")
-        if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-            value = int(value.strip())
-        if isinstance(value, float) and value.is_integer():
-            value = int(value)
-        if not isinstance(value, int):
-            raise ValueError("expected an integer" + (" or null" if optional else ""))
-        if minimum is not None and value < minimum:
-            raise ValueError(f"must be at least {minimum}")
-        if maximum is not None and value > maximum:
-            raise ValueError(f"must be at most {maximum}")
-        return value
-
-    return check
-
-
-def number(
-    low: float | None = None,
-    high: float | None = None,
-    *,
-    low_open: bool = False,
-    optional: bool = False,
-) -> Check:
-    def check(value: Any) -> float | None:
-        if value is None and optional:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-            raise ValueError("expected a number")
-        try:
-            parsed = float(value)
-        except ValueError:
-            raise ValueError("expected a number") from None
-        if low is not None and (parsed <= low if low_open else parsed < low):
-            raise ValueError(f"must be {'greater than' if low_open else 'at least'} {low:g}")
-        if high is not None and parsed > high:
-            raise ValueError(f"must be at most {high:g}")
-        return parsed
-
-    return check
-
-
-def string(*, optional: bool = False, choices: tuple[str, ...] | None = None) -> Check:
-    def check(value: Any) -> str | None:
-        if value is None and optional:
-            return None
-        if isinstance(value, (int, float)) and not isinstance(value, bool) and choices is None:
-            value = str(value)
-        if not isinstance(value, str):
-            raise ValueError("expected a string" + (" or null" if optional else ""))
-        if choices is not None and value.strip().lower() not in choices:
-            raise ValueError("expected one of " + ", ".join(choices))
-        return value.strip().lower() if choices is not None else value
-
-    return check
-
-
-def string_list(value: Any) -> tuple[str, ...]:
-    if value is None:
-        return ()
-    if isinstance(value, str):
-        return tuple(part.strip() for part in value.split(",") if part.strip())
-    if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
-        return tuple(v.strip() for v in value if v.strip())
-    raise ValueError("expected a list of strings")
-
-
-def free_mapping(value: Any) -> Mapping[str, Any]:
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise ValueError("expected a mapping")
-    return dict(value)
-
-
-def _model_thresholds(value: Any) -> Mapping[str, float]:
-    pairs = free_mapping(value)
-    out: dict[str, float] = {}
-    for key, raw in pairs.items():
-        out[str(key)] = number(0.0, 1.0, low_open=True)(raw)
-    return out
-
-
-def gate(value: Any) -> Any:
-    # true/false words, a list of model-name fragments, or "auto" (spec §4): anything is
-    # accepted, because the reference treats unknown values as "auto" rather than an error.
-    if isinstance(value, (list, tuple)):
-        return tuple(value)
-    return value
-
-
-def _any(value: Any) -> Any:
-    return value
-
-
-def name_list(value: Any) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if not isinstance(value, (list, tuple)):
-        raise ValueError("expected a YAML list")
-    return tuple(str(v) for v in value)
-
-
-def tri_state(value: Any) -> str:
-    # Spec §16 parse rule: true/1/yes -> on, false/0/no -> off, anything unknown -> auto.
-    if value is None or value is True:
-        return "auto"
-    if value is False:
-        return "off"
-    word = str(value).strip().lower()
-    if word in {"true", "1", "yes", "on"}:
-        return "on"
-    if word in {"false", "0", "no", "off"}:
-        return "off"
-    if word == "auto":
-        return "auto"
-    raise ValueError("expected auto, on or off")
-
-
-def clamped(low: float, high: float, cast: type) -> Check:
-    def check(value: Any) -> Any:
-        if isinstance(value, bool):
-            raise ValueError("expected a number")
-        try:
-            parsed = cast(float(value))
-        except (TypeError, ValueError):
-            raise ValueError("expected a number") from None
-        return min(max(parsed, cast(low)), cast(high))
-
-    return check
-
-
-# The checkers' earlier private names, kept for plugins written against them.
-_bool, _int, _float, _str, _str_list, _mapping = boolean, integer, number, string, string_list, free_mapping
-
-
-def field(default: Any, check: Check, *, lenient: bool = False, doc: str = "") -> Any:
-    """A config field: its default, its checker, and whether bad values only warn."""
-    if isinstance(default, (dict, list)):
-        return attrs.field(
-            factory=lambda: type(default)(default),
-            metadata={"check": check, "lenient": lenient, "doc": doc},
-        )
-    return attrs.field(default=default, metadata={"check": check, "lenient": lenient, "doc": doc})
-
-
-def section(cls: type) -> Any:
-    """A nested section field (its keys are ``<field>.<key>``)."""
-    return attrs.field(factory=cls, metadata={"section": cls})
 
 
 @attrs.frozen(kw_only=True)
@@ -616,7 +469,7 @@ def load_config(
     for key, value, source in overlays:
         config = _overlay(config, key.split("."), key, value, source, sources, where)
     config = attrs.evolve(
-        config, sources=sources, path=where, raw=dict(raw), env=env, pending=tuple(pending),
+        config, sources=sources, path=where, raw=dict(raw), env=dict(env), pending=tuple(pending),
         unknown=tuple(unknown),
     )
     return config if sections is None else bind_sections(config, sections)
@@ -862,3 +715,11 @@ def _overlay(
     for owner, part in zip(reversed(chain[:-1]), reversed(parts[:-1])):
         updated = attrs.evolve(owner, **{part: updated})
     return updated
+
+
+__all__ = [
+    "CORE_OWNER", "ENV_KEYS", "Check", "Config", "ConfigSection", "bind_sections", "boolean",
+    "claim_problem", "clamped", "core_claims", "field", "free_mapping", "gate", "integer",
+    "known_keys", "load_config", "name_list", "number", "resolve_home", "section", "string",
+    "string_list", "tri_state",
+]

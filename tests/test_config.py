@@ -162,6 +162,9 @@ def test_cli_config_shows_sources(tmp_path: Path, builtins: list) -> None:
     assert values["skills.external_dirs"]["owner"] == "skills" and values["compression.threshold"]["owner"] == "hermes-core"
     table = CliRunner().invoke(cli, ["--home", str(tmp_path), "config"]).stdout
     assert "compression.threshold" in table and "file" in table
+    header, *rows = table.splitlines()[1:]
+    assert header.split() == ["KEY", "VALUE", "SOURCE", "OWNER"]
+    assert next(r for r in rows if r.startswith("skills.external_dirs ")).split()[-1] == "skills"
 
 
 def test_unknown_engine_is_an_error_after_the_listing(tmp_path: Path) -> None:

@@ -36,25 +36,33 @@ class HostSpecs:
 
     @hookspec
     def hermes_config_sections(self) -> ConfigSection[Any] | Sequence[ConfigSection[Any]] | None:
-        """Declare the top-level ``config.yaml`` sections this plugin owns.
+        """Declare the ``config.yaml`` keys this plugin reads (it owns them).
 
-        Called: once per host, when a configuration is read for it (``Session.open``, every CLI
-        command) and by the configuration reference generator.
+        Called: once per host, when a configuration is bound to it (``Session.open``, every CLI
+        command), by the configuration reference generator, and, for a disabled plugin, only
+        when a key is otherwise unknown (the function is called without registering the plugin).
 
         Args:
             (none)
 
         Returns:
-            One ``ConfigSection`` or a sequence of them: ``name`` (the top-level key), ``model``
-            (a frozen attrs class whose defaults are the section's defaults; fields made with
+            One ``ConfigSection`` or a sequence of them; ``None`` to declare nothing. ``model``
+            is a frozen attrs class whose defaults are the keys' defaults (fields made with
             ``hermes_core.config.field(default, check, doc=...)`` get their values checked and
-            documented) and ``doc``; ``None`` to declare nothing.
+            documented); ``name`` says where its fields live: a top-level name of the plugin's
+            own (``acme`` -> ``acme.<field>``), a core section the plugin adds keys to
+            (``agent`` -> ``agent.<field>``) or ``""`` (top-level keys); ``env`` maps
+            environment variables to the keys they override; ``doc`` describes them.
 
-        Semantics: collect; every implementation is called. The values are read from the file
-        into ``model`` and reached as ``config.<name>.<key>`` (``ctx.config`` in every hook);
-        ``hermes-ctx config`` lists them and ``docs/configuration.md`` documents the built-ins'.
-        Only keys no plugin declared draw an unknown-key warning. A name the core or another
-        plugin already owns is refused with a warning naming both.
+        Semantics: collect; every implementation is called. Every built-in declares its keys
+        this way; the core's own model holds only what the core reads. The values are read
+        from the same file mapping as the core's (the file is read once) and reached with
+        ``config.section(DECLARATION)`` (also ``config.<name>`` for a section of its own);
+        ``hermes-ctx config`` lists them with their owner and ``docs/configuration.md``
+        documents the built-ins'. A key neither the core nor a loaded plugin declares draws
+        one unknown-key warning; a disabled plugin's keys are accepted silently. A declaration
+        claiming a key the core or another plugin owns, or naming an environment variable for
+        a key it does not declare, is refused with a ``config_section_refused`` warning.
 
         Example:
             ``@hookimpl def hermes_config_sections(): return ConfigSection(name="acme",
