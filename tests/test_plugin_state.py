@@ -116,7 +116,6 @@ ALLOWED = {
     ("hermes_core/failures.py", "_verdicts"): "pending: verdict memo (freepass's file)",
     ("hermes_core/failures.py", "_held"): "pending: verdict memo (freepass's file)",
     ("hermes_core/failures.py", "_sweep_at"): "pending: verdict memo (freepass's file)",
-    ("plugins/hermes_plugins/tools/output_limits.py", "_configs"): "pending: config read per home",
     ("plugins/hermes_plugins/tools/assembly.py", "_memo"): "pending: toolsearch's file",
     ("plugins/hermes_plugins/tools/assembly.py", "_last"): "pending: toolsearch's file",
     ("plugins/hermes_plugins/tools/bm25.py", "_memo"): "pending: toolsearch's file",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,13 +12,6 @@ from hermes_plugins.tools.settings import ToolOutputSection
 from hermes_core import PluginHost, ToolCallContext
 from hermes_core.config import Config, known_keys
 from hermes_core.diagnostics import collecting
-
-
-@pytest.fixture(autouse=True)
-def _fresh_cache() -> Iterator[None]:
-    ol.reset_tool_output_limits_cache()
-    yield
-    ol.reset_tool_output_limits_cache()
 
 
 def write_config(home: Path, text: str) -> None:
@@ -66,13 +58,18 @@ def test_unusable_section_or_file_means_defaults_and_a_warning(hermes_home: Path
     assert [w.kind for w in bucket] == ["tool_output_config_unreadable"]
 
 
-def test_values_are_read_once_per_process(hermes_home: Path) -> None:
+def test_values_are_read_once_per_host(hermes_home: Path) -> None:
+    host = PluginHost.create(load_entry_points=False, env={})
+    ctx = ToolCallContext(tool_name="read_file", home=hermes_home, host=host)
     write_config(hermes_home, "tool_output:\n  max_lines: 10\n")
-    assert ol.get_max_lines() == 10
+    assert ol.limits_for(ctx).max_lines == 10
     write_config(hermes_home, "tool_output:\n  max_lines: 20\n")
-    assert ol.get_max_lines() == 10
-    ol.reset_tool_output_limits_cache()
-    assert ol.get_max_lines() == 20
+    assert ol.limits_for(ctx).max_lines == 10  # this host read the file already
+    fresh = ToolCallContext(tool_name="read_file", home=hermes_home, host=PluginHost.create(load_entry_points=False, env={}))
+    assert ol.limits_for(fresh).max_lines == 20
+    assert ol.get_max_lines() == 20  # the accessors have no host: they read the file now
+    write_config(hermes_home, "tool_output:\n  max_lines: 30\n")
+    assert ol.get_max_lines() == 30
 
 
 def test_cache_is_keyed_by_home(tmp_path: Path) -> None:

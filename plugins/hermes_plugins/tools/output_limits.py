@@ -8,8 +8,9 @@
 
 A bad value falls back to its default with a warning (the config loader does that for this
 section); an unreadable config file means all defaults and a warning. Nothing here raises.
-Values are read once per process for each HERMES_HOME / config path (tools call the accessors
-on every use); ``reset_tool_output_limits_cache()`` forgets them (tests, config reloads).
+A call whose context carries a ``Config`` uses it; otherwise the file is read once per plugin
+host for each HERMES_HOME / config path (``ConfigReads``), and on every call of the accessors
+below, which have no host (a tool that calls them sees an edited file at once).
 
 This module implements no hook: the limits are applied inside the one result pipeline of the
 ``tool_results`` plugin (``spill.py``), and tools may call the helpers below directly.
@@ -27,6 +28,7 @@ import attrs
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
+from hermes_core.host import host_state
 from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 DEFAULT_MAX_BYTES = 50_000
@@ -43,16 +45,26 @@ class ToolOutputLimits:
 
 DEFAULT_LIMITS = ToolOutputLimits()
 
-_lock = threading.Lock()
-_configs: dict[tuple[str, str | None], Config] = {}
+
+class ConfigReads:
+    """The configurations one plugin host read, by (home, config path) (``host.state``)."""
+
+    __slots__ = ("configs", "lock")
+
+    def __init__(self) -> None:
+        self.configs: dict[tuple[str, str | None], Config] = {}
+        self.lock = threading.Lock()
 
 
 def cached_config(
-    home: str | os.PathLike[str] | None = None, config_path: str | os.PathLike[str] | None = None
+    home: str | os.PathLike[str] | None = None,
+    config_path: str | os.PathLike[str] | None = None,
+    reads: ConfigReads | None = None,
 ) -> Config:
-    """The configuration of ``home`` (or ``config_path``), read once per process; never raises."""
+    """The configuration of ``home`` (or ``config_path``), read once per ``reads`` (a host's),
+    or now when there is none; never raises."""
     key = (str(resolve_home(home)), None if config_path is None else str(config_path))
-    config = _configs.get(key)
+    config = reads.configs.get(key) if reads is not None else None
     if config is not None:
         return config
     try:
@@ -66,15 +78,10 @@ def cached_config(
             path=getattr(exc, "path", None) or (str(config_path) if config_path else None),
         )
         config = Config()
-    with _lock:
-        _configs[key] = config
+    if reads is not None:
+        with reads.lock:
+            reads.configs[key] = config
     return config
-
-
-def reset_tool_output_limits_cache() -> None:
-    """Forget the configurations read so far (the next accessor call reads the file again)."""
-    with _lock:
-        _configs.clear()
 
 
 def limits_from_config(config: Config | None) -> ToolOutputLimits:
@@ -108,11 +115,17 @@ def get_max_line_length(home: str | os.PathLike[str] | None = None) -> int:
 
 def limits_for(ctx: Any) -> ToolOutputLimits:
     """The limits for one tool call: its config when it carries one, else its home's file."""
+    return limits_from_config(config_for(ctx))
+
+
+def config_for(ctx: Any) -> Config:
+    """A tool call's config: the one its context carries, else its home's file (read once per
+    plugin host when the context has one)."""
     config = getattr(ctx, "config", None)
     if config is not None:
-        return limits_from_config(config)
+        return config  # type: ignore[no-any-return]
     home: Path | None = getattr(ctx, "home", None)
-    return get_tool_output_limits(home)
+    return cached_config(home, reads=host_state(getattr(ctx, "host", None), ConfigReads))
 
 
 # --- helpers a tool (or the pipeline) applies ------------------------------------------------

@@ -29,7 +29,7 @@ from hermes_core.config import ConfigSection
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
-    cached_config,
+    config_for,
     cap_page,
     clip_long_lines,
     limits_from_config,
@@ -45,8 +45,7 @@ BUDGET_TOOL_NAME = "__budget_enforcement__"
 
 
 def _config(ctx: Any) -> Any:
-    config = getattr(ctx, "config", None)
-    return config if config is not None else cached_config(getattr(ctx, "home", None))
+    return config_for(ctx)
 
 
 def text_size(content: Any) -> int:
