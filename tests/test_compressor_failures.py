@@ -14,7 +14,7 @@ from hermes_plugins.compressor.prune import prune_tool_results
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core.failures import ERROR_MAX, failure_of
+from hermes_plugins._common.failures import ERROR_MAX, failure_of
 
 PYTEST_OUTPUT = (
     "============================= test session starts ==============================\n"

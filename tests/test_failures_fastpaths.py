@@ -11,7 +11,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core import failures
+from hermes_plugins._common import failures
 
 _BREAKS = ("\n", "\r\n", "\r", "\x0b", "\x85", "\u2028", "\n\n")
 _LINE_TEXT = st.one_of(

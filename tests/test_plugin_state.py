@@ -113,9 +113,9 @@ ALLOWED = {
     ("plugins/hermes_plugins/skills/frontmatter.py", "_GOOD_KEYS"): "memo of a pure predicate on key text (bounded)",
     ("plugins/hermes_plugins/summarizers_async.py", "_clients"): "owned by each event loop (weak keys, closed at its shutdown)",
     # Not converted yet (files of other areas this session): listed so that nothing new joins them.
-    ("hermes_core/failures.py", "_verdicts"): "pending: verdict memo (freepass's file)",
-    ("hermes_core/failures.py", "_held"): "pending: verdict memo (freepass's file)",
-    ("hermes_core/failures.py", "_sweep_at"): "pending: verdict memo (freepass's file)",
+    ("plugins/hermes_plugins/_common/failures.py", "_verdicts"): "pending: verdict memo (freepass's file)",
+    ("plugins/hermes_plugins/_common/failures.py", "_held"): "pending: verdict memo (freepass's file)",
+    ("plugins/hermes_plugins/_common/failures.py", "_sweep_at"): "pending: verdict memo (freepass's file)",
     ("plugins/hermes_plugins/tools/assembly.py", "_memo"): "pending: toolsearch's file",
     ("plugins/hermes_plugins/tools/assembly.py", "_last"): "pending: toolsearch's file",
     ("plugins/hermes_plugins/tools/bm25.py", "_memo"): "pending: toolsearch's file",

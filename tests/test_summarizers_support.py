@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import PluginHost, load_config
-from hermes_core.reasoning import strip_reasoning
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import (
     SummarizerError,
     SummarizerMissingDependencyError,

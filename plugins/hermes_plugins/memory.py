@@ -26,7 +26,7 @@ from hermes_core.files import (
     truncation_marker,
 )
 from hermes_core.injection import blocked_entry, findings
-from hermes_core.truncation import part_sizes
+from hermes_plugins._common.truncation import part_sizes
 
 ENTRY_SEPARATOR = "\n§\n"
 RULE = "═" * 46

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from hermes_core.reasoning import strip_reasoning
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import (
     SummarizerAuthError,
     SummarizerEmptyError,

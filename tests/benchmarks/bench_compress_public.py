@@ -34,7 +34,8 @@ from typing import Any
 import pytest
 from bench_compressor import reference_pass, synthetic_history
 
-from hermes_core import Session, failures
+from hermes_core import Session
+from hermes_plugins._common import failures
 from hermes_core.config import load_config
 from hermes_core.pairing import pairing_problems
 

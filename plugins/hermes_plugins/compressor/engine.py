@@ -31,9 +31,9 @@ from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.errors import HermesPluginError
-from hermes_core.injected import is_request
+from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
-from hermes_core.reasoning import strip_reasoning
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.antithrash import AntiThrash

@@ -7,11 +7,11 @@ comes from what the turns are:
   chars each): user turns that are requests - not text an agent injected (``_injected``,
   ``<system-reminder>``, ``<task-notification>``) and not an earlier summary (``_summary``,
   Claude Code's continuation, Codex's handoff, Hermes Agent's compaction prefix).
-* **Errors**: failed tool results only (``hermes_core.failures``: ``_is_error``, exit codes,
+* **Errors**: failed tool results only (``hermes_plugins._common.failures``: ``_is_error``, exit codes,
   JSON errors, tracebacks), each with its error line and whether a later call of the same command
   or on the same file succeeded (``resolved``) or not (``still failing``).
 * **Files**: paths named by write / edit / patch calls (created, modified, with tool and count)
-  and by read calls (``hermes_core.toolkinds``).
+  and by read calls (``hermes_plugins._common.toolkinds``).
 * **Commands**: failed shell commands with exit code and error line; successful ones collapsed.
 * **Decisions and constraints**: sentences of the user's requests that state a rule or a choice.
 * **Open items** (the newest todo list's unfinished items, questions the assistant asked last),
@@ -32,8 +32,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import Config
-from hermes_core.failures import failure_of
-from hermes_core.injected import (
+from hermes_plugins._common.failures import failure_of
+from hermes_plugins._common.injected import (
     applied_edits,
     is_observation,
     is_request,
@@ -43,7 +43,7 @@ from hermes_core.injected import (
 )
 from hermes_core.pairing import match_results
 from hermes_core.summarizer import SummaryRequest
-from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
+from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,

@@ -15,8 +15,8 @@ from itertools import islice
 from typing import Any
 
 from hermes_core.redaction import redact
-from hermes_core.failures import failure_of, suffix
-from hermes_core.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
+from hermes_plugins._common.failures import failure_of, suffix
+from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 

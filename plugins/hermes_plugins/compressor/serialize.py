@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.pairing import match_results
-from hermes_core.reasoning import strip_reasoning
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 from hermes_core.redaction import redact
 

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.injected import is_request, text_of
+from hermes_plugins._common.injected import is_request, text_of
 from hermes_core.summarizer import SummarizerError, SummaryRequest
 from hermes_plugins.evaluation.probes import Probe, one_line
 

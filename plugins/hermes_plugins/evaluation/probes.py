@@ -18,10 +18,10 @@ from typing import Any
 
 import attrs
 
-from hermes_core.failures import failure_of
-from hermes_core.injected import applied_edits, is_observation, is_request, text_of
+from hermes_plugins._common.failures import failure_of
+from hermes_plugins._common.injected import applied_edits, is_observation, is_request, text_of
 from hermes_core.pairing import match_results
-from hermes_core.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
+from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 
 CATEGORIES = ("requests", "errors", "files_modified", "failed_commands", "decisions", "identifiers")
 REQUEST_KEY = 80

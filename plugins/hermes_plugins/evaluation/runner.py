@@ -18,7 +18,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.injected import is_request, text_of
+from hermes_plugins._common.injected import is_request, text_of
 from hermes_core.logging import get_logger
 from hermes_core.pairing import pairing_problems
 from hermes_core.tokens import estimate_messages_tokens
