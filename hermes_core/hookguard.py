@@ -287,7 +287,7 @@ def _started(
 ) -> Generator[None, Any, Any] | None:
     """Run a wrapper up to its ``yield``; ``None`` (the failure noted) when it never got there."""
     try:
-        gen = function(*args)
+        gen: Generator[None, Any, Any] = function(*args)
         next(gen)
     except StopIteration:
         _failed(policy, plugin, hook, RuntimeError(f"the {what} did not yield"), call)
@@ -335,11 +335,11 @@ def _new_style(
                 return stop.value
             gen.close()
             raise
-        stop, error = _finished(policy, gen, inner, plugin, hook, call, "wrapper")
+        ended, error = _finished(policy, gen, inner, plugin, hook, call, "wrapper")
         value = inner
-        if stop is not None:
-            value = _checked(policy, check, stop.value, plugin, hook)
-            if value is None and stop.value is not None:
+        if ended is not None:
+            value = _checked(policy, check, ended.value, plugin, hook)
+            if value is None and ended.value is not None:
                 value = inner
         if call is not None and value is not inner and value is not None:
             call.answers.append((plugin, value))
