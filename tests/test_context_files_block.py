@@ -7,6 +7,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_plugins.context_files import plugin as block_module
@@ -47,6 +48,17 @@ def build(
     return (blocks[0] if blocks else None), list(warnings)
 
 
+def loader_plugin(**fields: Any) -> object:
+    """A plugin contributing one ``ContextFileLoader`` built from ``fields``."""
+
+    class Plugin:
+        @hookimpl
+        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
+            return ContextFileLoader(**fields)
+
+    return Plugin()
+
+
 def labels(block: PromptBlock | None) -> list[str]:
     assert block is not None
     return [line[3:] for line in block.text.splitlines() if line.startswith("## ")]
@@ -70,12 +82,7 @@ def gemini_plugin(calls: list[str]) -> object:
             return ()
         return (ContextFile(path=path, label="GEMINI.md", text=path.read_text()),)
 
-    class Gemini:
-        @hookimpl
-        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="gemini_md", rank=2.5, load=load, patterns=("GEMINI.md",))
-
-    return Gemini()
+    return loader_plugin(name="gemini_md", rank=2.5, load=load, patterns=("GEMINI.md",))
 
 
 # --- third-party loaders ----------------------------------------------------------------------
@@ -106,12 +113,9 @@ def test_third_party_replaces_a_built_in_by_name(
         path = Path(ctx.cwd) / "CLAUDE.local.md"
         return (ContextFile(path=path, label="CLAUDE.local.md", text=path.read_text()),) if path.exists() else ()
 
-    class Replacement:
-        @hookimpl
-        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="claude_md", rank=3, load=load)
+    replacement = loader_plugin(name="claude_md", rank=3, load=load)
 
-    register_plugin(Replacement(), "claude_local")
+    register_plugin(replacement, "claude_local")
     write(outside / "CLAUDE.md", "built-in would read this")
     block, _ = build(plugin_host, outside)
     assert block is None  # the built-in claude_md loader is gone, not merely outranked
@@ -130,12 +134,9 @@ def test_lower_ranks_are_never_called_once_one_finds_something(
         calls.append("spy")
         return ()
 
-    class Spy:
-        @hookimpl
-        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="spy", rank=1.5, load=spy)
+    spying = loader_plugin(name="spy", rank=1.5, load=spy)
 
-    register_plugin(Spy(), "spy")
+    register_plugin(spying, "spy")
     write(outside / "HERMES.md", "hermes")
     build(plugin_host, outside)
     assert calls == []
@@ -150,12 +151,9 @@ def test_a_raising_loader_costs_only_itself(
     def boom(ctx: PromptContext) -> tuple[ContextFile, ...]:
         raise RuntimeError("disk on fire")
 
-    class Broken:
-        @hookimpl
-        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="broken", rank=0.5, load=boom)
+    broken = loader_plugin(name="broken", rank=0.5, load=boom)
 
-    register_plugin(Broken(), "broken")
+    register_plugin(broken, "broken")
     write(outside / "AGENTS.md", "agents rules")
     block, warnings = build(plugin_host, outside)
     assert block is not None and labels(block) == ["AGENTS.md"]
@@ -169,12 +167,9 @@ def test_a_raising_loader_fails_a_strict_host(outside: Path) -> None:
     def boom(ctx: PromptContext) -> tuple[ContextFile, ...]:
         raise RuntimeError("disk on fire")
 
-    class Broken:
-        @hookimpl
-        def hermes_context_file_loaders(self, ctx: PromptContext) -> ContextFileLoader:
-            return ContextFileLoader(name="broken", rank=0.5, load=boom)
+    broken = loader_plugin(name="broken", rank=0.5, load=boom)
 
-    host = PluginHost.create(only=(), strict=True, plugins=[(Broken(), "broken")])
+    host = PluginHost.create(only=(), strict=True, plugins=[(broken, "broken")])
     with pytest.raises(HermesPluginError, match="disk on fire"):
         host.prompt_block("hermes_prompt_context_files", context(host, outside))
 
