@@ -428,6 +428,7 @@ def _stats(session_id: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]
         "turns": sum(1 for r in rows if r.get("turn_start")),
         "first": min((r["created_at"] for r in rows), default=None),
         "last": max((r["created_at"] for r in rows), default=None),
+        "max_seq": max((int(r.get("seq") or 0) for r in rows), default=0),
     }
 
 
@@ -600,7 +601,10 @@ class SessionArchive:
             )
             self._used, stats = set(), {}
         self._count = int(stats.get("count") or len(self._used))
-        self._seq = self._count
+        # After a prune the count falls below the newest sequence number: continuing from the
+        # count would give new entries numbers older ones still hold (an index that tops up
+        # "entries after the last one seen", like Redis's, would then never see them).
+        self._seq = max(self._count, int(stats.get("max_seq") or 0))
         self._turn_offset = int(stats.get("turns") or 0)
 
     def __len__(self) -> int:

@@ -256,3 +256,33 @@ def test_sqlite_indexes_a_session_at_its_first_search_not_when_it_is_archived(tm
     assert store.archive_prune(max_age_days=5)["removed"] == 2
     assert _fts_rowids(tmp_path / "sessions.db", "ancient") == [] and _fts_rowids(tmp_path / "sessions.db", "stale") == []
     assert store.archive_search("s3", "ParseError", 5) == []
+
+
+def test_the_newest_sequence_number_outlives_a_prune(store: Any) -> None:
+    old = time.time() - 10 * 86_400
+    store.archive_put("s1", [rec("m1.1", "first", created_at=old, seq=1),
+                             rec("m1.2", "second", created_at=old, seq=2),
+                             rec("m2.1", "third", seq=3)])
+    assert store.archive_stats("s1")["max_seq"] == 3
+    assert store.archive_prune(max_age_days=5)["removed"] == 2
+    stats = store.archive_stats("s1")
+    assert stats["count"] == 1 and stats["max_seq"] == 3
+
+
+def test_a_session_resumed_after_a_prune_numbers_past_what_is_left(store: Any) -> None:
+    from hermes_core.archive import SessionArchive
+
+    old = time.time() - 10 * 86_400
+    store.archive_put("s1", [rec(f"m1.{i}", f"early entry {i}", created_at=old, seq=i) for i in range(1, 5)]
+                      + [rec("m2.1", "late entry one", seq=5), rec("m2.2", "late entry two", seq=6)])
+    assert {h["ref"] for h in store.archive_search("s1", "late", 5)} == {"m2.1", "m2.2"}  # index loaded
+    assert store.archive_prune(max_age_days=5)["removed"] == 4
+    resumed = SessionArchive(session_id="s1", store=store)
+    before = [{"role": "tool", "tool_call_id": "c9", "content": "resumed OperationalError: no such column"},
+              {"role": "user", "content": "go on"}]
+    resumed.record(before, before[1:])
+    if hasattr(store, "archive_flush"):
+        store.archive_flush()
+    hits = store.archive_search("s1", "OperationalError", 5)
+    assert hits and "resumed OperationalError" in (store.archive_get("s1", hits[0]["ref"]) or {}).get("text", "")
+    assert store.archive_stats("s1")["max_seq"] > 6

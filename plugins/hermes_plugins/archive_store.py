@@ -448,13 +448,15 @@ class SQLiteArchive:
 
     _STATS = (
         "SELECT session_id, COUNT(*), COALESCE(SUM(bytes), 0), COALESCE(SUM(turn_start), 0), "
-        "MIN(created_at), MAX(created_at) FROM archive_messages {} GROUP BY session_id ORDER BY session_id"
+        "MIN(created_at), MAX(created_at), COALESCE(MAX(seq), 0) "
+        "FROM archive_messages {} GROUP BY session_id ORDER BY session_id"
     )
 
     def archive_stats(self, session_id: str) -> dict[str, Any]:
         found = self._stats("WHERE session_id = ?", (session_id,))
         return found[0] if found else {
             "session_id": session_id, "count": 0, "bytes": 0, "turns": 0, "first": None, "last": None,
+            "max_seq": 0,
         }
 
     def archive_sessions(self) -> list[dict[str, Any]]:
@@ -462,8 +464,8 @@ class SQLiteArchive:
 
     def _stats(self, where: str, params: Sequence[Any]) -> list[dict[str, Any]]:
         return [
-            {"session_id": s, "count": c, "bytes": b, "turns": t, "first": f, "last": la}
-            for s, c, b, t, f, la in self._query(self._STATS.format(where), params)
+            {"session_id": s, "count": c, "bytes": b, "turns": t, "first": f, "last": la, "max_seq": q}
+            for s, c, b, t, f, la, q in self._query(self._STATS.format(where), params)
         ]
 
     def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:

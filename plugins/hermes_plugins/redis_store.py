@@ -47,6 +47,9 @@ for i = 4, #ARGV, 5 do
     redis.call('HINCRBY', stats, 'count', 1)
     redis.call('HINCRBY', stats, 'bytes', size)
     redis.call('HINCRBY', stats, 'turns', turn)
+    if tonumber(seq) > tonumber(redis.call('HGET', stats, 'max_seq') or '0') then
+      redis.call('HSET', stats, 'max_seq', seq)
+    end
     added = added + 1
   end
 end
@@ -386,6 +389,8 @@ def _stats(session_id: str, raw: Mapping[str, str]) -> dict[str, Any]:
         "turns": int(raw.get("turns") or 0),
         "first": float(raw["first"]) if raw.get("first") else None,
         "last": float(raw["last"]) if raw.get("last") else None,
+        # Kept through prunes (the remove script leaves it): the sequence continues after it.
+        "max_seq": int(float(raw.get("max_seq") or 0)),
     }
 
 
