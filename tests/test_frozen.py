@@ -13,6 +13,7 @@ import orjson
 import pytest
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.catalog import classify
+from hermes_plugins.tools.state import ToolSearchState
 
 from hermes_core import Session
 from hermes_plugins.tools.settings import ToolSearchSection
@@ -141,41 +142,42 @@ def test_a_frozen_catalog_hashes_its_definitions_once(monkeypatch: pytest.Monkey
 
 
 def test_a_frozen_catalog_searches_like_the_plain_one() -> None:
-    bm25.clear_caches()
-    plain_deferred = classify(PLAIN, ToolSearchSection()).deferred
-    frozen_deferred = classify(freeze_tools(PLAIN), ToolSearchSection()).deferred
+    state = ToolSearchState()
+    plain_deferred = classify(PLAIN, ToolSearchSection(), state).deferred
+    frozen_deferred = classify(freeze_tools(PLAIN), ToolSearchSection(), state).deferred
     for query in ("feed animal", "weather city", "zoo_list_animals", "enclosure", "nothing"):
-        assert bm25.index_for(frozen_deferred).search(query, 5) == bm25.index_for(plain_deferred).search(query, 5)
+        assert bm25.index_for(frozen_deferred, state=state).search(query, 5) == bm25.index_for(plain_deferred, state=state).search(query, 5)
 
 
 def test_a_frozen_catalog_is_recognised_by_identity_and_a_new_one_is_seen() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     catalog = freeze_tools(PLAIN)
-    deferred = classify(catalog, ToolSearchSection()).deferred
+    deferred = classify(catalog, ToolSearchSection(), state).deferred
     assert type(deferred) is FrozenTools
-    assert bm25.fingerprint(deferred) is deferred  # nothing read from the definitions
+    assert bm25.fingerprint(deferred, state) is deferred  # nothing read from the definitions
     as_list = list(deferred)
-    assert bm25.fingerprint(as_list)[1:] == deferred  # a list of them: compared item by item
-    index = bm25.index_for(deferred)
-    assert classify(catalog, ToolSearchSection()).deferred is deferred  # the split is reused
-    assert bm25.index_for(classify(catalog, ToolSearchSection()).deferred) is index
+    assert bm25.fingerprint(as_list, state)[1:] == deferred  # a list of them: compared item by item
+    index = bm25.index_for(deferred, state=state)
+    assert classify(catalog, ToolSearchSection(), state).deferred is deferred  # the split is reused
+    assert bm25.index_for(classify(catalog, ToolSearchSection(), state).deferred, state=state) is index
     edited = thaw(list(catalog))
     edited[3]["function"]["description"] = "Tide tables for a harbour."
     new = freeze_tools(edited)
-    hits = bm25.index_for(classify(new, ToolSearchSection()).deferred).search("tide harbour", 5)
+    hits = bm25.index_for(classify(new, ToolSearchSection(), state).deferred, state=state).search("tide harbour", 5)
     assert [h.name for h in hits] == ["weather_forecast"]
-    assert bm25.index_for(deferred).search("tide harbour", 5) == []
+    assert bm25.index_for(deferred, state=state).search("tide harbour", 5) == []
 
 
 def test_the_split_of_a_frozen_catalog_is_reused_while_the_defer_list_is_the_same() -> None:
+    state = ToolSearchState()
     catalog = freeze_tools(PLAIN)
-    first = classify(catalog, ToolSearchSection())
-    assert classify(list(catalog), ToolSearchSection()) is first
-    deferring_terminal = classify(catalog, ToolSearchSection(defer=("terminal",)))
+    first = classify(catalog, ToolSearchSection(), state)
+    assert classify(list(catalog), ToolSearchSection(), state) is first
+    deferring_terminal = classify(catalog, ToolSearchSection(defer=("terminal",)), state)
     assert deferring_terminal is not first
     assert "terminal" in [d["function"]["name"] for d in deferring_terminal.deferred]
     grown = freeze_tools([*PLAIN, tool("zoo_clean_cage", "Clean a cage.")])
-    assert len(classify(grown, ToolSearchSection()).deferred) == len(first.deferred) + 1
+    assert len(classify(grown, ToolSearchSection(), state).deferred) == len(first.deferred) + 1
 
 
 def test_a_session_assembles_a_frozen_catalog_like_a_plain_one(tmp_path: Path) -> None:

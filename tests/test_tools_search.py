@@ -24,6 +24,7 @@ from hermes_plugins.tools.catalog import (
     source_label,
 )
 from hermes_plugins.tools.listing import render_listing, short_desc
+from hermes_plugins.tools.state import ToolSearchState
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -411,11 +412,11 @@ def test_memoised_index_equals_a_fresh_one(spec: list[tuple[str, str, list[str]]
 # --- a settled catalog: one == against a structural copy -----------------------------------
 
 
-def _settle(defs: Any) -> tuple[Any, ...]:
+def _settle(defs: Any, state: ToolSearchState) -> tuple[Any, ...]:
     for _ in range(3):
-        print_ = bm25.fingerprint(defs)
-    assert bm25._seen[0][0].copy is not None  # the shortcut is armed
-    assert bm25.fingerprint(defs) is print_
+        print_ = bm25.fingerprint(defs, state)
+    assert state.seen[0].copy is not None  # the shortcut is armed
+    assert bm25.fingerprint(defs, state) is print_
     return print_
 
 
@@ -439,42 +440,46 @@ EDITS = {
 
 @pytest.mark.parametrize("edit", list(EDITS), ids=list(EDITS))
 def test_a_settled_catalog_sees_every_in_place_edit(edit: str) -> None:
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
     deferred = deferred_of(defs)
-    before = _settle(deferred)
+    before = _settle(deferred, state)
     target = next(d for d in deferred if d["function"]["name"] == "weather_forecast")
     EDITS[edit](target)
-    after = bm25.fingerprint(deferred)
+    after = bm25.fingerprint(deferred, state)
     assert after != before
     assert after == bm25._read(deferred)
     fresh = bm25.SearchIndex([(object(), bm25.tool_key(d)) for d in deferred])
     for query in ("weather", "wombat", "zebra", "yak", "renamed", "zoo", "other"):
-        assert bm25.index_for(deferred).search(query, 5) == fresh.search(query, 5)
+        assert bm25.index_for(deferred, state=state).search(query, 5) == fresh.search(query, 5)
 
 
 def test_edits_below_properties_do_not_matter_and_keep_the_shortcut() -> None:
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
     deferred = deferred_of(defs)
-    before = _settle(deferred)
+    before = _settle(deferred, state)
     deferred[0]["function"]["parameters"]["properties"].setdefault("x", {})["description"] = "new"
     deferred[0]["function"]["parameters"]["properties"]["x"]["description"] = "newer"
-    assert bm25.fingerprint(deferred) is not before  # a property was added: re-read ...
-    again = _settle(deferred)
+    assert bm25.fingerprint(deferred, state) is not before  # a property was added: re-read ...
+    again = _settle(deferred, state)
     deferred[0]["function"]["parameters"]["properties"]["x"]["description"] = "newest"
-    assert bm25.fingerprint(deferred) is again  # ... but a schema body is not indexed
+    assert bm25.fingerprint(deferred, state) is again  # ... but a schema body is not indexed
 
 
 def test_a_string_subclass_indexes_like_the_string_it_equals() -> None:
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
     deferred = deferred_of(defs)
-    _settle(deferred)
+    _settle(deferred, state)
     target = next(d for d in deferred if d["function"]["name"] == "weather_forecast")
     target["function"]["name"] = _Text("weather_forecast")
     target["function"]["description"] = _Text(target["function"]["description"])
-    assert [h.name for h in bm25.index_for(deferred).search("weather", 5)] == ["weather_forecast"]
+    assert [h.name for h in bm25.index_for(deferred, state=state).search("weather", 5)] == ["weather_forecast"]
 
 
 def test_mappings_that_are_not_dicts_are_read_every_time() -> None:
+    state = ToolSearchState()
     from types import MappingProxyType
 
     defs = copy.deepcopy(CATALOG)
@@ -482,10 +487,10 @@ def test_mappings_that_are_not_dicts_are_read_every_time() -> None:
     inner = dict(deferred[0]["function"])
     deferred[0] = {"type": "function", "function": MappingProxyType(inner)}
     for _ in range(3):
-        bm25.fingerprint(deferred)
-    assert bm25._seen[0][0].copy is None  # no faithful copy: no shortcut
+        bm25.fingerprint(deferred, state)
+    assert state.seen[0].copy is None  # no faithful copy: no shortcut
     inner["description"] = "Now about wombats."
-    assert bm25.fingerprint(deferred) == bm25._read(deferred)
+    assert bm25.fingerprint(deferred, state) == bm25._read(deferred)
 
 
 _FIELDS = st.sampled_from(["alpha", "beta", "gamma"])
@@ -503,7 +508,7 @@ _EDIT = st.one_of(
 @given(st.lists(_EDIT, max_size=25))
 def test_the_fingerprint_always_equals_a_fresh_read(edits: list[tuple[str, int, str]]) -> None:
     defs = [tool(f"t{i}", "A thing.", ["size"], source="mcp-x") for i in range(6)]
-    bm25.clear_caches()
+    state = ToolSearchState()
     for kind, i, value in edits:
         fn = defs[i]["function"]
         props = fn["parameters"]["properties"]
@@ -517,22 +522,22 @@ def test_the_fingerprint_always_equals_a_fresh_read(edits: list[tuple[str, int, 
             props[value] = {"type": "string"}
         elif kind == "drop_param":
             props.pop(value, None)
-        assert bm25.fingerprint(defs) == bm25._read(defs)
-        assert bm25.fingerprint(defs) == bm25._read(defs)  # and again, once settled
+        assert bm25.fingerprint(defs, state) == bm25._read(defs)
+        assert bm25.fingerprint(defs, state) == bm25._read(defs)  # and again, once settled
 
 
 def test_alternating_catalogs_each_keep_their_shortcut() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     a = [tool(f"a{i}", "Alpha thing.", ["size"]) for i in range(5)]
     b = [tool(f"b{i}", "Beta thing.", ["size"]) for i in range(5)]
     prints = {}
     for _ in range(3):
-        prints["a"], prints["b"] = bm25.fingerprint(a), bm25.fingerprint(b)
-    assert all(e.copy is not None for e in bm25._seen[0])
-    assert bm25.fingerprint(a) is prints["a"] and bm25.fingerprint(b) is prints["b"]
+        prints["a"], prints["b"] = bm25.fingerprint(a, state), bm25.fingerprint(b, state)
+    assert all(e.copy is not None for e in state.seen)
+    assert bm25.fingerprint(a, state) is prints["a"] and bm25.fingerprint(b, state) is prints["b"]
     a[2]["function"]["description"] = "Changed."
-    assert bm25.fingerprint(a) == bm25._read(a) != prints["a"]
-    assert bm25.fingerprint(b) is prints["b"]
+    assert bm25.fingerprint(a, state) == bm25._read(a) != prints["a"]
+    assert bm25.fingerprint(b, state) is prints["b"]
 
 # --- listing -----------------------------------------------------------------------------
 
@@ -701,42 +706,40 @@ def test_blocking_the_plugin_sends_every_schema() -> None:
 
 
 def test_a_catalog_that_changes_every_turn_does_not_unsettle_a_stable_one() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     stable = [tool(f"s{i}", "Stable thing.", ["size"]) for i in range(5)]
     churning = [tool(f"c{i}", "Churning thing.", ["size"]) for i in range(5)]
-    print_ = _settle(stable)
+    print_ = _settle(stable, state)
     for turn in range(10):
         churning[0]["function"]["description"] = f"Revision {turn}."
-        bm25.fingerprint(churning)
-    assert bm25.fingerprint(stable) is print_
-    assert any(e.print_ is print_ and e.copy is not None for e in bm25._seen[0])
-    assert len(bm25._seen[0]) <= bm25._SEEN_MAX
+        bm25.fingerprint(churning, state)
+    assert bm25.fingerprint(stable, state) is print_
+    assert any(e.print_ is print_ and e.copy is not None for e in state.seen)
+    assert len(state.seen) <= bm25._SEEN_MAX
 
 
 def test_alternating_catalogs_reuse_their_indexes() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     a = [tool(f"alpha_{i}", "Alpha thing.", ["size"], source="mcp-a") for i in range(5)]
     b = [tool(f"beta_{i}", "Beta thing.", ["size"], source="mcp-b") for i in range(5)]
-    first = {"a": bm25.index_for(a), "b": bm25.index_for(b)}
+    first = {"a": bm25.index_for(a, state=state), "b": bm25.index_for(b, state=state)}
     for _ in range(4):
-        assert bm25.index_for(a) is first["a"] and bm25.index_for(b) is first["b"]
-    assert [h.name for h in bm25.index_for(b).search("beta_3", 1)] == ["beta_3"]
+        assert bm25.index_for(a, state=state) is first["a"] and bm25.index_for(b, state=state) is first["b"]
+    assert [h.name for h in bm25.index_for(b, state=state).search("beta_3", 1)] == ["beta_3"]
 
 
 def test_alternating_catalogs_reuse_their_listings_without_hashing_them(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from hermes_core.frozen import freeze_tools
-    from hermes_plugins.tools import assembly
 
-    bm25.clear_caches()
-    assembly.clear_memo()
+    state = ToolSearchState()
     plain = [tool(f"alpha_{i}", "Alpha thing.", ["size"], source="mcp-a") for i in range(5)]
     frozen = freeze_tools([tool(f"beta_{i}", "Beta thing.", ["size"], source="mcp-b") for i in range(5)])
     first = {}
     for _ in range(3):  # settle both
-        first["plain"] = assemble_tool_defs(plain, context_length=None, config=None)
-        first["frozen"] = assemble_tool_defs(frozen, context_length=None, config=None)
+        first["plain"] = assemble_tool_defs(plain, context_length=None, config=None, state=state)
+        first["frozen"] = assemble_tool_defs(frozen, context_length=None, config=None, state=state)
 
     class Counting(dict):  # type: ignore[type-arg]
         gets = 0
@@ -745,21 +748,21 @@ def test_alternating_catalogs_reuse_their_listings_without_hashing_them(
             Counting.gets += 1
             return super().get(key, default)
 
-    monkeypatch.setattr(assembly, "_memo", Counting(assembly._memo))
+    state.listing_memo = Counting(state.listing_memo)  # type: ignore[assignment]
     for _ in range(3):
         again = {
-            "plain": assemble_tool_defs(plain, context_length=None, config=None),
-            "frozen": assemble_tool_defs(frozen, context_length=None, config=None),
+            "plain": assemble_tool_defs(plain, context_length=None, config=None, state=state),
+            "frozen": assemble_tool_defs(frozen, context_length=None, config=None, state=state),
         }
         assert again == first
     assert Counting.gets == 0  # each catalog's listing was found by identity
     plain[2]["function"]["description"] = "Changed."
-    changed = assemble_tool_defs(plain, context_length=None, config=None)
+    changed = assemble_tool_defs(plain, context_length=None, config=None, state=state)
     assert Counting.gets == 1 and changed.tool_defs != first["plain"].tool_defs
 
 
 def test_a_catalog_edited_while_it_is_being_copied_is_not_trusted(monkeypatch: pytest.MonkeyPatch) -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     defs = [tool(f"t{i}", "A thing.", ["size"]) for i in range(4)]
     original = bm25._structural_copy
 
@@ -767,12 +770,12 @@ def test_a_catalog_edited_while_it_is_being_copied_is_not_trusted(monkeypatch: p
         definitions[1]["function"]["description"] = "Edited by another thread."
         return original(definitions)
 
-    bm25.fingerprint(defs)
+    bm25.fingerprint(defs, state)
     monkeypatch.setattr(bm25, "_structural_copy", edited_meanwhile)
-    bm25.fingerprint(defs)  # settles: copies (and sees the edit)
+    bm25.fingerprint(defs, state)  # settles: copies (and sees the edit)
     monkeypatch.setattr(bm25, "_structural_copy", original)
-    assert bm25.fingerprint(defs) == bm25._read(defs)
-    assert [h.name for h in bm25.index_for(defs).search("edited thread", 5)] == ["t1"]
+    assert bm25.fingerprint(defs, state) == bm25._read(defs)
+    assert [h.name for h in bm25.index_for(defs, state=state).search("edited thread", 5)] == ["t1"]
 
 
 # --- the split of a settled plain catalog --------------------------------------------------
@@ -792,9 +795,9 @@ def _same_split(got: Any, want: Any) -> bool:
 
 
 def test_a_settled_plain_catalog_is_split_by_position_from_the_live_definitions() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
-    splits = [classify(defs, DEFAULTS) for _ in range(4)]
+    splits = [classify(defs, DEFAULTS, state) for _ in range(4)]
     assert splits[2].deferred_print is not None and splits[3].deferred_print is splits[2].deferred_print
     assert splits[3].deferred_print == bm25._read(splits[3].deferred)
     assert _same_split(splits[3], _fresh_split(defs))  # the live objects, not last turn's
@@ -809,25 +812,25 @@ def test_a_settled_plain_catalog_is_split_by_position_from_the_live_definitions(
     ],
 )
 def test_editing_a_settled_catalog_changes_its_split(edit: Any, name: str, now: str) -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
     for _ in range(3):
-        classify(defs, DEFAULTS)
+        classify(defs, DEFAULTS, state)
     target = next(d for d in defs if d["function"]["name"] == "weather_forecast")
     edit(target)
-    split = classify(defs, DEFAULTS)
+    split = classify(defs, DEFAULTS, state)
     assert _same_split(split, _fresh_split(defs))
     assert any(d is target for d in getattr(split, now))
     assert name not in split.deferred_names
 
 
 def test_a_settled_catalog_is_split_again_under_another_defer_list() -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     defs = copy.deepcopy(CATALOG)
     for _ in range(3):
-        classify(defs, DEFAULTS)
+        classify(defs, DEFAULTS, state)
     deferring = ToolSearchSection(defer=("terminal",))
-    split = classify(defs, deferring)
+    split = classify(defs, deferring, state)
     assert "terminal" in split.deferred_names
     assert _same_split(split, _fresh_split(defs, deferring))
 
@@ -842,7 +845,7 @@ _SPLIT_EDIT = st.tuples(
 @settings(max_examples=80, deadline=None)
 @given(st.lists(_SPLIT_EDIT, max_size=20))
 def test_the_split_always_equals_a_fresh_one(edits: list[tuple[str, int, str]]) -> None:
-    bm25.clear_caches()
+    state = ToolSearchState()
     defs = [tool(f"zoo_{i}", "A zoo thing.", ["size"], source="mcp-zoo") for i in range(3)]
     defs += [tool(name, "Core.", ["x"]) for name in ("terminal", "read_file", "memory")]
     for kind, i, value in edits:
@@ -853,7 +856,7 @@ def test_the_split_always_equals_a_fresh_one(edits: list[tuple[str, int, str]]) 
         elif kind == "description":
             defs[i]["function"]["description"] = value
         for _ in range(2):
-            split = classify(defs, DEFAULTS)
+            split = classify(defs, DEFAULTS, state)
             assert _same_split(split, _fresh_split(defs))
             if split.deferred_print is not None:
                 assert split.deferred_print == bm25._read(split.deferred)

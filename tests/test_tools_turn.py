@@ -13,7 +13,7 @@ from hermes_plugins.tools import bm25, catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core import Session
+from hermes_core import PluginHost, Session
 
 
 def tools(n: int) -> list[dict[str, Any]]:
@@ -67,9 +67,10 @@ def test_the_reused_split_answers_like_a_fresh_one(session: Session) -> None:
     defs = tools(200)
     session.assemble_tools(defs)
     reused = session.handle_tool_call("tool_search", {"queries": ["github issues 12"]})
-    bm25.clear_caches()
     fresh = Session.open(cwd=str(session.cwd), home=str(session.home), model="gpt-5",
-                         provider="openai", context_length=200_000, persist=False)
+                         provider="openai", context_length=200_000, persist=False,
+                         host=PluginHost.create())  # a host of its own: nothing remembered
+    assert fresh.host is not session.host
     fresh.tool_catalog  # noqa: B018 - nothing assembled yet on this one
     fresh._tool_catalog = defs  # a catalog known without this turn's split
     assert fresh.handle_tool_call("tool_search", {"queries": ["github issues 12"]}) == reused
@@ -181,3 +182,48 @@ def test_the_turn_logs_its_events_only_when_debug_is_on(session: Session, captur
     finally:
         root.setLevel(level)
     assert not [e for e in capture_events if e["event"] in {"tools_assembled", "tool_search_answered"}]
+
+
+# --- what tool search remembers belongs to the plugin host ---------------------------------
+
+
+def test_each_host_keeps_its_own_tool_search_memos(monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core import ToolsContext
+    from hermes_plugins.tools.state import ToolSearchState
+
+    defs = tools(40)
+    first, second = PluginHost.create(), PluginHost.create()
+    lookups: list[object] = []
+    real = PluginHost.state
+
+    def counting(self: PluginHost, factory: Any, **kwargs: Any) -> Any:
+        if factory is ToolSearchState:
+            lookups.append(self)
+        return real(self, factory, **kwargs)
+
+    monkeypatch.setattr(PluginHost, "state", counting)
+    for _ in range(3):  # settle the catalog on the first host
+        first.tools_assemble(defs, ToolsContext(host=first))
+    assert lookups == [first] * 3  # once per hook call, never per tool
+    settled = first.state(ToolSearchState)
+    assert settled.seen and settled.seen[0].copy is not None and settled.listing_last
+    fresh = second.state(ToolSearchState)
+    assert fresh is not settled and not fresh.seen and not fresh.listing_last
+    assert second.tools_assemble(defs, ToolsContext(host=second)) == first.tools_assemble(
+        defs, ToolsContext(host=first))
+    assert settled.seen[0].copy is not None and fresh.seen[0].copy is None  # one turn: not settled
+
+
+def test_without_a_host_tool_search_remembers_nothing() -> None:
+    from hermes_core.frozen import freeze_tools
+    from hermes_plugins.tools.catalog import classify
+    from hermes_plugins.tools.settings import ToolSearchSection
+    from hermes_plugins.tools.state import ToolSearchState, state_of
+
+    frozen = freeze_tools(tools(20))
+    assert state_of(None) is not state_of(None)
+    assert classify(frozen, ToolSearchSection()) is not classify(frozen, ToolSearchSection())
+    state = ToolSearchState()
+    assert classify(frozen, ToolSearchSection(), state) is classify(frozen, ToolSearchSection(), state)
+    assert bm25.index_for(frozen) is not bm25.index_for(frozen)
+    assert bm25.index_for(frozen, state=state) is bm25.index_for(frozen, state=state)

@@ -48,6 +48,7 @@ from typing import Any
 import pytest
 import structlog
 from hermes_plugins.tools import bm25
+from hermes_plugins.tools.state import ToolSearchState
 
 from hermes_core.frozen import freeze_tools
 
@@ -195,22 +196,22 @@ def fmt(seconds: float) -> str:
 def test_per_turn(benchmark: Any, n: int) -> None:
     defs = synthetic_catalog(n)
     queries = iter(QUERIES * 100_000)
-    bm25.clear_caches()
-    bm25.index_for(defs).search(QUERIES[0])  # warm the stem memo for every engine alike
+    state = ToolSearchState()
+    bm25.index_for(defs, state=state).search(QUERIES[0])  # warm the stem memo for every engine alike
     for q in QUERIES:
-        bm25.index_for(defs).search(q)
+        bm25.index_for(defs, state=state).search(q)
     changing = [dict(d, function=dict(d["function"])) for d in defs]
     base_desc = changing[n // 2]["function"]["description"]
     counter = iter(range(10**9))
 
     def ours_unchanged() -> Any:
-        return bm25.index_for(defs).search(next(queries), 5)
+        return bm25.index_for(defs, state=state).search(next(queries), 5)
 
     frozen = freeze_tools(defs)
-    bm25.index_for(frozen)
+    bm25.index_for(frozen, state=state)
 
     def ours_frozen() -> Any:
-        return bm25.index_for(frozen).search(next(queries), 5)
+        return bm25.index_for(frozen, state=state).search(next(queries), 5)
 
     def walk() -> None:
         for d in defs:
@@ -220,13 +221,13 @@ def test_per_turn(benchmark: Any, n: int) -> None:
         # What index_for does on a miss (fingerprint, build from the per-tool token cache),
         # without filling the shared memo with one-off catalogs.
         changing[n // 2]["function"]["description"] = f"{base_desc} Revision {next(counter)}."
-        return bm25.SearchIndex(bm25._segments(bm25.fingerprint(changing))).search(next(queries), 5)
+        return bm25.SearchIndex(bm25._segments(bm25.fingerprint(changing, state))).search(next(queries), 5)
 
     def ours_cold() -> Any:
         saved = bm25._token_cache
         bm25._token_cache = {}
         try:
-            return bm25.SearchIndex(bm25._segments(bm25.fingerprint(defs))).search(next(queries), 5)
+            return bm25.SearchIndex(bm25._segments(bm25.fingerprint(defs, state))).search(next(queries), 5)
         finally:
             bm25._token_cache = saved
 
@@ -234,7 +235,7 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     okapi = rank_bm25.BM25Okapi(corpus)
     retriever = bm25s.BM25()
     retriever.index(corpus, show_progress=False)
-    index = bm25.index_for(defs)
+    index = bm25.index_for(defs, state=state)
     query_terms = {q: bm25.tokenize(q) for q in QUERIES}
 
     def rank_query() -> Any:
@@ -257,12 +258,12 @@ def test_per_turn(benchmark: Any, n: int) -> None:
     }
     number = {100: 40, 1_000: 8, 5_000: 2}[n]
     turn = paired(per_turn, reference="rank_bm25 rebuild+query", repeats=REPEATS, number=number)
-    bm25._last[0] = ()
-    index = bm25.index_for(defs)
+    state.index_last = ()
+    index = bm25.index_for(defs, state=state)
     for q in QUERIES:
         index.search(q)
     query = paired(query_only, reference="rank_bm25 query", repeats=REPEATS, number=number * 10)
-    bm25.index_for(defs)
+    bm25.index_for(defs, state=state)
     benchmark.pedantic(ours_unchanged, rounds=30, iterations=number, warmup_rounds=1)
     RESULTS[n] = {"turn": turn, "query": query}
     avg = sum(map(len, corpus)) / len(corpus)
@@ -442,9 +443,11 @@ def test_whole_turn(benchmark: Any, n: int) -> None:
     frozen = freeze_tools(defs)
     queries = iter(QUERIES * 100_000)
 
+    state = ToolSearchState()  # what a host keeps between turns
+
     def turn(tools: Any) -> Any:
-        assemble_tool_defs(tools, context_length=200_000, config=settings)
-        return _search({"queries": [next(queries)], "limit": 5}, tools, settings)
+        assemble_tool_defs(tools, context_length=200_000, config=settings, state=state)
+        return _search({"queries": [next(queries)], "limit": 5}, tools, settings, state)
 
     for _ in range(3):
         turn(defs), turn(frozen)

@@ -16,8 +16,6 @@ exact (equal inputs give equal bytes), so it cannot drift from the live definiti
 from __future__ import annotations
 
 import functools
-import threading
-from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,14 +33,13 @@ from hermes_plugins.tools.catalog import (
     search_settings,
 )
 from hermes_plugins.tools.listing import render_listing
+from hermes_plugins.tools.state import ToolSearchState
 
 _MEMO_MAX = 16
-_memo: OrderedDict[Any, tuple[str | None, str]] = OrderedDict()
-_lock = threading.Lock()
-#: The listings rendered last, most recent first (one per catalog a multi-session host
-#: alternates between), found by the identity of their fingerprint before the memo has to
-#: hash one: hashing a 5,000-tool fingerprint costs more than the rest of an assembly.
-_last: list[tuple[tuple[tuple[Any, ...], int, tuple[str | None, str]], ...]] = [()]
+#: Listings rendered last kept by the state, most recent first (one per catalog a
+#: multi-session host alternates between), found by the identity of their fingerprint before
+#: the memo has to hash one: hashing a 5,000-tool fingerprint costs more than the rest of an
+#: assembly.
 _RECENT_MAX = 4
 
 
@@ -77,10 +74,15 @@ def assemble_tool_defs(
     *,
     context_length: int | None,
     config: Config | ToolSearchSection | None,
+    state: ToolSearchState | None = None,
 ) -> AssemblyResult:
-    """The definitions the model sees for this turn, from the live ``definitions``."""
+    """The definitions the model sees for this turn, from the live ``definitions``.
+
+    ``state``: the host's memos (``state.py``); without one nothing is remembered."""
+    if state is None:
+        state = ToolSearchState()
     settings = search_settings(config)
-    split = classify(definitions, settings)
+    split = classify(definitions, settings, state)
     budget = listing_budget(settings, context_length)
     if not split.deferred:
         if split.bridge and settings.enabled != "off":
@@ -100,7 +102,7 @@ def assemble_tool_defs(
     if settings.listing == "off":
         listing, form = None, "off"
     else:
-        listing, form = _listing(split.deferred, budget, split.deferred_print)
+        listing, form = _listing(state, split.deferred, budget, split.deferred_print)
     bridge = bridge_definitions(
         deferred_count=len(split.deferred), listing=listing, listing_form=form
     )
@@ -117,31 +119,29 @@ def assemble_tool_defs(
 
 
 def _listing(
-    deferred: Sequence[Mapping[str, Any]], budget: int, known: tuple[Any, ...] | None = None
+    state: ToolSearchState,
+    deferred: Sequence[Mapping[str, Any]],
+    budget: int,
+    known: tuple[Any, ...] | None = None,
 ) -> tuple[str | None, str]:
     # The listing reads name, source and description: all part of the search fingerprint.
-    print_ = known if known is not None else bm25.fingerprint(deferred)
-    recent = _last[0]  # replaced whole, never edited: a consistent tuple on every thread
+    print_ = known if known is not None else bm25.fingerprint(deferred, state)
+    recent = state.listing_last  # replaced whole, never edited: a consistent tuple on every thread
     for entry in recent:
         if entry[0] is print_ and entry[1] == budget:
             return entry[2]  # a catalog seen lately: no need to hash its fingerprint
     key = (print_, budget)
+    memo = state.listing_memo
     try:
-        cached = _memo.get(key)
+        cached = memo.get(key)
     except TypeError:  # an unhashable field: render without the memo
         return render_listing([entry_of(d) for d in deferred], budget)
     if cached is None:
         cached = render_listing([entry_of(d) for d in deferred], budget)
-        with _lock:
-            _memo[key] = cached
-            while len(_memo) > _MEMO_MAX:
-                _memo.popitem(last=False)
+        with state.lock:
+            memo[key] = cached
+            while len(memo) > _MEMO_MAX:
+                memo.popitem(last=False)
     others = [e for e in recent if e[0] is not print_ or e[1] != budget]
-    _last[0] = ((print_, budget, cached), *others[: _RECENT_MAX - 1])
+    state.listing_last = ((print_, budget, cached), *others[: _RECENT_MAX - 1])
     return cached
-
-
-def clear_memo() -> None:
-    with _lock:
-        _memo.clear()
-        _last[0] = ()

@@ -3,10 +3,12 @@
 Rebuilding is not where time goes (a pure-Python rebuild costs what rank_bm25's does), so the
 speed comes from three caches, none of which can drift from the live definitions:
 
-* a stem memo (word -> Snowball English stem), shared by everything;
+* a stem memo (word -> Snowball English stem), shared by everything (a bounded memo of a pure
+  function, so it lives in the module);
 * per-tool tokens, keyed by exactly the fields that are indexed (name, source, description,
-  top-level parameter names): a changed catalog re-tokenizes only the tools that changed;
-* the index itself, keyed by a fingerprint holding those fields of every tool in catalog
+  top-level parameter names): a changed catalog re-tokenizes only the tools that changed (also
+  a bounded pure memo);
+* the index itself, held by the host's ``ToolSearchState`` (``state.py``), keyed by a fingerprint holding those fields of every tool in catalog
   order (``fingerprint``). Equal fingerprints mean equal indexed text, so a hit is the index a
   rebuild would produce. Reading the fields costs ~0.3 us a tool; once a catalog comes back
   unchanged, one C-level ``==`` against a structural copy proves it unchanged instead, and a
@@ -23,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections import OrderedDict, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
 from operator import ge, itemgetter
@@ -33,6 +35,7 @@ import attrs
 
 from hermes_core.frozen import FrozenTools, all_frozen
 from hermes_plugins.tools.catalog import source_label
+from hermes_plugins.tools.state import ToolSearchState
 
 K1 = 1.5
 B = 0.75
@@ -318,10 +321,6 @@ class SearchIndex:
 _SCORE = itemgetter(0)
 _ODD = object()  # marks a definition read the slow way
 _FROZEN = object()  # marks a fingerprint made of frozen definitions
-_memo: OrderedDict[tuple[Any, ...], SearchIndex] = OrderedDict()
-#: The indexes used last (one per catalog a multi-session host alternates between), checked by
-#: identity before the memo has to hash a fingerprint.
-_last: list[tuple[tuple[tuple[Any, ...], SearchIndex], ...]] = [()]
 
 
 @attrs.define(slots=True)
@@ -334,15 +333,15 @@ class _Seen:
 
 
 _SEEN_MAX = 4  # catalogs remembered (a host serving several sessions alternates between them)
-#: Most recent first. The tuple is replaced whole (never edited), so a reader on another thread
-#: iterates a consistent one.
-_seen: list[tuple[_Seen, ...]] = [()]
 
 
-def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
+def fingerprint(
+    definitions: Sequence[Any], state: ToolSearchState | None = None
+) -> tuple[Any, ...]:
     """Every indexed field of every definition, in catalog order, as one flat tuple.
 
-    A catalog seen before returns the *same* tuple object, so memo lookups compare by identity
+    A catalog seen before (by ``state``: the host's, see ``state.py``; without one nothing is
+    remembered) returns the *same* tuple object, so memo lookups compare by identity
     first. Once a catalog came back unchanged, proving it unchanged again is one C-level ``==``
     against a copy of the dictionaries on the way to an indexed field (``_structural_copy``);
     otherwise the fields are read one by one (``_read``). Frozen definitions
@@ -354,23 +353,27 @@ def fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...]:
         return definitions  # type: ignore[return-value]
     if definitions and all_frozen(definitions):
         return (_FROZEN, *definitions)
-    return _plain_fingerprint(definitions)[0]
+    return _plain_fingerprint(definitions, state or ToolSearchState())[0]
 
 
-def settled_fingerprint(definitions: Sequence[Any]) -> tuple[Any, ...] | None:
+def settled_fingerprint(
+    definitions: Sequence[Any], state: ToolSearchState
+) -> tuple[Any, ...] | None:
     """The fingerprint of a catalog of plain dicts that has just been proven equal to its
     structural copy (so every level is a ``dict`` and every field ``==`` what was copied);
     ``None`` for any other catalog (not settled yet, or not plain dicts all the way)."""
-    print_, proven = _plain_fingerprint(definitions)
+    print_, proven = _plain_fingerprint(definitions, state)
     return print_ if proven else None
 
 
-def _plain_fingerprint(definitions: Sequence[Any]) -> tuple[tuple[Any, ...], bool]:
-    seen = _seen[0]
+def _plain_fingerprint(
+    definitions: Sequence[Any], state: ToolSearchState
+) -> tuple[tuple[Any, ...], bool]:
+    seen = state.seen
     for entry in seen:
         if entry.copy is not None and _unchanged(definitions, entry.copy):
             if entry is not seen[0]:
-                _remember(entry)
+                _remember(state, entry)
             return entry.print_, True
     print_ = _read(definitions)
     for entry in seen:
@@ -380,9 +383,9 @@ def _plain_fingerprint(definitions: Sequence[Any]) -> tuple[tuple[Any, ...], boo
             copy = _structural_copy(definitions)
             if copy is not None and _read(copy) != print_:
                 copy = None  # changed while being copied (another thread): prove nothing
-            _remember(_Seen(print_=entry.print_, copy=copy), entry)
+            _remember(state, _Seen(print_=entry.print_, copy=copy), entry)
             return entry.print_, copy is not None
-    _remember(_Seen(print_=print_))
+    _remember(state, _Seen(print_=print_))
     return print_, False
 
 
@@ -397,14 +400,14 @@ def subset_fingerprint(print_: tuple[Any, ...], positions: Sequence[int]) -> tup
     return tuple(out)
 
 
-def _remember(entry: _Seen, replaces: _Seen | None = None) -> None:
-    old = [e for e in _seen[0] if e is not entry and e is not replaces]
+def _remember(state: ToolSearchState, entry: _Seen, replaces: _Seen | None = None) -> None:
+    old = [e for e in state.seen if e is not entry and e is not replaces]
     while len(old) >= _SEEN_MAX:
         # A catalog that changes every turn must not push out a settled one: the oldest entry
         # without a copy goes first.
         unsettled = [i for i, e in enumerate(old) if e.copy is None]
         del old[unsettled[-1] if unsettled else -1]
-    _seen[0] = (entry, *old)
+    state.seen = (entry, *old)
 
 
 def _structural_copy(
@@ -512,41 +515,39 @@ def _bounds(print_: tuple[Any, ...]) -> list[tuple[int, int]]:
     return bounds
 
 
-def index_for(definitions: Sequence[Any], print_: tuple[Any, ...] | None = None) -> SearchIndex:
-    """The index of ``definitions``, reused when exactly these indexed fields were seen before.
+def index_for(
+    definitions: Sequence[Any],
+    print_: tuple[Any, ...] | None = None,
+    state: ToolSearchState | None = None,
+) -> SearchIndex:
+    """The index of ``definitions``, reused when exactly these indexed fields were seen before
+    (by ``state``, the host's; without one the index is built afresh).
 
     ``print_``: their fingerprint when the caller already has it (see ``Classified``)."""
+    if state is None:
+        state = ToolSearchState()
     if print_ is None:
-        print_ = fingerprint(definitions)
-    recent = _last[0]  # (fingerprint, index) pairs, most recent first, replaced whole
+        print_ = fingerprint(definitions, state)
+    recent = state.index_last  # (fingerprint, index) pairs, most recent first, replaced whole
     for entry in recent:
         if entry[0] is print_:  # fingerprint() hands back the same object for a catalog it knows
             return entry[1]
     if recent and print_ == recent[0][0]:
         return recent[0][1]
+    memo = state.index_memo
     try:
-        index = _memo.get(print_)
+        index = memo.get(print_)
     except TypeError:  # an unhashable field (a list as description ...): no memo
         return SearchIndex([(_ODD, tool_key(d)) for d in definitions])
     if index is None:
-        index = SearchIndex(_segments(print_))  # outside the lock: tokenizing takes it for the stemmer
-        with _lock:
-            _memo[print_] = index
-            while len(_memo) > _INDEX_MEMO_MAX:
-                _memo.popitem(last=False)
+        index = SearchIndex(_segments(print_))  # outside the lock: tokenizing takes _lock
+        with state.lock:
+            memo[print_] = index
+            while len(memo) > _INDEX_MEMO_MAX:
+                memo.popitem(last=False)
     else:
-        with _lock:
-            if print_ in _memo:
-                _memo.move_to_end(print_)
-    _last[0] = ((print_, index), *recent[: _SEEN_MAX - 1])
+        with state.lock:
+            if print_ in memo:
+                memo.move_to_end(print_)
+    state.index_last = ((print_, index), *recent[: _SEEN_MAX - 1])
     return index
-
-
-def clear_caches() -> None:
-    """Forget every memo (tests and benchmarks)."""
-    with _lock:
-        _memo.clear()
-        _last[0] = ()
-        _seen[0] = ()
-        _token_cache.clear()
-        _stems.clear()

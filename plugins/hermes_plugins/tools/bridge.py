@@ -20,6 +20,7 @@ import orjson
 
 from hermes_core.config import Config
 from hermes_core.host import host_state
+from hermes_plugins.tools.state import ToolSearchState, state_of
 from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_core.logging import get_logger, stdlib_name
 from hermes_core.records import ToolCallContext
@@ -153,8 +154,10 @@ def _search_description(deferred_count: int, listing: str | None, listing_form: 
 class _Catalog:
     """The live definitions split once per bridge call; entries are built only when asked."""
 
-    def __init__(self, tools: Sequence[Any], settings: ToolSearchSection) -> None:
-        split = classify(tools, settings)
+    def __init__(
+        self, tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
+    ) -> None:
+        split = classify(tools, settings, state)
         self.deferred = split.deferred
         self.deferred_print = split.deferred_print
         self._visible = split.visible
@@ -186,8 +189,8 @@ class _Catalog:
         return [{"name": label, "tool_count": counts[label]} for label in sorted(counts)]
 
 
-def _catalog(tools: Sequence[Any], settings: ToolSearchSection) -> _Catalog:
-    return _Catalog(tools, settings)
+def _catalog(tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState) -> _Catalog:
+    return _Catalog(tools, settings, state)
 
 
 def _error(message: str, **extra: Any) -> str:
@@ -240,12 +243,13 @@ def handle_bridge_call(
     args, problem = _parse_arguments(arguments)
     if args is None:
         return _error(f"{name}: {problem}")
+    state = state_of(host)  # once per call; without a host nothing is remembered
     if name == TOOL_SEARCH:
-        return _search(args, tools, settings)
+        return _search(args, tools, settings, state)
     if name == TOOL_DESCRIBE:
-        return _describe(args, tools, settings)
+        return _describe(args, tools, settings, state)
     if name == TOOL_CALL:
-        return _call(args, tools, settings, invoke, host, ctx, config)
+        return _call(args, tools, settings, invoke, host, ctx, config, state)
     return _error(f"{name!r} is not a bridge tool (expected one of {', '.join(sorted(BRIDGE_TOOL_NAMES))})")
 
 
@@ -257,7 +261,9 @@ def _string_list(value: Any) -> list[str] | None:
     return [v.strip() for v in value if v.strip()]
 
 
-def _search(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection) -> str:
+def _search(
+    args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
+) -> str:
     queries = _string_list(args.get("queries", args.get("query")))
     if queries is None:
         return _error(f"{TOOL_SEARCH}: 'queries' must be a list of keyword strings")
@@ -273,8 +279,8 @@ def _search(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchS
     if not isinstance(limit, int) or isinstance(limit, bool):
         limit = default_limit(settings)
     limit = max(1, min(limit, settings.max_search_limit))
-    catalog = _catalog(tools, settings)
-    index = bm25.index_for(catalog.deferred, catalog.deferred_print)
+    catalog = _catalog(tools, settings, state)
+    index = bm25.index_for(catalog.deferred, catalog.deferred_print, state)
     results: list[dict[str, Any]] = []
     shown: dict[str, dict[str, Any]] = {}
     for query in queries:
@@ -342,7 +348,9 @@ def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rstrip() + "…"
 
 
-def _describe(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection) -> str:
+def _describe(
+    args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
+) -> str:
     names = _string_list(args.get("names", args.get("name")))
     if not names:
         return _error(f"{TOOL_DESCRIBE}: 'names' must list one or more exact tool names")
@@ -351,7 +359,7 @@ def _describe(args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearc
         return _error(
             f"{TOOL_DESCRIBE}: too many names ({len(names)}); ask for at most {MAX_DESCRIBE} at once"
         )
-    catalog = _catalog(tools, settings)
+    catalog = _catalog(tools, settings, state)
     described: dict[str, Any] = {}
     not_found: list[str] = []
     errors: dict[str, str] = {}
@@ -382,6 +390,7 @@ def _call(
     host: Any,
     ctx: ToolCallContext | None,
     config: Config | ToolSearchSection | None,
+    state: ToolSearchState,
 ) -> Any:
     calls = args.get("calls")
     if calls is None and "name" in args:  # tolerate the flat form {name, arguments}
@@ -402,7 +411,7 @@ def _call(
         return _error(
             f"{TOOL_CALL}: {target!r} is a bridge tool; call it directly, not through {TOOL_CALL}"
         )
-    catalog = _catalog(tools, settings)
+    catalog = _catalog(tools, settings, state)
     entry = catalog.entry(target)
     if entry is None:
         if catalog.is_visible(target):

@@ -19,8 +19,6 @@ import json
 import math
 import operator
 import re
-import threading
-import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -29,6 +27,7 @@ import attrs
 from hermes_core.config import Config
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_core.frozen import FrozenTools, as_frozen_tools
+from hermes_plugins.tools.state import ToolSearchState
 
 TOOL_SEARCH = "tool_search"
 TOOL_DESCRIBE = "tool_describe"
@@ -208,11 +207,6 @@ class Classified:
     deferred_print: tuple[Any, ...] | None = attrs.field(default=None, eq=False, repr=False)
 
 
-#: The last split of a frozen catalog: (definitions, defer list, split). Frozen definitions
-#: cannot change, so the same objects under the same defer list split the same way.
-_last_frozen: list[tuple[tuple[Any, ...], frozenset[str], Classified] | None] = [None]
-
-
 @attrs.frozen
 class _Positions:
     """Where a settled plain catalog's tools went, by index, with what else the split read."""
@@ -226,39 +220,27 @@ class _Positions:
     deferred_print: tuple[Any, ...]
 
 
-_MEMO_MAX = 4
-#: Splits of settled plain catalogs, most recent first, replaced whole.
-_plain_splits: list[tuple[_Positions, ...]] = [()]
-#: The split built last from a settled plain catalog: (its positions, the definitions it was
-#: built from, the split). The same definition objects (by identity) give the same split.
-_plain_last: list[tuple[_Positions, tuple[Any, ...], Classified] | None] = [None]
-
-
-#: The split the assembly of a session's current turn made: (definitions, defer list, split).
-_turns: weakref.WeakKeyDictionary[Any, tuple[Any, frozenset[str], Classified]] = (
-    weakref.WeakKeyDictionary()
-)
-_recent = threading.local()  # the split ``classify`` made last on this thread
+_MEMO_MAX = 4  # splits of settled plain catalogs remembered (``ToolSearchState.plain_splits``)
 _trusted: contextvars.ContextVar[tuple[Any, frozenset[str], Classified] | None] = (
     contextvars.ContextVar("hermes_tools_turn_split", default=None)
 )
 
 
-def remember_turn(session: Any, definitions: Any) -> None:
+def remember_turn(session: Any, definitions: Any, state: ToolSearchState) -> None:
     """After ``session`` assembled ``definitions``: keep the split for the rest of its turn."""
-    last = getattr(_recent, "last", None)
+    last = getattr(state.recent, "last", None)
     if last is not None and last[0] is definitions:
-        _turns[session] = last
+        state.turns[session] = last
     else:
-        _turns.pop(session, None)
+        state.turns.pop(session, None)
 
 
 @contextlib.contextmanager
-def turn_of(session: Any, definitions: Any) -> Iterator[None]:
+def turn_of(session: Any, definitions: Any, state: ToolSearchState) -> Iterator[None]:
     """Within: ``classify(definitions, ...)`` answers with the split the session's assembly
     made this turn, when ``definitions`` is the catalog it assembled (the bridge's
     ``tool_search`` then compares the catalog no second time)."""
-    entry = _turns.get(session) if session is not None else None
+    entry = state.turns.get(session) if session is not None else None
     token = _trusted.set(entry if entry is not None and entry[0] is definitions else None)
     try:
         yield
@@ -266,7 +248,9 @@ def turn_of(session: Any, definitions: Any) -> Iterator[None]:
         _trusted.reset(token)
 
 
-def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classified:
+def classify(
+    definitions: Iterable[Any], settings: ToolSearchSection, state: ToolSearchState | None = None
+) -> Classified:
     """Split the live definitions into visible, deferred and (earlier) bridge definitions.
 
     A split is a function of each tool's name and source and of the defer list, so it is reused
@@ -274,27 +258,36 @@ def classify(definitions: Iterable[Any], settings: ToolSearchSection) -> Classif
     dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then rebuilt
     by position from the live definitions, unless they are the very objects (by identity) the
     last split was built from: a split never holds a definition the caller no longer passes.
+    What is remembered lives in ``state`` (the host's); without one nothing is.
     """
     defer = defer_list(settings)
     trusted = _trusted.get()
     if trusted is not None and trusted[0] is definitions and trusted[1] == defer:
         return trusted[2]
-    split = _classify(definitions, defer)
-    _recent.last = (definitions, defer, split)
+    if state is None:
+        state = ToolSearchState()
+    split = _classify(definitions, defer, state)
+    state.recent.last = (definitions, defer, split)
     return split
 
 
-def _classify(definitions: Iterable[Any], defer: frozenset[str]) -> Classified:
+def _classify(
+    definitions: Iterable[Any], defer: frozenset[str], state: ToolSearchState
+) -> Classified:
     frozen = as_frozen_tools(definitions)
     if frozen is not None:
-        return _classify_frozen(frozen, defer)
+        return _classify_frozen(frozen, defer, state)
     if isinstance(definitions, (list, tuple)) and definitions:
-        return _classify_plain(definitions, defer)
+        return _classify_plain(definitions, defer, state)
     return _build(*_split(list(definitions), defer))
 
 
-def _classify_frozen(frozen: FrozenTools, defer: frozenset[str]) -> Classified:
-    last = _last_frozen[0]
+def _classify_frozen(
+    frozen: FrozenTools, defer: frozenset[str], state: ToolSearchState
+) -> Classified:
+    # Frozen definitions cannot change, so the same objects under the same defer list split
+    # the same way.
+    last = state.last_frozen
     if last is not None and last[1] == defer and (last[0] is frozen or last[0] == frozen):
         return last[2]
     split = _build(*_split(frozen, defer))
@@ -306,37 +299,39 @@ def _classify_frozen(frozen: FrozenTools, defer: frozenset[str]) -> Classified:
         bridge=FrozenTools.of_frozen(split.bridge),
         deferred_names=split.deferred_names,
     )
-    _last_frozen[0] = (frozen, defer, split)
+    state.last_frozen = (frozen, defer, split)
     return split
 
 
-def _classify_plain(definitions: Sequence[Any], defer: frozenset[str]) -> Classified:
+def _classify_plain(
+    definitions: Sequence[Any], defer: frozenset[str], state: ToolSearchState
+) -> Classified:
     from hermes_plugins.tools import bm25  # bm25 imports this module
 
-    print_ = bm25.settled_fingerprint(definitions)
+    print_ = bm25.settled_fingerprint(definitions, state)
     if print_ is None:
         return _build(*_split(definitions, defer))
-    last = _plain_last[0]
+    last = state.plain_last
     if (
         last is not None and last[0].print_ is print_ and last[0].defer == defer
         and len(last[1]) == len(definitions) and all(map(operator.is_, definitions, last[1]))
     ):
         return last[2]  # the very objects of the last build, proven unchanged: the same split
-    memo = _plain_splits[0]
+    memo = state.plain_splits
     for known in memo:
         if known.print_ is print_ and known.defer == defer:
             split = _build(
                 definitions, known.visible, known.deferred, known.bridge, known.names,
                 known.deferred_print,
             )
-            _plain_last[0] = (known, tuple(definitions), split)
+            state.plain_last = (known, tuple(definitions), split)
             return split
     _, visible, deferred, bridge, names = _split(definitions, defer)
     known = _Positions(
         print_, defer, visible, deferred, bridge, names,
         bm25.subset_fingerprint(print_, deferred),
     )
-    _plain_splits[0] = (known, *memo[: _MEMO_MAX - 1])
+    state.plain_splits = (known, *memo[: _MEMO_MAX - 1])
     return _build(definitions, visible, deferred, bridge, names, known.deferred_print)
 
 

@@ -32,6 +32,7 @@ from hermes_plugins.tools.catalog import (
     remember_turn,
     turn_of,
 )
+from hermes_plugins.tools.state import state_of
 
 log = get_logger(__name__)
 #: The stdlib level check behind ``log`` (cached by logging; ~0.1 us against ~3 us for a
@@ -46,9 +47,12 @@ def hermes_config_sections() -> ConfigSection[ToolsSection]:
 
 @hookimpl(trylast=True)
 def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) -> list[dict[str, Any]]:
-    result = assemble_tool_defs(tools, context_length=ctx.context_length, config=ctx.config)
+    state = state_of(ctx.host)  # once per turn: everything below shares it
+    result = assemble_tool_defs(
+        tools, context_length=ctx.context_length, config=ctx.config, state=state
+    )
     if ctx.session is not None:
-        remember_turn(ctx.session, tools)  # the turn's tool_search reuses this split
+        remember_turn(ctx.session, tools, state)  # the turn's tool_search reuses this split
     if _debug(logging.DEBUG):  # per turn: skip building the event when nobody listens
         log.debug(
             "tools_assembled",
@@ -87,7 +91,7 @@ def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallConte
             f"{name}: no tool catalog is known yet (the host never called assemble_tools)"
         )})
     invoke = ctx.invoke if callable(ctx.invoke) else _no_invoke(ctx)
-    with turn_of(session, catalog):
+    with turn_of(session, catalog, state_of(ctx.host)):
         return handle_bridge_call(
             name, dict(arguments), tools=catalog, config=ctx.config, invoke=invoke, host=ctx.host,
             ctx=ctx,
