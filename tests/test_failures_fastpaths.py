@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -122,4 +123,16 @@ def test_a_remembered_string_is_let_go_once_the_host_drops_it() -> None:
     failures._sweep()
     assert [entry[0] for entry in failures._verdicts.values()] == [kept]
     assert failures._held == len(kept)
+    failures.clear_cache()
+
+
+def test_the_verdict_memo_stays_within_its_entry_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    failures.clear_cache()
+    monkeypatch.setattr(failures, "CACHE_ENTRIES", 8)
+    held = [f"{i}\n" + "line\n" * 300 + ("Error: boom\n" if i % 2 else "ok\n") for i in range(50)]
+    for text in held:  # all still held by the caller: only the hard bound can let them go
+        assert failures.failure_of(text) == failures._failure_of(text, False, False)
+        assert len(failures._verdicts) <= 8
+    assert failures._held == sum(len(entry[0]) for entry in failures._verdicts.values())
+    assert all(failures.failure_of(t) == failures._failure_of(t, False, False) for t in held)
     failures.clear_cache()

@@ -405,6 +405,12 @@ def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
 CACHE_MIN_CHARS = 1_024
 #: Characters of remembered strings after which the ones nobody else holds any more are let go.
 CACHE_CHARS = 64 * 1024 * 1024
+#: Strings remembered at most: past it the dropped ones go, and when more than half are still
+#: held elsewhere everything goes (judging again is always correct, only slower).
+CACHE_ENTRIES = 100_000
+# A memo of a pure function (the verdict on a string and two flags), so it may be the
+# process's: every host would compute the same verdicts. It is keyed by identity but holds the
+# string, so an id is never reused while its entry lives.
 _verdicts: dict[int, tuple[str, int, Failure | None]] = {}
 _held = 0
 _sweep_at = CACHE_CHARS
@@ -417,6 +423,8 @@ def _sweep() -> None:
     # A string held elsewhere has more references than the entry's and the call argument's
     # (CPython's count); the others are results the host has dropped.
     kept = {key: entry for key, entry in _verdicts.items() if sys.getrefcount(entry[0]) > 2}
+    if len(kept) > CACHE_ENTRIES // 2:
+        kept = {}  # a hard bound; the next sweep is then at least half the bound away
     _verdicts = kept
     _held = sum(len(entry[0]) for entry in kept.values())
     _sweep_at = max(CACHE_CHARS, 2 * _held)
@@ -448,7 +456,7 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
         return entry[2]
     verdict = _failure_of(content, is_error, reads)
     if entry[0] is not content:
-        if _held + len(content) > _sweep_at:
+        if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:
             _sweep()
         _held += len(content)
     _verdicts[key] = (content, flags, verdict)
