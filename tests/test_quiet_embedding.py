@@ -122,3 +122,25 @@ def test_no_color_turns_colours_off(monkeypatch: Any, capsys: Any) -> None:
         reset_logging()
     err = capsys.readouterr().err
     assert "plain_text" in err and "\x1b[" not in err
+
+
+def test_a_disabled_event_builds_nothing(monkeypatch: Any) -> None:
+    """A library logger is one bound logger for its life: a disabled debug event in a per-turn
+    path is a level check, not a new logger assembled per call (structlog's lazy proxy did that)."""
+    from hermes_core.logging import HermesLogger, get_logger
+
+    log = get_logger("hermes_core.test_disabled")
+    built: list[int] = []
+    original = HermesLogger.__init__
+
+    def counting(self: Any, *args: Any, **kwargs: Any) -> None:
+        built.append(1)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(HermesLogger, "__init__", counting)
+    logging.getLogger("hermes_core.test_disabled").setLevel(logging.WARNING)
+    for _ in range(5):
+        log.debug("nothing_to_see", n=1)
+    assert built == []
+    bound = log.bind(session="s1")
+    assert isinstance(bound, HermesLogger) and bound is not log
