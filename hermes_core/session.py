@@ -605,11 +605,7 @@ class Session:
         if not callable(reader):
             return
         try:
-            found = reader(self.session_id)
-            if found is not None and found[0] == self.engine.name:
-                self.engine.import_state(found[1])
-                self._engine_state_seen = found[1]
-                log.debug("engine_state_restored", session_id=self.session_id, engine=found[0])
+            self._adopt_engine_state(reader(self.session_id), "engine_state_restored")
         except Exception as exc:  # noqa: BLE001 - a fresh engine state is still correct
             record_warning(
                 "engine_state_read_failed",
@@ -631,12 +627,15 @@ class Session:
         except Exception:  # noqa: BLE001 - the lease was had; the in-memory state stands
             log.warning("engine_state_refresh_failed", session_id=self.session_id, exc_info=True)
             return
-        if found is None or found[0] != self.engine.name:
+        self._adopt_engine_state(found, "engine_state_refreshed")
+
+    def _adopt_engine_state(self, found: tuple[str, Any] | None, event: str) -> None:
+        # A stored state of this engine that differs from what this Session last read or wrote.
+        if found is None or found[0] != self.engine.name or found[1] == self._engine_state_seen:
             return
-        if found[1] != self._engine_state_seen:
-            self.engine.import_state(found[1])
-            self._engine_state_seen = found[1]
-            log.debug("engine_state_refreshed", session_id=self.session_id, engine=found[0])
+        self.engine.import_state(found[1])
+        self._engine_state_seen = found[1]
+        log.debug(event, session_id=self.session_id, engine=found[0])
 
     def save_engine_state(self) -> None:
         """Store the engine's ``export_state()`` with the session (after each compaction)."""

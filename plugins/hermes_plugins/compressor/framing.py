@@ -17,6 +17,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
+from hermes_plugins._common.injected import text_of
+
 SUMMARY_KEY = "_compressed_summary"
 HAS_USER_TURN_KEY = "_compressed_summary_has_user_turn"
 MERGED_KEY = "_compressed_summary_merged"
@@ -158,23 +160,11 @@ def compose_standalone(summary_block: str) -> str:
 
 
 def content_text(content: Any) -> str:
-    """The text of a message content (list parts joined by newlines)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = []
-        for part in content:
-            if isinstance(part, Mapping):
-                text = part.get("text")
-                if isinstance(text, str):
-                    texts.append(text)
-            elif isinstance(part, str):
-                texts.append(part)
-        return "\n".join(texts)
+    """The text of a message content (list parts joined by newlines; also a lone part dict)."""
     if isinstance(content, Mapping):
         text = content.get("text") or content.get("text_summary")
         return text if isinstance(text, str) else ""
-    return ""
+    return text_of(content)
 
 
 def classify_message(message: Mapping[str, Any]) -> tuple[Kind, str, Any] | None:
