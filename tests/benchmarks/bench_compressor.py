@@ -37,7 +37,7 @@ import pytest
 import xxhash
 from hermes_plugins.compressor.prune import prune_tool_results
 
-from hermes_core import failures
+from hermes_plugins._common import failures
 
 _TOOLS = (
     "terminal", "read_file", "search_files", "web_search", "write_file", "patch",
