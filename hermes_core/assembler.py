@@ -160,16 +160,31 @@ def _collect_blocks(
 ) -> tuple[list[tuple[str, Layer, str | None, str, str | None]], tuple[Mapping[str, Any], ...]]:
     parts: list[tuple[str, Layer, str | None, str, str | None]] = []
     context_files: tuple[Mapping[str, Any], ...] = ()
+    slots = ordered_slots()
+    hooks = [slot.hook for slot in slots if slot.hook is not None]
     soul_path = ctx.home / "SOUL.md"
-    for slot in ordered_slots():
+
+    def after(hook: str, blocks: tuple[PromptBlock, ...], ctx: PromptContext) -> PromptContext:
+        for block in blocks:
+            if (
+                block.name == IDENTITY_BLOCK and isinstance(block.text, str) and block.source
+                and Path(block.source) == soul_path
+            ):
+                # SOUL.md is the identity now; the context-file block must not load it again.
+                return attrs.evolve(ctx, soul_loaded=True)
+        return ctx
+
+    # One dispatch for the whole assembly (see hermes_core.prompt_dispatch); a hook left out
+    # (timed out) is absent from ``answered`` and has its own warning already.
+    answered = {hook: (blocks, plugin) for hook, blocks, plugin in host.prompt_blocks(hooks, ctx, after=after)}
+    for slot in slots:
         if slot.hook is None:
             if system_message is not None and system_message.strip():
                 parts.append((SYSTEM_MESSAGE_BLOCK, slot.layer, None, system_message.strip(), None))
             continue
-        seen = len(bucket)
-        blocks, plugin = host.prompt_block(slot.hook, ctx)
-        if len(bucket) > seen and not blocks:
-            _name_lost_blocks(bucket, seen, slot.hook, slot.blocks)
+        blocks, plugin = answered.get(slot.hook, ((), None))
+        if not blocks:
+            _name_lost_blocks(bucket, 0, slot.hook, slot.blocks)
         for block in _in_table_order(blocks, slot.blocks):
             text = block.text
             if not isinstance(text, str):
@@ -181,9 +196,6 @@ def _collect_blocks(
                     block=block.name,
                 )
                 continue
-            if block.name == IDENTITY_BLOCK and block.source and Path(block.source) == soul_path:
-                # SOUL.md is the identity now; the context-file block must not load it again.
-                ctx = attrs.evolve(ctx, soul_loaded=True)
             if block.name == CONTEXT_FILES_BLOCK:
                 context_files = _context_file_sources(block)
             stripped = text.strip()
@@ -192,12 +204,15 @@ def _collect_blocks(
     return parts, context_files
 
 
+_LOST_BLOCK_KINDS = ("plugin_hook_failed", "prompt_hook_timed_out")
+
+
 def _name_lost_blocks(bucket: list[HostWarning], start: int, hook: str, names: tuple[str, ...]) -> None:
     # The host words a failure by hook; the user knows the prompt by block names, so say which
     # blocks went missing (a slot such as general_guidance holds three).
     for i in range(start, len(bucket)):
         warning = bucket[i]
-        if warning.kind == "plugin_hook_failed" and warning.details.get("hook") == hook:
+        if warning.kind in _LOST_BLOCK_KINDS and warning.details.get("hook") == hook:
             bucket[i] = attrs.evolve(
                 warning,
                 message=f"{warning.message} (blocks left out: {', '.join(names)})",

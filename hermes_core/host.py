@@ -16,7 +16,6 @@ raising or ill-typed plugin is named in a warning and only its own part is lost,
 from __future__ import annotations
 
 import concurrent.futures
-import contextvars
 import difflib
 import importlib
 import importlib.metadata
@@ -34,6 +33,7 @@ from hermes_core.errors import HermesPluginError, UnknownEngineError
 from hermes_core.hookguard import CURRENT, CallLog, HookCall, guard, summarize
 from hermes_core.hookspecs import PROJECT, SPEC_CLASSES, hookimpl
 from hermes_core.logging import get_logger
+from hermes_core.prompt_dispatch import run_prompt_hooks
 from hermes_core.records import (
     ContextFileLoader,
     EngineSpec,
@@ -66,13 +66,9 @@ DISPATCH_PLUGIN = "hermes_core.engine_dispatch"
 
 
 DEFAULT_ENGINE = "compressor"
-#: Seconds a prompt hook may take before its block is left out (``plugins.prompt_hook_budget``).
-DEFAULT_PROMPT_BUDGET = 5.0
 #: Workers shared by the budgeted prompt-hook calls of one host.
 PROMPT_WORKERS = 2
 
-# Set inside a budget worker so a nested prompt call runs inline instead of queueing behind itself.
-_IN_WORKER: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_in_prompt_worker", default=False)
 
 
 class _Manager(pluggy.PluginManager):
@@ -553,50 +549,22 @@ class PluginHost:
         The call runs within ``plugins.prompt_hook_budget`` seconds (on a small worker pool the
         host owns); past it the block is left out with a warning naming the plugin still running.
         """
-        budget = _prompt_budget(ctx)
-        if budget is None or _IN_WORKER.get():
-            result, plugin = self._first(hook, {"ctx": ctx})
-        else:
-            record = CallLog()
-            future = self._workers().submit(
-                contextvars.copy_context().run, self._budgeted, hook, ctx, record
-            )
-            try:
-                result, plugin = future.result(timeout=budget)
-            except concurrent.futures.TimeoutError:
-                block = hook.removeprefix("hermes_prompt_")
-                if future.cancel() or record.current is None:
-                    # Never started: every worker is still held by an earlier slow hook.
-                    culprit = ", ".join(sorted({r.current or "?" for r in self._running})) or "?"
-                    message = (
-                        f"the {block} block was left out: the prompt-hook workers are still busy "
-                        f"with plugin {culprit} past the {budget:g}s budget"
-                    )
-                else:
-                    culprit = record.current
-                    message = (
-                        f"plugin {culprit!r} took longer than {budget:g}s in {hook}; "
-                        f"the {block} block was left out"
-                    )
-                if self.strict:
-                    raise HermesPluginError(message) from None
-                record_warning("prompt_hook_timed_out", message, plugin=culprit, hook=hook, seconds=budget)
-                return (), None
-        if result is None:
-            return (), None
-        blocks = (result,) if isinstance(result, PromptBlock) else tuple(result)
-        return tuple(b if b.plugin else attrs.evolve(b, plugin=plugin) for b in blocks), plugin
+        for _hook, blocks, plugin in self.prompt_blocks((hook,), ctx):
+            return blocks, plugin
+        return (), None
 
-    def _budgeted(self, hook: str, ctx: PromptContext, record: CallLog) -> tuple[Any, str | None]:
-        _IN_WORKER.set(True)
-        token = CURRENT.set(record)
-        self._running.append(record)
-        try:
-            result = getattr(self.pm.hook, hook)(ctx=ctx)
-        finally:
-            self._running.remove(record)
-            CURRENT.reset(token)
-        return result, (record.owner(result) if result is not None else None)
+    def prompt_blocks(
+        self, hooks: Sequence[str], ctx: PromptContext, *,
+        after: Callable[[str, tuple[PromptBlock, ...], PromptContext], PromptContext] | None = None,
+    ) -> list[tuple[str, tuple[PromptBlock, ...], str | None]]:
+        """Call ``hooks`` in order as one job on the worker pool (one thread hand-off in all).
+
+        Each hook keeps its own ``plugins.prompt_hook_budget``; one that runs past it is left
+        out with a warning naming the plugin, and the hooks after it still run. ``after`` (run
+        on the worker after each hook) returns the context the next hook sees. Returns
+        ``(hook, blocks, plugin)`` for every hook that finished in time, in order.
+        """
+        return run_prompt_hooks(self, hooks, ctx, after=after)
 
     def _workers(self) -> concurrent.futures.ThreadPoolExecutor:
         # Shared and bounded: a hook that never returns holds one worker, never one per call.
@@ -871,12 +839,6 @@ class PluginHost:
         finally:
             del cli.add_command
         return provided
-
-
-def _prompt_budget(ctx: PromptContext) -> float | None:
-    config = ctx.config
-    budget = getattr(getattr(config, "plugins", None), "prompt_hook_budget", DEFAULT_PROMPT_BUDGET)
-    return float(budget) if budget else None
 
 
 def _ep_key(ep: importlib.metadata.EntryPoint) -> tuple[int, str, str]:

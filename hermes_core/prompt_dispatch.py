@@ -1,0 +1,186 @@
+"""Run the prompt hooks of one assembly on the host's worker pool: one hand-off per assembly.
+
+A prompt hook may hang (a third-party plugin waiting on the network), and a thread cannot be
+preempted, so the hooks run on a small pool the host owns while the caller waits with a
+deadline. Handing every hook to the pool separately cost a thread switch per block (most of a
+``Session.open`` on a busy machine), so one job runs the assembly's hooks in order and the
+caller sleeps until the job ends. The budget stays per hook: the job notes when its current hook
+started, and the caller, woken only by the end of the job or by a deadline, leaves out a hook
+that has run past ``budget`` seconds (naming the plugin that was running), keeps the blocks that
+finished, and hands the rest of the assembly to a fresh job so that one slow plugin costs one
+block. When no worker is free within the budget (each held by an earlier hook that never
+returned), the remaining blocks are left out with one warning naming the plugins holding them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextvars
+import threading
+import time
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+import attrs
+
+from hermes_core.diagnostics import record_warning
+from hermes_core.errors import HermesPluginError
+from hermes_core.hookguard import CURRENT, CallLog
+from hermes_core.records import PromptBlock, PromptContext
+
+if TYPE_CHECKING:
+    from hermes_core.host import PluginHost
+
+#: One hook's answer: its name, its blocks (each naming its plugin) and the answering plugin.
+HookBlocks = tuple[str, tuple[PromptBlock, ...], "str | None"]
+#: Called after each hook with its blocks; returns the context the next hook sees.
+After = Callable[[str, tuple[PromptBlock, ...], PromptContext], PromptContext]
+
+#: Seconds a prompt hook may take before its block is left out (``plugins.prompt_hook_budget``).
+DEFAULT_PROMPT_BUDGET = 5.0
+
+# Set inside a worker so a nested prompt call runs inline instead of queueing behind itself.
+IN_WORKER: contextvars.ContextVar[bool] = contextvars.ContextVar("hermes_in_prompt_worker", default=False)
+
+
+class _Run:
+    """The shared state of one job: what finished, what runs now, and whether it still counts."""
+
+    __slots__ = ("abandoned", "ctx", "lock", "next", "record", "results", "since")
+
+    def __init__(self, start: int, ctx: PromptContext) -> None:
+        self.lock = threading.Lock()
+        self.next = start  # index of the hook running now (or next to run)
+        self.ctx = ctx  # the context that hook sees
+        self.results: list[HookBlocks] = []
+        self.record: CallLog | None = None
+        self.since: float | None = None  # when the current hook started; None: job not started
+        self.abandoned = False
+
+
+def run_prompt_hooks(
+    host: PluginHost, hooks: Sequence[str], ctx: PromptContext, *, after: After | None = None,
+) -> list[HookBlocks]:
+    """Every hook of ``hooks`` in order, each within the prompt budget; see the module doc.
+
+    Returns the answers of the hooks that finished in time, in order; a hook left out (timed
+    out, or never started) is absent and named in a ``prompt_hook_timed_out`` warning.
+    """
+    budget = prompt_budget(ctx)
+    if budget is None or IN_WORKER.get():
+        run = _Run(0, ctx)
+        _work(host, hooks, run, after)
+        return run.results
+    out: list[HookBlocks] = []
+    start = 0
+    while start < len(hooks):
+        run = _Run(start, ctx)
+        future = host._workers().submit(contextvars.copy_context().run, _job, host, hooks, run, after)
+        queued = time.monotonic()
+        left_out = _wait(future, run, queued, budget)
+        with run.lock:
+            out.extend(run.results)
+            index, record, ctx = run.next, run.record, run.ctx
+        if left_out is None:
+            return out
+        if left_out == "busy":
+            _busy(host, hooks[index:], budget)
+            return out
+        _timed_out(host, hooks[index], record, budget)
+        start = index + 1
+    return out
+
+
+def _wait(future: concurrent.futures.Future[None], run: _Run, queued: float, budget: float) -> str | None:
+    """Sleep until the job ends (``None``) or a hook runs past its budget ("slow"), or the job
+    never starts ("busy"); in both latter cases the job is abandoned."""
+    timeout = budget
+    while True:
+        try:
+            future.result(timeout=timeout)
+            return None
+        except concurrent.futures.TimeoutError:
+            pass
+        now = time.monotonic()
+        with run.lock:
+            if future.done():
+                continue  # it ended while we looked; result() re-raises a failure
+            since = run.since
+            deadline = (queued if since is None else since) + budget
+            if now >= deadline:
+                run.abandoned = True
+                future.cancel()
+                return "busy" if since is None else "slow"
+            timeout = deadline - now
+
+
+def _job(host: PluginHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
+    IN_WORKER.set(True)
+    with run.lock:
+        if run.abandoned:
+            return
+        run.since = time.monotonic()
+    _work(host, hooks, run, after)
+
+
+def _work(host: PluginHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
+    ctx = run.ctx
+    for index in range(run.next, len(hooks)):
+        hook = hooks[index]
+        record = CallLog()
+        with run.lock:
+            if run.abandoned:
+                return
+            run.next, run.record, run.ctx, run.since = index, record, ctx, time.monotonic()
+        token = CURRENT.set(record)
+        host._running.append(record)
+        try:
+            result = getattr(host.pm.hook, hook)(ctx=ctx)
+        finally:
+            host._running.remove(record)
+            CURRENT.reset(token)
+        plugin = record.owner(result) if result is not None else None
+        blocks = _named(result, plugin)
+        if after is not None:
+            ctx = after(hook, blocks, ctx)
+        with run.lock:
+            if run.abandoned:
+                return  # too late: the caller has moved on without this block
+            run.results.append((hook, blocks, plugin))
+            run.next, run.record, run.ctx = index + 1, None, ctx
+
+
+def _named(result: Any, plugin: str | None) -> tuple[PromptBlock, ...]:
+    if result is None:
+        return ()
+    blocks = (result,) if isinstance(result, PromptBlock) else tuple(result)
+    return tuple(b if b.plugin else attrs.evolve(b, plugin=plugin) for b in blocks)
+
+
+def _timed_out(host: PluginHost, hook: str, record: CallLog | None, budget: float) -> None:
+    block = hook.removeprefix("hermes_prompt_")
+    culprit = (record.current if record is not None else None) or "?"
+    message = f"plugin {culprit!r} took longer than {budget:g}s in {hook}; the {block} block was left out"
+    if host.strict:
+        raise HermesPluginError(message)
+    record_warning("prompt_hook_timed_out", message, plugin=culprit, hook=hook, seconds=budget)
+
+
+def _busy(host: PluginHost, hooks: Sequence[str], budget: float) -> None:
+    culprit = ", ".join(sorted({r.current or "?" for r in list(host._running)})) or "?"
+    blocks = [hook.removeprefix("hermes_prompt_") for hook in hooks]
+    what = f"the {blocks[0]} block was" if len(blocks) == 1 else f"the blocks {', '.join(blocks)} were"
+    message = (
+        f"{what} left out: the prompt-hook workers are still busy with plugin {culprit} "
+        f"past the {budget:g}s budget"
+    )
+    if host.strict:
+        raise HermesPluginError(message)
+    named = {"hook": hooks[0]} if len(hooks) == 1 else {"hooks": list(hooks)}
+    record_warning("prompt_hook_timed_out", message, plugin=culprit, seconds=budget, **named)
+
+
+def prompt_budget(ctx: PromptContext) -> float | None:
+    """Seconds one prompt hook may take (``plugins.prompt_hook_budget``); ``None``: no limit."""
+    budget = getattr(getattr(ctx.config, "plugins", None), "prompt_hook_budget", DEFAULT_PROMPT_BUDGET)
+    return float(budget) if budget else None
