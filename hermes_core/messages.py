@@ -105,6 +105,57 @@ def validate_messages(messages: Sequence[Any]) -> None:
             )
 
 
+#: Part types whose ``text`` a reader sees: OpenAI chat and Anthropic ``text``, Responses
+#: ``input_text``/``output_text``. Images, audio, files, reasoning and tool calls hold none.
+TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+
+
+def content_text(content: Any, sep: str = "\n") -> str:
+    """The text of a message ``content``, the one rule every reader of message text shares.
+
+    ``None`` is ``""``; a string is itself; a list joins the text of its parts with ``sep``
+    (a part with no text adds nothing, not an empty line). A part's text: a string part is
+    itself; a text part (``type`` absent or in ``TEXT_PART_TYPES``) its ``text``; an Anthropic
+    ``tool_result`` part the text of its nested ``content``, by this same rule; an image, audio,
+    reasoning or tool-call part has none. SDK content blocks (objects, not dicts) are read
+    through their ``type``/``text`` attributes. A content that is one part dict reads as that
+    part (``text_summary`` is the compressor's placeholder for an image it dropped); any other
+    value is its ``str``.
+    """
+    if isinstance(content, str):
+        return content
+    if content is None:
+        return ""
+    if isinstance(content, list):
+        texts = []
+        for part in content:
+            text = _part_text(part, sep)
+            if text is not None:
+                texts.append(text)
+        return sep.join(texts)
+    if isinstance(content, Mapping):
+        text = _part_text(content, sep)
+        summary = content.get("text_summary")
+        return text or (summary if isinstance(summary, str) else "")
+    return str(content)
+
+
+def _part_text(part: Any, sep: str) -> str | None:
+    if isinstance(part, str):
+        return part
+    if isinstance(part, Mapping):
+        kind = part.get("type")
+        if kind == "tool_result":
+            return content_text(part.get("content"), sep)
+        text = part.get("text")
+    else:
+        kind = getattr(part, "type", None)
+        text = getattr(part, "text", None)
+    if (kind is None or kind in TEXT_PART_TYPES) and isinstance(text, str):
+        return text
+    return None
+
+
 def call_id(call: Mapping[str, Any]) -> str:
     """The id of a tool call (``id``, or ``call_id`` for Responses-style calls)."""
     return str(call.get("id") or call.get("call_id") or "")

@@ -172,6 +172,8 @@ def test_swe_agent_0x_marks_the_demonstration() -> None:
 def test_swe_agent_1x_keeps_reused_ids_valid() -> None:
     t = read_transcript(DATA / "swe_agent_1x.traj")
     assert roles(t) == ["user", "assistant", "tool", "assistant", "tool"]
+    # 1.x labels the instance template (the task statement) an observation: it is the request
+    assert "_injected" not in t.messages[0]
     assert [m["tool_call_id"] for m in t.messages if m["role"] == "tool"] == ["call_0", "call_0"]
     assert pairing_problems(t.messages) == []
     assert t.model == "claude-3-7-sonnet" and t.metadata["swe_agent_version"] == "1.x"

@@ -105,13 +105,15 @@ def read(source: TranscriptSource) -> Transcript:
 
 
 def _is_observation(item: Mapping[str, Any], messages: list[dict[str, Any]], version: str) -> bool:
-    """A user-role history item the environment wrote: ``message_type: observation``, or in 0.x
-    (which does not say) any user turn after an assistant action."""
+    """A user-role history item the environment wrote: one after an assistant action that 1.x
+    labels ``message_type: observation``, or in 0.x (which does not say) any such user turn.
+    Before the first action a user turn is the task statement, though 1.x labels the instance
+    template an observation too."""
+    if not any(m.get("role") == "assistant" for m in messages):
+        return False
     if item.get("message_type") == "observation":
         return True
-    if item.get("message_type") is not None or version != "0.x":
-        return False
-    return any(m.get("role") == "assistant" for m in messages)
+    return item.get("message_type") is None and version == "0.x"
 
 
 FORMAT = TranscriptFormat(
