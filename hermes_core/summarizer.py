@@ -23,8 +23,10 @@ class SummaryRequest:
     """One summarisation job.
 
     ``prompt`` is the complete instruction text for an LLM summariser (turns included);
-    ``turns`` are the middle messages (already redacted) for summarisers that work on structure
-    (the offline ``extractive`` one); ``previous_summary`` is the body of the last summary when
+    ``turns`` are the middle messages (redacted copies) for summarisers that work on structure.
+    A summariser class that sets ``reads_raw_turns = True`` (the offline ``extractive`` one)
+    redacts what it writes itself, and gets the messages as they are and an empty ``prompt``;
+    ``previous_summary`` is the body of the last summary when
     this compression updates it; ``budget_tokens`` is the target size; ``max_chars`` a hard cap.
     """
 

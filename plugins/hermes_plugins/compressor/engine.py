@@ -35,7 +35,7 @@ from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
 from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 from hermes_plugins.compressor.antithrash import AntiThrash
 from hermes_plugins.compressor.assemble import (
     assemble,
@@ -79,6 +79,7 @@ from hermes_plugins.compressor.prune import (
 from hermes_core.redaction import redact
 from hermes_plugins.compressor.serialize import (
     bound_text,
+    message_text,
     prepare_turns,
     serialize_turns,
 )
@@ -716,9 +717,23 @@ class CompressorEngine(ContextEngine):
     # --- the summary -----------------------------------------------------------------------------
 
     def _summary_budget(self, middle: list[dict[str, Any]]) -> int:
-        """20% of the condensed content, within [2,000, max_summary_tokens] (the floor wins)."""
-        budget = int(estimate_messages_tokens(middle) * SUMMARY_RATIO)
-        return max(SUMMARY_MIN_TOKENS, min(budget, self.max_summary_tokens or budget))
+        """20% of the condensed content, within [2,000, max_summary_tokens] (the floor wins).
+
+        Counted only until the cap is certain: a long middle reaches it within its first
+        messages, and the rest would not change the figure.
+        """
+        cap = self.max_summary_tokens
+        if cap > 0:
+            enough = int(cap / SUMMARY_RATIO) + 1
+            total = 0
+            for message in middle:
+                total += estimate_message_tokens(message)
+                if total >= enough:
+                    break
+        else:
+            total = estimate_messages_tokens(middle)
+        budget = int(total * SUMMARY_RATIO)
+        return max(SUMMARY_MIN_TOKENS, min(budget, cap or budget))
 
     def _summarize(
         self,
@@ -730,17 +745,22 @@ class CompressorEngine(ContextEngine):
         """``(body, provider, fallback_used, (error, kind) | None)``; raises ``_Abort``."""
         section = self.config.compression
         provider = section.summary.provider
-        turns = prepare_turns(middle)
         previous = bound_text(redact(self._previous_summary), PREVIOUS_SUMMARY_MAX) \
             if self._previous_summary else None
         focus = redact(focus_topic.strip()) if focus_topic and focus_topic.strip() else None
         budget = self._summary_budget(middle)
-        has_user = any(is_actionable_user(m) for m in middle)
-        request = SummaryRequest(
-            prompt=build_summary_prompt(
+        if self._reads_raw_turns(provider):
+            # It redacts what it writes: no redacted copy of every turn, no prompt.
+            turns: list[dict[str, Any]] = middle
+            prompt = ""
+        else:
+            turns = prepare_turns(middle)
+            prompt = build_summary_prompt(
                 serialize_turns(turns), previous_summary=previous, focus_topic=focus,
-                budget_tokens=budget, has_user_turn=has_user,
-            ),
+                budget_tokens=budget, has_user_turn=any(is_actionable_user(m) for m in middle),
+            )
+        request = SummaryRequest(
+            prompt=prompt,
             turns=turns,
             previous_summary=previous,
             focus_topic=focus,

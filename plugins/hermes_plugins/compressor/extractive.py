@@ -32,6 +32,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import Config
+from hermes_core.redaction import redact
 from hermes_plugins._common.failures import failure_of
 from hermes_plugins._common.injected import (
     applied_edits,
@@ -39,7 +40,6 @@ from hermes_plugins._common.injected import (
     is_request,
     react_command,
     summary_author,
-    text_of,
 )
 from hermes_core.pairing import match_results
 from hermes_core.summarizer import SummaryRequest
@@ -52,6 +52,7 @@ from hermes_plugins.compressor.oneliners import (
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX
+from hermes_plugins.compressor.serialize import message_text
 
 MAX_CHARS = 8_000
 REQUEST_MAX = 2_500
@@ -117,10 +118,15 @@ _EXIT_IN_LINE = re.compile(r" -> exit (-?\d+|\?)")
 
 
 def _clip(text: str, limit: int) -> str:
-    """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split)."""
+    """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split).
+
+    A text that has to change is redacted first: joining lines hides a ``name: value`` line
+    from the line-start pattern and a cut can leave too little of a key to recognise it. A
+    text that stays as it is gets redacted with the rendered summary (``build_handoff``).
+    """
     if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text  # already one clean line: every whitespace but " " is not printable
-    text = " ".join(text.split())
+    text = " ".join(redact(text).split())
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit - 1)
@@ -130,7 +136,8 @@ def _clip(text: str, limit: int) -> str:
 
 
 def verbatim(text: str, limit: int) -> str:
-    """A user's words as they were, or head and tail around an omission note when too long."""
+    """A user's words as they were, or head and tail around an omission note when too long
+    (redact ``text`` first: a cut can leave too little of a key to recognise it)."""
     text = text.strip("\n")
     if len(text) <= limit:
         return text
@@ -151,7 +158,9 @@ def _failed(failure: Any) -> tuple[str | None, str] | None:
     if failure is None:
         return None
     where = f" ({failure.where})" if failure.where and failure.where not in failure.error else ""
-    return failure.code, (failure.error or "failed") + where
+    # Read from the unredacted result: the error line is redacted on its own, while it still
+    # starts a line (``password: ...`` is masked only there).
+    return failure.code, redact(failure.error or "failed") + where
 
 
 def _demoted_failure(line: str) -> tuple[str | None, str] | None:
@@ -162,7 +171,7 @@ def _demoted_failure(line: str) -> tuple[str | None, str] | None:
         return None
     found = _EXIT_IN_LINE.search(line)
     code = found.group(1) if found and found.group(1) not in ("?", "0") else None
-    return code, line[at + 2:]
+    return code, redact(line[at + 2:])
 
 
 class _Files:
@@ -253,10 +262,10 @@ class _Facts:
             role = turn.get("role")
             if role != "user" and role != "assistant":
                 continue  # results are read with their calls; system turns hold no facts
-            text = text_of(turn.get("content"))
+            text = message_text(turn)
             if role == "user":
                 if summary_author(turn) is not None:
-                    self.summaries.append(text)
+                    self.summaries.append(redact(text))
                     continue
                 if is_observation(turn):
                     self._observation(turn, text, last_assistant_text)
@@ -280,6 +289,8 @@ class _Facts:
                         todos = todo_list
         if todos:
             self.open_items.extend(todos)
+        # The one assistant text quoted whole: redacted while its lines are still lines.
+        last_assistant_text = redact(last_assistant_text)
         for sentence in _SENTENCE.split(last_assistant_text):
             sentence = sentence.strip()
             if sentence.endswith("?") and len(sentence) > 8:
@@ -303,7 +314,7 @@ class _Facts:
 
     def _call(self, call: Mapping[str, Any], result: Mapping[str, Any] | None) -> tuple[str, list[str] | None]:
         name, args, arguments = _name_args(call)
-        content = text_of(result.get("content")) if result is not None else ""
+        content = message_text(result) if result is not None else ""
         demoted = result is not None and looks_demoted(content) and content.startswith(f"[{name}]") \
             and not content.startswith(DUPLICATE_PREFIX)
         line = content if demoted else summarize_tool_result(
@@ -632,11 +643,11 @@ def build_handoff(
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
         and prev_latest.strip() != NO_USER_SENTINEL else None
-    latest_full = next((text_of(t.get("content")) for t in reversed(newer_turns) if is_request(t)
-                        and text_of(t.get("content")).strip() != NO_USER_SENTINEL), None)
+    latest_full = next((text for t in reversed(newer_turns) if is_request(t)
+                        and (text := message_text(t)).strip() != NO_USER_SENTINEL), None)
     if latest_full is None and not newer_requests:
         latest_full = prev_latest_text or next(
-            (text_of(t.get("content")) for t in reversed(older_turns) if is_request(t)), None)
+            (message_text(t) for t in reversed(older_turns) if is_request(t)), None)
 
     # Requests: older turns', then the previous summary's (its latest one included), then new.
     older_requests = older.requests if older else []
@@ -663,7 +674,7 @@ def build_handoff(
     parts: list[str] = []
     if note:
         parts.append(note.strip() + "\n")
-    parts.append(f"## {LATEST}\n{verbatim(latest_full, REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
+    parts.append(f"## {LATEST}\n{verbatim(redact(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
     fixed = sum(len(p) + 1 for p in parts)
     budget = _Budget(max(0, max_chars - fixed - 8))
     focus_block = ""
@@ -703,7 +714,9 @@ def build_handoff(
         block = budget.render(title, numbered=title == ACTIONS)
         if block:
             parts.append(block)
-    text = "\n".join(p.rstrip("\n") + "\n" for p in parts if p).strip()
+    # The turns are read unredacted (one pass, no copies): what reaches the summary is
+    # redacted here, each item on its own line as in the turn it came from.
+    text = redact("\n".join(p.rstrip("\n") + "\n" for p in parts if p).strip())
     if len(text) > max_chars:
         cut = text.rfind("\n", 0, max_chars - 2)
         text = text[: cut if cut > 0 else max_chars - 2].rstrip() + "\n…"
@@ -711,9 +724,15 @@ def build_handoff(
 
 
 class ExtractiveSummarizer:
-    """The ``extractive`` summariser: ``build_handoff`` behind the ``Summarizer`` protocol."""
+    """The ``extractive`` summariser: ``build_handoff`` behind the ``Summarizer`` protocol.
+
+    ``reads_raw_turns``: it redacts what it writes, so the engine hands it the condensed
+    messages as they are (no redacted copies, no LLM prompt built) - the turns of a
+    ``SummaryRequest`` it gets may hold secrets, and its ``prompt`` is empty.
+    """
 
     name = "extractive"
+    reads_raw_turns = True
 
     def __init__(self, config: Config | None = None, *, model: str | None = None) -> None:
         self.config = config

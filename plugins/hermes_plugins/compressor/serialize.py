@@ -77,6 +77,25 @@ def clip_middle(text: str, limit: int = CONTENT_MAX, head: int = CONTENT_HEAD, t
     return f"{text[:head]}\n...[truncated]...\n{text[-tail:]}"
 
 
+def plain_text(text: str, *, assistant: bool) -> str:
+    """Text with inline reasoning (assistants) and media directives removed, cut to
+    ``TURN_HARD_MAX`` - everything ``clean_text`` does except redaction."""
+    if assistant and "<" in text:
+        text = strip_reasoning(text)
+    if "MEDIA:" in text:
+        text = _MEDIA_DIRECTIVE.sub("[media attachment]", text)
+    if len(text) > TURN_HARD_MAX:
+        text = clip_middle(text, TURN_HARD_MAX, TURN_HARD_MAX // 2, TURN_HARD_MAX // 4)
+    return text
+
+
+def message_text(message: Mapping[str, Any]) -> str:
+    """``plain_text`` of a message's content (flattened), as a summariser reads it."""
+    content = message.get("content")
+    return plain_text(content if type(content) is str else flatten_content(content),
+                      assistant=message.get("role") == "assistant")
+
+
 def clean_text(text: str, *, assistant: bool) -> str:
     """Redacted text with inline reasoning (assistants) and media directives removed."""
     if assistant and "<" in text:

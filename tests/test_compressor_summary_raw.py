@@ -1,0 +1,128 @@
+"""The extractive summary reads the condensed messages as they are and redacts what it writes.
+
+No redacted copy of every turn and no LLM prompt is built for a summariser that says
+``reads_raw_turns`` (the built-in ``extractive`` one): it redacts each fact it takes from a turn
+where the fact could lose its context (a cut, joined lines, an error line) and the rendered
+summary as a whole. Summarisers that do not say so keep getting redacted copies and a prompt.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hermes_plugins.compressor import engine as engine_module
+from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
+from test_compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
+
+from hermes_core.summarizer import SummaryRequest
+
+VENDOR_KEY = "sk-proj-" + "Q7x" * 12
+GITHUB_TOKEN = "ghp_" + "Zb4" * 12
+PASSWORD = "hunter2-horse-battery"
+YAML_TOKEN = "t0k3n-value-4411"
+AWS_ID = "AKIAIOSFODNN7EXAMPLE"
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+SECRETS = (VENDOR_KEY[8:], GITHUB_TOKEN[4:], PASSWORD, YAML_TOKEN, AWS_SECRET)
+
+
+def leaky_turns() -> list[dict[str, Any]]:
+    """Secrets in every place a fact is taken from: requests (short, long and multi-line),
+    a failing command and its error line, another agent's summary, the last assistant text."""
+    long_request = ("please deploy the billing service with the key " + VENDOR_KEY + " "
+                    + "and keep the rollout slow " * 12)
+    return [
+        user("[CONTEXT SUMMARY]: the user gave the token " + GITHUB_TOKEN + "\n- keep the API stable"),
+        user(long_request),
+        user("config for the db:\npassword: " + PASSWORD + "\nhost: db.internal"),
+        assistant("", call("c1", "terminal", command=f"export OPENAI_API_KEY={VENDOR_KEY} && make deploy")),
+        tool("c1", '{"output": "Traceback (most recent call last):\\nRuntimeError: bad credentials '
+             f'aws_secret_access_key={AWS_SECRET}", "exit_code": 1}}'),
+        user(f"use {AWS_ID} with {AWS_SECRET} for the bucket"),
+        assistant("Deployed.\ntoken: " + YAML_TOKEN + "\nShall I also rotate the keys?"),
+    ]
+
+
+def leaky_history() -> list[dict[str, Any]]:
+    return [*work_history(3)[:-1], *leaky_turns(), *work_history(12)[1:]]  # head, secrets, more work
+
+
+def test_the_extractive_summary_of_raw_turns_holds_no_secret() -> None:
+    engine = make_engine(200_000)
+    out = engine.compress(leaky_history(), force=True)
+    text = summary_of(out)["content"]
+    for secret in SECRETS:
+        assert secret not in text, secret
+    # ... and still carries the facts around them.
+    assert "please deploy the billing service" in text
+    assert "RuntimeError: bad credentials" in text
+    assert "make deploy" in text
+    assert "[REDACTED]" in text
+
+
+def test_build_handoff_redacts_what_it_writes_from_unredacted_turns() -> None:
+    text = build_handoff(leaky_turns())
+    for secret in SECRETS:
+        assert secret not in text, secret
+    assert "Shall I also rotate the keys?" in text
+
+
+class Recording:
+    """A summariser factory that keeps every request it was given."""
+
+    def __init__(self, raw: bool) -> None:
+        self.requests: list[SummaryRequest] = []
+        self.reads_raw_turns = raw
+
+    def __call__(self, config: Any, *, model: str | None = None) -> Any:
+        outer = self
+
+        class Summarizer:
+            name = "recording"
+
+            def summarize(self, request: SummaryRequest) -> str:
+                outer.requests.append(request)
+                return ExtractiveSummarizer().summarize(request)
+
+        return Summarizer()
+
+
+class Host:
+    def __init__(self, factory: Any) -> None:
+        self.factory = factory
+
+    def summarizers(self) -> dict[str, Any]:
+        return {"recording": self.factory}
+
+
+@pytest.mark.parametrize("raw", [True, False])
+def test_only_a_summariser_that_reads_raw_turns_gets_them(raw: bool) -> None:
+    factory = Recording(raw)
+    engine = make_engine(200_000, data={"compression": {"summary": {"provider": "recording"}}},
+                         host=Host(factory))
+    messages = leaky_history()
+    engine.compress(messages, force=True)
+    (request,) = factory.requests
+    original = next(m for m in messages if "please deploy" in str(m.get("content")))
+    if raw:
+        # The very messages (no copies) and no prompt: nothing an LLM would read was built.
+        assert request.prompt == ""
+        assert any(t is original for t in request.turns)
+    else:
+        assert "TURNS TO SUMMARIZE" in request.prompt
+        assert not any(t is original for t in request.turns)
+        assert any("please deploy" in str(t.get("content")) for t in request.turns)
+        assert not any(VENDOR_KEY[8:] in str(t.get("content")) for t in request.turns)
+        assert VENDOR_KEY[8:] not in request.prompt
+
+
+def test_the_builtin_summariser_builds_no_redacted_copies(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(*_a: Any, **_k: Any) -> Any:
+        raise AssertionError("prepare_turns called for the extractive summariser")
+
+    monkeypatch.setattr(engine_module, "prepare_turns", refuse)
+    engine = make_engine(200_000)
+    out = engine.compress(work_history(30), force=True)
+    assert engine.last_compression_report["status"] == "compressed"
+    assert "now run the whole suite" in summary_of(out)["content"] or out[-1]["content"] == "now run the whole suite"
+
