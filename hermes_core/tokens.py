@@ -80,7 +80,11 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     Tool calls count their name and arguments (the bulk of an envelope) plus a small fixed
     envelope cost; base64 image payloads count as ``IMAGE_TOKEN_ESTIMATE`` each, not by size.
     """
-    chars, images = _content_chars(message.get("content"))
+    content = message.get("content")
+    if type(content) is str:  # most messages: no call into the general reader
+        chars, images = len(content), 0
+    else:
+        chars, images = _content_chars(content)
     calls = message.get("tool_calls")
     if calls:
         for call in calls:

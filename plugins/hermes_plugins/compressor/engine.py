@@ -858,11 +858,7 @@ class CompressorEngine(ContextEngine):
             raise SummarizerError("the summariser returned an empty summary", kind="empty")
         return text
 
-    def _get_summarizer(self, provider: str, model: str | None) -> Any:
-        key = f"{provider}\0{model or ''}"
-        cached = self._summarizers.get(key)
-        if cached is not None:
-            return cached
+    def _factory(self, provider: str) -> Any:
         factories: dict[str, Any] = {}
         if self.host is not None:
             try:
@@ -877,6 +873,22 @@ class CompressorEngine(ContextEngine):
             raise SummarizerError(
                 f"no summariser is registered as {provider!r} (known: {known})", kind="provider_missing"
             )
+        return factory
+
+    def _reads_raw_turns(self, provider: str) -> bool:
+        """Whether ``provider``'s summariser takes the condensed messages unredacted (it says
+        so with ``reads_raw_turns = True`` and redacts what it writes, as the extractive one)."""
+        try:
+            return getattr(self._factory(provider), "reads_raw_turns", False) is True
+        except SummarizerError:
+            return False  # the call itself reports it
+
+    def _get_summarizer(self, provider: str, model: str | None) -> Any:
+        key = f"{provider}\0{model or ''}"
+        cached = self._summarizers.get(key)
+        if cached is not None:
+            return cached
+        factory = self._factory(provider)
         try:
             summarizer = factory(self.config, model=model)
         except SummarizerError:
@@ -919,15 +931,15 @@ def ground_latest_request(text: str, turns: Any) -> str:
 
     A model paraphrases, and the paraphrase of the one thing that must survive verbatim is
     where summaries go wrong; so the section is rebuilt from the newest real user turn of the
-    condensed turns (already redacted; turns older than a previous summary do not count).
+    condensed turns (redacted here; turns older than a previous summary do not count).
     Without such a turn the summary is left as written.
     """
     _older, newer = split_at_anchor(list(turns))
     # Injected text (reminders, notifications, another agent's summary) is not a request.
-    latest = next((t.get("content") for t in reversed(newer) if is_request(t)), None)
+    latest = next((t for t in reversed(newer) if is_request(t)), None)
     if not latest:
         return text
-    section = f"## {LATEST}\n{verbatim(str(latest), GROUNDED_REQUEST_MAX)}\n"
+    section = f"## {LATEST}\n{verbatim(redact(message_text(latest)), GROUNDED_REQUEST_MAX)}\n"
     start = text.find(f"## {LATEST}")
     if start == -1:
         return f"{section}\n{text}"

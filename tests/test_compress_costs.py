@@ -1,0 +1,71 @@
+"""What a forced ``Session.compress`` does around the engine, counted rather than timed.
+
+The manual ``/compress`` estimates the request before and after. The list it is given is about
+to be replaced, so a session whose message cache does not already hold it estimates it in one
+plain pass instead of building every message's wire form (``ProcessedHistory``) only to throw
+it away; a session that synced the list on its last request reuses the cache. Either way the
+figure is the same rough estimate.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from hermes_core import Session
+from hermes_core.tokens import estimate_request_tokens
+
+
+def history(turns: int) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "user", "content": "start the refactor"}]
+    for i in range(turns):
+        call_id = f"call_{i}"
+        messages += [
+            {"role": "assistant", "content": "", "tool_calls": [{"id": call_id, "type": "function", "function": {
+                "name": "read_file", "arguments": json.dumps({"path": f"src/mod_{i}.py"})}}]},
+            {"role": "tool", "tool_call_id": call_id, "content": f"# module {i}\n" + "value = compute(x)\n" * 300},
+        ]
+    messages.append({"role": "user", "content": "keep going"})
+    return messages
+
+
+def open_session(tmp_path: Path) -> Session:
+    home = tmp_path / "home"
+    home.mkdir(exist_ok=True)
+    return Session.open(cwd=tmp_path, home=home, model="test-model", provider="openai",
+                        context_length=200_000, persist=False, env={})
+
+
+def test_a_fresh_session_does_not_process_the_list_it_compresses(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = history(60)
+    expected = estimate_request_tokens(messages, system_prompt=session.system_prompt)
+    result = session.compress(messages, force=True)
+    assert len(result.messages) < len(messages)
+    assert result.feedback.before_tokens == expected
+    # Only the compressed list went through the cache (for the next request), not the input.
+    assert session.message_cache.computed <= len(result.messages)
+
+
+def test_a_synced_session_reuses_its_cache_for_the_same_figure(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = history(60)
+    session.before_request(messages)
+    processed = session.message_cache.computed
+    assert processed == len(messages)
+    expected = estimate_request_tokens(messages, system_prompt=session.system_prompt)
+    result = session.compress(messages, force=True)
+    assert result.feedback.before_tokens == expected
+    # Nothing of the input was processed again; only the summary (and what the cut rewrote).
+    assert session.message_cache.computed - processed < len(result.messages)
+
+
+def test_nothing_to_compress_reports_one_figure(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]
+    result = session.compress(messages, force=True)
+    assert result.messages is messages
+    assert result.feedback.before_tokens == result.feedback.after_tokens == estimate_request_tokens(
+        messages, system_prompt=session.system_prompt)
+    assert session.message_cache.computed == 0
