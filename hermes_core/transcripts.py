@@ -40,6 +40,7 @@ import attrs
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, InvalidMessagesError
 from hermes_core.logging import get_logger
+from hermes_core.messages import content_text
 from hermes_core.pairing import match_results, pairing_problems, pending_calls
 
 if TYPE_CHECKING:
@@ -796,7 +797,7 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
         if role == "tool":
             if index in answers:
                 continue
-            text = _text_of(message.get("content"))
+            text = content_text(message.get("content"))
             out.append({
                 "role": "user",
                 "content": f"[tool result {message.get('tool_call_id')!r} answers no call]\n{text}",
@@ -824,16 +825,6 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
                 })
                 report.changed("missing_tool_results_filled")
     return out
-
-
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(p.get("text") or "") if isinstance(p, Mapping) else str(p) for p in content
-        )
-    return "" if content is None else json.dumps(content, ensure_ascii=False, default=str)
 
 
 # --- writing ----------------------------------------------------------------------------------

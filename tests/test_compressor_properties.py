@@ -24,7 +24,6 @@ from hermes_plugins.compressor.framing import (
     classify_message,
     compose_prepended,
     compose_standalone,
-    content_text,
     frame_summary,
 )
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
@@ -32,6 +31,7 @@ from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 from test_compressor_support import make_engine, snapshot
 
+from hermes_core.messages import content_text
 from hermes_core.tokens import estimate_messages_tokens
 
 SECRETS = (

@@ -201,20 +201,3 @@ def require_text(text: str, *, where: str) -> str:
     if not cleaned:
         raise SummarizerEmptyError(f"{where}: the model returned no summary text")
     return cleaned
-
-
-def content_text(content: Any) -> str:
-    """Text of a message ``content`` that may be a string, a list of parts, or absent."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        pieces = []
-        for part in content:
-            kind = part.get("type") if isinstance(part, dict) else getattr(part, "type", None)
-            value = part.get("text") if isinstance(part, dict) else getattr(part, "text", None)
-            if kind in (None, "text", "output_text") and isinstance(value, str):
-                pieces.append(value)
-        return "".join(pieces)
-    return str(content)

@@ -17,6 +17,7 @@ from typing import Any
 
 from hermes_core import Config, hookimpl
 from hermes_core.logging import get_logger
+from hermes_core.messages import content_text
 from hermes_core.summarizer import (
     SummarizerError,
     SummarizerModelNotFoundError,
@@ -26,7 +27,6 @@ from hermes_core.summarizer import (
 from hermes_plugins.summarizer_http import (
     DeadlineExceeded,
     call_with_deadline,
-    content_text,
     display_url,
     import_sdk,
     require_text,
@@ -183,7 +183,7 @@ class OpenAISummarizer(_SdkSummarizer):
         choices = _field(response, "choices") or []
         if not choices:
             return ""
-        return content_text(_field(_field(choices[0], "message"), "content"))
+        return reply_text(_field(_field(choices[0], "message"), "content"))
 
 
 class AnthropicSummarizer(_SdkSummarizer):
@@ -203,12 +203,18 @@ class AnthropicSummarizer(_SdkSummarizer):
 
     def _text_of(self, response: Any) -> str:
         # Only text blocks: thinking blocks are reasoning, never part of the summary.
-        return content_text(_field(response, "content") or [])
+        return reply_text(_field(response, "content") or [])
 
 
 def max_tokens_for(request: SummaryRequest) -> int:
     """The Messages API requires a cap: twice the target leaves room for a verbose model."""
     return max(ANTHROPIC_MIN_MAX_TOKENS, 2 * int(request.budget_tokens))
+
+
+def reply_text(content: Any) -> str:
+    """A model reply's text: its text blocks as one run (a reply split into blocks, e.g. around
+    citations, is one text), never its reasoning blocks."""
+    return content_text(content, sep="")
 
 
 def _field(obj: Any, name: str) -> Any:

@@ -15,6 +15,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.messages import content_text
+
 #: Openings of summaries written by an agent's compaction, by who wrote them.
 SUMMARY_OPENINGS: tuple[tuple[str, str], ...] = (
     ("This session is being continued from a previous conversation", "claude-code"),
@@ -40,21 +42,6 @@ INJECTED_OPENINGS: tuple[tuple[str, str], ...] = (
 )
 
 
-def text_of(content: Any) -> str:
-    """The text of a message content (string, or text parts joined by newlines)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        parts = []
-        for part in content:
-            if isinstance(part, str):
-                parts.append(part)
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
-                parts.append(part["text"])
-        return "\n".join(parts)
-    return ""
-
-
 def summary_author(message: Mapping[str, Any]) -> str | None:
     """Who wrote the compaction summary ``message`` is, or ``None`` when it is not one."""
     marked = message.get("_summary")
@@ -62,7 +49,7 @@ def summary_author(message: Mapping[str, Any]) -> str | None:
         return str(marked) if isinstance(marked, str) else "unknown"
     if message.get("_compressed_summary"):
         return "hermes-core"
-    text = text_of(message.get("content")).lstrip()
+    text = content_text(message.get("content")).lstrip()
     for opening, author in SUMMARY_OPENINGS:
         if text.startswith(opening):
             return author
@@ -78,7 +65,7 @@ def injected_kind(message: Mapping[str, Any]) -> str | None:
         return "summary"
     if message.get("_demonstration"):
         return "demonstration"
-    text = text_of(message.get("content")).lstrip()
+    text = content_text(message.get("content")).lstrip()
     for opening, kind in INJECTED_OPENINGS:
         if text.startswith(opening):
             return kind
@@ -120,6 +107,6 @@ def is_request(message: Mapping[str, Any]) -> bool:
     """Whether ``message`` is a request the user typed (user role, text, not injected)."""
     if message.get("role") != "user":
         return False
-    if not text_of(message.get("content")).strip():
+    if not content_text(message.get("content")).strip():
         return False
     return injected_kind(message) is None

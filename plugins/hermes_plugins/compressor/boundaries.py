@@ -13,9 +13,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from hermes_core.messages import content_text
+
 from hermes_plugins.compressor.framing import (
     CONTINUATION_MARKER,
-    content_text,
     is_summary_message,
 )
 from hermes_plugins.compressor.prune import (

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from hermes_plugins._common.injected import text_of
 
 SUMMARY_KEY = "_compressed_summary"
 HAS_USER_TURN_KEY = "_compressed_summary_has_user_turn"
@@ -157,14 +156,6 @@ def compose_wrapped(original: str, summary_block: str) -> str:
 
 def compose_standalone(summary_block: str) -> str:
     return f"{summary_block}\n\n{END_MARKER}"
-
-
-def content_text(content: Any) -> str:
-    """The text of a message content (list parts joined by newlines; also a lone part dict)."""
-    if isinstance(content, Mapping):
-        text = content.get("text") or content.get("text_summary")
-        return text if isinstance(text, str) else ""
-    return text_of(content)
 
 
 def classify_message(message: Mapping[str, Any]) -> tuple[Kind, str, Any] | None:

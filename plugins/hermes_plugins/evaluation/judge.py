@@ -13,7 +13,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_plugins._common.injected import is_request, text_of
+from hermes_core.messages import content_text
+from hermes_plugins._common.injected import is_request
 from hermes_core.summarizer import SummarizerError, SummaryRequest
 from hermes_plugins.evaluation.probes import Probe, one_line
 
@@ -35,7 +36,7 @@ def render_context(messages: Sequence[Mapping[str, Any]]) -> str:
     lines = []
     for message in messages:
         role = str(message.get("role") or "?").upper()
-        text = text_of(message.get("content"))
+        text = content_text(message.get("content"))
         calls = [
             f"{(c.get('function') or {}).get('name')}({(c.get('function') or {}).get('arguments')})"
             for c in message.get("tool_calls") or () if isinstance(c, Mapping)
@@ -98,7 +99,7 @@ def judge_run(messages: Sequence[Mapping[str, Any]], run: dict[str, Any], *, sta
         answer = summarizer.summarize(SummaryRequest(prompt=prompt, budget_tokens=1_500, max_chars=20_000))
     except SummarizerError as exc:
         return {"provider": provider, "error": str(exc), "scores": {}}
-    scores = score(answer, run["_probes"], text_of(last.get("content")) if last else None)
+    scores = score(answer, run["_probes"], content_text(last.get("content")) if last else None)
     return {"provider": provider, "scores": scores, "answer_chars": len(answer),
             "answer": answer if len(answer) <= 4_000 else answer[:4_000] + "…"}
 

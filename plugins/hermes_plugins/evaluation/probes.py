@@ -19,7 +19,8 @@ from typing import Any
 import attrs
 
 from hermes_plugins._common.failures import failure_of
-from hermes_plugins._common.injected import applied_edits, is_observation, is_request, text_of
+from hermes_core.messages import content_text
+from hermes_plugins._common.injected import applied_edits, is_observation, is_request
 from hermes_core.pairing import match_results
 from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 
@@ -91,7 +92,7 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
         message = messages[index]
         role = message.get("role")
         if role == "user" and is_request(message):
-            text = text_of(message.get("content"))
+            text = content_text(message.get("content"))
             add("requests", _clip(one_line(text), REQUEST_KEY), index)
             for sentence in _SENTENCE.split(text):
                 if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
@@ -100,7 +101,7 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
                 add("identifiers", match.group(0).rstrip(".,;:"), index)
         elif is_observation(message):
             # A text agent's observation: its failure is a failed result's (no call names a file).
-            text = text_of(message.get("content"))
+            text = content_text(message.get("content"))
             failure = failure_of(text, is_error=message.get("_is_error")
                                  or message.get("_injected") == "error-observation")
             if failure is not None and failure.first:
@@ -118,8 +119,7 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
             at, position = answers[index]
             calls = messages[at].get("tool_calls") or []
             name, args = _arguments(calls[position]) if position < len(calls) else ("", {})
-            content = text_of(message.get("content")) if not isinstance(message.get("content"), str) \
-                else message["content"]
+            content = content_text(message.get("content"))
             if not file_actions(name, args):  # SWE-agent's edit names its file in the result only
                 for path, verb in file_actions(name, args, content):
                     if verb != "read":

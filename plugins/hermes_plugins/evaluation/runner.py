@@ -18,7 +18,8 @@ from typing import Any
 
 import attrs
 
-from hermes_plugins._common.injected import is_request, text_of
+from hermes_core.messages import content_text
+from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
 from hermes_core.pairing import pairing_problems
 from hermes_core.tokens import estimate_messages_tokens
@@ -36,7 +37,7 @@ def _signature(message: Mapping[str, Any]) -> tuple[Any, ...]:
         json.dumps(call.get("function"), sort_keys=True, default=str) if isinstance(call, Mapping) else str(call)
         for call in calls
     )
-    return (message.get("role"), text_of(message.get("content")), call_sig, message.get("tool_call_id"))
+    return (message.get("role"), content_text(message.get("content")), call_sig, message.get("tool_call_id"))
 
 
 def condensed_indices(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]) -> set[int]:
@@ -67,7 +68,7 @@ def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
     """Everything the model reads in ``messages``, whitespace collapsed (JSON results decoded)."""
     parts: list[str] = []
     for message in messages:
-        text = text_of(message.get("content"))
+        text = content_text(message.get("content"))
         parts.append(text)
         if message.get("role") == "tool" and text.lstrip().startswith(("{", "[")):
             try:
@@ -187,7 +188,7 @@ def evaluate(
         "valid": not problems,
         "problems": problems[:5],
         "last_request_verbatim": last_request is None
-        or one_line(text_of(last_request.get("content"))) in haystack,
+        or one_line(content_text(last_request.get("content"))) in haystack,
         "condensed_messages": len(condensed),
         "recall_available": recall.available,
         "probes": {

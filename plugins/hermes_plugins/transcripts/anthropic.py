@@ -22,11 +22,11 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
+from hermes_core.messages import content_text
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,
     reads,
-    text_of,
     user_from_blocks,
 )
 from hermes_plugins.transcripts.openai_chat import dumps
@@ -63,7 +63,7 @@ def _system_text(system: Any) -> str | None:
         return None
     if isinstance(system, str):
         return system
-    return text_of(system) if isinstance(system, list) else str(system)
+    return content_text(system) if isinstance(system, list) else str(system)
 
 
 def _tool_from_anthropic(tool: Mapping[str, Any]) -> dict[str, Any]:

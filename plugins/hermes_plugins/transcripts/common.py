@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import ROLES
+from hermes_core.messages import ROLES, content_text
 from hermes_core.transcripts import (
     Detection,
     ReportBuilder,
@@ -126,8 +126,7 @@ def summary_kind(text: str) -> str | None:
 
 def mark_user_text(message: dict[str, Any], report: ReportBuilder) -> dict[str, Any]:
     """Mark a user message as an earlier summary or an injection when its text says so."""
-    content = message.get("content")
-    text = content if isinstance(content, str) else text_of(content)
+    text = content_text(message.get("content"))
     who = summary_kind(text)
     if who is not None:
         message["_summary"] = who
@@ -138,17 +137,6 @@ def mark_user_text(message: dict[str, Any], report: ReportBuilder) -> dict[str, 
         message["_injected"] = kind
         report.relabelled(f"marked_injected:{kind}")
     return message
-
-
-def text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            str(part.get("text") or "") for part in content
-            if isinstance(part, Mapping) and isinstance(part.get("text"), str)
-        )
-    return ""
 
 
 def simplify_parts(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
