@@ -393,3 +393,38 @@ def test_session_never_loads_soul_twice(plugin_host: PluginHost, outside: Path) 
         session.close()
     assert prompt.count("I am a very particular soul.") == 1
     assert "agents rules" in prompt
+
+
+# --- where the project is: looked up once per build, again by the next build ------------------
+
+
+def test_one_build_locates_the_project_once(
+    plugin_host: PluginHost, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_plugins.context_files import search
+
+    calls: list[Path] = []
+    real = search.find_git_root
+
+    def counting(start: Path) -> Path | None:
+        calls.append(start)
+        return real(start)
+
+    monkeypatch.setattr(search, "find_git_root", counting)
+    block, _ = build(plugin_host, outside)
+    assert block is None  # every built-in loader looked, none found a file
+    assert calls == [outside.resolve()]  # was once per loader (four)
+    build(plugin_host, outside)
+    assert len(calls) == 2  # a new build looks again
+
+
+def test_a_repository_created_between_builds_is_seen(plugin_host: PluginHost, tmp_path: Path) -> None:
+    root = tmp_path / "work"
+    cwd = root / "pkg"
+    cwd.mkdir(parents=True)
+    write(root / "AGENTS.md", "root rules")
+    block, _ = build(plugin_host, cwd)
+    assert block is None  # outside a repository only cwd is searched
+    (root / ".git").mkdir()
+    block, _ = build(plugin_host, cwd)
+    assert block is not None and "root rules" in block.text

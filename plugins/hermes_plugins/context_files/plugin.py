@@ -29,6 +29,7 @@ from hermes_core import (
 from hermes_core.injection import findings, flagged_soul, screen_file
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
+from hermes_plugins.context_files.search import one_build
 from hermes_core.config import ConfigSection
 from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share
 
@@ -164,7 +165,8 @@ def hermes_config_sections() -> ConfigSection[ContextFileKeys]:
 @hookimpl(trylast=True)
 def hermes_prompt_context_files(ctx: PromptContext) -> PromptBlock | tuple[PromptBlock, ...]:
     max_chars = max_chars_for(ctx)
-    loader, found = _first_found(ctx)
+    with one_build():
+        loader, found = _first_found(ctx)
     files = _size(found, loader, max_chars) if loader is not None else []
     files = [_scanned(ctx, f) for f in files]
     soul = _soul(ctx, max_chars)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 
 import attrs
@@ -71,17 +73,53 @@ class Project:
         return None
 
 
-def project(ctx: PromptContext, plugin: str) -> Project | None:
-    """The project of ``ctx``; ``None`` when cwd is not a directory (nothing to search)."""
+#: Where each cwd led within the current build (see ``one_build``); ``None`` outside a build.
+_BUILD: ContextVar[dict[Path, tuple[Path, Path | None] | None] | None] = ContextVar(
+    "hermes_context_files_build", default=None
+)
+
+
+@contextmanager
+def one_build() -> Iterator[None]:
+    """Within the block, ``project`` resolves each cwd and finds its git root once.
+
+    The four built-in loaders (and any third party's that uses ``project``) all ask where the
+    project is; the answer costs a syscall per path component and per ancestor, and cannot
+    change in a way one build should see halfway through. Every build looks again, so a
+    repository created or a directory moved between sessions is seen by the next one.
+    """
+    token = _BUILD.set({})
     try:
-        cwd = Path(ctx.cwd).resolve()
-        if not cwd.is_dir():
-            log.debug("context_files_no_cwd", cwd=str(ctx.cwd))
+        yield
+    finally:
+        _BUILD.reset(token)
+
+
+def _locate(cwd: Path | str) -> tuple[Path, Path | None] | None:
+    try:
+        resolved = Path(cwd).resolve()
+        if not resolved.is_dir():
+            log.debug("context_files_no_cwd", cwd=str(cwd))
             return None
     except (OSError, RuntimeError):
-        log.debug("context_files_no_cwd", cwd=str(ctx.cwd))
+        log.debug("context_files_no_cwd", cwd=str(cwd))
         return None
+    return resolved, find_git_root(resolved)
+
+
+def project(ctx: PromptContext, plugin: str) -> Project | None:
+    """The project of ``ctx``; ``None`` when cwd is not a directory (nothing to search)."""
+    memo = _BUILD.get()
+    if memo is None:
+        where = _locate(ctx.cwd)
+    elif ctx.cwd in memo:
+        where = memo[ctx.cwd]
+    else:
+        where = memo[ctx.cwd] = _locate(ctx.cwd)
+    if where is None:
+        return None
+    cwd, git_root = where
     return Project(
-        cwd=cwd, git_root=find_git_root(cwd), max_chars=max_chars_for(ctx),
+        cwd=cwd, git_root=git_root, max_chars=max_chars_for(ctx),
         timeout=read_timeout(ctx), plugin=plugin,
     )
