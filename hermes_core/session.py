@@ -23,6 +23,7 @@ from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
+from hermes_core.config_cache import session_config
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
@@ -233,6 +234,11 @@ class Session:
         with collecting() as bucket:
             home_path = resolve_home(o.home, env).absolute()
             config, host = o.config, o.host
+            if config is None and host is None:
+                # The usual call: read (or reuse while unchanged) config.yaml, bound for the
+                # process's shared host; the warnings of the read reach every session.
+                config, host, read_warnings = session_config(home_path, env)
+                bucket.extend(read_warnings)
             if config is None:
                 # Read once: the core's keys (the host needs plugins.disabled), then the plugins'.
                 config = load_config(home=home_path, env=env)
