@@ -96,6 +96,10 @@ _MUTATORS = frozenset({
 #: by pid), a fact of the machine, a per-thread scratch value, or the owner itself.
 ALLOWED = {
     ("hermes_core/host.py", "_SHARED"): "the owner: the process's shared hosts (refresh_plugins)",
+    ("hermes_core/config_cache.py", "_MEMO"): (
+        "what Session.open reads before it has a host (config.yaml bound for the shared host it "
+        "picks), bounded; checked against the file's stat, the environment and the host each open"
+    ),
     ("hermes_core/aio.py", "_pool"): "the process's worker threads for async sessions",
     ("hermes_core/aio.py", "_holding"): "per-thread flag: does this worker hold a CPU slot",
     ("hermes_core/logging.py", "_root"): "the library's stdlib root logger (handlers are the process's)",
