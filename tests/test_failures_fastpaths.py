@@ -136,3 +136,100 @@ def test_the_verdict_memo_stays_within_its_entry_bound(monkeypatch: pytest.Monke
     assert failures._held == sum(len(entry[0]) for entry in failures._verdicts.values())
     assert all(failures.failure_of(t) == failures._failure_of(t, False, False) for t in held)
     failures.clear_cache()
+
+
+# --- one pass per region: detection, exit codes, error lines, big JSON bodies --------------
+
+_PIECES = st.sampled_from([
+    "Error: boom", "error: x", "ERROR: y", "fatal: z", "FATAL: w", "KeyError: 'k'", "pkg.mod.ValueError: v",
+    "  error: indented", "\x1b[31mError: red", "except sqlite3.Error:", "log('error: no')", '"error": null',
+    "Traceback (most recent call last):", "  File \"app/x.py\", line 3, in f", "x" * 70 + " Error: far",
+    '{"name": "a",', "def f(a):", "ok", "", "error:", "Error:  ", "rror:", "ATAL:", "exit code: 2", "Exit code 1",
+    "[The command completed with exit code 1.]", "eXit status 4", "returned non-zero exit status 3", "E   KeyError",
+    "FAILED tests/a.py::t - KeyError", "=== 1 failed in 0.1s ===", "gh: command not found", "** (RuntimeError) x",
+    "main.c:3:1: error: bad", "12 tests, 2 failures", "Assertion with == failed", "[INFO] x [ERROR] y",
+])
+
+
+@st.composite
+def outputs_with_regions(draw: st.DrawFn) -> str:
+    """Outputs whose lines sit around the detection spans and read windows (so both ends count)."""
+    lines = draw(st.lists(_PIECES, max_size=12))
+    pad = draw(st.sampled_from([0, 100, 480, 500, 1_000, 1_500, 2_000, 2_100, 3_000, 3_500, 6_000, 12_000]))
+    filler = draw(st.sampled_from(["a", "line of output\n", "x: 1\n", " "]))
+    where = draw(st.integers(min_value=0, max_value=len(lines)))
+    padding = (filler * (pad // len(filler) + 1))[:pad]
+    return "\n".join(lines[:where]) + "\n" + padding + "\n".join(lines[where:])
+
+
+@settings(max_examples=600, deadline=None)
+@given(outputs_with_regions())
+def test_one_regex_pass_finds_what_the_four_needle_scans_find(text: str) -> None:
+    assert failures._text_says_failed(text) == failures._text_says_failed_plain(text)
+
+
+def test_opening_candidates_are_counted_per_needle_as_before() -> None:
+    busy = ("x = 'rror: no'; " * 20)[:500] + "\nError: yes"
+    assert failures._text_says_failed(busy) == failures._text_says_failed_plain(busy)
+    crowded = "a rror: b\n" * 17 + "Error: late"
+    assert failures._text_says_failed(crowded) is failures._text_says_failed_plain(crowded) is False
+    mixed = "a rror: b\n" * 15 + "a RROR: b\n" + "Error: found\n"
+    assert failures._text_says_failed(mixed) is failures._text_says_failed_plain(mixed) is True
+    across = "E" + "x" * 511 + "rror: a"  # a word cut by the span's start is not an opening
+    assert failures._text_says_failed("Err\n" + "y" * 3_000) is False
+    assert failures._text_says_failed(across) == failures._text_says_failed_plain(across)
+
+
+def plain_failure_exit_code(text: str) -> str | None:
+    match = failures._HEADER_EXIT.match(text)
+    if match:
+        return match.group(1)
+    found = None
+    for found in failures._TAIL_EXIT.finditer(text[-failures.EXIT_TAIL:]):  # noqa: B007
+        pass
+    return found.group(1) if found else None
+
+
+@settings(max_examples=400, deadline=None)
+@given(outputs_with_regions())
+def test_exit_codes_are_the_last_match_in_the_tail(text: str) -> None:
+    assert failures._exit_code(text) == plain_failure_exit_code(text)
+
+
+def test_exit_codes_in_any_case() -> None:
+    for text, code in {"eXit status 4": "4", "x" * 700 + "EXIT CODE: 3": "3", "exit code: 2\n" + "y" * 700: None,
+                       "Exit code 5\nrest": "5", "the process exited with code 9": None, "exit_status=9": "9", "no code here x": None}.items():
+        assert failures._exit_code(text) == plain_failure_exit_code(text) == code, text
+
+
+@settings(max_examples=600, deadline=None)
+@given(outputs_with_regions())
+def test_first_and_last_error_lines_from_both_ends_equal_all_lines(text: str) -> None:
+    assert failures.error_lines(text) == failures.error_lines_plain(text)
+
+
+def test_last_error_line_is_found_across_chunks_and_long_lines() -> None:
+    cases = [
+        "KeyError: 'a'\n" + "filler\n" * 400 + "ValueError: b\n" + "z" * 3_000,
+        "KeyError: 'a'\n" + "q" * 5_000 + "\nValueError: b",
+        "w" * 5_000 + "\nValueError: only\n" + "filler\n" * 300,
+        "Error: same\n" + "filler\n" * 300 + "Error: same\n",
+        "filler\n" * 2_000 + "fatal: end",
+    ]
+    for text in cases:
+        assert failures.error_lines(text) == failures.error_lines_plain(text), text[:40]
+    assert failures.error_lines(cases[0]) == ("KeyError: 'a'", "ValueError: b")
+    assert failures.error_lines(cases[3]) == ("Error: same", "")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet='ab ,"\t\n\\', max_size=80), st.integers(min_value=0, max_value=80))
+def test_json_body_end_is_the_stripped_slice(text: str, start: int) -> None:
+    start = min(start, len(text))
+    expected = start + len(text[start:].rstrip().rstrip(",").rstrip().removesuffix('"'))
+    assert failures._body_end(text, start, len(text)) == expected
+
+
+def test_json_body_end_of_a_long_separator_run() -> None:
+    text = 'body"' + " " * 100 + "," * 100 + " " * 100  # past the hand-run budget: the plain form
+    assert failures._body_end(text, 0, len(text)) == 4

@@ -112,15 +112,32 @@ def _partial_json(text: str) -> dict[str, Any] | None:
     for match in _JSON_STATUS.finditer(tail):  # the status keys after the output end it
         end = min(end, len(text) - len(tail) + match.start())
         break
-    body = text[start:end].rstrip().rstrip(",").rstrip().removesuffix('"')
-    if len(body) <= SCAN_HEAD + SCAN_TAIL:
-        obj[key.group(1)] = _decode_piece(body)
+    end = _body_end(text, start, end)
+    if end - start <= SCAN_HEAD + SCAN_TAIL:
+        obj[key.group(1)] = _decode_piece(text[start:end])
     else:
-        rest = body[-SCAN_TAIL:]
+        # Only the ends are read: slicing the body first copied the whole output.
+        rest = text[end - SCAN_TAIL:end]
         boundary = rest.find("\\n")
         rest = rest[boundary + 2:] if boundary != -1 else rest
-        obj[key.group(1)] = _decode_piece(body[:SCAN_HEAD]) + "\n" + _decode_piece(rest)
+        obj[key.group(1)] = _decode_piece(text[start:start + SCAN_HEAD]) + "\n" + _decode_piece(rest)
     return obj
+
+
+def _body_end(text: str, start: int, end: int) -> int:
+    """Where ``text[start:end].rstrip().rstrip(",").rstrip().removesuffix('"')`` ends, without
+    copying the body (a JSON string's body is followed by a few separator characters)."""
+    j = end
+    budget = 64
+    for strip in (str.isspace, ",".__eq__, str.isspace):
+        while j > start and strip(text[j - 1]):
+            j -= 1
+            budget -= 1
+            if budget < 0:  # an odd tail: the plain form
+                return start + len(text[start:end].rstrip().rstrip(",").rstrip().removesuffix('"'))
+    if j > start and text[j - 1] == '"':
+        j -= 1
+    return j
 
 
 def _json_may_fail(text: str) -> bool:
@@ -201,15 +218,31 @@ def _window(text: str) -> str:
     return text[:SCAN_HEAD] + "\n" + text[-SCAN_TAIL:]
 
 
+#: An exit code is looked for in this many last characters (after a header at the start).
+EXIT_TAIL = 600
+#: "exit" in any case, found from its "x"/"X" (a one-character literal, which the regex engine
+#: skips to at C speed; ``str.find`` of a short needle of common letters barely skips at all).
+_EXIT_WORD = re.compile(r"x(?<=[eE]x)[iI][tT]")
+_EXIT_WORD_UPPER = re.compile(r"X(?<=[eE]X)[iI][tT]")
+
+
 def _exit_code(text: str) -> str | None:
     match = _HEADER_EXIT.match(text)
     if match:
         return match.group(1)
-    tail = text[-600:]
-    if "xit" not in tail and "XIT" not in tail and "status" not in tail:
-        return None  # the regex (case-insensitive alternation) only where it can match
+    start = len(text) - EXIT_TAIL
+    if start < 0:
+        start = 0
+    # Every form holds "exit" in some case: the regex (a case-insensitive alternation, slow to
+    # scan with) runs only where that word is, and on the text itself from ``start`` (a slice
+    # would copy the tail of every output).
+    if text.find("x", start) == -1:
+        if text.find("X", start) == -1 or _EXIT_WORD_UPPER.search(text, start) is None:
+            return None
+    elif _EXIT_WORD.search(text, start) is None and _EXIT_WORD_UPPER.search(text, start) is None:
+        return None
     found = None
-    for found in _TAIL_EXIT.finditer(tail):  # noqa: B007 - walks to the last match
+    for found in _TAIL_EXIT.finditer(text, start):  # noqa: B007 - walks to the last match
         pass
     return found.group(1) if found else None
 
@@ -232,23 +265,70 @@ def _detect_spans(size: int) -> tuple[tuple[int, int], ...]:
     return ((0, DETECT_HEAD), (size - DETECT_TAIL, size))
 
 
+#: An error opening's colon (``Error:``, ``error:``, ``ERROR:``, ``fatal:``, ``FATAL:``, ``KeyError:``):
+#: a one-character literal the regex engine skips to at C speed, the word before it checked
+#: behind it (its last letter first: JSON has a colon on every line). One pass per span
+#: instead of a substring scan per needle, which cost two to four times as much.
+_OPENING_COLON = re.compile(r":(?<=[rRlL]:)(?<=rror:|RROR:|atal:|ATAL:)")
+#: Candidates looked at per needle and span (an output full of "error:" inside lines is not
+#: read line by line).
+OPENING_CANDIDATES = 16
+
+
+def _traceback_between(text: str, start: int, end: int) -> bool:
+    # The header holds a "(" and a "T": one-character searches (memchr) rule most regions out
+    # before the search for the whole header, whose common letters keep ``str.find`` slow.
+    return (text.find("(", start, end) != -1 and text.find("T", start, end) != -1
+            and text.find(_TRACEBACK, start, end) != -1)
+
+
+def _traceback_in(text: str, size: int) -> bool:
+    if size <= DETECT_HEAD + TRACEBACK_TAIL:
+        return _traceback_between(text, 0, size)
+    return _traceback_between(text, size - TRACEBACK_TAIL, size) or _traceback_between(text, 0, DETECT_HEAD)
+
+
 def _text_says_failed(text: str) -> bool:
     """A traceback, or a line that starts with an error word, where failures show.
 
-    Plain substring searches (C speed, no copy of the output) find the candidates; only a
-    candidate's own line is checked. This runs once per demoted result over long histories:
-    the four short needles scan about 2 KB of an output, which keeps detection near the cost
-    of hashing the output once.
+    Plain substring search for the traceback header (one long needle, skipped through fast)
+    and one regex pass per span for the colon of an error opening; only a candidate's own line
+    is checked. Gives what ``_text_says_failed_plain`` gives (tests compare them).
     """
     size = len(text)
-    if text.find(_TRACEBACK, 0 if size <= DETECT_HEAD + TRACEBACK_TAIL else size - TRACEBACK_TAIL) != -1 \
-            or (size > DETECT_HEAD + TRACEBACK_TAIL and text.find(_TRACEBACK, 0, DETECT_HEAD) != -1):
+    if _traceback_in(text, size):
+        return True
+    for start, end in _detect_spans(size):
+        if text.find(":", start, end) == -1:
+            continue  # no opening without its colon (memchr rules out prose at once)
+        counts: dict[str, int] | None = None
+        for found in _OPENING_COLON.finditer(text, start, end):
+            at = found.start() - 4
+            if at < start:
+                continue  # the word starts before the span
+            if counts is None:
+                counts = {}
+            needle = text[at:at + 4]
+            seen = counts.get(needle, 0)
+            if seen >= OPENING_CANDIDATES:
+                continue
+            counts[needle] = seen + 1
+            line_start = text.rfind("\n", start, at) + 1
+            if at - line_start <= 64 and _ERROR_START.match(text, line_start) is not None:
+                return True
+    return False
+
+
+def _text_says_failed_plain(text: str) -> bool:
+    """``_text_says_failed`` as four substring scans per span (the reference the tests use)."""
+    size = len(text)
+    if _traceback_in(text, size):
         return True
     for start, end in _detect_spans(size):
         for needle in _OPENING_NEEDLES:
             at = text.find(needle, start, end)
             checked = 0
-            while at != -1 and checked < 16:
+            while at != -1 and checked < OPENING_CANDIDATES:
                 line_start = text.rfind("\n", start, at) + 1
                 if at - line_start <= 64 and _ERROR_START.match(text, line_start) is not None:
                     return True
@@ -305,13 +385,83 @@ def _body_lines(window: str, limit: int) -> list[str]:
     return _body_lines_plain(window, limit)
 
 
+def _error_line_at(window: str, found: re.Match[str]) -> str | None:
+    """The line holding the hint ``found``, normalised, if it is an error line."""
+    line_start = window.rfind("\n", 0, found.start()) + 1
+    line_end = window.find("\n", found.end())
+    line = _one_line(window[line_start: len(window) if line_end == -1 else line_end])
+    if line and not line.startswith(_TRAILERS) and _ERROR_LINE.match(line) and not _HEADER_EXIT.match(line):
+        return line
+    return None
+
+
+#: The last error line is looked for from the end, this many characters at a time.
+LAST_LINE_CHUNK = 1_024
+
+
+def _first_error_line(window: str) -> tuple[str, int]:
+    """(first error line, where its line starts) or ("", -1); reads only up to that line."""
+    last_start = -1
+    for found in _HINT.finditer(window):
+        line_start = window.rfind("\n", 0, found.start()) + 1
+        if line_start == last_start:
+            continue
+        last_start = line_start
+        line = _error_line_at(window, found)
+        if line is not None:
+            return line, line_start
+    return "", -1
+
+
+def _last_error_line(window: str, stop: int) -> str:
+    """The last error line of a line starting after ``stop``, or "": read from the end, a
+    chunk at a time (chunks begin at a line start, so no line and no hint is cut)."""
+    end = len(window)
+    while end > stop + 1:
+        begin = max(stop + 1, end - LAST_LINE_CHUNK)
+        begin = max(stop + 1, window.rfind("\n", 0, begin) + 1)
+        last = ""
+        last_start = -1
+        for found in _HINT.finditer(window, begin, end):
+            line_start = window.rfind("\n", 0, found.start()) + 1
+            if line_start == last_start:
+                continue
+            last_start = line_start
+            line = _error_line_at(window, found)
+            if line is not None:
+                last = line
+        if last:
+            return last
+        end = begin
+    return ""
+
+
 def error_lines(text: str) -> tuple[str, str]:
     """(first, last) error line of ``text`` (``last`` is "" when there is only one).
 
-    Error lines are found from their hints (one regex pass over the read part of the output),
-    so long outputs without any cost one scan, not a match per line. Without an error line,
-    the first line of the output stands for it (and the last, for outputs of up to 3 lines).
+    Error lines are found from their hints (one regex over the read part of the output); only
+    the first and the last count, so the first is looked for from the start and the last from
+    the end, each stopping where it is found. Without an error line, the first line of the
+    output stands for it (and the last, for outputs of up to 3 lines). Gives what
+    ``error_lines_plain`` gives (tests compare them).
     """
+    window = _window(text)
+    first, at = _first_error_line(window)
+    if at == -1:
+        body = _body_lines(window, 4)
+        if not body:
+            return "", ""
+        first = body[0]
+        last = body[-1] if 1 < len(body) <= 3 else first
+    else:
+        last = _last_error_line(window, at) or first
+    first = first[2:].lstrip() if first.startswith("E ") else first
+    last = last[2:].lstrip() if last.startswith("E ") else last
+    return first, ("" if last == first else last)
+
+
+def error_lines_plain(text: str) -> tuple[str, str]:
+    """``error_lines`` from every error line of the read part (the reference the tests use)."""
     window = _window(text)
     hits: list[str] = []
     last_start = -1
@@ -320,9 +470,8 @@ def error_lines(text: str) -> tuple[str, str]:
         if line_start == last_start:
             continue
         last_start = line_start
-        line_end = window.find("\n", found.end())
-        line = _one_line(window[line_start: len(window) if line_end == -1 else line_end])
-        if line and not line.startswith(_TRAILERS) and _ERROR_LINE.match(line) and not _HEADER_EXIT.match(line):
+        line = _error_line_at(window, found)
+        if line is not None:
             hits.append(line)
     if not hits:
         body = _body_lines(window, 4)
