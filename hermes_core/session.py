@@ -525,8 +525,9 @@ class Session:
             try:
                 return fn(*args, **kwargs)
             finally:
-                with self._lock:
-                    self._pending_warnings.extend(bucket)
+                if bucket:  # most steps warn nothing: no lock to take
+                    with self._lock:
+                        self._pending_warnings.extend(bucket)
 
     def before_request(
         self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None

@@ -13,7 +13,7 @@ from hermes_plugins.tools import bm25, catalog
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core import PluginHost, Session
+from hermes_core import PluginHost, Session, freeze_tools
 
 
 def tools(n: int) -> list[dict[str, Any]]:
@@ -227,3 +227,59 @@ def test_without_a_host_tool_search_remembers_nothing() -> None:
     assert classify(frozen, ToolSearchSection(), state) is classify(frozen, ToolSearchSection(), state)
     assert bm25.index_for(frozen) is not bm25.index_for(frozen)
     assert bm25.index_for(frozen, state=state) is bm25.index_for(frozen, state=state)
+
+
+def test_a_frozen_catalogs_assembly_is_reused_with_fresh_bridge_definitions(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    frozen = freeze_tools(tools(40))
+    first = session.assemble_tools(frozen)
+    splits: list[Any] = []
+    real = catalog._classify
+    monkeypatch.setattr(catalog, "_classify", lambda *a: splits.append(a) or real(*a))
+    again = session.assemble_tools(frozen)
+    assert splits == []  # same frozen catalog, settings and window: nothing split again
+    assert again == first
+    bridge = [d for d in again if d["function"]["name"] in catalog.BRIDGE_TOOL_NAMES]
+    assert bridge and all(not any(d is e for e in first) for d in bridge)  # the host may edit them
+    bridge[0]["function"]["description"] = "edited by the host"
+    assert session.assemble_tools(frozen) == first
+    # The turn's tool_search still finds the split the (reused) assembly stands for.
+    answer = json.loads(session.handle_tool_call("tool_search", {"queries": ["github operation number 7"]}))
+    assert splits == [] and "mcp_github_tool_7" in answer["tools"]
+
+
+def test_a_frozen_catalogs_assembly_follows_the_window_and_a_new_catalog(session: Session) -> None:
+    big = tools(300)
+    frozen = freeze_tools(big)
+    wide = session.assemble_tools(frozen)
+    small = Session.open(cwd=str(session.home), home=str(session.home), model="gpt-5",
+                         provider="openai", context_length=8_000, persist=False)
+    narrow = small.assemble_tools(frozen)  # same host, same catalog, another window
+    assert narrow != wide
+    assert narrow == small.assemble_tools(freeze_tools(big))  # a new object: assembled afresh
+    assert session.assemble_tools(frozen) == wide
+
+
+def test_frozen_search_answers_keep_their_required_parameters(
+    session: Session, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_plugins.tools import bridge
+
+    defs = tools(30)
+    for d in defs[1:]:
+        d["function"]["parameters"]["required"] = ["repo"]
+    frozen = freeze_tools(defs)
+    made: list[int] = []
+    real = bridge._hit_summary
+    monkeypatch.setattr(bridge, "_hit_summary", lambda *a: made.append(a[2]) or real(*a))
+    for _ in range(3):  # the second and third answers come from the summaries kept with the index
+        session.assemble_tools(frozen)
+        answer = json.loads(session.handle_tool_call("tool_search", {"queries": ["github operation number 3"]}))
+        assert answer["tools"]["mcp_github_tool_3"]["required"] == ["repo"]
+    assert len(made) == len(answer["tools"])  # built on the first answer only
+    plain = copy.deepcopy(defs)
+    session.assemble_tools(plain)
+    plain[4]["function"]["parameters"]["required"] = ["repo", "title"]  # plain: read live
+    answer = json.loads(session.handle_tool_call("tool_search", {"queries": ["github operation number 3"]}))
+    assert answer["tools"]["mcp_github_tool_3"]["required"] == ["repo", "title"]

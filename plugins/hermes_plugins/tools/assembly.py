@@ -25,7 +25,9 @@ from hermes_core.config import Config
 from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
+from hermes_core.frozen import FrozenTools
 from hermes_plugins.tools.catalog import (
+    Classified,
     classify,
     entry_of,
     estimate_schema_tokens,
@@ -82,6 +84,15 @@ def assemble_tool_defs(
     if state is None:
         state = ToolSearchState()
     settings = search_settings(config)
+    last = state.frozen_assembly
+    if (
+        last is not None and last[0] is definitions and last[1] is settings
+        and last[2] == context_length
+    ):
+        # The same frozen catalog under the same settings and window: the same assembly, with
+        # bridge definitions of its own (the host may edit what it gets).
+        state.recent.last = last[3]
+        return _bridged(last[4], settings, state)
     split = classify(definitions, settings, state)
     budget = listing_budget(settings, context_length)
     if not split.deferred:
@@ -103,6 +114,19 @@ def assemble_tool_defs(
         listing, form = None, "off"
     else:
         listing, form = _listing(state, split.deferred, budget, split.deferred_print)
+    parts = (split, budget, listing, form)
+    if definitions.__class__ is FrozenTools:
+        state.frozen_assembly = (
+            definitions, settings, context_length, state.recent.last, parts
+        )
+    return _bridged(parts, settings, state)
+
+
+def _bridged(
+    parts: tuple[Classified, int, str | None, str], settings: ToolSearchSection,
+    state: ToolSearchState,
+) -> AssemblyResult:
+    split, budget, listing, form = parts
     bridge = bridge_definitions(
         deferred_count=len(split.deferred), listing=listing, listing_form=form
     )
@@ -113,7 +137,7 @@ def assemble_tool_defs(
         listing_budget=budget,
         tier=1 if form in {"full", "names", "mixed"} else 2,
         listing_form=form,
-        deferred_names=names,
+        deferred_names=split.deferred_names,
         deferred=split.deferred,
     )
 

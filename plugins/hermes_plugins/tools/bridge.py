@@ -19,6 +19,7 @@ import attrs
 import orjson
 
 from hermes_core.config import Config
+from hermes_core.frozen import FrozenTools
 from hermes_core.host import host_state
 from hermes_plugins.tools.state import ToolSearchState, state_of
 from hermes_plugins.tools.settings import ToolSearchSection
@@ -208,6 +209,8 @@ def _parse_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str | None]
             arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
             return None, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    if arguments.__class__ is dict:
+        return arguments, None  # read, never edited: no copy
     if not isinstance(arguments, Mapping):
         return None, f"the arguments must be a JSON object, not {type(arguments).__name__}"
     return dict(arguments), None
@@ -239,16 +242,38 @@ def handle_bridge_call(
     Returns:
         A JSON string for the model, or the processed result of the real tool.
     """
-    settings = search_settings(config)
+    return answer_bridge_call(
+        name, arguments, tools=tools, settings=search_settings(config),
+        state=state_of(host),  # without a host nothing is remembered
+        invoke=invoke, host=host, ctx=ctx, config=config,
+    )
+
+
+def answer_bridge_call(
+    name: str,
+    arguments: Any,
+    *,
+    tools: Sequence[Any],
+    settings: ToolSearchSection,
+    state: ToolSearchState,
+    invoke: Invoke | None,
+    host: Any,
+    ctx: ToolCallContext | None,
+    config: Config | ToolSearchSection | None,
+) -> Any:
+    """``handle_bridge_call`` with the settings and the host's state already looked up (the
+    hook's path: it has them). ``invoke`` may be ``None`` for ``tool_search`` and
+    ``tool_describe``, which run nothing."""
     args, problem = _parse_arguments(arguments)
     if args is None:
         return _error(f"{name}: {problem}")
-    state = state_of(host)  # once per call; without a host nothing is remembered
     if name == TOOL_SEARCH:
         return _search(args, tools, settings, state)
     if name == TOOL_DESCRIBE:
         return _describe(args, tools, settings, state)
     if name == TOOL_CALL:
+        if invoke is None:
+            raise TypeError("tool_call needs an invoke function")
         return _call(args, tools, settings, invoke, host, ctx, config, state)
     return _error(f"{name!r} is not a bridge tool (expected one of {', '.join(sorted(BRIDGE_TOOL_NAMES))})")
 
@@ -256,9 +281,16 @@ def handle_bridge_call(
 def _string_list(value: Any) -> list[str] | None:
     if isinstance(value, str):
         value = [value]
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+    if not isinstance(value, list):
         return None
-    return [v.strip() for v in value if v.strip()]
+    out: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            return None
+        item = item.strip()
+        if item:
+            out.append(item)
+    return out
 
 
 def _search(
@@ -279,33 +311,50 @@ def _search(
     if not isinstance(limit, int) or isinstance(limit, bool):
         limit = default_limit(settings)
     limit = max(1, min(limit, settings.max_search_limit))
-    catalog = _catalog(tools, settings, state)
-    index = bm25.index_for(catalog.deferred, catalog.deferred_print, state)
+    split = classify(tools, settings, state)
+    deferred = split.deferred
+    index = bm25.index_for(deferred, split.deferred_print, state)
+    # Frozen definitions cannot change, so a hit's whole summary (``required`` included) is
+    # a function of the index's key and is kept with it.
+    frozen = deferred.__class__ is FrozenTools
+    derived = index.derived
     results: list[dict[str, Any]] = []
     shown: dict[str, dict[str, Any]] = {}
     for query in queries:
         hits = index.search(query, limit)
-        group: dict[str, Any] = {"query": query, "matches": [h.name for h in hits]}
+        matches = []
+        for hit in hits:
+            name = hit.name
+            matches.append(name)
+            if name not in shown:
+                summary = derived.get((_SUMMARY, hit.position)) if frozen else None
+                if summary is None:
+                    summary = _hit_summary(index, deferred, hit.position)
+                    if frozen:
+                        derived[(_SUMMARY, hit.position)] = summary
+                shown[name] = summary
+        group: dict[str, Any] = {"query": query, "matches": matches}
         if not hits:
-            group["available_sources"] = catalog.sources()
+            group["available_sources"] = _catalog(tools, settings, state).sources()
             group["hint"] = (
                 "nothing matched; try other keywords (a service name, a verb, a parameter "
                 "name) or search one of the sources listed"
             )
         results.append(group)
-        for hit in hits:
-            if hit.name not in shown:
-                shown[hit.name] = _hit_summary(index, catalog.deferred, hit.position)
     if _debug(logging.DEBUG):  # per call: skip building the event when nobody listens
         log.debug("tool_search_answered", queries=len(queries), matches=len(shown))
     return _dumps(
         {
             "queries": queries,
-            "total_available": catalog.count(),
+            "total_available": len(deferred),
             "results": results,
             "tools": shown,
         }
     )
+
+
+#: Marks a whole-summary entry in ``SearchIndex.derived`` (position entries hold its parts).
+_SUMMARY = object()
 
 
 def _dumps(payload: dict[str, Any]) -> str:

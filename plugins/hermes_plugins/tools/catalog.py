@@ -235,17 +235,27 @@ def remember_turn(session: Any, definitions: Any, state: ToolSearchState) -> Non
         state.turns.pop(session, None)
 
 
+def enter_turn(session: Any, definitions: Any, state: ToolSearchState) -> contextvars.Token[Any]:
+    """Until ``leave_turn(token)``: ``classify(definitions, ...)`` answers with the split the
+    session's assembly made this turn, when ``definitions`` is the catalog it assembled (the
+    bridge's ``tool_search`` then compares the catalog no second time). A pair of calls, not
+    a generator context manager: this runs on every bridge call."""
+    entry = state.turns.get(session) if session is not None else None
+    return _trusted.set(entry if entry is not None and entry[0] is definitions else None)
+
+
+def leave_turn(token: contextvars.Token[Any]) -> None:
+    _trusted.reset(token)
+
+
 @contextlib.contextmanager
 def turn_of(session: Any, definitions: Any, state: ToolSearchState) -> Iterator[None]:
-    """Within: ``classify(definitions, ...)`` answers with the split the session's assembly
-    made this turn, when ``definitions`` is the catalog it assembled (the bridge's
-    ``tool_search`` then compares the catalog no second time)."""
-    entry = state.turns.get(session) if session is not None else None
-    token = _trusted.set(entry if entry is not None and entry[0] is definitions else None)
+    """``enter_turn`` ... ``leave_turn`` as a context manager."""
+    token = enter_turn(session, definitions, state)
     try:
         yield
     finally:
-        _trusted.reset(token)
+        leave_turn(token)
 
 
 def classify(

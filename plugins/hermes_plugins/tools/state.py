@@ -30,7 +30,8 @@ class ToolSearchState:
 
     __slots__ = (
         "lock", "index_memo", "index_last", "seen", "listing_memo", "listing_last",
-        "last_frozen", "plain_splits", "plain_last", "turns", "recent", "__weakref__",
+        "last_frozen", "plain_splits", "plain_last", "turns", "recent", "frozen_assembly",
+        "__weakref__",
     )
 
     def __init__(self) -> None:
@@ -54,6 +55,9 @@ class ToolSearchState:
             weakref.WeakKeyDictionary()
         )
         self.recent = threading.local()
+        #: assembly: the last assembly of a frozen catalog (catalog, settings, window, the
+        #: split ``classify`` made, (split, budget, listing, form)), reused by identity.
+        self.frozen_assembly: tuple[Any, ...] | None = None
 
 
 def state_of(host: Any) -> ToolSearchState:

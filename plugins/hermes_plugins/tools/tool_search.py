@@ -24,13 +24,15 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger, stdlib_name
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
-from hermes_plugins.tools.bridge import handle_bridge_call
+from hermes_plugins.tools.bridge import answer_bridge_call
 from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.catalog import (
     BRIDGE_TOOL_NAMES,
     TOOL_CALL,
+    enter_turn,
+    leave_turn,
     remember_turn,
-    turn_of,
+    search_settings,
 )
 from hermes_plugins.tools.state import state_of
 
@@ -90,12 +92,18 @@ def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallConte
         return json.dumps({"error": (
             f"{name}: no tool catalog is known yet (the host never called assemble_tools)"
         )})
-    invoke = ctx.invoke if callable(ctx.invoke) else _no_invoke(ctx)
-    with turn_of(session, catalog, state_of(ctx.host)):
-        return handle_bridge_call(
-            name, dict(arguments), tools=catalog, config=ctx.config, invoke=invoke, host=ctx.host,
-            ctx=ctx,
+    invoke = ctx.invoke
+    if name == TOOL_CALL and not callable(invoke):
+        invoke = _no_invoke(ctx)  # only tool_call runs a tool
+    state = state_of(ctx.host)
+    token = enter_turn(session, catalog, state)
+    try:
+        return answer_bridge_call(
+            name, arguments, tools=catalog, settings=search_settings(ctx.config), state=state,
+            invoke=invoke, host=ctx.host, ctx=ctx, config=ctx.config,
         )
+    finally:
+        leave_turn(token)
 
 
 @hookimpl(trylast=True)
