@@ -45,7 +45,6 @@ from hermes_core.pairing import match_results
 from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
-from hermes_core.messages import content_text as text_of
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     parse_arguments,
