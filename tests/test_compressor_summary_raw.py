@@ -11,8 +11,19 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hermes_plugins._common.injected import (
+    INJECTED_OPENINGS,
+    SUMMARY_OPENINGS,
+    is_observation,
+    is_request,
+    summary_author,
+)
 from hermes_plugins.compressor import engine as engine_module
+from hermes_plugins.compressor import extractive
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
+from hermes_plugins.compressor.serialize import message_text, prepare_turns
 from test_compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
 
 from hermes_core.summarizer import SummaryRequest
@@ -126,3 +137,55 @@ def test_the_builtin_summariser_builds_no_redacted_copies(monkeypatch: pytest.Mo
     assert engine.last_compression_report["status"] == "compressed"
     assert "now run the whole suite" in summary_of(out)["content"] or out[-1]["content"] == "now run the whole suite"
 
+
+
+# --- the fast paths of the facts walk give what the general path gives -----------------------
+
+_OPENINGS = [opening for opening, _ in (*SUMMARY_OPENINGS, *INJECTED_OPENINGS)]
+_TEXTS = st.one_of(
+    st.text(min_size=0, max_size=40),
+    st.sampled_from(_OPENINGS).flatmap(lambda o: st.text(max_size=20).map(lambda t: o + t)),
+    st.sampled_from(_OPENINGS).flatmap(lambda o: st.text(" \n\t", max_size=3).map(lambda t: t + o)),
+    st.sampled_from(["MEDIA:/tmp/a.png look", "  fix it", "(no user message in the condensed turns)"]),
+)
+
+
+@given(text=_TEXTS, key=st.sampled_from([None, "_summary", "_compressed_summary", "_injected", "_demonstration"]),
+       listed=st.booleans())
+@settings(max_examples=300, deadline=None)
+def test_a_plain_request_is_what_is_request_says(text: str, key: str | None, listed: bool) -> None:
+    turn: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": text}] if listed else text}
+    if key:
+        turn[key] = "observation" if key == "_injected" else True
+    if extractive._plain_request(turn, message_text(turn)):
+        assert is_request(turn) and summary_author(turn) is None and not is_observation(turn)
+
+
+_TOOLS = ["terminal", "read_file", "write_file", "patch", "web_search", "delegate_task", "acme_lookup",
+          "str_replace_editor", "TodoWrite", "clarify", "Bash", "apply_patch"]
+
+
+@st.composite
+def histories(draw: Any) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = []
+    for i in range(draw(st.integers(1, 12))):
+        messages.append(user(draw(_TEXTS) or f"request {i}"))
+        name = draw(st.sampled_from(_TOOLS))
+        args = {"path": f"src/m{i}.py", "command": draw(st.sampled_from(["pytest -q", "make", "view", "create"])),
+                "todos": [{"content": "ship", "status": "pending"}], "question": "which db?", "query": "x"}
+        messages.append(assistant(draw(st.sampled_from(["", "Working on it.", "Shall I go on?"])), call(f"c{i}", name, **args)))
+        body = draw(st.sampled_from([
+            "ok", '{"output": "done", "exit_code": 0}', '{"output": "Traceback\\nKeyError: \'x\'", "exit_code": 1}',
+            "Error: no such file src/m.py", "[terminal] ran `make` -> exit 2, 3 lines; Error: boom",
+            "[duplicate tool output: identical to the later result of call c9; see there]",
+        ]))
+        messages.append(tool(f"c{i}", body))
+    return messages
+
+
+@given(turns=histories(), focus=st.sampled_from([None, "src", "pytest"]))
+@settings(max_examples=120, deadline=None)
+def test_raw_turns_give_the_summary_redacted_copies_give(turns: list[dict[str, Any]], focus: str | None) -> None:
+    # Without secrets, redacting first or last writes the same summary: the raw walk's skipped
+    # argument parsing, lazy one-liners and request fast path change nothing.
+    assert build_handoff(turns, focus_topic=focus) == build_handoff(prepare_turns(turns), focus_topic=focus)

@@ -35,6 +35,8 @@ from hermes_core.config import Config
 from hermes_core.redaction import redact
 from hermes_plugins._common.failures import failure_of
 from hermes_plugins._common.injected import (
+    INJECTED_OPENINGS,
+    SUMMARY_OPENINGS,
     applied_edits,
     is_observation,
     is_request,
@@ -43,7 +45,18 @@ from hermes_plugins._common.injected import (
 )
 from hermes_core.pairing import match_results
 from hermes_core.summarizer import SummaryRequest
-from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
+from hermes_plugins._common.toolkinds import (
+    EDIT_TOOLS,
+    EDITOR_TOOLS,
+    PATCH_TOOLS,
+    READ_TOOLS,
+    SHELL_TOOLS,
+    WRITE_TOOLS,
+    command_of,
+    file_actions,
+    is_read_tool,
+    is_shell_tool,
+)
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
@@ -146,11 +159,39 @@ def verbatim(text: str, limit: int) -> str:
     return f"{head}\n[… {len(text) - len(head) - len(tail):,} characters omitted …]\n{tail}"
 
 
+#: Tools whose arguments say something the facts use (a command, a path, todos, a question);
+#: the arguments of every other call are parsed only if its one-liner is shown.
+_TODO_TOOLS = frozenset({"TodoWrite", "todo", "todo_write"})
+_ARGUMENT_TOOLS = (SHELL_TOOLS | READ_TOOLS | WRITE_TOOLS | EDIT_TOOLS | PATCH_TOOLS | EDITOR_TOOLS
+                   | _TODO_TOOLS | {"clarify"})
+_NO_ARGS: dict[str, Any] = {}
+
+
 def _name_args(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], Any]:
+    """(name, arguments parsed when ``_ARGUMENT_TOOLS`` has the name else ``{}``, raw arguments)."""
     raw = call.get("function")
     fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else {}
     arguments = fn.get("arguments")
-    return str(fn.get("name") or "unknown"), parse_arguments(arguments), arguments
+    name = str(fn.get("name") or "unknown")
+    return name, parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS, arguments
+
+
+#: First characters of every opening ``is_request`` looks for (``_common.injected``).
+_OPENING_STARTS = frozenset(opening[0] for opening, _kind in (*SUMMARY_OPENINGS, *INJECTED_OPENINGS))
+_KIND_KEYS = ("_summary", "_compressed_summary", "_injected", "_demonstration")
+
+
+def _plain_request(turn: Mapping[str, Any], text: str) -> bool:
+    """Whether a user turn is certainly a typed request (``is_request``) without the openings
+    scan: string content, none of the metadata that marks other text, and a first character no
+    opening of an agent's text starts with. ``False`` means "ask ``is_request``"."""
+    if type(turn.get("content")) is not str:
+        return False
+    for key in _KIND_KEYS:
+        if turn.get(key):
+            return False
+    head = text.lstrip()[:1]
+    return bool(head) and head not in _OPENING_STARTS
 
 
 def _failed(failure: Any) -> tuple[str | None, str] | None:
@@ -161,6 +202,19 @@ def _failed(failure: Any) -> tuple[str | None, str] | None:
     # Read from the unredacted result: the error line is redacted on its own, while it still
     # starts a line (``password: ...`` is masked only there).
     return failure.code, redact(failure.error or "failed") + where
+
+
+#: A completed action whose one-liner is built only if it is shown (most never are: the
+#: section keeps the newest that fit): ``(tool name, parsed arguments, result text, is_error)``.
+_Pending = tuple[str, Any, str, Any]
+
+
+def _line(action: str | _Pending) -> str:
+    """The one-liner of an action (see ``_Pending``)."""
+    if type(action) is str:
+        return action
+    name, args, content, is_error = action
+    return summarize_tool_result(name, args, content, is_error)
 
 
 def _demoted_failure(line: str) -> tuple[str | None, str] | None:
@@ -236,7 +290,7 @@ class _Facts:
         self.failed_commands: list[str] = []
         self.succeeded_commands: dict[str, int] = {}
         self.files = _Files()
-        self.actions: list[str] = []
+        self.actions: list[str | _Pending] = []  # see ``_line``
         self.open_items: list[str] = []
         self.summaries: list[str] = []
         self.last_step: list[str] = []
@@ -256,7 +310,7 @@ class _Facts:
         answers, _unanswered = match_results(turns)
         results: dict[tuple[int, int], Mapping[str, Any]] = {match: turns[i] for i, match in answers.items()}
         last_assistant_text = ""
-        last_action = ""
+        last_action: str | _Pending = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
             role = turn.get("role")
@@ -264,6 +318,10 @@ class _Facts:
                 continue  # results are read with their calls; system turns hold no facts
             text = message_text(turn)
             if role == "user":
+                if _plain_request(turn, text):  # the placeholder opens with "(": not here
+                    self.texts.append(text)
+                    self._add_request(text)
+                    continue
                 if summary_author(turn) is not None:
                     self.summaries.append(redact(text))
                     continue
@@ -283,8 +341,7 @@ class _Facts:
                     if type(call) is not dict and not isinstance(call, Mapping):
                         continue
                     result = results.get((index, position))
-                    line, todo_list = self._call(call, result)
-                    last_action = line
+                    last_action, todo_list = self._call(call, result)
                     if todo_list is not None:
                         todos = todo_list
         if todos:
@@ -298,7 +355,7 @@ class _Facts:
         if last_assistant_text.strip():
             self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
-            self.last_step.append("last tool call: " + last_action)
+            self.last_step.append("last tool call: " + _line(last_action))
 
     def _add_request(self, text: str) -> None:
         item = _clip(text, REQUEST_ITEM_MAX)
@@ -312,14 +369,17 @@ class _Facts:
             if len(sentence) >= 8 and _DECISION.search(sentence):
                 self._decisions.setdefault(_clip(sentence, ITEM_MAX))
 
-    def _call(self, call: Mapping[str, Any], result: Mapping[str, Any] | None) -> tuple[str, list[str] | None]:
+    def _call(
+        self, call: Mapping[str, Any], result: Mapping[str, Any] | None
+    ) -> tuple[str | _Pending, list[str] | None]:
         name, args, arguments = _name_args(call)
         content = message_text(result) if result is not None else ""
+        is_error = result.get("_is_error") if result is not None else False
         demoted = result is not None and looks_demoted(content) and content.startswith(f"[{name}]") \
             and not content.startswith(DUPLICATE_PREFIX)
-        line = content if demoted else summarize_tool_result(
-            name, arguments, content, result.get("_is_error") if result is not None else False)
-        self.actions.append(line)
+        action: str | _Pending = content if demoted else (
+            name, args if args is not _NO_ARGS else arguments, content, is_error)
+        self.actions.append(action)
         command = command_of(args) if is_shell_tool(name) else None
         paths = file_actions(name, args, content)
         for path, verb in paths:
@@ -327,26 +387,27 @@ class _Facts:
         path_key = next((p for p, v in paths if v != "read"), None) or next((p for p, _v in paths), None)
         key = (f"`{_clip(command, 160)}`" if command else path_key
                or f"{name} {_clip(str(arguments or ''), 300)}")
-        shown = key if command or path_key else line.split(" (", 1)[0].split("; ", 1)[0]
         failed: tuple[str | None, str] | None = None
         if result is not None:
             if demoted:
                 failed = _demoted_failure(content)
             else:
-                failed = _failed(failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)))
-        if result is not None:
-            target = shown if command or not path_key else f"[{name}] {shown}"
+                failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
+            target = ""  # what an error item names: only a failure needs it
+            if failed is not None:
+                shown = key if command or path_key else _line(action).split(" (", 1)[0].split("; ", 1)[0]
+                target = shown if command or not path_key else f"[{name}] {shown}"
             self._outcome(key, target, command, failed)
-        todos = args.get("todos") if name in ("TodoWrite", "todo", "todo_write") else None
+        todos = args.get("todos") if name in _TODO_TOOLS else None
         if isinstance(todos, list):
             pending = [
                 _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
                 for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
             ]
-            return line, pending
+            return action, pending
         if name == "clarify" and isinstance(args.get("question"), str):
             self.open_items.append(_clip(args["question"], ITEM_MAX))
-        return line, None
+        return action, None
 
     def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
         """Record one result: an error item (and failed command) or a success, resolving the key."""
@@ -535,8 +596,9 @@ class _Budget:
         self.picked: dict[str, int] = {}
         self.titled: set[str] = set()
 
-    def offer(self, tier: str, title: str, items: Sequence[str]) -> None:
-        self.tiers[tier] = (title, list(items))
+    def offer(self, tier: str, title: str, items: Sequence[str | _Pending]) -> None:
+        # Pending actions become lines as they are picked (see ``_line``).
+        self.tiers[tier] = (title, list(items))  # type: ignore[arg-type]
         self.picked[tier] = 0
 
     def take(self, tier: str, share: float = 1.0, *, numbered: bool = False) -> None:
@@ -549,7 +611,10 @@ class _Budget:
         if used >= allowance:
             return
         count = self.picked[tier]
-        for item in reversed(items[: len(items) - count]):
+        for index in range(len(items) - count - 1, -1, -1):
+            item = items[index]
+            if type(item) is not str:
+                item = items[index] = _line(item)
             cost = len(item) + (7 if numbered else 3)
             if used + cost > allowance:
                 break
@@ -585,7 +650,7 @@ def _focus_lines(facts: _Facts, topic: str) -> list[str]:
     if not words:
         return []
     found: list[str] = []
-    for line in facts.actions + [t for _k, t in facts.errors] + facts.decisions:
+    for line in [*map(_line, facts.actions), *(t for _k, t in facts.errors), *facts.decisions]:
         if any(w in line.lower() for w in words) and line not in found:
             found.append(line)
     for text in facts.texts:
