@@ -23,7 +23,7 @@ from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
-from hermes_core.config_cache import session_config
+from hermes_core.config_cache import environ_copy, session_config
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
@@ -230,7 +230,7 @@ class Session:
                 f"(got {', '.join(sorted(keywords))}); use attrs.evolve(options, ...)"
             )
         o = options
-        env = dict(os.environ) if o.env is None else dict(o.env)
+        env = environ_copy() if o.env is None else dict(o.env)
         with collecting() as bucket:
             home_path = resolve_home(o.home, env).absolute()
             config, host = o.config, o.host

@@ -119,3 +119,27 @@ def test_an_unreadable_config_is_reported_every_time(tmp_path: Path) -> None:
         with pytest.raises(ConfigError, match="symlink"):
             open_session(tmp_path)
     assert not os.path.exists(path)
+
+
+def test_the_environment_copy_follows_every_change(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert config_cache.environ_copy() == dict(os.environ)
+    monkeypatch.setenv("HERMES_TEST_ENV_COPY", "one")
+    first = config_cache.environ_copy()
+    assert first["HERMES_TEST_ENV_COPY"] == "one"
+    first["HERMES_TEST_ENV_COPY"] = "mutated by a caller"  # a copy: the next caller is unaffected
+    monkeypatch.setenv("HERMES_TEST_ENV_COPY", "two")
+    assert config_cache.environ_copy()["HERMES_TEST_ENV_COPY"] == "two"
+    monkeypatch.delenv("HERMES_TEST_ENV_COPY")
+    assert "HERMES_TEST_ENV_COPY" not in config_cache.environ_copy()
+    assert config_cache.environ_copy() == dict(os.environ)
+
+
+def test_a_session_sees_the_environment_of_its_open(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    def opened() -> Session:
+        return Session.open(cwd=str(tmp_path), home=str(tmp_path), model="gpt-5", provider="openai")
+
+    assert opened().config.agent.system_prompt != "from the env"
+    monkeypatch.setenv("HERMES_EPHEMERAL_SYSTEM_PROMPT", "from the env")
+    assert opened().config.agent.system_prompt == "from the env"
+    monkeypatch.delenv("HERMES_EPHEMERAL_SYSTEM_PROMPT")
+    assert opened().config.agent.system_prompt != "from the env"
