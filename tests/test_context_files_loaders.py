@@ -6,8 +6,10 @@ and asks the real host for the ``context_files`` block.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hermes_plugins.context_files import gitroot
@@ -193,19 +195,36 @@ def test_git_root_from_any_subdirectory_and_as_a_file(tmp_path: Path) -> None:
     assert find_git_root(worktree / "x") == worktree
 
 
+def test_looking_for_git_costs_one_stat_per_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    cwd = tmp_path / "a" / "b"
+    cwd.mkdir(parents=True)
+    looked: list[str] = []
+    real_stat = os.stat
+
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        looked.append(os.fspath(path))
+        return real_stat(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", stat)
+    assert gitroot.find_git_root(cwd) is None
+    assert len(looked) == len(cwd.parents) + 1  # cwd and each ancestor, once (was twice)
+    assert all(path.endswith(".git") for path in looked)
+
+
 def test_permission_error_while_looking_for_git_means_no_root(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     cwd = tmp_path / "a"
     cwd.mkdir()
-    real_is_dir = Path.is_dir
+    (tmp_path / ".git").mkdir()  # there, but we may not look at it
+    real_stat = os.stat
 
-    def is_dir(self: Path) -> bool:
-        if self.name == ".git" and self.parent == tmp_path:
-            raise PermissionError(13, "Permission denied", str(self))
-        return real_is_dir(self)
+    def stat(path: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        if Path(path) == tmp_path / ".git":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)
 
-    monkeypatch.setattr(Path, "is_dir", is_dir)
+    monkeypatch.setattr(os, "stat", stat)
     assert gitroot.find_git_root(cwd) is None
 
 
