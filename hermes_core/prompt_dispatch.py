@@ -154,7 +154,14 @@ def _named(result: Any, plugin: str | None) -> tuple[PromptBlock, ...]:
     if result is None:
         return ()
     blocks = (result,) if isinstance(result, PromptBlock) else tuple(result)
-    return tuple(b if b.plugin else attrs.evolve(b, plugin=plugin) for b in blocks)
+    return tuple(b if b.plugin else _with_plugin(b, plugin) for b in blocks)
+
+
+def _with_plugin(block: PromptBlock, plugin: str | None) -> PromptBlock:
+    if type(block) is not PromptBlock:
+        return attrs.evolve(block, plugin=plugin)  # a subclass keeps its type and fields
+    # attrs.evolve introspects the class on every call; a dozen blocks per prompt notice
+    return PromptBlock(name=block.name, text=block.text, source=block.source, plugin=plugin, meta=block.meta)
 
 
 def _timed_out(host: PluginHost, hook: str, record: CallLog | None, budget: float) -> None:

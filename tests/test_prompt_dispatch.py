@@ -178,3 +178,20 @@ def test_a_failure_on_the_worker_reaches_the_caller_in_strict_mode(tmp_path: Pat
     host = host_with((Every(), "every"), (Broken(), "broken"), strict=True)
     with pytest.raises(HermesPluginError, match="broken"):
         assemble(host, make_ctx(tmp_path))
+
+
+def test_naming_the_plugin_keeps_every_field_of_the_block() -> None:
+    from hermes_core.prompt_dispatch import _named
+
+    block = PromptBlock(name="identity", text="t", source="/s", meta={"k": 1})
+    (named,) = _named(block, "acme")
+    assert named == attrs.evolve(block, plugin="acme")
+    # The fast path names the fields; a new field must be carried there too.
+    assert [f.name for f in attrs.fields(PromptBlock)] == ["name", "text", "source", "plugin", "meta"]
+
+    class Tagged(PromptBlock):
+        pass
+
+    (tagged,) = _named(Tagged(name="identity", text="t"), "acme")
+    assert type(tagged) is Tagged and tagged.plugin == "acme"
+    assert _named(PromptBlock(name="x", text="y", plugin="own"), "acme")[0].plugin == "own"
