@@ -40,23 +40,51 @@ from hermes_core import Session, freeze_tools
 RESULTS: dict[str, float] = {}
 
 
-def open_and_prompt(cwd: Path) -> str:
-    session = Session.open(cwd=str(cwd), model="gpt-5", provider="openai", platform="cli",
+def open_and_prompt(cwd: Path, home: Path | None = None) -> str:
+    session = Session.open(cwd=str(cwd), home=None if home is None else str(home), model="gpt-5",
+                           provider="openai", platform="cli",
                            tools=["terminal", "read_file", "memory"], context_length=200_000)
     return session.system_prompt
 
 
 def test_session_open_second_session(benchmark: Any, tmp_path: Path) -> None:
-    open_and_prompt(tmp_path)  # the first session of the process builds the shared host
-    samples = []
-    for _ in range(31):
-        start = time.perf_counter()
-        open_and_prompt(tmp_path)
-        samples.append(time.perf_counter() - start)
-    RESULTS["open"] = statistics.median(samples)
-    print(f"\nSession.open + system_prompt, second session: median {fmt(RESULTS['open'])} "
-          f"[{fmt(min(samples))} .. {fmt(max(samples))}]  target <= 2 ms")
+    """As the README calls it, against the same call with the prompt hooks run on the caller's
+    thread (``plugins.prompt_hook_budget: null``: no guard against a hanging plugin), so the
+    ratio is what the guard's thread hand-off costs. Interleaved single calls, many rounds:
+    one call is about a millisecond, and a median of a few dozen consecutive calls reads a
+    neighbour's burst of work on this shared machine as ours."""
+    from hermes_core import config_cache
+
+    inline_home = tmp_path / "inline-home"
+    inline_home.mkdir()
+    (inline_home / "config.yaml").write_text("plugins:\n  prompt_hook_budget: null\n")
+    time.sleep(config_cache.SETTLE_SECONDS + 0.1)  # a file written just now is read every time
+    variants = {
+        "as shipped (budgeted)": lambda: open_and_prompt(tmp_path),
+        "no budget (inline)": lambda: open_and_prompt(tmp_path, inline_home),
+    }
+    for fn in variants.values():  # the first session of the process builds the shared host
+        fn(), fn()
+    wall: dict[str, list[float]] = {name: [] for name in variants}
+    cpu: dict[str, list[float]] = {name: [] for name in variants}
+    names = list(variants)
+    for r in range(401):
+        for name in names[r % 2:] + names[: r % 2]:
+            start, start_cpu = time.perf_counter(), time.process_time()  # every thread's CPU
+            variants[name]()
+            cpu[name].append(time.process_time() - start_cpu)
+            wall[name].append(time.perf_counter() - start)
+    shipped, inline = wall["as shipped (budgeted)"], wall["no budget (inline)"]
+    RESULTS["open"] = statistics.median(shipped)
+    ratio = statistics.median(a / b for a, b in zip(shipped, inline, strict=True))
+    print("\nSession.open + system_prompt, second session (401 interleaved rounds):")
+    for name in names:
+        w = sorted(wall[name])
+        print(f"  {name:<24} median {fmt(statistics.median(w))}  p25 {fmt(w[len(w) // 4])}  "
+              f"p75 {fmt(w[3 * len(w) // 4])}  cpu median {fmt(statistics.median(cpu[name]))}")
+    print(f"  as shipped / inline: {ratio:.2f}x (median of paired ratios); target <= 2 ms")
     benchmark.pedantic(lambda: open_and_prompt(tmp_path), rounds=10, iterations=1)
+    assert statistics.median(cpu["as shipped (budgeted)"]) <= 0.002
 
 
 def _python(code: str) -> float:
