@@ -201,3 +201,14 @@ def test_a_big_json_result_is_read_from_its_ends_without_a_full_parse() -> None:
 def test_an_exception_line_at_the_end_marks_a_failure_but_code_does_not() -> None:
     assert failure_of("running...\nsqlite3.OperationalError: no such column: id\n") is not None
     assert failure_of("try:\n    x()\nexcept sqlite3.OperationalError:\n    pass\n") is None
+
+
+def test_an_exit_code_at_the_end_of_a_read_file_is_the_files_text() -> None:
+    log = "started the worker\n" * 40 + "Process finished with exit code 1\n"
+    assert failure_of(log, reads=True) is None
+    assert "; " not in summarize_tool_result("read_file", args(path="run.log"), log)
+    failed = failure_of(log)  # the same text from a command is its exit code
+    assert failed is not None and failed.code == "1"
+    header = "Exit code 2\ncat: run.log: No such file or directory"
+    read = failure_of(header, reads=True)  # a header the tool wrote still counts
+    assert read is not None and read.code == "2"

@@ -208,7 +208,7 @@ def test_first_and_last_error_lines_from_both_ends_equal_all_lines(text: str) ->
     assert failures.error_lines(text) == failures.error_lines_plain(text)
 
 
-def test_last_error_line_is_found_across_chunks_and_long_lines() -> None:
+def test_last_error_line_is_found_past_long_lines_and_repeats() -> None:
     cases = [
         "KeyError: 'a'\n" + "filler\n" * 400 + "ValueError: b\n" + "z" * 3_000,
         "KeyError: 'a'\n" + "q" * 5_000 + "\nValueError: b",
