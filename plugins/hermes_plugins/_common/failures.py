@@ -291,31 +291,39 @@ def _traceback_in(text: str, size: int) -> bool:
 def _text_says_failed(text: str) -> bool:
     """A traceback, or a line that starts with an error word, where failures show.
 
-    Plain substring search for the traceback header (one long needle, skipped through fast)
-    and one regex pass per span for the colon of an error opening; only a candidate's own line
-    is checked. Gives what ``_text_says_failed_plain`` gives (tests compare them).
+    Plain substring search for the traceback header (one long needle, after one-character
+    tests) and one regex pass per span for the colon of an error opening; only a candidate's
+    own line is checked. Gives what ``_text_says_failed_plain`` gives (tests compare them).
     """
     size = len(text)
+    if size <= DETECT_WHOLE_MAX:
+        if _traceback_between(text, 0, size):
+            return True
+        return text.find(":") != -1 and _opening_between(text, 0, size)
     if _traceback_in(text, size):
         return True
-    for start, end in _detect_spans(size):
-        if text.find(":", start, end) == -1:
-            continue  # no opening without its colon (memchr rules out prose at once)
-        counts: dict[str, int] | None = None
-        for found in _OPENING_COLON.finditer(text, start, end):
-            at = found.start() - 4
-            if at < start:
-                continue  # the word starts before the span
-            if counts is None:
-                counts = {}
-            needle = text[at:at + 4]
-            seen = counts.get(needle, 0)
-            if seen >= OPENING_CANDIDATES:
-                continue
-            counts[needle] = seen + 1
-            line_start = text.rfind("\n", start, at) + 1
-            if at - line_start <= 64 and _ERROR_START.match(text, line_start) is not None:
-                return True
+    return _opening_between(text, 0, DETECT_HEAD) or _opening_between(text, size - DETECT_TAIL, size)
+
+
+def _opening_between(text: str, start: int, end: int) -> bool:
+    """Whether a line starting with an error opening has its opening in ``text[start:end]``."""
+    if text.find(":", start, end) == -1:
+        return False  # no opening without its colon (memchr rules out prose at once)
+    counts: dict[str, int] | None = None
+    for found in _OPENING_COLON.finditer(text, start, end):
+        at = found.start() - 4
+        if at < start:
+            continue  # the word starts before the span
+        if counts is None:
+            counts = {}
+        needle = text[at:at + 4]
+        seen = counts.get(needle, 0)
+        if seen >= OPENING_CANDIDATES:
+            continue
+        counts[needle] = seen + 1
+        line_start = text.rfind("\n", start, at) + 1
+        if at - line_start <= 64 and _ERROR_START.match(text, line_start) is not None:
+            return True
     return False
 
 
@@ -369,19 +377,18 @@ def _body_lines(window: str, limit: int) -> list[str]:
 
     Splitting a whole 10 KB window into lines (hundreds of strings) to keep four of them
     cost more than the rest of a failure line; every line of a prefix but its last (which may
-    be cut) is a line of the whole window, so the prefix grows until it holds ``limit``.
+    be cut) is a line of the whole window, so a prefix that holds ``limit`` of them decides.
     """
-    size = len(window)
-    end = BODY_PREFIX
-    while end < size:
+    if len(window) > BODY_PREFIX:
         out: list[str] = []
-        for raw in window[:end].splitlines()[:-1]:
+        for raw in window[:BODY_PREFIX].splitlines()[:-1]:
             line = _one_line(raw)
             if line and not line.startswith(_TRAILERS) and not _HEADER_EXIT.match(line):
                 out.append(line)
                 if len(out) >= limit:
                     return out
-        end *= 4
+    # Too few lines in the prefix (long lines, or few): the whole window, split once (growing
+    # the prefix split a one-line window two or three times over).
     return _body_lines_plain(window, limit)
 
 
@@ -554,7 +561,7 @@ def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
 
 
 #: Verdicts of results of at least this size are remembered per string object (see failure_of).
-CACHE_MIN_CHARS = 1_024
+CACHE_MIN_CHARS = 256
 #: Characters of remembered strings after which the ones nobody else holds any more are let go.
 CACHE_CHARS = 64 * 1024 * 1024
 #: Strings remembered at most: past it the dropped ones go, and when more than half are still
@@ -625,7 +632,9 @@ def _opens_object(text: str) -> bool:
 
 def _failure_of(content: Any, is_error: Any, reads: Any) -> Failure | None:
     text = content if isinstance(content, str) else ("" if content is None else str(content))
-    if _opens_object(text) and len(text) <= JSON_PARSE_MAX:
+    lead = text[:1]
+    # ``_opens_object`` only when the text starts with whitespace: most outputs decide here.
+    if (lead == "{" or (lead.isspace() and _opens_object(text))) and len(text) <= JSON_PARSE_MAX:
         stripped = text.lstrip()
         if not is_error and not _json_may_fail(stripped):
             return None
