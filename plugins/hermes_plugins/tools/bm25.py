@@ -29,7 +29,7 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from itertools import compress, repeat
 from operator import ge, itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
 
@@ -179,9 +179,11 @@ def doc_tokens(raw: tuple[Any, ...]) -> _Doc:
     return doc
 
 
-@attrs.frozen(kw_only=True)
-class SearchHit:
-    """One search result; ``position`` is the tool's index in the definitions searched."""
+class SearchHit(NamedTuple):
+    """One search result; ``position`` is the tool's index in the definitions searched.
+
+    A named tuple, not a frozen attrs record: a query makes one per hit on every
+    ``tool_search`` call, and it never leaves this plugin."""
 
     name: str
     score: float
@@ -256,25 +258,42 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
         """Best ``limit`` tools for ``query`` under the admission rules, best first."""
+        # Written as one body with plain loops: a cold turn pays for every Python frame it
+        # enters (comprehensions and generator expressions are frames of their own).
         if limit <= 0:
             return []
         exact = self._lower.get(query.strip().lower())
         postings = self._postings
+        stems = _stems
         counts: dict[str, int] = {}
-        for term in tokenize(query):
+        for word in _WORD.findall(query.lower()):
+            term = stems[word] if word in stems else _stem_word(word)
             if term in postings:
                 counts[term] = counts.get(term, 0) + 1
         scored: list[tuple[float, int]] = []
         exact_score = 0.0
         if counts:
-            terms = [(mult, *self._term(term)) for term, mult in counts.items()]
-            top_idf = max(idf for _, idf, _ in terms)
-            need = math.ceil(len(terms) / 2) if len(terms) >= 4 else 0
+            cache = self._weights
+            pairs: list[tuple[int, dict[int, float]]] = []
+            rare: list[dict[int, float]] = []
+            top_idf = -1.0
+            for term, mult in counts.items():
+                entry = cache.get(term)
+                if entry is None:
+                    entry = self._term(term)
+                idf, weights = entry
+                pairs.append((mult, weights))
+                if idf > top_idf:
+                    top_idf, rare = idf, [weights]
+                elif idf == top_idf:
+                    rare.append(weights)
+            need = math.ceil(len(pairs) / 2) if len(pairs) >= 4 else 0
             # Only documents holding one of the rarest terms can be admitted, and those are
-            # usually few: score them alone instead of walking every posting list.
-            rare = [weights for _, idf, weights in terms if idf == top_idf]
+            # usually few: score them alone instead of walking every posting list. A term at a
+            # time, over the candidates that hold it (a C-level intersection): most query terms
+            # are in few of them. Each score still adds its terms in query order, from 0.0, so
+            # it is the float a document-at-a-time sum gives.
             candidates = rare[0].keys() if len(rare) == 1 else set().union(*rare)
-            pairs = [(mult, weights) for mult, _, weights in terms]
             for d in candidates:
                 score = 0.0
                 hit = 0
@@ -288,19 +307,15 @@ class SearchIndex:
                 elif hit >= need:
                     scored.append((score, d))
             if exact is not None and exact not in candidates:
-                exact_score = sum(mult * weights.get(exact, 0.0) for mult, weights in pairs)
-        names = self.names
+                for mult, weights in pairs:
+                    exact_score += mult * weights.get(exact, 0.0)
         positions = self.positions
-        hits = [
-            SearchHit(name=name, score=-neg, position=positions[d])
-            for neg, name, d in self._best(scored, limit - (exact is not None))
-        ]
+        hits = []
         if exact is not None:
-            hits.insert(
-                0, SearchHit(name=names[exact], score=exact_score, exact=True, position=positions[exact])
-            )
+            hits.append(SearchHit(self.names[exact], exact_score, True, positions[exact]))
+        for minus, name, d in self._best(scored, limit - (exact is not None)):
+            hits.append(SearchHit(name, -minus, False, positions[d]))
         return hits
-
 
     def _best(self, scored: list[tuple[float, int]], limit: int) -> list[tuple[float, str, int]]:
         """``(-score, name, doc)`` of the ``limit`` best of ``scored``, best first, ties by name.
@@ -315,7 +330,9 @@ class SearchIndex:
             floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
             scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
         names = self.names
-        return sorted([(-s, names[d], d) for s, d in scored])[:limit]
+        ranked = [(-s, names[d], d) for s, d in scored]
+        ranked.sort()
+        return ranked[:limit]
 
 
 _SCORE = itemgetter(0)
