@@ -166,11 +166,12 @@ def _collect_blocks(
 
     def after(hook: str, blocks: tuple[PromptBlock, ...], ctx: PromptContext) -> PromptContext:
         for block in blocks:
-            if (
-                block.name == IDENTITY_BLOCK and isinstance(block.text, str) and block.source
-                and Path(block.source) == soul_path
+            if block.name == IDENTITY_BLOCK and isinstance(block.text, str) and (
+                block.source and Path(block.source) == soul_path
+                or block.meta.get("soul_refused") == str(soul_path)
             ):
-                # SOUL.md is the identity now; the context-file block must not load it again.
+                # SOUL.md is the identity now (or the identity refused it and said so); the
+                # context-file block must not load it again.
                 return attrs.evolve(ctx, soul_loaded=True)
         return ctx
 

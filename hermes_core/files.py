@@ -21,6 +21,7 @@ import codecs
 import errno
 import os
 import stat
+from typing import Any
 
 import attrs
 
@@ -195,40 +196,49 @@ def read_text_bounded(
     *,
     plugin: str | None = None,
     marker: bool = True,
+    marker_sep: str = "\n",
+    skipped: str = "it was skipped",
+    refuse_binary: bool = True,
 ) -> str | None:
     """The text of ``path`` for a prompt or a config, read safely; ``None`` when there is none.
 
-    ``what`` names the file's role in warnings ("the memory file", "SOUL.md" ...). Absent:
-    ``None`` without a warning. Not a regular file, or unreadable: ``None`` and a warning. More
-    than ``max_bytes``: the first ``max_bytes`` (never a broken character), a warning, and -
-    unless ``marker`` is False - a marker line at the end saying what was cut. Invalid UTF-8 is
-    replaced (U+FFFD) with a warning.
+    ``what`` names the file's role in warnings ("a memory file", "the identity" ...) and
+    ``skipped`` says what happens instead when it cannot be used ("the default identity is used
+    instead"). Absent: ``None`` without a warning. A parent that is not a directory, not a
+    regular file, unreadable, or binary (NUL bytes, unless ``refuse_binary`` is False): ``None``
+    and one warning naming the file.
+    More than ``max_bytes``: the first ``max_bytes`` (never a broken character), a warning, and
+    - unless ``marker`` is False - a marker line after ``marker_sep`` saying what was cut.
+    Invalid UTF-8 is replaced (U+FFFD) with a warning.
     """
     shown = os.fspath(path)
+
+    def skip(kind: str, message: str, **details: Any) -> None:
+        record_warning(kind, f"{message}; {skipped}", plugin=plugin, path=shown, what=what, **details)
+
     try:
         read = read_bytes_bounded(path, max_bytes)
-    except (FileNotFoundError, NotADirectoryError):
+    except NotADirectoryError:
+        parent = _file_in_the_way(path)
+        if parent is not None:
+            skip("file_unreadable", f"{parent} is not a directory, so {shown} ({what}) cannot be there",
+                 parent=parent)
+        return None
+    except FileNotFoundError:
         target = dangling_target(path)
         if target is not None:
-            record_warning(
-                "file_unreadable",
-                f"{shown} ({what}) is a symlink to {target}, which does not exist; it was skipped",
-                plugin=plugin, path=shown, what=what, target=target,
-            )
+            skip("file_unreadable", f"{shown} ({what}) is a symlink to {target}, which does not exist",
+                 target=target)
         return None
     except FileRefused as exc:
-        record_warning(
-            "file_refused",
-            f"{shown} ({what}) is {exc.what_it_is}; it was not read",
-            plugin=plugin, path=shown, what=what, file_type=exc.what_it_is,
-        )
+        skip("file_refused", f"{shown} ({what}) is {exc.what_it_is}", file_type=exc.what_it_is)
         return None
     except OSError as exc:
-        record_warning(
-            "file_unreadable",
-            f"cannot read {shown} ({what}): {exc.strerror or exc}; it was skipped",
-            plugin=plugin, path=shown, what=what, error=exc.strerror or str(exc),
-        )
+        skip("file_unreadable", f"cannot read {shown} ({what}): {exc.strerror or exc}",
+             error=exc.strerror or str(exc))
+        return None
+    if refuse_binary and b"\x00" in read.data:
+        skip("file_binary", f"{shown} ({what}) contains NUL bytes, so it looks like a binary file")
         return None
     text, bad = decode_prefix(read.data, truncated=read.truncated)
     if bad is not None:
@@ -246,8 +256,20 @@ def read_text_bounded(
             plugin=plugin, path=shown, what=what, size=read.size, kept=max_bytes,
         )
         if marker:
-            text = text.rstrip("\n") + "\n" + truncation_marker(shown, read.size, max_bytes)
+            text = text.rstrip("\n") + marker_sep + truncation_marker(shown, read.size, max_bytes)
     return text
+
+
+def _file_in_the_way(path: str | os.PathLike[str]) -> str | None:
+    """The nearest existing parent of ``path`` when it is not a directory (why the path cannot
+    exist), else ``None``."""
+    parent = os.path.dirname(os.path.abspath(path))
+    while parent and not os.path.lexists(parent):
+        up = os.path.dirname(parent)
+        if up == parent:
+            return None
+        parent = up
+    return parent if parent and not os.path.isdir(parent) else None
 
 
 def max_read_bytes(config: object | None) -> int:

@@ -48,7 +48,8 @@ class PromptContext:
     """Everything a prompt-block plugin may read about the session being built.
 
     ``soul_loaded`` is set by the assembler after the identity block so that the context-file
-    blocks know SOUL.md is already the identity. ``backend`` is the terminal backend
+    blocks know SOUL.md is already the identity (or was refused by it, with a warning).
+    ``backend`` is the terminal backend
     (``local``, ``docker``, ``ssh`` ...); ``env`` is the snapshot of environment variables the
     session was opened with (never ``os.environ`` directly, so tests and workers stay isolated).
     """

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from hermes_plugins.identity import DEFAULT_IDENTITY
 from hermes_plugins.skills import filters
 from test_skills_support import write_category, write_skill
 
@@ -196,7 +197,19 @@ def test_an_oversized_memory_file_is_cut_with_a_marker(tree: tuple[Path, Path]) 
     prompt, warnings = _build(home, project)
     assert "first fact" in prompt
     assert f"[... truncated: {target}" in prompt
-    assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "memory_file_too_large"]
+    assert [(w.kind, w.plugin) for w in _named(warnings, target)] == [("file_truncated", "memory")]
+
+
+def test_a_memory_file_over_the_read_bound_and_the_render_cap_is_one_warning(tree: tuple[Path, Path]) -> None:
+    home, project = tree
+    target = home / "memories" / "MEMORY.md"
+    target.write_text("first fact\n§\n" + "x" * 50_000, encoding="utf-8")
+    (home / "config.yaml").write_text("files:\n  max_read_bytes: 20000\n", encoding="utf-8")
+    prompt, warnings = _build(home, project)
+    assert "first fact" in prompt and f"[... truncated: {target}" in prompt
+    assert "characters of this store omitted here" in prompt
+    assert [(w.kind, w.plugin) for w in _named(warnings, target)] == [("file_truncated", "memory")]
+    assert not [w for w in warnings if getattr(w, "kind", "") == "memory_truncated"]
 
 
 def test_an_oversized_soul_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None:
@@ -208,7 +221,44 @@ def test_an_oversized_soul_is_cut_with_a_marker(tree: tuple[Path, Path]) -> None
     assert prompt.startswith("You are Soul.")
     assert f"[... truncated: {target}" in prompt
     assert "\ufffd" not in prompt  # the cut never splits a character
-    assert [w for w in _named(warnings, target) if getattr(w, "kind", "") == "soul_truncated"]
+    assert [(w.kind, w.plugin) for w in _named(warnings, target)] == [("file_truncated", "identity")]
+
+
+def _binary(path: Path) -> None:
+    path.write_bytes(b"You are \x00 binary")
+
+
+def _directory(path: Path) -> None:
+    path.mkdir()
+
+
+def _dangling(path: Path) -> None:
+    os.symlink(path.parent / "gone.md", path)
+
+
+UNUSABLE = {"binary": _binary, "directory": _directory, "dangling": _dangling, "fifo": _fifo}
+
+
+#: Memory entries keep NUL bytes (the model writes them): a binary memory file is read.
+UNUSABLE_CASES = [(label, rel, plant) for label, _, rel in TARGETS[:3] for plant in sorted(UNUSABLE)
+                  if plant != "binary" or label == "SOUL.md"]
+
+
+@pytest.mark.parametrize(("label", "rel", "plant"), UNUSABLE_CASES, ids=["-".join(c[::2]) for c in UNUSABLE_CASES])
+def test_an_unusable_soul_or_memory_file_is_one_warning_naming_it(
+    tree: tuple[Path, Path], label: str, rel: str, plant: str
+) -> None:
+    home, project = tree
+    target = home / rel
+    target.unlink(missing_ok=True)
+    UNUSABLE[plant](target)
+    prompt, warnings = _build(home, project)
+    named = _named(warnings, target)
+    assert len(named) == 1, [(w.kind, w.plugin, w.message) for w in named]
+    assert named[0].plugin == ("identity" if label == "SOUL.md" else "memory")
+    assert str(target) in named[0].message
+    if label == "SOUL.md":
+        assert prompt.startswith(DEFAULT_IDENTITY)
 
 
 def test_an_oversized_skill_file_is_read_only_up_to_the_bound(tree: tuple[Path, Path]) -> None:
@@ -278,6 +328,20 @@ def test_read_text_bounded_warns_and_marks(tmp_path: Path) -> None:
         ("file_refused", str(fifo), "demo"),
     ]
     assert "FIFO" in warnings[1].message and str(fifo) in warnings[1].message
+
+
+def test_read_text_bounded_refuses_binary_and_names_a_file_in_the_way(tmp_path: Path) -> None:
+    binary = tmp_path / "blob.md"
+    binary.write_bytes(b"text\x00more")
+    (tmp_path / "notes").write_text("a file, not a directory")
+    inside = tmp_path / "notes" / "deeper" / "x.md"
+    with collecting() as warnings:
+        assert read_text_bounded(binary, 100, "the blob", plugin="demo", skipped="left out") is None
+        assert read_text_bounded(inside, 100, "the notes") is None
+        assert read_text_bounded(tmp_path / "none" / "x.md", 100, "nothing") is None  # quietly
+    assert [(w.kind, w.path) for w in warnings] == [("file_binary", str(binary)), ("file_unreadable", str(inside))]
+    assert warnings[0].message.endswith("; left out")
+    assert f"{tmp_path / 'notes'} is not a directory" in warnings[1].message
 
 
 # --- more shapes: huge sparse files, directories, dangling links, other devices -----------

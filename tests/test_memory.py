@@ -108,7 +108,8 @@ def test_unreadable_file_is_a_warning(tmp_path: Path) -> None:
     with collecting() as warnings:
         out = blocks(tmp_path)
     assert set(out) == {"user_profile"}
-    assert [w.kind for w in warnings] == ["memory_unreadable"]
+    assert [(w.kind, w.plugin) for w in warnings] == [("file_refused", "memory")]
+    assert "a directory" in warnings[0].message and str(tmp_path / "memories" / "MEMORY.md") in warnings[0].message
 
 
 def test_invalid_utf8_is_replaced_with_a_warning(tmp_path: Path) -> None:
@@ -117,7 +118,7 @@ def test_invalid_utf8_is_replaced_with_a_warning(tmp_path: Path) -> None:
     with collecting() as warnings:
         out = blocks(tmp_path)
     assert "caf\ufffd fact" in out["memory"]
-    assert [w.kind for w in warnings] == ["memory_not_utf8"]
+    assert [(w.kind, w.plugin) for w in warnings] == [("file_invalid_utf8", "memory")]
 
 
 def test_block_source_is_the_file(tmp_path: Path) -> None:

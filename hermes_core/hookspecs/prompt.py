@@ -27,7 +27,9 @@ class PromptSpecs:
         each compression); never per turn.
 
         The built-in reads ``$HERMES_HOME/SOUL.md`` and falls back to a default identity; a block whose
-        ``source`` is the SOUL.md path tells the assembler SOUL.md is loaded (``ctx.soul_loaded``).
+        ``source`` is the SOUL.md path tells the assembler SOUL.md is loaded (``ctx.soul_loaded``),
+        and so does ``meta={"soul_refused": path}``: SOUL.md is there but unusable and the
+        identity has warned about it, so the context-file block does not try it again.
 
         Args:
             ctx: the ``PromptContext`` of the session being built.

@@ -6,15 +6,10 @@ prompt build; when it is the identity, the context-file block never loads it aga
 
 from __future__ import annotations
 
-from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
-from hermes_core.files import (
-    FileRefused,
-    dangling_target,
-    decode_prefix,
-    max_read_bytes,
-    read_bytes_bounded,
-    truncation_marker,
-)
+import os
+
+from hermes_core import PromptBlock, PromptContext, hookimpl
+from hermes_core.files import max_read_bytes, read_text_bounded
 from hermes_core.injection import findings, flagged_soul
 
 DEFAULT_IDENTITY = (
@@ -29,64 +24,23 @@ SOUL_MAX_BYTES = 500_000
 
 
 def read_soul(ctx: PromptContext) -> tuple[str | None, str]:
-    """Return (text, path) of SOUL.md; text is None when absent, empty or unreadable."""
+    """Return (text, path) of SOUL.md; text is None when absent, empty or unusable (refused,
+    unreadable or binary: one warning naming the file, from ``read_text_bounded``)."""
     path = ctx.home / "SOUL.md"
     limit = min(SOUL_MAX_BYTES, max_read_bytes(ctx.config))
-    try:
-        read = read_bytes_bounded(path, limit)
-    except (FileNotFoundError, NotADirectoryError):
-        target = dangling_target(path)
-        if target is not None:
-            record_warning(
-                "soul_unreadable",
-                f"{path} is a symlink to {target}, which does not exist; using the default identity",
-                path=str(path), plugin="identity",
-            )
-        return None, str(path)
-    except FileRefused as exc:
-        record_warning(
-            "soul_unreadable",
-            f"{path} is {exc.what_it_is}, not a regular file; using the default identity",
-            path=str(path), plugin="identity",
-        )
-        return None, str(path)
-    except OSError as exc:
-        record_warning(
-            "soul_unreadable", f"cannot read {path}: {exc.strerror or exc}; using the default identity",
-            path=str(path), plugin="identity",
-        )
-        return None, str(path)
-    data = read.data
-    if b"\x00" in data:
-        record_warning(
-            "soul_unreadable", f"{path} looks binary (NUL bytes); using the default identity",
-            path=str(path), plugin="identity",
-        )
-        return None, str(path)
-    text, bad = decode_prefix(data, truncated=read.truncated)
-    text = text.strip()
-    if bad is not None:
-        record_warning(
-            "soul_not_utf8",
-            f"{path} is not valid UTF-8 (first bad byte at offset {bad}); the bad bytes were "
-            "replaced with U+FFFD",
-            path=str(path), plugin="identity",
-        )
-    if read.truncated:
-        record_warning(
-            "soul_truncated",
-            f"{path} is larger than {limit:,} bytes; only the first {limit:,} were used",
-            path=str(path), plugin="identity",
-        )
-        text += "\n\n" + truncation_marker(path, read.size, limit)
-    return (text or None), str(path)
+    text = read_text_bounded(path, limit, "the identity", plugin="identity", marker_sep="\n\n",
+                             skipped="the default identity is used instead")
+    return (text.strip() or None) if text is not None else None, str(path)
 
 
 @hookimpl(trylast=True)
 def hermes_prompt_identity(ctx: PromptContext) -> PromptBlock:
     text, path = read_soul(ctx)
     if text is None:
-        return PromptBlock(name="identity", text=DEFAULT_IDENTITY)
+        # A SOUL.md that is there but unusable was reported once, here: the context-file block
+        # (which appends SOUL.md when another identity replaced this one) leaves it alone.
+        refused = {"soul_refused": path} if os.path.lexists(path) else {}
+        return PromptBlock(name="identity", text=DEFAULT_IDENTITY, meta=refused)
     ids = findings(ctx, text, "SOUL.md")
     if ids:
         flagged_soul(ids, path=path)  # the user's own file: loaded, with a warning

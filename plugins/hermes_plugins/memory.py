@@ -17,14 +17,7 @@ import attrs
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
 from hermes_core.config import ConfigSection, boolean, field, integer
-from hermes_core.files import (
-    FileRefused,
-    dangling_target,
-    decode_prefix,
-    max_read_bytes,
-    read_bytes_bounded,
-    truncation_marker,
-)
+from hermes_core.files import max_read_bytes, read_text_bounded
 from hermes_core.injection import blocked_entry, findings
 from hermes_plugins._common.truncation import part_sizes
 
@@ -46,66 +39,18 @@ def memory_dir(home: Path) -> Path:
 def read_entries(path: Path, max_bytes: int = MAX_FILE_BYTES) -> list[str]:
     """The file's entries: split on the separator, stripped, empties dropped, first copy kept.
 
-    The read is bounded (``hermes_core.files``): a FIFO, device or socket named like a memory
-    file is refused with a warning, and a file over ``max_bytes`` is cut with a warning and a
-    marker entry saying so.
+    The read is bounded (``hermes_core.files.read_text_bounded``): a FIFO, device or socket
+    named like a memory file is left out with one warning naming it, and a file over
+    ``max_bytes`` is cut with a warning and a marker entry saying so. NUL bytes are kept: the
+    model writes the entries, and one odd character must not cost the whole store.
     """
-    try:
-        read = read_bytes_bounded(path, max_bytes)
-    except NotADirectoryError:
-        record_warning(
-            "memory_unreadable",
-            f"{path.parent} is not a directory, so {path.name} cannot be there; its entries are "
-            "left out of the prompt",
-            plugin="memory",
-            path=str(path),
-        )
-        return []
-    except FileNotFoundError:
-        target = dangling_target(path)
-        if target is not None:
-            record_warning(
-                "memory_unreadable",
-                f"{path} is a symlink to {target}, which does not exist; its entries are left "
-                "out of the prompt",
-                plugin="memory",
-                path=str(path),
-            )
-        return []
-    except FileRefused as exc:
-        record_warning(
-            "memory_unreadable",
-            f"{path} is {exc.what_it_is}, not a regular file; its entries are left out of the prompt",
-            plugin="memory",
-            path=str(path),
-        )
-        return []
-    except OSError as exc:
-        record_warning(
-            "memory_unreadable",
-            f"cannot read {path}: {exc.strerror or exc}; its entries are left out of the prompt",
-            plugin="memory",
-            path=str(path),
-        )
-        return []
-    text, bad = decode_prefix(read.data, truncated=read.truncated)
-    if bad is not None:
-        record_warning(
-            "memory_not_utf8",
-            f"{path} is not valid UTF-8; undecodable bytes were replaced",
-            plugin="memory",
-            path=str(path),
-        )
-    if read.truncated:
-        record_warning(
-            "memory_file_too_large",
-            f"{path} is larger than {max_bytes:,} bytes; only the first {max_bytes:,} "
-            "were read - consolidate it",
-            plugin="memory",
-            path=str(path),
-        )
+    text = read_text_bounded(
+        path, max_bytes, "a memory file", plugin="memory", refuse_binary=False,
         # The cut lands in the prompt as an entry of its own, so the model knows too.
-        text = text + ENTRY_SEPARATOR + truncation_marker(path, read.size, max_bytes)
+        marker_sep=ENTRY_SEPARATOR, skipped="its entries are left out of the prompt",
+    )
+    if text is None:
+        return []
     text = text.replace("\r\n", "\n")
     entries = (entry.strip() for entry in text.split(ENTRY_SEPARATOR))
     return list(dict.fromkeys(entry for entry in entries if entry))
@@ -130,13 +75,17 @@ def render_block(title: str, entries: list[str], limit: int, *, path: Path | Non
             "budget - consolidate or remove entries with the memory tool ...]\n\n"
             + content[-tail:]
         )
-        record_warning(
-            "memory_truncated",
-            f"{title.split(' ')[0]} store is {used:,} chars, over the render cap of {cap:,}; "
-            f"{omitted:,} chars in the middle were left out of the prompt",
-            plugin="memory",
-            path=str(path) if path else None,
-        )
+        # A file cut at the read already has its warning (naming it, saying it is too large):
+        # one problem, one warning; the prompt carries both markers.
+        if not (path is not None and entries[-1].startswith(f"[... truncated: {path} ")):
+            store = f"{path} ({title.split(' ')[0]} store)" if path else f"{title.split(' ')[0]} store"
+            record_warning(
+                "memory_truncated",
+                f"{store} is {used:,} chars, over the render cap of {cap:,}; "
+                f"{omitted:,} chars in the middle were left out of the prompt",
+                plugin="memory",
+                path=str(path) if path else None,
+            )
     return f"{RULE}\n{header}\n{RULE}\n{content}"
 
 
