@@ -189,3 +189,17 @@ def test_raw_turns_give_the_summary_redacted_copies_give(turns: list[dict[str, A
     # Without secrets, redacting first or last writes the same summary: the raw walk's skipped
     # argument parsing, lazy one-liners and request fast path change nothing.
     assert build_handoff(turns, focus_topic=focus) == build_handoff(prepare_turns(turns), focus_topic=focus)
+
+
+def test_grounding_takes_the_newest_request_after_the_previous_summary_only() -> None:
+    from hermes_plugins.compressor.engine import ground_latest_request
+    from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+
+    anchor = {"role": "system", "content": SUMMARY_ANCHOR}
+    text = "## Latest user request\nparaphrase\n\n## Files\n- a.py"
+    older_only = [user("the old request"), anchor, assistant("working")]
+    assert ground_latest_request(text, older_only) == text
+    grounded = ground_latest_request(text, [user("the old request"), anchor, user(f"use {VENDOR_KEY} now"),
+                                            assistant("ok"), {"role": "user", "content": "<system-reminder>x"}])
+    assert grounded.startswith("## Latest user request\nuse sk-proj-[REDACTED] now\n")
+    assert grounded.endswith("## Files\n- a.py") and "paraphrase" not in grounded

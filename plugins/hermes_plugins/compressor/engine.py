@@ -58,7 +58,6 @@ from hermes_plugins.compressor.extractive import (
     MAX_CHARS,
     ExtractiveSummarizer,
     build_handoff,
-    split_at_anchor,
     verbatim,
 )
 from hermes_plugins.compressor.framing import (
@@ -934,10 +933,17 @@ def ground_latest_request(text: str, turns: Any) -> str:
     condensed turns (redacted here; turns older than a previous summary do not count).
     Without such a turn the summary is left as written.
     """
-    _older, newer = split_at_anchor(list(turns))
-    # Injected text (reminders, notifications, another agent's summary) is not a request.
-    latest = next((t for t in reversed(newer) if is_request(t)), None)
-    if not latest:
+    # From the newest turn back to the previous summary's anchor (``split_at_anchor``; there
+    # is at most one): a walk of a few turns, not of the whole middle. Injected text
+    # (reminders, notifications, another agent's summary) is not a request.
+    latest = None
+    for turn in reversed(turns):
+        if turn.get("role") == "system" and turn.get("content") == SUMMARY_ANCHOR:
+            break
+        if is_request(turn):
+            latest = turn
+            break
+    if latest is None:
         return text
     section = f"## {LATEST}\n{verbatim(redact(message_text(latest)), GROUNDED_REQUEST_MAX)}\n"
     start = text.find(f"## {LATEST}")
