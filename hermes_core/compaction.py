@@ -28,7 +28,12 @@ from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
-from hermes_core.tokens import estimate_request_tokens, estimate_tokens, estimate_tools_tokens
+from hermes_core.tokens import (
+    estimate_request_tokens,
+    estimate_tokens,
+    estimate_tools_tokens,
+    holding_estimates,
+)
 
 if TYPE_CHECKING:
     from hermes_core.session import Session
@@ -455,14 +460,17 @@ class CompactionLoop:
     ) -> ManualCompression:
         session = self.session
         tools = tools if tools is not None else self.last_tools
-        before_tokens = self.rough(messages, tools, keep=False)
-        if not session.engine.has_content_to_compress(messages):
-            feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
-            return ManualCompression(messages=messages, feedback=attrs.evolve(
-                feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
-            ))
-        out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force,
-                              phase="manual")
+        # The host waits in this call: its list is the same until it returns, so the estimate
+        # of it made here serves the engine's report too (``holding_estimates``).
+        with holding_estimates():
+            before_tokens = self.rough(messages, tools, keep=False)
+            if not session.engine.has_content_to_compress(messages):
+                feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
+                return ManualCompression(messages=messages, feedback=attrs.evolve(
+                    feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
+                ))
+            out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force,
+                                  phase="manual")
         report = self.report()
         if out is not messages and not report.aborted:
             self.after_compaction(out, tools)

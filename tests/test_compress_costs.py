@@ -32,7 +32,7 @@ def history(turns: int) -> list[dict[str, Any]]:
 
 def open_session(tmp_path: Path) -> Session:
     home = tmp_path / "home"
-    home.mkdir(exist_ok=True)
+    home.mkdir(parents=True, exist_ok=True)
     return Session.open(cwd=tmp_path, home=home, model="test-model", provider="openai",
                         context_length=200_000, persist=False, env={})
 
@@ -69,3 +69,47 @@ def test_nothing_to_compress_reports_one_figure(tmp_path: Path) -> None:
     assert result.feedback.before_tokens == result.feedback.after_tokens == estimate_request_tokens(
         messages, system_prompt=session.system_prompt)
     assert session.message_cache.computed == 0
+
+
+def test_held_estimates_are_computed_once_per_list_and_only_inside_the_block(monkeypatch: Any) -> None:
+    from hermes_core import tokens
+
+    calls: list[int] = []
+    real = tokens.estimate_message_tokens
+    monkeypatch.setattr(tokens, "estimate_message_tokens", lambda m: calls.append(1) or real(m))
+    messages = history(5)
+    first = tokens.estimate_messages_tokens(messages)
+    tokens.estimate_messages_tokens(messages)
+    assert len(calls) == 2 * len(messages)  # no block: every call counts
+    calls.clear()
+    with tokens.holding_estimates():
+        assert tokens.estimate_messages_tokens(messages) == first
+        assert tokens.estimate_messages_tokens(messages) == first
+        assert len(calls) == len(messages)
+        messages.append({"role": "user", "content": "one more"})
+        assert tokens.estimate_messages_tokens(messages) > first  # another length: counted again
+        assert tokens.estimate_messages_tokens(list(messages)) > first  # another list: counted
+    calls.clear()
+    tokens.estimate_messages_tokens(messages)
+    assert len(calls) == len(messages)
+
+
+def test_a_manual_compress_estimates_its_input_once(tmp_path: Path, monkeypatch: Any) -> None:
+    from contextlib import nullcontext
+
+    from hermes_core import compaction, tokens
+
+    real = tokens.estimate_message_tokens
+
+    def count(held: bool) -> int:
+        calls: list[int] = []
+        monkeypatch.setattr(tokens, "estimate_message_tokens", lambda m: calls.append(1) or real(m))
+        if not held:
+            monkeypatch.setattr(compaction, "holding_estimates", nullcontext)
+        session = open_session(tmp_path / ("held" if held else "plain"))
+        session.compress(history(60), force=True)
+        monkeypatch.undo()
+        return len(calls)
+
+    # The session's figure and the engine's report read one pass over the 122 messages.
+    assert count(held=False) - count(held=True) >= len(history(60))
