@@ -13,6 +13,7 @@ import json
 import re
 from typing import Any
 
+from hermes_plugins._common import failures
 from hermes_plugins.compressor import oneliners, prune
 from hermes_plugins.compressor.oneliners import (
     exit_code_of,
@@ -392,3 +393,32 @@ def test_long_arguments_are_found_whatever_results_follow() -> None:
             assert "...[truncated]" in written["function"]["arguments"]
             json.loads(written["function"]["arguments"])
             assert json.dumps(messages) == before
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.tuples(st.sampled_from(TOOLS[:-3] + ["weird_tool"]), arguments, st.booleans()), min_size=1, max_size=4),
+    st.sampled_from(BODIES),
+)
+def test_remembered_lines_are_the_lines_of_each_call(calls: list[tuple[Any, Any, bool]], body: str) -> None:
+    content = body + " " * 300  # long enough for its verdict (and so its line) to be remembered
+    failures.clear_cache()
+    for _ in range(2):  # the second round is answered from the memo
+        for name, args, is_error in calls:
+            assert tool_line(name, args, content, is_error) == summarize_tool_result(name, args, content, is_error)
+
+
+def test_a_remembered_line_goes_with_the_verdict_and_never_outlives_its_inputs() -> None:
+    failures.clear_cache()
+    content = "Error: boom\n" + "detail line\n" * 40
+    first = tool_line("terminal", '{"command": "make"}', content)
+    assert failures.remembered_line(content, ("terminal", '{"command": "make"}', False)) == first
+    assert tool_line("terminal", '{"command": "make test"}', content) == summarize_tool_result(
+        "terminal", '{"command": "make test"}', content)
+    failures.clear_cache()
+    assert failures.remembered_line(content, ("terminal", '{"command": "make test"}', False)) is None
+    args = {"command": "make"}  # a dict may change in place: never remembered
+    tool_line("terminal", args, content)
+    args["command"] = "make docs"
+    assert "make docs" in tool_line("terminal", args, content)
+    failures.clear_cache()

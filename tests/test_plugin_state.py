@@ -119,7 +119,9 @@ ALLOWED = {
     ("plugins/hermes_plugins/skills/filters.py", "_host_environments"): "a fact of the machine (docker, s6), probed once",
     ("plugins/hermes_plugins/skills/frontmatter.py", "_GOOD_KEYS"): "memo of a pure predicate on key text (bounded)",
     ("plugins/hermes_plugins/summarizers_async.py", "_clients"): "owned by each event loop (weak keys, closed at its shutdown)",
-    ("plugins/hermes_plugins/_common/failures.py", "_verdicts"): "pure memo, bounded: verdict of a result string (held, by identity)",
+    ("plugins/hermes_plugins/_common/failures.py", "_verdicts"): (
+        "pure memo, bounded: verdict of a result string (held, by identity) and the one-liner built from it"
+    ),
     ("plugins/hermes_plugins/_common/failures.py", "_held"): "pure memo, bounded: the verdict memo's size",
     ("plugins/hermes_plugins/_common/failures.py", "_sweep_at"): "pure memo, bounded: the verdict memo's next sweep",
     ("plugins/hermes_plugins/tools/bm25.py", "_stems"): "pure memo, bounded: word -> Snowball stem",

@@ -567,13 +567,14 @@ CACHE_CHARS = 64 * 1024 * 1024
 #: Strings remembered at most: past it the dropped ones go, and when more than half are still
 #: held elsewhere everything goes (judging again is always correct, only slower).
 CACHE_ENTRIES = 100_000
-# A memo of a pure function (the verdict on a string and two flags), so it may be the
-# process's: every host would compute the same verdicts. It is keyed by identity but holds the
-# string, so an id is never reused while its entry lives.
-_verdicts: dict[int, tuple[str, int, Failure | None]] = {}
+# A memo of pure functions (the verdict on a string and two flags; the one-liner a caller built
+# from it, see remember_line), so it may be the process's: every host would compute the same.
+# It is keyed by identity but holds the string, so an id is never reused while its entry lives.
+# Entries: (string, flags, verdict, line key, line).
+_verdicts: dict[int, tuple[str, int, Failure | None, Any, str | None]] = {}
 _held = 0
 _sweep_at = CACHE_CHARS
-_MISSING = ("", -1, None)
+_MISSING: tuple[str, int, Failure | None, Any, str | None] = ("", -1, None, None, None)
 
 
 def _sweep() -> None:
@@ -590,7 +591,7 @@ def _sweep() -> None:
 
 
 def clear_cache() -> None:
-    """Forget every remembered verdict (tests; a host that wants the memory back at once)."""
+    """Forget every remembered verdict and line (tests; a host that wants the memory back)."""
     global _verdicts, _held, _sweep_at
     _verdicts, _held, _sweep_at = {}, 0, CACHE_CHARS
 
@@ -618,8 +619,30 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
         if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:
             _sweep()
         _held += len(content)
-    _verdicts[key] = (content, flags, verdict)
+    _verdicts[key] = (content, flags, verdict, None, None)
     return verdict
+
+
+def remembered_line(content: str, key: Any) -> str | None:
+    """The line ``remember_line`` kept for ``content`` under an equal ``key``, or ``None``."""
+    entry = _verdicts.get(id(content), _MISSING)
+    if entry[0] is content and entry[3] == key:
+        return entry[4]
+    return None
+
+
+def remember_line(content: str, key: Any, line: str) -> None:
+    """Keep a one-liner built from ``content`` (a pure function of it and of ``key``, which
+    must compare equal only for equal inputs) with its verdict, while that is remembered.
+
+    The free passes build the same lines again at every compaction of a history a host keeps
+    whole; with the line, a warm pass skips the arguments and the formatting too. It goes
+    with the verdict's entry (the same bound, sweep and ``clear_cache``).
+    """
+    key_id = id(content)
+    entry = _verdicts.get(key_id, _MISSING)
+    if entry[0] is content:
+        _verdicts[key_id] = (content, entry[1], entry[2], key, line)
 
 
 def _opens_object(text: str) -> bool:

@@ -15,7 +15,7 @@ from itertools import islice
 from typing import Any
 
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import failure_of, suffix
+from hermes_plugins._common.failures import failure_of, remember_line, remembered_line, suffix
 from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
@@ -453,8 +453,21 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     """``summarize_tool_result`` for the free passes, which call it once per old result.
 
     The caller guarantees a truthy ``name`` and a ``str`` content; this saves the wrapper
-    layers of the general form (same line, same fallback).
+    layers of the general form (same line, same fallback). Lines of results whose verdict is
+    remembered are remembered with it (see ``failures.remember_line``), keyed by the call's
+    name, arguments and error flag: immutable arguments only (a dict may change in place).
     """
+    if type(arguments) is str or arguments is None:
+        key = (name, arguments, is_error)
+        line = remembered_line(content, key)
+        if line is None:
+            line = _tool_line(name, arguments, content, is_error)
+            remember_line(content, key, line)
+        return line
+    return _tool_line(name, arguments, content, is_error)
+
+
+def _tool_line(name: Any, arguments: Any, content: str, is_error: Any) -> str:
     try:
         if type(arguments) is str and arguments:
             try:
