@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 import pluggy
 
+from hermes_core.daemon_pool import DaemonPool
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
 from hermes_core.hookguard import CURRENT, CallLog, HookCall, guard, summarize
@@ -203,13 +204,14 @@ class PluginHost:
     _undo_trace: Callable[[], None] | None = None
     #: called with a ``HookCall`` after every implementation call (see ``observe``)
     observers: list[Callable[[HookCall], None]] = attrs.field(factory=list)
-    _pool: concurrent.futures.ThreadPoolExecutor | None = None
+    _pool: concurrent.futures.Executor | None = None
     _running: list[CallLog] = attrs.field(factory=list)
     #: implementations dropped at registration (unknown hook names), by plugin
     _dropped: dict[str, list[str]] = attrs.field(factory=dict)
     #: plugins' mutable state (caches, memos, their locks), by key (see ``state``)
     _state: dict[Any, Any] = attrs.field(factory=dict)
     _state_lock: threading.Lock = attrs.field(factory=threading.Lock)
+    _pool_lock: threading.Lock = attrs.field(factory=threading.Lock)
 
     # --- construction -------------------------------------------------------------------
 
@@ -566,12 +568,13 @@ class PluginHost:
         """
         return run_prompt_hooks(self, hooks, ctx, after=after)
 
-    def _workers(self) -> concurrent.futures.ThreadPoolExecutor:
-        # Shared and bounded: a hook that never returns holds one worker, never one per call.
+    def _workers(self) -> concurrent.futures.Executor:
+        # Shared and bounded: a hook that never returns holds one worker, never one per call;
+        # daemon threads, so it never holds up the interpreter's exit either.
         if self._pool is None:
-            self._pool = concurrent.futures.ThreadPoolExecutor(
-                max_workers=PROMPT_WORKERS, thread_name_prefix="hermes-prompt-hook"
-            )
+            with self._pool_lock:
+                if self._pool is None:
+                    self._pool = DaemonPool(PROMPT_WORKERS, thread_name_prefix="hermes-prompt-hook")
         return self._pool
 
     def context_file_loaders(self, ctx: PromptContext) -> list[ContextFileLoader]:

@@ -195,3 +195,68 @@ def test_naming_the_plugin_keeps_every_field_of_the_block() -> None:
     (tagged,) = _named(Tagged(name="identity", text="t"), "acme")
     assert type(tagged) is Tagged and tagged.plugin == "acme"
     assert _named(PromptBlock(name="x", text="y", plugin="own"), "acme")[0].plugin == "own"
+
+
+HANGING_HOST = r"""
+import os, sys, threading
+from pathlib import Path
+import attrs
+from hermes_core import PluginHost, PromptBlock, PromptContext, hookimpl, load_config
+from hermes_core.assembler import assemble
+
+class Hangs:
+    @hookimpl(tryfirst=True)
+    def hermes_prompt_platform_hint(self, ctx):
+        threading.Event().wait()  # never returns
+
+class Other:
+    @hookimpl
+    def hermes_prompt_identity(self, ctx):
+        return PromptBlock(name="identity", text="still here")
+
+host = PluginHost.create(load_entry_points=False, plugins=[(Hangs(), "hangs"), (Other(), "other")], env={})
+config = load_config(data={}, env={})
+config = attrs.evolve(config, plugins=attrs.evolve(config.plugins, prompt_hook_budget=0.2))
+ctx = PromptContext(cwd=Path(sys.argv[1]), home=Path(sys.argv[1]), config=config)
+built = assemble(host, ctx)
+assert [w.plugin for w in built.warnings] == ["hangs"] and "still here" in built.prompt, built
+pid = os.fork()
+if pid == 0:  # the child has none of the parent's workers: it must start its own
+    child = assemble(host, ctx)
+    os._exit(0 if "still here" in child.prompt else 3)
+_, status = os.waitpid(pid, 0)
+assert os.waitstatus_to_exitcode(status) == 0, status
+print("done", flush=True)
+"""
+
+
+def test_a_hook_that_never_returns_never_holds_up_exit_or_a_forked_child(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    # A ThreadPoolExecutor joins its threads at exit: this process would never end (the
+    # timeout below is only a guard for the test run itself).
+    done = subprocess.run([sys.executable, "-c", HANGING_HOST, str(tmp_path)], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "done"
+
+
+def test_the_worker_pool_is_bounded_daemonic_and_carries_results_and_errors() -> None:
+    from hermes_core.daemon_pool import DaemonPool
+
+    pool = DaemonPool(2, thread_name_prefix="test-daemon-pool")
+    assert pool.submit(lambda x: x * 2, 21).result(timeout=10) == 42
+    with pytest.raises(ZeroDivisionError):
+        pool.submit(lambda: 1 / 0).result(timeout=10)
+    release = threading.Event()
+    held = [pool.submit(release.wait, 30) for _ in range(2)]
+    queued = pool.submit(lambda: "ran")
+    assert not queued.done()  # both workers are held: no third thread
+    workers = [t for t in threading.enumerate() if t.name.startswith("test-daemon-pool")]
+    assert len(workers) == 2 and all(t.daemon for t in workers)
+    late = pool.submit(lambda: "never")
+    assert late.cancel()
+    release.set()
+    assert queued.result(timeout=10) == "ran" and all(f.result(timeout=10) for f in held)
+    assert late.cancelled()
