@@ -11,6 +11,7 @@ same bytes instead of rebuilding - unless the stored Model/Provider lines no lon
 from __future__ import annotations
 
 import json
+import operator
 import os
 import secrets
 import threading
@@ -682,11 +683,18 @@ class Session:
     # --- tool side ----------------------------------------------------------------------
 
     def tools_context(self) -> ToolsContext:
-        return ToolsContext(
-            context_length=self.window,
-            config=self.config, session_id=self.session_id, home=self.home,
-            environment=self.environment, host=self.host, session=self,
+        # Built on every assembly; kept while what it holds is the same (by identity: a host
+        # that swaps the config or the environment gets a new one).
+        key = (self.window, self.config, self.session_id, self.home, self.environment, self.host)
+        memo = self.__dict__.get("_tools_context")
+        if memo is not None and all(map(operator.is_, memo[0], key)):
+            return memo[1]  # type: ignore[no-any-return]
+        ctx = ToolsContext(
+            context_length=key[0], config=key[1], session_id=key[2], home=key[3],
+            environment=key[4], host=key[5], session=self,
         )
+        self._tools_context = (key, ctx)
+        return ctx
 
     def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         """The tool definitions the model sees this turn (deferred disclosure, idempotent).

@@ -41,3 +41,18 @@ def test_process_tool_result_spills_big_results_under_home(tmp_path: Path) -> No
     small = session.process_tool_result("ok", tool_name="terminal", tool_call_id="call_2")
     assert small == "ok"
     assert session.process_tool_result(big, tool_name="read_file", tool_call_id="call_3") != ""
+
+
+def test_the_tools_context_is_kept_while_what_it_holds_is_the_same(tmp_path: Path) -> None:
+    import attrs
+
+    session = Session.open(cwd=str(tmp_path), home=str(tmp_path), model="gpt-5", provider="openai",
+                           context_length=200_000, persist=False)
+    first = session.tools_context()
+    assert session.tools_context() is first  # built once, not on every assembly
+    assert first.context_length == 200_000 and first.session is session
+    session.config = attrs.evolve(session.config)
+    second = session.tools_context()
+    assert second is not first and second.config is session.config
+    session.environment = object()
+    assert session.tools_context().environment is session.environment

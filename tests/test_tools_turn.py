@@ -283,3 +283,22 @@ def test_frozen_search_answers_keep_their_required_parameters(
     plain[4]["function"]["parameters"]["required"] = ["repo", "title"]  # plain: read live
     answer = json.loads(session.handle_tool_call("tool_search", {"queries": ["github operation number 3"]}))
     assert answer["tools"]["mcp_github_tool_3"]["required"] == ["repo", "title"]
+
+
+def test_a_sessions_turn_split_goes_with_the_session(tmp_path: Path) -> None:
+    import gc
+
+    from hermes_plugins.tools.state import state_of
+
+    defs = tools(20)
+    session = Session.open(cwd=str(tmp_path), home=str(tmp_path), model="gpt-5", provider="openai",
+                           context_length=200_000, persist=False)
+    state = state_of(session.host)
+    session.assemble_tools(defs)
+    key = id(session)
+    assert state.turns[key][0] is defs and key in state.watched
+    session.assemble_tools(defs)  # the same session: one finalizer, the entry replaced
+    assert len([k for k in state.watched if k == key]) == 1
+    del session
+    gc.collect()
+    assert key not in state.turns and key not in state.watched  # an id reused later finds nothing

@@ -19,6 +19,7 @@ import json
 import math
 import operator
 import re
+import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -227,12 +228,25 @@ _trusted: contextvars.ContextVar[tuple[Any, frozenset[str], Classified] | None] 
 
 
 def remember_turn(session: Any, definitions: Any, state: ToolSearchState) -> None:
-    """After ``session`` assembled ``definitions``: keep the split for the rest of its turn."""
+    """After ``session`` assembled ``definitions``: keep the split for the rest of its turn.
+
+    Kept by ``id(session)`` in a plain dict (a weak-keyed dict makes a weak reference on
+    every lookup); a finalizer drops the entry when the session goes, before its id can be
+    reused."""
     last = getattr(state.recent, "last", None)
+    key = id(session)
     if last is not None and last[0] is definitions:
-        state.turns[session] = last
+        if key not in state.watched:
+            state.watched.add(key)
+            weakref.finalize(session, _forget_session, state.turns, state.watched, key)
+        state.turns[key] = last
     else:
-        state.turns.pop(session, None)
+        state.turns.pop(key, None)
+
+
+def _forget_session(turns: dict[int, Any], watched: set[int], key: int) -> None:
+    turns.pop(key, None)
+    watched.discard(key)
 
 
 def enter_turn(session: Any, definitions: Any, state: ToolSearchState) -> contextvars.Token[Any]:
@@ -240,7 +254,7 @@ def enter_turn(session: Any, definitions: Any, state: ToolSearchState) -> contex
     session's assembly made this turn, when ``definitions`` is the catalog it assembled (the
     bridge's ``tool_search`` then compares the catalog no second time). A pair of calls, not
     a generator context manager: this runs on every bridge call."""
-    entry = state.turns.get(session) if session is not None else None
+    entry = state.turns.get(id(session)) if session is not None else None
     return _trusted.set(entry if entry is not None and entry[0] is definitions else None)
 
 

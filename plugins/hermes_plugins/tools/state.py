@@ -10,11 +10,9 @@ nothing is remembered between calls that have no host.
 from __future__ import annotations
 
 import threading
-import weakref
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-from hermes_core.host import host_state
 
 if TYPE_CHECKING:  # the modules below import this one
     from hermes_plugins.tools.bm25 import SearchIndex, _Seen
@@ -30,7 +28,8 @@ class ToolSearchState:
 
     __slots__ = (
         "lock", "index_memo", "index_last", "seen", "listing_memo", "listing_last",
-        "last_frozen", "plain_splits", "plain_last", "turns", "recent", "frozen_assembly",
+        "last_frozen", "plain_splits", "plain_last", "turns", "watched", "recent",
+        "frozen_assembly",
         "__weakref__",
     )
 
@@ -49,11 +48,11 @@ class ToolSearchState:
         self.last_frozen: tuple[tuple[Any, ...], frozenset[str], Classified] | None = None
         self.plain_splits: tuple[_Positions, ...] = ()
         self.plain_last: tuple[_Positions, tuple[Any, ...], Classified] | None = None
-        #: catalog: the split each session's assembly made this turn (weak: a closed session
-        #: drops out), and per thread the split ``classify`` made last.
-        self.turns: weakref.WeakKeyDictionary[Any, tuple[Any, frozenset[str], Classified]] = (
-            weakref.WeakKeyDictionary()
-        )
+        #: catalog: the split each session's assembly made this turn, by ``id(session)``
+        #: (``catalog.remember_turn``: a finalizer drops it with the session), and per thread
+        #: the split ``classify`` made last.
+        self.turns: dict[int, tuple[Any, frozenset[str], Classified]] = {}
+        self.watched: set[int] = set()
         self.recent = threading.local()
         #: assembly: the last assembly of a frozen catalog (catalog, settings, window, the
         #: split ``classify`` made, (split, budget, listing, form)), reused by identity.
@@ -62,4 +61,6 @@ class ToolSearchState:
 
 def state_of(host: Any) -> ToolSearchState:
     """``host``'s tool-search state; a fresh one when ``host`` is ``None``."""
-    return host_state(host, ToolSearchState)
+    if host is None:
+        return ToolSearchState()
+    return host.state(ToolSearchState)  # type: ignore[no-any-return]
