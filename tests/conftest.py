@@ -36,12 +36,22 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     drain_warnings()
 
 
+def find_real_sessions(repo: Path, override: str | None) -> Path:
+    """``override`` when set, else the nearest ``shared/real-sessions`` beside the checkout or
+    one of its ancestors (a git worktree sits a level deeper than the main checkout: looking
+    only beside it skipped every real-session test in a worktree), else where it would be."""
+    if override:
+        return Path(override)
+    for folder in repo.parents:
+        candidate = folder / "shared" / "real-sessions"
+        if candidate.is_dir():
+            return candidate
+    return repo.parent / "shared" / "real-sessions"
+
+
 #: Real recorded sessions of other agents (third-party data): read in place, never copied into
 #: the repository. ``$HERMES_REAL_SESSIONS`` points elsewhere; tests skip when it is absent.
-REAL_SESSIONS = Path(
-    os.environ.get("HERMES_REAL_SESSIONS")
-    or Path(__file__).resolve().parents[1].parent / "shared" / "real-sessions"
-)
+REAL_SESSIONS = find_real_sessions(Path(__file__).resolve().parents[1], os.environ.get("HERMES_REAL_SESSIONS"))
 
 
 @pytest.fixture
