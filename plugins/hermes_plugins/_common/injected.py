@@ -62,22 +62,22 @@ INJECTED_KINDS = frozenset({
 })
 
 
+def _opened_by(text: str, table: tuple[tuple[str, str], ...]) -> str | None:
+    text = text.lstrip()
+    for opening, name in table:
+        if text.startswith(opening):
+            return name
+    return None
+
+
 def opening_summary_author(text: str) -> str | None:
     """Who wrote the compaction summary ``text`` opens like, or ``None``."""
-    text = text.lstrip()
-    for opening, author in SUMMARY_OPENINGS:
-        if text.startswith(opening):
-            return author
-    return None
+    return _opened_by(text, SUMMARY_OPENINGS)
 
 
 def opening_injected_kind(text: str) -> str | None:
     """The kind of injected text ``text`` opens like, or ``None``."""
-    text = text.lstrip()
-    for opening, kind in INJECTED_OPENINGS:
-        if text.startswith(opening):
-            return kind
-    return None
+    return _opened_by(text, INJECTED_OPENINGS)
 
 
 def summary_author(message: Mapping[str, Any]) -> str | None:
