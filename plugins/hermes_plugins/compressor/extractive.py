@@ -28,7 +28,7 @@ many items it left out. Identifiers are copied exactly as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import Config
@@ -206,17 +206,11 @@ def _failed(failure: Any) -> tuple[str | None, str] | None:
     return failure.code, redact(failure.error or "failed") + where
 
 
-#: A completed action whose one-liner is built only if it is shown (most never are: the
-#: section keeps the newest that fit): ``(tool name, parsed arguments, result text, is_error)``.
-_Pending = tuple[str, Any, str, Any]
-
-
-def _line(action: str | _Pending) -> str:
-    """The one-liner of an action (see ``_Pending``)."""
-    if type(action) is str:
-        return action
-    name, args, content, is_error = action
-    return summarize_tool_result(name, args, content, is_error)
+#: A completed action: its one-liner, or the number of a call whose one-liner is built only if
+#: it is shown (``_Facts.line``; most never are: the section keeps the newest that fit). A number,
+#: not a tuple: over 100k messages every object kept to the end of the walk is one more for the
+#: garbage collector to traverse, and its collections were a third of the walk.
+_Action = str | int
 
 
 def _demoted_failure(line: str) -> tuple[str | None, str] | None:
@@ -292,7 +286,9 @@ class _Facts:
         self.failed_commands: list[str] = []
         self.succeeded_commands: dict[str, int] = {}
         self.files = _Files()
-        self.actions: list[str | _Pending] = []  # see ``_line``
+        self.actions: list[_Action] = []  # see ``line``
+        self._calls: list[Mapping[str, Any]] = []  # the calls of pending actions, by number
+        self._results: list[Mapping[str, Any] | None] = []
         self.open_items: list[str] = []
         self.summaries: list[str] = []
         self.last_step: list[str] = []
@@ -312,7 +308,7 @@ class _Facts:
         answers, _unanswered = match_results(turns)
         results: dict[tuple[int, int], Mapping[str, Any]] = {match: turns[i] for i, match in answers.items()}
         last_assistant_text = ""
-        last_action: str | _Pending = ""
+        last_action: _Action = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
             role = turn.get("role")
@@ -357,7 +353,7 @@ class _Facts:
         if last_assistant_text.strip():
             self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
-            self.last_step.append("last tool call: " + _line(last_action))
+            self.last_step.append("last tool call: " + self.line(last_action))
 
     def _add_request(self, text: str) -> None:
         item = _clip(text, REQUEST_ITEM_MAX)
@@ -373,7 +369,7 @@ class _Facts:
 
     def _call(
         self, call: Mapping[str, Any], result: Mapping[str, Any] | None
-    ) -> tuple[str | _Pending, list[str] | None]:
+    ) -> tuple[_Action, list[str] | None]:
         name, args, arguments = _name_args(call)
         if result is not None:
             content = message_text(result)
@@ -382,8 +378,11 @@ class _Facts:
                 and not content.startswith(DUPLICATE_PREFIX)
         else:
             content, is_error, demoted = "", False, False
-        action: str | _Pending = content if demoted else (
-            name, args if args is not _NO_ARGS else arguments, content, is_error)
+        action: _Action = content
+        if not demoted:
+            action = len(self._calls)
+            self._calls.append(call)
+            self._results.append(result)
         self.actions.append(action)
         command = command_of(args) if name in SHELL_TOOLS else None
         path_key = None
@@ -407,7 +406,7 @@ class _Facts:
                 failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
             target = ""  # what an error item names: only a failure needs it
             if failed is not None:
-                shown = key if command or path_key else _line(action).split(" (", 1)[0].split("; ", 1)[0]
+                shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
                 target = shown if command or not path_key else f"[{name}] {shown}"
             self._outcome(key, target, command, failed)
         todos = args.get("todos") if name in _TODO_TOOLS else None
@@ -420,6 +419,17 @@ class _Facts:
         if name == "clarify" and isinstance(args.get("question"), str):
             self.open_items.append(_clip(args["question"], ITEM_MAX))
         return action, None
+
+    def line(self, action: _Action) -> str:
+        """The one-liner of an action (see ``_Action``)."""
+        if type(action) is str:
+            return action
+        call, result = self._calls[action], self._results[action]
+        raw = call.get("function")
+        fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        content = message_text(result) if result is not None else ""
+        is_error = result.get("_is_error") if result is not None else False
+        return summarize_tool_result(str(fn.get("name") or "unknown"), fn.get("arguments"), content, is_error)
 
     def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
         """Record one result: an error item (and failed command) or a success, resolving the key."""
@@ -605,12 +615,14 @@ class _Budget:
     def __init__(self, room: int) -> None:
         self.room = room
         self.tiers: dict[str, tuple[str, list[str]]] = {}
+        self.lines: dict[str, Callable[[Any], str]] = {}
         self.picked: dict[str, int] = {}
         self.titled: set[str] = set()
 
-    def offer(self, tier: str, title: str, items: Sequence[str | _Pending]) -> None:
-        # Pending actions become lines as they are picked (see ``_line``).
-        self.tiers[tier] = (title, list(items))  # type: ignore[arg-type]
+    def offer(self, tier: str, title: str, items: Sequence[Any], line: Callable[[Any], str] = str) -> None:
+        """``line`` makes an item a line when it is picked (actions are numbers until then)."""
+        self.tiers[tier] = (title, list(items))
+        self.lines[tier] = line
         self.picked[tier] = 0
 
     def take(self, tier: str, share: float = 1.0, *, numbered: bool = False) -> None:
@@ -623,10 +635,11 @@ class _Budget:
         if used >= allowance:
             return
         count = self.picked[tier]
+        line = self.lines[tier]
         for index in range(len(items) - count - 1, -1, -1):
             item = items[index]
             if type(item) is not str:
-                item = items[index] = _line(item)
+                item = items[index] = line(item)
             cost = len(item) + (7 if numbered else 3)
             if used + cost > allowance:
                 break
@@ -662,7 +675,7 @@ def _focus_lines(facts: _Facts, topic: str) -> list[str]:
     if not words:
         return []
     found: list[str] = []
-    for line in [*map(_line, facts.actions), *(t for _k, t in facts.errors), *facts.decisions]:
+    for line in [*map(facts.line, facts.actions), *(t for _k, t in facts.errors), *facts.decisions]:
         if any(w in line.lower() for w in words) and line not in found:
             found.append(line)
     for text in facts.texts:
@@ -776,7 +789,7 @@ def build_handoff(
     budget.offer("last", LAST_STEP, facts.last_step or prev(LAST_STEP))
     budget.offer("read", FILES, files.items(changed=False))
     budget.offer("earlier", EARLIER, earlier)
-    budget.offer("actions", ACTIONS, actions)
+    budget.offer("actions", ACTIONS, actions, facts.line)
     # First pass: the priority order, each tier within a share of what is left, so a flood of
     # one kind cannot crowd out the next; second pass: the same order takes what remains.
     shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.4, "commands": 0.25,
