@@ -203,3 +203,19 @@ def test_grounding_takes_the_newest_request_after_the_previous_summary_only() ->
                                             assistant("ok"), {"role": "user", "content": "<system-reminder>x"}])
     assert grounded.startswith("## Latest user request\nuse sk-proj-[REDACTED] now\n")
     assert grounded.endswith("## Files\n- a.py") and "paraphrase" not in grounded
+
+
+@given(st.lists(st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": st.just("x")},
+    optional={"_summary": st.sampled_from(["", "claude-code", None]), "_compressed_summary": st.booleans()},
+), max_size=30), st.integers(0, 30), st.integers(0, 30))
+@settings(max_examples=200, deadline=None)
+def test_the_middle_and_the_summary_positions_match_the_general_reads(
+    messages: list[dict[str, Any]], start: int, cut: int
+) -> None:
+    from hermes_plugins.compressor.framing import is_summary_message
+
+    positions = engine_module._summary_positions(messages)
+    assert positions == [i for i, m in enumerate(messages) if m.get("role") != "tool" and is_summary_message(m)]
+    if not any(start <= h < cut for h in positions):
+        assert engine_module._middle_turns(messages, start, cut) == messages[start:cut]

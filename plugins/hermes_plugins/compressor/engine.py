@@ -61,7 +61,9 @@ from hermes_plugins.compressor.extractive import (
     verbatim,
 )
 from hermes_plugins.compressor.framing import (
+    OWNER_KEY,
     SUMMARY_ANCHOR,
+    SUMMARY_KEY,
     classify_message,
     is_summary_message,
     mark_restart_summary,
@@ -529,9 +531,7 @@ class CompressorEngine(ContextEngine):
             pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
             rest = max(1, self._budget() - message_tokens(pinned))
             cut = max(cut, find_tail_cut(pruned, start, rest, floor, free_at_least=free))
-        handoffs = [
-            i for i, m in enumerate(pruned) if m.get("role") != "tool" and is_summary_message(m)
-        ]
+        handoffs = _summary_positions(pruned)
         if handoffs and all(h >= cut for h in handoffs):
             # The last summary sits in the tail: move it into the middle so it gets updated.
             cut = align_forward(pruned, handoffs[-1] + 1)
@@ -551,7 +551,9 @@ class CompressorEngine(ContextEngine):
             # the first tail message: keep the request apart, right before the summary.
             pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
             cut += 1
-        middle = _middle_turns(pruned, start, cut)
+        # Without an earlier summary in it, the middle is the slice itself (one C-level copy).
+        middle = _middle_turns(pruned, start, cut) if any(start <= h < cut for h in handoffs) \
+            else pruned[start:cut]
         mark = _lap(timings, "boundaries", mark)
         if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
             return self._phase1_only(messages, pruned, report, force, before_tokens)
@@ -1004,6 +1006,16 @@ def _lap(timings: dict[str, float], phase: str, mark: float) -> float:
     now = time.perf_counter()
     timings[phase] = round((now - mark) * 1000, 3)
     return now
+
+
+def _summary_positions(messages: list[dict[str, Any]]) -> list[int]:
+    """Indices of the messages that carry a summary (``is_summary_message``, tool results
+    aside), in one pass with the two metadata reads inlined (this walks the whole history)."""
+    summary_key, owner_key = SUMMARY_KEY, OWNER_KEY
+    return [
+        i for i, m in enumerate(messages)
+        if (m.get(summary_key) or m.get(owner_key)) and m.get("role") != "tool"
+    ]
 
 
 def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[dict[str, Any]]:
