@@ -184,8 +184,9 @@ def test_free_passes_vs_reference(benchmark: Any, histories: dict[int, list[dict
         lambda: prune_tool_results(messages, protect_tail_count=len(messages)), lambda: reference_pass(messages), 5
     )
     index_ratios = [m / r for m, r in zip(index, ref2, strict=True)]
-    # First pass: failure verdicts are remembered per result string, so the samples above are
-    # warm after the first; these forget them before each sample.
+    # First pass: failure verdicts and the one-liners built from them are remembered per
+    # result string, so the samples above are warm after the first; these forget them before
+    # each sample.
     cold, ref3 = paired(lambda: _cold_free_passes(messages), lambda: reference_pass(messages), 5)
     cold_ratios = [m / r for m, r in zip(cold, ref3, strict=True)]
     _, stats = free_passes(messages)
