@@ -812,7 +812,7 @@ def _parse_tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
             arguments = json.loads(arguments)
         except json.JSONDecodeError as exc:
             return None, f"arguments are not valid JSON ({exc.msg})"
-    if not isinstance(arguments, Mapping):
+    if arguments.__class__ is not dict and not isinstance(arguments, Mapping):
         return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
     return dict(arguments), ""
 

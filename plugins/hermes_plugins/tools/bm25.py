@@ -27,8 +27,9 @@ import re
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
+from functools import partial
 from itertools import compress, repeat
-from operator import ge, itemgetter
+from operator import ge, itemgetter, neg
 from typing import Any, NamedTuple
 
 import attrs
@@ -191,6 +192,9 @@ class SearchHit(NamedTuple):
     position: int = -1
 
 
+_hit = partial(tuple.__new__, SearchHit)
+
+
 class SearchIndex:
     """An inverted index (term -> doc ids) with per-term weights computed on first use."""
 
@@ -310,32 +314,29 @@ class SearchIndex:
                 for mult, weights in pairs:
                     exact_score += mult * weights.get(exact, 0.0)
         positions = self.positions
+        names = self.names
         hits = []
         if exact is not None:
-            hits.append(SearchHit(self.names[exact], exact_score, True, positions[exact]))
-        for minus, name, d in self._best(scored, limit - (exact is not None)):
-            hits.append(SearchHit(name, -minus, False, positions[d]))
+            # tuple.__new__: a named tuple's own __new__ is a Python function (a frame per hit)
+            hits.append(_hit((names[exact], exact_score, True, positions[exact])))
+        limit -= exact is not None
+        if limit > 0 and scored:
+            # The best ``limit`` by score, ties by name. The limit-th best score comes from a
+            # C-level sort of the bare floats; only documents scoring at least that (the best,
+            # plus any tied with the last) are ranked by name: at 5,000 tools a query has a few
+            # hundred candidates, and a Python sort key per candidate cost a third of the query.
+            if len(scored) > limit:
+                floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
+                scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
+            docs = list(map(_DOC, scored))
+            ranked = sorted(zip(map(neg, map(_SCORE, scored)), map(names.__getitem__, docs), docs))
+            for minus, name, d in ranked[:limit]:
+                hits.append(_hit((name, -minus, False, positions[d])))
         return hits
-
-    def _best(self, scored: list[tuple[float, int]], limit: int) -> list[tuple[float, str, int]]:
-        """``(-score, name, doc)`` of the ``limit`` best of ``scored``, best first, ties by name.
-
-        The limit-th best score comes from a C-level sort of the bare floats; only documents
-        scoring at least that (the best, plus any tied with the last) are ranked by name. At
-        5,000 tools a query has a few hundred candidates, and a Python sort key per candidate
-        cost a third of the query."""
-        if limit <= 0 or not scored:
-            return []
-        if len(scored) > limit:
-            floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
-            scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
-        names = self.names
-        ranked = [(-s, names[d], d) for s, d in scored]
-        ranked.sort()
-        return ranked[:limit]
 
 
 _SCORE = itemgetter(0)
+_DOC = itemgetter(1)
 _ODD = object()  # marks a definition read the slow way
 _FROZEN = object()  # marks a fingerprint made of frozen definitions
 

@@ -317,11 +317,13 @@ def _classify_frozen(
     split = _build(*_split(frozen, defer))
     # The parts hold frozen definitions too: the same deferred object next turn lets the
     # search index and the listing recognise it by identity.
+    deferred = FrozenTools.of_frozen(split.deferred)
     split = Classified(
         visible=FrozenTools.of_frozen(split.visible),
-        deferred=FrozenTools.of_frozen(split.deferred),
+        deferred=deferred,
         bridge=FrozenTools.of_frozen(split.bridge),
         deferred_names=split.deferred_names,
+        deferred_print=deferred,  # a FrozenTools is its own fingerprint (bm25.fingerprint)
     )
     state.last_frozen = (frozen, defer, split)
     return split

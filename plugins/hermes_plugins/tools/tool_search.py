@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Mapping, Sequence
+from itertools import repeat
 from typing import Any
 
 from hermes_core import hookimpl
@@ -64,7 +65,10 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
             listing_form=result.listing_form,
             session=ctx.session_id or None,
         )
-    return [dict(d) if not isinstance(d, dict) else d for d in result.tool_defs]
+    out = list(result.tool_defs)
+    if not all(map(isinstance, out, repeat(dict))):
+        out = [d if isinstance(d, dict) else dict(d) for d in out]
+    return out
 
 
 def _no_invoke(ctx: ToolCallContext) -> Any:
