@@ -262,7 +262,9 @@ def guard(policy: GuardPolicy, impl: Any, hook: str, *, firstresult: bool) -> Ca
         start = perf_counter() if policy.observers else 0.0
         error: BaseException | None = None
         try:
-            result = _checked(policy, check, function(*args), plugin, hook)
+            result = function(*args)
+            if result is not None and check is not None:  # most impls answer None: no call
+                result = _checked(policy, check, result, plugin, hook)
         except Exception as exc:  # noqa: BLE001 - isolation is the point
             error, result = exc, None
             _failed(policy, plugin, hook, exc, call)
