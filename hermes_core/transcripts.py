@@ -797,12 +797,14 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
         if role == "tool":
             if index in answers:
                 continue
-            text = content_text(message.get("content"))
-            out.append({
-                "role": "user",
-                "content": f"[tool result {message.get('tool_call_id')!r} answers no call]\n{text}",
-                "_injected": "orphan-tool-result",
-            })
+            header = f"[tool result {message.get('tool_call_id')!r} answers no call]"
+            content = message.get("content")
+            # Parts (an image a tool returned) stay parts: flattening to text would drop them.
+            body: Any = (
+                [{"type": "text", "text": header}, *content] if isinstance(content, list)
+                else f"{header}\n{content_text(content)}"
+            )
+            out.append({"role": "user", "content": body, "_injected": "orphan-tool-result"})
             report.relabelled("orphan_tool_result_to_user")
             continue
         out.append(message)

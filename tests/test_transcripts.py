@@ -189,6 +189,20 @@ def test_normalize_pairing_moves_results_converts_orphans_and_fills_missing() ->
     assert built.relabelled == {"orphan_tool_result_to_user": 1}
 
 
+def test_an_orphan_result_keeps_its_image() -> None:
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "tool", "tool_call_id": "zzz", "content": [{"type": "text", "text": "shot"}, image]},
+        {"role": "assistant", "content": "ok"},
+    ]
+    out = normalize_pairing(messages, ReportBuilder())
+    assert out[1]["role"] == "user" and out[1]["_injected"] == "orphan-tool-result"
+    assert out[1]["content"] == [{"type": "text", "text": "[tool result 'zzz' answers no call]"},
+                                 {"type": "text", "text": "shot"}, image]
+    assert pairing_problems(out) == []
+
+
 def test_reused_ids_stay_as_they_are_and_valid() -> None:
     messages = [
         {"role": "user", "content": "go"},
