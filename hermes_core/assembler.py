@@ -167,7 +167,7 @@ def _collect_blocks(
     def after(hook: str, blocks: tuple[PromptBlock, ...], ctx: PromptContext) -> PromptContext:
         for block in blocks:
             if block.name == IDENTITY_BLOCK and isinstance(block.text, str) and (
-                block.source and Path(block.source) == soul_path
+                isinstance(block.source, str) and block.source and Path(block.source) == soul_path
                 or isinstance(block.meta, Mapping) and block.meta.get("soul_refused") == str(soul_path)
             ):
                 # SOUL.md is the identity now (or the identity refused it and said so); the

@@ -262,11 +262,11 @@ def test_the_worker_pool_is_bounded_daemonic_and_carries_results_and_errors() ->
     assert late.cancelled()
 
 
-def test_an_identity_block_with_odd_meta_costs_nothing(tmp_path: Path) -> None:
+def test_an_identity_block_with_odd_fields_costs_nothing(tmp_path: Path) -> None:
     class Odd:
         @hookimpl(tryfirst=True)
         def hermes_prompt_identity(self, ctx: PromptContext) -> PromptBlock:
-            return PromptBlock(name="identity", text="me", meta=None)  # type: ignore[arg-type]
+            return PromptBlock(name="identity", text="me", source=7, meta=None)  # type: ignore[arg-type]
 
     built = assemble(host_with((Every(), "every"), (Odd(), "odd")), make_ctx(tmp_path))
     assert built.block_text("identity") == "me" and "context_files" in built.block_names
