@@ -412,10 +412,12 @@ def _error_line_from(window: str, line_start: int, after: int) -> str | None:
 #: and read ~10 ns per character; each literal pattern is one skip loop in C (~1 ns), and the
 #: ones led by a capital (rare in output) are skipped outright when that capital is absent.
 _HINT_LITERALS = tuple((lead, re.compile(pattern)) for lead, pattern in (
-    ("r", "rror"), ("R", "RROR"), ("x", "xception"), ("E", r"E(?:xit|RR!)"), ("I", "Interrupt"),
-    ("F", "F(?:ailure|AIL)"), ("a", "atal"), ("A", "A(?:TAL|ssertion)"), ("p", "panic"), ("*", r"\*\* \("),
-    ("c", "command not found"), ("N", "No such file"), ("P", "Permission denied"), ("f", "fail(?:ed|ure)"),
+    ("R", "RROR"), ("E", r"E(?:xit|RR!)"), ("I", "Interrupt"), ("F", "F(?:ailure|AIL)"),
+    ("A", "A(?:TAL|ssertion)"), ("*", r"\*\* \("), ("N", "No such file"), ("P", "Permission denied"),
 ))
+#: The lower-case-led hints, searched with ``str.find`` (whose skip loop beats the regex
+#: engine's on these); "fail" stands for "failed" and "failure", checked after it.
+_HINT_NEEDLES = ("rror", "xception", "atal", "panic", "command not found")
 
 
 def _hint_lines(window: str) -> list[tuple[int, int]]:
@@ -424,6 +426,20 @@ def _hint_lines(window: str) -> list[tuple[int, int]]:
     for lead, pattern in _HINT_LITERALS:
         if window.find(lead) != -1:
             found.extend(match.span() for match in pattern.finditer(window))
+    find = window.find
+    for needle in _HINT_NEEDLES:
+        at = find(needle)
+        while at != -1:
+            end = at + len(needle)
+            found.append((at, end))
+            at = find(needle, end)
+    at = find("fail")
+    while at != -1:
+        if window.startswith("ed", at + 4):
+            found.append((at, at + 6))
+        elif window.startswith("ure", at + 4):
+            found.append((at, at + 7))
+        at = find("fail", at + 4)
     if not found:
         return []
     found.sort()
