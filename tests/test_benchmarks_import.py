@@ -6,7 +6,6 @@ runnable; it runs no benchmark."""
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
