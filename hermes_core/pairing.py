@@ -66,27 +66,57 @@ def match_results(messages: Sequence[Mapping[str, Any]]) -> tuple[dict[int, Matc
     ``(assistant index, call position)`` it answers (an orphan result is absent), and
     ``unanswered`` lists the calls no result answers, in order.
     """
-    # id -> open calls with that id, oldest first; the nearest is at the end (same message:
-    # the run of entries with the newest assistant index, of which the first is taken).
-    open_calls: dict[str, list[Match]] = {}
+    # id -> its open calls: one ``Match`` while only one is open (nearly every id: no list per
+    # call over 100k-message histories), else a list of them, oldest first; the nearest is at
+    # the end (same message: the run of entries with the newest assistant index, of which the
+    # first is taken). A list is never empty: the id goes when its last call is answered.
+    open_calls: dict[str, Any] = {}
     answers: dict[int, Match] = {}
     for index, message in enumerate(messages):
         role = message.get("role")
-        if role == "assistant":
-            if message.get("tool_calls"):
-                for position, ident in enumerate(call_ids_of(message)):
-                    open_calls.setdefault(ident, []).append((index, position))
-        elif role == "tool":
-            ident = str(message.get("tool_call_id") or "")
-            stack = open_calls.get(ident)
-            if not stack:
+        if role == "tool":
+            ident = message.get("tool_call_id")
+            if type(ident) is not str:
+                ident = str(ident or "")
+            entry = open_calls.get(ident)
+            if entry is None:
                 continue
-            newest = stack[-1][0]
-            k = len(stack) - 1
-            while k > 0 and stack[k - 1][0] == newest:
+            if type(entry) is tuple:
+                answers[index] = entry
+                del open_calls[ident]
+                continue
+            newest = entry[-1][0]
+            k = len(entry) - 1
+            while k > 0 and entry[k - 1][0] == newest:
                 k -= 1
-            answers[index] = stack.pop(k)
-    unanswered = sorted(match for stack in open_calls.values() for match in stack)
+            answers[index] = entry.pop(k)
+            if not entry:
+                del open_calls[ident]
+        elif role == "assistant":
+            calls = message.get("tool_calls")
+            if not calls:
+                continue
+            position = 0
+            for call in calls:
+                # The same ids as ``call_ids_of``, inline: this loop runs once per call.
+                if type(call) is dict or isinstance(call, Mapping):
+                    ident = call.get("id") or call.get("call_id") or ""
+                    if type(ident) is not str:
+                        ident = str(ident)
+                else:
+                    ident = ""
+                match = (index, position)
+                entry = open_calls.get(ident)
+                if entry is None:
+                    open_calls[ident] = match
+                elif type(entry) is tuple:
+                    open_calls[ident] = [entry, match]
+                else:
+                    entry.append(match)
+                position += 1
+    unanswered = sorted(
+        match for entry in open_calls.values() for match in ((entry,) if type(entry) is tuple else entry)
+    )
     return answers, unanswered
 
 

@@ -187,3 +187,53 @@ def test_repair_always_yields_a_valid_list_and_keeps_every_user_message(messages
     if report.changed == 0:
         assert out is messages
     assert repair_pairing(out, allow_pending=pending)[0] is out
+
+
+def _rule(messages: list[dict[str, Any]]) -> tuple[dict[int, tuple[int, int]], list[tuple[int, int]]]:
+    """The matching rule read literally: scan back for the nearest assistant message with an
+    unanswered call of the result's id, and take its first such call."""
+    answered: set[tuple[int, int]] = set()
+    answers: dict[int, tuple[int, int]] = {}
+    for i, message in enumerate(messages):
+        if message["role"] != "tool":
+            continue
+        ident = str(message.get("tool_call_id") or "")
+        for j in range(i - 1, -1, -1):
+            calls = messages[j].get("tool_calls") if messages[j]["role"] == "assistant" else None
+            free = [p for p, c in enumerate(calls or ())
+                    if str((c.get("id") or c.get("call_id") or "") if isinstance(c, dict) else "") == ident
+                    and (j, p) not in answered]
+            if free:
+                answers[i] = (j, free[0])
+                answered.add((j, free[0]))
+                break
+    unanswered = [(j, p) for j, m in enumerate(messages) if m["role"] == "assistant"
+                  for p in range(len(m.get("tool_calls") or ())) if (j, p) not in answered]
+    return answers, unanswered
+
+
+ODD_CALLS = st.sampled_from([
+    {"id": "a"}, {"id": "b"}, {"call_id": "a"}, {"id": ""}, {"id": None}, {"id": 7}, {"call_id": 7},
+    {}, "not a call",
+])
+
+
+@st.composite
+def anything(draw: Any) -> list[dict[str, Any]]:
+    """Any order of calls and results: reused, numeric, missing and odd ids, strays and orphans."""
+    messages: list[dict[str, Any]] = []
+    for kind in draw(st.lists(ROLES, max_size=16)):
+        if kind == "assistant_calls":
+            messages.append({"role": "assistant", "tool_calls": draw(st.lists(ODD_CALLS, min_size=1, max_size=4))})
+        elif kind == "tool":
+            messages.append({"role": "tool", "tool_call_id": draw(st.sampled_from(["a", "b", "", None, 7, "7"]))})
+        else:
+            messages.append({"role": kind, "content": "x"})
+    return messages
+
+
+@given(anything())
+def test_match_results_follows_the_rule_on_any_order(messages: list[dict[str, Any]]) -> None:
+    # The fast form keeps one tuple per id until a second call reuses it: same answers as the
+    # literal scan, on valid and invalid lists alike.
+    assert match_results(messages) == _rule(messages)
