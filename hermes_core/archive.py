@@ -19,6 +19,8 @@ whatever sends text on to a model (the recall tools).
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import json
 import re
 import sqlite3
@@ -342,12 +344,25 @@ class MemoryArchiveStore:
         self._rows: dict[str, dict[str, dict[str, Any]]] = {}
         self._index: dict[str, ArchiveIndex] = {}
         self._order = 0
+        self._pending: list[tuple[str, Sequence[Mapping[str, Any]], float]] = []
         self._lock = threading.Lock()
 
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
-        """Keep ``records`` (a list's dicts are kept as they are: the caller hands them over)."""
-        now = time.time()
+        """Keep ``records`` (a list's dicts are kept as they are: the caller hands them over).
+
+        An ``ArchivedBatch`` is kept as it is until the next read of the store, which builds its
+        records (the request path that archives pays for a list append)."""
         with self._lock:
+            self._pending.append((session_id, records, time.time()))
+            if not isinstance(records, ArchivedBatch):
+                self._drain()  # a caller's list may be reused: take its dicts now
+
+    def _drain(self) -> None:
+        """Store the batches put since the last read (the lock is held)."""
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
+        for session_id, records, now in pending:
             rows = self._rows.setdefault(session_id, {})
             index = self._index.setdefault(session_id, ArchiveIndex())
             for record in records:
@@ -362,30 +377,36 @@ class MemoryArchiveStore:
                 index.add(ref, row["text"])
 
     def archive_flush(self) -> None:
-        return None
+        with self._lock:
+            self._drain()
 
     def archive_get(self, session_id: str, ref: str) -> dict[str, Any] | None:
         with self._lock:
+            self._drain()
             row = self._rows.get(session_id, {}).get(ref)
         return dict(row) if row is not None else None
 
     def archive_refs(self, session_id: str) -> set[str]:
         with self._lock:
+            self._drain()
             return set(self._rows.get(session_id, {}))
 
     def archive_stats(self, session_id: str) -> dict[str, Any]:
         with self._lock:
+            self._drain()
             rows = list(self._rows.get(session_id, {}).values())
         return _stats(session_id, rows)
 
     def archive_sessions(self) -> list[dict[str, Any]]:
         with self._lock:
+            self._drain()
             ids = [sid for sid, rows in self._rows.items() if rows]
         return [self.archive_stats(sid) for sid in sorted(ids)]
 
     def archive_search(self, session_id: str, query: str, limit: int = 5) -> list[dict[str, Any]]:
         words = query_words(query)
         with self._lock:
+            self._drain()
             rows = self._rows.get(session_id, {})
             index = self._index.get(session_id)
             keys = index.search(words, limit) if index is not None else []
@@ -398,6 +419,7 @@ class MemoryArchiveStore:
         removed = 0
         cutoff = time.time() - max_age_days * 86_400 if max_age_days else None
         with self._lock:
+            self._drain()
             for sid, rows in self._rows.items():
                 if session_id is not None and sid != session_id:
                     continue
@@ -416,6 +438,7 @@ class MemoryArchiveStore:
 
     def archive_delete(self, session_id: str) -> int:
         with self._lock:
+            self._drain()
             self._index.pop(session_id, None)
             return len(self._rows.pop(session_id, {}))
 
@@ -462,7 +485,7 @@ def kept_positions(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[
     """
     where = {id(m): i for i, m in enumerate(after)}
     out = [where.get(id(m), -1) for m in before]
-    new_after = len(after) - sum(1 for p in out if p >= 0)
+    new_after = len(after) - (len(out) - out.count(-1))
     if new_after > 2 and new_after * 2 > len(after):
         used = {p for p in out if p >= 0}
         by_key: dict[int, list[int]] = {}
@@ -568,6 +591,100 @@ def _extra_of(message: Mapping[str, Any]) -> dict[str, Any] | None:
     return extra
 
 
+class ArchivedBatch(Sequence[dict[str, Any]]):
+    """The records of one compaction, built when first read: a read-only sequence of the
+    ``archive_put`` record dicts (``ref``, ``seq``, ``role``, ``tool``, ``call_id``, ``turn``,
+    ``position``, ``replaced_by``, ``text``, ``extra``, ``created_at``, ``turn_start``).
+
+    The request path (``SessionArchive.record``) hands over what it already holds - the removed
+    message objects, their references and positions - and the per-message work (the text, the
+    extra keys, the tool name of a result, one dict per record) runs where the batch is first
+    read: the SQLite store's writer thread, the in-memory store's first read. At 100k archived
+    messages that work and its allocations (a dict per record, which also wakes the garbage
+    collector over the host's whole history) cost ~11x an estimate+hash pass on the thread
+    that called ``compress``.
+
+    Nothing is lost to a host that reuses its dicts: each message's ``content`` is snapshotted
+    at the compaction (a string is immutable; rewriting ``message["content"]`` later does not
+    reach the archive), as is the list of messages the tool names are read from. Nested
+    structures (a content list, ``tool_calls``) are shared with the host, as a shallow copy
+    would share them.
+    """
+
+    __slots__ = ("_messages", "_contents", "_refs", "_turns", "_positions", "_targets", "_starts",
+                 "_first_seq", "_created_at", "_context", "_built", "_lock")
+
+    def __init__(
+        self, *, messages: list[dict[str, Any]], contents: list[Any], refs: list[str], turns: list[int],
+        positions: list[int], targets: list[int], starts: list[int], first_seq: int, created_at: float,
+        context: Sequence[Mapping[str, Any]],
+    ) -> None:
+        self._messages = messages
+        self._contents = contents
+        self._refs = refs
+        self._turns = turns
+        self._positions = positions
+        self._targets = targets
+        self._starts = starts
+        self._first_seq = first_seq
+        self._created_at = created_at
+        # Only the tool names of results without one are read from it, lazily: keep those
+        # results' calls (a list of the messages, not the host's list object, which it reuses).
+        self._context: Sequence[Mapping[str, Any]] | None = list(context)
+        self._built: list[dict[str, Any]] | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def refs(self) -> list[str]:
+        """The references, in order (no record is built to read them)."""
+        return self._refs
+
+    def __len__(self) -> int:
+        return len(self._refs)
+
+    def records(self) -> list[dict[str, Any]]:
+        """The record dicts (built once, then cached)."""
+        built = self._built
+        if built is not None:
+            return built
+        with self._lock:
+            if self._built is None:
+                self._built = self._build()
+                self._messages = self._contents = []  # the records hold what is needed now
+                self._context = None
+            return self._built
+
+    def _build(self) -> list[dict[str, Any]]:
+        names: dict[str, str] | None = None
+        starts = set(self._starts)
+        out: list[dict[str, Any]] = []
+        created_at = self._created_at
+        seq = self._first_seq
+        for i, (message, content) in enumerate(zip(self._messages, self._contents)):
+            if message.get("content") is not content:
+                message = {**message, "content": content}
+            role = message.get("role") or ""
+            call_id = message.get("tool_call_id") or ""
+            tool = message.get("name") or ""
+            if role == "tool" and not tool and call_id:
+                if names is None:
+                    names = _tool_names(self._context or ())
+                tool = names.get(call_id, "")
+            out.append({
+                "ref": self._refs[i], "seq": seq + i, "role": str(role), "tool": str(tool),
+                "call_id": str(call_id), "turn": self._turns[i], "position": self._positions[i],
+                "replaced_by": self._targets[i], "text": message_text(message), "extra": _extra_of(message),
+                "created_at": created_at, "turn_start": i in starts,
+            })
+        return out
+
+    def __getitem__(self, index: Any) -> Any:
+        return self.records()[index]
+
+    def __iter__(self) -> Any:
+        return iter(self.records())
+
+
 class SessionArchive:
     """One Session's archive: records compactions, searches and expands by reference."""
 
@@ -637,8 +754,7 @@ class SessionArchive:
                 try:
                     self.store.archive_put(self.session_id, records)
                 except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
-                    for record in records:
-                        self._used.discard(record["ref"])  # type: ignore[union-attr]
+                    self._used.difference_update(records.refs)  # type: ignore[union-attr]
                     record_warning(
                         "archive_write_failed",
                         f"could not archive {len(records)} compacted message(s) of session "
@@ -659,57 +775,83 @@ class SessionArchive:
     def _records(
         self, before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], kept: Sequence[int],
         mapping: Mapping[int, int],
-    ) -> tuple[list[dict[str, Any]], dict[int, list[str]]]:
+    ) -> tuple[ArchivedBatch, dict[int, list[str]]]:
+        """The batch of what left (references and snapshots only) and, per replacement in
+        ``after``, the references it stands for (in the order of ``before``).
+
+        No record dict is built here: that (text, extra, columns) is the batch's, on the store's
+        writer thread or at the first read. The per-message work left is done a turn at a time
+        in comprehensions: references are ``m<turn>.<n>`` with ``n`` the message's place in its
+        turn, so a turn's are one comprehension over its removed positions; only a turn whose
+        references are taken already (a resumed session, a summary's turn) is named one by one.
+        """
         assert self._used is not None and self._turn_offset is not None
         used = self._used
-        names: dict[str, str] | None = None
-        records: list[dict[str, Any]] = []
+        offset = self._turn_offset
+        starts = [j for j, m in enumerate(before) if m.get("role") == "user" and _is_turn_start(m)]
+        gone = [j for j, at in enumerate(kept) if at < 0]
+        earlier = [j for j in gone if before[j].get(REF_KEY)]
+        if earlier:
+            skip = set(earlier)
+            gone = [j for j in gone if j not in skip]
+        refs: list[str] = []
+        turns: list[int] = []
+        # Turn k (k >= 1) starts at starts[k-1]; n counts from 1 at the start; the messages
+        # before the first start belong to the turn before (the offset), n from 1 at index 0.
+        bounds = [0, *starts, len(before)]
+        for k in range(len(bounds) - 1):
+            lo = bisect.bisect_left(gone, bounds[k])
+            hi = bisect.bisect_left(gone, bounds[k + 1])
+            if lo == hi:
+                continue
+            turn = offset + k
+            base = bounds[k] - 1
+            prefix = f"m{turn}."
+            seg = [prefix + str(j - base) for j in gone[lo:hi]]
+            if used.isdisjoint(seg):
+                used.update(seg)
+            else:
+                for i, ref in enumerate(seg):
+                    bump = int(ref[len(prefix):])
+                    while ref in used:
+                        bump += 1
+                        ref = prefix + str(bump)
+                    used.add(ref)
+                    seg[i] = ref
+            refs += seg
+            turns += [turn] * len(seg)
+        get_target = mapping.get
+        targets = [get_target(j, -1) for j in gone]
+        # A turn start is never an earlier replacement (``_is_turn_start``): it is in ``gone``.
+        turn_starts = [bisect.bisect_left(gone, j) for j in starts if kept[j] < 0]
         refs_for: dict[int, list[str]] = {}
-        turn = self._turn_offset
-        n = 0
-        users_gone = 0
-        now = time.time()
-        for j, message in enumerate(before):
-            if _is_turn_start(message):
-                turn += 1
-                n = 0
-            n += 1
-            if kept[j] >= 0:
-                continue
-            target = mapping.get(j, -1)
-            earlier = message.get(REF_KEY)
-            if earlier:
-                # A replacement from an earlier compaction: its originals are archived already.
+
+        def group(lo: int, hi: int) -> None:
+            at = lo
+            for target, run in itertools.groupby(targets[lo:hi]):
+                size = len(list(run))
                 if target >= 0:
-                    carried = message.get(REFS_KEY) or (earlier,)
-                    refs_for.setdefault(target, []).extend(carried)
-                continue
-            starts = _is_turn_start(message)
-            users_gone += starts
-            ref = f"m{turn}.{n}"
-            bump = n
-            while ref in used:
-                bump += 1
-                ref = f"m{turn}.{bump}"
-            used.add(ref)
-            role = message.get("role") or ""
-            call_id = message.get("tool_call_id") or ""
-            tool = message.get("name") or ""
-            if role == "tool" and not tool and call_id:
-                if names is None:
-                    names = _tool_names(before)
-                tool = names.get(call_id, "")
-            self._seq += 1
-            records.append({
-                "ref": ref, "seq": self._seq, "role": str(role), "tool": str(tool),
-                "call_id": str(call_id), "turn": turn, "position": j,
-                "replaced_by": target, "text": message_text(message), "extra": _extra_of(message),
-                "created_at": now, "turn_start": starts,
-            })
+                    refs_for.setdefault(target, []).extend(refs[at:at + size])
+                at += size
+
+        done = 0
+        for j in earlier:  # replacements from earlier compactions: their originals are archived
+            target = get_target(j, -1)
+            upto = bisect.bisect_left(gone, j)
+            group(done, upto)
+            done = upto
             if target >= 0:
-                refs_for.setdefault(target, []).append(ref)
-        self._pending_turns = users_gone
-        return records, refs_for
+                message = before[j]
+                refs_for.setdefault(target, []).extend(message.get(REFS_KEY) or (message[REF_KEY],))
+        group(done, len(gone))
+        self._pending_turns = len(turn_starts)
+        batch = ArchivedBatch(
+            messages=[before[j] for j in gone], contents=[before[j].get("content") for j in gone],
+            refs=refs, turns=turns, positions=gone, targets=targets, starts=turn_starts,
+            first_seq=self._seq + 1, created_at=time.time(), context=before,
+        )
+        self._seq += len(refs)
+        return batch, refs_for
 
     def _annotate(self, after: list[dict[str, Any]], refs_for: Mapping[int, list[str]]) -> list[dict[str, Any]]:
         if not refs_for:

@@ -79,6 +79,7 @@ def test_every_message_that_left_is_archived_once_with_a_unique_ref(drop: list[b
     archive = SessionArchive(session_id="s", store=store)
     archive.persistent = True
     out = archive.record(before, after)
+    store.archive_flush()  # the batch is stored at the first read
     rows = list(store._rows.get("s", {}).values())
     assert sorted(r["text"] for r in rows) == sorted(m["content"] for m, d in zip(before, drop) if d)
     assert len({r["ref"] for r in rows}) == len(rows)
@@ -321,3 +322,116 @@ def test_the_host_gets_every_archived_message_back_exactly(tmp_path: Path, persi
                   key=lambda row: row["position"])
     assert [session.archive.message(row["ref"]) for row in rows] == _SHAPES
     session.close()
+
+
+# --- the request path hands over references; the records are built at the first read ---------
+
+
+def _oracle(before: list[dict[str, Any]], kept: list[int], mapping: dict[int, int], used: set[str],
+            offset: int) -> tuple[list[str], dict[int, list[str]]]:
+    """The naming rule one message at a time: ``m<turn>.<n>``, n the place in the user turn,
+    bumped past a reference taken already; replacements from earlier compactions pass theirs on."""
+    used = set(used)
+    refs: list[str] = []
+    refs_for: dict[int, list[str]] = {}
+    turn, n = offset, 0
+    for j, message in enumerate(before):
+        if archive_module._is_turn_start(message):
+            turn, n = turn + 1, 0
+        n += 1
+        if kept[j] >= 0:
+            continue
+        target = mapping.get(j, -1)
+        if message.get("_ref"):
+            if target >= 0:
+                refs_for.setdefault(target, []).extend(message.get("_refs") or (message["_ref"],))
+            continue
+        bump, ref = n, f"m{turn}.{n}"
+        while ref in used:
+            bump += 1
+            ref = f"m{turn}.{bump}"
+        used.add(ref)
+        refs.append(ref)
+        if target >= 0:
+            refs_for.setdefault(target, []).append(ref)
+    return refs, refs_for
+
+
+_ROLES = st.sampled_from(["user", "assistant", "tool", "user-injected"])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.lists(_ROLES, min_size=1, max_size=30), st.lists(st.booleans(), max_size=30),
+                          st.integers(0, 3)), min_size=1, max_size=4),
+       st.booleans())
+def test_references_and_replacements_match_the_one_message_at_a_time_rule(
+    compactions: list[tuple[list[str], list[bool], int]], resume: bool
+) -> None:
+    store = MemoryArchiveStore()
+    archive = SessionArchive(session_id="s", store=store)
+    archive.persistent = True
+    context: list[dict[str, Any]] = []
+    counter = 0
+    for roles, drops, inserts in compactions:
+        for role in roles:
+            counter += 1
+            message: dict[str, Any] = {"role": role.split("-")[0], "content": f"text {counter}"}
+            if role == "user-injected":
+                message["_summary"] = "hermes-core"
+            context.append(message)
+        before = list(context)
+        after = [m for i, m in enumerate(before) if not (drops[i] if i < len(drops) else False)]
+        for k in range(inserts):
+            counter += 1
+            after.insert(min(k * 3, len(after)), {"role": "assistant", "content": f"summary {counter}"})
+        if resume:
+            archive = SessionArchive(session_id="s", store=store)
+            archive.persistent = True
+        archive._load()
+        kept = kept_positions(before, after)
+        mapping = replacement_map(before, after, kept)
+        want_refs, want_for = _oracle(before, kept, mapping, set(archive._used or ()), archive._turn_offset or 0)
+        out = archive.record(before, after)
+        if all(p >= 0 for p in kept) and len(after) == len(before):
+            continue
+        store.archive_flush()
+        rows = sorted(store._rows.get("s", {}).values(), key=lambda r: r["seq"])
+        assert [r["ref"] for r in rows][len(rows) - len(want_refs):] == want_refs
+        got_for = {i: list(m.get("_refs") or (m["_ref"],)) for i, m in enumerate(out) if m is not after[i]}
+        assert got_for == {i: list(dict.fromkeys(refs)) for i, refs in want_for.items()}
+        by_ref = {r["ref"]: r for r in rows}
+        for j, ref in zip([j for j, p in enumerate(kept) if p < 0 and not before[j].get("_ref")], want_refs):
+            assert by_ref[ref]["text"] == before[j]["content"] and by_ref[ref]["position"] == j
+        context = out
+
+
+@pytest.mark.parametrize("persist", [True, False], ids=["sqlite", "memory"])
+def test_a_host_rewriting_a_removed_message_later_does_not_change_its_archived_text(
+    tmp_path: Path, persist: bool
+) -> None:
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="reuse", persist=persist)
+    before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
+    want = [dict(m) for m in _SHAPES]
+    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
+    for m in before[1:]:  # a host that reuses its dicts: shortens what it no longer sends
+        m["content"] = "(rewritten by the host)"
+    rows = sorted((session.archive.get(ref) for ref in session.archive.store.archive_refs("reuse")),
+                  key=lambda row: row["position"])
+    assert [session.archive.message(row["ref"]) for row in rows] == want
+    session.close()
+
+
+def test_the_records_of_a_compaction_are_built_at_the_first_read_not_on_the_request_path() -> None:
+    before = [{"role": "user", "content": f"question {i}"} if i % 2 == 0 else
+              {"role": "assistant", "content": f"answer {i}"} for i in range(20)]
+    after = [{"role": "assistant", "content": "summary"}, *before[-4:]]
+    store = MemoryArchiveStore()
+    archive = SessionArchive(session_id="s", store=store)
+    archive.persistent = True
+    archive.record(before, after)
+    (_sid, batch, _now), = store._pending
+    assert isinstance(batch, archive_module.ArchivedBatch) and batch._built is None
+    assert len(archive) == 16  # counted without building a record
+    hits = archive.search("question 6")
+    assert batch._built is not None and hits and hits[0]["text"] == "question 6"
+    assert [r["ref"] for r in batch] == [f"m{i // 2 + 1}.{i % 2 + 1}" for i in range(16)]

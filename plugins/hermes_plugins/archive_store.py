@@ -35,7 +35,7 @@ from typing import Any
 
 import orjson
 
-from hermes_core.archive import FTS_COLUMNS, fts_search, identifier_parts, indexable, query_words
+from hermes_core.archive import FTS_COLUMNS, ArchivedBatch, fts_search, identifier_parts, indexable, query_words
 from hermes_core.files import open_regular
 from hermes_core.logging import get_logger
 
@@ -396,7 +396,9 @@ class SQLiteArchive:
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
         """Queue ``records`` for writing; a later read (or ``archive_flush``) waits for them."""
         if records:
-            _writer(self.path).put(session_id, list(records), self.archive_max_bytes)
+            # A batch of the session archive builds its records on the writer thread.
+            batch = records if isinstance(records, ArchivedBatch) else list(records)
+            _writer(self.path).put(session_id, batch, self.archive_max_bytes)
 
     def archive_flush(self) -> None:
         """Wait until every queued record of this process is written (raises a write error)."""
