@@ -154,9 +154,29 @@ def pairing_problems(messages: Sequence[Mapping[str, Any]], *, allow_pending: bo
             )
             index += 1
             continue
-        if role != "assistant" or not message.get("tool_calls"):
+        if role != "assistant":
             index += 1
             continue
+        calls = message.get("tool_calls")
+        if not calls:
+            index += 1
+            continue
+        end = index + 1 + len(calls) if type(calls) is list else -1
+        if 0 < end <= n and (end == n or messages[end].get("role") != "tool"):
+            # Nearly every block: one result per call, in the calls' order, each with its
+            # call's (non-empty, string) id, then another message: valid, with no list of ids.
+            j = index + 1
+            for call in calls:
+                ident = (call.get("id") or call.get("call_id")) if type(call) is dict else None
+                if type(ident) is not str or not ident:
+                    break
+                answer = messages[j]
+                if answer.get("role") != "tool" or answer.get("tool_call_id") != ident:
+                    break
+                j += 1
+            else:
+                index = end
+                continue
         ids = call_ids_of(message)
         if any(not ident for ident in ids):
             problems.append(f"message {index}: a tool call without an id")

@@ -237,3 +237,43 @@ def test_match_results_follows_the_rule_on_any_order(messages: list[dict[str, An
     # The fast form keeps one tuple per id until a second call reuses it: same answers as the
     # literal scan, on valid and invalid lists alike.
     assert match_results(messages) == _rule(messages)
+
+
+def _problems_block_by_block(messages: list[dict[str, Any]], allow_pending: bool) -> list[str]:
+    """The validity check without the in-order fast path: every block through the id lists."""
+    problems: list[str] = []
+    index, n = 0, len(messages)
+    while index < n:
+        message = messages[index]
+        if message["role"] == "tool":
+            problems.append(f"message {index}: tool result {message.get('tool_call_id')!r} follows no "
+                            "assistant call it could answer")
+            index += 1
+            continue
+        if message["role"] != "assistant" or not message.get("tool_calls"):
+            index += 1
+            continue
+        ids = [str((c.get("id") or c.get("call_id") or "") if isinstance(c, dict) else "") for c in message["tool_calls"]]
+        if not all(ids):
+            problems.append(f"message {index}: a tool call without an id")
+        open_ids = list(ids)
+        j = index + 1
+        while j < n and messages[j]["role"] == "tool":
+            ident = str(messages[j].get("tool_call_id") or "")
+            if ident in open_ids:
+                open_ids.remove(ident)
+            else:
+                problems.append(f"message {j}: tool result {ident!r} answers no open call of the assistant "
+                                f"message {index}")
+            j += 1
+        if open_ids and not (allow_pending and j >= n):
+            missing = sorted(open_ids, key=ids.index)
+            problems.append(f"message {index}: tool call(s) {', '.join(repr(m) for m in missing)} have no "
+                            "result before the next message")
+        index = j
+    return problems
+
+
+@given(st.one_of(anything(), garbage(), histories().map(lambda case: case[0])), st.booleans())
+def test_pairing_problems_match_the_block_by_block_check(messages: list[dict[str, Any]], pending: bool) -> None:
+    assert pairing_problems(messages, allow_pending=pending) == _problems_block_by_block(messages, pending)
