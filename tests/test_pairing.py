@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from hermes_core.pairing import (
@@ -275,5 +275,7 @@ def _problems_block_by_block(messages: list[dict[str, Any]], allow_pending: bool
 
 
 @given(st.one_of(anything(), garbage(), histories().map(lambda case: case[0])), st.booleans())
+@example([asst("a", "b"), result("b"), result("a"), USER], False)
+@example([asst("a"), result("b"), USER], False)
 def test_pairing_problems_match_the_block_by_block_check(messages: list[dict[str, Any]], pending: bool) -> None:
     assert pairing_problems(messages, allow_pending=pending) == _problems_block_by_block(messages, pending)
