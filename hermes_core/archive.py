@@ -22,6 +22,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import json
+import operator
 import re
 import sqlite3
 import threading
@@ -484,7 +485,13 @@ def kept_positions(before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[
     are matched by a content hash of role, call id, tool calls and content.
     """
     where = {id(m): i for i, m in enumerate(after)}
-    out = [where.get(id(m), -1) for m in before]
+    return _match_copies(before, after, list(map(where.get, map(id, before), itertools.repeat(-1))))
+
+
+def _match_copies(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], out: list[int]
+) -> list[int]:
+    """``out`` (kept positions by identity) completed by content for an engine that copies."""
     new_after = len(after) - (len(out) - out.count(-1))
     if new_after > 2 and new_after * 2 > len(after):
         used = {p for p in out if p >= 0}
@@ -510,43 +517,101 @@ def replacement_map(
     its call id, everything else to the longest new message (a summary, a marker). A removed
     run with no new message beside it maps to nothing (dropped).
     """
-    kept_after = set(p for p in kept if p >= 0)
     mapping: dict[int, int] = {}
-    n = len(before)
-    j = 0
-    prev_after = -1
-    while j < n:
-        if kept[j] >= 0:
-            prev_after = kept[j]
-            j += 1
-            continue
-        start = j
-        while j < n and kept[j] < 0:
-            j += 1
-        next_after = kept[j] if j < n else len(after)
-        if next_after < prev_after:
-            next_after = len(after) if j >= n else prev_after + 1
-        new = [i for i in range(prev_after + 1, next_after) if i not in kept_after]
-        run = list(range(start, j))
-        if not new:
-            continue
-        if len(new) == len(run):
-            mapping.update(zip(run, new))
-            continue
-        by_call: dict[str, int] = {}
-        for i in new:
-            call_id = after[i].get("tool_call_id")
-            if after[i].get("role") == "tool" and isinstance(call_id, str) and call_id:
-                by_call.setdefault(call_id, i)
-        biggest = max(new, key=lambda i: len(message_text(after[i])))
-        for b in run:
-            call_id = before[b].get("tool_call_id")
-            target = by_call.get(call_id) if before[b].get("role") == "tool" and isinstance(call_id, str) else None
-            mapping[b] = biggest if target is None else target
+    for start, end, target in replacement_runs(before, after, kept):
+        if isinstance(target, list):
+            mapping.update(zip(range(start, end), target))
+        elif target >= 0:
+            mapping.update(dict.fromkeys(range(start, end), target))
     return mapping
 
 
+def replacement_runs(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], kept: Sequence[int],
+    call_ids: Sequence[Any] | None = None,
+) -> list[tuple[int, int, int | list[int]]]:
+    """``replacement_map`` by removed run: ``(start, end, target)``, ``target`` the ``after``
+    index the whole run maps to (-1: dropped) or, for a run that maps message by message, the
+    list of its messages' targets. Only the kept positions and the new messages are visited, so a run of
+    100k removed messages costs what its few neighbours do. ``call_ids`` (optional): the
+    ``tool_call_id`` of each tool result of ``before`` by position (None for other messages),
+    read in the caller's one pass over the messages."""
+    kept_after = set(kept)
+    kept_after.discard(-1)
+    runs: list[tuple[int, int, int | list[int]]] = []
+    n = len(before)
+    prev_after = -1
+    start = 0
+    for stop in [*(j for j, at in enumerate(kept) if at >= 0), n]:
+        if stop > start:
+            next_after = kept[stop] if stop < n else len(after)
+            if next_after < prev_after:
+                next_after = len(after) if stop >= n else prev_after + 1
+            new = [i for i in range(prev_after + 1, next_after) if i not in kept_after]
+            runs.append((start, stop, _run_target(before, after, range(start, stop), new, call_ids)))
+        if stop < n:
+            prev_after = kept[stop]
+        start = stop + 1
+    return runs
+
+
+def _run_target(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], run: range, new: list[int],
+    call_ids: Sequence[Any] | None,
+) -> int | list[int]:
+    if not new:
+        return -1
+    if len(new) == len(run):
+        return new
+    by_call: dict[str, int] = {}
+    for i in new:
+        call_id = after[i].get("tool_call_id")
+        if after[i].get("role") == "tool" and isinstance(call_id, str) and call_id:
+            by_call.setdefault(call_id, i)
+    biggest = max(new, key=lambda i: len(message_text(after[i])))
+    if not by_call:  # a summary or marker for the whole run: no message of it is read
+        return biggest
+    if call_ids is not None:
+        get = by_call.get
+        return [biggest if type(cid) is not str else get(cid, biggest) for cid in call_ids[run.start:run.stop]]
+    out: list[int] = []
+    for b in run:
+        call_id = before[b].get("tool_call_id")
+        target = by_call.get(call_id) if before[b].get("role") == "tool" and isinstance(call_id, str) else None
+        out.append(biggest if target is None else target)
+    return out
+
+
 # --- the archive ---------------------------------------------------------------------------
+
+
+def _scan(
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+) -> tuple[list[int], list[Any], list[Any], list[Any]]:
+    """One pass over the messages (at 100k each pass over the host's dicts costs ~20 ms of
+    cache misses): per position where ``after`` kept it (``kept_positions``), its role
+    (``_EARLIER`` for a replacement of an earlier compaction), its content (the snapshot the
+    archive keeps) and a tool result's call id."""
+    where = {id(m): i for i, m in enumerate(after)}.get
+    kept: list[int] = []
+    tags: list[Any] = []
+    contents: list[Any] = []
+    call_ids: list[Any] = []
+    keep = kept.append
+    tag = tags.append
+    content = contents.append
+    call = call_ids.append
+    for m in before:
+        keep(where(id(m), -1))
+        role = m.get("role")
+        tag(_EARLIER if m.get(REF_KEY) else role)
+        content(m.get("content"))
+        call(m.get("tool_call_id") if role == "tool" else None)
+    return _match_copies(before, after, kept), tags, contents, call_ids
+
+
+#: The tag of a message that carries a reference already (a replacement of an earlier compaction).
+_EARLIER = object()
 
 
 def _is_turn_start(message: Mapping[str, Any]) -> bool:
@@ -596,41 +661,36 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
     ``archive_put`` record dicts (``ref``, ``seq``, ``role``, ``tool``, ``call_id``, ``turn``,
     ``position``, ``replaced_by``, ``text``, ``extra``, ``created_at``, ``turn_start``).
 
-    The request path (``SessionArchive.record``) hands over what it already holds - the removed
-    message objects, their references and positions - and the per-message work (the text, the
-    extra keys, the tool name of a result, one dict per record) runs where the batch is first
-    read: the SQLite store's writer thread, the in-memory store's first read. At 100k archived
-    messages that work and its allocations (a dict per record, which also wakes the garbage
-    collector over the host's whole history) cost ~11x an estimate+hash pass on the thread
-    that called ``compress``.
+    The request path (``SessionArchive.record``) hands over what it already holds - the list it
+    gave the engine (copied: the host may reuse the list object), the removed positions, their
+    references - and the per-message work (the text, the extra keys, the tool name of a result,
+    one dict per record) runs where the batch is first read: the SQLite store's writer thread,
+    the in-memory store's first read. At 100k archived messages that work and its allocations
+    (a dict per record, which also wakes the garbage collector over the host's whole history)
+    cost ~11x an estimate+hash pass on the thread that called ``compress``.
 
     Nothing is lost to a host that reuses its dicts: each message's ``content`` is snapshotted
     at the compaction (a string is immutable; rewriting ``message["content"]`` later does not
-    reach the archive), as is the list of messages the tool names are read from. Nested
-    structures (a content list, ``tool_calls``) are shared with the host, as a shallow copy
-    would share them.
+    reach the archive). Nested structures (a content list, ``tool_calls``) are shared with the
+    host, as a shallow copy would share them.
     """
 
-    __slots__ = ("_messages", "_contents", "_refs", "_turns", "_positions", "_targets", "_starts",
-                 "_first_seq", "_created_at", "_context", "_built", "_lock")
+    __slots__ = ("_context", "_contents", "_positions", "_refs", "_turns", "_targets", "_starts",
+                 "_first_seq", "_created_at", "_built", "_lock")
 
     def __init__(
-        self, *, messages: list[dict[str, Any]], contents: list[Any], refs: list[str], turns: list[int],
-        positions: list[int], targets: list[int], starts: list[int], first_seq: int, created_at: float,
-        context: Sequence[Mapping[str, Any]],
+        self, *, context: Sequence[dict[str, Any]], contents: list[Any], positions: list[int], refs: list[str],
+        turns: list[int], targets: list[int], starts: list[int], first_seq: int, created_at: float,
     ) -> None:
-        self._messages = messages
-        self._contents = contents
+        self._context: list[dict[str, Any]] = list(context)
+        self._contents = contents  # of every message of the context, by position
+        self._positions = positions
         self._refs = refs
         self._turns = turns
-        self._positions = positions
         self._targets = targets
         self._starts = starts
         self._first_seq = first_seq
         self._created_at = created_at
-        # Only the tool names of results without one are read from it, lazily: keep those
-        # results' calls (a list of the messages, not the host's list object, which it reuses).
-        self._context: Sequence[Mapping[str, Any]] | None = list(context)
         self._built: list[dict[str, Any]] | None = None
         self._lock = threading.Lock()
 
@@ -650,17 +710,20 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
         with self._lock:
             if self._built is None:
                 self._built = self._build()
-                self._messages = self._contents = []  # the records hold what is needed now
-                self._context = None
+                self._context, self._contents = [], []  # the records hold what is needed now
             return self._built
 
     def _build(self) -> list[dict[str, Any]]:
         names: dict[str, str] | None = None
         starts = set(self._starts)
+        context = self._context
+        contents = self._contents
         out: list[dict[str, Any]] = []
         created_at = self._created_at
         seq = self._first_seq
-        for i, (message, content) in enumerate(zip(self._messages, self._contents)):
+        for i, j in enumerate(self._positions):
+            message = context[j]
+            content = contents[j]
             if message.get("content") is not content:
                 message = {**message, "content": content}
             role = message.get("role") or ""
@@ -668,13 +731,13 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
             tool = message.get("name") or ""
             if role == "tool" and not tool and call_id:
                 if names is None:
-                    names = _tool_names(self._context or ())
+                    names = _tool_names(context)
                 tool = names.get(call_id, "")
             out.append({
                 "ref": self._refs[i], "seq": seq + i, "role": str(role), "tool": str(tool),
-                "call_id": str(call_id), "turn": self._turns[i], "position": self._positions[i],
+                "call_id": str(call_id), "turn": self._turns[i], "position": j,
                 "replaced_by": self._targets[i], "text": message_text(message), "extra": _extra_of(message),
-                "created_at": created_at, "turn_start": i in starts,
+                "created_at": created_at, "turn_start": j in starts,
             })
         return out
 
@@ -701,6 +764,7 @@ class SessionArchive:
         self._seq = 0
         self._count = 0
         self._pending_turns = 0
+        self._carried_to: set[int] = set()
 
     # -- state restored from the store (a new process, the same session id)
 
@@ -745,11 +809,11 @@ class SessionArchive:
         started = time.perf_counter()
         with self._lock:
             self._load()
-            kept = kept_positions(before, after)
-            if all(p >= 0 for p in kept) and len(after) == len(before):
+            kept, tags, contents, call_ids = _scan(before, after)
+            if len(after) == len(before) and -1 not in kept:
                 return after
-            mapping = replacement_map(before, after, kept)
-            records, refs_for = self._records(before, after, kept, mapping)
+            runs = replacement_runs(before, after, kept, call_ids)
+            records, refs_for = self._records(before, kept, runs, tags, contents)
             if records:
                 try:
                     self.store.archive_put(self.session_id, records)
@@ -773,82 +837,85 @@ class SessionArchive:
         return out
 
     def _records(
-        self, before: Sequence[dict[str, Any]], after: Sequence[dict[str, Any]], kept: Sequence[int],
-        mapping: Mapping[int, int],
+        self, before: Sequence[dict[str, Any]], kept: Sequence[int],
+        runs: Sequence[tuple[int, int, int | list[int]]], tags: list[Any], contents: list[Any],
     ) -> tuple[ArchivedBatch, dict[int, list[str]]]:
         """The batch of what left (references and snapshots only) and, per replacement in
         ``after``, the references it stands for (in the order of ``before``).
 
         No record dict is built here: that (text, extra, columns) is the batch's, on the store's
-        writer thread or at the first read. The per-message work left is done a turn at a time
-        in comprehensions: references are ``m<turn>.<n>`` with ``n`` the message's place in its
-        turn, so a turn's are one comprehension over its removed positions; only a turn whose
-        references are taken already (a resumed session, a summary's turn) is named one by one.
+        writer thread or at the first read. What is left works on what ``_scan`` read of each
+        message in one pass and on lists of ints in C (``map``,
+        ``accumulate``): a reference is ``m<turn>.<n>``, ``n`` the message's place in its user
+        turn. Only when a reference is taken already (a resumed session, the turn of an earlier
+        summary) are they named one message at a time, bumping past the taken ones.
         """
         assert self._used is not None and self._turn_offset is not None
         used = self._used
-        offset = self._turn_offset
-        starts = [j for j, m in enumerate(before) if m.get("role") == "user" and _is_turn_start(m)]
+        size = len(before)
+        users = itertools.compress(itertools.count(), map(operator.eq, tags, itertools.repeat("user")))
+        starts = [j for j in users if _is_turn_start(before[j])]
         gone = [j for j, at in enumerate(kept) if at < 0]
-        earlier = [j for j in gone if before[j].get(REF_KEY)]
+        earlier = [j for j in gone if tags[j] is _EARLIER]
         if earlier:
             skip = set(earlier)
             gone = [j for j in gone if j not in skip]
-        refs: list[str] = []
-        turns: list[int] = []
-        # Turn k (k >= 1) starts at starts[k-1]; n counts from 1 at the start; the messages
-        # before the first start belong to the turn before (the offset), n from 1 at index 0.
-        bounds = [0, *starts, len(before)]
-        for k in range(len(bounds) - 1):
-            lo = bisect.bisect_left(gone, bounds[k])
-            hi = bisect.bisect_left(gone, bounds[k + 1])
-            if lo == hi:
-                continue
-            turn = offset + k
-            base = bounds[k] - 1
-            prefix = f"m{turn}."
-            seg = [prefix + str(j - base) for j in gone[lo:hi]]
-            if used.isdisjoint(seg):
-                used.update(seg)
-            else:
-                for i, ref in enumerate(seg):
-                    bump = int(ref[len(prefix):])
-                    while ref in used:
-                        bump += 1
-                        ref = prefix + str(bump)
-                    used.add(ref)
-                    seg[i] = ref
-            refs += seg
-            turns += [turn] * len(seg)
-        get_target = mapping.get
-        targets = [get_target(j, -1) for j in gone]
-        # A turn start is never an earlier replacement (``_is_turn_start``): it is in ``gone``.
-        turn_starts = [bisect.bisect_left(gone, j) for j in starts if kept[j] < 0]
+        # Per position: its turn (the starts so far) and the position of its turn's start (0
+        # before the first start, where n counts from 1 at index 0 too).
+        flags = [0] * size
+        steps = [0] * size
+        previous = 0
+        for j in starts:
+            flags[j] = 1
+            steps[j] = j - previous
+            previous = j
+        turn_of = list(itertools.accumulate(flags, initial=self._turn_offset))[1:]
+        start_of = list(itertools.accumulate(steps))
+        turns = list(map(turn_of.__getitem__, gone))
+        places = list(map(operator.sub, map((1).__add__, gone), map(start_of.__getitem__, gone)))
+        refs = list(map("m{}.{}".format, turns, places))
+        if used.isdisjoint(refs):
+            used.update(refs)
+        else:
+            for i, (turn, place) in enumerate(zip(turns, places)):
+                ref = refs[i]
+                while ref in used:
+                    place += 1
+                    ref = f"m{turn}.{place}"
+                used.add(ref)
+                refs[i] = ref
+        target_of = [-1] * size
+        for start, end, target in runs:
+            if isinstance(target, list):
+                target_of[start:end] = target
+            elif target >= 0:
+                target_of[start:end] = [target] * (end - start)
+        targets = list(map(target_of.__getitem__, gone))
         refs_for: dict[int, list[str]] = {}
 
         def group(lo: int, hi: int) -> None:
             at = lo
             for target, run in itertools.groupby(targets[lo:hi]):
-                size = len(list(run))
+                count = len(list(run))
                 if target >= 0:
-                    refs_for.setdefault(target, []).extend(refs[at:at + size])
-                at += size
+                    refs_for.setdefault(target, []).extend(refs[at:at + count])
+                at += count
 
+        self._carried_to = set()
         done = 0
         for j in earlier:  # replacements from earlier compactions: their originals are archived
-            target = get_target(j, -1)
             upto = bisect.bisect_left(gone, j)
             group(done, upto)
             done = upto
-            if target >= 0:
+            if target_of[j] >= 0:
+                self._carried_to.add(target_of[j])
                 message = before[j]
-                refs_for.setdefault(target, []).extend(message.get(REFS_KEY) or (message[REF_KEY],))
+                refs_for.setdefault(target_of[j], []).extend(message.get(REFS_KEY) or (message[REF_KEY],))
         group(done, len(gone))
-        self._pending_turns = len(turn_starts)
+        self._pending_turns = list(map(kept.__getitem__, starts)).count(-1)
         batch = ArchivedBatch(
-            messages=[before[j] for j in gone], contents=[before[j].get("content") for j in gone],
-            refs=refs, turns=turns, positions=gone, targets=targets, starts=turn_starts,
-            first_seq=self._seq + 1, created_at=time.time(), context=before,
+            context=before, contents=contents, positions=gone, refs=refs, turns=turns, targets=targets,
+            starts=starts, first_seq=self._seq + 1, created_at=time.time(),
         )
         self._seq += len(refs)
         return batch, refs_for
@@ -858,7 +925,8 @@ class SessionArchive:
             return after
         out = list(after)
         for i, refs in refs_for.items():
-            refs = list(dict.fromkeys(refs))
+            if i in self._carried_to:  # only refs carried from earlier replacements can repeat
+                refs = list(dict.fromkeys(refs))
             message = dict(out[i])
             message[REF_KEY] = refs[0]
             if len(refs) > 1:
