@@ -198,7 +198,11 @@ def test_exit_codes_are_the_last_match_in_the_tail(text: str) -> None:
 
 def test_exit_codes_in_any_case() -> None:
     for text, code in {"eXit status 4": "4", "x" * 700 + "EXIT CODE: 3": "3", "exit code: 2\n" + "y" * 700: None,
-                       "Exit code 5\nrest": "5", "the process exited with code 9": None, "exit_status=9": "9", "no code here x": None}.items():
+                       "Exit code 5\nrest": "5", "the process exited with code 9": None, "exit_status=9": "9", "no code here x": None,
+                       "y" * 700 + "returned non-zero exit status 7": "7",
+                       "y" * 590 + "returned non-zero exit status 6": "6",
+                       "q" * 700 + "Command completed with exit code 2": "2",
+                       "exıt code: 3, then exited": "3", "EXİT STATUS 8": "8"}.items():
         assert failures._exit_code(text) == plain_failure_exit_code(text) == code, text
 
 

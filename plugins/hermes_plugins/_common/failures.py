@@ -222,8 +222,12 @@ def _window(text: str) -> str:
 EXIT_TAIL = 600
 #: "exit" in any case, found from its "x"/"X" (a one-character literal, which the regex engine
 #: skips to at C speed; ``str.find`` of a short needle of common letters barely skips at all).
-_EXIT_WORD = re.compile(r"x(?<=[eE]x)[iI][tT]")
-_EXIT_WORD_UPPER = re.compile(r"X(?<=[eE]X)[iI][tT]")
+#: The "i" class holds what ``_TAIL_EXIT``'s case-insensitive "i" also matches ("ı", "İ").
+_EXIT_WORD = re.compile(r"x(?<=[eE]x)[iIıİ][tT]")
+_EXIT_WORD_UPPER = re.compile(r"X(?<=[eE]X)[iIıİ][tT]")
+#: How far into a ``_TAIL_EXIT`` match its "exit" word's x stands at most
+#: ("returned non-zero exit status": 19).
+EXIT_X_OFFSET_MAX = 19
 
 
 def _exit_code(text: str) -> str | None:
@@ -236,13 +240,22 @@ def _exit_code(text: str) -> str | None:
     # Every form holds "exit" in some case: the regex (a case-insensitive alternation, slow to
     # scan with) runs only where that word is, and on the text itself from ``start`` (a slice
     # would copy the tail of every output).
-    if text.find("x", start) == -1:
-        if text.find("X", start) == -1 or _EXIT_WORD_UPPER.search(text, start) is None:
+    lower = _EXIT_WORD.search(text, start) if text.find("x", start) != -1 else None
+    upper = _EXIT_WORD_UPPER.search(text, start) if text.find("X", start) != -1 else None
+    if lower is None:
+        if upper is None:
             return None
-    elif _EXIT_WORD.search(text, start) is None and _EXIT_WORD_UPPER.search(text, start) is None:
-        return None
+        first = upper.start()
+    else:
+        first = lower.start() if upper is None else min(lower.start(), upper.start())
+    # No match starts before the first "exit" word's form does: the case-insensitive pattern
+    # is tried from there, not at every position of the tail (a JSON result ending in
+    # ``"exit_code": 0}`` has its word in its last characters).
+    scan = first - EXIT_X_OFFSET_MAX
+    if scan < start:
+        scan = start
     found = None
-    for found in _TAIL_EXIT.finditer(text, start):  # noqa: B007 - walks to the last match
+    for found in _TAIL_EXIT.finditer(text, scan):  # noqa: B007 - walks to the last match
         pass
     return found.group(1) if found else None
 
