@@ -321,3 +321,18 @@ def test_a_database_from_before_the_split_column_is_migrated(home: Path) -> None
     assert store.get_prompt("old") == "An old prompt." and store.get_static_prefix("old") is None
     store.put_prompt("new", "Stable.\n\nRest.", static_prefix=7)
     assert store.get_static_prefix("new") == 7
+
+
+def test_storing_a_prompt_makes_no_directory_once_the_store_is_open(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # put_prompt runs on every Session.open; the folder is made when the connection is first
+    # opened, so a later put must not cost a mkdir syscall.
+    store = SQLiteSessionStore(tmp_path / "nested" / DB_NAME)
+    store.put_prompt("s1", "first")
+    calls: list[Path] = []
+    monkeypatch.setattr(Path, "mkdir", lambda self, *a, **k: calls.append(self))
+    store.put_prompt("s1", "second")
+    store.put_prompt("s2", "third")
+    assert calls == []
+    assert store.get_prompt("s1") == "second"

@@ -120,7 +120,6 @@ class SQLiteSessionStore(SQLiteArchive):
     ) -> None:
         """Store (or replace) the prompt of ``session_id``; ``static_prefix``: how many of its
         leading characters are the stable layer (a cache layout's first block)."""
-        self.path.parent.mkdir(parents=True, exist_ok=True)
         conn, lock = self._connection()
         with lock:
             conn.execute(
