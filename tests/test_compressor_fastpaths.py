@@ -422,3 +422,43 @@ def test_a_remembered_line_goes_with_the_verdict_and_never_outlives_its_inputs()
     args["command"] = "make docs"
     assert "make docs" in tool_line("terminal", args, content)
     failures.clear_cache()
+
+
+def test_older_copies_of_a_later_result_are_never_summarised(monkeypatch: Any) -> None:
+    # Their one-liner would be replaced by the back-reference: building it (a failure verdict
+    # on a first pass) is wasted work, so the pass builds lines once the copies are known.
+    built: list[str] = []
+    real = prune.tool_line
+    monkeypatch.setattr(prune, "tool_line", lambda *a: built.append(a[2]) or real(*a))
+    body = "Error: boom\n" + "detail line\n" * 40
+    other = "plain output line\n" * 30
+    messages = [user("go")]
+    for k in range(3):
+        messages += [assistant("", call(f"c{k}", "terminal", command="make")), tool(f"c{k}", body[:1] + body[1:])]
+    messages += [assistant("", call("d", "terminal", command="ls")), tool("d", other)]
+    messages += [user("next"), assistant("ok")]
+    out, stats = prune_tool_results(messages, protect_tail_count=2)
+    assert stats.deduplicated == 2 and stats.demoted == 2
+    assert [text is messages[6]["content"] for text in built] == [True, False]  # the newest copy, then `other`
+    assert out == plain_prune(messages, 2)[0]
+
+
+def test_a_line_is_judged_once_per_string_and_flags(monkeypatch: Any) -> None:
+    failures.clear_cache()
+    judged: list[bool] = []
+    real = oneliners._failure_of
+    monkeypatch.setattr(oneliners, "_failure_of", lambda c, e, r: judged.append(r) or real(c, e, r))
+    content = "Error: boom\n" + "detail line\n" * 40
+    for args in ('{"command": "make"}', '{"command": "make"}', '{"command": "make test"}'):
+        assert tool_line("terminal", args, content) == summarize_tool_result("terminal", args, content)
+    assert judged == [False]  # the first line judged; the next ones reuse the verdict
+    # A verdict that ``failure_of`` remembered for the same flags serves a line too ...
+    other = "Error: bang\n" + "detail line\n" * 40
+    verdict = failures.failure_of(other, reads=True)
+    assert tool_line("read_file", '{"path": "a.py"}', other) == summarize_tool_result("read_file", '{"path": "a.py"}', other)
+    assert judged == [False]
+    # ... and one for other flags does not.
+    assert tool_line("terminal", '{"command": "cat a"}', other) == summarize_tool_result("terminal", '{"command": "cat a"}', other)
+    assert judged == [False, False]
+    assert verdict is None and failures.failure_of(other) is not None
+    failures.clear_cache()

@@ -674,6 +674,18 @@ def remember_line(content: str, key: Any, line: str) -> None:
         _verdicts[key_id] = (content, entry[1], entry[2], key, line)
 
 
+def remember(content: str, flags: int, verdict: Failure | None, key: Any, line: str) -> None:
+    """Keep a verdict (``flags``: 2 for ``is_error``, 1 for ``reads``) and the one-liner built
+    from it in one entry, as ``failure_of`` and ``remember_line`` together would."""
+    global _held
+    key_id = id(content)
+    if _verdicts.get(key_id, _MISSING)[0] is not content:
+        if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:
+            _sweep()
+        _held += len(content)
+    _verdicts[key_id] = (content, flags, verdict, key, line)
+
+
 def _opens_object(text: str) -> bool:
     """Whether ``text`` starts with ``{`` after whitespace (without copying a long output)."""
     head = text[:64].lstrip()

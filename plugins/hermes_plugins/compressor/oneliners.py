@@ -15,9 +15,19 @@ from itertools import islice
 from typing import Any
 
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import failure_of, remember_line, remembered_line, suffix
+from hermes_plugins._common import failures as _failures
+from hermes_plugins._common.failures import (
+    CACHE_MIN_CHARS,
+    Failure,
+    _failure_of,
+    failure_of,
+    remember,
+    suffix,
+)
 from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
 
+#: What the memo gives for a string it does not hold (its first item is no string's identity).
+_NO_ENTRY: tuple[Any, ...] = (None, -1, None, None, None)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
@@ -423,8 +433,11 @@ def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, l
     # in it says nothing about the call; only metadata, JSON status and exit codes do.
     reads = name in DATA_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
     failure = failure_of(content, is_error=is_error, reads=reads)
-    if failure is None:
-        return line
+    return line if failure is None else _with_failure(line, failure)
+
+
+def _with_failure(line: str, failure: Failure) -> str:
+    """A one-liner with the exit code and the error text of ``failure`` (a failed result's)."""
     if failure.code is not None and " -> exit ?," in line:
         line = line.replace(" -> exit ?,", f" -> exit {failure.code},", 1)
     if line.endswith(" lines output"):
@@ -453,18 +466,56 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     """``summarize_tool_result`` for the free passes, which call it once per old result.
 
     The caller guarantees a truthy ``name`` and a ``str`` content; this saves the wrapper
-    layers of the general form (same line, same fallback). Lines of results whose verdict is
-    remembered are remembered with it (see ``failures.remember_line``), keyed by the call's
-    name, arguments and error flag: immutable arguments only (a dict may change in place).
+    layers of the general form (same line, same fallback). Lines of results long enough for
+    their verdict to be remembered are remembered with it (see ``failures.remember_line``),
+    keyed by the call's name, arguments and error flag: immutable arguments only (a dict may
+    change in place). The memo entry is read once and written once per line: a first pass
+    judges thousands of results, and the separate look-ups of the verdict and of the line
+    cost as much as formatting it.
     """
-    if type(arguments) is str or arguments is None:
-        key = (name, arguments, is_error)
-        line = remembered_line(content, key)
-        if line is None:
-            line = _tool_line(name, arguments, content, is_error)
-            remember_line(content, key, line)
-        return line
-    return _tool_line(name, arguments, content, is_error)
+    if type(arguments) is not str and arguments is not None:
+        return _tool_line(name, arguments, content, is_error)
+    key = (name, arguments, is_error)
+    entry = _failures._verdicts.get(id(content), _NO_ENTRY)
+    if entry[0] is content:
+        if entry[3] == key:
+            return entry[4]  # type: ignore[no-any-return]
+    elif len(content) < CACHE_MIN_CHARS:
+        return _tool_line(name, arguments, content, is_error)
+    try:
+        if type(arguments) is str and arguments:
+            try:
+                args = _fast_loads(arguments)
+            except (StopIteration, ValueError, RecursionError):
+                args = parse_arguments(arguments)
+            else:
+                if type(args) is not dict:
+                    args = {}
+        else:
+            args = {}
+        line = _BY_TOOL.get(name, _generic)(name, args, content)
+        reads = name in DATA_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
+        flags = (2 if is_error else 0) | (1 if reads else 0)
+        if entry[0] is content and entry[1] == flags:
+            failure = entry[2]
+        else:
+            failure = _failure_of(content, is_error, reads)
+        if failure is not None:
+            line = _with_failure(line, failure)
+    except Exception:  # noqa: BLE001 - a summary line must never break compression
+        return f"[{name}] ({len(content):,} chars result)"
+    remember(content, flags, failure, key, line)
+    return line
+
+
+def remembered_tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) -> str | None:
+    """The line ``tool_line`` would give when it is remembered, else ``None`` (no work done)."""
+    if type(arguments) is not str and arguments is not None:
+        return None
+    entry = _failures._verdicts.get(id(content), _NO_ENTRY)
+    if entry[0] is content and entry[3] == (name, arguments, is_error):
+        return entry[4]  # type: ignore[no-any-return]
+    return None
 
 
 def _tool_line(name: Any, arguments: Any, content: str, is_error: Any) -> str:

@@ -28,6 +28,7 @@ from hermes_core.pairing import Match, match_results, pending_calls
 from hermes_core.tokens import estimate_message_tokens
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
+    remembered_tool_line,
     summarize_tool_result,
     tool_line,
 )
@@ -196,13 +197,13 @@ class _Pruner:
         work grow faster than the history: over 100,000 messages most lengths are shared, and
         every comparison reads another cold string.
 
-        A result is demoted as soon as it is seen, with the calls of the assistant message
-        right before its run of results (where it nearly always is). Whether it is an older
-        copy of a later result is only known at the end; those few lines are then replaced by
-        the back-reference, which is cheaper than a second walk over half a gigabyte of
-        history (a walk from the newest message, which would know it up front, reads memory
-        backwards and measured slower). A result whose call is elsewhere waits for the map of
-        every call.
+        A result's call is found as soon as the result is seen, with the calls of the
+        assistant message right before its run of results (where it nearly always is). A line
+        remembered from an earlier pass is written at once; a new one waits for the end of
+        the walk, when the older copies of later results are known: those become
+        back-references and their lines are never built (each would cost a failure verdict,
+        ~10 us). Only the list of results still to summarise is walked again, not the
+        history. A result whose call is elsewhere waits for the map of every call.
         """
         messages = self.messages
         changed = self.changed
@@ -210,6 +211,7 @@ class _Pruner:
         groups = self._groups
         digest = _digest
         line_for = tool_line
+        remembered = remembered_tool_line
         copy = dict.copy
         sample = _SAMPLE
         # Per bucket: the index of its first content (an int, no tuple: at 100k messages every
@@ -229,6 +231,8 @@ class _Pruner:
         pending: list[Any] | None = None
         pending_at = verified = 0
         far: list[int] = []
+        #: Results to demote once the walk is over: (index, message, tool name, arguments).
+        todo: list[tuple[int, dict[str, Any], Any, Any]] = []
         demoted = 0
         for i, message in enumerate(messages):
             role = message.get("role")
@@ -306,17 +310,20 @@ class _Pruner:
                                 pending = None
                             else:
                                 verified = k + 1
-                        line = line_for(fn.get("name") or "unknown", arguments, content, message.get("_is_error"))
+                        name = fn.get("name") or "unknown"
                     else:
                         if k == verified:
                             verified = k + 1
-                        line = line_for("unknown", None, content, message.get("_is_error"))
+                        name, arguments = _UNKNOWN_CALL
                     break
                 k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
             else:
                 far.append(i)
                 continue
-            if len(line) < size:
+            line = remembered(name, arguments, content, message.get("_is_error"))
+            if line is None:
+                todo.append((i, message, name, arguments))
+            elif len(line) < size:
                 # dict.copy + one store is about twice as fast as {**message, "content": line}
                 # (same keys, same order); other mappings take the general form.
                 demoted_message = copy(message) if type(message) is dict else {**message}
@@ -325,7 +332,7 @@ class _Pruner:
                 demoted += 1
         if pending is not None and verified < len(pending):
             self._check_arguments(pending_at, pending, verified)
-        # Older copies become back-references, also where a line was written above.
+        # Older copies become back-references; their one-liners are never built.
         for members in groups.values():
             note = duplicate_note(str(messages[members[-1]].get("tool_call_id") or ""))
             for i in members[:-1]:
@@ -334,6 +341,18 @@ class _Pruner:
                 noted = {**messages[i], "content": note}
                 changed[i] = out[i] = noted
             self.stats.deduplicated += len(members) - 1
+        for i, message, name, arguments in todo:
+            if i in changed:
+                continue
+            content = message["content"]
+            line = line_for(name, arguments, content, message.get("_is_error"))
+            if len(line) < len(content):
+                # dict.copy + one store is about twice as fast as {**message, "content": line}
+                # (same keys, same order); other mappings take the general form.
+                demoted_message = copy(message) if type(message) is dict else {**message}
+                demoted_message["content"] = line
+                out[i] = demoted_message
+                demoted += 1
         for i in far:
             if i in changed:
                 continue
