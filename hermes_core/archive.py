@@ -794,7 +794,16 @@ class SessionArchive:
             return self._count
 
     def has_entries(self) -> bool:
-        """Whether anything of this session is archived (the recall tools are offered then)."""
+        """Whether anything of this session is archived (the recall tools are offered then).
+
+        Asked on every tool assembly, so it takes no lock once the archive is loaded: it then
+        reads one int, ``_count``, which after ``_load`` only grows (``+=`` under the lock in
+        ``record``). Reading an attribute is atomic, so a reader racing a compaction sees the
+        count before or after it, both true at some moment of the race, and ``> 0`` never
+        turns false again. ``_turn_offset`` is set last in ``_load``: not ``None`` means
+        ``_count`` already holds the loaded count."""
+        if self._turn_offset is not None:
+            return self._count > 0
         return len(self) > 0
 
     # -- recording

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -115,6 +116,23 @@ def test_tools_are_offered_only_once_something_is_archived(tmp_path: Path) -> No
     again = session.assemble_tools(first)
     assert [t["function"]["name"] for t in again] == [t["function"]["name"] for t in first]
     assert {"context_search", "context_expand", "tool_search"} <= {t["function"]["name"] for t in first}
+
+
+def test_the_per_turn_archive_check_never_waits_for_a_compaction_being_archived(tmp_path: Path) -> None:
+    # Every assembly asks whether anything is archived; once the archive is loaded that is one
+    # read of a count that only grows, so a turn never queues behind a compaction that holds
+    # the archive's lock on another thread.
+    session = compacted(tmp_path)
+    assert session.archive.has_entries()
+    answers: list[list[dict[str, Any]]] = []
+    with session.archive._lock:  # what record() holds while it archives
+        worker = threading.Thread(target=lambda: answers.append(session.assemble_tools([])))
+        worker.start()
+        worker.join(timeout=5)
+        answered_while_held = bool(answers)
+    worker.join()
+    assert answered_while_held
+    assert [t["function"]["name"] for t in answers[0]] == ["context_search", "context_expand"]
 
 
 def test_unknown_tools_are_not_answered(tmp_path: Path) -> None:

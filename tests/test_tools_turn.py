@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from hermes_plugins.tools import bm25, catalog
+from hermes_plugins.tools.state import state_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -288,8 +289,6 @@ def test_frozen_search_answers_keep_their_required_parameters(
 def test_a_sessions_turn_split_goes_with_the_session(tmp_path: Path) -> None:
     import gc
 
-    from hermes_plugins.tools.state import state_of
-
     defs = tools(20)
     session = Session.open(cwd=str(tmp_path), home=str(tmp_path), model="gpt-5", provider="openai",
                            context_length=200_000, persist=False)
@@ -302,3 +301,36 @@ def test_a_sessions_turn_split_goes_with_the_session(tmp_path: Path) -> None:
     del session
     gc.collect()
     assert key not in state.turns and key not in state.watched  # an id reused later finds nothing
+
+
+# --- a settled plain catalog's split, cut from the live list by position --------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.booleans(), max_size=80))
+def test_a_part_cut_by_runs_is_the_live_objects_at_its_positions(flags: list[bool]) -> None:
+    defs = [{"i": i} for i in range(len(flags))]
+    positions = tuple(i for i, flag in enumerate(flags) if flag)
+    runs = catalog._runs(positions)
+    taken = catalog._take(defs, positions, runs)
+    assert len(taken) == len(positions)
+    assert all(a is defs[i] for a, i in zip(taken, positions, strict=True))
+    if runs is not None:  # runs cover exactly the positions, in order
+        assert [i for run in runs for i in range(len(defs))[run]] == list(positions)
+
+
+def test_a_settled_catalog_with_a_definition_replaced_by_an_equal_one_hands_out_the_new_one(
+    session: Session,
+) -> None:
+    # The proof says the indexed fields are unchanged; the split must still hold the objects
+    # the host passes now (a tool_call this turn reads its schema from them), not last turn's.
+    defs = tools(40)
+    for _ in range(3):
+        session.assemble_tools(defs)
+    defs[5] = copy.deepcopy(defs[5])
+    defs[0] = copy.deepcopy(defs[0])  # the visible one: assemble_tools hands it back
+    assembled = session.assemble_tools(defs)
+    assert any(d is defs[0] for d in assembled)
+    split = catalog.classify(defs, catalog.search_settings(session.config), state_of(session.host))
+    assert all(any(d is live for live in defs) for d in (*split.visible, *split.deferred))
+    assert any(d is defs[5] for d in split.deferred)

@@ -181,7 +181,8 @@ def hermes_tools_assemble(
     if session is None:
         return result
     try:
-        offered = session.archive.enabled and session.archive.has_entries()
+        archive = session.archive
+        offered = archive.enabled and archive.has_entries()
     except Exception:  # noqa: BLE001 - no archive, no recall tools; the turn goes on
         log.warning("recall_tools_unavailable", session=ctx.session_id, exc_info=True)
         offered = False

@@ -380,16 +380,31 @@ def settled_fingerprint(
     """The fingerprint of a catalog of plain dicts that has just been proven equal to its
     structural copy (so every level is a ``dict`` and every field ``==`` what was copied);
     ``None`` for any other catalog (not settled yet, or not plain dicts all the way)."""
-    print_, proven = _plain_fingerprint(definitions, state)
+    seen = state.seen
+    tried = None
+    if seen:
+        # The catalog of the last turn, unchanged: the common case, proven here without the
+        # two calls the general path takes (a turn's cold start pays for every frame).
+        entry = seen[0]
+        copy = entry.copy
+        if copy is not None and definitions.__class__ is copy.__class__:
+            try:
+                if definitions == copy:
+                    return entry.print_
+            except Exception:  # noqa: BLE001 - a comparison that raises proves nothing
+                pass
+            tried = entry
+    print_, proven = _plain_fingerprint(definitions, state, tried)
     return print_ if proven else None
 
 
 def _plain_fingerprint(
-    definitions: Sequence[Any], state: ToolSearchState
+    definitions: Sequence[Any], state: ToolSearchState, tried: _Seen | None = None
 ) -> tuple[tuple[Any, ...], bool]:
+    """(fingerprint, proven unchanged); ``tried``: an entry already compared, in vain."""
     seen = state.seen
     for entry in seen:
-        if entry.copy is not None and _unchanged(definitions, entry.copy):
+        if entry.copy is not None and entry is not tried and _unchanged(definitions, entry.copy):
             if entry is not seen[0]:
                 _remember(state, entry)
             return entry.print_, True

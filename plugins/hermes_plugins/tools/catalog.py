@@ -17,7 +17,6 @@ import contextvars
 import functools
 import json
 import math
-import operator
 import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -210,7 +209,11 @@ class Classified:
 
 @attrs.frozen
 class _Positions:
-    """Where a settled plain catalog's tools went, by index, with what else the split read."""
+    """Where a settled plain catalog's tools went, by index, with what else the split read.
+
+    Each part is also kept as runs of consecutive positions (``slice`` objects, ``None`` when
+    there are too many runs to be worth it): a part is then cut out of the live list with a
+    few C-level slices instead of one ``__getitem__`` call per tool."""
 
     print_: tuple[Any, ...]
     defer: frozenset[str]
@@ -219,6 +222,7 @@ class _Positions:
     bridge: tuple[int, ...]
     names: tuple[str, ...]
     deferred_print: tuple[Any, ...]
+    runs: tuple[tuple[slice, ...] | None, ...] = ()
 
 
 _MEMO_MAX = 4  # splits of settled plain catalogs remembered (``ToolSearchState.plain_splits``)
@@ -279,9 +283,9 @@ def classify(
 
     A split is a function of each tool's name and source and of the defer list, so it is reused
     when those are proven the same: a frozen catalog by identity, a settled catalog of plain
-    dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then rebuilt
-    by position from the live definitions, unless they are the very objects (by identity) the
-    last split was built from: a split never holds a definition the caller no longer passes.
+    dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then cut by
+    position from the live definitions: a split never holds a definition the caller no longer
+    passes.
     What is remembered lives in ``state`` (the host's); without one nothing is.
     """
     defer = defer_list(settings)
@@ -298,6 +302,10 @@ def classify(
 def _classify(
     definitions: Iterable[Any], defer: frozenset[str], state: ToolSearchState
 ) -> Classified:
+    if definitions.__class__ is list and definitions and definitions[0].__class__ is dict:
+        # The usual plain catalog, settled without asking ``as_frozen_tools`` (two frames):
+        # a list whose first item is a plain dict is not all frozen.
+        return _classify_plain(definitions, defer, state)
     frozen = as_frozen_tools(definitions)
     if frozen is not None:
         return _classify_frozen(frozen, defer, state)
@@ -332,33 +340,70 @@ def _classify_frozen(
 def _classify_plain(
     definitions: Sequence[Any], defer: frozenset[str], state: ToolSearchState
 ) -> Classified:
-    from hermes_plugins.tools import bm25  # bm25 imports this module
-
     print_ = bm25.settled_fingerprint(definitions, state)
     if print_ is None:
         return _build(*_split(definitions, defer))
-    last = state.plain_last
-    if (
-        last is not None and last[0].print_ is print_ and last[0].defer == defer
-        and len(last[1]) == len(definitions) and all(map(operator.is_, definitions, last[1]))
-    ):
-        return last[2]  # the very objects of the last build, proven unchanged: the same split
     memo = state.plain_splits
     for known in memo:
         if known.print_ is print_ and known.defer == defer:
-            split = _build(
-                definitions, known.visible, known.deferred, known.bridge, known.names,
-                known.deferred_print,
-            )
-            state.plain_last = (known, tuple(definitions), split)
-            return split
+            # Cut from the live list by position (proven to hold the same names and sources
+            # there): the split holds exactly the objects the caller passes this turn, with
+            # no identity check of every definition against the last turn's.
+            return _build_known(definitions, known)
     _, visible, deferred, bridge, names = _split(definitions, defer)
     known = _Positions(
         print_, defer, visible, deferred, bridge, names,
         bm25.subset_fingerprint(print_, deferred),
+        (_runs(visible), _runs(deferred), _runs(bridge)),
     )
     state.plain_splits = (known, *memo[: _MEMO_MAX - 1])
     return _build(definitions, visible, deferred, bridge, names, known.deferred_print)
+
+
+#: More runs than this and a part is picked tool by tool (a Python loop over the runs would
+#: cost more than one C-level ``map`` over the positions).
+_RUNS_MAX = 16
+
+
+def _runs(positions: tuple[int, ...]) -> tuple[slice, ...] | None:
+    """``positions`` (ascending) as slices of consecutive positions; ``None`` past
+    ``_RUNS_MAX`` of them."""
+    runs: list[slice] = []
+    start = previous = None
+    for position in positions:
+        if previous is not None and position == previous + 1:
+            previous = position
+            continue
+        if start is not None:
+            runs.append(slice(start, previous + 1))  # type: ignore[operator]
+            if len(runs) > _RUNS_MAX:
+                return None
+        start = previous = position
+    if start is not None:
+        runs.append(slice(start, previous + 1))  # type: ignore[operator]
+    return tuple(runs) if len(runs) <= _RUNS_MAX else None
+
+
+def _take(definitions: Sequence[Any], positions: tuple[int, ...], runs: tuple[slice, ...] | None) -> tuple[Any, ...]:
+    if runs is None:
+        return tuple(map(definitions.__getitem__, positions))
+    if len(runs) == 1:
+        return tuple(definitions[runs[0]])
+    out: list[Any] = []
+    for run in runs:
+        out += definitions[run]
+    return tuple(out)
+
+
+def _build_known(definitions: Sequence[Any], known: _Positions) -> Classified:
+    visible, deferred, bridge = known.runs
+    return Classified(
+        visible=_take(definitions, known.visible, visible),
+        deferred=_take(definitions, known.deferred, deferred),
+        bridge=_take(definitions, known.bridge, bridge),
+        deferred_names=known.names,
+        deferred_print=known.deferred_print,
+    )
 
 
 def _split(
@@ -415,3 +460,9 @@ def listing_budget(settings: ToolSearchSection, context_length: int | None) -> i
     else:
         share = int(context_length * settings.threshold_pct / 100.0)
     return max(0, min(settings.listing_max_tokens, share))
+
+
+# At the bottom: bm25 imports ``source_label`` from this module, which is defined by now
+# whichever of the two is imported first; a function-level import would run an import
+# statement on every assembly.
+from hermes_plugins.tools import bm25  # noqa: E402

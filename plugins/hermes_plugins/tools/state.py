@@ -28,7 +28,7 @@ class ToolSearchState:
 
     __slots__ = (
         "lock", "index_memo", "index_last", "seen", "listing_memo", "listing_last",
-        "last_frozen", "plain_splits", "plain_last", "turns", "watched", "recent",
+        "last_frozen", "plain_splits", "turns", "watched", "recent",
         "frozen_assembly",
         "__weakref__",
     )
@@ -43,11 +43,10 @@ class ToolSearchState:
         #: assembly: (fingerprint, budget) -> rendered listing (LRU), and the ones used last.
         self.listing_memo: OrderedDict[Any, tuple[str | None, str]] = OrderedDict()
         self.listing_last: tuple[tuple[tuple[Any, ...], int, tuple[str | None, str]], ...] = ()
-        #: catalog: the last split of a frozen catalog, the splits of settled plain catalogs and
-        #: the split built last from one.
+        #: catalog: the last split of a frozen catalog, and where the tools of settled plain
+        #: catalogs went (a split is cut from the live list by position each turn).
         self.last_frozen: tuple[tuple[Any, ...], frozenset[str], Classified] | None = None
         self.plain_splits: tuple[_Positions, ...] = ()
-        self.plain_last: tuple[_Positions, tuple[Any, ...], Classified] | None = None
         #: catalog: the split each session's assembly made this turn, by ``id(session)``
         #: (``catalog.remember_turn``: a finalizer drops it with the session), and per thread
         #: the split ``classify`` made last.
