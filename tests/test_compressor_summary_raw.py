@@ -219,3 +219,87 @@ def test_the_middle_and_the_summary_positions_match_the_general_reads(
     assert positions == [i for i, m in enumerate(messages) if m.get("role") != "tool" and is_summary_message(m)]
     if not any(start <= h < cut for h in positions):
         assert engine_module._middle_turns(messages, start, cut) == messages[start:cut]
+
+
+# --- the summary is redacted once ----------------------------------------------------------------
+
+
+@given(turns=histories(), secrets=st.booleans(), focus=st.sampled_from([None, "src", "deploy"]))
+@settings(max_examples=120, deadline=None)
+def test_the_extractive_handoff_is_redacted_for_good(turns: list[dict[str, Any]], secrets: bool,
+                                                     focus: str | None) -> None:
+    # What lets the engine skip its own pass over the built-in summariser's output: redacting
+    # the handoff again changes nothing.
+    from hermes_core.redaction import redact
+
+    text = build_handoff([*(leaky_turns() if secrets else []), *turns], focus_topic=focus)
+    assert redact(text) == text
+
+
+def _redacted_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = engine_module.redact
+
+    def recording(text: Any) -> Any:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(engine_module, "redact", recording)
+    return seen
+
+
+def test_the_engine_does_not_redact_the_extractive_summary_again(monkeypatch: pytest.MonkeyPatch) -> None:
+    written: list[str] = []
+    summarize = ExtractiveSummarizer.summarize
+
+    def keep(self: Any, request: SummaryRequest) -> str:
+        written.append(summarize(self, request))
+        return written[-1]
+
+    monkeypatch.setattr(ExtractiveSummarizer, "summarize", keep)
+    seen = _redacted_texts(monkeypatch)
+    engine = make_engine(200_000)
+    out = engine.compress(leaky_history(), force=True)
+    (text,) = written
+    assert not any(s == text for s in seen)
+    content = summary_of(out)["content"]
+    for secret in SECRETS:
+        assert secret not in content, secret
+
+
+def test_other_summarisers_output_is_redacted_even_when_they_read_raw_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Leaky(Recording):
+        def __call__(self, config: Any, *, model: str | None = None) -> Any:
+            class Summarizer:
+                name = "recording"
+
+                def summarize(self, request: SummaryRequest) -> str:
+                    return f"## Latest user request\nx\n\n## Files\n- key {VENDOR_KEY}"
+
+            return Summarizer()
+
+    seen = _redacted_texts(monkeypatch)
+    engine = make_engine(200_000, data={"compression": {"summary": {"provider": "recording"}}},
+                         host=Host(Leaky(True)))
+    out = engine.compress(leaky_history(), force=True)
+    assert any(VENDOR_KEY in s for s in seen if isinstance(s, str))
+    assert VENDOR_KEY[8:] not in summary_of(out)["content"]
+
+
+def test_the_anchor_is_found_by_the_walk_and_splits_the_turns_as_before() -> None:
+    from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+
+    anchor = {"role": "system", "content": SUMMARY_ANCHOR}
+    older = [user("first: keep the API stable"), assistant("", call("c1", "write_file", path="src/old.py")),
+             tool("c1", "ok")]
+    newer = [user("then: add the ledger"), assistant("", call("c2", "write_file", path="src/new.py")),
+             tool("c2", "ok"), user("last: run the tests"), assistant("Done.")]
+    facts = extractive._Facts([*older, anchor, *newer, anchor])
+    assert facts.anchor == len(older)
+    assert extractive._Facts([*older, *newer]).anchor == -1
+    text = build_handoff([*older, anchor, *newer], previous_summary="## User requests\n- in between")
+    # Older turns' facts before the previous summary's, the newer turns' after.
+    requests = text.split("## User requests\n", 1)[1].split("\n\n", 1)[0]
+    assert requests.index("first: keep") < requests.index("in between") < requests.index("then: add")
+    assert "## Latest user request\nlast: run the tests" in text
+    assert "src/old.py" in text and "src/new.py" in text

@@ -142,6 +142,7 @@ class CompressorEngine(ContextEngine):
         self._guard = AntiThrash()
         self._previous_summary: str | None = None
         self._summarizers: dict[str, Any] = {}
+        self._redacted_output = False  # whether the last summary came redacted (``_clean_output``)
         self._summary_model_failed = False
         self._runtime: tuple[Any, ...] | None = None
         self._window_warned = False
@@ -798,7 +799,7 @@ class CompressorEngine(ContextEngine):
                 return self._failed(request, provider, exc, report)
         self._guard.clear_cooldown()
         self._guard.last_failure = None
-        return self._clean_output(text, request), provider, False, None
+        return self._clean_output(text, request, redacted=self._redacted_output), provider, False, None
 
     def _failed(
         self, request: SummaryRequest, provider: str, exc: SummarizerError, report: dict[str, Any]
@@ -857,6 +858,8 @@ class CompressorEngine(ContextEngine):
             text = "" if text is None else str(text)
         if not text.strip():
             raise SummarizerError("the summariser returned an empty summary", kind="empty")
+        # Ours, not a subclass: its handoff is redacted as a whole as its last step.
+        self._redacted_output = type(summarizer) is ExtractiveSummarizer
         return text
 
     def _factory(self, provider: str) -> Any:
@@ -901,8 +904,14 @@ class CompressorEngine(ContextEngine):
         self._summarizers[key] = summarizer
         return summarizer
 
-    def _clean_output(self, text: str, request: SummaryRequest) -> str:
-        text = strip_answer_banner(redact(strip_reasoning(text)))
+    def _clean_output(self, text: str, request: SummaryRequest, *, redacted: bool = False) -> str:
+        """The summary as it goes into the context: reasoning, secrets and banner removed, cut
+        to size, its latest request grounded. ``redacted``: the summariser redacted ``text``
+        itself (the built-in extractive one); a second pass would change nothing (redaction is
+        idempotent, tested) and cost as much as the first (~8,000 characters of triggers), so
+        it is skipped unless removing reasoning changed the text (joined parts are new text)."""
+        stripped = strip_reasoning(text)
+        text = strip_answer_banner(stripped if redacted and stripped == text else redact(stripped))
         limit = max(MAX_CHARS, self.max_summary_tokens * 6)
         if len(text) > limit:
             cut = text.rfind("\n", 0, limit)

@@ -64,7 +64,7 @@ from hermes_plugins.compressor.oneliners import (
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX
-from hermes_plugins.compressor.serialize import message_text
+from hermes_plugins.compressor.serialize import TURN_HARD_MAX, message_text
 
 MAX_CHARS = 8_000
 REQUEST_MAX = 2_500
@@ -167,15 +167,6 @@ _TODO_TOOLS = frozenset({"TodoWrite", "todo", "todo_write"})
 _ARGUMENT_TOOLS = (SHELL_TOOLS | READ_TOOLS | WRITE_TOOLS | EDIT_TOOLS | PATCH_TOOLS | EDITOR_TOOLS
                    | _TODO_TOOLS | {"clarify"})
 _NO_ARGS: dict[str, Any] = {}
-
-
-def _name_args(call: Mapping[str, Any]) -> tuple[str, dict[str, Any], Any]:
-    """(name, arguments parsed when ``_ARGUMENT_TOOLS`` has the name else ``{}``, raw arguments)."""
-    raw = call.get("function")
-    fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else {}
-    arguments = fn.get("arguments")
-    name = str(fn.get("name") or "unknown")
-    return name, parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS, arguments
 
 
 #: First characters of every opening ``is_request`` looks for (``_common.injected``).
@@ -293,6 +284,7 @@ class _Facts:
         self.summaries: list[str] = []
         self.last_step: list[str] = []
         self.texts: list[str] = []
+        self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
         self._collect(turns)
 
     @property
@@ -313,8 +305,16 @@ class _Facts:
         for index, turn in enumerate(turns):
             role = turn.get("role")
             if role != "user" and role != "assistant":
-                continue  # results are read with their calls; system turns hold no facts
-            text = message_text(turn)
+                # Results are read with their calls; system turns hold no facts, but the first
+                # anchor splits the turns (``build_handoff``): noted here, not by another walk.
+                if role == "system" and self.anchor < 0 and turn.get("content") == SUMMARY_ANCHOR:
+                    self.anchor = index
+                continue
+            # ``message_text`` inline for the usual plain string (it changes nothing there).
+            text = turn.get("content")
+            if type(text) is not str or "MEDIA:" in text or len(text) > TURN_HARD_MAX or (
+                    role == "assistant" and "<" in text):
+                text = message_text(turn)
             if role == "user":
                 if _plain_request(turn, text):  # the placeholder opens with "(": not here
                     self.texts.append(text)
@@ -331,17 +331,20 @@ class _Facts:
                 self.texts.append(text)
                 self._add_request(text)
                 continue
-            if role == "assistant":
-                if text.strip():
-                    self.texts.append(text)
-                    last_assistant_text = text
-                for position, call in enumerate(turn.get("tool_calls") or ()):
-                    if type(call) is not dict and not isinstance(call, Mapping):
-                        continue
-                    result = results.get((index, position))
-                    last_action, todo_list = self._call(call, result)
-                    if todo_list is not None:
-                        todos = todo_list
+            if text.strip():
+                self.texts.append(text)
+                last_assistant_text = text
+            calls = turn.get("tool_calls")
+            if not calls:
+                continue
+            position = -1
+            for call in calls:
+                position += 1
+                if type(call) is not dict and not isinstance(call, Mapping):
+                    continue
+                last_action, todo_list = self._call(call, results.get((index, position)))
+                if todo_list is not None:
+                    todos = todo_list
         if todos:
             self.open_items.extend(todos)
         # The one assistant text quoted whole: redacted while its lines are still lines.
@@ -370,11 +373,22 @@ class _Facts:
     def _call(
         self, call: Mapping[str, Any], result: Mapping[str, Any] | None
     ) -> tuple[_Action, list[str] | None]:
-        name, args, arguments = _name_args(call)
+        # Name, arguments (parsed only for ``_ARGUMENT_TOOLS``) and ``message_text``, inline: this runs once per call of the middle.
+        raw = call.get("function")
+        fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else _NO_ARGS
+        arguments = fn.get("arguments")
+        name = fn.get("name") or "unknown"
+        if type(name) is not str:
+            name = str(name)
+        args = parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS
         if result is not None:
-            content = message_text(result)
+            content = result.get("content")
+            if type(content) is not str or "MEDIA:" in content or len(content) > TURN_HARD_MAX:
+                content = message_text(result)
             is_error = result.get("_is_error")
-            demoted = content[:1] == "[" and looks_demoted(content) and content.startswith(f"[{name}]") \
+            # Our one-liner of this very tool: "[name] ..." (no f-string built per call).
+            demoted = content[:1] == "[" and content.startswith(name, 1) \
+                and content.startswith("]", len(name) + 1) and looks_demoted(content) \
                 and not content.startswith(DUPLICATE_PREFIX)
         else:
             content, is_error, demoted = "", False, False
@@ -389,34 +403,41 @@ class _Facts:
         # Unparsed arguments: a tool file_actions knows nothing about (it would say []).
         paths = file_actions(name, args, content) if args is not _NO_ARGS else None
         if paths:
+            files = self.files
             for path, verb in paths:
-                self.files.add(path, verb, name)
+                files.add(path, verb, name)
             path_key = next((p for p, v in paths if v != "read"), None) or paths[0][0]
-        if command:
-            key = f"`{_clip(command, 160)}`"
-        elif path_key:
-            key = path_key
-        else:
-            key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
-        failed: tuple[str | None, str] | None = None
         if result is not None:
+            if command:
+                key = f"`{_clip(command, 160)}`"
+            elif path_key:
+                key = path_key
+            else:
+                key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
             if demoted:
                 failed = _demoted_failure(content)
             else:
                 failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
-            target = ""  # what an error item names: only a failure needs it
-            if failed is not None:
+            if failed is None:  # ``_outcome``'s success branch, inline (most results)
+                self.succeeded.add(key)
+                if key in self.error_keys_failing:
+                    self.resolved.add(key)
+                if command:
+                    shown = _clip(command, 80)
+                    self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+            else:
+                # What an error item names.
                 shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
-                target = shown if command or not path_key else f"[{name}] {shown}"
-            self._outcome(key, target, command, failed)
-        todos = args.get("todos") if name in _TODO_TOOLS else None
-        if isinstance(todos, list):
-            pending = [
-                _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
-                for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
-            ]
-            return action, pending
-        if name == "clarify" and isinstance(args.get("question"), str):
+                self._outcome(key, shown if command or not path_key else f"[{name}] {shown}", command, failed)
+        if name in _TODO_TOOLS:
+            todos = args.get("todos")
+            if isinstance(todos, list):
+                pending = [
+                    _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                    for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
+                ]
+                return action, pending
+        elif name == "clarify" and isinstance(args.get("question"), str):
             self.open_items.append(_clip(args["question"], ITEM_MAX))
         return action, None
 
@@ -710,9 +731,14 @@ def build_handoff(
     protected head): their facts go before the summary's, the newer turns' after.
     """
     max_chars = max(1_000, int(max_chars))
-    older_turns, newer_turns = split_at_anchor(turns)
-    # One pass over the turns in the usual case (no older head): all turns are the newer ones.
-    facts = _Facts([*older_turns, *newer_turns])
+    # One pass over the turns in the usual case (no anchor): all turns are the newer ones. The
+    # walk skips system turns, the anchor included, so it reads the turns around the anchor as
+    # one list; it notes the anchor, and only then are the two sides read again on their own.
+    facts = _Facts(turns)
+    older_turns: Sequence[Mapping[str, Any]] = ()
+    newer_turns: Sequence[Mapping[str, Any]] = turns
+    if facts.anchor >= 0:
+        older_turns, newer_turns = list(turns[: facts.anchor]), list(turns[facts.anchor + 1:])
     older = _Facts(older_turns) if older_turns else None
     newer = _Facts(newer_turns) if older_turns else facts
     previous: dict[str, list[str] | str] = {}
