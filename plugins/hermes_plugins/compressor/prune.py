@@ -16,6 +16,7 @@ list and its dicts are never touched; only the messages that change are copied, 
 
 from __future__ import annotations
 
+import gc
 import json
 from collections.abc import Sequence
 from itertools import islice
@@ -554,9 +555,21 @@ def prune_tool_results(
         # Calls in flight are the host's next step: their message stays as it is.
         pruner.pending_at = pending[0][0]
         boundary = min(boundary, pruner.pending_at)
-    pruner.run(boundary)
-    if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
-        pruner.relieve_tail(boundary, protect_tail_tokens)
+    # The passes make no reference cycles, only copies and lines the output holds; the
+    # collector's full collections, set off by those allocations, traverse the host's whole
+    # history (~25% of a first pass at 100,000 messages). It pauses for the walk, then
+    # collects the young generation once, here rather than at the caller's next allocation.
+    paused = gc.isenabled()
+    if paused:
+        gc.disable()
+    try:
+        pruner.run(boundary)
+        if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
+            pruner.relieve_tail(boundary, protect_tail_tokens)
+    finally:
+        if paused:
+            gc.enable()
+            gc.collect(0)
     if not pruner.changed and not pruner.stats.demoted:
         return messages, pruner.stats
     return pruner.result(), pruner.stats
