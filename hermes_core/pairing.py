@@ -12,7 +12,8 @@ call ids (gpt-4o in tau-bench, SWE-agent 1.x), so pairing by id alone is wrong. 
   runs them next) and are legal.
 
 Everything that pairs messages (dedupe, demotion, the cut, ``sanitize_tool_pairs``, one-liners,
-readers, the request loop) goes through ``match_results``; every check of an output goes through
+readers, the request loop) goes through ``match_results`` (or, for one assistant message,
+``answered_in_order``: its usual form, which needs no look at the rest); every check of an output goes through
 ``pairing_problems``. Plain functions over dicts: they run over whole histories.
 """
 
@@ -31,6 +32,7 @@ __all__ = [
     "Match",
     "PairingGuard",
     "PairingRepair",
+    "answered_in_order",
     "call_ids_of",
     "is_valid_pairing",
     "match_results",
@@ -118,6 +120,29 @@ def match_results(messages: Sequence[Mapping[str, Any]]) -> tuple[dict[int, Matc
         match for entry in open_calls.values() for match in ((entry,) if type(entry) is tuple else entry)
     )
     return answers, unanswered
+
+
+def answered_in_order(messages: Sequence[Mapping[str, Any]], index: int) -> bool:
+    """Whether the calls of the assistant message at ``index`` are answered in their usual
+    form: one result per call right after it, in the calls' order, each naming its call's
+    (non-empty string) id. Then the result of call ``p`` is ``messages[index + 1 + p]``, as
+    ``match_results`` says whatever the rest of the list holds: this message's calls are the
+    nearest of their ids, and equal ids are answered first-come. A walk that reads calls with
+    their results pairs such a block without a pass over the whole list (tested against it).
+    """
+    calls = messages[index].get("tool_calls")
+    if type(calls) is not list or not calls or index + len(calls) >= len(messages):
+        return False
+    j = index + 1
+    for call in calls:
+        ident = (call.get("id") or call.get("call_id")) if type(call) is dict else None
+        if type(ident) is not str or not ident:
+            return False
+        answer = messages[j]
+        if answer.get("role") != "tool" or answer.get("tool_call_id") != ident:
+            return False
+        j += 1
+    return True
 
 
 def pending_calls(messages: Sequence[Mapping[str, Any]]) -> list[Match]:

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 
 from hermes_core.pairing import (
     TOOL_CALL_REMOVED,
+    answered_in_order,
     is_valid_pairing,
     match_results,
     pairing_problems,
@@ -279,3 +280,48 @@ def _problems_block_by_block(messages: list[dict[str, Any]], allow_pending: bool
 @example([asst("a"), result("b"), USER], False)
 def test_pairing_problems_match_the_block_by_block_check(messages: list[dict[str, Any]], pending: bool) -> None:
     assert pairing_problems(messages, allow_pending=pending) == _problems_block_by_block(messages, pending)
+
+
+@st.composite
+def leftovers_then_blocks(draw: Any) -> list[dict[str, Any]]:
+    """Unanswered calls and stray results with the ids that later in-order blocks reuse: the
+    case where pairing a block by position could differ from the nearest-call rule."""
+    messages: list[dict[str, Any]] = [USER]
+    for _ in range(draw(st.integers(1, 8))):
+        group = draw(st.lists(st.sampled_from(["a", "b", "c"]), min_size=1, max_size=3))
+        messages.append(asst(*group))
+        answered = draw(st.sampled_from(["all", "none", "some", "shuffled", "extra"]))
+        if answered == "all":
+            messages.extend(result(i) for i in group)
+        elif answered == "some":
+            messages.extend(result(i) for i in group[: len(group) - 1])
+        elif answered == "shuffled":
+            messages.extend(result(i) for i in reversed(group))
+        elif answered == "extra":
+            messages.extend(result(i) for i in [*group, draw(st.sampled_from(["a", "b"]))])
+        if draw(st.booleans()):
+            messages.append(USER)
+    return messages
+
+
+@given(st.one_of(anything(), garbage(), leftovers_then_blocks(), histories().map(lambda case: case[0])))
+def test_a_block_answered_in_order_pairs_by_position_as_the_rule_does(messages: list[dict[str, Any]]) -> None:
+    answers, _ = match_results(messages)
+    for index, message in enumerate(messages):
+        if message.get("role") != "assistant":
+            assert not answered_in_order(messages, index)
+            continue
+        if answered_in_order(messages, index):
+            for position in range(len(message["tool_calls"])):
+                assert answers[index + 1 + position] == (index, position)
+
+
+def test_answered_in_order_takes_only_the_usual_form() -> None:
+    messages = [USER, asst("a", "a"), result("a"), result("a"), asst("b", "c"), result("c"), result("b"),
+                asst("d"), USER, result("d"), asst("e"), result("e")]
+    assert answered_in_order(messages, 1)  # equal ids: first-come
+    assert not answered_in_order(messages, 4)  # answered, but not in the calls' order
+    assert not answered_in_order(messages, 7)  # its result comes after another message
+    assert answered_in_order(messages, 10)
+    assert not answered_in_order([USER, asst("a")], 1)  # pending
+    assert not answered_in_order([USER, {"role": "assistant", "tool_calls": [{"id": ""}]}, result("")], 1)

@@ -43,7 +43,7 @@ from hermes_plugins._common.injected import (
     react_command,
     summary_author,
 )
-from hermes_core.pairing import match_results
+from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.toolkinds import (
     EDIT_TOOLS,
@@ -296,9 +296,10 @@ class _Facts:
         return list(self._decisions)
 
     def _collect(self, turns: Sequence[Mapping[str, Any]]) -> None:
-        # The pairing rule (ids are reused by real providers): (assistant index, call) -> result.
-        answers, _unanswered = match_results(turns)
-        results: dict[tuple[int, int], Mapping[str, Any]] = {match: turns[i] for i, match in answers.items()}
+        # The pairing rule (ids are reused by real providers). Nearly every assistant message's
+        # results follow it in its calls' order (``answered_in_order``): read right there. The
+        # whole list is matched, (assistant index, call) -> result, only once one is not.
+        results: dict[tuple[int, int], Mapping[str, Any]] | None = None
         last_assistant_text = ""
         last_action: _Action = ""
         todos: list[str] | None = None
@@ -337,12 +338,17 @@ class _Facts:
             calls = turn.get("tool_calls")
             if not calls:
                 continue
+            ordered = answered_in_order(turns, index)
+            if not ordered and results is None:
+                answers, _unanswered = match_results(turns)
+                results = {match: turns[i] for i, match in answers.items()}
             position = -1
             for call in calls:
                 position += 1
                 if type(call) is not dict and not isinstance(call, Mapping):
                     continue
-                last_action, todo_list = self._call(call, results.get((index, position)))
+                result = turns[index + 1 + position] if ordered else results.get((index, position))  # type: ignore[union-attr]
+                last_action, todo_list = self._call(call, result)
                 if todo_list is not None:
                     todos = todo_list
         if todos:
