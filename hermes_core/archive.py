@@ -86,8 +86,9 @@ def message_text(message: Mapping[str, Any]) -> str:
     if isinstance(calls, list) and calls:
         lines = []
         for call in calls:
-            fn = call.get("function") if isinstance(call, Mapping) else None
-            if isinstance(fn, Mapping):
+            # ``type() is dict`` first: an ABC isinstance costs ~0.3 us, per call of 100k messages.
+            fn = call.get("function") if type(call) is dict or isinstance(call, Mapping) else None
+            if type(fn) is dict or isinstance(fn, Mapping):
                 args = fn.get("arguments")
                 args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
                 lines.append(f"[tool call {fn.get('name', '?')}] {args}")
@@ -621,17 +622,23 @@ def _is_turn_start(message: Mapping[str, Any]) -> bool:
     )
 
 
-def _tool_names(messages: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+def _tool_names(messages: Sequence[Mapping[str, Any]], roles: Sequence[Any] | None = None) -> dict[str, str]:
+    """Call id -> tool name, from the calls of the assistant messages. ``roles`` (optional): each
+    message's role as the request path read it (``_EARLIER`` for a replacement, whose role is
+    read again), so only the assistant messages are visited."""
     names: dict[str, str] = {}
+    if roles is not None:
+        messages = [m for m, r in zip(messages, roles) if r == "assistant" or r is _EARLIER]
     for message in messages:
         calls = message.get("tool_calls")
-        if message.get("role") == "assistant" and isinstance(calls, list):
+        if calls and isinstance(calls, list) and message.get("role") == "assistant":
             for call in calls:
-                if isinstance(call, Mapping):
+                if type(call) is dict or isinstance(call, Mapping):
                     fn = call.get("function")
-                    name = fn.get("name") if isinstance(fn, Mapping) else call.get("name")
-                    if isinstance(call.get("id"), str) and isinstance(name, str):
-                        names[call["id"]] = name
+                    name = fn.get("name") if type(fn) is dict or isinstance(fn, Mapping) else call.get("name")
+                    call_id = call.get("id")
+                    if isinstance(call_id, str) and isinstance(name, str):
+                        names[call_id] = name
     return names
 
 
@@ -656,41 +663,51 @@ def _extra_of(message: Mapping[str, Any]) -> dict[str, Any] | None:
     return extra
 
 
+#: The per-entry columns of ``ArchivedBatch.columns()``, in this order.
+BATCH_COLUMNS = ("ref", "seq", "role", "tool", "call_id", "turn", "position", "replaced_by", "turn_start", "text", "extra")
+
+
 class ArchivedBatch(Sequence[dict[str, Any]]):
-    """The records of one compaction, built when first read: a read-only sequence of the
-    ``archive_put`` record dicts (``ref``, ``seq``, ``role``, ``tool``, ``call_id``, ``turn``,
-    ``position``, ``replaced_by``, ``text``, ``extra``, ``created_at``, ``turn_start``).
+    """The entries of one compaction, built when first read: column by column for a store that
+    writes rows (``columns()``: the SQLite store binds them as they are), or as the read-only
+    sequence of ``archive_put`` record dicts (``ref``, ``seq``, ``role``, ``tool``, ``call_id``,
+    ``turn``, ``position``, ``replaced_by``, ``text``, ``extra``, ``created_at``, ``turn_start``).
 
     The request path (``SessionArchive.record``) hands over what it already holds - the list it
-    gave the engine (copied: the host may reuse the list object), the removed positions, their
-    references - and the per-message work (the text, the extra keys, the tool name of a result,
-    one dict per record) runs where the batch is first read: the SQLite store's writer thread,
-    the in-memory store's first read. At 100k archived messages that work and its allocations
-    (a dict per record, which also wakes the garbage collector over the host's whole history)
-    cost ~11x an estimate+hash pass on the thread that called ``compress``.
+    gave the engine (copied: the host may reuse the list object), what its one pass read of each
+    message (role, content, a result's call id), the removed positions, their references - and
+    the per-message work (the text, the extra keys, the tool name of a result) runs where the
+    batch is first read: the SQLite store's writer thread, the in-memory store's first read.
 
-    Nothing is lost to a host that reuses its dicts: each message's ``content`` is snapshotted
-    at the compaction (a string is immutable; rewriting ``message["content"]`` later does not
-    reach the archive). Nested structures (a content list, ``tool_calls``) are shared with the
-    host, as a shallow copy would share them.
+    Nothing is lost to a host that reuses its dicts: each message's role and ``content`` are
+    snapshotted at the compaction (a string is immutable; rewriting ``message["content"]`` later
+    does not reach the archive). Nested structures (a content list, ``tool_calls``) are shared
+    with the host, as a shallow copy would share them.
     """
 
-    __slots__ = ("_context", "_contents", "_positions", "_refs", "_turns", "_targets", "_starts",
-                 "_first_seq", "_created_at", "_built", "_lock")
+    __slots__ = ("_context", "_contents", "_roles", "_call_ids", "_positions", "_refs", "_turns", "_targets",
+                 "_starts", "_first_seq", "created_at", "_columns", "_built", "_lock")
 
     def __init__(
         self, *, context: Sequence[dict[str, Any]], contents: list[Any], positions: list[int], refs: list[str],
         turns: list[int], targets: list[int], starts: list[int], first_seq: int, created_at: float,
+        roles: list[Any] | None = None, call_ids: list[Any] | None = None,
     ) -> None:
         self._context: list[dict[str, Any]] = list(context)
-        self._contents = contents  # of every message of the context, by position
+        # Of every message of the context, by position: its content, its role and a tool
+        # result's call id as the request path's one pass read them (read here when not given).
+        self._contents = contents
+        self._roles = roles if roles is not None else [m.get("role") for m in self._context]
+        self._call_ids = call_ids
         self._positions = positions
         self._refs = refs
         self._turns = turns
         self._targets = targets
         self._starts = starts
         self._first_seq = first_seq
-        self._created_at = created_at
+        #: When the compaction archived these entries (one time for the batch).
+        self.created_at = created_at
+        self._columns: dict[str, Sequence[Any]] | None = None
         self._built: list[dict[str, Any]] | None = None
         self._lock = threading.Lock()
 
@@ -702,44 +719,99 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
     def __len__(self) -> int:
         return len(self._refs)
 
+    def columns(self) -> dict[str, Sequence[Any]]:
+        """The entries column by column (``BATCH_COLUMNS``: one sequence each, in entry order;
+        ``text`` the original text, ``extra`` a mapping or None): built once, then cached. An
+        ``extra`` may be the host's message itself (when it holds what the extra would): a
+        store serialises it or copies it, and never keeps or changes it."""
+        built = self._columns
+        if built is not None:
+            return built
+        with self._lock:
+            if self._columns is None:
+                self._columns = self._build()
+                # What the columns hold is all that is needed now: let the host's messages go.
+                self._context, self._contents, self._roles, self._call_ids = [], [], [], None
+            return self._columns
+
     def records(self) -> list[dict[str, Any]]:
         """The record dicts (built once, then cached)."""
         built = self._built
         if built is not None:
             return built
+        columns = self.columns()
         with self._lock:
             if self._built is None:
-                self._built = self._build()
-                self._context, self._contents = [], []  # the records hold what is needed now
+                n = len(self._refs)
+                keys = (*BATCH_COLUMNS, "created_at")
+                built = [
+                    dict(zip(keys, row)) for row in
+                    zip(*(columns[k] for k in BATCH_COLUMNS), itertools.repeat(self.created_at, n))
+                ]
+                for record in built:
+                    if record["extra"] is not None:  # may be the host's message: a record owns its own
+                        record["extra"] = dict(record["extra"])
+                self._built = built
             return self._built
 
-    def _build(self) -> list[dict[str, Any]]:
-        names: dict[str, str] | None = None
-        starts = set(self._starts)
+    def _build(self) -> dict[str, Sequence[Any]]:
+        # Most archived messages are plain: a role, a string content and, for a tool result, its
+        # call id. Their text is the content and they have no extra, so their columns come from
+        # what the request path read, in C (``map``); only the others (tool calls, content
+        # parts, other keys) go through ``message_text`` and ``_extra_of`` one by one.
         context = self._context
-        contents = self._contents
-        out: list[dict[str, Any]] = []
-        created_at = self._created_at
-        seq = self._first_seq
-        for i, j in enumerate(self._positions):
-            message = context[j]
-            content = contents[j]
+        positions = self._positions
+        n = len(positions)
+        messages = list(map(context.__getitem__, positions))
+        texts = list(map(self._contents.__getitem__, positions))
+        roles = list(map(self._roles.__getitem__, positions))
+        found: Iterable[Any]
+        if self._call_ids is not None:
+            found = map(self._call_ids.__getitem__, positions)
+        else:
+            found = (m.get("tool_call_id") if r == "tool" else None for m, r in zip(messages, roles))
+        call_ids: list[Any] = [c if type(c) is str else "" for c in found]
+        extras: list[Any] = [None] * n
+        tools: list[Any] = [""] * n
+        # Plain: a string content, a role, and no other key but a tool result's call id. The
+        # role and content read as strings, so a message of two keys holds those two, and one
+        # of three a tool result's (non-empty) call id as well.
+        odd: list[int] = []
+        for i, size in enumerate(map(len, messages)):
+            role = roles[i]
+            if (
+                (size == 2 or (size == 3 and role == "tool" and call_ids[i]))
+                and type(role) is str and role and type(texts[i]) is str
+            ):
+                continue
+            odd.append(i)
+        names = _tool_names(context, self._roles) if any(call_ids) or odd else {}
+        if names:
+            tools = list(map(names.get, call_ids, itertools.repeat("")))
+        for i in odd:
+            message = messages[i]
+            content = texts[i]
             if message.get("content") is not content:
                 message = {**message, "content": content}
-            role = message.get("role") or ""
+            role = roles[i] or ""
             call_id = message.get("tool_call_id") or ""
             tool = message.get("name") or ""
             if role == "tool" and not tool and call_id:
-                if names is None:
-                    names = _tool_names(context)
                 tool = names.get(call_id, "")
-            out.append({
-                "ref": self._refs[i], "seq": seq + i, "role": str(role), "tool": str(tool),
-                "call_id": str(call_id), "turn": self._turns[i], "position": j,
-                "replaced_by": self._targets[i], "text": message_text(message), "extra": _extra_of(message),
-                "created_at": created_at, "turn_start": j in starts,
-            })
-        return out
+            roles[i], call_ids[i], tools[i] = str(role), str(call_id), str(tool)
+            texts[i] = message_text(message)
+            if ("tool_calls" in message or type(content) is not str) and "content" in message:
+                # Its extra holds every key of it (``_extra_of``): the message itself stands
+                # in, serialised by the store or copied into a record, never a dict more here.
+                extras[i] = message
+            else:
+                extras[i] = _extra_of(message)
+        starts = set(self._starts)
+        return {
+            "ref": self._refs, "seq": range(self._first_seq, self._first_seq + n), "role": roles, "tool": tools,
+            "call_id": call_ids, "turn": self._turns, "position": positions, "replaced_by": self._targets,
+            "turn_start": list(map(starts.__contains__, positions)), "text": texts, "extra": extras,
+        }
 
     def __getitem__(self, index: Any) -> Any:
         return self.records()[index]
@@ -822,7 +894,7 @@ class SessionArchive:
             if len(after) == len(before) and -1 not in kept:
                 return after
             runs = replacement_runs(before, after, kept, call_ids)
-            records, refs_for = self._records(before, kept, runs, tags, contents)
+            records, refs_for = self._records(before, kept, runs, tags, contents, call_ids)
             if records:
                 try:
                     self.store.archive_put(self.session_id, records)
@@ -848,6 +920,7 @@ class SessionArchive:
     def _records(
         self, before: Sequence[dict[str, Any]], kept: Sequence[int],
         runs: Sequence[tuple[int, int, int | list[int]]], tags: list[Any], contents: list[Any],
+        call_ids: list[Any],
     ) -> tuple[ArchivedBatch, dict[int, list[str]]]:
         """The batch of what left (references and snapshots only) and, per replacement in
         ``after``, the references it stands for (in the order of ``before``).
@@ -924,7 +997,7 @@ class SessionArchive:
         self._pending_turns = list(map(kept.__getitem__, starts)).count(-1)
         batch = ArchivedBatch(
             context=before, contents=contents, positions=gone, refs=refs, turns=turns, targets=targets,
-            starts=starts, first_seq=self._seq + 1, created_at=time.time(),
+            starts=starts, first_seq=self._seq + 1, created_at=time.time(), roles=tags, call_ids=call_ids,
         )
         self._seq += len(refs)
         return batch, refs_for

@@ -435,3 +435,77 @@ def test_the_records_of_a_compaction_are_built_at_the_first_read_not_on_the_requ
     hits = archive.search("question 6")
     assert batch._built is not None and hits and hits[0]["text"] == "question 6"
     assert [r["ref"] for r in batch] == [f"m{i // 2 + 1}.{i % 2 + 1}" for i in range(16)]
+
+
+# --- the batch's columns: what the stores write, against the one-message-at-a-time record -----
+
+_CALL = st.fixed_dictionaries({"id": st.sampled_from(["c1", "c2", "c3", ""]), "type": st.just("function"),
+                               "function": st.fixed_dictionaries({"name": st.sampled_from(["read", "terminal"]),
+                                                                  "arguments": st.sampled_from(["{}", '{"a": 1}'])})})
+_MESSAGE = st.fixed_dictionaries(
+    {"role": st.sampled_from(["user", "assistant", "tool", "system", "", None, 3])},
+    optional={
+        "content": st.one_of(st.text(max_size=8), st.none(), st.just([{"type": "text", "text": "part"}])),
+        "tool_call_id": st.sampled_from(["c1", "c2", "", None, 7]),
+        "tool_calls": st.lists(_CALL, max_size=2),
+        "name": st.sampled_from(["grep", ""]),
+        "_reasoning": st.just("why"),
+    },
+)
+
+
+def _record_of(message: dict[str, Any], context: list[dict[str, Any]]) -> tuple[Any, ...]:
+    """The entry columns of one archived message, read one message at a time (the definition)."""
+    names: dict[str, str] = {}
+    for m in context:
+        if m.get("role") == "assistant" and isinstance(m.get("tool_calls"), list):
+            for call in m["tool_calls"]:
+                if isinstance(call.get("id"), str):
+                    names[call["id"]] = call["function"]["name"]
+    role = message.get("role") or ""
+    call_id = message.get("tool_call_id") or ""
+    tool = message.get("name") or ""
+    if role == "tool" and not tool and call_id:
+        tool = names.get(call_id, "")
+    extra = archive_module._extra_of(message)
+    return (str(role), str(tool), str(call_id), message_text(message), None if extra is None else dict(extra))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_MESSAGE, min_size=1, max_size=12), st.data())
+def test_the_batch_columns_equal_each_message_read_on_its_own(messages: list[dict[str, Any]], data: Any) -> None:
+    before = [{"role": "system", "content": "sys"}, *messages]
+    gone = sorted(data.draw(st.sets(st.integers(1, len(messages)), min_size=1)))
+    after = [m for j, m in enumerate(before) if j not in gone]
+    store = MemoryArchiveStore()
+    archive = SessionArchive(session_id="s", store=store)
+    archive.record(before, after)
+    (_sid, batch, _now), = store._pending
+    columns = batch.columns()
+    got = list(zip(columns["role"], columns["tool"], columns["call_id"], columns["text"],
+                   [None if e is None else dict(e) for e in columns["extra"]], strict=True))
+    assert got == [_record_of(before[j], before) for j in gone]
+    assert list(columns["position"]) == gone and list(columns["ref"]) == batch.refs
+    records = batch.records()  # the record dicts hold the same, each extra a dict of its own
+    assert [(r["role"], r["tool"], r["call_id"], r["text"], r["extra"]) for r in records] == got
+    assert all(r["extra"] is None or all(r["extra"] is not m for m in before) for r in records)
+
+
+def test_the_sqlite_store_writes_a_batch_from_its_columns_without_a_dict_per_entry(tmp_path: Path) -> None:
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="cols")
+    before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
+    batches: list[Any] = []
+    put = session.archive.store.archive_put
+
+    def spy(session_id: str, records: Any) -> None:
+        batches.append(records)
+        put(session_id, records)
+
+    session.archive.store.archive_put = spy
+    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
+    session.archive.flush()
+    (batch,) = batches
+    assert isinstance(batch, archive_module.ArchivedBatch) and batch._built is None
+    assert [session.archive.message(ref) for ref in batch.refs] == _SHAPES
+    assert session.archive.search("result with a name")[0]["tool"] == "terminal"
+    session.close()

@@ -21,7 +21,10 @@ metadata).
 from __future__ import annotations
 
 import atexit
+import bisect
+import itertools
 import json
+import operator
 import os
 import queue
 import sqlite3
@@ -290,32 +293,58 @@ def _dump_extra(extra: Any) -> str | None:
         return json.dumps(extra, ensure_ascii=False, default=str)
 
 
-def _insert(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
-    """Insert one batch (inside a transaction) in one ``executemany``, and note its id range as
-    not yet indexed. A reference already archived for the session is ignored (the first is
-    kept: ``UNIQUE (session_id, ref)``); its id stays unused, a gap the range lookups skip."""
+#: The columns of ``archive_messages`` an insert binds, in the order of ``_INSERT``'s values.
+_ROW_COLUMNS = ("ref", "seq", "role", "tool", "call_id", "turn", "position", "replaced_by", "turn_start",
+                "created_at", "bytes", "extra", "text")
+_INSERT = (
+    f"INSERT OR IGNORE INTO archive_messages (id, session_id, {', '.join(_ROW_COLUMNS)}) "
+    f"VALUES ({', '.join('?' * (len(_ROW_COLUMNS) + 2))})"
+)
+_DEFAULTS = {"seq": 0, "role": "", "tool": "", "call_id": "", "turn": 0, "position": 0, "replaced_by": -1}
+
+
+def _table(records: Sequence[Mapping[str, Any]]) -> dict[str, Sequence[Any]]:
+    """``records`` as the columns of ``_ROW_COLUMNS`` (one sequence each): a batch of the
+    session archive gives its columns as they are, any other sequence of record dicts is read
+    key by key. The text is made storable (``indexable``), ``bytes`` is its UTF-8 size and
+    ``extra`` its JSON; each is worked out only for the entries that need it (the non-ASCII
+    texts, the entries with an extra), the rest is C (``map``, slices)."""
+    if isinstance(records, ArchivedBatch):
+        columns: dict[str, Sequence[Any]] = dict(records.columns())
+        columns["created_at"] = [records.created_at] * len(records)
+    else:
+        now = time.time()
+        columns = {k: [r.get(k, default) for r in records] for k, default in _DEFAULTS.items()}
+        columns["ref"] = [r["ref"] for r in records]
+        columns["text"] = [r["text"] for r in records]
+        columns["extra"] = [r.get("extra") for r in records]
+        columns["turn_start"] = [1 if r.get("turn_start") else 0 for r in records]
+        columns["created_at"] = [r.get("created_at") or now for r in records]
+    texts = list(columns["text"])
+    sizes = list(map(len, texts))
+    for i in itertools.compress(range(len(texts)), map(operator.not_, map(str.isascii, texts))):
+        texts[i] = text = indexable(texts[i])
+        sizes[i] = len(text.encode("utf-8"))
+    extras = columns["extra"]
+    dumped: list[str | None] = [None] * len(extras)
+    for i in itertools.compress(range(len(extras)), extras):
+        dumped[i] = _dump_extra(extras[i])
+    return {**columns, "text": texts, "bytes": sizes, "extra": dumped}
+
+
+def _insert(conn: sqlite3.Connection, session_id: str, table: Mapping[str, Sequence[Any]], start: int, end: int) -> None:
+    """Insert rows ``start:end`` of ``table`` (``_table``; inside a transaction) in one
+    ``executemany`` of tuples zipped from the columns, and note their id range as not yet
+    indexed. A reference already archived for the session is ignored (the first is kept:
+    ``UNIQUE (session_id, ref)``); its id stays unused, a gap the range lookups skip."""
+    if end <= start:
+        return
     # The write lock is held: nobody else takes ids until COMMIT, so the batch's are one range.
-    last = conn.execute("SELECT COALESCE(MAX(id), 0) FROM archive_messages").fetchone()[0]
-    first = last + 1
-    rows: list[tuple[Any, ...]] = []
-    now = time.time()
-    for r in records:
-        last += 1
-        text = indexable(r["text"])
-        rows.append((
-            last, session_id, r["ref"], r.get("seq", 0), r.get("role", ""), r.get("tool", ""),
-            r.get("call_id", ""), r.get("turn", 0), r.get("position", 0), r.get("replaced_by", -1),
-            1 if r.get("turn_start") else 0, r.get("created_at") or now,
-            len(text) if text.isascii() else len(text.encode("utf-8")), _dump_extra(r.get("extra")), text,
-        ))
-    conn.executemany(
-        "INSERT OR IGNORE INTO archive_messages (id, session_id, ref, seq, role, tool, call_id, turn, position, "
-        "replaced_by, turn_start, created_at, bytes, extra, text) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        rows,
-    )
-    if rows:
-        conn.execute("INSERT INTO archive_unindexed (session_id, lo, hi) VALUES (?, ?, ?)", (session_id, first, last))
+    first = conn.execute("SELECT COALESCE(MAX(id), 0) FROM archive_messages").fetchone()[0] + 1
+    last = first + (end - start) - 1
+    rows = zip(range(first, last + 1), itertools.repeat(session_id), *(table[k][start:end] for k in _ROW_COLUMNS))
+    conn.executemany(_INSERT, rows)
+    conn.execute("INSERT INTO archive_unindexed (session_id, lo, hi) VALUES (?, ?, ?)", (session_id, first, last))
 
 
 def _index(conn: sqlite3.Connection, session_id: str) -> int:
@@ -342,14 +371,16 @@ def _index(conn: sqlite3.Connection, session_id: str) -> int:
 
 
 def _write(conn: sqlite3.Connection, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+    """Write ``records`` in transactions of at most ``BATCH_ROWS`` rows and about ``BATCH_BYTES``
+    of text (the row that reaches it is the last)."""
+    table = _table(records)
+    total = list(itertools.accumulate(table["bytes"], initial=0))
+    count = len(total) - 1
     start = 0
-    while start < len(records):
-        end, size = start, 0
-        while end < len(records) and end - start < BATCH_ROWS and size < BATCH_BYTES:
-            size += len(records[end]["text"])
-            end += 1
+    while start < count:
+        end = min(start + BATCH_ROWS, count, bisect.bisect_left(total, total[start] + BATCH_BYTES, start + 1))
         with _transaction(conn):
-            _insert(conn, session_id, records[start:end])
+            _insert(conn, session_id, table, start, end)
         start = end
 
 
