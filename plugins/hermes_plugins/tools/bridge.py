@@ -327,11 +327,22 @@ def _search(
             name = hit.name
             matches.append(name)
             if name not in shown:
-                summary = derived.get((_SUMMARY, hit.position)) if frozen else None
-                if summary is None:
-                    summary = _hit_summary(index, deferred, hit.position)
-                    if frozen:
-                        derived[(_SUMMARY, hit.position)] = summary
+                position = hit.position
+                if frozen:
+                    summary = derived.get((_SUMMARY, position))
+                    if summary is None:
+                        summary = derived[(_SUMMARY, position)] = _hit_summary(
+                            index, deferred, position
+                        )
+                else:
+                    static = derived.get(position)
+                    if static is None:
+                        summary = _hit_summary(index, deferred, position)
+                    else:  # the usual hit: one call per hit, for the part read live
+                        summary = {
+                            "source": static[0], "source_name": static[1],
+                            "description": static[2], "required": _required(deferred[position]),
+                        }
                 shown[name] = summary
         group: dict[str, Any] = {"query": query, "matches": matches}
         if not hits:
@@ -385,12 +396,16 @@ def _hit_summary(index: bm25.SearchIndex, deferred: Sequence[Any], position: int
 
 
 def _required(definition: Any) -> list[str]:
-    fn = function_of(definition)
+    # Read live on every hit of a plain catalog: the OpenAI shape is read without the
+    # ``function_of`` call, and the names are converted by a C-level map, not a comprehension.
+    fn = definition.get("function") if definition.__class__ is dict else None
+    if fn.__class__ is not dict:
+        fn = function_of(definition)
     params = fn.get("parameters") if fn is not None else None
     required = params.get("required") if isinstance(params, (dict, Mapping)) else None
     if not isinstance(required, list):
         return []
-    return [str(r) for r in required[:MAX_REQUIRED_SHOWN]]
+    return list(map(str, required[:MAX_REQUIRED_SHOWN]))
 
 
 def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
