@@ -32,6 +32,7 @@ from hermes_core.tokens import (
     estimate_request_tokens,
     estimate_tokens,
     estimate_tools_tokens,
+    hold_estimate,
     holding_estimates,
 )
 
@@ -456,13 +457,17 @@ class CompactionLoop:
 
     def manual(
         self, messages: list[dict[str, Any]], *, focus_topic: str | None, force: bool,
-        tools: Sequence[Mapping[str, Any]] | None,
+        tools: Sequence[Mapping[str, Any]] | None, estimate: int | None = None,
     ) -> ManualCompression:
+        """``estimate``: ``estimate_messages_tokens(messages)`` when the caller summed it already
+        (``Session.compress``, in its normalising pass)."""
         session = self.session
         tools = tools if tools is not None else self.last_tools
         # The host waits in this call: its list is the same until it returns, so the estimate
         # of it made here serves the engine's report too (``holding_estimates``).
         with holding_estimates():
+            if estimate is not None:
+                hold_estimate(messages, estimate)
             before_tokens = self.rough(messages, tools, keep=False)
             if not session.engine.has_content_to_compress(messages):
                 feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})

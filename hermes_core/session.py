@@ -599,11 +599,14 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        from hermes_core.sdk import normalize_messages
+        from hermes_core.sdk import normalize_estimating
 
+        # Normalised and estimated in one pass over the history (the loop holds the estimate
+        # for its feedback and the engine's report).
+        normalized, estimate = normalize_estimating(messages)
         return self._collect(
-            self._loop.manual, normalize_messages(messages), focus_topic=focus_topic, force=force,
-            tools=tools,
+            self._loop.manual, normalized, focus_topic=focus_topic, force=force, tools=tools,
+            estimate=estimate,
         )
 
     # --- engine state across processes (ContextEngine.export_state / import_state) -------

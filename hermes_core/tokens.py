@@ -119,6 +119,15 @@ def holding_estimates() -> Iterator[None]:
         _held.reset(token)
 
 
+def hold_estimate(messages: list[Any], total: int) -> None:
+    """Within a ``holding_estimates`` block, take ``total`` as ``estimate_messages_tokens`` of
+    ``messages`` (a caller that summed it in a pass of its own over the list; outside a block
+    this does nothing)."""
+    held = _held.get()
+    if held is not None and type(messages) is list:
+        held[id(messages)] = (messages, len(messages), total)
+
+
 def estimate_messages_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
     """Rough tokens of a message list (sum of ``estimate_message_tokens``)."""
     held = _held.get()

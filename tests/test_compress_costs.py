@@ -13,6 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from hermes_core import Session
 from hermes_core.tokens import estimate_request_tokens
 
@@ -113,3 +116,50 @@ def test_a_manual_compress_estimates_its_input_once(tmp_path: Path, monkeypatch:
 
     # The session's figure and the engine's report read one pass over the 122 messages.
     assert count(held=False) - count(held=True) >= len(history(60))
+
+
+def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_path: Path, monkeypatch: Any) -> None:
+    # Normalising and estimating are one pass (``normalize_estimating``): the input's plain
+    # messages are summed inline there and never estimated one by one again, however the
+    # engine then cuts the list; the figures are those of ``estimate_request_tokens``.
+    from hermes_core import sdk, tokens
+
+    def refuse(_messages: Any) -> Any:
+        raise AssertionError("Session.compress normalised in a pass of its own")
+
+    seen: list[int] = []
+    real = tokens.estimate_message_tokens
+    monkeypatch.setattr(tokens, "estimate_message_tokens", lambda m: seen.append(id(m)) or real(m))
+    monkeypatch.setattr(sdk, "normalize_messages", refuse)
+    session = open_session(tmp_path)
+    messages = [{"role": "system", "content": "Answer tersely."}, *history(60)]
+    before = estimate_request_tokens(messages, system_prompt=session.system_prompt)
+    seen.clear()
+    result = session.compress(messages, force=True)
+    assert id(messages[0]) not in seen  # the protected head: read once, inline
+    assert result.feedback.before_tokens == before
+    report = session.engine.last_compression_report
+    assert report["before"]["tokens"] == tokens.estimate_messages_tokens(messages)
+
+
+@given(st.lists(st.one_of(
+    st.fixed_dictionaries({"role": st.sampled_from(["user", "assistant", "system", "tool"]),
+                           "content": st.one_of(st.text(max_size=30), st.none())}),
+    st.fixed_dictionaries({"role": st.just("assistant"), "content": st.one_of(st.just(""), st.none()),
+                           "tool_calls": st.lists(st.fixed_dictionaries({"id": st.just("c1"), "function": st.fixed_dictionaries(
+                               {"name": st.just("bash"), "arguments": st.text(max_size=20)})}), max_size=2)}),
+    st.fixed_dictionaries({"role": st.just("user"), "content": st.lists(st.one_of(
+        st.fixed_dictionaries({"type": st.just("text"), "text": st.text(max_size=20)}),
+        st.fixed_dictionaries({"type": st.just("tool_result"), "tool_use_id": st.just("c1"),
+                               "content": st.text(max_size=20)}),
+    ), max_size=3)}),
+), max_size=12))
+@settings(max_examples=150, deadline=None)
+def test_normalize_estimating_is_normalize_then_estimate(messages: list[dict[str, Any]]) -> None:
+    from hermes_core.sdk import normalize_estimating, normalize_messages
+    from hermes_core.tokens import estimate_messages_tokens
+
+    normalized = normalize_messages(messages)
+    out, total = normalize_estimating(messages)
+    assert out == normalized and (out is messages) == (normalized is messages)
+    assert total == estimate_messages_tokens(normalized)
