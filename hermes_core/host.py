@@ -32,7 +32,6 @@ from hermes_core.daemon_pool import DaemonPool
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
 from hermes_core.hookguard import CURRENT, CallLog, HookCall, guard, summarize
-from hermes_core.hookcall import Plan, plan_for, run as run_plan
 from hermes_core.hookspecs import PROJECT, SPEC_CLASSES, hookimpl
 from hermes_core.logging import get_logger
 from hermes_core.prompt_dispatch import run_prompt_hooks
@@ -80,9 +79,6 @@ class _Manager(pluggy.PluginManager):
         super().__init__(PROJECT)
         self.host = host
         self.registering: str = "?"
-        #: pluggy's own executor: while it is in place no call monitoring (tracing) is
-        #: installed, and the host may call a hook's implementations directly (``hookcall``)
-        self.plain_hookexec = self._inner_hookexec
 
     def parse_hookimpl_opts(self, plugin: object, name: str) -> Any:
         opts = super().parse_hookimpl_opts(plugin, name)
@@ -216,8 +212,6 @@ class PluginHost:
     _state: dict[Any, Any] = attrs.field(factory=dict)
     _state_lock: threading.Lock = attrs.field(factory=threading.Lock)
     _pool_lock: threading.Lock = attrs.field(factory=threading.Lock)
-    #: hook name -> how its implementations are called (``hookcall``); ``None``: through pluggy
-    _plans: dict[str, Plan | None] = attrs.field(factory=dict)
 
     # --- construction -------------------------------------------------------------------
 
@@ -531,25 +525,11 @@ class PluginHost:
         return undo
 
     def _call(self, hook: str, kwargs: Mapping[str, Any], *, quiet: bool = False) -> tuple[Any, CallLog]:
-        """Call ``hook`` through pluggy; the log says which plugin produced what.
-
-        Through the hook's ``hookcall.Plan`` while it fits (pluggy's implementation list
-        unchanged, no call monitoring): the same calls in the same order, without pluggy's
-        caller frames."""
+        """Call ``hook`` through pluggy; the log says which plugin produced what."""
         record = CallLog(quiet=quiet)
         token = CURRENT.set(record)
         try:
-            pm = self.pm
-            caller = getattr(pm.hook, hook)
-            plan = self._plans.get(hook)
-            if (
-                plan is not None and plan.fits(caller, kwargs)
-                and pm._inner_hookexec is getattr(pm, "plain_hookexec", None)
-            ):
-                result = run_plan(plan, kwargs)
-            else:
-                result = caller(**kwargs)
-                self._plans[hook] = plan_for(caller)
+            result = getattr(self.pm.hook, hook)(**kwargs)
         finally:
             CURRENT.reset(token)
         return result, record
