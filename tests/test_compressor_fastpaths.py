@@ -461,6 +461,8 @@ def test_a_line_is_judged_once_per_string_and_flags(monkeypatch: Any) -> None:
     assert tool_line("terminal", '{"command": "cat a"}', other) == summarize_tool_result("terminal", '{"command": "cat a"}', other)
     assert judged == [False, False]
     assert verdict is None and failures.failure_of(other) is not None
+    assert len(failures._verdicts) == 2  # one entry per string, counted once
+    assert failures._held == len(content) + len(other)
     failures.clear_cache()
 
 

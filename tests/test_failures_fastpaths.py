@@ -237,3 +237,21 @@ def test_json_body_end_is_the_stripped_slice(text: str, start: int) -> None:
 def test_json_body_end_of_a_long_separator_run() -> None:
     text = 'body"' + " " * 100 + "," * 100 + " " * 100  # past the hand-run budget: the plain form
     assert failures._body_end(text, 0, len(text)) == 4
+
+
+_SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(["a", "b", "é", "漢", " ", "\x1b", "\x1b[31m", "\x00", *_SPACES]), max_size=60),
+       st.sampled_from([0, 1, 2_040, 2_050]))
+def test_a_line_collapses_as_its_words_joined(parts: list[str], pad: int) -> None:
+    text = "w" * pad + "".join(parts)
+    assert failures._one_line(text) == failures._one_line_plain(text)
+
+
+def test_printable_text_has_no_whitespace_but_the_space() -> None:
+    # What the fast path of ``_one_line`` relies on, over the whole of Unicode.
+    import sys
+
+    assert all(not chr(c).isprintable() for c in range(sys.maxunicode + 1) if chr(c).isspace() and c != 0x20)

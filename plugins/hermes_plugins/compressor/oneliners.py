@@ -504,7 +504,7 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
             line = _with_failure(line, failure)
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(content):,} chars result)"
-    remember(content, flags, failure, key, line)
+    remember(content, flags, failure, key, line, entry[0] is content)
     return line
 
 
