@@ -388,7 +388,10 @@ def _take(definitions: Sequence[Any], positions: tuple[int, ...], runs: tuple[sl
     if runs is None:
         return tuple(map(definitions.__getitem__, positions))
     if len(runs) == 1:
-        return tuple(definitions[runs[0]])
+        run = runs[0]
+        if run.start == 0 and run.stop == len(definitions):
+            return tuple(definitions)  # the whole list (every tool deferred): one pass, no slice
+        return tuple(definitions[run])
     out: list[Any] = []
     for run in runs:
         out += definitions[run]
