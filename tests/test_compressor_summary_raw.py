@@ -303,3 +303,47 @@ def test_the_anchor_is_found_by_the_walk_and_splits_the_turns_as_before() -> Non
     assert requests.index("first: keep") < requests.index("in between") < requests.index("then: add")
     assert "## Latest user request\nlast: run the tests" in text
     assert "src/old.py" in text and "src/new.py" in text
+
+
+def _clip_plain(text: str, limit: int) -> str:
+    """``_clip`` as it was written first: redact, collapse the whole text, cut."""
+    from hermes_core.redaction import redact
+
+    if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text
+    text = " ".join(redact(text).split())
+    if len(text) <= limit:
+        return text
+    cut = text.rfind(" ", 0, limit - 1)
+    if cut < limit // 2:
+        cut = limit - 1
+    return text[:cut].rstrip() + "…"
+
+
+_WORDS = st.lists(st.one_of(st.text(alphabet="ab-_=:./", min_size=1, max_size=12),
+                            st.sampled_from(["password=hunter2", VENDOR_KEY, "token: abc", "\u00a0", "\x1c"])),
+                  max_size=60)
+_GAPS = st.sampled_from([" ", "  ", "\n", "\t", " \n ", "\u2003", ""])
+
+
+@given(st.one_of(st.text(max_size=900), st.tuples(_WORDS, _GAPS).map(lambda p: p[1].join(p[0])),
+                 st.tuples(_WORDS, _GAPS, st.integers(0, 400)).map(lambda p: " " * p[2] + p[1].join(p[0]) + "\n" * 3)),
+       st.sampled_from([10, 80, 160, 200]))
+@settings(max_examples=400, deadline=None)
+def test_clip_collapses_only_what_the_cut_reads(text: str, limit: int) -> None:
+    assert extractive._clip(text, limit) == _clip_plain(text, limit)
+    assert extractive._clip(text * 5, limit) == _clip_plain(text * 5, limit)
+
+
+def test_clip_does_not_split_a_long_text_into_words_whole() -> None:
+    # A pasted log as a request: only the head the cut can read is collapsed.
+    class Watched(str):
+        splits = 0
+
+        def split(self, *args: Any, **kwargs: Any) -> list[str]:  # type: ignore[override]
+            Watched.splits += 1
+            return super().split(*args, **kwargs)
+
+    text = Watched("step  done\n" * 20_000)
+    assert extractive._clip(text, 200) == _clip_plain(str(text), 200)
+    assert Watched.splits == 0

@@ -132,6 +132,13 @@ _STOPWORDS = frozenset({"the", "and", "for", "with", "about", "that", "this", "f
 _EXIT_IN_LINE = re.compile(r" -> exit (-?\d+|\?)")
 
 
+def _one_line(text: str) -> bool:
+    """Whether collapsing ``text``'s whitespace would change nothing: every whitespace but the
+    ASCII space is not printable, so a printable text without double, leading or trailing
+    spaces is its own collapse."""
+    return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
+
+
 def _clip(text: str, limit: int) -> str:
     """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split).
 
@@ -140,8 +147,14 @@ def _clip(text: str, limit: int) -> str:
     text that stays as it is gets redacted with the rendered summary (``build_handoff``).
     """
     if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
-        return text  # already one clean line: every whitespace but " " is not printable
-    text = " ".join(redact(text).split())
+        return text  # already one clean line (``_one_line``, inline: most texts end here)
+    text = redact(text)
+    if not _one_line(text):
+        # Collapsing the whitespace of a prefix gives a prefix of the whole's collapse: once
+        # that is longer than the limit, the rest of a long text (a pasted log) cannot change
+        # the cut, and is not split into words at all.
+        collapsed = " ".join(text[: 4 * limit].split()) if len(text) > 4 * limit else ""
+        text = collapsed if len(collapsed) > limit else " ".join(text.split())
     if len(text) <= limit:
         return text
     cut = text.rfind(" ", 0, limit - 1)
