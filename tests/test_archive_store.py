@@ -179,6 +179,31 @@ def test_sqlite_store_file_is_private_and_grows_linearly(tmp_path: Path) -> None
     assert sizes[-1] < 3 * 1_500 * 1_100 * 2.5  # text stored once, plus the index
 
 
+@pytest.mark.parametrize("first", ["prompt", "archive"])
+def test_a_new_store_file_gets_16k_pages_and_an_old_4k_file_keeps_working(tmp_path: Path, first: str) -> None:
+    new = SQLiteSessionStore(tmp_path / "new" / "sessions.db")
+    if first == "prompt":  # whichever connection creates the file sets the page size
+        new.put_prompt("s1", "prompt", model="m")
+    new.archive_put("s1", [rec("m1.1", "ParseError in the new file")])
+    assert new.archive_search("s1", "ParseError", 5)[0]["ref"] == "m1.1"
+    with sqlite3.connect(tmp_path / "new" / "sessions.db") as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 16_384
+    old_path = tmp_path / "old" / "sessions.db"
+    old_path.parent.mkdir()
+    with sqlite3.connect(old_path) as conn:  # a file made before: 4 KB pages, WAL
+        conn.execute("PRAGMA page_size = 4096")
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("CREATE TABLE keep (x)")
+    old_path.chmod(0o600)
+    old = SQLiteSessionStore(old_path)
+    old.put_prompt("s1", "prompt", model="m")
+    old.archive_put("s1", [rec(f"m1.{i}", f"entry {i} ParseError " + "w " * 3_000) for i in range(50)])
+    assert len(old.archive_search("s1", "ParseError", 100)) == 50 and old.get_prompt("s1") == "prompt"
+    with sqlite3.connect(old_path) as conn:
+        assert conn.execute("PRAGMA page_size").fetchone()[0] == 4096
+    close_connections()
+
+
 def test_sqlite_writes_survive_another_store_object_and_a_closed_connection(tmp_path: Path) -> None:
     SQLiteSessionStore(tmp_path / "sessions.db").archive_put("s1", [rec("m1.1", "kept across objects")])
     close_connections()  # drains the writer first

@@ -45,6 +45,11 @@ from hermes_core.logging import get_logger
 log = get_logger(__name__)
 
 BUSY_TIMEOUT_MS = 10_000
+#: The page size of a store file SQLite creates (an existing file keeps its own: a WAL database
+#: cannot change it). The archive writes tens of MB of texts of 0.2-50 KB per compaction; with
+#: 16 KB pages most fit in their row's page instead of a chain of 4 KB overflow pages, and the
+#: SQLite part of archiving 100k messages (60 MB) costs ~25% less CPU (measured 0.55 vs 0.75 s).
+PAGE_SIZE = 16_384
 #: Rows and text bytes per write transaction: other processes' writers wait at most this long.
 BATCH_ROWS = 2_000
 BATCH_BYTES = 8 << 20
@@ -143,6 +148,7 @@ def _open(path: Path) -> sqlite3.Connection:
     ensure_private(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # before WAL: it fixes a new file's page size
     conn.execute("PRAGMA journal_mode = WAL")
     conn.execute("PRAGMA synchronous = NORMAL")
     conn.create_function("hermes_idents", 1, identifier_parts, deterministic=True)

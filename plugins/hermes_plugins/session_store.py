@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookimpl
-from hermes_plugins.archive_store import SQLiteArchive, close_archive_connections, ensure_private
+from hermes_plugins.archive_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -85,6 +85,7 @@ class SQLiteSessionStore(SQLiteArchive):
                 conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
                 # WAL: readers never block the writer; NORMAL sync survives process crashes
                 # (only an OS crash can lose the last commits, and a lost prompt is rebuilt).
+                conn.execute(f"PRAGMA page_size = {PAGE_SIZE}")  # a new file's (the archive's rows)
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.execute("PRAGMA synchronous = NORMAL")
                 conn.execute(_SCHEMA)
