@@ -425,7 +425,9 @@ class _Facts:
             files = self.files
             for path, verb in paths:
                 files.add(path, verb, name)
-            path_key = next((p for p, v in paths if v != "read"), None) or paths[0][0]
+            # The first changed path, else the first (one path, the usual case: that one).
+            path_key = paths[0][0] if len(paths) == 1 else \
+                next((p for p, v in paths if v != "read"), None) or paths[0][0]
         if result is not None:
             if command:
                 key = f"`{_clip(command, 160)}`"
@@ -434,7 +436,8 @@ class _Facts:
             else:
                 key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
             if demoted:
-                failed = _demoted_failure(content)
+                # A success line holds no "; " (``_demoted_failure`` would find none).
+                failed = _demoted_failure(content) if "; " in content else None
             else:
                 failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
             if failed is None:  # ``_outcome``'s success branch, inline (most results)
