@@ -493,3 +493,29 @@ def test_the_collector_pauses_for_the_walk_and_comes_back(monkeypatch: Any) -> N
     except RuntimeError:
         pass
     assert gc.isenabled()
+
+
+def test_a_remembered_line_serves_only_the_same_call_and_error_flag() -> None:
+    failures.clear_cache()
+    content = "Error: boom\n" + "detail line\n" * 40
+
+    def demoted(arguments: Any, is_error: Any = None) -> str:
+        result = tool("c", content)
+        if is_error is not None:
+            result["_is_error"] = is_error
+        messages = [user("go"), {"role": "assistant", "content": "", "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "terminal", "arguments": arguments}}]},
+            result, user("next"), assistant("ok")]
+        out, _ = prune_tool_results(messages, protect_tail_count=2)
+        return str(out[2]["content"])
+
+    args = json.dumps({"command": "make"})
+    first = demoted(args)
+    assert first == summarize_tool_result("terminal", args, content)
+    assert demoted(json.dumps({"command": "make"})) == first  # an equal string: the memo's line
+    other = json.dumps({"command": "make docs"})
+    assert demoted(other) == summarize_tool_result("terminal", other, content) != first
+    assert demoted(args, True) == summarize_tool_result("terminal", args, content, True)
+    assert demoted({"command": "make docs"}) == summarize_tool_result("terminal", other, content)
+    assert demoted(None) == summarize_tool_result("terminal", None, content)
+    failures.clear_cache()
