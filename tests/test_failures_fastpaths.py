@@ -255,3 +255,11 @@ def test_printable_text_has_no_whitespace_but_the_space() -> None:
     import sys
 
     assert all(not chr(c).isprintable() for c in range(sys.maxunicode + 1) if chr(c).isspace() and c != 0x20)
+
+
+def test_a_json_exit_code_int_cannot_read_is_no_exit_code() -> None:
+    # str.isdigit() takes superscripts and other digits int() refuses: never an exception.
+    for code in ("²", "--1", "1²"):
+        failure = failures.failure_of(json.dumps({"exit_code": code, "output": "Error: boom"}), is_error=True)
+        assert failure is not None and failure.code is None and "Error: boom" in failure.error
+    assert failures.failure_of(json.dumps({"exit_code": "٣"}, ensure_ascii=False)) == failures.Failure("3", "", None)

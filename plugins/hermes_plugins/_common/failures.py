@@ -580,7 +580,10 @@ def _from_json(obj: dict[str, Any], is_error: bool) -> Failure | None:
     if code is None and isinstance(meta, dict):
         code = meta.get("exit_code")
     if isinstance(code, str) and code.lstrip("-").isdigit():
-        code = int(code)
+        try:
+            code = int(code)
+        except ValueError:  # digits int() does not read ("²"), or "--1": no exit code
+            code = None
     if type(code) is not int:
         code = None
     error = obj.get("error")
