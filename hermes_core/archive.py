@@ -426,13 +426,13 @@ class MemoryArchiveStore:
                 if session_id is not None and sid != session_id:
                     continue
                 ordered = sorted(rows.values(), key=lambda r: (r["created_at"], r["_order"]))
-                total = sum(len(r["text"].encode("utf-8")) for r in ordered)
+                total = sum(map(_text_bytes, ordered))
                 for row in ordered:
                     old = cutoff is not None and row["created_at"] < cutoff
                     over = max_bytes_per_session is not None and total > max_bytes_per_session
                     if not (old or over):
                         continue
-                    total -= len(row["text"].encode("utf-8"))
+                    total -= _text_bytes(row)
                     del rows[row["ref"]]
                     self._index[sid].remove(row["ref"])
                     removed += 1
@@ -445,11 +445,18 @@ class MemoryArchiveStore:
             return len(self._rows.pop(session_id, {}))
 
 
+def _text_bytes(row: Mapping[str, Any]) -> int:
+    """The UTF-8 size of an entry's text; a lone surrogate (JSON's ``\\ud800``, kept as it was
+    archived) counts as its 3 bytes instead of failing the stats or the prune."""
+    text = row["text"]
+    return len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
+
+
 def _stats(session_id: str, rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     return {
         "session_id": session_id,
         "count": len(rows),
-        "bytes": sum(len(r["text"].encode("utf-8")) for r in rows),
+        "bytes": sum(map(_text_bytes, rows)),
         "turns": sum(1 for r in rows if r.get("turn_start")),
         "first": min((r["created_at"] for r in rows), default=None),
         "last": max((r["created_at"] for r in rows), default=None),
@@ -657,7 +664,9 @@ def _tool_names(
             else:
                 name = call.get("name")
             call_id = call.get("id")
-            if isinstance(call_id, str) and isinstance(name, str):
+            # An id-less call names nothing: "" is also the call id column of every message
+            # that has none.
+            if call_id and isinstance(call_id, str) and isinstance(name, str):
                 names[call_id] = name
         if lines:
             lines_at[j] = "\n".join(lines)

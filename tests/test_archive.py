@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from recall_support import TestEngines, history
 
@@ -472,10 +472,17 @@ def _record_of(message: dict[str, Any], context: list[dict[str, Any]]) -> tuple[
 
 
 @settings(max_examples=150, deadline=None)
-@given(st.lists(_MESSAGE, min_size=1, max_size=12), st.data())
-def test_the_batch_columns_equal_each_message_read_on_its_own(messages: list[dict[str, Any]], data: Any) -> None:
+@given(st.lists(_MESSAGE, min_size=1, max_size=12), st.sets(st.integers(1, 12), min_size=1))
+@example(  # an id-less call: "" is every other message's call id, it must name none of them
+    messages=[{"role": "user", "content": ""},
+              {"role": "assistant", "content": "", "tool_calls": [
+                  {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}},
+                  {"id": "", "type": "function", "function": {"name": "read", "arguments": "{}"}}]}],
+    drawn={1, 2},
+)
+def test_the_batch_columns_equal_each_message_read_on_its_own(messages: list[dict[str, Any]], drawn: set[int]) -> None:
     before = [{"role": "system", "content": "sys"}, *messages]
-    gone = sorted(data.draw(st.sets(st.integers(1, len(messages)), min_size=1)))
+    gone = sorted(j for j in drawn if j <= len(messages)) or [1]
     after = [m for j, m in enumerate(before) if j not in gone]
     store = MemoryArchiveStore()
     archive = SessionArchive(session_id="s", store=store)

@@ -229,7 +229,11 @@ def test_text_with_a_lone_surrogate_is_archived_and_found(store: Any) -> None:
     store.archive_put("s1", [rec("m1.1", "decoded \ud800 from JSON near marker_word")])
     hits = store.archive_search("s1", "marker_word", 5)
     assert [h["ref"] for h in hits] == ["m1.1"]
-    assert store.archive_get("s1", "m1.1")["text"].startswith("decoded ")
+    kept = store.archive_get("s1", "m1.1")["text"]
+    assert kept.startswith("decoded ")
+    stats = store.archive_stats("s1")  # counted, and prunable, like any other entry
+    assert stats["count"] == 1 and stats["bytes"] == len(kept.encode("utf-8", "surrogatepass"))
+    assert store.archive_prune(max_bytes_per_session=10)["removed"] == 1 and store.archive_get("s1", "m1.1") is None
 
 
 _OLD_LAYOUT = (  # the archive tables as written before 2026-12: the text inside the FTS table
