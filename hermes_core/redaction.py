@@ -11,7 +11,7 @@ Families covered, each with its own pattern:
 * vendor-prefixed keys (``sk-``, ``ghp_``/``gho_``/``ghu_``/``ghs_``/``ghr_``, ``github_pat_``,
   ``xox*-``, ``AIza``, ``AKIA``/``ASIA``, ``hf_``, ``glpat-``, npm, PyPI, Stripe, Groq, xAI ...):
   the prefix is kept (it names the vendor, which helps), the rest is masked;
-* ``NAME=value`` assignments, quoted ``"name": "value"`` pairs and ``--flag value`` options
+* ``NAME=value`` assignments (a quoted value up to its closing quote, spaces included), quoted ``"name": "value"`` pairs and ``--flag value`` options
   whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/CREDENTIAL/AUTH (``max_tokens=`` and
   ``author=`` are left alone: the word must end the name);
 * ``Authorization:`` headers and ``Bearer`` tokens;
@@ -61,7 +61,11 @@ _SECRET_WORD = (
 _NAME = r"(?<![A-Za-z0-9_.\-])((?:[A-Za-z0-9_.\-]*[_.\-])?" + _SECRET_WORD + r")"
 
 # NAME=value, NAME = "value", export NAME='value'
-_ASSIGNMENT = re.compile(_NAME + r"(\s*=\s*)([\"']?)([^\s\"'&;,)]+)\3", re.IGNORECASE)
+# A quoted value runs to its closing quote, spaces included (``export API_KEY='abc def'``); an
+# unquoted one stops at the first space or separator.
+_ASSIGNMENT = re.compile(
+    _NAME + r"(\s*=\s*)([\"'])?((?(3)[^\"'\n]+|[^\s\"'&;,)]+))(?(3)\3)", re.IGNORECASE
+)
 # "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values)
 _QUOTED_PAIR = re.compile(
     r"([\"']?)" + _NAME + r"\1(\s*:\s*)([\"'])([^\"'\n]+)\4", re.IGNORECASE
@@ -202,8 +206,8 @@ def redact(text: str) -> str:
         return text
     if "=" in text:
         text = _ASSIGNMENT.sub(
-            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)}"
-            f"{_mask_unless_code(m.group(4)) if not m.group(3) else _mask_value(m.group(4))}{m.group(3)}",
+            lambda m: f"{m.group(1)}{m.group(2)}{m.group(3) or ''}"
+            f"{_mask_unless_code(m.group(4)) if not m.group(3) else _mask_value(m.group(4))}{m.group(3) or ''}",
             text,
         )
     if ":" in text:

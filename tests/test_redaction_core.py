@@ -46,3 +46,16 @@ def test_every_vendor_prefix_is_masked_behind_the_prefilter() -> None:
 def test_word_trigger_check_equals_the_word_list(text: str) -> None:
     lowered = text.lower()
     assert core._has_word_trigger(lowered) == any(word in lowered for word in core._WORD_TRIGGERS)
+
+
+def test_a_quoted_assignment_is_masked_to_its_closing_quote_spaces_included() -> None:
+    redact = core.redact
+    # A quoted value used to stop at its first space and then fail its closing quote: the whole
+    # secret stayed in clear.
+    assert redact("export API_KEY='abc def'") == "export API_KEY='[REDACTED]'"
+    assert redact('DB_PASSWORD="correct horse battery"') == 'DB_PASSWORD="[REDACTED]"'
+    assert redact("password = 'hunter two' # set") == "password = '[REDACTED]' # set"
+    # the next assignment on the line is not swallowed, and code stays code
+    assert redact('a password="x y", user="z"') == 'a password="[REDACTED]", user="z"'
+    assert redact("os.getenv('OPENAI_API_KEY')") == "os.getenv('OPENAI_API_KEY')"
+    assert redact('token = os.environ["TOKEN"]') == 'token = os.environ["TOKEN"]'
