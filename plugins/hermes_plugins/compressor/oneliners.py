@@ -483,16 +483,7 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     elif len(content) < CACHE_MIN_CHARS:
         return _tool_line(name, arguments, content, is_error)
     try:
-        if type(arguments) is str and arguments:
-            try:
-                args = _fast_loads(arguments)
-            except (StopIteration, ValueError, RecursionError):
-                args = parse_arguments(arguments)
-            else:
-                if type(args) is not dict:
-                    args = {}
-        else:
-            args = {}
+        args = parse_arguments(arguments)
         line = _BY_TOOL.get(name, _generic)(name, args, content)
         reads = name in DATA_TOOLS or (name in EDITOR_TOOLS and args.get("command") == "view")
         flags = (2 if is_error else 0) | (1 if reads else 0)
@@ -520,16 +511,7 @@ def remembered_tool_line(name: Any, arguments: Any, content: str, is_error: Any 
 
 def _tool_line(name: Any, arguments: Any, content: str, is_error: Any) -> str:
     try:
-        if type(arguments) is str and arguments:
-            try:
-                args = _fast_loads(arguments)
-            except (StopIteration, ValueError, RecursionError):
-                args = parse_arguments(arguments)
-            else:
-                if type(args) is not dict:
-                    args = {}
-        else:
-            args = parse_arguments(arguments)
+        args = parse_arguments(arguments)
         return _failed_line(name, args, content, is_error, _BY_TOOL.get(name, _generic)(name, args, content))
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(content):,} chars result)"
