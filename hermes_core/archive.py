@@ -247,7 +247,8 @@ def fts_search(
 
 
 def indexable(text: str) -> str:
-    """``text`` as SQLite can hold it: lone surrogates (from JSON ``\\ud800``) become U+FFFD."""
+    """``text`` as SQLite can hold it: lone surrogates (from JSON ``\\ud800``) become ``?`` (the
+    UTF-8 encoder's ``replace`` handler)."""
     if text.isascii():  # O(1) in CPython: the flag of a compact string
         return text
     try:
