@@ -89,12 +89,17 @@ def message_text(message: Mapping[str, Any]) -> str:
             # ``type() is dict`` first: an ABC isinstance costs ~0.3 us, per call of 100k messages.
             fn = call.get("function") if type(call) is dict or isinstance(call, Mapping) else None
             if type(fn) is dict or isinstance(fn, Mapping):
-                args = fn.get("arguments")
-                args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
-                lines.append(f"[tool call {fn.get('name', '?')}] {args}")
+                lines.append(_call_line(fn))
         if lines:
             text = (text + "\n" if text else "") + "\n".join(lines)
     return text
+
+
+def _call_line(fn: Mapping[str, Any]) -> str:
+    """A tool call's line in an archived assistant message's text: ``[tool call name] args``."""
+    args = fn.get("arguments")
+    args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
+    return f"[tool call {fn.get('name', '?')}] {args}"
 
 
 def _letter_classes() -> bytes:
@@ -659,9 +664,7 @@ def _tool_names(
             if type(fn) is dict or isinstance(fn, Mapping):
                 name = fn.get("name")
                 if lines is not None:
-                    args = fn.get("arguments")
-                    args = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False, default=str)
-                    lines.append(f"[tool call {fn.get('name', '?')}] {args}")
+                    lines.append(_call_line(fn))
             else:
                 name = call.get("name")
             call_id = call.get("id")

@@ -440,13 +440,8 @@ class _Facts:
                 failed = _demoted_failure(content) if "; " in content else None
             else:
                 failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
-            if failed is None:  # ``_outcome``'s success branch, inline (most results)
-                self.succeeded.add(key)
-                if key in self.error_keys_failing:
-                    self.resolved.add(key)
-                if command:
-                    shown = _clip(command, 80)
-                    self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+            if failed is None:  # most results
+                self._succeeded(key, command)
             else:
                 # What an error item names.
                 shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
@@ -485,6 +480,10 @@ class _Facts:
             if command:
                 self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
             return
+        self._succeeded(key, command)
+
+    def _succeeded(self, key: str, command: str | None) -> None:
+        """Record a success: it resolves an error of the same key; a command counts once more."""
         self.succeeded.add(key)
         if key in self.error_keys_failing:
             self.resolved.add(key)
