@@ -613,13 +613,14 @@ CACHE_CHARS = 64 * 1024 * 1024
 #: held elsewhere everything goes (judging again is always correct, only slower).
 CACHE_ENTRIES = 100_000
 # A memo of pure functions (the verdict on a string and two flags; the one-liner a caller built
-# from it, see remember_line), so it may be the process's: every host would compute the same.
+# from it, see remember), so it may be the process's: every host would compute the same.
 # It is keyed by identity but holds the string, so an id is never reused while its entry lives.
 # Entries: (string, flags, verdict, line key, line).
 _verdicts: dict[int, tuple[str, int, Failure | None, Any, str | None]] = {}
 _held = 0
 _sweep_at = CACHE_CHARS
-_MISSING: tuple[str, int, Failure | None, Any, str | None] = ("", -1, None, None, None)
+#: What the memo gives for a string it does not hold (its first item is no string).
+_MISSING: tuple[Any, int, Failure | None, Any, str | None] = (None, -1, None, None, None)
 
 
 def _sweep() -> None:
@@ -653,47 +654,38 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
     """
     if type(content) is not str or len(content) < CACHE_MIN_CHARS:
         return _failure_of(content, is_error, reads)
-    global _held
     flags = (2 if is_error else 0) | (1 if reads else 0)
-    key = id(content)
-    entry = _verdicts.get(key, _MISSING)
+    entry = _verdicts.get(id(content), _MISSING)
     if entry[0] is content and entry[1] == flags:
         return entry[2]
     verdict = _failure_of(content, is_error, reads)
-    if entry[0] is not content:
-        if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:
-            _sweep()
-        _held += len(content)
-    _verdicts[key] = (content, flags, verdict, None, None)
+    remember(content, flags, verdict, None, None, entry[0] is content)
     return verdict
 
 
+def memo_entry(content: str) -> tuple[Any, int, Failure | None, Any, str | None]:
+    """The memo's entry for this very string: ``(content, flags, verdict, line key, line)``;
+    an entry whose first item is not ``content`` when it holds none."""
+    return _verdicts.get(id(content), _MISSING)
+
+
 def remembered_line(content: str, key: Any) -> str | None:
-    """The line ``remember_line`` kept for ``content`` under an equal ``key``, or ``None``."""
+    """The line ``remember`` kept for ``content`` under an equal ``key``, or ``None``."""
     entry = _verdicts.get(id(content), _MISSING)
     if entry[0] is content and entry[3] == key:
         return entry[4]
     return None
 
 
-def remember_line(content: str, key: Any, line: str) -> None:
-    """Keep a one-liner built from ``content`` (a pure function of it and of ``key``, which
-    must compare equal only for equal inputs) with its verdict, while that is remembered.
+def remember(content: str, flags: int, verdict: Failure | None, key: Any, line: str | None, held: bool) -> None:
+    """Keep a verdict (``flags``: 2 for ``is_error``, 1 for ``reads``) and, when ``line`` is
+    given, the one-liner built from it (a pure function of ``content`` and of ``key``, which
+    must compare equal only for equal inputs) in one entry. ``held``: the caller's look-up
+    found an entry for this very string (so it is counted already).
 
     The free passes build the same lines again at every compaction of a history a host keeps
     whole; with the line, a warm pass skips the arguments and the formatting too. It goes
-    with the verdict's entry (the same bound, sweep and ``clear_cache``).
-    """
-    key_id = id(content)
-    entry = _verdicts.get(key_id, _MISSING)
-    if entry[0] is content:
-        _verdicts[key_id] = (content, entry[1], entry[2], key, line)
-
-
-def remember(content: str, flags: int, verdict: Failure | None, key: Any, line: str, held: bool) -> None:
-    """Keep a verdict (``flags``: 2 for ``is_error``, 1 for ``reads``) and the one-liner built
-    from it in one entry, as ``failure_of`` and ``remember_line`` together would. ``held``:
-    the caller's look-up found an entry for this very string (so it is counted already)."""
+    with the verdict's entry (the same bound, sweep and ``clear_cache``)."""
     global _held
     if not held:
         if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:

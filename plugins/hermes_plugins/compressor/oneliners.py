@@ -26,8 +26,6 @@ from hermes_plugins._common.failures import (
 )
 from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
 
-#: What the memo gives for a string it does not hold (its first item is no string's identity).
-_NO_ENTRY: tuple[Any, ...] = (None, -1, None, None, None)
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
 
@@ -467,7 +465,7 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
 
     The caller guarantees a truthy ``name`` and a ``str`` content; this saves the wrapper
     layers of the general form (same line, same fallback). Lines of results long enough for
-    their verdict to be remembered are remembered with it (see ``failures.remember_line``),
+    their verdict to be remembered are remembered with it (see ``failures.remember``),
     keyed by the call's name, arguments and error flag: immutable arguments only (a dict may
     change in place). The memo entry is read once and written once per line: a first pass
     judges thousands of results, and the separate look-ups of the verdict and of the line
@@ -476,7 +474,7 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     if type(arguments) is not str and arguments is not None:
         return _tool_line(name, arguments, content, is_error)
     key = (name, arguments, is_error)
-    entry = _failures._verdicts.get(id(content), _NO_ENTRY)
+    entry = _failures.memo_entry(content)
     if entry[0] is content:
         if entry[3] == key:
             return entry[4]  # type: ignore[no-any-return]
@@ -503,10 +501,7 @@ def remembered_tool_line(name: Any, arguments: Any, content: str, is_error: Any 
     """The line ``tool_line`` would give when it is remembered, else ``None`` (no work done)."""
     if type(arguments) is not str and arguments is not None:
         return None
-    entry = _failures._verdicts.get(id(content), _NO_ENTRY)
-    if entry[0] is content and entry[3] == (name, arguments, is_error):
-        return entry[4]  # type: ignore[no-any-return]
-    return None
+    return _failures.remembered_line(content, (name, arguments, is_error))
 
 
 def _tool_line(name: Any, arguments: Any, content: str, is_error: Any) -> str:
