@@ -28,6 +28,7 @@ from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
+from hermes_core.pairing import holding_valid
 from hermes_core.tokens import (
     estimate_request_tokens,
     estimate_tokens,
@@ -457,15 +458,17 @@ class CompactionLoop:
 
     def manual(
         self, messages: list[dict[str, Any]], *, focus_topic: str | None, force: bool,
-        tools: Sequence[Mapping[str, Any]] | None, estimate: int | None = None,
+        tools: Sequence[Mapping[str, Any]] | None, estimate: int | None = None, proven: bool = False,
     ) -> ManualCompression:
         """``estimate``: ``estimate_messages_tokens(messages)`` when the caller summed it already
-        (``Session.compress``, in its normalising pass)."""
+        (``Session.compress``, in its normalising pass); ``proven``: the caller showed in that
+        pass that ``messages`` is valid by the pairing rule (``pairing.holding_valid``)."""
         session = self.session
         tools = tools if tools is not None else self.last_tools
         # The host waits in this call: its list is the same until it returns, so the estimate
-        # of it made here serves the engine's report too (``holding_estimates``).
-        with holding_estimates():
+        # of it made here serves the engine's report too (``holding_estimates``), and so does
+        # the proof of its pairing the engine's input check (``holding_valid``).
+        with holding_estimates(), holding_valid(messages if proven else None):
             if estimate is not None:
                 hold_estimate(messages, estimate)
             before_tokens = self.rough(messages, tools, keep=False)

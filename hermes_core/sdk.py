@@ -255,39 +255,137 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
 
 
 def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
-    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass.
+    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass."""
+    out, total, _proven = normalize_for_compression(messages)
+    return out, total
 
-    For a caller that needs both of a whole history (a manual compression): over 100k
-    messages each pass is mostly the memory traffic of reading every message, so the second
-    read is what this saves, not the arithmetic (~0.3x issue 13's reference pass).
+
+def _ordered_ids(calls: Any) -> list[str] | None:
+    """The call ids of a ``tool_calls`` list when every call is a dict with a non-empty string
+    id (``pairing_problems``' usual form), else None."""
+    if type(calls) is not list:
+        return None
+    ids: list[str] = []
+    for call in calls:
+        ident = (call.get("id") or call.get("call_id")) if type(call) is dict else None
+        if type(ident) is not str or not ident:
+            return None
+        ids.append(ident)
+    return ids
+
+
+def _pairing_step(message: dict[str, Any], want: list[str] | None, k: int) -> tuple[bool, list[str] | None, int]:
+    """One message of the usual-form proof (see ``normalize_for_compression``):
+    ``(still proven, the ids the open block waits for, how many came)``."""
+    role = message.get("role")
+    if role == "tool":
+        if want is None or message.get("tool_call_id") != want[k]:
+            return False, None, 0
+        k += 1
+        return True, (None if k == len(want) else want), k
+    if want is not None:
+        return False, None, 0
+    calls = message.get("tool_calls")
+    if calls and role == "assistant":
+        want = _ordered_ids(calls)
+        return want is not None, want, 0
+    return True, None, 0
+
+
+def normalize_for_compression(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int, bool]:
+    """``(normalize_messages(messages), estimate_messages_tokens of it, proven)`` in one pass.
+
+    For a caller that needs all of a whole history (a manual compression): over 100k messages
+    each pass is mostly the memory traffic of reading every message, so the second and third
+    reads are what this saves, not the arithmetic (~0.3x issue 13's reference pass each).
+
+    ``proven``: the list is valid by the provider pairing rule (``pairing.pairing_problems``
+    with pending calls allowed is ``[]``), shown in the usual form only: every assistant
+    message's calls carry non-empty string ids and their results follow it one per call, in
+    the calls' order, then a message that is not a tool result (or the end of the list: calls
+    still in flight). ``False`` says "not shown" - a valid list in another form (results in
+    another order) is left to the full check.
     """
     from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
     out: list[dict[str, Any]] | None = None
     total = 0
+    # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
+    # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
+    proven = True
+    want: list[str] | None = None
+    k = 0
     for index, message in enumerate(messages):
         if type(message) is dict:
             content = message.get("content")
             if type(content) is not list:
                 if out is not None:
                     out.append(message)
-                if type(content) is str and not message.get("tool_calls"):
+                calls = message.get("tool_calls")
+                ids: list[str] | None = None
+                if not calls:
                     # ``estimate_message_tokens`` of a plain text message, inline.
-                    total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                    if type(content) is str:
+                        total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                    else:
+                        total += estimate_message_tokens(message)
+                elif type(content) is str and type(calls) is list:
+                    # The calls' estimate (``estimate_message_tokens``) and ids (``_ordered_ids``)
+                    # in one visit, for calls of the usual shape; any other goes to those two.
+                    chars = len(content)
+                    ids = []
+                    for call in calls:
+                        fn = call.get("function") if type(call) is dict else None
+                        if type(fn) is not dict:
+                            break
+                        args = fn.get("arguments")
+                        name = fn.get("name")
+                        if type(args) is not str or type(name) is not str:
+                            break
+                        chars += len(args) + len(name) + 40
+                        ident = call.get("id") or call.get("call_id")
+                        if ids is not None:
+                            if type(ident) is str and ident:
+                                ids.append(ident)
+                            else:
+                                ids = None
+                    else:
+                        total += (chars + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                        chars = -1
+                    if chars >= 0:
+                        total += estimate_message_tokens(message)
+                        ids = _ordered_ids(calls)
                 else:
                     total += estimate_message_tokens(message)
+                    ids = _ordered_ids(calls)
+                if proven:
+                    role = message.get("role")
+                    if role == "tool":
+                        if want is None or message.get("tool_call_id") != want[k]:
+                            proven = False
+                        else:
+                            k += 1
+                            if k == len(want):
+                                want = None
+                    elif want is not None:
+                        proven = False
+                    elif calls and role == "assistant":
+                        want, k = ids, 0
+                        proven = ids is not None
                 continue
         expanded = _expand(message)
         for converted in expanded:
             total += estimate_message_tokens(converted)
+            if proven:
+                proven, want, k = _pairing_step(converted, want, k)
         if out is None:
             if len(expanded) == 1 and expanded[0] is message:
                 continue
             out = list(messages[:index])
         out.extend(expanded)
     if out is None:
-        return (messages if isinstance(messages, list) else list(messages)), total
-    return out, total
+        out = messages if isinstance(messages, list) else list(messages)
+    return out, total, proven
 
 
 def response_usage(response: Any) -> Any:

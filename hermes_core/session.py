@@ -599,14 +599,15 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        from hermes_core.sdk import normalize_estimating
+        from hermes_core.sdk import normalize_for_compression
 
-        # Normalised and estimated in one pass over the history (the loop holds the estimate
-        # for its feedback and the engine's report).
-        normalized, estimate = normalize_estimating(messages)
+        # Normalised, estimated and its pairing proven in one pass over the history (the loop
+        # holds the estimate for its feedback and the engine's report, and the proof for the
+        # engine's input check).
+        normalized, estimate, proven = normalize_for_compression(messages)
         return self._collect(
             self._loop.manual, normalized, focus_topic=focus_topic, force=force, tools=tools,
-            estimate=estimate,
+            estimate=estimate, proven=proven,
         )
 
     # --- engine state across processes (ContextEngine.export_state / import_state) -------
