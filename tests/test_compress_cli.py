@@ -35,7 +35,8 @@ def test_json_report_and_output_file(transcript: Path, tmp_path: Path) -> None:
     assert report["status"] == "compressed"
     assert report["before"]["messages"] == 162 and report["after"]["messages"] < 162
     assert report["after"]["tokens"] < report["before"]["tokens"]
-    assert set(report["phases"]) == {"deduplicated", "demoted", "arguments_shortened", "media_stripped", "summarized_messages"}
+    assert set(report["phases"]) == {"deduplicated", "demoted", "arguments_shortened", "media_stripped", "summarized_messages",
+                                     "demoted_in_summary"}
     assert report["summary"]["provider"] == "extractive" and report["summary"]["fallback"] is False
     assert isinstance(report["warnings"], list)
     written = json.loads(out.read_text(encoding="utf-8"))

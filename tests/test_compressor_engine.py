@@ -114,8 +114,15 @@ def test_report_fields() -> None:
     assert report["status"] == "compressed"
     assert report["before"] == {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}
     assert report["after"] == {"messages": len(out), "tokens": estimate_messages_tokens(out)}
-    assert set(report["phases"]) == {"deduplicated", "demoted", "arguments_shortened", "media_stripped", "summarized_messages"}
-    assert report["phases"]["summarized_messages"] > 0 and report["phases"]["demoted"] > 0
+    assert set(report["phases"]) == {"deduplicated", "demoted", "arguments_shortened", "media_stripped",
+                                     "summarized_messages", "demoted_in_summary"}
+    assert report["phases"]["summarized_messages"] > 0
+    # ``demoted``: the one-liners the returned messages hold; ``demoted_in_summary``: the old
+    # results of the condensed part (the summary read them, no one-liner of theirs is kept).
+    one_liners = [m for m in out if m.get("role") == "tool" and m["content"].startswith("[read_file] read ")]
+    assert report["phases"]["demoted"] == len(one_liners) > 0
+    condensed = [m for m in messages[:-1] if m.get("role") == "tool" and m not in out]
+    assert report["phases"]["demoted_in_summary"] == len(condensed) - len(one_liners) > 0
     assert report["summary"]["provider"] == "extractive" and report["summary"]["fallback"] is False
     assert out[report["summary"]["index"]][SUMMARY_KEY]
     assert report["summary"]["chars"] > 0 and report["savings_percent"] > 10

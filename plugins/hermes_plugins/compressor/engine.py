@@ -73,9 +73,12 @@ from hermes_plugins.compressor.framing import (
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
+    PlannedTurns,
+    PrunePlan,
     PruneStats,
+    TurnDemotions,
     message_tokens,
-    prune_tool_results,
+    plan_free_passes,
 )
 from hermes_core.redaction import redact
 from hermes_plugins.compressor.serialize import (
@@ -509,12 +512,16 @@ class CompressorEngine(ContextEngine):
         self._step(0)
         timings = report["timings_ms"]
         mark = time.perf_counter()
-        pruned, stats = prune_tool_results(
+        # The one-liners of old results are planned, not built: most fall in the condensed
+        # part. The boundaries read sizes through ``plan.view`` (which builds what it reads);
+        # what is returned is built after the cut (``_materialized``).
+        plan = plan_free_passes(
             messages,
             protect_tail_count=self.protect_last_n,
             protect_tail_tokens=self._budget(),
         )
-        _record_phase1(report, stats)
+        pruned = plan.messages
+        _record_phase1(report, plan.stats)
         mark = _lap(timings, "free_passes", mark)
 
         self._step(1)
@@ -522,8 +529,8 @@ class CompressorEngine(ContextEngine):
         floor = self._tail_floor(force)
         # A forced run (manual, overflow) frees at least a tail budget when the history has it,
         # counting what the free passes freed already.
-        free = max(0, self._budget() - _freed(messages, pruned, self._budget())) if force else 0
-        cut = find_tail_cut(pruned, start, self._budget(), floor, free_at_least=free)
+        free = max(0, self._budget() - _freed(messages, plan, self._budget())) if force else 0
+        cut = find_tail_cut(plan.view, start, self._budget(), floor, free_at_least=free)
         pin = pinned_request(pruned, start, cut)
         pinned: dict[str, Any] | None = None
         if pin >= 0:
@@ -531,7 +538,7 @@ class CompressorEngine(ContextEngine):
             # with a marker when it alone would take over half of it).
             pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
             rest = max(1, self._budget() - message_tokens(pinned))
-            cut = max(cut, find_tail_cut(pruned, start, rest, floor, free_at_least=free))
+            cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
         handoffs = _summary_positions(pruned)
         if handoffs and all(h >= cut for h in handoffs):
             # The last summary sits in the tail: move it into the middle so it gets updated.
@@ -552,14 +559,27 @@ class CompressorEngine(ContextEngine):
             # the first tail message: keep the request apart, right before the summary.
             pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
             cut += 1
-        # Without an earlier summary in it, the middle is the slice itself (one C-level copy).
-        middle = _middle_turns(pruned, start, cut) if any(start <= h < cut for h in handoffs) \
-            else pruned[start:cut]
+        merged = any(start <= h < cut for h in handoffs)
+        middle = _middle_turns(pruned, start, cut) if merged else pruned[start:cut]
         mark = _lap(timings, "boundaries", mark)
         if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
-            return self._phase1_only(messages, pruned, report, force, before_tokens)
+            return self._phase1_only(messages, plan, report, force, before_tokens)
 
         self._step(2)
+        if plan.planned:
+            if self._reads_planned(self.config.compression.summary.provider):
+                # Handed raw with where the planned ones are: the summariser judges each result
+                # once (its verdict is needed anyway) and builds the lines it shows.
+                positions: dict[int, int] = {}
+                middle = PlannedTurns(_middle_turns(pruned, start, cut, plan.planned, positions) if merged
+                                      else middle)
+                if not merged:
+                    positions = {i - start: i for i in plan.planned if start <= i < cut}
+                middle.demotions = TurnDemotions(plan, positions)
+            else:
+                # Anything else reads the lines, exactly as the free passes make them.
+                plan.materialize_range(start, cut)
+                middle = _middle_turns(pruned, start, cut) if merged else pruned[start:cut]
         try:
             body, provider, fallback, error = self._summarize(middle, focus_topic, force, report)
         except _Abort as exc:
@@ -574,6 +594,11 @@ class CompressorEngine(ContextEngine):
         mark = _lap(timings, "summary", mark)
 
         self._step(3)
+        plan.materialize_range(0, start)
+        plan.materialize_range(cut, len(pruned))
+        phases = report["phases"]
+        phases["demoted"] = plan.demoted_between(0, start) + plan.demoted_between(cut, len(pruned))
+        phases["demoted_in_summary"] = plan.demoted_between(start, cut) + plan.planned_between(start, cut)
         head = pruned[:start] if pinned is None else [*pruned[:start], pinned]
         assembled = assemble(head, body, pruned[cut:], compress_start=len(head), fallback=fallback)
         assembled, repairs = sanitize_tool_pairs(assembled)
@@ -584,7 +609,7 @@ class CompressorEngine(ContextEngine):
         report["tool_pairs_repaired"] += repairs
         _lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
-            return self._refuse_growth(messages, pruned, report, before_tokens, after_tokens)
+            return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
 
         self.compression_count += 1
         self._previous_summary = body
@@ -634,11 +659,12 @@ class CompressorEngine(ContextEngine):
     def _phase1_only(
         self,
         messages: list[dict[str, Any]],
-        pruned: list[dict[str, Any]],
+        plan: PrunePlan,
         report: dict[str, Any],
         force: bool,
         before_tokens: int,
     ) -> list[dict[str, Any]]:
+        pruned = _all_free_passes(plan, report)
         if pruned is messages:
             return self._unchanged(messages, report, force, "no messages between the protected head and tail")
         committed = self._commit_free_passes(messages, pruned, report, before_tokens)
@@ -649,7 +675,7 @@ class CompressorEngine(ContextEngine):
     def _refuse_growth(
         self,
         messages: list[dict[str, Any]],
-        pruned: list[dict[str, Any]],
+        plan: PrunePlan,
         report: dict[str, Any],
         before_tokens: int,
         after_tokens: int,
@@ -663,6 +689,7 @@ class CompressorEngine(ContextEngine):
             f"the summary would not shrink the conversation (~{after_tokens:,} >= "
             f"~{before_tokens:,} tokens); kept the messages instead",
         )
+        pruned = _all_free_passes(plan, report)
         if pruned is not messages:
             committed = self._commit_free_passes(messages, pruned, report, before_tokens)
             if committed is not None:
@@ -839,6 +866,7 @@ class CompressorEngine(ContextEngine):
             return build_handoff(
                 request.turns, previous_summary=request.previous_summary,
                 focus_topic=request.focus_topic, max_chars=MAX_CHARS, note=note,
+                demotions=getattr(request.turns, "demotions", None),
             )
         except Exception as exc:  # noqa: BLE001 - the last resort must not fail
             log.warning("fallback_handoff_failed", error=f"{type(exc).__name__}: {exc}")
@@ -886,6 +914,17 @@ class CompressorEngine(ContextEngine):
             return getattr(self._factory(provider), "reads_raw_turns", False) is True
         except SummarizerError:
             return False  # the call itself reports it
+
+    def _reads_planned(self, provider: str) -> bool:
+        """Whether ``provider``'s summariser takes results the free passes planned to demote
+        raw, with their ``demotions`` (``reads_planned_demotions = True``, the extractive one:
+        it reads each as it would read the one-liner, and builds only the lines it shows)."""
+        if not self._reads_raw_turns(provider):
+            return False
+        try:
+            return getattr(self._factory(provider), "reads_planned_demotions", False) is True
+        except SummarizerError:
+            return False
 
     def _get_summarizer(self, provider: str, model: str | None) -> Any:
         key = f"{provider}\0{model or ''}"
@@ -990,6 +1029,7 @@ def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | 
             "arguments_shortened": 0,
             "media_stripped": 0,
             "summarized_messages": 0,
+            "demoted_in_summary": 0,
         },
         "summary": {"index": None, "provider": None, "chars": 0, "fallback": False},
         "warnings": [],
@@ -1027,11 +1067,16 @@ def _summary_positions(messages: list[dict[str, Any]]) -> list[int]:
     ]
 
 
-def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[dict[str, Any]]:
-    """The messages to summarise: old summaries dropped, merged ones reduced to their own text."""
+def _middle_turns(
+    messages: list[dict[str, Any]], start: int, cut: int,
+    planned: Any = None, positions: dict[int, int] | None = None,
+) -> list[dict[str, Any]]:
+    """The messages to summarise: old summaries dropped, merged ones reduced to their own text.
+    With ``planned`` (indices), ``positions`` gets the position each of those takes."""
     out: list[dict[str, Any]] = []
     anchored = False
-    for message in messages[start:cut]:
+    for i in range(*slice(start, cut).indices(len(messages))):
+        message = messages[i]
         if message.get("role") != "tool" and is_summary_message(message):
             if not anchored and out:
                 out.append({"role": "system", "content": SUMMARY_ANCHOR})
@@ -1040,29 +1085,41 @@ def _middle_turns(messages: list[dict[str, Any]], start: int, cut: int) -> list[
             if kept is not None:
                 out.append(kept)
         else:
+            if positions is not None and i in planned:
+                positions[len(out)] = i
             out.append(message)
     return out
 
 
-def _freed(messages: list[dict[str, Any]], pruned: list[dict[str, Any]], enough: int) -> int:
+def _freed(messages: list[dict[str, Any]], plan: PrunePlan, enough: int) -> int:
     """Tokens the free passes took off, counted up to ``enough`` (only the messages they
-    replaced are measured, oldest first: on a long history the first few demotions suffice)."""
-    if pruned is messages:
-        return 0
-    if len(pruned) != len(messages):
-        return estimate_messages_tokens(messages) - estimate_messages_tokens(pruned)
+    replaced are measured, oldest first: on a long history the first few demotions suffice;
+    the planned ones among them are built here)."""
+    planned = plan.planned
     freed = 0
-    for before, after in zip(messages, pruned):
-        if before is not after:
+    i = -1
+    for before, after in zip(messages, plan.messages):
+        i += 1
+        if before is not after or i in planned:
+            after = plan.at(i)
+            if before is after:
+                continue
             freed += message_tokens(before) - message_tokens(after)
             if freed >= enough:
                 break
     return freed
 
 
+def _all_free_passes(plan: PrunePlan, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The free passes' whole output (every planned one-liner built), counted in the report."""
+    pruned = plan.materialize_all()
+    report["phases"]["demoted"] = plan.stats.demoted
+    report["phases"]["demoted_in_summary"] = 0
+    return pruned
+
+
 def _record_phase1(report: dict[str, Any], stats: PruneStats) -> None:
     phases = report["phases"]
     phases["deduplicated"] = stats.deduplicated
-    phases["demoted"] = stats.demoted
     phases["arguments_shortened"] = stats.arguments_shortened
     phases["media_stripped"] = stats.media_stripped

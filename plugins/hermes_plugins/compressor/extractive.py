@@ -63,7 +63,7 @@ from hermes_plugins.compressor.oneliners import (
     summarize_tool_result,
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
-from hermes_plugins.compressor.prune import DUPLICATE_PREFIX
+from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, TurnDemotions
 from hermes_plugins.compressor.serialize import TURN_HARD_MAX, message_text
 
 MAX_CHARS = 8_000
@@ -278,7 +278,7 @@ class _Files:
 class _Facts:
     """Everything the handoff lists, pulled from the turns' structure in one pass."""
 
-    def __init__(self, turns: Sequence[Mapping[str, Any]]) -> None:
+    def __init__(self, turns: Sequence[Mapping[str, Any]], demotions: TurnDemotions | None = None) -> None:
         # Ordered dicts, not lists: a repeated request moves to its newest place, and over
         # thousands of requests a list's membership test made the pass quadratic.
         self._requests: dict[str, None] = {}
@@ -298,6 +298,8 @@ class _Facts:
         self.last_step: list[str] = []
         self.texts: list[str] = []
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
+        #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
+        self._demotions = demotions
         self._collect(turns)
 
     @property
@@ -312,8 +314,9 @@ class _Facts:
         # The pairing rule (ids are reused by real providers). Nearly every assistant message's
         # results follow it in its calls' order (``answered_in_order``): read right there. The
         # whole list is matched, (assistant index, call) -> result, only once one is not.
-        results: dict[tuple[int, int], Mapping[str, Any]] | None = None
+        results: dict[tuple[int, int], int] | None = None
         last_assistant_text = ""
+        demotions = self._demotions
         last_action: _Action = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
@@ -354,13 +357,18 @@ class _Facts:
             ordered = answered_in_order(turns, index)
             if not ordered and results is None:
                 answers, _unanswered = match_results(turns)
-                results = {match: turns[i] for i, match in answers.items()}
+                results = {match: i for i, match in answers.items()}
             position = -1
             for call in calls:
                 position += 1
                 if type(call) is not dict and not isinstance(call, Mapping):
                     continue
-                result = turns[index + 1 + position] if ordered else results.get((index, position))  # type: ignore[union-attr]
+                at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
+                result = None if at is None else turns[at]
+                if result is not None and demotions is not None:
+                    planned = demotions.index(at)  # type: ignore[arg-type]
+                    if planned is not None:
+                        result = self._result(result, planned)
                 last_action, todo_list = self._call(call, result)
                 if todo_list is not None:
                     todos = todo_list
@@ -376,6 +384,13 @@ class _Facts:
             self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
             self.last_step.append("last tool call: " + self.line(last_action))
+
+    def _result(self, result: Mapping[str, Any], planned: int) -> Mapping[str, Any]:
+        """A planned result as the free passes would have left it: its one-liner when shorter."""
+        line = self._demotions.plan.line(planned)  # type: ignore[union-attr]
+        if line is None:
+            return result
+        return {**result, "content": line}
 
     def _add_request(self, text: str) -> None:
         item = _clip(text, REQUEST_ITEM_MAX)
@@ -745,8 +760,12 @@ def build_handoff(
     focus_topic: str | None = None,
     max_chars: int = MAX_CHARS,
     note: str | None = None,
+    demotions: TurnDemotions | None = None,
 ) -> str:
     """The structured handoff for ``turns`` (merged with ``previous_summary``), ≤ ``max_chars``.
+
+    ``demotions``: the results among ``turns`` that the free passes planned to demote (handed
+    raw, see ``PrunePlan``); each is read as its one-liner, which is built only where it shows.
 
     Turns before a ``SUMMARY_ANCHOR`` turn are older than the previous summary (a formerly
     protected head): their facts go before the summary's, the newer turns' after.
@@ -755,13 +774,14 @@ def build_handoff(
     # One pass over the turns in the usual case (no anchor): all turns are the newer ones. The
     # walk skips system turns, the anchor included, so it reads the turns around the anchor as
     # one list; it notes the anchor, and only then are the two sides read again on their own.
-    facts = _Facts(turns)
+    facts = _Facts(turns, demotions)
     older_turns: Sequence[Mapping[str, Any]] = ()
     newer_turns: Sequence[Mapping[str, Any]] = turns
     if facts.anchor >= 0:
         older_turns, newer_turns = list(turns[: facts.anchor]), list(turns[facts.anchor + 1:])
-    older = _Facts(older_turns) if older_turns else None
-    newer = _Facts(newer_turns) if older_turns else facts
+    older = _Facts(older_turns, demotions) if older_turns else None
+    newer = _Facts(newer_turns, demotions.shifted(facts.anchor + 1) if demotions else None) \
+        if older_turns else facts
     previous: dict[str, list[str] | str] = {}
     for text in [*(older.summaries if older else []), *([previous_summary] if previous_summary else []),
                  *newer.summaries]:
@@ -870,6 +890,8 @@ class ExtractiveSummarizer:
 
     name = "extractive"
     reads_raw_turns = True
+    #: Takes results the free passes planned to demote raw (``PlannedTurns.demotions``).
+    reads_planned_demotions = True
 
     def __init__(self, config: Config | None = None, *, model: str | None = None) -> None:
         self.config = config
@@ -881,4 +903,5 @@ class ExtractiveSummarizer:
             previous_summary=request.previous_summary,
             focus_topic=request.focus_topic,
             max_chars=min(request.max_chars or MAX_CHARS, MAX_CHARS),
+            demotions=getattr(request.turns, "demotions", None),
         )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import gc
 import json
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from itertools import islice
 from typing import Any
 
@@ -181,6 +181,11 @@ class _Pruner:
         self.pending_at = -1
         #: The output list, once ``run`` has built it; later changes are written through.
         self._out: list[dict[str, Any]] | None = None
+        #: Index -> (tool name, arguments) of a result whose one-liner a lazy ``run`` left to
+        #: build (``None``: its call is looked up then).
+        self.planned: dict[int, tuple[str, Any] | None] = {}
+        #: Indices of the results the output holds as one-liners (for the report's counts).
+        self.demoted_at: set[int] = set()
 
     def _put(self, i: int, message: dict[str, Any]) -> None:
         self.changed[i] = message
@@ -188,7 +193,8 @@ class _Pruner:
             self._out[i] = message
 
     def run(self, boundary: int) -> None:
-        """Dedupe everywhere; demote results and shorten arguments before ``boundary``.
+        """Dedupe everywhere; plan the demotion of results and shorten arguments before
+        ``boundary``.
 
         Equal strings have equal lengths and equal samples, so results are bucketed by
         ``hash(content[32:64]) ^ len(content)`` (a sample from the start of the string, whose
@@ -200,18 +206,17 @@ class _Pruner:
 
         A result's call is found as soon as the result is seen, with the calls of the
         assistant message right before its run of results (where it nearly always is). A line
-        remembered from an earlier pass is written at once; a new one waits for the end of
-        the walk, when the older copies of later results are known: those become
-        back-references and their lines are never built (each would cost a failure verdict,
-        ~10 us). Only the list of results still to summarise is walked again, not the
-        history. A result whose call is elsewhere waits for the map of every call.
+        remembered from an earlier pass is written at once; a new one is only planned
+        (``planned``: index -> call; ``None`` for a result whose call is elsewhere, looked up
+        in the map of every call when needed), once the walk knows the older copies of later
+        results: those become back-references and their lines are never built (each would
+        cost a failure verdict, ~6 us). ``PrunePlan`` builds the planned lines it is asked for.
         """
         messages = self.messages
         changed = self.changed
         min_chars = self.min_prune_chars
         groups = self._groups
         digest = _digest
-        line_for = tool_line
         remembered = remembered_tool_line
         copy = dict.copy
         sample = _SAMPLE
@@ -232,9 +237,10 @@ class _Pruner:
         pending: list[Any] | None = None
         pending_at = verified = 0
         far: list[int] = []
-        #: Results to demote once the walk is over: (index, message, tool name, arguments).
+        #: Results to demote, planned once the walk is over: (index, message, tool name, arguments).
         todo: list[tuple[int, dict[str, Any], Any, Any]] = []
         demoted = 0
+        demoted_at = self.demoted_at
         for i, message in enumerate(messages):
             role = message.get("role")
             if role != "tool":
@@ -330,6 +336,7 @@ class _Pruner:
                 demoted_message = copy(message) if type(message) is dict else {**message}
                 demoted_message["content"] = line
                 out[i] = demoted_message
+                demoted_at.add(i)
                 demoted += 1
         if pending is not None and verified < len(pending):
             self._check_arguments(pending_at, pending, verified)
@@ -339,32 +346,19 @@ class _Pruner:
             for i in members[:-1]:
                 if out[i] is not messages[i]:
                     demoted -= 1
+                    demoted_at.discard(i)
                 noted = {**messages[i], "content": note}
                 changed[i] = out[i] = noted
             self.stats.deduplicated += len(members) - 1
-        for i, message, name, arguments in todo:
-            if i in changed:
-                continue
-            content = message["content"]
-            line = line_for(name, arguments, content, message.get("_is_error"))
-            if len(line) < len(content):
-                # dict.copy + one store is about twice as fast as {**message, "content": line}
-                # (same keys, same order); other mappings take the general form.
-                demoted_message = copy(message) if type(message) is dict else {**message}
-                demoted_message["content"] = line
-                out[i] = demoted_message
-                demoted += 1
-        for i in far:
-            if i in changed:
-                continue
-            message = messages[i]
-            content = message["content"]
-            name, arguments = self.call_for(i, message.get("tool_call_id") or "")
-            line = line_for(name, arguments, content, message.get("_is_error"))
-            if len(line) < len(content):
-                self._put(i, {**message, "content": line})
-                demoted += 1
         self.stats.demoted += demoted
+        # The new one-liners are left to build (``PrunePlan``): most are never needed.
+        planned = self.planned
+        for i, _message, name, arguments in todo:
+            if i not in changed:
+                planned[i] = (name, arguments)
+        for i in far:
+            if i not in changed:
+                planned[i] = None
 
     def _check_arguments(self, i: int, calls: Any, start: int) -> None:
         """Shorten the arguments at ``i`` if a call from ``start`` on has long ones."""
@@ -423,6 +417,7 @@ class _Pruner:
                 return False
             self._put(i, {**message, "content": line})
             self.stats.demoted += 1
+            self.demoted_at.add(i)
             return True
         if isinstance(content, list):
             parts, removed = _strip_images(content, SCREENSHOT_PLACEHOLDER)
@@ -507,14 +502,6 @@ class _Pruner:
         if total > ceiling and last_tool >= 0:
             shrink(last_tool)
 
-    def result(self) -> list[dict[str, Any]]:
-        if self._out is not None:
-            return self._out
-        out = list(self.messages)
-        for i, message in self.changed.items():
-            out[i] = message
-        return out
-
 
 def protected_tail_start(
     messages: Sequence[dict[str, Any]], protect_tail_count: int, protect_tail_tokens: int | None
@@ -535,19 +522,169 @@ def protected_tail_start(
     return n - max(protected, floor)
 
 
-def prune_tool_results(
-    messages: list[dict[str, Any]],
-    *,
-    protect_tail_count: int,
-    protect_tail_tokens: int | None = None,
-    min_prune_chars: int = MIN_PRUNE_CHARS,
-) -> tuple[list[dict[str, Any]], PruneStats]:
-    """Run the free passes; returns ``(messages_or_new_list, stats)``.
+class PrunePlan:
+    """The free passes with the one-liners of old results built on demand (issue 13).
 
-    The very same list object comes back when nothing changed, so callers can test identity.
+    ``plan_free_passes`` walks as ``prune_tool_results`` does - dedupe, argument shortening,
+    tail pressure, lines remembered from an earlier pass - but leaves the results whose
+    one-liner would be new as they are (``planned``): nearly all of them lie in the part a
+    summary condenses, where a line would be built only to be read back. ``messages`` is the
+    output list with those results still raw; ``at`` and ``materialize_range`` build them
+    (each once, in place), ``view`` is the list as it will be (a sequence that builds what is
+    read), ``materialize_all`` gives exactly ``prune_tool_results``' output. ``line`` is one
+    planned one-liner alone (nothing stored, nothing counted): what a summariser shows.
     """
-    if not messages:
-        return messages, PruneStats()
+
+    def __init__(self, source: list[dict[str, Any]], pruner: _Pruner) -> None:
+        self.source = source
+        self._pruner = pruner
+        self.messages: list[dict[str, Any]] = pruner._out if pruner._out is not None else list(source)
+        self.stats = pruner.stats
+        #: Index -> the call of a result still to demote (``None``: looked up when needed).
+        self.planned = pruner.planned
+        #: Indices of the results ``messages`` holds as one-liners.
+        self.demoted_at = pruner.demoted_at
+        self.view: Sequence[dict[str, Any]] = _Materializing(self)
+
+    def call_of(self, i: int) -> tuple[str, Any]:
+        """(tool name, arguments) of the call the planned result ``i`` answers."""
+        found = self.planned[i]
+        if found is None:
+            return self._pruner.call_for(i, self.source[i].get("tool_call_id") or "")
+        return found
+
+    def line(self, i: int) -> str | None:
+        """The one-liner of planned result ``i``, or ``None`` when it would not be shorter (the
+        result then stays as it is)."""
+        message = self.source[i]
+        content = message["content"]
+        name, arguments = self.call_of(i)
+        line = tool_line(name, arguments, content, message.get("_is_error"))
+        return line if len(line) < len(content) else None
+
+    def at(self, i: int) -> dict[str, Any]:
+        """Message ``i`` of the output, its one-liner built if it was still planned."""
+        if i in self.planned:
+            self._materialize(i)
+        return self.messages[i]
+
+    def _materialize(self, i: int) -> None:
+        line = self.line(i)
+        del self.planned[i]
+        if line is not None:
+            message = self.source[i]
+            demoted = message.copy() if type(message) is dict else {**message}
+            demoted["content"] = line
+            self.messages[i] = demoted
+            self.demoted_at.add(i)
+            self.stats.demoted += 1
+
+    def materialize_range(self, start: int, stop: int) -> None:
+        """Build the planned one-liners of ``[start, stop)``."""
+        planned = self.planned
+        if not planned:
+            return
+        if stop - start > len(planned):
+            for i in [i for i in planned if start <= i < stop]:
+                self._materialize(i)
+            return
+        for i in range(max(0, start), stop):
+            if i in planned:
+                self._materialize(i)
+
+    def materialize_all(self) -> list[dict[str, Any]]:
+        """``prune_tool_results``' output: every one-liner built; ``source`` itself when
+        nothing changed."""
+        planned = self.planned
+        if planned:
+            # ``_materialize`` inline: a first pass builds thousands of lines here.
+            source, out, demoted_at, line_for = self.source, self.messages, self.demoted_at, tool_line
+            count = 0
+            for i, found in planned.items():
+                message = source[i]
+                content = message["content"]
+                name, arguments = found if found is not None else \
+                    self._pruner.call_for(i, message.get("tool_call_id") or "")
+                line = line_for(name, arguments, content, message.get("_is_error"))
+                if len(line) < len(content):
+                    # dict.copy + one store is about twice as fast as {**message, "content":
+                    # line} (same keys, same order); other mappings take the general form.
+                    demoted = message.copy() if type(message) is dict else {**message}
+                    demoted["content"] = line
+                    out[i] = demoted
+                    demoted_at.add(i)
+                    count += 1
+            planned.clear()
+            self.stats.demoted += count
+        if not self._pruner.changed and not self.stats.demoted:
+            return self.source
+        return self.messages
+
+    def demoted_between(self, start: int, stop: int) -> int:
+        """How many results of ``[start, stop)`` the output holds as one-liners."""
+        return _count_between(self.demoted_at, start, stop)
+
+    def planned_between(self, start: int, stop: int) -> int:
+        """How many results of ``[start, stop)`` are still planned (no one-liner built)."""
+        return _count_between(self.planned, start, stop)
+
+
+def _count_between(indices: Collection[int], start: int, stop: int) -> int:
+    if stop - start < len(indices):
+        return sum(1 for i in range(max(0, start), stop) if i in indices)
+    return sum(1 for i in indices if start <= i < stop)
+
+
+class _Materializing(Sequence[dict[str, Any]]):
+    """``PrunePlan.messages`` as they will be: reading a planned result builds its one-liner."""
+
+    __slots__ = ("_plan",)
+
+    def __init__(self, plan: PrunePlan) -> None:
+        self._plan = plan
+
+    def __len__(self) -> int:
+        return len(self._plan.messages)
+
+    def __getitem__(self, index: Any) -> Any:
+        plan = self._plan
+        if type(index) is int:
+            if index < 0:
+                index += len(plan.messages)
+            if index in plan.planned:
+                plan._materialize(index)
+            return plan.messages[index]
+        start, stop, _step = index.indices(len(plan.messages))
+        plan.materialize_range(start, stop)
+        return plan.messages[index]
+
+
+class TurnDemotions:
+    """Which turns of a summariser's list are results the free passes planned to demote
+    (position in the list -> index in the plan), and their one-liners on demand."""
+
+    def __init__(self, plan: PrunePlan, positions: dict[int, int]) -> None:
+        self.plan = plan
+        self.positions = positions
+
+    def index(self, position: int) -> int | None:
+        return self.positions.get(position)
+
+    def shifted(self, offset: int) -> TurnDemotions:
+        """The same for the turns from ``offset`` on (a list that starts there)."""
+        return TurnDemotions(self.plan, {p - offset: i for p, i in self.positions.items() if p >= offset})
+
+
+class PlannedTurns(list):  # type: ignore[type-arg]
+    """A summariser's turns holding planned results raw, with their ``demotions``."""
+
+    demotions: TurnDemotions | None = None
+
+
+def _plan(
+    messages: list[dict[str, Any]], protect_tail_count: int, protect_tail_tokens: int | None,
+    min_prune_chars: int, build_all: bool,
+) -> PrunePlan:
     pruner = _Pruner(messages, min_prune_chars)
     boundary = protected_tail_start(messages, protect_tail_count, protect_tail_tokens)
     pending = pending_calls(messages)
@@ -566,10 +703,43 @@ def prune_tool_results(
         pruner.run(boundary)
         if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
             pruner.relieve_tail(boundary, protect_tail_tokens)
+        plan = PrunePlan(messages, pruner)
+        if build_all:
+            plan.materialize_all()
+        return plan
     finally:
         if paused:
             gc.enable()
             gc.collect(0)
-    if not pruner.changed and not pruner.stats.demoted:
-        return messages, pruner.stats
-    return pruner.result(), pruner.stats
+
+
+def plan_free_passes(
+    messages: list[dict[str, Any]],
+    *,
+    protect_tail_count: int,
+    protect_tail_tokens: int | None = None,
+    min_prune_chars: int = MIN_PRUNE_CHARS,
+) -> PrunePlan:
+    """The free passes of ``prune_tool_results`` with the new one-liners left to build on
+    demand (``PrunePlan``); its ``materialize_all`` is ``prune_tool_results``' output."""
+    if not messages:
+        return PrunePlan(messages, _Pruner(messages, min_prune_chars))
+    return _plan(messages, protect_tail_count, protect_tail_tokens, min_prune_chars, False)
+
+
+def prune_tool_results(
+    messages: list[dict[str, Any]],
+    *,
+    protect_tail_count: int,
+    protect_tail_tokens: int | None = None,
+    min_prune_chars: int = MIN_PRUNE_CHARS,
+) -> tuple[list[dict[str, Any]], PruneStats]:
+    """Run the free passes; returns ``(messages_or_new_list, stats)``: ``plan_free_passes``
+    with every one-liner built.
+
+    The very same list object comes back when nothing changed, so callers can test identity.
+    """
+    if not messages:
+        return messages, PruneStats()
+    plan = _plan(messages, protect_tail_count, protect_tail_tokens, min_prune_chars, True)
+    return plan.materialize_all(), plan.stats
