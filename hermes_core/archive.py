@@ -27,9 +27,12 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
+import attrs
 import xxhash
 
 from hermes_core.diagnostics import record_warning
@@ -599,16 +602,59 @@ def _run_target(
 # --- the archive ---------------------------------------------------------------------------
 
 
+@attrs.define(kw_only=True, slots=True)
+class HistoryScan:
+    """What recording a compaction reads of each message of its input, by position: its role,
+    its content (the snapshot the archive keeps), a tool result's call id (None for any other
+    message), the positions of messages carrying a reference (replacements of an earlier
+    compaction) and of user messages that are summaries (no turn starts there). Read by
+    ``_scan``, or handed over by the caller's own pass over the list (``holding_scan``)."""
+
+    roles: list[Any] = attrs.Factory(list)
+    contents: list[Any] = attrs.Factory(list)
+    call_ids: list[Any] = attrs.Factory(list)
+    marked: list[int] = attrs.Factory(list)
+    summaries: list[int] = attrs.Factory(list)
+
+
+#: The list (its length) whose ``HistoryScan`` a caller read in a pass of its own.
+_held_scan: ContextVar[tuple[Any, int, HistoryScan] | None] = ContextVar("hermes_held_scan", default=None)
+
+
+@contextmanager
+def holding_scan(messages: Sequence[Any], scan: HistoryScan | None) -> Iterator[None]:
+    """Within the block, recording a compaction of ``messages`` (the same list object at the
+    same length) takes ``scan`` as what it would read of them (``Session.compress``: its one
+    pass over the history, ``hermes_core.intake``). ``None``: the block changes nothing."""
+    token = _held_scan.set(None if scan is None else (messages, len(messages), scan))
+    try:
+        yield
+    finally:
+        _held_scan.reset(token)
+
+
 def _scan(
     before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
-) -> tuple[list[int], list[Any], list[Any], list[Any]]:
+) -> tuple[list[int], list[Any], list[Any], list[Any], set[int] | None]:
     """One pass over the messages (at 100k each pass over the host's dicts costs ~20 ms of
     cache misses): per position where ``after`` kept it (``kept_positions``), its role
     (``_EARLIER`` for a replacement of an earlier compaction), its content (the snapshot the
-    archive keeps) and a tool result's call id."""
+    archive keeps) and a tool result's call id; and the positions of the user messages that
+    are summaries when known (held: no pass at all; None: ``_records`` asks the users)."""
     where = {id(m): i for i, m in enumerate(after)}.get
-    kept: list[int] = []
-    tags: list[Any] = []
+    held = _held_scan.get()
+    if held is not None and held[0] is before and held[1] == len(before):
+        scan = held[2]
+        # Only the list's pointers are read here (``id``), never the message dicts.
+        kept = list(map(where, map(id, before), itertools.repeat(-1)))
+        tags = scan.roles
+        if scan.marked:
+            tags = list(tags)
+            for j in scan.marked:
+                tags[j] = _EARLIER
+        return _match_copies(before, after, kept), tags, scan.contents, scan.call_ids, set(scan.summaries)
+    kept = []
+    tags = []
     contents: list[Any] = []
     call_ids: list[Any] = []
     keep = kept.append
@@ -621,7 +667,7 @@ def _scan(
         tag(_EARLIER if m.get(REF_KEY) else role)
         content(m.get("content"))
         call(m.get("tool_call_id") if role == "tool" else None)
-    return _match_copies(before, after, kept), tags, contents, call_ids
+    return _match_copies(before, after, kept), tags, contents, call_ids, None
 
 
 #: The tag of a message that carries a reference already (a replacement of an earlier compaction).
@@ -934,11 +980,11 @@ class SessionArchive:
         started = time.perf_counter()
         with self._lock:
             self._load()
-            kept, tags, contents, call_ids = _scan(before, after)
+            kept, tags, contents, call_ids, summaries = _scan(before, after)
             if len(after) == len(before) and -1 not in kept:
                 return after
             runs = replacement_runs(before, after, kept, call_ids)
-            records, refs_for = self._records(before, kept, runs, tags, contents, call_ids)
+            records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, summaries)
             if records:
                 try:
                     self.store.archive_put(self.session_id, records)
@@ -964,7 +1010,7 @@ class SessionArchive:
     def _records(
         self, before: Sequence[dict[str, Any]], kept: Sequence[int],
         runs: Sequence[tuple[int, int, int | list[int]]], tags: list[Any], contents: list[Any],
-        call_ids: list[Any],
+        call_ids: list[Any], summaries: set[int] | None = None,
     ) -> tuple[ArchivedBatch, dict[int, list[str]]]:
         """The batch of what left (references and snapshots only) and, per replacement in
         ``after``, the references it stands for (in the order of ``before``).
@@ -982,7 +1028,10 @@ class SessionArchive:
         users = itertools.compress(itertools.count(), map(operator.eq, tags, itertools.repeat("user")))
         # A "user" tag is a user message without a reference: ``_is_turn_start`` less what the
         # tag already says, inline (15k calls at 100k messages).
-        starts = [j for j in users if not ((m := before[j]).get("_summary") or m.get("_compressed_summary"))]
+        if summaries is None:
+            starts = [j for j in users if not ((m := before[j]).get("_summary") or m.get("_compressed_summary"))]
+        else:
+            starts = [j for j in users if j not in summaries] if summaries else list(users)
         gone = list(itertools.compress(range(size), map(operator.lt, kept, itertools.repeat(0))))
         earlier = list(itertools.compress(gone, map(operator.is_, map(tags.__getitem__, gone), itertools.repeat(_EARLIER))))
         if earlier:
@@ -1002,7 +1051,7 @@ class SessionArchive:
         turns = list(map(turn_of.__getitem__, gone))
         places = list(map(operator.sub, map((1).__add__, gone), map(start_of.__getitem__, gone)))
         refs = [f"m{turn}.{place}" for turn, place in zip(turns, places)]
-        if used.isdisjoint(refs):
+        if not used or used.isdisjoint(refs):  # (an empty set: no pass hashing every new ref twice)
             used.update(refs)
         else:
             for i, (turn, place) in enumerate(zip(turns, places)):

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
+from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
@@ -459,16 +460,19 @@ class CompactionLoop:
     def manual(
         self, messages: list[dict[str, Any]], *, focus_topic: str | None, force: bool,
         tools: Sequence[Mapping[str, Any]] | None, estimate: int | None = None, proven: bool = False,
+        scan: HistoryScan | None = None,
     ) -> ManualCompression:
         """``estimate``: ``estimate_messages_tokens(messages)`` when the caller summed it already
-        (``Session.compress``, in its normalising pass); ``proven``: the caller showed in that
-        pass that ``messages`` is valid by the pairing rule (``pairing.holding_valid``)."""
+        (``Session.compress``, in its one pass over the history, ``hermes_core.intake``);
+        ``proven``: that pass showed ``messages`` valid by the pairing rule; ``scan``: the
+        archive's columns of ``messages`` it read."""
         session = self.session
         tools = tools if tools is not None else self.last_tools
         # The host waits in this call: its list is the same until it returns, so the estimate
-        # of it made here serves the engine's report too (``holding_estimates``), and so does
-        # the proof of its pairing the engine's input check (``holding_valid``).
-        with holding_estimates(), holding_valid(messages if proven else None):
+        # of it made here serves the engine's report too (``holding_estimates``), the proof of
+        # its pairing the engine's input check (``holding_valid``) and the columns the archive
+        # (``holding_scan``).
+        with holding_estimates(), holding_valid(messages if proven else None), holding_scan(messages, scan):
             if estimate is not None:
                 hold_estimate(messages, estimate)
             before_tokens = self.rough(messages, tools, keep=False)

@@ -1,7 +1,7 @@
 """The pairing proof of a forced compression's normalising pass, against the full check.
 
 ``Session.compress`` normalises and estimates the host's list in one pass
-(``sdk.normalize_for_compression``); the same pass shows the list valid by the provider pairing
+(``intake.read_history``); the same pass shows the list valid by the provider pairing
 rule when it is in the usual form (each call's result right after it, in order), and the engine's
 input check (``sanitize_tool_pairs`` -> ``pairing_problems``) then trusts that proof instead of
 walking the list again (``pairing.holding_valid``). A proof must never say "valid" of a list
@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 
 from hermes_core import Session, pairing
 from hermes_core.pairing import holding_valid, pairing_problems
-from hermes_core.sdk import normalize_for_compression, normalize_messages
+from hermes_core.intake import read_history
+from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
 
 IDS = ["c1", "c2", "c3"]  # a small pool: providers reuse ids
@@ -100,7 +101,8 @@ def test_the_proof_never_passes_what_the_full_check_refuses(blocks: list[tuple[l
     messages = [m for found, _ in blocks for m in found]
     if cut and messages:
         messages = messages[:-1]  # ends mid-block: calls in flight
-    out, total, proven = normalize_for_compression(messages)
+    found = read_history(messages)
+    out, total, proven = found.messages, found.estimate, found.proven
     assert out == normalize_messages(messages)
     assert total == estimate_messages_tokens(out)
     problems = pairing_problems(out)
@@ -116,10 +118,10 @@ def test_pending_calls_at_the_end_are_proven_valid() -> None:
     messages = [{"role": "user", "content": "go"},
                 {"role": "assistant", "content": "", "tool_calls": [call, {**call, "id": "c2"}]},
                 {"role": "tool", "tool_call_id": "c1", "content": "ok"}]
-    assert normalize_for_compression(messages)[2] is True
-    assert normalize_for_compression(messages[:2])[2] is True
+    assert read_history(messages).proven is True
+    assert read_history(messages[:2]).proven is True
     # The same block followed by anything but its results is not.
-    assert normalize_for_compression([*messages, {"role": "user", "content": "next"}])[2] is False
+    assert read_history([*messages, {"role": "user", "content": "next"}]).proven is False
 
 
 def test_a_held_proof_answers_only_for_that_list_at_that_length_inside_the_block() -> None:
@@ -179,3 +181,109 @@ def test_a_forced_compress_hands_its_proof_to_the_engines_input_check(
     assert seen == [(not reverse, [])]
     assert pairing._proven.get() is None  # the hold ended with the call
     assert (session.engine.last_compression_report or {}).get("tool_pairs_repaired") == 0
+
+
+# --- the archive's columns, read in the same pass -----------------------------------------
+
+
+@st.composite
+def archived_history(draw: st.DrawFn) -> list[Any]:
+    """Messages of every kind the archive tells apart: turn starts, summaries (ours and other
+    agents'), replacements of an earlier compaction, tool results with odd call ids, Anthropic
+    blocks (converted by the pass)."""
+    out: list[Any] = []
+    for kind in draw(st.lists(st.sampled_from(
+        ["user", "summary", "compressed", "replacement", "replaced_user", "call", "odd_result",
+         "anthropic", "parts"]), max_size=14)):
+        if kind == "user":
+            out.append({"role": "user", "content": draw(st.text(max_size=12))})
+        elif kind == "summary":
+            out.append({"role": "user", "content": "summary", "_summary": "hermes-core"})
+        elif kind == "compressed":
+            out.append({"role": "user", "content": "old summary", "_compressed_summary": True})
+        elif kind == "replacement":
+            out.append({"role": "assistant", "content": "[ref m1.2]", "_ref": "m1.2"})
+        elif kind == "replaced_user":
+            out.append({"role": "user", "content": "[refs]", "_ref": "m2.1", "_summary": "hermes-core"})
+        elif kind == "call":
+            ident = draw(st.sampled_from(IDS))
+            out += [{"role": "assistant", "content": "", "tool_calls": [_call(ident, "usual")]},
+                    {"role": "tool", "tool_call_id": ident, "content": draw(st.text(max_size=12))}]
+        elif kind == "odd_result":
+            out.append({"role": "tool", "tool_call_id": draw(st.sampled_from([None, 7, ""])), "content": "x"})
+        elif kind == "anthropic":
+            out += [{"role": "assistant", "content": [
+                        {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "a.py"}}]},
+                    {"role": "user", "content": [
+                        {"type": "tool_result", "tool_use_id": "t1", "content": "print(1)"},
+                        {"type": "text", "text": "and go on"}]}]
+        else:
+            out.append({"role": "user", "content": [{"type": "text", "text": "look"}],
+                        "tool_call_id": "stray"})
+    return out
+
+
+@given(archived_history())
+@settings(max_examples=200, deadline=None)
+def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> None:
+    from hermes_core import archive
+
+    found = read_history(messages, scan=True)
+    assert found.scan is not None
+    normalized = found.messages
+    kept, tags, contents, call_ids, summaries = archive._scan(normalized, [])  # its own pass
+    assert summaries is None
+    with archive.holding_scan(normalized, found.scan):
+        held = archive._scan(normalized, [])
+    assert held[0] == kept
+    assert [t is archive._EARLIER or t for t in held[1]] == [t is archive._EARLIER or t for t in tags]
+    assert held[2] == contents and all(a is b for a, b in zip(held[2], contents, strict=True))
+    assert held[3] == call_ids
+    users = [j for j, t in enumerate(tags) if t == "user"]
+    assert {j for j in users if normalized[j].get("_summary") or normalized[j].get("_compressed_summary")} \
+        == {j for j in users if j in held[4]}
+
+
+@given(archived_history(), st.lists(st.booleans(), max_size=20), st.integers(0, 2))
+@settings(max_examples=150, deadline=None)
+def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], keep: list[bool], inserts: int) -> None:
+    from hermes_core.archive import MemoryArchiveStore, SessionArchive, holding_scan
+
+    found = read_history(messages, scan=True)
+    before = found.messages
+    after = [m for i, m in enumerate(before) if i < len(keep) and keep[i]]
+    for k in range(inserts):
+        after.insert(min(k * 2, len(after)), {"role": "user", "content": f"summary {k}"})
+
+    def record(held: bool) -> tuple[Any, list[dict[str, Any]]]:
+        store = MemoryArchiveStore()
+        archive = SessionArchive(session_id="s", store=store)
+        with holding_scan(before, found.scan if held else None):
+            out = archive.record(before, after)
+        store.archive_flush()
+        rows = sorted(store._rows.get("s", {}).values(), key=lambda r: r["seq"])
+        return out, [{k: v for k, v in r.items() if k not in ("created_at", "_order")} for r in rows]
+
+    assert record(held=True) == record(held=False)
+
+
+def test_a_forced_compress_records_the_archive_from_its_one_pass(tmp_path: Path, monkeypatch: Any) -> None:
+    from hermes_core import archive
+
+    seen: list[bool] = []
+    real = archive._scan
+
+    def spy(before: Any, after: Any) -> Any:
+        held = archive._held_scan.get()
+        seen.append(held is not None and held[0] is before)
+        return real(before, after)
+
+    monkeypatch.setattr(archive, "_scan", spy)
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                           context_length=32_000, persist=False, env={})
+    messages = _history(60)
+    result = session.compress(messages, force=True)
+    assert seen == [True]
+    assert len(session.archive) > 0
+    ref = result.messages[1].get("_ref") or next(m["_ref"] for m in result.messages if m.get("_ref"))
+    assert session.archive.get(ref)["text"]

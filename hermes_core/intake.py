@@ -1,0 +1,196 @@
+"""A forced compression's one pass over the host's history: everything it needs read at once.
+
+``Session.compress`` is handed the whole history (100k messages in issue 13's benchmark). Over
+a list that long each pass is mostly the memory traffic of reading every message dict (~18 ms
+of cache misses at 100k messages, a quarter of the reference pass), so what several steps need
+of each message is read in one pass (``read_history``), and held for them while the host waits
+in the call:
+
+* the messages as OpenAI-format dicts (``sdk.normalize_messages``);
+* their rough estimate (``tokens.estimate_messages_tokens``; held by ``tokens.hold_estimate``);
+* a proof of their tool pairing in its usual form (``pairing.holding_valid``), so the engine's
+  input check does not walk the list again;
+* with the archive on, the columns the archive records (``archive.HistoryScan``: each message's
+  role, content and tool-result call id, the reference carriers, the summary user messages;
+  held by ``archive.holding_scan``), so recording the compaction does not read every message
+  dict again.
+
+Each of these is tested against the function it stands in for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import attrs
+
+from hermes_core.archive import REF_KEY, HistoryScan
+from hermes_core.sdk import _expand
+from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
+
+__all__ = ["HistoryRead", "read_history"]
+
+
+@attrs.define(kw_only=True, slots=True)
+class HistoryRead:
+    """What ``read_history`` read. ``proven``: valid by the pairing rule, shown in the usual form
+    (``False`` says "not shown", never "invalid"); ``scan``: the archive's columns, when asked."""
+
+    messages: list[dict[str, Any]]
+    estimate: int
+    proven: bool
+    scan: HistoryScan | None = None
+
+
+def _ordered_ids(calls: Any) -> list[str] | None:
+    """The call ids of a ``tool_calls`` list when every call is a dict with a non-empty string
+    id (``pairing_problems``' usual form), else None."""
+    if type(calls) is not list:
+        return None
+    ids: list[str] = []
+    for call in calls:
+        ident = (call.get("id") or call.get("call_id")) if type(call) is dict else None
+        if type(ident) is not str or not ident:
+            return None
+        ids.append(ident)
+    return ids
+
+
+def _pairing_step(message: dict[str, Any], want: list[str] | None, k: int) -> tuple[bool, list[str] | None, int]:
+    """One message of the usual-form proof: ``(still proven, the ids the open block waits
+    for, how many came)`` (the inline form in ``read_history`` does the same)."""
+    role = message.get("role")
+    if role == "tool":
+        if want is None or message.get("tool_call_id") != want[k]:
+            return False, None, 0
+        k += 1
+        return True, (None if k == len(want) else want), k
+    if want is not None:
+        return False, None, 0
+    calls = message.get("tool_calls")
+    if calls and role == "assistant":
+        want = _ordered_ids(calls)
+        return want is not None, want, 0
+    return True, None, 0
+
+
+def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
+    """One message into the archive's columns (the inline form in ``read_history`` does the same)."""
+    role = message.get("role")
+    at = len(scan.roles)
+    scan.roles.append(role)
+    scan.contents.append(message.get("content"))
+    scan.call_ids.append(message.get("tool_call_id") if role == "tool" else None)
+    if message.get(REF_KEY):
+        scan.marked.append(at)
+    elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
+        scan.summaries.append(at)
+
+
+def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
+    """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
+    in the usual form - every assistant message's calls carry non-empty string ids and their
+    results follow it one per call, in the calls' order, then a message that is not a tool
+    result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
+    columns of the normalised list."""
+    out: list[dict[str, Any]] | None = None
+    total = 0
+    # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
+    # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
+    proven = True
+    want: list[str] | None = None
+    k = 0
+    columns = HistoryScan() if scan else None
+    if columns is not None:
+        roles, contents, call_ids = columns.roles.append, columns.contents.append, columns.call_ids.append
+        marked, summaries = columns.marked.append, columns.summaries.append
+    position = 0  # in the normalised list
+    for index, message in enumerate(messages):
+        if type(message) is dict:
+            content = message.get("content")
+            if type(content) is not list:
+                if out is not None:
+                    out.append(message)
+                calls = message.get("tool_calls")
+                ids: list[str] | None = None
+                if not calls:
+                    # ``estimate_message_tokens`` of a plain text message, inline.
+                    if type(content) is str:
+                        total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                    else:
+                        total += estimate_message_tokens(message)
+                elif type(content) is str and type(calls) is list:
+                    # The calls' estimate (``estimate_message_tokens``) and ids (``_ordered_ids``)
+                    # in one visit, for calls of the usual shape; any other goes to those two.
+                    chars = len(content)
+                    ids = []
+                    for call in calls:
+                        fn = call.get("function") if type(call) is dict else None
+                        if type(fn) is not dict:
+                            break
+                        args = fn.get("arguments")
+                        name = fn.get("name")
+                        if type(args) is not str or type(name) is not str:
+                            break
+                        chars += len(args) + len(name) + 40
+                        ident = call.get("id") or call.get("call_id")
+                        if ids is not None:
+                            if type(ident) is str and ident:
+                                ids.append(ident)
+                            else:
+                                ids = None
+                    else:
+                        total += (chars + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                        chars = -1
+                    if chars >= 0:
+                        total += estimate_message_tokens(message)
+                        ids = _ordered_ids(calls)
+                else:
+                    total += estimate_message_tokens(message)
+                    ids = _ordered_ids(calls)
+                role = message.get("role")
+                if columns is not None:
+                    # ``_scan_step``, inline.
+                    roles(role)
+                    contents(content)
+                    if role == "tool":
+                        call_ids(message.get("tool_call_id"))
+                    else:
+                        call_ids(None)
+                        if role == "user" and (message.get("_summary") or message.get("_compressed_summary")) \
+                                and not message.get(REF_KEY):
+                            summaries(position)
+                    if message.get(REF_KEY):
+                        marked(position)
+                    position += 1
+                if proven:
+                    if role == "tool":
+                        if want is None or message.get("tool_call_id") != want[k]:
+                            proven = False
+                        else:
+                            k += 1
+                            if k == len(want):
+                                want = None
+                    elif want is not None:
+                        proven = False
+                    elif calls and role == "assistant":
+                        want, k = ids, 0
+                        proven = ids is not None
+                continue
+        expanded = _expand(message)
+        for converted in expanded:
+            total += estimate_message_tokens(converted)
+            if proven:
+                proven, want, k = _pairing_step(converted, want, k)
+            if columns is not None:
+                _scan_step(columns, converted)
+                position += 1
+        if out is None:
+            if len(expanded) == 1 and expanded[0] is message:
+                continue
+            out = list(messages[:index])
+        out.extend(expanded)
+    if out is None:
+        out = messages if isinstance(messages, list) else list(messages)
+    return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
