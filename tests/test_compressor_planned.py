@@ -18,10 +18,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hermes_plugins._common import failures
+from hermes_plugins._common.toolkinds import DATA_TOOLS
 from hermes_plugins.compressor import engine as engine_module
-from hermes_plugins.compressor import prune
+from hermes_plugins.compressor import oneliners, prune
 from hermes_plugins.compressor.extractive import build_handoff
-from hermes_plugins.compressor.prune import PlannedTurns, plan_free_passes, prune_tool_results
+from hermes_plugins.compressor.oneliners import looks_demoted
+from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, PlannedTurns, plan_free_passes, prune_tool_results
 from test_compressor_support import assistant, make_engine, system, tool, user, work_history
 
 from hermes_core.summarizer import SummaryRequest
@@ -235,3 +237,33 @@ def test_the_extractive_summary_reads_a_planned_result_as_its_one_liner() -> Non
     eager, _stats = prune_tool_results(messages, protect_tail_count=1)
     assert lazy == build_handoff(eager)
     assert "KeyError: 'currency_code'" in lazy and "exit 1" in lazy
+
+
+_values = st.one_of(
+    st.text(max_size=120), st.text(alphabet="ab; \n\\\"é/", max_size=40), st.integers(), st.booleans(),
+    st.none(), st.floats(allow_nan=False), st.lists(st.integers(), max_size=3),
+)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from([*oneliners._BY_TOOL, "acme_lookup", "x;y", "duplicate tool output", "a\nb", "Edit"]),
+    args=st.dictionaries(st.sampled_from(["path", "file_path", "command", "query", "url", "ref", "code", "name",
+                                          "pattern", "offset", "subagent_type", "input", "k;ey", "message"]),
+                         _values, max_size=4),
+    ascii_only=st.booleans(),
+    content=st.one_of(st.text(max_size=300), st.sampled_from(["Found 12\nfiles here", "exit code: 7", "ok"])),
+)
+def test_a_call_certain_to_give_a_plain_line_gives_one(
+    name: str, args: dict[str, Any], ascii_only: bool, content: str
+) -> None:
+    """``plain_line_certain`` lets the summary read a planned success without its line: the
+    line it would have read must be our plain one-liner, whatever the output."""
+    arguments = json.dumps(args, ensure_ascii=ascii_only)
+    if not oneliners.plain_line_certain(name, arguments, oneliners.parse_arguments(arguments)):
+        return
+    line = oneliners.tool_line(name, arguments, content, False)
+    if failures.failure_of(content, reads=name in DATA_TOOLS) is not None:
+        return  # a failed result's line carries its error (not read this way)
+    assert line.startswith(f"[{name}]") and "; " not in line and "MEDIA:" not in line
+    assert looks_demoted(line) and not line.startswith(DUPLICATE_PREFIX)

@@ -60,6 +60,7 @@ from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     parse_arguments,
+    plain_line_certain,
     summarize_tool_result,
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
@@ -293,6 +294,8 @@ class _Facts:
         self.actions: list[_Action] = []  # see ``line``
         self._calls: list[Mapping[str, Any]] = []  # the calls of pending actions, by number
         self._results: list[Mapping[str, Any] | None] = []
+        #: Action number -> plan index of a planned result read without its line (``_quiet``).
+        self._planned_actions: dict[int, int] = {}
         self.open_items: list[str] = []
         self.summaries: list[str] = []
         self.last_step: list[str] = []
@@ -365,11 +368,12 @@ class _Facts:
                     continue
                 at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
                 result = None if at is None else turns[at]
+                planned = -1
                 if result is not None and demotions is not None:
-                    planned = demotions.index(at)  # type: ignore[arg-type]
-                    if planned is not None:
-                        result = self._result(result, planned)
-                last_action, todo_list = self._call(call, result)
+                    found = demotions.index(at)  # type: ignore[arg-type]
+                    if found is not None:
+                        planned = found
+                last_action, todo_list = self._call(call, result, planned)
                 if todo_list is not None:
                     todos = todo_list
         if todos:
@@ -384,6 +388,20 @@ class _Facts:
             self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
             self.last_step.append("last tool call: " + self.line(last_action))
+
+    def _quiet(self, name: str, arguments: Any, args: Mapping[str, Any], result: Mapping[str, Any],
+               planned: int) -> bool:
+        """Whether a planned result reads, as its one-liner, as a plain success - decided
+        without building the line: the free passes paired it with this very call, the call's
+        line is certain to be a plain one-liner (``plain_line_certain``: our demoted form, no
+        error part) and the result did not fail (its verdict, which the line would hold).
+        Edits without a path are left out: their file is read from the line itself."""
+        if name in EDIT_TOOLS or self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
+            return False
+        if not plain_line_certain(name, arguments, args if args is not _NO_ARGS else parse_arguments(arguments)):
+            return False
+        content = result["content"]
+        return failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)) is None
 
     def _result(self, result: Mapping[str, Any], planned: int) -> Mapping[str, Any]:
         """A planned result as the free passes would have left it: its one-liner when shorter."""
@@ -405,8 +423,10 @@ class _Facts:
                 self._decisions.setdefault(_clip(sentence, ITEM_MAX))
 
     def _call(
-        self, call: Mapping[str, Any], result: Mapping[str, Any] | None
+        self, call: Mapping[str, Any], result: Mapping[str, Any] | None, planned: int = -1
     ) -> tuple[_Action, list[str] | None]:
+        """Read one call and its result. ``planned``: the result's index in the free passes'
+        plan when they planned to demote it (it is raw here; see ``_quiet``)."""
         # Name, arguments (parsed only for ``_ARGUMENT_TOOLS``) and ``message_text``, inline: this runs once per call of the middle.
         raw = call.get("function")
         fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else _NO_ARGS
@@ -415,7 +435,17 @@ class _Facts:
         if type(name) is not str:
             name = str(name)
         args = parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS
-        if result is not None:
+        quiet = False
+        if planned >= 0:
+            quiet = self._quiet(name, arguments, args, result, planned)  # type: ignore[arg-type]
+            if not quiet:
+                result = self._result(result, planned)  # type: ignore[arg-type]
+        if quiet:
+            # Read as its one-liner would be: a success line, built only if it is shown.
+            content = result["content"]  # type: ignore[index]
+            is_error, demoted = result.get("_is_error"), False  # type: ignore[union-attr]
+            self._planned_actions[len(self._calls)] = planned
+        elif result is not None:
             content = result.get("content")
             if type(content) is not str or "MEDIA:" in content or len(content) > TURN_HARD_MAX:
                 content = message_text(result)
@@ -450,7 +480,9 @@ class _Facts:
                 key = path_key
             else:
                 key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
-            if demoted:
+            if quiet:
+                failed = None
+            elif demoted:
                 # A success line holds no "; " (``_demoted_failure`` would find none).
                 failed = _demoted_failure(content) if "; " in content else None
             else:
@@ -477,6 +509,11 @@ class _Facts:
         """The one-liner of an action (see ``_Action``)."""
         if type(action) is str:
             return action
+        planned = self._planned_actions.get(action)
+        if planned is not None:
+            line = self._demotions.plan.line(planned)  # type: ignore[union-attr]
+            if line is not None:
+                return line  # the free passes' very line (else the result stays, as below)
         call, result = self._calls[action], self._results[action]
         raw = call.get("function")
         fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}

@@ -425,6 +425,43 @@ _BY_TOOL.update({
 })
 
 
+#: Formatters whose every line names the tool first, carries a ``looks_demoted`` marker
+#: (" chars", " lines output", " matches") and no "; ", and whose other parts come from the
+#: arguments or are numbers read from the output (see ``plain_line_certain``).
+_PLAIN_FORMATTERS = frozenset({
+    _read_file, _task, _apply_patch, _submit, _patch, _browser, _web_search, _web_extract,
+    _delegate, _skill, _vision, _tts, _generic, _code_cell, _execute_code, _glob,
+})
+#: A call whose arguments and name are at most this long gives a line under 800 characters
+#: (the formatters add under 200: their words and two numbers).
+_PLAIN_CALL_MAX = 600
+
+
+def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any]) -> bool:
+    """Whether ``tool_line`` for a *successful* result of this call is certain to read as one
+    of our one-liners (``[name] ...``, ``looks_demoted``, one line under 800 characters, no
+    "; "), whatever the output - decided from the call alone, without building the line.
+
+    ``args`` are the parsed ``arguments``. Arguments without a backslash hold no escaped
+    newline and parse to strings no longer than their text; with top-level values that are
+    strings, integers, booleans or null, no part of the line is longer than the arguments; and
+    without ";" no part of it holds "; ". A call that does not qualify is not a plain line, only
+    not a certain one.
+    """
+    if type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
+        return False
+    if ";" in arguments or "\\" in arguments or "MEDIA:" in arguments:
+        return False
+    if ";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate"):
+        return False
+    if _BY_TOOL.get(name, _generic) not in _PLAIN_FORMATTERS:
+        return False
+    for value in args.values():
+        if value is not None and type(value) is not str and type(value) is not int and type(value) is not bool:
+            return False
+    return True
+
+
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
     """``line`` with what went wrong appended when the result failed (issue 13), else ``line``."""
     # Data tools return other people's text (a file, a web page, search hits): an "Error:" line
