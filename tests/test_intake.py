@@ -287,3 +287,59 @@ def test_a_forced_compress_records_the_archive_from_its_one_pass(tmp_path: Path,
     assert len(session.archive) > 0
     ref = result.messages[1].get("_ref") or next(m["_ref"] for m in result.messages if m.get("_ref"))
     assert session.archive.get(ref)["text"]
+
+
+# --- the collector, paused for the call -------------------------------------------------------
+
+
+def test_a_forced_compress_runs_with_the_collector_paused_and_resumes_it(tmp_path: Path, monkeypatch: Any) -> None:
+    import gc
+
+    from hermes_plugins.compressor import engine
+
+    states: list[bool] = []
+    collections: list[int] = []
+    real = engine.sanitize_tool_pairs
+
+    def spy(messages: list[dict[str, Any]]) -> Any:
+        states.append(gc.isenabled())
+        return real(messages)
+
+    def count(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    monkeypatch.setattr(engine, "sanitize_tool_pairs", spy)
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                           context_length=32_000, persist=False, env={})
+    assert gc.isenabled()
+    messages = _history(60)
+    gc.collect()
+    gc.callbacks.append(count)
+    try:
+        result = session.compress(messages, force=True)
+    finally:
+        gc.callbacks.remove(count)
+    assert len(result.messages) < 182
+    assert states and not any(states)  # paused inside the engine
+    assert gc.isenabled()
+    assert collections == [0]  # only the young generation, once, at the end
+
+    # A collector the host paused stays paused.
+    gc.disable()
+    try:
+        session.compress(_history(60), force=True)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
+
+    # A failing compression resumes it too.
+    def broken(messages: Any) -> Any:
+        raise RuntimeError("engine down")
+
+    monkeypatch.setattr(engine, "sanitize_tool_pairs", broken)
+    try:
+        session.compress(_history(60), force=True)
+    except Exception:  # noqa: BLE001 - whatever the host is told, the collector runs again
+        pass
+    assert gc.isenabled()
