@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -27,6 +28,7 @@ import attrs
 from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
+from hermes_core.intake import collector_resumed
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid
@@ -259,9 +261,14 @@ class CompactionLoop:
         section = session.config.session_store
         store = session.store if session.persist else None
         try:
-            # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
-            with compaction_lease(store, session.session_id, ttl=section.lease_ttl_seconds,
-                                  wait=section.lease_wait_seconds):
+            # One compaction of a session at a time, whichever worker runs it (hermes_core.lease);
+            # waiting for it is no local work (hermes_core.intake.collector_paused).
+            with ExitStack() as stack:
+                with collector_resumed():
+                    stack.enter_context(compaction_lease(
+                        store, session.session_id, ttl=section.lease_ttl_seconds,
+                        wait=section.lease_wait_seconds,
+                    ))
                 session.refresh_engine_state()  # another worker's compaction since we opened
                 out = session.host.engine_step(
                     "compress", session.engine, messages=messages, current_tokens=current_tokens,

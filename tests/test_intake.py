@@ -343,3 +343,58 @@ def test_a_forced_compress_runs_with_the_collector_paused_and_resumes_it(tmp_pat
     except Exception:  # noqa: BLE001 - whatever the host is told, the collector runs again
         pass
     assert gc.isenabled()
+
+
+def test_the_collector_runs_while_waiting_on_a_summariser_or_the_lease(tmp_path: Path, monkeypatch: Any) -> None:
+    import gc
+    from contextlib import contextmanager
+
+    from hermes_core import compaction
+    from hermes_plugins.compressor import engine
+    from hermes_plugins.compressor.extractive import ExtractiveSummarizer
+
+    seen: dict[str, list[bool]] = {"offline": [], "remote": [], "lease": [], "engine": []}
+    real_summarize = ExtractiveSummarizer.summarize
+
+    def offline(self: Any, request: Any) -> str:
+        seen["offline"].append(gc.isenabled())
+        return real_summarize(self, request)
+
+    class Remote:
+        """Stands for an LLM summariser: a call that waits on a provider."""
+
+        def summarize(self, request: Any) -> str:
+            seen["remote"].append(gc.isenabled())
+            return "## Goal\\nkeep going with the refactor"
+
+    real_lease = compaction.compaction_lease
+
+    @contextmanager
+    def lease(*args: Any, **kwargs: Any) -> Any:
+        seen["lease"].append(gc.isenabled())  # the wait for another worker's lease
+        with real_lease(*args, **kwargs):
+            yield
+
+    real_sanitize = engine.sanitize_tool_pairs
+
+    def sanitize(messages: Any) -> Any:
+        seen["engine"].append(gc.isenabled())
+        return real_sanitize(messages)
+
+    monkeypatch.setattr(ExtractiveSummarizer, "summarize", offline)
+    monkeypatch.setattr(compaction, "compaction_lease", lease)
+    monkeypatch.setattr(engine, "sanitize_tool_pairs", sanitize)
+
+    def run() -> Any:
+        session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                               context_length=32_000, persist=False, env={})
+        return session.compress(_history(60), force=True)
+
+    assert len(run().messages) < 182
+    assert seen["offline"] == [False] and seen["engine"][0] is False  # local work: paused
+    assert seen["lease"] == [True]
+    monkeypatch.setattr(engine.CompressorEngine, "_get_summarizer", lambda self, provider, model: Remote())
+    result = run()
+    assert seen["remote"] == [True]  # waiting on a provider: running
+    assert any("keep going with the refactor" in str(m.get("content")) for m in result.messages)
+    assert seen["engine"][-1] is False and gc.isenabled()
