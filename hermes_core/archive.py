@@ -35,6 +35,7 @@ from typing import Any
 import attrs
 import xxhash
 
+from hermes_core.collector import collector_resumed
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 
@@ -987,7 +988,8 @@ class SessionArchive:
             records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, summaries)
             if records:
                 try:
-                    self.store.archive_put(self.session_id, records)
+                    with collector_resumed():  # a store may write over the network (Redis)
+                        self.store.archive_put(self.session_id, records)
                 except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
                     self._used.difference_update(records.refs)  # type: ignore[union-attr]
                     record_warning(

@@ -28,7 +28,7 @@ import attrs
 from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
-from hermes_core.intake import collector_resumed
+from hermes_core.collector import collector_resumed
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid

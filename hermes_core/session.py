@@ -599,7 +599,8 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        from hermes_core.intake import collector_paused, read_history
+        from hermes_core.collector import collector_paused
+        from hermes_core.intake import read_history
 
         # One pass over the history reads what the steps need of it (hermes_core.intake): the
         # loop holds the estimate for its feedback and the engine's report, the pairing proof

@@ -32,7 +32,7 @@ from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.errors import HermesPluginError
-from hermes_core.intake import collector_resumed
+from hermes_core.collector import collector_resumed
 from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
 from hermes_plugins._common.reasoning import strip_reasoning
