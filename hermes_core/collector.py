@@ -1,8 +1,8 @@
 """The cyclic garbage collector around a forced compression's local work.
 
 ``Session.compress`` runs in ``collector_paused``; whatever inside it waits on something else
-(a summariser that is not the offline one, the compaction lease, a store that writes over the
-network) runs in ``collector_resumed``.
+(a summariser that is not the offline one, the compaction lease, a store that may write over
+the network, plugins' prompt hooks) runs in ``collector_resumed``.
 """
 
 from __future__ import annotations
@@ -26,11 +26,11 @@ def collector_paused() -> Iterator[None]:
     A compaction of 100k messages allocates lists of 100k entries (the pass's columns, the
     kept positions, the output) and a young collection traverses every item of a young list,
     touching the header of each of the host's message dicts: set off every 700 allocations,
-    those collections cost 0.6-0.9x issue 13's reference pass at 100k. The work makes no
-    reference cycles of its own that need collecting meanwhile (what it drops is freed by
-    reference counting). Whatever waits on something else inside the block - a summariser that
-    is not the offline one, the wait for the compaction lease, the archive store's write - runs in
-    ``collector_resumed``,
+    those collections cost 0.6-0.9x issue 13's reference pass at 100k. What the work drops is
+    freed by reference counting, but for the few objects it leaves in reference cycles, which
+    the young collection at the end frees. Whatever waits on something else inside the block - a summariser that
+    is not the offline one, the wait for the compaction lease, the session store's reads and
+    writes, the prompt rebuild (plugins' hooks) - runs in ``collector_resumed``,
     so the host's other threads never go long without a collector. A collector the host paused
     stays paused; when another thread resumes it meanwhile, the rest of the call simply runs
     with it.

@@ -264,17 +264,18 @@ class CompactionLoop:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease);
             # waiting for it is no local work (hermes_core.intake.collector_paused).
             with ExitStack() as stack:
-                with collector_resumed():
+                with collector_resumed():  # the store may be remote (Redis) too
                     stack.enter_context(compaction_lease(
                         store, session.session_id, ttl=section.lease_ttl_seconds,
                         wait=section.lease_wait_seconds,
                     ))
-                session.refresh_engine_state()  # another worker's compaction since we opened
+                    session.refresh_engine_state()  # another worker's compaction since we opened
                 out = session.host.engine_step(
                     "compress", session.engine, messages=messages, current_tokens=current_tokens,
                     focus_topic=focus_topic, force=force,
                 )
-                session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
+                with collector_resumed():
+                    session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:
                     return messages
                 # What left the context (or was rewritten) is archived; replacements get refs.
@@ -492,7 +493,8 @@ class CompactionLoop:
                                   phase="manual")
         report = self.report()
         if out is not messages and not report.aborted:
-            self.after_compaction(out, tools)
+            with collector_resumed():  # the prompt is rebuilt: plugins' hooks, memory files
+                self.after_compaction(out, tools)
         after_tokens = before_tokens if out is messages else self.rough(out, tools)
         return ManualCompression(
             messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)

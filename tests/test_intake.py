@@ -365,6 +365,26 @@ def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store
         real_put(self, session_id, records)
 
     monkeypatch.setattr(MemoryArchiveStore, "archive_put", put)
+    def spy_state(name: str) -> Any:  # the session store's reads and writes
+        real = getattr(Session, name)
+        seen[name] = []
+
+        def spy(self: Any) -> None:
+            seen[name].append(gc.isenabled())
+            real(self)
+
+        return spy
+
+    for name in ("refresh_engine_state", "save_engine_state"):
+        monkeypatch.setattr(Session, name, spy_state(name))
+    seen["prompt"] = []
+    real_after = compaction.CompactionLoop.after_compaction
+
+    def after(self: Any, *args: Any) -> None:
+        seen["prompt"].append(gc.isenabled())  # the prompt rebuilt by plugins' hooks
+        real_after(self, *args)
+
+    monkeypatch.setattr(compaction.CompactionLoop, "after_compaction", after)
     real_summarize = ExtractiveSummarizer.summarize
 
     def offline(self: Any, request: Any) -> str:
@@ -403,7 +423,8 @@ def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store
 
     assert len(run().messages) < 182
     assert seen["offline"] == [False] and seen["engine"][0] is False  # local work: paused
-    assert seen["lease"] == [True] and seen["store"] == [True]
+    assert seen["lease"] == [True] and seen["store"] == [True] and seen["prompt"] == [True]
+    assert seen["refresh_engine_state"] == [True] and seen["save_engine_state"] == [True]
     monkeypatch.setattr(engine.CompressorEngine, "_get_summarizer", lambda self, provider, model: Remote())
     result = run()
     assert seen["remote"] == [True]  # waiting on a provider: running
