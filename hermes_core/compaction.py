@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
+from contextlib import ExitStack, nullcontext
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -270,10 +270,14 @@ class CompactionLoop:
                         wait=section.lease_wait_seconds,
                     ))
                     session.refresh_engine_state()  # another worker's compaction since we opened
-                out = session.host.engine_step(
-                    "compress", session.engine, messages=messages, current_tokens=current_tokens,
-                    focus_topic=focus_topic, force=force,
-                )
+                # An engine that does not say its compress is local work may call a model or
+                # a service itself: it runs with the collector on.
+                local = getattr(session.engine, "compress_is_local", False) is True
+                with nullcontext() if local else collector_resumed():
+                    out = session.host.engine_step(
+                        "compress", session.engine, messages=messages, current_tokens=current_tokens,
+                        focus_topic=focus_topic, force=force,
+                    )
                 with collector_resumed():
                     session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:

@@ -430,3 +430,50 @@ def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store
     assert seen["remote"] == [True]  # waiting on a provider: running
     assert any("keep going with the refactor" in str(m.get("content")) for m in result.messages)
     assert seen["engine"][-1] is False and gc.isenabled()
+
+
+def test_an_engine_that_does_not_say_its_compress_is_local_runs_with_the_collector_on(tmp_path: Path) -> None:
+    import gc
+
+    from hermes_core import ContextEngine
+    from hermes_core.host import PluginHost
+    from hermes_plugins.compressor.engine import CompressorEngine
+    from hermes_engine_window import WindowEngine
+
+    seen: list[bool] = []
+
+    class Remote(ContextEngine):
+        """Stands for a third-party engine that calls a service in ``compress``."""
+
+        name = "remote"
+
+        def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
+                     focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+            seen.append(gc.isenabled())
+            return [messages[0], {"role": "user", "content": "summary from a service"}, *messages[-3:]]
+
+    class LocalRemote(Remote):
+        name = "local_remote"
+        compress_is_local = True
+
+    assert ContextEngine.compress_is_local is False
+    assert CompressorEngine.compress_is_local is True and WindowEngine.compress_is_local is True
+
+    class Plugin:
+        from hermes_core import hookimpl
+
+        @hookimpl
+        def hermes_context_engines(self) -> dict[str, Any]:
+            return {"remote": Remote, "local_remote": LocalRemote}
+
+    host = PluginHost.create(env={}, plugins=[(Plugin(), "engines")])
+    for engine in ("remote", "local_remote"):
+        from hermes_core.config import load_config
+
+        config = load_config(home=tmp_path, env={}, data={"context": {"engine": engine}})
+        session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                               context_length=32_000, persist=False, env={}, config=config, host=host)
+        result = session.compress(_history(20), force=True)
+        assert any(m.get("content") == "summary from a service" or "summary from a service" in str(m.get("content"))
+                   for m in result.messages)
+    assert seen == [True, False] and gc.isenabled()

@@ -125,6 +125,9 @@ class CompressorEngine(ContextEngine):
     """The reference compressor: free passes, a pair-safe cut, a framed summary last."""
 
     name = "compressor"
+    # Local but for a summariser that is not the offline one, which runs with the collector on
+    # (``_call_summarizer``).
+    compress_is_local = True
 
     def __init__(self, *, config: Any = None, host: Any = None) -> None:
         super().__init__(config=config, host=host)
