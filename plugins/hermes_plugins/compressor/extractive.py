@@ -396,9 +396,9 @@ class _Facts:
         line is certain to be a plain one-liner (``plain_line_certain``: our demoted form, no
         error part) and the result did not fail (its verdict, which the line would hold).
         Edits without a path are left out: their file is read from the line itself."""
-        if name in EDIT_TOOLS or self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
+        if name in EDIT_TOOLS or not plain_line_certain(name, arguments, None if args is _NO_ARGS else args):
             return False
-        if not plain_line_certain(name, arguments, args if args is not _NO_ARGS else parse_arguments(arguments)):
+        if self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
             return False
         content = result["content"]
         return failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)) is None

@@ -437,29 +437,42 @@ _PLAIN_FORMATTERS = frozenset({
 _PLAIN_CALL_MAX = 600
 
 
-def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any]) -> bool:
+def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any] | None = None) -> bool:
     """Whether ``tool_line`` for a *successful* result of this call is certain to read as one
     of our one-liners (``[name] ...``, ``looks_demoted``, one line under 800 characters, no
     "; "), whatever the output - decided from the call alone, without building the line.
 
-    ``args`` are the parsed ``arguments``. Arguments without a backslash hold no escaped
-    newline and parse to strings no longer than their text; with top-level values that are
-    strings, integers, booleans or null, no part of the line is longer than the arguments; and
-    without ";" no part of it holds "; ". A call that does not qualify is not a plain line, only
-    not a certain one.
+    ``args``: the parsed ``arguments`` (parsed here when not given, and only if needed).
+    Arguments without a backslash hold no escaped newline and parse to strings no longer than
+    their text; with top-level values that are strings, integers, booleans or null, no part of
+    the line is longer than the arguments; and without ";" no part of it holds "; ". A call that
+    does not qualify is not a plain line, only not a certain one.
     """
-    if type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
+    plain = _plain_names.get(name)
+    if plain is None:
+        plain = _plain_name(name)
+    if not plain or type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
         return False
     if ";" in arguments or "\\" in arguments or "MEDIA:" in arguments:
         return False
-    if ";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate"):
-        return False
-    if _BY_TOOL.get(name, _generic) not in _PLAIN_FORMATTERS:
-        return False
-    for value in args.values():
+    for value in (parse_arguments(arguments) if args is None else args).values():
         if value is not None and type(value) is not str and type(value) is not int and type(value) is not bool:
             return False
     return True
+
+
+#: ``_plain_name`` of the tool names seen (a bounded cache: names come from the history).
+_plain_names: dict[str, bool] = {}
+
+
+def _plain_name(name: str) -> bool:
+    """Whether ``name`` and its formatter allow a plain line (the part of ``plain_line_certain``
+    that depends on the name alone)."""
+    plain = not (";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate")) \
+        and _BY_TOOL.get(name, _generic) in _PLAIN_FORMATTERS
+    if len(_plain_names) < 1_024:
+        _plain_names[name] = plain
+    return plain
 
 
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
