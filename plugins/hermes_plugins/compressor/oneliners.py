@@ -432,6 +432,8 @@ _PLAIN_FORMATTERS = frozenset({
     _read_file, _task, _apply_patch, _submit, _patch, _browser, _web_search, _web_extract,
     _delegate, _skill, _vision, _tts, _generic, _code_cell, _execute_code, _glob,
 })
+#: The tool names whose formatter is one of those.
+_PLAIN_TOOLS = frozenset(name for name, formatter in _BY_TOOL.items() if formatter in _PLAIN_FORMATTERS)
 #: A call whose arguments and name are at most this long gives a line under 800 characters
 #: (the formatters add under 200: their words and two numbers).
 _PLAIN_CALL_MAX = 600
@@ -448,9 +450,10 @@ def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any] | None
     the line is longer than the arguments; and without ";" no part of it holds "; ". A call that
     does not qualify is not a plain line, only not a certain one.
     """
-    plain = _plain_names.get(name)
-    if plain is None:
-        plain = _plain_name(name)
+    # Names a formatter of the plain kind takes: the plain ones listed, and any unlisted (the
+    # generic line).
+    plain = (name in _PLAIN_TOOLS or name not in _BY_TOOL) and not (
+        ";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate"))
     if not plain or type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
         return False
     if ";" in arguments or "\\" in arguments or "MEDIA:" in arguments:
@@ -459,20 +462,6 @@ def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any] | None
         if value is not None and type(value) is not str and type(value) is not int and type(value) is not bool:
             return False
     return True
-
-
-#: ``_plain_name`` of the tool names seen (a bounded cache: names come from the history).
-_plain_names: dict[str, bool] = {}
-
-
-def _plain_name(name: str) -> bool:
-    """Whether ``name`` and its formatter allow a plain line (the part of ``plain_line_certain``
-    that depends on the name alone)."""
-    plain = not (";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate")) \
-        and _BY_TOOL.get(name, _generic) in _PLAIN_FORMATTERS
-    if len(_plain_names) < 1_024:
-        _plain_names[name] = plain
-    return plain
 
 
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
