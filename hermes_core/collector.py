@@ -30,7 +30,7 @@ def collector_paused() -> Iterator[None]:
     freed by reference counting, but for the few objects it leaves in reference cycles, which
     the young collection at the end frees. Whatever waits on something else inside the block - a summariser that
     is not the offline one, the wait for the compaction lease, the session store's reads and
-    writes, the prompt rebuild (plugins' hooks) - runs in ``collector_resumed``,
+    writes (but a local ``archive_put``), the prompt rebuild (plugins' hooks) - runs in ``collector_resumed``,
     so the host's other threads never go long without a collector. A collector the host paused
     stays paused; when another thread resumes it meanwhile, the rest of the call simply runs
     with it.

@@ -324,7 +324,7 @@ def test_a_forced_compress_runs_with_the_collector_paused_and_resumes_it(tmp_pat
     assert states and not any(states)  # paused inside the engine
     assert gc.isenabled()
     # No collection set off by the compaction's allocations: the young generation only, at
-    # the end and, at most once, when the collector runs for the archive store's write.
+    # the end and, at most once, when the collector runs for the prompt rebuild.
     assert set(collections) == {0} and len(collections) <= 2
 
     # A collector the host paused stays paused.
@@ -365,6 +365,7 @@ def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store
         real_put(self, session_id, records)
 
     monkeypatch.setattr(MemoryArchiveStore, "archive_put", put)
+    monkeypatch.setattr(MemoryArchiveStore, "archive_put_is_local", False)  # as a remote store
     def spy_state(name: str) -> Any:  # the session store's reads and writes
         real = getattr(Session, name)
         seen[name] = []
@@ -430,6 +431,13 @@ def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store
     assert seen["remote"] == [True]  # waiting on a provider: running
     assert any("keep going with the refactor" in str(m.get("content")) for m in result.messages)
     assert seen["engine"][-1] is False and gc.isenabled()
+    # A store that says its write is local (the in-memory and SQLite ones) writes paused.
+    monkeypatch.setattr(MemoryArchiveStore, "archive_put_is_local", True)
+    run()
+    assert seen["store"][-1] is False
+    from hermes_plugins.archive_store import SQLiteArchive
+
+    assert SQLiteArchive.archive_put_is_local is True
 
 
 def test_an_engine_that_does_not_say_its_compress_is_local_runs_with_the_collector_on(tmp_path: Path) -> None:
