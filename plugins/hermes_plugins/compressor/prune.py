@@ -12,6 +12,10 @@ list and its dicts are never touched; only the messages that change are copied, 
    string leaves are shortened, so the arguments stay valid JSON (unparsable ones are left).
 4. pressure - when the protected tail alone is over 1.5x its budget, the same demotions run
    inside it, oldest first, keeping the last messages for as long as possible.
+
+``plan_free_passes`` runs them as a plan: the one-liners of pass 2 that were not remembered
+from an earlier pass are built on demand (``PrunePlan``), since most old results end up in the
+part a summary condenses. ``prune_tool_results`` is the plan with every line built.
 """
 
 from __future__ import annotations
@@ -181,8 +185,8 @@ class _Pruner:
         self.pending_at = -1
         #: The output list, once ``run`` has built it; later changes are written through.
         self._out: list[dict[str, Any]] | None = None
-        #: Index -> (tool name, arguments) of a result whose one-liner a lazy ``run`` left to
-        #: build (``None``: its call is looked up then).
+        #: Index -> (tool name, arguments) of a result whose one-liner ``run`` left to build
+        #: (``None``: its call is looked up then); see ``PrunePlan``.
         self.planned: dict[int, tuple[str, Any] | None] = {}
         #: Indices of the results the output holds as one-liners (for the report's counts).
         self.demoted_at: set[int] = set()
@@ -237,8 +241,8 @@ class _Pruner:
         pending: list[Any] | None = None
         pending_at = verified = 0
         far: list[int] = []
-        #: Results to demote, planned once the walk is over: (index, message, tool name, arguments).
-        todo: list[tuple[int, dict[str, Any], Any, Any]] = []
+        #: Results to demote, planned once the walk is over: (index, tool name, arguments).
+        todo: list[tuple[int, Any, Any]] = []
         demoted = 0
         demoted_at = self.demoted_at
         for i, message in enumerate(messages):
@@ -329,7 +333,7 @@ class _Pruner:
                 continue
             line = remembered(name, arguments, content, message.get("_is_error"))
             if line is None:
-                todo.append((i, message, name, arguments))
+                todo.append((i, name, arguments))
             elif len(line) < size:
                 # dict.copy + one store is about twice as fast as {**message, "content": line}
                 # (same keys, same order); other mappings take the general form.
@@ -353,7 +357,7 @@ class _Pruner:
         self.stats.demoted += demoted
         # The new one-liners are left to build (``PrunePlan``): most are never needed.
         planned = self.planned
-        for i, _message, name, arguments in todo:
+        for i, name, arguments in todo:
             if i not in changed:
                 planned[i] = (name, arguments)
         for i in far:
