@@ -605,6 +605,7 @@ class Session:
         # One pass over the history reads what the steps need of it (hermes_core.intake): the
         # loop holds the estimate for its feedback and the engine's report, the pairing proof
         # for the engine's input check and the archive's columns for recording the compaction.
+        self.system_prompt  # noqa: B018 - built now if not yet (plugins' hooks, files): collector on
         with collector_paused():
             found = read_history(messages, scan=bool(self.config.archive.enabled))
             return self._collect(

@@ -485,3 +485,25 @@ def test_an_engine_that_does_not_say_its_compress_is_local_runs_with_the_collect
         assert any(m.get("content") == "summary from a service" or "summary from a service" in str(m.get("content"))
                    for m in result.messages)
     assert seen == [True, False] and gc.isenabled()
+
+
+def test_the_prompt_hooks_run_with_the_collector_on_when_a_compress_builds_the_prompt(tmp_path: Path) -> None:
+    import gc
+
+    from hermes_core import hookimpl
+    from hermes_core.host import PluginHost
+
+    seen: list[bool] = []
+
+    class Memory:
+        """Stands for a plugin whose prompt block reads a service."""
+
+        @hookimpl(tryfirst=True)
+        def hermes_prompt_memory(self, ctx: Any) -> None:
+            seen.append(gc.isenabled())
+
+    host = PluginHost.create(env={}, plugins=[(Memory(), "memory_service")])
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                           context_length=32_000, persist=False, env={}, host=host)
+    session.compress(_history(60), force=True)  # a fresh session: built first, then rebuilt
+    assert seen == [True, True]
