@@ -72,8 +72,10 @@ def histories(draw: Any) -> list[dict[str, Any]]:
         for _step in range(draw(st.integers(1, 3))):
             count = draw(st.integers(1, 3))
             ids = [draw(st.sampled_from(["c1", "c2", "call_0", "t"])) for _ in range(count)]
+            # Arguments as JSON text, or (some hosts) as the object itself.
             calls = [{"id": ident, "type": "function", "function": {
-                "name": draw(st.sampled_from(TOOLS)), "arguments": json.dumps(draw(_arguments))}} for ident in ids]
+                "name": draw(st.sampled_from(TOOLS)),
+                "arguments": draw(_arguments.map(json.dumps) | _arguments)}} for ident in ids]
             said = "" if turn >= turns - quiet else draw(st.sampled_from(["", "Looking.", "Shall I continue?"]))
             messages.append(assistant(said, *calls))
             order = list(range(count))
@@ -85,6 +87,9 @@ def histories(draw: Any) -> list[dict[str, Any]]:
                 else:
                     content = draw(_contents)
                     seen.append(content)
+                if draw(st.integers(0, 15)) == 0:  # a screenshot result
+                    content = [{"type": "text", "text": "page"},
+                               {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]
                 result = tool(ids[k], content)
                 if draw(st.integers(0, 6)) == 0:
                     result["_is_error"] = True
