@@ -519,7 +519,8 @@ class CompressorEngine(ContextEngine):
         mark = time.perf_counter()
         # The one-liners of old results are planned, not built: most fall in the condensed
         # part. The boundaries read sizes through ``plan.view`` (which builds what it reads);
-        # what is returned is built after the cut (``_materialized``).
+        # what is returned is built after the summary (head and tail), or all of it when the
+        # free passes alone are committed (``_all_free_passes``).
         plan = plan_free_passes(
             messages,
             protect_tail_count=self.protect_last_n,
@@ -599,6 +600,7 @@ class CompressorEngine(ContextEngine):
         mark = _lap(timings, "summary", mark)
 
         self._step(3)
+        # The tail the cut measured is built already; this builds what it did not read.
         plan.materialize_range(0, start)
         plan.materialize_range(cut, len(pruned))
         phases = report["phases"]
