@@ -26,14 +26,18 @@ def collector_paused() -> Iterator[None]:
     A compaction of 100k messages allocates lists of 100k entries (the pass's columns, the
     kept positions, the output) and a young collection traverses every item of a young list,
     touching the header of each of the host's message dicts: set off every 700 allocations,
-    those collections cost 0.6-0.9x issue 13's reference pass at 100k. What the work drops is
-    freed by reference counting, but for the few objects it leaves in reference cycles, which
-    the young collection at the end frees. Whatever waits on something else inside the block - a summariser that
-    is not the offline one, the wait for the compaction lease, the session store's reads and
-    writes (but a local ``archive_put``), the prompt rebuild (plugins' hooks) - runs in ``collector_resumed``,
-    so the host's other threads never go long without a collector. A collector the host paused
-    stays paused; when another thread resumes it meanwhile, the rest of the call simply runs
-    with it.
+    those collections cost 0.6-0.9x issue 13's reference pass at 100k. Nearly everything the
+    work drops is freed by reference counting; the young collection at the end of the block
+    frees the rest and traverses what survived once, inside the call rather than at the host's
+    next allocation.
+
+    Whatever inside the block waits on something else - a summariser that is not the offline
+    one, the wait for the compaction lease, the session store's reads and writes, an archive
+    store that does not say its ``archive_put`` is local, the prompt rebuild (plugins' hooks) -
+    runs in ``collector_resumed``, so the host's other threads never go long without a
+    collector; an engine that does not say ``compress_is_local`` runs with it too. A collector
+    the host paused stays paused; when another thread resumes it meanwhile, the rest of the
+    call simply runs with it.
     """
     paused = gc.isenabled()
     if paused:

@@ -262,7 +262,7 @@ class CompactionLoop:
         store = session.store if session.persist else None
         try:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease);
-            # waiting for it is no local work (hermes_core.intake.collector_paused).
+            # waiting for it is no local work (hermes_core.collector).
             with ExitStack() as stack:
                 with collector_resumed():  # the store may be remote (Redis) too
                     stack.enter_context(compaction_lease(

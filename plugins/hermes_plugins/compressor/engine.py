@@ -882,7 +882,7 @@ class CompressorEngine(ContextEngine):
     def _call_summarizer(self, provider: str, model: str | None, request: SummaryRequest) -> str:
         summarizer = self._get_summarizer(provider, model)
         # Only the offline summariser is local work: any other may wait on a provider for
-        # minutes, with the host's collector running (hermes_core.intake.collector_paused).
+        # minutes, with the host's collector running (hermes_core.collector).
         offline = type(summarizer) is ExtractiveSummarizer
         try:
             with nullcontext() if offline else collector_resumed():
