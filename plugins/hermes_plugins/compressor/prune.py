@@ -548,7 +548,13 @@ class PrunePlan:
         self.planned = pruner.planned
         #: Indices of the results ``messages`` holds as one-liners.
         self.demoted_at = pruner.demoted_at
-        self.view: Sequence[dict[str, Any]] = _Materializing(self)
+
+    @property
+    def view(self) -> Sequence[dict[str, Any]]:
+        # Made on each access, not stored: a stored view would point back at the plan, and the
+        # cycle would keep the output list and the plan's tables alive until the collector ran
+        # (~3,000 objects over 10k messages, ~23,000 over 100k).
+        return _Materializing(self)
 
     def call_of(self, i: int) -> tuple[str, Any]:
         """(tool name, arguments) of the call the planned result ``i`` answers."""
