@@ -657,7 +657,8 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
     flags = (2 if is_error else 0) | (1 if reads else 0)
     entry = _verdicts.get(id(content), _MISSING)
     if entry[0] is content and entry[1] == flags:
-        return entry[2]
+        known: Failure | None = entry[2]
+        return known
     verdict = _failure_of(content, is_error, reads)
     remember(content, flags, verdict, None, None, entry[0] is content)
     return verdict
@@ -673,7 +674,8 @@ def remembered_line(content: str, key: Any) -> str | None:
     """The line ``remember`` kept for ``content`` under an equal ``key``, or ``None``."""
     entry = _verdicts.get(id(content), _MISSING)
     if entry[0] is content and entry[3] == key:
-        return entry[4]
+        line: str | None = entry[4]
+        return line
     return None
 
 

@@ -12,7 +12,7 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from itertools import islice
-from typing import Any
+from typing import Any, cast
 
 from hermes_core.redaction import redact
 from hermes_plugins._common import failures as _failures
@@ -516,7 +516,7 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     entry = _failures.memo_entry(content)
     if entry[0] is content:
         if entry[3] == key:
-            return entry[4]  # type: ignore[no-any-return]
+            return cast(str, entry[4])  # a line is stored with every key (failures.remember)
     elif len(content) < CACHE_MIN_CHARS:
         return _tool_line(name, arguments, content, is_error)
     try:
