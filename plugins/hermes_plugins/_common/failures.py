@@ -621,6 +621,10 @@ _held = 0
 _sweep_at = CACHE_CHARS
 #: What the memo gives for a string it does not hold (its first item is no string).
 _MISSING: tuple[Any, int, Failure | None, Any, str | None] = (None, -1, None, None, None)
+#: The one-liners ``remember`` kept, by identity -> (line, verdict of the result it replaced): a
+#: history that holds our line instead of the result still has its outcome (a summary must not
+#: judge the line's own text, whose paths and commands may hold "; ").
+_line_verdicts: dict[int, tuple[str, Failure | None]] = {}
 
 
 def _sweep() -> None:
@@ -632,6 +636,10 @@ def _sweep() -> None:
     if len(kept) > CACHE_ENTRIES // 2:
         kept = {}  # a hard bound; the next sweep is then at least half the bound away
     _verdicts = kept
+    _line_verdicts.clear()
+    for entry in kept.values():
+        if entry[4] is not None:
+            _line_verdicts[id(entry[4])] = (entry[4], entry[2])
     _held = sum(len(entry[0]) for entry in kept.values())
     _sweep_at = max(CACHE_CHARS, 2 * _held)
 
@@ -640,6 +648,7 @@ def clear_cache() -> None:
     """Forget every remembered verdict and line (tests; a host that wants the memory back)."""
     global _verdicts, _held, _sweep_at
     _verdicts, _held, _sweep_at = {}, 0, CACHE_CHARS
+    _line_verdicts.clear()
 
 
 def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Failure | None:
@@ -694,6 +703,16 @@ def remember(content: str, flags: int, verdict: Failure | None, key: Any, line: 
             _sweep()
         _held += len(content)
     _verdicts[id(content)] = (content, flags, verdict, key, line)
+    if line is not None:
+        _line_verdicts[id(line)] = (line, verdict)
+
+
+def line_verdict(line: str) -> tuple[bool, Failure | None]:
+    """(found, verdict) of the result this very one-liner string replaced (see ``remember``)."""
+    entry = _line_verdicts.get(id(line))
+    if entry is not None and entry[0] is line:
+        return True, entry[1]
+    return False, None
 
 
 def _opens_object(text: str) -> bool:

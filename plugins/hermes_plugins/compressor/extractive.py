@@ -33,7 +33,7 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import failure_of
+from hermes_plugins._common.failures import failure_of, line_verdict
 from hermes_plugins._common.injected import (
     INJECTED_OPENINGS,
     SUMMARY_OPENINGS,
@@ -217,16 +217,42 @@ def _failed(failure: Any) -> tuple[str | None, str] | None:
 #: garbage collector to traverse, and its collections were a third of the walk.
 _Action = str | int
 
+#: Tools whose one-liners carry no count ``looks_demoted`` knows: "[Write] wrote to ...".
+_LINE_TOOLS = WRITE_TOOLS | EDIT_TOOLS | PATCH_TOOLS | EDITOR_TOOLS
+#: What ``prune.duplicate_note`` puts before the later copy's call id.
+_DUPLICATE_OF = "identical to the later result of call "
+#: ``_call``'s outcome of a duplicate marker (none of its own).
+_DUPLICATE: Any = ("", "")
 
-def _demoted_failure(line: str) -> tuple[str | None, str] | None:
-    """(exit code, error) of one of our failed one-liners, or ``None`` for a success line."""
+
+def _demoted_failure(line: str, named: Sequence[str] = ()) -> tuple[str | None, str] | None:
+    """(exit code, error) of one of our failed one-liners, or ``None`` for a success line.
+
+    Only for a line whose result is gone and whose verdict is not remembered (``line_verdict``):
+    the error part starts at the first "; " outside the texts the call named (``named``: its
+    command, paths), which may hold "; " themselves."""
     start = line.find("` -> exit ")
     at = line.find("; ", start if start != -1 else 0)
+    if start == -1 and at != -1:
+        spans = [(f, f + len(text)) for text in named if text and (f := line.find(text)) != -1]
+        while at != -1 and any(a <= at < b for a, b in spans):
+            at = line.find("; ", at + 1)
     if at == -1:
         return None
     found = _EXIT_IN_LINE.search(line)
     code = found.group(1) if found and found.group(1) not in ("?", "0") else None
     return code, redact(line[at + 2:])
+
+
+def _named(arguments: Any) -> list[str]:
+    """The texts a call's one-liner may quote from its arguments (top-level strings, whole and
+    as the start a clipped one keeps)."""
+    named: list[str] = []
+    for value in parse_arguments(arguments).values():
+        if isinstance(value, str) and value:
+            named.append(value)
+            named.append(value[:40])
+    return named
 
 
 class _Files:
@@ -296,6 +322,8 @@ class _Facts:
         self._results: list[Mapping[str, Any] | None] = []
         #: Action number -> plan index of a planned result read without its line (``_quiet``).
         self._planned_actions: dict[int, int] = {}
+        #: Call id of a later result -> (key, command) of the older copies that point to it.
+        self._duplicates: dict[str, list[tuple[str, str | None, bool]]] = {}
         self.open_items: list[str] = []
         self.summaries: list[str] = []
         self.last_step: list[str] = []
@@ -378,6 +406,15 @@ class _Facts:
                     todos = todo_list
         if todos:
             self.open_items.extend(todos)
+        # Copies whose later result lies beyond these turns: a success unless flagged failed
+        # (that failure is the later copy's, told once, where it is).
+        for copies in self._duplicates.values():
+            for copy_key, copy_command, flagged in copies:
+                if not flagged:
+                    self._succeeded(copy_key, copy_command)
+        self._duplicates.clear()
+        for shown in [c for c, n in self.succeeded_commands.items() if not n]:
+            del self.succeeded_commands[shown]
         # The one assistant text quoted whole: redacted while its lines are still lines.
         last_assistant_text = redact(last_assistant_text)
         for sentence in _SENTENCE.split(last_assistant_text):
@@ -443,7 +480,7 @@ class _Facts:
         if quiet:
             # Read as its one-liner would be: a success line, built only if it is shown.
             content = result["content"]  # type: ignore[index]
-            is_error, demoted = result.get("_is_error"), False  # type: ignore[union-attr]
+            is_error, demoted, own = result.get("_is_error"), False, False  # type: ignore[union-attr]
             self._planned_actions[len(self._calls)] = planned
         elif result is not None:
             content = result.get("content")
@@ -451,11 +488,12 @@ class _Facts:
                 content = message_text(result)
             is_error = result.get("_is_error")
             # Our one-liner of this very tool: "[name] ..." (no f-string built per call).
-            demoted = content[:1] == "[" and content.startswith(name, 1) \
-                and content.startswith("]", len(name) + 1) and looks_demoted(content) \
-                and not content.startswith(DUPLICATE_PREFIX)
+            # (A planned result is read as its line: the same verdict as when a pass built it.)
+            own = content[:1] == "[" and content.startswith(name, 1) and content.startswith("]", len(name) + 1) \
+                and len(content) < 800 and "\n" not in content
+            demoted = own and (looks_demoted(content) or name in _LINE_TOOLS)
         else:
-            content, is_error, demoted = "", False, False
+            content, is_error, demoted, own = "", False, False, False
         action: _Action = content
         if not demoted:
             action = len(self._calls)
@@ -480,14 +518,34 @@ class _Facts:
                 key = path_key
             else:
                 key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
-            if quiet:
+            if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
+                # A back-reference, not an outcome: the later copy it names carries it (_resolve).
+                found = content.find(_DUPLICATE_OF)
+                if found != -1:
+                    later = content[found + len(_DUPLICATE_OF):].split(";", 1)[0]
+                    self._duplicates.setdefault(later, []).append((key, command, bool(is_error)))
+                if command:  # its place among the successes, taken if the later copy succeeds
+                    self.succeeded_commands.setdefault(_clip(command, 80), 0)
+                failed = _DUPLICATE
+            elif quiet:
                 failed = None
-            elif demoted:
-                # A success line holds no "; " (``_demoted_failure`` would find none).
-                failed = _demoted_failure(content) if "; " in content else None
+            elif own:
+                # One of our lines, left by an earlier pass: the verdict it was built from.
+                known, verdict = line_verdict(content)
+                if known:
+                    failed = _failed(verdict)
+                else:  # a line of an earlier process: its error part follows what the call named
+                    failed = _demoted_failure(content, _named(arguments)) if "; " in content else None
             else:
                 failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
-            if failed is None:  # most results
+            if self._duplicates and failed is not _DUPLICATE:
+                copies = self._duplicates.pop(str(call.get("id") or ""), None)
+                if copies and failed is None:  # a copy of a success is a success; of a failure, that one failure
+                    for copy_key, copy_command, _flag in copies:
+                        self._succeeded(copy_key, copy_command)
+            if failed is _DUPLICATE:
+                pass
+            elif failed is None:  # most results
                 self._succeeded(key, command)
             else:
                 # What an error item names.
