@@ -122,6 +122,9 @@ ALLOWED = {
     ("plugins/hermes_plugins/_common/failures.py", "_verdicts"): (
         "pure memo, bounded: verdict of a result string (held, by identity) and the one-liner built from it"
     ),
+    ("plugins/hermes_plugins/_common/failures.py", "_line_verdicts"): (
+        "pure memo, bounded: the verdict memo's one-liners by identity (rebuilt at each sweep)"
+    ),
     ("plugins/hermes_plugins/_common/failures.py", "_held"): "pure memo, bounded: the verdict memo's size",
     ("plugins/hermes_plugins/_common/failures.py", "_sweep_at"): "pure memo, bounded: the verdict memo's next sweep",
     ("plugins/hermes_plugins/tools/bm25.py", "_stems"): "pure memo, bounded: word -> Snowball stem",

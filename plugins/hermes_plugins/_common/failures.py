@@ -704,6 +704,8 @@ def remember(content: str, flags: int, verdict: Failure | None, key: Any, line: 
         _held += len(content)
     _verdicts[id(content)] = (content, flags, verdict, key, line)
     if line is not None:
+        if len(_line_verdicts) >= CACHE_ENTRIES:  # lines replaced for the same string: rebuild
+            _sweep()
         _line_verdicts[id(line)] = (line, verdict)
 
 
