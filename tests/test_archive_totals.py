@@ -130,7 +130,12 @@ _WRITER = textwrap.dedent(
 
 def test_two_processes_writing_one_session_keep_the_total_exact(tmp_path: Path) -> None:
     path = tmp_path / "sessions.db"
-    SQLiteSessionStore(path).archive_flush()
+    # The file, its WAL mode and its schema exist before the two writers start, so the race is
+    # between their writes alone (one run under heavy load failed with "database is locked"
+    # when both processes set up a new file at once).
+    store = SQLiteSessionStore(path)
+    store.archive_put("other", [rec("o.1", "x" * 10)])
+    store.archive_flush()
     close_connections()
     cap = 20_000
     procs = [subprocess.Popen([sys.executable, "-c", _WRITER.format(), str(path), name, str(cap)])
