@@ -64,7 +64,7 @@ from hermes_plugins.compressor.oneliners import (
     summarize_tool_result,
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
-from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, TurnDemotions
+from hermes_plugins.compressor.prune import DUPLICATE_OF_CALL, DUPLICATE_PREFIX, TurnDemotions
 from hermes_plugins.compressor.serialize import TURN_HARD_MAX, message_text
 
 MAX_CHARS = 8_000
@@ -219,8 +219,6 @@ _Action = str | int
 
 #: Tools whose one-liners carry no count ``looks_demoted`` knows: "[Write] wrote to ...".
 _LINE_TOOLS = WRITE_TOOLS | EDIT_TOOLS | PATCH_TOOLS | EDITOR_TOOLS
-#: What ``prune.duplicate_note`` puts before the later copy's call id.
-_DUPLICATE_OF = "identical to the later result of call "
 #: ``_call``'s outcome of a duplicate marker (none of its own).
 _DUPLICATE: Any = ("", "")
 
@@ -520,9 +518,9 @@ class _Facts:
                 key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
             if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
                 # A back-reference, not an outcome: the later copy it names carries it (_resolve).
-                found = content.find(_DUPLICATE_OF)
+                found = content.find(DUPLICATE_OF_CALL)
                 if found != -1:
-                    later = content[found + len(_DUPLICATE_OF):].split(";", 1)[0]
+                    later = content[found + len(DUPLICATE_OF_CALL):].split(";", 1)[0]
                     self._duplicates.setdefault(later, []).append((key, command, bool(is_error)))
                 if command:  # its place among the successes, taken if the later copy succeeds
                     self.succeeded_commands.setdefault(_clip(command, 80), 0)

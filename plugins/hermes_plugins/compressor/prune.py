@@ -87,9 +87,14 @@ def message_tokens(message: dict[str, Any]) -> int:
     return tokens
 
 
+#: What ``duplicate_note`` puts before the later copy's call id (readers find the id after it).
+DUPLICATE_OF_CALL = "identical to the later result of call "
+
+
 def duplicate_note(newer_call_id: str) -> str:
-    ref = f" of call {newer_call_id}" if newer_call_id else ""
-    return f"{DUPLICATE_PREFIX}: identical to the later result{ref}; see there]"
+    if newer_call_id:
+        return f"{DUPLICATE_PREFIX}: {DUPLICATE_OF_CALL}{newer_call_id}; see there]"
+    return f"{DUPLICATE_PREFIX}: identical to the later result; see there]"
 
 
 def _digest(text: str) -> bytes:
