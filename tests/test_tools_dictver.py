@@ -51,7 +51,8 @@ def test_the_extension_is_built_on_cpython_3_11() -> None:
     # setup.py builds it on CPython 3.11 (optional=True: a machine without a compiler goes on
     # without it). This machine and CI have one, so a missing module here is a broken build.
     if sys.implementation.name == "cpython" and sys.version_info[:2] == (3, 11):
-        assert dictver is not None, "pip install -e . did not build hermes_plugins.tools._dictver"
+        assert dictver is not None, (
+            "hermes_plugins.tools._dictver is not built: (re)run pip install -e . (setup.py builds it)")
     else:
         assert dictver is None
 
