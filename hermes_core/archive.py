@@ -556,8 +556,8 @@ def replacement_runs(
     index the whole run maps to (-1: dropped) or, for a run that maps message by message, the
     list of its messages' targets. Only the kept positions and the new messages are visited, so a run of
     100k removed messages costs what its few neighbours do. ``call_ids`` (optional): the
-    ``tool_call_id`` of each tool result of ``before`` by position (None for other messages),
-    read in the caller's one pass over the messages."""
+    ``tool_call_id`` of each tool result of ``before`` by position (None for other messages; a
+    dict holds the tool results' positions only), read in the caller's one pass over the messages."""
     kept_after = set(kept)
     kept_after.discard(-1)
     runs: list[tuple[int, int, int | list[int]]] = []
@@ -593,6 +593,17 @@ def _run_target(
     biggest = max(new, key=lambda i: len(message_text(after[i])))
     if not by_call:  # a summary or marker for the whole run: no message of it is read
         return biggest
+    if isinstance(call_ids, dict):
+        # The tool results' positions (the dict's keys, ascending) within the run: only those
+        # can map elsewhere than to the biggest new message.
+        at = list(call_ids)
+        targets = [biggest] * len(run)
+        get = by_call.get
+        for j in at[bisect.bisect_left(at, run.start):bisect.bisect_left(at, run.stop)]:
+            cid = call_ids[j]
+            if type(cid) is str:
+                targets[j - run.start] = get(cid, biggest)
+        return targets
     if call_ids is not None:
         get = by_call.get
         return [biggest if type(cid) is not str else get(cid, biggest) for cid in call_ids[run.start:run.stop]]
@@ -610,16 +621,36 @@ def _run_target(
 @attrs.define(kw_only=True, slots=True)
 class HistoryScan:
     """What recording a compaction reads of each message of its input, by position: its role,
-    its content (the snapshot the archive keeps), a tool result's call id (None for any other
-    message), the positions of messages carrying a reference (replacements of an earlier
-    compaction) and of user messages that are summaries (no turn starts there). Read by
-    ``_scan``, or handed over by the caller's own pass over the list (``holding_scan``)."""
+    its content (the snapshot the archive keeps), a tool result's call id, the messages that are
+    not plain (``is_plain``), the positions of messages carrying a reference (replacements of an
+    earlier compaction) and of user messages that are summaries (no turn starts there). Read by
+    ``_scan``, or handed over by the caller's own pass over the list (``holding_scan``).
+
+    ``contents``, ``call_ids`` (tool results only) and ``odd`` are dicts by position, not
+    lists: the archive's batch holds them until a store builds its records, and the young
+    collection that follows a compaction traverses every item of a young list - a cache miss on
+    the header of each of the host's contents and messages (~5 ms at 10k messages, 0.4x of issue
+    13's reference pass). A dict holding only strings (or None) is not tracked by the collector
+    at all, and only the messages that are not plain are held as dicts.
+    """
 
     roles: list[Any] = attrs.Factory(list)
-    contents: list[Any] = attrs.Factory(list)
-    call_ids: list[Any] = attrs.Factory(list)
+    contents: dict[int, Any] = attrs.Factory(dict)
+    call_ids: dict[int, Any] = attrs.Factory(dict)
+    odd: dict[int, dict[str, Any]] = attrs.Factory(dict)
     marked: list[int] = attrs.Factory(list)
     summaries: list[int] = attrs.Factory(list)
+
+
+def is_plain(message: Mapping[str, Any], role: Any, content: Any, call_id: Any) -> bool:
+    """Whether ``message`` holds nothing but a role, a string content and, for a tool result,
+    a non-empty call id (``role``, ``content``, ``call_id``: its values, already read): its
+    archive entry is made from those alone (its text the content, no extra)."""
+    size = len(message)
+    return (
+        (size == 2 or (size == 3 and role == "tool" and type(call_id) is str and call_id != ""))
+        and type(role) is str and role != "" and type(content) is str
+    )
 
 
 #: The list (its length) whose ``HistoryScan`` a caller read in a pass of its own.
@@ -640,12 +671,13 @@ def holding_scan(messages: Sequence[Any], scan: HistoryScan | None) -> Iterator[
 
 def _scan(
     before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
-) -> tuple[list[int], list[Any], list[Any], list[Any], set[int] | None]:
+) -> tuple[list[int], list[Any], dict[int, Any], dict[int, Any], dict[int, dict[str, Any]], set[int] | None]:
     """One pass over the messages (at 100k each pass over the host's dicts costs ~20 ms of
     cache misses): per position where ``after`` kept it (``kept_positions``), its role
     (``_EARLIER`` for a replacement of an earlier compaction), its content (the snapshot the
-    archive keeps) and a tool result's call id; and the positions of the user messages that
-    are summaries when known (held: no pass at all; None: ``_records`` asks the users)."""
+    archive keeps), a tool result's call id and the message when it is not plain (the
+    ``HistoryScan`` columns, by position); and the positions of the user messages that are
+    summaries when known (held: no pass at all; None: ``_records`` asks the users)."""
     where = {id(m): i for i, m in enumerate(after)}.get
     held = _held_scan.get()
     if held is not None and held[0] is before and held[1] == len(before):
@@ -657,22 +689,26 @@ def _scan(
             tags = list(tags)
             for j in scan.marked:
                 tags[j] = _EARLIER
-        return _match_copies(before, after, kept), tags, scan.contents, scan.call_ids, set(scan.summaries)
+        return (_match_copies(before, after, kept), tags, scan.contents, scan.call_ids, scan.odd,
+                set(scan.summaries))
     kept = []
     tags = []
-    contents: list[Any] = []
-    call_ids: list[Any] = []
+    contents: dict[int, Any] = {}
+    call_ids: dict[int, Any] = {}
+    odd: dict[int, dict[str, Any]] = {}
     keep = kept.append
     tag = tags.append
-    content = contents.append
-    call = call_ids.append
-    for m in before:
+    for j, m in enumerate(before):
         keep(where(id(m), -1))
         role = m.get("role")
         tag(_EARLIER if m.get(REF_KEY) else role)
-        content(m.get("content"))
-        call(m.get("tool_call_id") if role == "tool" else None)
-    return _match_copies(before, after, kept), tags, contents, call_ids, None
+        content = contents[j] = m.get("content")
+        call_id = None
+        if role == "tool":
+            call_id = call_ids[j] = m.get("tool_call_id")
+        if not is_plain(m, role, content, call_id):
+            odd[j] = m  # type: ignore[assignment]
+    return _match_copies(before, after, kept), tags, contents, call_ids, odd, None
 
 
 #: The tag of a message that carries a reference already (a replacement of an earlier compaction).
@@ -687,7 +723,8 @@ def _is_turn_start(message: Mapping[str, Any]) -> bool:
 
 
 def _tool_names(
-    messages: Sequence[Mapping[str, Any]], roles: Sequence[Any] | None = None, texts_for: Iterable[int] = (),
+    messages: Sequence[Mapping[str, Any]] | Mapping[int, Mapping[str, Any]], roles: Sequence[Any] | None = None,
+    texts_for: Iterable[int] = (),
 ) -> tuple[dict[str, str], dict[int, str]]:
     """Call id -> tool name, from the calls of the assistant messages (a reused id: the last
     call's), and the ``[tool call name] arguments`` lines of the assistant messages at the
@@ -695,14 +732,20 @@ def _tool_names(
 
     ``roles`` (optional): each message's role as the request path read it (``_EARLIER`` for a
     replacement, whose role is read again), so only the assistant messages are visited.
+    ``messages`` may be a dict of the positions that are not plain (``HistoryScan.odd``): a
+    plain message has no calls.
     """
     names: dict[str, str] = {}
     lines_at: dict[int, str] = {}
     wanted = set(texts_for)
     if roles is None:
+        assert not isinstance(messages, Mapping)
         roles = [m.get("role") for m in messages]
+    at = messages.get if isinstance(messages, dict) else messages.__getitem__
     for j in [j for j, r in enumerate(roles) if r == "assistant" or r is _EARLIER]:
-        message = messages[j]
+        message = at(j)
+        if message is None:
+            continue
         calls = message.get("tool_calls")
         if not calls or not isinstance(calls, list) or message.get("role") != "assistant":
             continue
@@ -759,31 +802,32 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
     sequence of ``archive_put`` record dicts (``ref``, ``seq``, ``role``, ``tool``, ``call_id``,
     ``turn``, ``position``, ``replaced_by``, ``text``, ``extra``, ``created_at``, ``turn_start``).
 
-    The request path (``SessionArchive.record``) hands over what it already holds - the list it
-    gave the engine (copied: the host may reuse the list object), what its one pass read of each
-    message (role, content, a result's call id), the removed positions, their references - and
-    the per-message work (the text, the extra keys, the tool name of a result) runs where the
-    batch is first read: the SQLite store's writer thread, the in-memory store's first read.
+    The request path (``SessionArchive.record``) hands over what it already holds - what its one
+    pass read of each message of the list it gave the engine (role, content, a result's call id,
+    the messages that are not plain: ``HistoryScan``), the removed positions, their references -
+    and the per-message work (the text, the extra keys, the tool name of a result) runs where
+    the batch is first read: the SQLite store's writer thread, the in-memory store's first read.
 
-    Nothing is lost to a host that reuses its dicts: each message's role and ``content`` are
-    snapshotted at the compaction (a string is immutable; rewriting ``message["content"]`` later
-    does not reach the archive). Nested structures (a content list, ``tool_calls``) are shared
+    Nothing is lost to a host that reuses its dicts or its list: each message's role and
+    ``content`` are snapshotted at the compaction (a string is immutable; rewriting
+    ``message["content"]`` later does not reach the archive), and the messages that are not
+    plain are held by position. Nested structures (a content list, ``tool_calls``) are shared
     with the host, as a shallow copy would share them.
     """
 
-    __slots__ = ("_context", "_contents", "_roles", "_call_ids", "_positions", "_refs", "_turns", "_targets",
+    __slots__ = ("_odd", "_contents", "_roles", "_call_ids", "_positions", "_refs", "_turns", "_targets",
                  "_starts", "_first_seq", "created_at", "_columns", "_built", "_lock")
 
     def __init__(
-        self, *, context: Sequence[dict[str, Any]], contents: list[Any], positions: list[int], refs: list[str],
-        turns: list[int], targets: list[int], starts: list[int], first_seq: int, created_at: float,
-        roles: list[Any] | None = None, call_ids: list[Any] | None = None,
+        self, *, odd: Mapping[int, dict[str, Any]], contents: Mapping[int, Any], roles: list[Any],
+        call_ids: Mapping[int, Any], positions: list[int], refs: list[str], turns: list[int],
+        targets: list[int], starts: list[int], first_seq: int, created_at: float,
     ) -> None:
-        self._context: list[dict[str, Any]] = list(context)
-        # Of every message of the context, by position: its content, its role and a tool
-        # result's call id as the request path's one pass read them (read here when not given).
+        # Of every message of the context, by position (``HistoryScan``): its content, its
+        # role, a tool result's call id, and the message itself when it is not plain.
+        self._odd = odd
         self._contents = contents
-        self._roles = roles if roles is not None else [m.get("role") for m in self._context]
+        self._roles = roles
         self._call_ids = call_ids
         self._positions = positions
         self._refs = refs
@@ -817,7 +861,7 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
             if self._columns is None:
                 self._columns = self._build()
                 # What the columns hold is all that is needed now: let the host's messages go.
-                self._context, self._contents, self._roles, self._call_ids = [], [], [], None
+                self._odd, self._contents, self._roles, self._call_ids = {}, {}, [], {}
             return self._columns
 
     def records(self) -> list[dict[str, Any]]:
@@ -844,43 +888,27 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
         # Most archived messages are plain: a role, a string content and, for a tool result, its
         # call id. Their text is the content and they have no extra, so their columns come from
         # what the request path read, in C (``map``); only the others (tool calls, content
-        # parts, other keys) go through ``message_text`` and ``_extra_of`` one by one.
-        context = self._context
+        # parts, other keys: ``HistoryScan.odd``) go through ``message_text`` and ``_extra_of``
+        # one by one.
+        held = self._odd
         positions = self._positions
         n = len(positions)
-        messages = list(map(context.__getitem__, positions))
         texts = list(map(self._contents.__getitem__, positions))
         roles = list(map(self._roles.__getitem__, positions))
-        found: Iterable[Any]
-        if self._call_ids is not None:
-            found = map(self._call_ids.__getitem__, positions)
-        else:
-            found = (m.get("tool_call_id") if r == "tool" else None for m, r in zip(messages, roles))
-        call_ids: list[Any] = [c if type(c) is str else "" for c in found]
+        call_ids: list[Any] = [c if type(c) is str else "" for c in map(self._call_ids.get, positions)]
         extras: list[Any] = [None] * n
         tools: list[Any] = [""] * n
-        # Plain: a string content, a role, and no other key but a tool result's call id. The
-        # role and content read as strings, so a message of two keys holds those two, and one
-        # of three a tool result's (non-empty) call id as well.
-        odd: list[int] = []
-        for i, size in enumerate(map(len, messages)):
-            role = roles[i]
-            if (
-                (size == 2 or (size == 3 and role == "tool" and call_ids[i]))
-                and type(role) is str and role and type(texts[i]) is str
-            ):
-                continue
-            odd.append(i)
+        odd = list(itertools.compress(range(n), map(held.__contains__, positions)))
         names: dict[str, str] = {}
         lines_at: dict[int, str] = {}
         if any(call_ids) or odd:
             # One visit of every assistant message's calls: the names of the results and the
             # text of the removed assistant messages (``message_text``'s lines).
-            names, lines_at = _tool_names(context, self._roles, map(positions.__getitem__, odd))
+            names, lines_at = _tool_names(held, self._roles, map(positions.__getitem__, odd))
         if names:
             tools = list(map(names.get, call_ids, itertools.repeat("")))
         for i in odd:
-            message = messages[i]
+            message = held[positions[i]]
             content = texts[i]
             if message.get("content") is not content:
                 message = {**message, "content": content}
@@ -985,11 +1013,11 @@ class SessionArchive:
         started = time.perf_counter()
         with self._lock:
             self._load()
-            kept, tags, contents, call_ids, summaries = _scan(before, after)
+            kept, tags, contents, call_ids, odd, summaries = _scan(before, after)
             if len(after) == len(before) and -1 not in kept:
                 return after
             runs = replacement_runs(before, after, kept, call_ids)
-            records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, summaries)
+            records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, odd, summaries)
             if records:
                 try:
                     # A store may write over the network (Redis): the collector runs then.
@@ -1017,8 +1045,8 @@ class SessionArchive:
 
     def _records(
         self, before: Sequence[dict[str, Any]], kept: Sequence[int],
-        runs: Sequence[tuple[int, int, int | list[int]]], tags: list[Any], contents: list[Any],
-        call_ids: list[Any], summaries: set[int] | None = None,
+        runs: Sequence[tuple[int, int, int | list[int]]], tags: list[Any], contents: Mapping[int, Any],
+        call_ids: Mapping[int, Any], odd: Mapping[int, dict[str, Any]], summaries: set[int] | None = None,
     ) -> tuple[ArchivedBatch, dict[int, list[str]]]:
         """The batch of what left (references and snapshots only) and, per replacement in
         ``after``, the references it stands for (in the order of ``before``).
@@ -1041,7 +1069,8 @@ class SessionArchive:
         else:
             starts = [j for j in users if j not in summaries] if summaries else list(users)
         gone = list(itertools.compress(range(size), map(operator.lt, kept, itertools.repeat(0))))
-        earlier = list(itertools.compress(gone, map(operator.is_, map(tags.__getitem__, gone), itertools.repeat(_EARLIER))))
+        earlier = list(itertools.compress(gone, map(operator.is_, map(tags.__getitem__, gone), itertools.repeat(_EARLIER)))) \
+            if any(map(operator.is_, tags, itertools.repeat(_EARLIER))) else []
         if earlier:
             skip = set(earlier)
             gone = [j for j in gone if j not in skip]
@@ -1099,8 +1128,8 @@ class SessionArchive:
         group(done, len(gone))
         self._pending_turns = list(map(kept.__getitem__, starts)).count(-1)
         batch = ArchivedBatch(
-            context=before, contents=contents, positions=gone, refs=refs, turns=turns, targets=targets,
-            starts=starts, first_seq=self._seq + 1, created_at=time.time(), roles=tags, call_ids=call_ids,
+            odd=odd, contents=contents, roles=tags, call_ids=call_ids, positions=gone, refs=refs, turns=turns,
+            targets=targets, starts=starts, first_seq=self._seq + 1, created_at=time.time(),
         )
         self._seq += len(refs)
         return batch, refs_for

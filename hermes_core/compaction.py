@@ -526,7 +526,7 @@ def summarize_manual(
 ) -> CompressionFeedback:
     """Headline, token line and note for a manual compression (spec §14.1)."""
     n, m = len(before), len(after)
-    noop = list(after) == list(before)
+    noop = n == m and list(after) == list(before)  # (no copy of a long history that shrank)
     typed = CompressionReport.coerce(report)
     aborted, refused, fallback, error = (
         typed.aborted, typed.refused_would_grow, typed.fallback_used, typed.error

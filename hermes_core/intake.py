@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.archive import REF_KEY, HistoryScan
+from hermes_core.archive import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
@@ -80,8 +80,12 @@ def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
     role = message.get("role")
     at = len(scan.roles)
     scan.roles.append(role)
-    scan.contents.append(message.get("content"))
-    scan.call_ids.append(message.get("tool_call_id") if role == "tool" else None)
+    content = scan.contents[at] = message.get("content")
+    call_id = None
+    if role == "tool":
+        call_id = scan.call_ids[at] = message.get("tool_call_id")
+    if not is_plain(message, role, content, call_id):
+        scan.odd[at] = message
     if message.get(REF_KEY):
         scan.marked.append(at)
     elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
@@ -103,7 +107,7 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     k = 0
     columns = HistoryScan() if scan else None
     if columns is not None:
-        roles, contents, call_ids = columns.roles.append, columns.contents.append, columns.call_ids.append
+        roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
         marked, summaries = columns.marked.append, columns.summaries.append
     position = 0  # in the normalised list
     for index, message in enumerate(messages):
@@ -150,23 +154,30 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
                     total += estimate_message_tokens(message)
                     ids = _ordered_ids(calls)
                 role = message.get("role")
+                call_id = message.get("tool_call_id") if role == "tool" else None
                 if columns is not None:
-                    # ``_scan_step``, inline.
+                    # ``_scan_step``, inline: a plain message (``is_plain``; the content is not
+                    # a list here) has no other key, so no reference or summary key to read.
                     roles(role)
-                    contents(content)
+                    contents[position] = content
                     if role == "tool":
-                        call_ids(message.get("tool_call_id"))
+                        call_ids[position] = call_id
+                        size = len(message)
+                        plain = (size == 2 or (size == 3 and type(call_id) is str and call_id != "")) \
+                            and type(content) is str
                     else:
-                        call_ids(None)
-                        if role == "user" and (message.get("_summary") or message.get("_compressed_summary")) \
-                                and not message.get(REF_KEY):
+                        plain = not calls and len(message) == 2 and type(content) is str \
+                            and type(role) is str and role != ""
+                    if not plain:
+                        odd[position] = message
+                        if message.get(REF_KEY):
+                            marked(position)
+                        elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
                             summaries(position)
-                    if message.get(REF_KEY):
-                        marked(position)
                     position += 1
                 if proven:
                     if role == "tool":
-                        if want is None or message.get("tool_call_id") != want[k]:
+                        if want is None or call_id != want[k]:
                             proven = False
                         else:
                             k += 1

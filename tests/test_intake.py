@@ -231,17 +231,25 @@ def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> No
     found = read_history(messages, scan=True)
     assert found.scan is not None
     normalized = found.messages
-    kept, tags, contents, call_ids, summaries = archive._scan(normalized, [])  # its own pass
+    kept, tags, contents, call_ids, odd, summaries = archive._scan(normalized, [])  # its own pass
     assert summaries is None
     with archive.holding_scan(normalized, found.scan):
         held = archive._scan(normalized, [])
     assert held[0] == kept
     assert [t is archive._EARLIER or t for t in held[1]] == [t is archive._EARLIER or t for t in tags]
-    assert held[2] == contents and all(a is b for a, b in zip(held[2], contents, strict=True))
+    assert held[2] == contents and all(held[2][j] is contents[j] for j in contents)
+    assert list(contents) == list(range(len(normalized)))
     assert held[3] == call_ids
+    assert sorted(call_ids) == [j for j, m in enumerate(normalized) if m.get("role") == "tool"]
+    # The messages that are not plain, by position (the same dicts), and only those.
+    assert held[4].keys() == odd.keys() and all(held[4][j] is odd[j] is normalized[j] for j in odd)
+    assert set(odd) == {j for j, m in enumerate(normalized) if not (
+        type(m.get("content")) is str and type(m.get("role")) is str and m["role"]
+        and set(m) <= {"role", "content", "tool_call_id"}
+        and ("tool_call_id" not in m or (m["role"] == "tool" and type(m["tool_call_id"]) is str and m["tool_call_id"])))}
     users = [j for j, t in enumerate(tags) if t == "user"]
     assert {j for j in users if normalized[j].get("_summary") or normalized[j].get("_compressed_summary")} \
-        == {j for j in users if j in held[4]}
+        == {j for j in users if j in held[5]}
 
 
 @given(archived_history(), st.lists(st.booleans(), max_size=20), st.integers(0, 2))
@@ -507,3 +515,4 @@ def test_the_prompt_hooks_run_with_the_collector_on_when_a_compress_builds_the_p
                            context_length=32_000, persist=False, env={}, host=host)
     session.compress(_history(60), force=True)  # a fresh session: built first, then rebuilt
     assert seen == [True, True]
+
