@@ -43,8 +43,9 @@ _contents = st.one_of(
     st.integers(220, 1_500).map(lambda n: "MEDIA:/tmp/shot.png " + BODY[:n]),
 )
 _arguments = st.fixed_dictionaries({}, optional={
-    "command": st.sampled_from(["pytest -q", "make; make test", "ls -la src", "exit 3"]),
-    "path": st.sampled_from(["src/app.py", "docs/a; b.md", "tests/test_x.py"]),
+    "command": st.sampled_from(["pytest -q", "make; make test", "ls -la src", "exit 3", "echo '` -> exit 2; boom'"]),
+    # Paths that make a line hold "; " or run over two lines.
+    "path": st.sampled_from(["src/app.py", "docs/a; b.md", "tests/test_x.py", "a\nError: b.md"]),
     "old_string": st.just("a\nb"),
     "todos": st.just([{"content": "fix it", "status": "in_progress"}, {"content": "ship", "status": "pending"}]),
     "pattern": st.sampled_from(["TODO", "def run"]),
@@ -272,3 +273,62 @@ def test_a_call_certain_to_give_a_plain_line_gives_one(
         return  # a failed result's line carries its error (not read this way)
     assert line.startswith(f"[{name}]") and "; " not in line and "MEDIA:" not in line
     assert looks_demoted(line) and not line.startswith(DUPLICATE_PREFIX)
+
+
+def _planned_and_eager(messages: list[dict[str, Any]]) -> tuple[str, str]:
+    """The handoff of ``messages`` (all but the last reply condensed) from planned results, and
+    from the free passes' output with every one-liner built; each judged from scratch."""
+    failures.clear_cache()
+    plan = plan_free_passes(messages, protect_tail_count=1)
+    turns = PlannedTurns(plan.messages)  # the free passes' output, planned results still raw
+    turns.demotions = prune.TurnDemotions(plan, {i: i for i in plan.planned})
+    lazy = build_handoff(turns, demotions=turns.demotions)
+    failures.clear_cache()
+    eager, _stats = prune_tool_results(messages, protect_tail_count=1)
+    return lazy, build_handoff(eager)
+
+
+def _shell_history(commands: list[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [user("run the checks")]
+    for k, (name, arguments, content) in enumerate(commands):
+        messages.append(assistant("", {"id": f"k{k}", "type": "function",
+                                       "function": {"name": name, "arguments": arguments}}))
+        messages.append(tool(f"k{k}", content))
+    messages.append(assistant("Done?"))
+    return messages
+
+
+def test_planned_shell_search_and_write_results_are_read_without_the_memo(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Results whose line is not certain to be plain (commands, searches, writes, patches)
+    are read as the line ``tool_line`` would build, built once and not remembered: the
+    summary of planned results calls no ``tool_line`` and gives what the built lines give."""
+    long_path = "p/" + "x" * 900  # its line runs past 800 characters: read the general way
+    commands = [
+        ("terminal", json.dumps({"command": "make; make test"}), json.dumps({"output": BODY, "exit_code": 0})),
+        ("terminal", json.dumps({"command": "echo '` -> exit 2; boom'"}), json.dumps({"output": BODY, "exit_code": 1})),
+        ("terminal", json.dumps({"command": "pytest -q"}), BODY + "Error: the build failed; see above\n"),
+        ("search_files", json.dumps({"pattern": "a; b", "path": "docs/a; b.md"}), BODY),
+        ("write_file", json.dumps({"path": "docs/a; b.md", "content": "x\ny"}), BODY),
+        ("write_file", json.dumps({"path": long_path, "content": "x"}), BODY * 2),
+        ("patch", json.dumps({"path": "src/app.py", "old_string": "a", "new_string": "b"}), BODY),
+        ("terminal", json.dumps({"command": "make; make test"}), json.dumps({"output": BODY, "exit_code": 0})),
+    ]
+    messages = _shell_history(commands)
+    lazy, eager = _planned_and_eager(messages)
+    assert lazy == eager
+    assert "`make; make test` ×2" in lazy and "exit 1" in lazy and "the build failed; see above" in lazy
+    built: list[str] = []
+    real = oneliners.tool_line
+
+    def counting(name: Any, *args: Any) -> str:
+        built.append(name)
+        return real(name, *args)
+
+    failures.clear_cache()
+    plan = plan_free_passes(messages, protect_tail_count=1)
+    monkeypatch.setattr(oneliners, "tool_line", counting)
+    monkeypatch.setattr(prune, "tool_line", counting)
+    turns = PlannedTurns(plan.messages)
+    turns.demotions = prune.TurnDemotions(plan, {i: i for i in plan.planned})
+    assert build_handoff(turns, demotions=turns.demotions) == lazy
+    assert built == ["write_file"]  # only the line too long to be ours

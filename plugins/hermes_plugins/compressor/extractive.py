@@ -33,7 +33,7 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import failure_of, line_verdict
+from hermes_plugins._common.failures import CACHE_MIN_CHARS, Failure, failure_of, line_verdict, memo_entry
 from hermes_plugins._common.injected import (
     INJECTED_OPENINGS,
     SUMMARY_OPENINGS,
@@ -58,6 +58,7 @@ from hermes_plugins._common.toolkinds import (
 )
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
+    line_with_verdict,
     looks_demoted,
     parse_arguments,
     plain_line_certain,
@@ -438,6 +439,37 @@ class _Facts:
         content = result["content"]
         return failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)) is None
 
+    def _judged_line(self, name: str, arguments: Any, args: Mapping[str, Any], result: Mapping[str, Any],
+                     planned: int) -> tuple[str, Failure | None] | None:
+        """(one-liner, verdict) of a planned result that is not ``_quiet``, read as the free
+        passes' line would be, or ``None`` for the general way (``_result``).
+
+        The line is built as ``tool_line`` builds it but outside the memo: that line, read back,
+        would be our own demoted line of this call (it starts with the tool's name, is one line
+        under 800 characters, shorter than the result and marked as demoted), and its outcome the
+        verdict ``tool_line`` keeps with it (``line_verdict``: a remembered result, at least
+        ``CACHE_MIN_CHARS`` long, arguments as text), which is this very verdict. Anything else
+        goes the general way."""
+        content = result["content"]
+        if type(arguments) is not str or type(content) is not str or len(content) < CACHE_MIN_CHARS:
+            return None
+        if self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
+            return None
+        is_error = result.get("_is_error")
+        entry = memo_entry(content)
+        if entry[0] is content and entry[3] == (name, arguments, is_error):
+            line, verdict = entry[4], entry[2]  # built before (``tool_line``), with its verdict
+        else:
+            parsed = args if args is not _NO_ARGS else parse_arguments(arguments)
+            verdict = failure_of(content, is_error=is_error, reads=is_read_tool(name, parsed))
+            line = line_with_verdict(name, parsed, content, verdict)  # type: ignore[arg-type]
+        if line is None or len(line) >= len(content) or len(line) >= 800 or "\n" in line or "MEDIA:" in line:
+            return None
+        if not (line[:1] == "[" and line.startswith(name, 1) and line.startswith("]", len(name) + 1)) \
+                or line.startswith(DUPLICATE_PREFIX) or not (name in _LINE_TOOLS or looks_demoted(line)):
+            return None
+        return line, verdict
+
     def _result(self, result: Mapping[str, Any], planned: int) -> Mapping[str, Any]:
         """A planned result as the free passes would have left it: its one-liner when shorter."""
         line = self._demotions.plan.line(planned)  # type: ignore[union-attr]
@@ -471,11 +503,18 @@ class _Facts:
             name = str(name)
         args = parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS
         quiet = False
+        judged = None
         if planned >= 0:
             quiet = self._quiet(name, arguments, args, result, planned)  # type: ignore[arg-type]
             if not quiet:
-                result = self._result(result, planned)  # type: ignore[arg-type]
-        if quiet:
+                judged = self._judged_line(name, arguments, args, result, planned)  # type: ignore[arg-type]
+                if judged is None:
+                    result = self._result(result, planned)  # type: ignore[arg-type]
+        if judged is not None:
+            # Read as its line, which is our demoted line: the action is that line.
+            content: Any = judged[0]
+            is_error, demoted, own = result.get("_is_error"), True, True  # type: ignore[union-attr]
+        elif quiet:
             # Read as its one-liner would be: a success line, built only if it is shown.
             content = result["content"]  # type: ignore[index]
             is_error, demoted, own = result.get("_is_error"), False, False  # type: ignore[union-attr]
@@ -527,6 +566,8 @@ class _Facts:
                 failed = _DUPLICATE
             elif quiet:
                 failed = None
+            elif judged is not None:
+                failed = _failed(judged[1])
             elif own:
                 # One of our lines, left by an earlier pass: the verdict it was built from.
                 known, verdict = line_verdict(content)

@@ -536,6 +536,17 @@ def tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) ->
     return line
 
 
+def line_with_verdict(name: str, args: dict[str, Any], content: str, failure: Failure | None) -> str | None:
+    """The line ``tool_line`` builds for a result whose verdict is ``failure`` (``args``: the
+    parsed arguments), without the memo; ``None`` where ``tool_line`` would give its fallback
+    (a formatter that raised), which it does not remember."""
+    try:
+        line = _BY_TOOL.get(name, _generic)(name, args, content)
+        return line if failure is None else _with_failure(line, failure)
+    except Exception:  # noqa: BLE001 - the caller builds the line the general way
+        return None
+
+
 def remembered_tool_line(name: Any, arguments: Any, content: str, is_error: Any = False) -> str | None:
     """The line ``tool_line`` would give when it is remembered, else ``None`` (no work done)."""
     if type(arguments) is not str and arguments is not None:
