@@ -8,6 +8,7 @@
 * the tool side of a turn through ``Session.assemble_tools`` + ``Session.handle_tool_call``
   (``tool_search``), unchanged catalog, against rank_bm25 rebuilding its index and querying it:
   targets >= 25x at 1,000 tools and >= 10x at 5,000 (plain dicts), >= 100x (frozen catalog);
+  the plain turn is also timed with the ``==`` proof alone (no ``_dictver`` extension);
 * ``hermes-ctx cache-report`` on a 5,000-message transcript: seconds, not minutes.
 
 Medians of interleaved rounds (``paired`` from bench_tool_search), ``gc.collect()`` before each.
