@@ -46,6 +46,7 @@ from hermes_plugins._common.injected import (
 from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.toolkinds import (
+    DATA_TOOLS,
     EDIT_TOOLS,
     EDITOR_TOOLS,
     PATCH_TOOLS,
@@ -61,7 +62,8 @@ from hermes_plugins.compressor.oneliners import (
     line_with_verdict,
     looks_demoted,
     parse_arguments,
-    plain_line_certain,
+    plain_line_arguments,
+    plain_line_name,
     summarize_tool_result,
 )
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
@@ -220,6 +222,33 @@ _Action = str | int
 
 #: Tools whose one-liners carry no count ``looks_demoted`` knows: "[Write] wrote to ...".
 _LINE_TOOLS = WRITE_TOOLS | EDIT_TOOLS | PATCH_TOOLS | EDITOR_TOOLS
+#: Tools ``file_actions`` may find a path for (a shell only with a command list).
+_FILE_TOOLS = EDITOR_TOOLS | PATCH_TOOLS | SHELL_TOOLS | READ_TOOLS | WRITE_TOOLS | EDIT_TOOLS
+
+#: What a summary asks of a tool's name, decided once per name (``_kind_of``): a tuple, read by
+#: the indices below (a call reads several, and tuple indexing is the cheapest read).
+_Kind = tuple[bool, bool, bool, bool, bool, bool, bool, bool]
+_ARGUMENT, _SHELL, _PLAIN, _DATA, _EDITOR, _LINE, _FILES, _SPECIAL = range(8)
+_KINDS: dict[str, _Kind] = {}
+#: Names remembered at most (a host's tools are a few dozen; any name is decided again).
+KINDS_MAX = 4_096
+
+
+def _kind_of(name: str) -> _Kind:
+    kind = (
+        name in _ARGUMENT_TOOLS,
+        name in SHELL_TOOLS,
+        name not in EDIT_TOOLS and plain_line_name(name),  # ``_quiet``: edits read their file from the line
+        name in DATA_TOOLS,  # ``is_read_tool`` is this, or an editor's view
+        name in EDITOR_TOOLS,
+        name in _LINE_TOOLS,
+        name in _FILE_TOOLS,
+        name in _TODO_TOOLS or name == "clarify",
+    )
+    if len(_KINDS) >= KINDS_MAX:
+        _KINDS.clear()
+    _KINDS[name] = kind
+    return kind
 #: ``_call``'s outcome of a duplicate marker (none of its own).
 _DUPLICATE: Any = ("", "")
 
@@ -425,22 +454,22 @@ class _Facts:
         if last_action:
             self.last_step.append("last tool call: " + self.line(last_action))
 
-    def _quiet(self, name: str, arguments: Any, args: Mapping[str, Any], result: Mapping[str, Any],
+    def _quiet(self, name: str, kind: _Kind, arguments: Any, args: Mapping[str, Any], result: Mapping[str, Any],
                planned: int) -> bool:
         """Whether a planned result reads, as its one-liner, as a plain success - decided
         without building the line: the free passes paired it with this very call, the call's
         line is certain to be a plain one-liner (``plain_line_certain``: our demoted form, no
         error part) and the result did not fail (its verdict, which the line would hold).
         Edits without a path are left out: their file is read from the line itself."""
-        if name in EDIT_TOOLS or not plain_line_certain(name, arguments, None if args is _NO_ARGS else args):
+        if not kind[_PLAIN] or not plain_line_arguments(name, arguments, None if args is _NO_ARGS else args):
             return False
         if self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
             return False
-        content = result["content"]
-        return failure_of(content, is_error=result.get("_is_error"), reads=is_read_tool(name, args)) is None
+        reads = kind[_DATA] or (kind[_EDITOR] and args.get("command") == "view")
+        return failure_of(result["content"], is_error=result.get("_is_error"), reads=reads) is None
 
-    def _judged_line(self, name: str, arguments: Any, args: Mapping[str, Any], result: Mapping[str, Any],
-                     planned: int) -> tuple[str, Failure | None] | None:
+    def _judged_line(self, name: str, kind: _Kind, arguments: Any, args: Mapping[str, Any],
+                     result: Mapping[str, Any], planned: int) -> tuple[str, Failure | None] | None:
         """(one-liner, verdict) of a planned result that is not ``_quiet``, read as the free
         passes' line would be, or ``None`` for the general way (``_result``).
 
@@ -461,12 +490,13 @@ class _Facts:
             line, verdict = entry[4], entry[2]  # built before (``tool_line``), with its verdict
         else:
             parsed = args if args is not _NO_ARGS else parse_arguments(arguments)
-            verdict = failure_of(content, is_error=is_error, reads=is_read_tool(name, parsed))
+            reads = kind[_DATA] or (kind[_EDITOR] and parsed.get("command") == "view")
+            verdict = failure_of(content, is_error=is_error, reads=reads)
             line = line_with_verdict(name, parsed, content, verdict)  # type: ignore[arg-type]
         if line is None or len(line) >= len(content) or len(line) >= 800 or "\n" in line or "MEDIA:" in line:
             return None
         if not (line[:1] == "[" and line.startswith(name, 1) and line.startswith("]", len(name) + 1)) \
-                or line.startswith(DUPLICATE_PREFIX) or not (name in _LINE_TOOLS or looks_demoted(line)):
+                or line.startswith(DUPLICATE_PREFIX) or not (kind[_LINE] or looks_demoted(line)):
             return None
         return line, verdict
 
@@ -501,13 +531,16 @@ class _Facts:
         name = fn.get("name") or "unknown"
         if type(name) is not str:
             name = str(name)
-        args = parse_arguments(arguments) if name in _ARGUMENT_TOOLS else _NO_ARGS
+        kind = _KINDS.get(name)
+        if kind is None:
+            kind = _kind_of(name)
+        args = parse_arguments(arguments) if kind[_ARGUMENT] else _NO_ARGS
         quiet = False
         judged = None
         if planned >= 0:
-            quiet = self._quiet(name, arguments, args, result, planned)  # type: ignore[arg-type]
+            quiet = self._quiet(name, kind, arguments, args, result, planned)  # type: ignore[arg-type]
             if not quiet:
-                judged = self._judged_line(name, arguments, args, result, planned)  # type: ignore[arg-type]
+                judged = self._judged_line(name, kind, arguments, args, result, planned)  # type: ignore[arg-type]
                 if judged is None:
                     result = self._result(result, planned)  # type: ignore[arg-type]
         if judged is not None:
@@ -528,19 +561,21 @@ class _Facts:
             # (A planned result is read as its line: the same verdict as when a pass built it.)
             own = content[:1] == "[" and content.startswith(name, 1) and content.startswith("]", len(name) + 1) \
                 and len(content) < 800 and "\n" not in content
-            demoted = own and (looks_demoted(content) or name in _LINE_TOOLS)
+            demoted = own and (looks_demoted(content) or kind[_LINE])
         else:
             content, is_error, demoted, own = "", False, False, False
         action: _Action = content
         if not demoted:
-            action = len(self._calls)
-            self._calls.append(call)
+            calls = self._calls
+            action = len(calls)
+            calls.append(call)
             self._results.append(result)
         self.actions.append(action)
-        command = command_of(args) if name in SHELL_TOOLS else None
+        command = command_of(args) if kind[_SHELL] else None
         path_key = None
-        # Unparsed arguments: a tool file_actions knows nothing about (it would say []).
-        paths = file_actions(name, args, content) if args is not _NO_ARGS else None
+        # Only tools that name files (``_kind_of``); a shell names them with a command list.
+        paths = file_actions(name, args, content) if kind[_FILES] and (
+            not kind[_SHELL] or isinstance(args.get("command"), list)) else None
         if paths:
             files = self.files
             for path, verb in paths:
@@ -582,24 +617,28 @@ class _Facts:
                 if copies and failed is None:  # a copy of a success is a success; of a failure, that one failure
                     for copy_key, copy_command, _flag in copies:
                         self._succeeded(copy_key, copy_command)
-            if failed is _DUPLICATE:
-                pass
-            elif failed is None:  # most results
-                self._succeeded(key, command)
-            else:
+            if failed is None:  # most results: ``_succeeded``, inline
+                self.succeeded.add(key)
+                if key in self.error_keys_failing:
+                    self.resolved.add(key)
+                if command:
+                    shown = _clip(command, 80)
+                    self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+            elif failed is not _DUPLICATE:
                 # What an error item names.
                 shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
                 self._outcome(key, shown if command or not path_key else f"[{name}] {shown}", command, failed)
-        if name in _TODO_TOOLS:
-            todos = args.get("todos")
-            if isinstance(todos, list):
-                pending = [
-                    _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
-                    for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
-                ]
-                return action, pending
-        elif name == "clarify" and isinstance(args.get("question"), str):
-            self.open_items.append(_clip(args["question"], ITEM_MAX))
+        if kind[_SPECIAL]:
+            if name in _TODO_TOOLS:
+                todos = args.get("todos")
+                if isinstance(todos, list):
+                    pending = [
+                        _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                        for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
+                    ]
+                    return action, pending
+            elif isinstance(args.get("question"), str):  # clarify
+                self.open_items.append(_clip(args["question"], ITEM_MAX))
         return action, None
 
     def line(self, action: _Action) -> str:

@@ -450,11 +450,20 @@ def plain_line_certain(name: str, arguments: Any, args: Mapping[str, Any] | None
     the line is longer than the arguments; and without ";" no part of it holds "; ". A call that
     does not qualify is not a plain line, only not a certain one.
     """
-    # Names a formatter of the plain kind takes: the plain ones listed, and any unlisted (the
-    # generic line).
-    plain = (name in _PLAIN_TOOLS or name not in _BY_TOOL) and not (
+    return plain_line_name(name) and plain_line_arguments(name, arguments, args)
+
+
+def plain_line_name(name: str) -> bool:
+    """The name's part of ``plain_line_certain`` (a summary decides it once per tool name):
+    a formatter of the plain kind takes it - the plain ones listed, and any unlisted (the
+    generic line) - and the name holds nothing a line must not."""
+    return (name in _PLAIN_TOOLS or name not in _BY_TOOL) and not (
         ";" in name or "\n" in name or "MEDIA:" in name or name.startswith("duplicate"))
-    if not plain or type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
+
+
+def plain_line_arguments(name: str, arguments: Any, args: Mapping[str, Any] | None = None) -> bool:
+    """The arguments' part of ``plain_line_certain`` (for a name ``plain_line_name`` takes)."""
+    if type(arguments) is not str or len(arguments) + len(name) > _PLAIN_CALL_MAX:
         return False
     if ";" in arguments or "\\" in arguments or "MEDIA:" in arguments:
         return False
