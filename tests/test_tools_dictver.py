@@ -278,3 +278,31 @@ def test_a_host_bumping_a_dict_every_turn_stops_recording(session: Session) -> N
         defs[0]["function"]["description"] = "".join(["github operation number 0 on ", "issues"])
         assert search(session, defs, f"github operation number {i % 20}")["total_available"] == 20
     assert entry.records == bm25._RECORDS_MAX
+
+
+@needs_ext
+def test_a_mutation_during_the_record_leaves_a_tag_that_fails() -> None:
+    # Each dict's tag is read before anything is read out of it: a key whose __eq__ runs
+    # Python code during the record's lookup (here it edits the very dict being looked into)
+    # leaves the older tag recorded, so the record can never vouch for the edited state.
+    top: dict[Any, Any] = {}
+
+    class Meddler:
+        armed = fired = False
+
+        def __hash__(self) -> int:
+            return hash("parameters")  # probed by the lookup of "parameters"
+
+        def __eq__(self, other: object) -> bool:
+            if Meddler.armed and not Meddler.fired:
+                Meddler.fired = True
+                top["description"] = "edited while being recorded"
+            return False
+
+    top[Meddler()] = 1  # first in the probe sequence of "parameters"
+    top.update({"name": "flat_tool", "description": "before",
+                "parameters": {"type": "object", "properties": {"p": {}}}})
+    Meddler.armed = True
+    record = dictver.record([top])
+    assert Meddler.fired and record is not None
+    assert not dictver.same([top], record)

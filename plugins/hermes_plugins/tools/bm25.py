@@ -530,18 +530,21 @@ def _prove(definitions: Sequence[Any], entry: _Seen, tags_tried: bool = False) -
             return False
     if not tags_tried and tags is not None and dv.same(definitions, tags):
         return True
-    # A private snapshot in the copy's container type (the copy may come from the deferred
-    # part, a tuple, and the catalog be a list): nobody else can change it under the proof.
-    live = list(definitions) if copy.__class__ is list else tuple(definitions)
-    record = None
     last = entry.last
+    record = None
     if entry.records < _RECORDS_MAX and (
         tags is None
-        or dv.same(live, (tags[0], (), b""))
-        or (last is not None and dv.same(live, last))
+        or dv.same(definitions, (tags[0], (), b""))
+        or (last is not None and dv.same(definitions, last))
     ):
+        # A private snapshot in the copy's container type (the copy may come from the
+        # deferred part, a tuple, and the catalog be a list): nobody can change it between the
+        # record and the proof.
+        live = list(definitions) if copy.__class__ is list else tuple(definitions)
         entry.records += 1
         record = dv.record(live)
+    else:
+        live = definitions if cls is copy.__class__ else copy.__class__(definitions)
     try:
         proven = bool(live == copy)
     except Exception:  # noqa: BLE001 - a comparison that raises proves nothing
