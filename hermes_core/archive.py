@@ -20,6 +20,7 @@ whatever sends text on to a model (the recall tools).
 from __future__ import annotations
 
 import bisect
+import collections
 import itertools
 import json
 import operator
@@ -597,12 +598,16 @@ def _run_target(
         # The tool results' positions (the dict's keys, ascending) within the run: only those
         # can map elsewhere than to the biggest new message.
         at = list(call_ids)
+        tools = at[bisect.bisect_left(at, run.start):bisect.bisect_left(at, run.stop)]
         targets = [biggest] * len(run)
-        get = by_call.get
-        for j in at[bisect.bisect_left(at, run.start):bisect.bisect_left(at, run.stop)]:
-            cid = call_ids[j]
-            if type(cid) is str:
-                targets[j - run.start] = get(cid, biggest)
+        try:
+            found = list(map(by_call.get, map(call_ids.__getitem__, tools), itertools.repeat(biggest)))
+        except TypeError:  # an unhashable call id
+            found = [by_call.get(cid, biggest) if type(cid) is str else biggest for cid in map(call_ids.__getitem__, tools)]
+        moved = list(map(operator.ne, found, itertools.repeat(biggest)))
+        for j, target in zip(itertools.compress(tools, moved), itertools.compress(found, moved)):
+            if type(call_ids[j]) is str:  # (only a string call id names a result: a key equal to it is not)
+                targets[j - run.start] = target
         return targets
     if call_ids is not None:
         get = by_call.get
@@ -1078,11 +1083,10 @@ class SessionArchive:
         # before the first start, where n counts from 1 at index 0 too).
         flags = [0] * size
         steps = [0] * size
-        previous = 0
-        for j in starts:
-            flags[j] = 1
-            steps[j] = j - previous
-            previous = j
+        # flags[j] = 1 and steps[j] = j - the previous start, at each start j (in C).
+        collections.deque(map(flags.__setitem__, starts, itertools.repeat(1)), maxlen=0)
+        collections.deque(map(steps.__setitem__, starts, map(operator.sub, starts, itertools.chain((0,), starts))),
+                          maxlen=0)
         turn_of = list(itertools.accumulate(flags, initial=self._turn_offset))[1:]
         start_of = list(itertools.accumulate(steps))
         turns = list(map(turn_of.__getitem__, gone))

@@ -516,3 +516,32 @@ def test_the_sqlite_store_writes_a_batch_from_its_columns_without_a_dict_per_ent
     assert [session.archive.message(ref) for ref in batch.refs] == _SHAPES
     assert session.archive.search("result with a name")[0]["tool"] == "terminal"
     session.close()
+
+
+_CALL_IDS = st.sampled_from(["c1", "c2", "c3", "", None, 7, ("t",)])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), _CALL_IDS), min_size=1, max_size=40),
+       st.lists(st.booleans(), max_size=40), st.lists(st.tuples(st.integers(0, 40), _CALL_IDS), max_size=6))
+def test_replacement_runs_read_call_ids_by_position_as_from_the_messages(
+    shapes: list[tuple[str, Any]], keep: list[bool], new: list[tuple[int, Any]]
+) -> None:
+    # Tool results with reused, empty, odd and unhashable call ids; the engine's output keeps
+    # some, and new messages (results among them: demoted copies) stand for the rest.
+    before: list[dict[str, Any]] = []
+    for i, (role, cid) in enumerate(shapes):
+        message: dict[str, Any] = {"role": role, "content": f"m{i}" * (i % 5 + 1)}
+        if role == "tool":
+            message["tool_call_id"] = cid
+        before.append(message)
+    after = [m for i, m in enumerate(before) if i < len(keep) and keep[i]]
+    for at, cid in new:
+        after.insert(min(at, len(after)), {"role": "tool", "tool_call_id": cid, "content": "one-liner"}
+                     if cid is not None else {"role": "user", "content": "a summary " * 3})
+    kept = kept_positions(before, after)
+    plain = archive_module.replacement_runs(before, after, kept)
+    as_list = [m.get("tool_call_id") if m["role"] == "tool" else None for m in before]
+    by_position = {j: m.get("tool_call_id") for j, m in enumerate(before) if m["role"] == "tool"}
+    assert archive_module.replacement_runs(before, after, kept, as_list) == plain
+    assert archive_module.replacement_runs(before, after, kept, by_position) == plain
