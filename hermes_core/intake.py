@@ -21,6 +21,7 @@ Each of these is tested against the function it stands in for.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 import attrs
@@ -92,25 +93,134 @@ def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
         scan.summaries.append(at)
 
 
+def _calls_read(message: dict[str, Any], content: Any, calls: Any) -> tuple[int, list[str] | None]:
+    """``(estimate_message_tokens(message), _ordered_ids(calls))`` of a message with calls, in
+    one visit of calls of the usual shape (any other goes to those two)."""
+    if type(content) is str and type(calls) is list:
+        chars = len(content)
+        ids: list[str] | None = []
+        for call in calls:
+            fn = call.get("function") if type(call) is dict else None
+            if type(fn) is not dict:
+                break
+            args = fn.get("arguments")
+            name = fn.get("name")
+            if type(args) is not str or type(name) is not str:
+                break
+            chars += len(args) + len(name) + 40
+            ident = call.get("id") or call.get("call_id")
+            if ids is not None:
+                if type(ident) is str and ident:
+                    ids.append(ident)
+                else:
+                    ids = None
+        else:
+            return (chars + 3) // 4 + MESSAGE_OVERHEAD_TOKENS, ids
+    return estimate_message_tokens(message), _ordered_ids(calls)
+
+
+def _read_plain(
+    messages: list[Any], columns: HistoryScan | None
+) -> tuple[int, int, list[str] | None, int]:
+    """``read_history`` over the longest prefix of ``messages`` that is dicts without content
+    parts (nothing to normalise) and still proven: ``(where it stopped, estimate so far, the
+    open block's ids, how many came)``. The message it stops at is left for the general loop
+    untouched. The same work as that loop's, less its bookkeeping (an output list that may
+    diverge, a position that may differ from the index, a proof that may have failed) and with
+    a plain tool result (the most common message) read in one branch: ~30% less per message."""
+    total = 0
+    want: list[str] | None = None
+    k = 0
+    scan = columns is not None
+    if columns is not None:
+        roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
+        marked, summaries = columns.marked.append, columns.summaries.append
+    index = 0
+    for message in messages:
+        if type(message) is not dict:
+            break
+        content = message.get("content")
+        if type(content) is list:
+            break
+        role = message.get("role")
+        if role == "tool":
+            call_id = message.get("tool_call_id")
+            if want is None or call_id != want[k]:
+                break
+            size = len(message)
+            # Plain (``is_plain``): no key but these, so no calls, reference or summary key.
+            if type(content) is str and (size == 2 or (size == 3 and type(call_id) is str and call_id != "")):
+                total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+                if scan:
+                    roles(role)
+                    contents[index] = content
+                    call_ids[index] = call_id
+            else:
+                total += estimate_message_tokens(message)
+                if scan:
+                    roles(role)
+                    contents[index] = content
+                    call_ids[index] = call_id
+                    odd[index] = message
+                    if message.get(REF_KEY):
+                        marked(index)
+            k += 1
+            if k == len(want):
+                want = None
+            index += 1
+            continue
+        if want is not None:
+            break
+        calls = message.get("tool_calls")
+        if calls:
+            tokens, ids = _calls_read(message, content, calls)
+            if role == "assistant":
+                if ids is None:
+                    break
+                want, k = ids, 0
+            total += tokens
+        elif type(content) is str:
+            total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+        else:
+            total += estimate_message_tokens(message)
+        if scan:
+            roles(role)
+            contents[index] = content
+            if calls or len(message) != 2 or type(content) is not str or type(role) is not str or role == "":
+                odd[index] = message
+                if message.get(REF_KEY):
+                    marked(index)
+                elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
+                    summaries(index)
+        index += 1
+    return index, total, want, k
+
+
 def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
     in the usual form - every assistant message's calls carry non-empty string ids and their
     results follow it one per call, in the calls' order, then a message that is not a tool
     result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
-    columns of the normalised list."""
+    columns of the normalised list.
+
+    A list is read by ``_read_plain`` as long as it can; what is left (SDK objects, content
+    parts to convert, a list not in the usual form), message by message below."""
+    columns = HistoryScan() if scan else None
+    start = total = k = 0
+    want: list[str] | None = None
+    if type(messages) is list:
+        start, total, want, k = _read_plain(messages, columns)
+        if start == len(messages):
+            return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
     out: list[dict[str, Any]] | None = None
-    total = 0
     # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
     proven = True
-    want: list[str] | None = None
-    k = 0
-    columns = HistoryScan() if scan else None
     if columns is not None:
         roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
         marked, summaries = columns.marked.append, columns.summaries.append
-    position = 0  # in the normalised list
-    for index, message in enumerate(messages):
+    position = start  # in the normalised list
+    for index, message in enumerate(islice(messages, start, None), start):
         if type(message) is dict:
             content = message.get("content")
             if type(content) is not list:

@@ -516,3 +516,50 @@ def test_the_prompt_hooks_run_with_the_collector_on_when_a_compress_builds_the_p
     session.compress(_history(60), force=True)  # a fresh session: built first, then rebuilt
     assert seen == [True, True]
 
+
+
+# --- the prefix read of a list, against the message-by-message loop ---------------------------
+
+
+@st.composite
+def mixed_history(draw: st.DrawFn) -> list[Any]:
+    """Blocks of calls in every shape (valid or not) and the kinds the archive tells apart,
+    with or without content parts; sometimes cut mid-block (calls in flight)."""
+    out: list[Any] = []
+    for _ in range(draw(st.integers(0, 6))):
+        out += draw(block())[0] if draw(st.booleans()) else draw(archived_history())
+        if draw(st.integers(0, 4)) == 0:
+            out.append(draw(st.sampled_from([
+                {"role": "tool", "content": "no id"},  # plain: two keys
+                {"role": "tool", "tool_call_id": "c1", "content": "x", "name": "bash"},
+                {"role": "tool", "tool_call_id": "c2", "content": None},
+                {"role": "tool", "tool_call_id": "c1", "content": "x", "_ref": "m1.1"},
+                {"role": "user", "content": "x", "_injected": "system-reminder"},
+                {"role": "", "content": "no role"},
+                {"content": "no role at all"},
+                {"role": "assistant", "content": "done", "tool_calls": []},
+            ])))
+    if out and draw(st.booleans()):
+        out.pop()
+    if draw(st.booleans()):  # no content parts: the prefix read takes it all when valid
+        out = [m for m in out if type(m.get("content")) is not list]
+    return out
+
+
+@given(mixed_history(), st.booleans())
+@settings(max_examples=500, deadline=None)
+def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any], scan: bool) -> None:
+    from hermes_core.intake import _read_plain
+
+    found = read_history(messages, scan=scan)
+    each = read_history(tuple(messages), scan=scan)  # not a list: the loop from the start
+    assert found.messages == each.messages
+    assert (found.estimate, found.proven, found.scan) == (each.estimate, each.proven, each.scan)
+    stop = _read_plain(messages, None)[0]
+    if stop == len(messages):  # read whole by the prefix: the host's list and dicts as they are
+        assert found.messages is messages and found.proven
+        if found.scan is not None:
+            assert all(found.scan.odd[j] is messages[j] for j in found.scan.odd)
+    usual = all(type(m.get("content")) is not list for m in messages) and not pairing_problems(messages)
+    if usual and found.proven:
+        assert stop == len(messages)
