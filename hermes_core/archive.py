@@ -960,6 +960,10 @@ class SessionArchive:
         self.tools = tools
         self._lock = threading.RLock()
         self._used: set[str] | None = None
+        # References handed out but not yet hashed into ``_used``: the next compaction that
+        # has to test its references against the taken ones adds them (``_taken``); a session
+        # that compacts once never hashes its ~100k references into a set it never reads.
+        self._unhashed: list[Sequence[str]] = []
         self._turn_offset: int | None = None
         self._seq = 0
         self._count = 0
@@ -987,6 +991,14 @@ class SessionArchive:
         # "entries after the last one seen", like Redis's, would then never see them).
         self._seq = max(self._count, int(stats.get("max_seq") or 0))
         self._turn_offset = int(stats.get("turns") or 0)
+
+    def _taken(self) -> set[str]:
+        """Every reference taken in this session (the store's and this process's)."""
+        assert self._used is not None
+        for refs in self._unhashed:
+            self._used.update(refs)
+        self._unhashed = []
+        return self._used
 
     def __len__(self) -> int:
         with self._lock:
@@ -1030,7 +1042,7 @@ class SessionArchive:
                     with nullcontext() if local else collector_resumed():
                         self.store.archive_put(self.session_id, records)
                 except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
-                    self._used.difference_update(records.refs)  # type: ignore[union-attr]
+                    self._taken().difference_update(records.refs)
                     record_warning(
                         "archive_write_failed",
                         f"could not archive {len(records)} compacted message(s) of session "
@@ -1092,8 +1104,10 @@ class SessionArchive:
         turns = list(map(turn_of.__getitem__, gone))
         places = list(map(operator.sub, map((1).__add__, gone), map(start_of.__getitem__, gone)))
         refs = [f"m{turn}.{place}" for turn, place in zip(turns, places)]
-        if not used or used.isdisjoint(refs):  # (an empty set: no pass hashing every new ref twice)
-            used.update(refs)
+        if not used and not self._unhashed:
+            self._unhashed.append(refs)  # nothing taken yet: no set to test them against
+        elif (used := self._taken()).isdisjoint(refs):
+            self._unhashed.append(refs)
         else:
             for i, (turn, place) in enumerate(zip(turns, places)):
                 ref = refs[i]

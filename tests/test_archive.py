@@ -390,7 +390,7 @@ def test_references_and_replacements_match_the_one_message_at_a_time_rule(
         archive._load()
         kept = kept_positions(before, after)
         mapping = replacement_map(before, after, kept)
-        want_refs, want_for = _oracle(before, kept, mapping, set(archive._used or ()), archive._turn_offset or 0)
+        want_refs, want_for = _oracle(before, kept, mapping, set(archive._taken()), archive._turn_offset or 0)
         out = archive.record(before, after)
         if all(p >= 0 for p in kept) and len(after) == len(before):
             continue
@@ -545,3 +545,28 @@ def test_replacement_runs_read_call_ids_by_position_as_from_the_messages(
     by_position = {j: m.get("tool_call_id") for j, m in enumerate(before) if m["role"] == "tool"}
     assert archive_module.replacement_runs(before, after, kept, as_list) == plain
     assert archive_module.replacement_runs(before, after, kept, by_position) == plain
+
+
+def test_the_references_of_a_failed_write_are_taken_again_by_the_retry() -> None:
+    class FlakyStore(MemoryArchiveStore):
+        failures = 1
+
+        def archive_put(self, session_id: str, records: Any) -> None:
+            if self.failures:
+                self.failures -= 1
+                raise ConnectionError("connection refused")
+            super().archive_put(session_id, records)
+
+    before = [{"role": "system", "content": "sys"}, *history(6)]
+    after = [before[0], {"role": "user", "content": "a summary"}, *before[-2:]]
+
+    def archived(store: MemoryArchiveStore, attempts: int) -> tuple[Any, list[str]]:
+        archive = SessionArchive(session_id="s", store=store)
+        archive.persistent = True
+        for _ in range(attempts):
+            out = archive.record(before, after)
+        return out, sorted(store.archive_refs("s"))
+
+    flaky, fresh = archived(FlakyStore(), 2), archived(MemoryArchiveStore(), 1)
+    assert flaky == fresh and fresh[1]
+    assert flaky[0] is not before  # the retry compacted
