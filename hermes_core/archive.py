@@ -674,6 +674,18 @@ def holding_scan(messages: Sequence[Any], scan: HistoryScan | None) -> Iterator[
         _held_scan.reset(token)
 
 
+def held_scan(messages: Sequence[Any]) -> HistoryScan | None:
+    """The columns a caller's one pass read of ``messages`` (``holding_scan``: the same list
+    object at the same length), while it holds them - ``Session.compress`` during a forced
+    compression with the archive on; None otherwise. ``odd`` then names every message that is
+    not plain (a plain one has no key but its role, content and call id): an engine may look
+    for metadata there only."""
+    held = _held_scan.get()
+    if held is not None and held[0] is messages and held[1] == len(messages):
+        return held[2]
+    return None
+
+
 def _scan(
     before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
 ) -> tuple[list[int], list[Any], dict[int, Any], dict[int, Any], dict[int, dict[str, Any]], set[int] | None]:

@@ -563,3 +563,44 @@ def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any],
     usual = all(type(m.get("content")) is not list for m in messages) and not pairing_problems(messages)
     if usual and found.proven:
         assert stop == len(messages)
+
+
+@given(mixed_history(), st.lists(st.tuples(st.integers(0, 60), st.sampled_from(
+    [{"role": "user", "content": "summary", "_summary": "claude-code"},
+     {"role": "assistant", "content": "summary", "_compressed_summary": True},
+     {"role": "tool", "tool_call_id": "c1", "content": "x", "_summary": "codex"},
+     {"role": "user", "content": "not one", "_summary": ""}])), max_size=4))
+@settings(max_examples=300, deadline=None)
+def test_summary_positions_from_the_held_pass_are_the_full_walks(messages: list[Any], summaries: list[Any]) -> None:
+    from hermes_core.archive import holding_scan
+    from hermes_plugins.compressor.engine import _summary_positions
+    from hermes_plugins.compressor.prune import plan_free_passes
+
+    for at, summary in summaries:
+        messages.insert(min(at, len(messages)), dict(summary))
+    found = read_history(messages, scan=True)
+    source = found.messages
+    pruned = plan_free_passes(source, protect_tail_count=2, protect_tail_tokens=50).messages
+    walked = _summary_positions(pruned)
+    with holding_scan(source, found.scan):
+        assert _summary_positions(pruned, source) == walked
+    assert _summary_positions(pruned, source) == walked  # not held: the walk
+
+
+def test_a_forced_compress_finds_its_summaries_through_the_held_pass(tmp_path: Path, monkeypatch: Any) -> None:
+    from hermes_plugins.compressor import engine
+
+    seen: list[bool] = []
+    real = engine.held_scan
+
+    def spy(messages: Any) -> Any:
+        found = real(messages)
+        seen.append(found is not None)
+        return found
+
+    monkeypatch.setattr(engine, "held_scan", spy)
+    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
+                           context_length=32_000, persist=False, env={})
+    messages = _history(60)
+    result = session.compress(messages, force=True)
+    assert seen == [True] and len(result.messages) < len(messages)

@@ -31,6 +31,7 @@ from contextlib import nullcontext
 from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
+from hermes_core.archive import held_scan
 from hermes_core.errors import HermesPluginError
 from hermes_core.collector import collector_resumed
 from hermes_plugins._common.injected import is_request
@@ -545,7 +546,7 @@ class CompressorEngine(ContextEngine):
             pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
             rest = max(1, self._budget() - message_tokens(pinned))
             cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
-        handoffs = _summary_positions(pruned)
+        handoffs = _summary_positions(pruned, messages)
         if handoffs and all(h >= cut for h in handoffs):
             # The last summary sits in the tail: move it into the middle so it gets updated.
             cut = align_forward(pruned, handoffs[-1] + 1)
@@ -1068,13 +1069,19 @@ def _lap(timings: dict[str, float], phase: str, mark: float) -> float:
     return now
 
 
-def _summary_positions(messages: list[dict[str, Any]]) -> list[int]:
+def _summary_positions(messages: list[dict[str, Any]], source: list[dict[str, Any]] | None = None) -> list[int]:
     """Indices of the messages that carry a summary (``is_summary_message``, tool results
-    aside), in one pass with the two metadata reads inlined (this walks the whole history)."""
+    aside), in one pass with the two metadata reads inlined (this walks the whole history).
+
+    ``source``: the list the free passes made ``messages`` from (position for position: they
+    replace messages by copies that keep every key). When the session's pass over it is held
+    (``held_scan``), only its messages that are not plain are looked at - a plain message has
+    no key but its role, content and call id - instead of every dict of a long history."""
     summary_key, owner_key = SUMMARY_KEY, OWNER_KEY
+    scan = held_scan(source) if source is not None and len(source) == len(messages) else None
     return [
-        i for i, m in enumerate(messages)
-        if (m.get(summary_key) or m.get(owner_key)) and m.get("role") != "tool"
+        i for i in (scan.odd if scan is not None else range(len(messages)))
+        if ((m := messages[i]).get(summary_key) or m.get(owner_key)) and m.get("role") != "tool"
     ]
 
 
