@@ -306,3 +306,11 @@ def test_a_mutation_during_the_record_leaves_a_tag_that_fails() -> None:
     record = dictver.record([top])
     assert Meddler.fired and record is not None
     assert not dictver.same([top], record)
+
+
+@needs_ext
+def test_a_hand_made_record_of_other_objects_proves_nothing() -> None:
+    defs = tools(2)
+    assert not dictver.same(defs, (tuple(defs), ([1, 2],), bytes(8)))
+    with pytest.raises(TypeError):
+        dictver.same(defs, (tuple(defs), (defs[0],), b"short"))

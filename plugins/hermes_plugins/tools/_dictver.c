@@ -217,7 +217,9 @@ dictver_same(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     for (Py_ssize_t i = 0; i < m; i++) {
         uint64_t tag;
         memcpy(&tag, raw + i * (Py_ssize_t)sizeof(uint64_t), sizeof(tag));
-        if (((PyDictObject *)ds[i])->ma_version_tag != tag) {
+        /* The type check reads the line the tag is on: a hand-made record holding something
+         * else than dicts proves nothing instead of reading past an object. */
+        if (!PyDict_CheckExact(ds[i]) || ((PyDictObject *)ds[i])->ma_version_tag != tag) {
             Py_RETURN_FALSE;
         }
     }
