@@ -53,3 +53,22 @@ def test_a_names_kind_is_what_the_tool_sets_say(name: str, args: dict[str, Any])
 def test_plain_lines_decided_in_two_parts_as_in_one(name: str, arguments: str) -> None:
     whole = oneliners.plain_line_certain(name, arguments)
     assert whole == (oneliners.plain_line_name(name) and oneliners.plain_line_arguments(name, arguments))
+
+
+_json_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(), st.floats(allow_nan=True), st.text(alphabet="ab: 1.e[{}", max_size=8)),
+    lambda inner: st.one_of(st.lists(inner, max_size=2), st.dictionaries(st.text(alphabet="ab", max_size=2), inner, max_size=2)),
+    max_leaves=4,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.dictionaries(st.text(alphabet="abk: 1", max_size=4), _json_values, max_size=4), st.booleans(), st.booleans())
+def test_the_arguments_part_of_a_plain_line_is_what_parsing_finds(args: dict[str, Any], compact: bool, parsed: bool) -> None:
+    import json
+
+    arguments = json.dumps(args, separators=(",", ":") if compact else None)
+    given_args = oneliners.parse_arguments(arguments) if parsed else None
+    plain = "\\" not in arguments and ";" not in arguments and "MEDIA:" not in arguments and all(
+        v is None or type(v) in (str, int, bool) for v in oneliners.parse_arguments(arguments).values())
+    assert oneliners.plain_line_arguments("acme", arguments, given_args) == plain

@@ -263,3 +263,17 @@ def test_a_json_exit_code_int_cannot_read_is_no_exit_code() -> None:
         failure = failures.failure_of(json.dumps({"exit_code": code, "output": "Error: boom"}), is_error=True)
         assert failure is not None and failure.code is None and "Error: boom" in failure.error
     assert failures.failure_of(json.dumps({"exit_code": "٣"}, ensure_ascii=False)) == failures.Failure("3", "", None)
+
+
+_STATUS_PARTS = st.sampled_from([
+    '"exit_code": 0', '"exit_code": 2', '"exit_code":"3"', '"returncode": 0', '"returncode": -1', '"error": null',
+    '"error": ""', '"error": "boom"', '"error":\n{}', '"success": false', '"exit_code"', '"error"', '"', ": ", ", ",
+    "x" * 600, "\n",
+])
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_STATUS_PARTS, max_size=12).map("".join))
+def test_json_failure_hints_start_at_their_keys_as_everywhere(body: str) -> None:
+    text = "{" + body + "}"
+    assert failures._json_may_fail(text) == failures._json_may_fail_plain(text)

@@ -149,6 +149,30 @@ def _json_may_fail(text: str) -> bool:
     ends = text if len(text) <= 1_024 else text[:512] + "\n" + text[-512:]
     if '"success": false' in ends or '"success":false' in ends:
         return True
+    # Each pattern opens with its key: no match starts before the key's first place (the
+    # patterns, led by a quote, were tried at every quote of the ends).
+    at = _first_of(ends, '"exit_code"', '"returncode"')
+    if at != -1:
+        for match in _JSON_EXIT.finditer(ends, at):
+            if match.group(1) != "0":
+                return True
+    at = ends.find('"error"')
+    return at != -1 and any(match.group(1) is None for match in _JSON_ERROR.finditer(ends, at))
+
+
+def _first_of(text: str, a: str, b: str) -> int:
+    """The first place of ``a`` or ``b`` in ``text``, or -1."""
+    first, second = text.find(a), text.find(b)
+    if first == -1:
+        return second
+    return first if second == -1 else min(first, second)
+
+
+def _json_may_fail_plain(text: str) -> bool:
+    """``_json_may_fail`` with the patterns tried everywhere (the reference the tests use)."""
+    ends = text if len(text) <= 1_024 else text[:512] + "\n" + text[-512:]
+    if '"success": false' in ends or '"success":false' in ends:
+        return True
     for match in _JSON_EXIT.finditer(ends):
         if match.group(1) != "0":
             return True

@@ -359,6 +359,7 @@ class _Facts:
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
+        self._planned_calls = demotions.plan.planned if demotions is not None else None
         self._collect(turns)
 
     @property
@@ -376,6 +377,7 @@ class _Facts:
         results: dict[tuple[int, int], int] | None = None
         last_assistant_text = ""
         demotions = self._demotions
+        positions = demotions.positions if demotions is not None else None
         last_action: _Action = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
@@ -425,8 +427,8 @@ class _Facts:
                 at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
                 result = None if at is None else turns[at]
                 planned = -1
-                if result is not None and demotions is not None:
-                    found = demotions.index(at)  # type: ignore[arg-type]
+                if result is not None and positions is not None:
+                    found = positions.get(at)  # ``demotions.index``, inline
                     if found is not None:
                         planned = found
                 last_action, todo_list = self._call(call, result, planned)
@@ -463,10 +465,18 @@ class _Facts:
         Edits without a path are left out: their file is read from the line itself."""
         if not kind[_PLAIN] or not plain_line_arguments(name, arguments, None if args is _NO_ARGS else args):
             return False
-        if self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
+        if not self._answers(planned, name, arguments):
             return False
         reads = kind[_DATA] or (kind[_EDITOR] and args.get("command") == "view")
         return failure_of(result["content"], is_error=result.get("_is_error"), reads=reads) is None
+
+    def _answers(self, planned: int, name: str, arguments: Any) -> bool:
+        """Whether the free passes paired planned result ``planned`` with this very call
+        (``PrunePlan.call_of``, read from its table where the call is noted)."""
+        found = self._planned_calls[planned]  # type: ignore[index]
+        if found is None:
+            found = self._demotions.plan.call_of(planned)  # type: ignore[union-attr]
+        return bool(found[0] == name and found[1] == arguments)
 
     def _judged_line(self, name: str, kind: _Kind, arguments: Any, args: Mapping[str, Any],
                      result: Mapping[str, Any], planned: int) -> tuple[str, Failure | None] | None:
@@ -482,7 +492,7 @@ class _Facts:
         content = result["content"]
         if type(arguments) is not str or type(content) is not str or len(content) < CACHE_MIN_CHARS:
             return None
-        if self._demotions.plan.call_of(planned) != (name, arguments):  # type: ignore[union-attr]
+        if not self._answers(planned, name, arguments):
             return None
         is_error = result.get("_is_error")
         entry = memo_entry(content)
@@ -538,7 +548,7 @@ class _Facts:
         quiet = False
         judged = None
         if planned >= 0:
-            quiet = self._quiet(name, kind, arguments, args, result, planned)  # type: ignore[arg-type]
+            quiet = kind[_PLAIN] and self._quiet(name, kind, arguments, args, result, planned)  # type: ignore[arg-type]
             if not quiet:
                 judged = self._judged_line(name, kind, arguments, args, result, planned)  # type: ignore[arg-type]
                 if judged is None:
