@@ -136,21 +136,24 @@ def _read_plain(
         roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
         marked, summaries = columns.marked.append, columns.summaries.append
     index = 0
+    overhead = MESSAGE_OVERHEAD_TOKENS
     for message in messages:
         if type(message) is not dict:
             break
         content = message.get("content")
-        if type(content) is list:
+        text = type(content) is str
+        if not text and type(content) is list:
             break
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
             if want is None or call_id != want[k]:
                 break
+            # The proof made ``call_id`` a non-empty string's equal. Plain (``is_plain``): no
+            # key but these, so no calls, reference or summary key.
             size = len(message)
-            # Plain (``is_plain``): no key but these, so no calls, reference or summary key.
-            if type(content) is str and (size == 2 or (size == 3 and type(call_id) is str and call_id != "")):
-                total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+            if text and (size == 2 or (size == 3 and type(call_id) is str)):
+                total += (len(content) + 3) // 4 + overhead
                 if scan:
                     roles(role)
                     contents[index] = content
@@ -179,14 +182,14 @@ def _read_plain(
                     break
                 want, k = ids, 0
             total += tokens
-        elif type(content) is str:
-            total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+        elif text:
+            total += (len(content) + 3) // 4 + overhead
         else:
             total += estimate_message_tokens(message)
         if scan:
             roles(role)
             contents[index] = content
-            if calls or len(message) != 2 or type(content) is not str or type(role) is not str or role == "":
+            if calls or not text or len(message) != 2 or type(role) is not str or role == "":
                 odd[index] = message
                 if message.get(REF_KEY):
                     marked(index)
