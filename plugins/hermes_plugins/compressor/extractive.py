@@ -189,6 +189,7 @@ _NO_ARGS: dict[str, Any] = {}
 #: First characters of every opening ``is_request`` looks for (``_common.injected``).
 _OPENING_STARTS = frozenset(opening[0] for opening, _kind in (*SUMMARY_OPENINGS, *INJECTED_OPENINGS))
 _KIND_KEYS = ("_summary", "_compressed_summary", "_injected", "_demonstration")
+_KIND_KEY_SET = frozenset(_KIND_KEYS)
 
 
 def _plain_request(turn: Mapping[str, Any], text: str) -> bool:
@@ -197,9 +198,10 @@ def _plain_request(turn: Mapping[str, Any], text: str) -> bool:
     opening of an agent's text starts with. ``False`` means "ask ``is_request``"."""
     if type(turn.get("content")) is not str:
         return False
-    for key in _KIND_KEYS:
-        if turn.get(key):
-            return False
+    if not _KIND_KEY_SET.isdisjoint(turn):  # most turns hold none of the keys: one C call
+        for key in _KIND_KEYS:
+            if turn.get(key):
+                return False
     head = text.lstrip()[:1]
     return bool(head) and head not in _OPENING_STARTS
 
@@ -382,6 +384,8 @@ class _Facts:
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
             role = turn.get("role")
+            if role == "tool":  # read with its call (nearly half of all turns: one test)
+                continue
             if role != "user" and role != "assistant":
                 # Results are read with their calls; system turns hold no facts, but the first
                 # anchor splits the turns (``build_handoff``): noted here, not by another walk.

@@ -468,9 +468,13 @@ def plain_line_arguments(name: str, arguments: Any, args: Mapping[str, Any] | No
     if ";" in arguments or "\\" in arguments or "MEDIA:" in arguments:
         return False
     for value in (parse_arguments(arguments) if args is None else args).values():
-        if value is not None and type(value) is not str and type(value) is not int and type(value) is not bool:
+        if type(value) not in _SIMPLE_TYPES:
             return False
     return True
+
+
+#: The value types of arguments a plain line quotes as they are (exact types: no subclasses).
+_SIMPLE_TYPES = frozenset({str, int, bool, type(None)})
 
 
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
