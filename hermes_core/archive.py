@@ -718,13 +718,19 @@ def _scan(
     for j, m in enumerate(before):
         keep(where(id(m), -1))
         role = m.get("role")
-        tag(_EARLIER if m.get(REF_KEY) else role)
         content = contents[j] = m.get("content")
-        call_id = None
+        # ``is_plain``, inline: a plain message has no other key, so no reference to read.
+        size = len(m)
         if role == "tool":
             call_id = call_ids[j] = m.get("tool_call_id")
-        if not is_plain(m, role, content, call_id):
-            odd[j] = m  # type: ignore[assignment]
+            if type(content) is str and (size == 2 or (size == 3 and type(call_id) is str and call_id != "")):
+                tag(role)
+                continue
+        elif size == 2 and type(content) is str and type(role) is str and role != "":
+            tag(role)
+            continue
+        odd[j] = m  # type: ignore[assignment]
+        tag(_EARLIER if m.get(REF_KEY) else role)
     return _match_copies(before, after, kept), tags, contents, call_ids, odd, None
 
 
