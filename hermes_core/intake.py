@@ -237,35 +237,9 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
                         total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
                     else:
                         total += estimate_message_tokens(message)
-                elif type(content) is str and type(calls) is list:
-                    # The calls' estimate (``estimate_message_tokens``) and ids (``_ordered_ids``)
-                    # in one visit, for calls of the usual shape; any other goes to those two.
-                    chars = len(content)
-                    ids = []
-                    for call in calls:
-                        fn = call.get("function") if type(call) is dict else None
-                        if type(fn) is not dict:
-                            break
-                        args = fn.get("arguments")
-                        name = fn.get("name")
-                        if type(args) is not str or type(name) is not str:
-                            break
-                        chars += len(args) + len(name) + 40
-                        ident = call.get("id") or call.get("call_id")
-                        if ids is not None:
-                            if type(ident) is str and ident:
-                                ids.append(ident)
-                            else:
-                                ids = None
-                    else:
-                        total += (chars + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
-                        chars = -1
-                    if chars >= 0:
-                        total += estimate_message_tokens(message)
-                        ids = _ordered_ids(calls)
                 else:
-                    total += estimate_message_tokens(message)
-                    ids = _ordered_ids(calls)
+                    tokens, ids = _calls_read(message, content, calls)
+                    total += tokens
                 role = message.get("role")
                 call_id = message.get("tool_call_id") if role == "tool" else None
                 if columns is not None:
