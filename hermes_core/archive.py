@@ -551,7 +551,7 @@ def replacement_map(
 
 def replacement_runs(
     before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], kept: Sequence[int],
-    call_ids: Sequence[Any] | None = None,
+    call_ids: Sequence[Any] | Mapping[int, Any] | None = None,
 ) -> list[tuple[int, int, int | list[int]]]:
     """``replacement_map`` by removed run: ``(start, end, target)``, ``target`` the ``after``
     index the whole run maps to (-1: dropped) or, for a run that maps message by message, the
@@ -580,7 +580,7 @@ def replacement_runs(
 
 def _run_target(
     before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], run: range, new: list[int],
-    call_ids: Sequence[Any] | None,
+    call_ids: Sequence[Any] | Mapping[int, Any] | None,
 ) -> int | list[int]:
     if not new:
         return -1
@@ -609,14 +609,14 @@ def _run_target(
             if type(call_ids[j]) is str:  # (only a string call id names a result: a key equal to it is not)
                 targets[j - run.start] = target
         return targets
-    if call_ids is not None:
+    if isinstance(call_ids, Sequence):
         get = by_call.get
         return [biggest if type(cid) is not str else get(cid, biggest) for cid in call_ids[run.start:run.stop]]
     out: list[int] = []
     for b in run:
         call_id = before[b].get("tool_call_id")
-        target = by_call.get(call_id) if before[b].get("role") == "tool" and isinstance(call_id, str) else None
-        out.append(biggest if target is None else target)
+        mapped = by_call.get(call_id) if before[b].get("role") == "tool" and isinstance(call_id, str) else None
+        out.append(biggest if mapped is None else mapped)
     return out
 
 

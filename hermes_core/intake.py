@@ -93,6 +93,16 @@ def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
         scan.summaries.append(at)
 
 
+def _hold_odd(columns: HistoryScan, index: int, message: dict[str, Any], role: Any) -> None:
+    """Keep a message that is not plain (``is_plain``) whole, and note the archive reference or
+    the summary key it carries: only such a message can hold either."""
+    columns.odd[index] = message
+    if message.get(REF_KEY):
+        columns.marked.append(index)
+    elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
+        columns.summaries.append(index)
+
+
 def _calls_read(message: dict[str, Any], content: Any, calls: Any) -> tuple[int, list[str] | None]:
     """``(estimate_message_tokens(message), _ordered_ids(calls))`` of a message with calls, in
     one visit of calls of the usual shape (any other goes to those two)."""
@@ -133,21 +143,22 @@ def _read_plain(
     k = 0
     scan = columns is not None
     if columns is not None:
-        roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
-        marked, summaries = columns.marked.append, columns.summaries.append
+        roles, contents, call_ids = columns.roles.append, columns.contents, columns.call_ids
     index = 0
     overhead = MESSAGE_OVERHEAD_TOKENS
     for message in messages:
         if type(message) is not dict:
             break
-        content = message.get("content")
+        content: Any = message.get("content")
         text = type(content) is str
         if not text and type(content) is list:
             break
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
-            if want is None or call_id != want[k]:
+            if want is None:
+                break
+            if call_id != want[k]:
                 break
             # The proof made ``call_id`` a non-empty string's equal. Plain (``is_plain``): no
             # key but these, so no calls, reference or summary key.
@@ -160,13 +171,11 @@ def _read_plain(
                     call_ids[index] = call_id
             else:
                 total += estimate_message_tokens(message)
-                if scan:
+                if columns is not None:
                     roles(role)
                     contents[index] = content
                     call_ids[index] = call_id
-                    odd[index] = message
-                    if message.get(REF_KEY):
-                        marked(index)
+                    _hold_odd(columns, index, message, role)
             k += 1
             if k == len(want):
                 want = None
@@ -186,15 +195,11 @@ def _read_plain(
             total += (len(content) + 3) // 4 + overhead
         else:
             total += estimate_message_tokens(message)
-        if scan:
+        if columns is not None:
             roles(role)
             contents[index] = content
             if calls or not text or len(message) != 2 or type(role) is not str or role == "":
-                odd[index] = message
-                if message.get(REF_KEY):
-                    marked(index)
-                elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
-                    summaries(index)
+                _hold_odd(columns, index, message, role)
         index += 1
     return index, total, want, k
 
@@ -220,8 +225,7 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
     proven = True
     if columns is not None:
-        roles, contents, call_ids, odd = columns.roles.append, columns.contents, columns.call_ids, columns.odd
-        marked, summaries = columns.marked.append, columns.summaries.append
+        roles, contents, call_ids = columns.roles.append, columns.contents, columns.call_ids
     position = start  # in the normalised list
     for index, message in enumerate(islice(messages, start, None), start):
         if type(message) is dict:
@@ -256,11 +260,7 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
                         plain = not calls and len(message) == 2 and type(content) is str \
                             and type(role) is str and role != ""
                     if not plain:
-                        odd[position] = message
-                        if message.get(REF_KEY):
-                            marked(position)
-                        elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
-                            summaries(position)
+                        _hold_odd(columns, position, message, role)
                     position += 1
                 if proven:
                     if role == "tool":

@@ -631,13 +631,8 @@ class _Facts:
                 if copies and failed is None:  # a copy of a success is a success; of a failure, that one failure
                     for copy_key, copy_command, _flag in copies:
                         self._succeeded(copy_key, copy_command)
-            if failed is None:  # most results: ``_succeeded``, inline
-                self.succeeded.add(key)
-                if key in self.error_keys_failing:
-                    self.resolved.add(key)
-                if command:
-                    shown = _clip(command, 80)
-                    self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
+            if failed is None:  # most results
+                self._succeeded(key, command)
             elif failed is not _DUPLICATE:
                 # What an error item names.
                 shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
