@@ -693,14 +693,7 @@ def failure_of(content: Any, *, is_error: Any = False, reads: Any = False) -> Fa
         known: Failure | None = entry[2]
         return known
     verdict = _failure_of(content, is_error, reads)
-    # ``remember(content, flags, verdict, None, None, entry[0] is content)``, inline: a
-    # summary judges thousands of results in a row.
-    global _held
-    if entry[0] is not content:
-        if _held + len(content) > _sweep_at or len(_verdicts) >= CACHE_ENTRIES:
-            _sweep()
-        _held += len(content)
-    _verdicts[id(content)] = (content, flags, verdict, None, None)
+    remember(content, flags, verdict, None, None, entry[0] is content)
     return verdict
 
 

@@ -46,7 +46,6 @@ from hermes_plugins._common.injected import (
 from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.toolkinds import (
-    DATA_TOOLS,
     EDIT_TOOLS,
     EDITOR_TOOLS,
     PATCH_TOOLS,
@@ -229,8 +228,8 @@ _FILE_TOOLS = EDITOR_TOOLS | PATCH_TOOLS | SHELL_TOOLS | READ_TOOLS | WRITE_TOOL
 
 #: What a summary asks of a tool's name, decided once per name (``_kind_of``): a tuple, read by
 #: the indices below (a call reads several, and tuple indexing is the cheapest read).
-_Kind = tuple[bool, bool, bool, bool, bool, bool, bool, bool]
-_ARGUMENT, _SHELL, _PLAIN, _DATA, _EDITOR, _LINE, _FILES, _SPECIAL = range(8)
+_Kind = tuple[bool, bool, bool, bool, bool, bool]
+_ARGUMENT, _SHELL, _PLAIN, _LINE, _FILES, _SPECIAL = range(6)
 _KINDS: dict[str, _Kind] = {}
 #: Names remembered at most (a host's tools are a few dozen; any name is decided again).
 KINDS_MAX = 4_096
@@ -241,8 +240,6 @@ def _kind_of(name: str) -> _Kind:
         name in _ARGUMENT_TOOLS,
         name in SHELL_TOOLS,
         name not in EDIT_TOOLS and plain_line_name(name),  # ``_quiet``: edits read their file from the line
-        name in DATA_TOOLS,  # ``is_read_tool`` is this, or an editor's view
-        name in EDITOR_TOOLS,
         name in _LINE_TOOLS,
         name in _FILE_TOOLS,
         name in _TODO_TOOLS or name == "clarify",
@@ -251,6 +248,13 @@ def _kind_of(name: str) -> _Kind:
         _KINDS.clear()
     _KINDS[name] = kind
     return kind
+def _names_itself(text: str, name: str) -> bool:
+    """Whether ``text`` reads as one of our one-liners of tool ``name``: ``[name] ...``, one
+    line under 800 characters."""
+    return text[:1] == "[" and text.startswith(name, 1) and text.startswith("]", len(name) + 1) \
+        and len(text) < 800 and "\n" not in text
+
+
 #: ``_call``'s outcome of a duplicate marker (none of its own).
 _DUPLICATE: Any = ("", "")
 
@@ -471,8 +475,7 @@ class _Facts:
             return False
         if not self._answers(planned, name, arguments):
             return False
-        reads = kind[_DATA] or (kind[_EDITOR] and args.get("command") == "view")
-        return failure_of(result["content"], is_error=result.get("_is_error"), reads=reads) is None
+        return failure_of(result["content"], is_error=result.get("_is_error"), reads=is_read_tool(name, args)) is None
 
     def _answers(self, planned: int, name: str, arguments: Any) -> bool:
         """Whether the free passes paired planned result ``planned`` with this very call
@@ -504,12 +507,9 @@ class _Facts:
             line, verdict = entry[4], entry[2]  # built before (``tool_line``), with its verdict
         else:
             parsed = args if args is not _NO_ARGS else parse_arguments(arguments)
-            reads = kind[_DATA] or (kind[_EDITOR] and parsed.get("command") == "view")
-            verdict = failure_of(content, is_error=is_error, reads=reads)
+            verdict = failure_of(content, is_error=is_error, reads=is_read_tool(name, parsed))
             line = line_with_verdict(name, parsed, content, verdict)  # type: ignore[arg-type]
-        if line is None or len(line) >= len(content) or len(line) >= 800 or "\n" in line or "MEDIA:" in line:
-            return None
-        if not (line[:1] == "[" and line.startswith(name, 1) and line.startswith("]", len(name) + 1)) \
+        if line is None or len(line) >= len(content) or "MEDIA:" in line or not _names_itself(line, name) \
                 or line.startswith(DUPLICATE_PREFIX) or not (kind[_LINE] or looks_demoted(line)):
             return None
         return line, verdict
@@ -573,8 +573,7 @@ class _Facts:
             is_error = result.get("_is_error")
             # Our one-liner of this very tool: "[name] ..." (no f-string built per call).
             # (A planned result is read as its line: the same verdict as when a pass built it.)
-            own = content[:1] == "[" and content.startswith(name, 1) and content.startswith("]", len(name) + 1) \
-                and len(content) < 800 and "\n" not in content
+            own = _names_itself(content, name)
             demoted = own and (looks_demoted(content) or kind[_LINE])
         else:
             content, is_error, demoted, own = "", False, False, False

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 import threading
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
@@ -47,8 +46,6 @@ try:
     from hermes_plugins.tools import _dictver
 except ImportError:  # not built here (another interpreter, no compiler): the == proof alone
     _dictver = None  # type: ignore[assignment]
-if sys.implementation.name != "cpython" or sys.version_info[:2] != (3, 11):
-    _dictver = None  # type: ignore[assignment]  # its struct layout was checked for 3.11 only
 
 K1 = 1.5
 B = 0.75
