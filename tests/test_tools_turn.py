@@ -106,36 +106,26 @@ def _fresh_answer(defs: list[dict[str, Any]], query: str) -> tuple[list[str], di
     return [h.name for h in hits], tools, len(split.deferred)
 
 
-@pytest.mark.parametrize("tags", [True, False], ids=["version-tags", "without-extension"])
 @settings(max_examples=40, deadline=None)
 @given(st.lists(_TURN_EDIT, max_size=12), st.sampled_from(_WORDS + ["github issues"]))
 def test_every_turn_over_an_edited_plain_catalog_answers_like_a_fresh_build(
-    tmp_path_factory: pytest.TempPathFactory, tags: bool, edits: list[tuple[str, int, str]], query: str
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int, str]], query: str
 ) -> None:
     # The host keeps one list and edits it (and the dicts in it) in place between turns; each
     # turn must see exactly the live definitions, whatever the caches remember of the last one.
-    # Run with the version-tag proof (the _dictver extension) and with the == proof alone.
-    if tags and bm25._dictver is None:
-        pytest.skip("the _dictver extension is not built here")
-    saved = bm25._dictver
-    if not tags:
-        bm25._dictver = None
-    try:
-        _edit_turns(tmp_path_factory, edits, query, tags)
-    finally:
-        bm25._dictver = saved
+    _edit_turns(tmp_path_factory, edits, query)
 
 
 def _edit_turns(
-    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int, str]], query: str, tags: bool
+    tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int, str]], query: str
 ) -> None:
     home = tmp_path_factory.mktemp("turns")
     session = Session.open(cwd=str(home), home=str(home), model="gpt-5", provider="openai",
                            context_length=200_000, persist=False, host=PluginHost.create())
     defs = tools(9)
-    for _ in range(4):  # settled: the unchanged-catalog shortcuts (version tags too) are armed
+    for _ in range(4):  # settled: the unchanged-catalog shortcut (the == proof) is armed
         session.assemble_tools(defs)
-    assert (state_of(session.host).seen[0].tags is not None) == tags
+    assert state_of(session.host).seen[0].copy is not None
     for kind, i, word in edits:
         target = defs[1 + i % (len(defs) - 1)] if len(defs) > 1 else defs[0]
         fn = target["function"]

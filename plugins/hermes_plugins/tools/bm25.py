@@ -11,10 +11,9 @@ speed comes from three caches, none of which can drift from the live definitions
 * the index itself, held by the host's ``ToolSearchState`` (``state.py``), keyed by a fingerprint holding those fields of every tool in catalog
   order (``fingerprint``). Equal fingerprints mean equal indexed text, so a hit is the index a
   rebuild would produce. Reading the fields costs ~0.3 us a tool; once a catalog comes back
-  unchanged, one C-level ``==`` against a structural copy proves it unchanged instead, and
-  then, where the ``_dictver`` extension is built (CPython 3.11), the dicts' version tags do
-  (one read per dict instead of every value); a frozen catalog (``hermes_core.frozen``) is
-  recognised by identity without reading anything.
+  unchanged, one C-level ``==`` against a structural copy proves it unchanged instead; a
+  frozen catalog (``hermes_core.frozen``) is recognised by identity without reading anything
+  (the form to hand over in a hot loop).
 
 Scoring: k1 1.5, b 0.75, idf ln(1 + (N - df + 0.5) / (df + 0.5)), length normalised by the
 average document length (at least 1). Admission: an exact (case-insensitive) name match is
@@ -39,13 +38,6 @@ import attrs
 from hermes_core.frozen import FrozenTools, all_frozen
 from hermes_plugins.tools.catalog import source_label
 from hermes_plugins.tools.state import ToolSearchState
-
-try:
-    # Version tags (PEP 509) prove a settled plain catalog unchanged without reading its values;
-    # built only for CPython 3.11 (setup.py). Without it the ``==`` proof runs alone.
-    from hermes_plugins.tools import _dictver
-except ImportError:  # not built here (another interpreter, no compiler): the == proof alone
-    _dictver = None  # type: ignore[assignment]
 
 K1 = 1.5
 B = 0.75
@@ -353,17 +345,12 @@ _FROZEN = object()  # marks a fingerprint made of frozen definitions
 @attrs.define(slots=True)
 class _Seen:
     """The catalog fingerprinted last: its fingerprint and, once it came back unchanged, a copy
-    that proves it unchanged with one ``==`` (see ``_structural_copy``) and, once that proof
-    held, the version tags of the same dicts (``_prove``), which prove it without the ``==``."""
+    that proves it unchanged with one ``==`` (see ``_structural_copy``)."""
 
     print_: tuple[Any, ...]
     copy: list[dict[str, Any]] | tuple[dict[str, Any], ...] | None = None
-    tags: Any = None  # a ``_dictver.record`` of a catalog proven equal to ``copy``
-    last: Any = None  # the items last proven by ``==`` without a record (``_prove``)
-    records: int = 0  # records taken for this entry
 
 
-_RECORDS_MAX = 4  # version-tag records per remembered catalog (``_prove``)
 _SEEN_MAX = 4  # catalogs remembered (a host serving several sessions alternates between them)
 
 
@@ -402,10 +389,7 @@ def settled_fingerprint(
         entry = seen[0]
         copy = entry.copy
         if copy is not None:
-            tags = entry.tags
-            if tags is not None and _dictver is not None and _dictver.same(definitions, tags):
-                return entry.print_  # the same items, no dict on the way mutated since proven
-            if _prove(definitions, entry, tags_tried=True):
+            if _prove(definitions, entry):
                 return entry.print_
             tried = entry
     print_, proven = _plain_fingerprint(definitions, state, tried)
@@ -501,58 +485,15 @@ def _structural_copy(
     return out if definitions.__class__ is list else tuple(out)
 
 
-def _prove(definitions: Sequence[Any], entry: _Seen, tags_tried: bool = False) -> bool:
-    """``definitions`` holds what ``entry.copy`` holds: by the version tags recorded when that
-    was last proven (``_dictver``), else by ``==``.
-
-    Tags are recorded for the next turn only while they are likely to be used: the first time,
-    or when the host passes the objects it passed when the tags (or, by ``==``, the last turn)
-    were proven. A host that builds fresh dicts every turn would otherwise pay a second walk of
-    its catalog each turn for nothing; each entry records at most ``_RECORDS_MAX`` times (a host
-    that replaces a value by an equal object every turn). The record is taken (each dict's tag
-    read before anything is read out of it) from a private snapshot of the list, and ``==``
-    then runs on that same snapshot: the record describes exactly the objects proven equal, and
-    a dict mutated in between leaves an older tag behind, which only fails the next check.
-    """
+def _prove(definitions: Sequence[Any], entry: _Seen) -> bool:
+    """``definitions`` holds what ``entry.copy`` holds, proven by one C-level ``==``."""
     copy = entry.copy
     assert copy is not None
-    tags = entry.tags
-    dv = _dictver
-    cls = definitions.__class__
-    if dv is None or (cls is not list and cls is not tuple):
-        try:
-            live = definitions if cls is copy.__class__ else copy.__class__(definitions)
-            return bool(live == copy)
-        except Exception:  # noqa: BLE001 - a comparison that raises proves nothing
-            return False
-    if not tags_tried and tags is not None and dv.same(definitions, tags):
-        return True
-    last = entry.last
-    record = None
-    if entry.records < _RECORDS_MAX and (
-        tags is None
-        or dv.same(definitions, (tags[0], (), b""))
-        or (last is not None and dv.same(definitions, last))
-    ):
-        # A private snapshot in the copy's container type (the copy may come from the
-        # deferred part, a tuple, and the catalog be a list): nobody can change it between the
-        # record and the proof.
-        live = list(definitions) if copy.__class__ is list else tuple(definitions)
-        entry.records += 1
-        record = dv.record(live)
-    else:
-        live = definitions if cls is copy.__class__ else copy.__class__(definitions)
     try:
-        proven = bool(live == copy)
+        live = definitions if definitions.__class__ is copy.__class__ else copy.__class__(definitions)
+        return bool(live == copy)
     except Exception:  # noqa: BLE001 - a comparison that raises proves nothing
-        proven = False
-    if not proven:
-        entry.last = None
-    elif record is not None:
-        entry.tags, entry.last = record, None
-    else:
-        entry.last = (tuple(live), (), b"")  # the objects proven now: record if they come back
-    return proven
+        return False
 
 
 def _read(definitions: Sequence[Any]) -> tuple[Any, ...]:

@@ -1,9 +1,0 @@
-"""Type stub of the optional C extension ``_dictver.c`` (CPython 3.11 only)."""
-
-from typing import Any
-
-Record = tuple[tuple[Any, ...], tuple[dict[Any, Any], ...], bytes]
-
-def record(catalog: object, /) -> Record | None: ...
-def same(catalog: object, record: Record, /) -> bool: ...
-def tag(d: dict[Any, Any], /) -> int: ...
