@@ -29,14 +29,13 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any
 
 import attrs
 import xxhash
 
-from hermes_core.collector import collector_resumed
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 
@@ -352,10 +351,6 @@ class MemoryArchiveStore:
 
     Implements the same ``archive_*`` contract as the SQLite store (tests run both).
     """
-
-    #: ``archive_put`` is local work (a list append): a compaction runs it with the collector
-    #: paused (``hermes_core.collector``); a store without this attribute gets it running.
-    archive_put_is_local = True
 
     def __init__(self) -> None:
         self._rows: dict[str, dict[str, dict[str, Any]]] = {}
@@ -1055,10 +1050,7 @@ class SessionArchive:
             records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, odd, summaries)
             if records:
                 try:
-                    # A store may write over the network (Redis): the collector runs then.
-                    local = getattr(self.store, "archive_put_is_local", False) is True
-                    with nullcontext() if local else collector_resumed():
-                        self.store.archive_put(self.session_id, records)
+                    self.store.archive_put(self.session_id, records)
                 except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
                     self._taken().difference_update(records.refs)
                     record_warning(

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack, nullcontext
+from contextlib import ExitStack
 from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
@@ -28,7 +28,6 @@ import attrs
 from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
-from hermes_core.collector import collector_resumed
 from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid
@@ -261,25 +260,18 @@ class CompactionLoop:
         section = session.config.session_store
         store = session.store if session.persist else None
         try:
-            # One compaction of a session at a time, whichever worker runs it (hermes_core.lease);
-            # waiting for it is no local work (hermes_core.collector).
+            # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
             with ExitStack() as stack:
-                with collector_resumed():  # the store may be remote (Redis) too
-                    stack.enter_context(compaction_lease(
-                        store, session.session_id, ttl=section.lease_ttl_seconds,
-                        wait=section.lease_wait_seconds,
-                    ))
-                    session.refresh_engine_state()  # another worker's compaction since we opened
-                # An engine that does not say its compress is local work may call a model or
-                # a service itself: it runs with the collector on.
-                local = getattr(session.engine, "compress_is_local", False) is True
-                with nullcontext() if local else collector_resumed():
-                    out = session.host.engine_step(
-                        "compress", session.engine, messages=messages, current_tokens=current_tokens,
-                        focus_topic=focus_topic, force=force,
-                    )
-                with collector_resumed():
-                    session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
+                stack.enter_context(compaction_lease(
+                    store, session.session_id, ttl=section.lease_ttl_seconds,
+                    wait=section.lease_wait_seconds,
+                ))
+                session.refresh_engine_state()  # another worker's compaction since we opened
+                out = session.host.engine_step(
+                    "compress", session.engine, messages=messages, current_tokens=current_tokens,
+                    focus_topic=focus_topic, force=force,
+                )
+                session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:
                     return messages
                 # What left the context (or was rewritten) is archived; replacements get refs.
@@ -497,8 +489,7 @@ class CompactionLoop:
                                   phase="manual")
         report = self.report()
         if out is not messages and not report.aborted:
-            with collector_resumed():  # the prompt is rebuilt: plugins' hooks, memory files
-                self.after_compaction(out, tools)
+            self.after_compaction(out, tools)  # the prompt is rebuilt: plugins' hooks, memory files
         after_tokens = before_tokens if out is messages else self.rough(out, tools)
         return ManualCompression(
             messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)

@@ -133,13 +133,6 @@ class ContextEngine:
     #: The engine's registered name; subclasses set it.
     name: str = "base"
 
-    #: ``True`` when ``compress`` is local work only (no model, service or store call, no
-    #: wait): a manual compression then runs it with the cyclic garbage collector paused
-    #: (``hermes_core.collector``; ~0.7x issue 13's reference pass at 100k messages). Left
-    #: ``False``, it runs with the collector on, so the host's other threads keep theirs while
-    #: an engine waits on a provider.
-    compress_is_local: bool = False
-
     def __init__(self, *, config: Config | None = None, host: PluginHost | None = None) -> None:
         from hermes_core.config import Config as _Config
 

@@ -599,19 +599,17 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        from hermes_core.collector import collector_paused
         from hermes_core.intake import read_history
 
         # One pass over the history reads what the steps need of it (hermes_core.intake): the
         # loop holds the estimate for its feedback and the engine's report, the pairing proof
         # for the engine's input check and the archive's columns for recording the compaction.
-        self.system_prompt  # noqa: B018 - built now if not yet (plugins' hooks, files): collector on
-        with collector_paused():
-            found = read_history(messages, scan=bool(self.config.archive.enabled))
-            return self._collect(
-                self._loop.manual, found.messages, focus_topic=focus_topic, force=force, tools=tools,
-                estimate=found.estimate, proven=found.proven, scan=found.scan,
-            )
+        self.system_prompt  # noqa: B018 - built now if not yet (plugins' hooks, files)
+        found = read_history(messages, scan=bool(self.config.archive.enabled))
+        return self._collect(
+            self._loop.manual, found.messages, focus_topic=focus_topic, force=force, tools=tools,
+            estimate=found.estimate, proven=found.proven, scan=found.scan,
+        )
 
     # --- engine state across processes (ContextEngine.export_state / import_state) -------
 

@@ -1,8 +1,8 @@
 """A forced compression leaves no reference cycles behind.
 
-Issue 13: ``Session.compress`` runs with the cyclic collector paused (``hermes_core.collector``)
-and collects the young generation once at its end; whatever the compaction leaves in cycles
-stays alive until the collector runs and costs that collection a traversal of it (over 100k
+The compaction leaves the cyclic collector to the host (it never pauses it: issue 33), so what
+it allocates must be freed by reference counting: whatever it left in cycles would stay alive
+until the host's next collection and cost that collection a traversal of it (over 100k
 messages, ~23,000 objects and the 100k-entry output list of the free passes' plan).
 """
 

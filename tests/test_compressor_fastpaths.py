@@ -466,35 +466,6 @@ def test_a_line_is_judged_once_per_string_and_flags(monkeypatch: Any) -> None:
     failures.clear_cache()
 
 
-def test_the_collector_pauses_for_the_walk_and_comes_back(monkeypatch: Any) -> None:
-    import gc
-
-    seen: list[bool] = []
-    real = prune.tool_line
-    monkeypatch.setattr(prune, "tool_line", lambda *a: seen.append(gc.isenabled()) or real(*a))
-    messages = [user("go"), assistant("", call("c", "terminal", command="make")), tool("c", "out\n" * 100),
-                user("next"), assistant("ok")]
-    assert gc.isenabled()
-    prune_tool_results(messages, protect_tail_count=2)
-    assert seen == [False] and gc.isenabled()
-    gc.disable()  # a host that runs without the collector keeps it off
-    try:
-        prune_tool_results(messages, protect_tail_count=2)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-    def boom(*a: Any) -> str:
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(prune, "tool_line", boom)
-    try:
-        prune_tool_results(messages, protect_tail_count=2)
-    except RuntimeError:
-        pass
-    assert gc.isenabled()
-
-
 def test_a_remembered_line_serves_only_the_same_call_and_error_flag() -> None:
     failures.clear_cache()
     content = "Error: boom\n" + "detail line\n" * 40

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from hermes_core import Session, pairing
 from hermes_core.pairing import holding_valid, pairing_problems
+from hermes_core.config import load_config
 from hermes_core.intake import read_history
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
@@ -297,225 +298,26 @@ def test_a_forced_compress_records_the_archive_from_its_one_pass(tmp_path: Path,
     assert session.archive.get(ref)["text"]
 
 
-# --- the collector, paused for the call -------------------------------------------------------
+# --- the collector is the host's -------------------------------------------------------------
 
 
-def test_a_forced_compress_runs_with_the_collector_paused_and_resumes_it(tmp_path: Path, monkeypatch: Any) -> None:
+def test_a_forced_compress_never_touches_the_garbage_collector(tmp_path: Path, monkeypatch: Any) -> None:
+    # gc.disable() acts on every thread of the host, and two concurrent compressions would end
+    # each other's pauses (issue 33): the compaction leaves the collector to the host.
     import gc
 
-    from hermes_plugins.compressor import engine
-
-    states: list[bool] = []
-    collections: list[int] = []
-    real = engine.sanitize_tool_pairs
-
-    def spy(messages: list[dict[str, Any]]) -> Any:
-        states.append(gc.isenabled())
-        return real(messages)
-
-    def count(phase: str, info: dict[str, Any]) -> None:
-        if phase == "start":
-            collections.append(info["generation"])
-
-    monkeypatch.setattr(engine, "sanitize_tool_pairs", spy)
-    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
-                           context_length=32_000, persist=False, env={})
-    assert gc.isenabled()
-    messages = _history(60)
-    gc.collect()
-    gc.callbacks.append(count)
-    try:
-        result = session.compress(messages, force=True)
-    finally:
-        gc.callbacks.remove(count)
-    assert len(result.messages) < 182
-    assert states and not any(states)  # paused inside the engine
-    assert gc.isenabled()
-    # No collection set off by the compaction's allocations: the young generation only, at
-    # the end and, at most once, when the collector runs for the prompt rebuild.
-    assert set(collections) == {0} and len(collections) <= 2
-
-    # A collector the host paused stays paused.
-    gc.disable()
-    try:
-        session.compress(_history(60), force=True)
-        assert not gc.isenabled()
-    finally:
-        gc.enable()
-
-    # A failing compression resumes it too.
-    def broken(messages: Any) -> Any:
-        raise RuntimeError("engine down")
-
-    monkeypatch.setattr(engine, "sanitize_tool_pairs", broken)
-    try:
-        session.compress(_history(60), force=True)
-    except Exception:  # noqa: BLE001 - whatever the host is told, the collector runs again
-        pass
-    assert gc.isenabled()
-
-
-def test_the_collector_runs_while_waiting_on_a_summariser_the_lease_or_the_store(tmp_path: Path, monkeypatch: Any) -> None:
-    import gc
-    from contextlib import contextmanager
-
-    from hermes_core import compaction
-    from hermes_plugins.compressor import engine
-    from hermes_plugins.compressor.extractive import ExtractiveSummarizer
-
-    from hermes_core.archive import MemoryArchiveStore
-
-    seen: dict[str, list[bool]] = {"offline": [], "remote": [], "lease": [], "engine": [], "store": []}
-    real_put = MemoryArchiveStore.archive_put
-
-    def put(self: Any, session_id: str, records: Any) -> None:
-        seen["store"].append(gc.isenabled())  # a store may write over the network
-        real_put(self, session_id, records)
-
-    monkeypatch.setattr(MemoryArchiveStore, "archive_put", put)
-    monkeypatch.setattr(MemoryArchiveStore, "archive_put_is_local", False)  # as a remote store
-    def spy_state(name: str) -> Any:  # the session store's reads and writes
-        real = getattr(Session, name)
-        seen[name] = []
-
-        def spy(self: Any) -> None:
-            seen[name].append(gc.isenabled())
-            real(self)
-
-        return spy
-
-    for name in ("refresh_engine_state", "save_engine_state"):
-        monkeypatch.setattr(Session, name, spy_state(name))
-    seen["prompt"] = []
-    real_after = compaction.CompactionLoop.after_compaction
-
-    def after(self: Any, *args: Any) -> None:
-        seen["prompt"].append(gc.isenabled())  # the prompt rebuilt by plugins' hooks
-        real_after(self, *args)
-
-    monkeypatch.setattr(compaction.CompactionLoop, "after_compaction", after)
-    real_summarize = ExtractiveSummarizer.summarize
-
-    def offline(self: Any, request: Any) -> str:
-        seen["offline"].append(gc.isenabled())
-        return real_summarize(self, request)
-
-    class Remote:
-        """Stands for an LLM summariser: a call that waits on a provider."""
-
-        def summarize(self, request: Any) -> str:
-            seen["remote"].append(gc.isenabled())
-            return "## Goal\\nkeep going with the refactor"
-
-    real_lease = compaction.compaction_lease
-
-    @contextmanager
-    def lease(*args: Any, **kwargs: Any) -> Any:
-        seen["lease"].append(gc.isenabled())  # the wait for another worker's lease
-        with real_lease(*args, **kwargs):
-            yield
-
-    real_sanitize = engine.sanitize_tool_pairs
-
-    def sanitize(messages: Any) -> Any:
-        seen["engine"].append(gc.isenabled())
-        return real_sanitize(messages)
-
-    monkeypatch.setattr(ExtractiveSummarizer, "summarize", offline)
-    monkeypatch.setattr(compaction, "compaction_lease", lease)
-    monkeypatch.setattr(engine, "sanitize_tool_pairs", sanitize)
-
-    def run() -> Any:
+    calls: list[str] = []
+    for name in ("disable", "enable", "collect", "freeze", "set_threshold"):
+        real = getattr(gc, name)
+        monkeypatch.setattr(gc, name, lambda *a, _n=name, _r=real, **k: calls.append(_n) or _r(*a, **k))
+    for archive in (False, True):
+        config = load_config(home=tmp_path, env={}, data={"archive": {"enabled": archive}})
         session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
-                               context_length=32_000, persist=False, env={})
-        return session.compress(_history(60), force=True)
-
-    assert len(run().messages) < 182
-    assert seen["offline"] == [False] and seen["engine"][0] is False  # local work: paused
-    assert seen["lease"] == [True] and seen["store"] == [True] and seen["prompt"] == [True]
-    assert seen["refresh_engine_state"] == [True] and seen["save_engine_state"] == [True]
-    monkeypatch.setattr(engine.CompressorEngine, "_get_summarizer", lambda self, provider, model: Remote())
-    result = run()
-    assert seen["remote"] == [True]  # waiting on a provider: running
-    assert any("keep going with the refactor" in str(m.get("content")) for m in result.messages)
-    assert seen["engine"][-1] is False and gc.isenabled()
-    # A store that says its write is local (the in-memory and SQLite ones) writes paused.
-    monkeypatch.setattr(MemoryArchiveStore, "archive_put_is_local", True)
-    run()
-    assert seen["store"][-1] is False
-    from hermes_plugins.archive_store import SQLiteArchive
-
-    assert SQLiteArchive.archive_put_is_local is True
-
-
-def test_an_engine_that_does_not_say_its_compress_is_local_runs_with_the_collector_on(tmp_path: Path) -> None:
-    import gc
-
-    from hermes_core import ContextEngine
-    from hermes_core.host import PluginHost
-    from hermes_plugins.compressor.engine import CompressorEngine
-    from hermes_engine_window import WindowEngine
-
-    seen: list[bool] = []
-
-    class Remote(ContextEngine):
-        """Stands for a third-party engine that calls a service in ``compress``."""
-
-        name = "remote"
-
-        def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
-                     focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
-            seen.append(gc.isenabled())
-            return [messages[0], {"role": "user", "content": "summary from a service"}, *messages[-3:]]
-
-    class LocalRemote(Remote):
-        name = "local_remote"
-        compress_is_local = True
-
-    assert ContextEngine.compress_is_local is False
-    assert CompressorEngine.compress_is_local is True and WindowEngine.compress_is_local is True
-
-    class Plugin:
-        from hermes_core import hookimpl
-
-        @hookimpl
-        def hermes_context_engines(self) -> dict[str, Any]:
-            return {"remote": Remote, "local_remote": LocalRemote}
-
-    host = PluginHost.create(env={}, plugins=[(Plugin(), "engines")])
-    for engine in ("remote", "local_remote"):
-        from hermes_core.config import load_config
-
-        config = load_config(home=tmp_path, env={}, data={"context": {"engine": engine}})
-        session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
-                               context_length=32_000, persist=False, env={}, config=config, host=host)
-        result = session.compress(_history(20), force=True)
-        assert any(m.get("content") == "summary from a service" or "summary from a service" in str(m.get("content"))
-                   for m in result.messages)
-    assert seen == [True, False] and gc.isenabled()
-
-
-def test_the_prompt_hooks_run_with_the_collector_on_when_a_compress_builds_the_prompt(tmp_path: Path) -> None:
-    import gc
-
-    from hermes_core import hookimpl
-    from hermes_core.host import PluginHost
-
-    seen: list[bool] = []
-
-    class Memory:
-        """Stands for a plugin whose prompt block reads a service."""
-
-        @hookimpl(tryfirst=True)
-        def hermes_prompt_memory(self, ctx: Any) -> None:
-            seen.append(gc.isenabled())
-
-    host = PluginHost.create(env={}, plugins=[(Memory(), "memory_service")])
-    session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
-                           context_length=32_000, persist=False, env={}, host=host)
-    session.compress(_history(60), force=True)  # a fresh session: built first, then rebuilt
-    assert seen == [True, True]
-
+                               context_length=32_000, persist=False, config=config, env={})
+        result = session.compress(_history(60), force=True)
+        assert len(result.messages) < len(_history(60))
+        session.close()
+    assert calls == []
 
 
 # --- the prefix read of a list, against the message-by-message loop ---------------------------

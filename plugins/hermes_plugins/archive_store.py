@@ -479,9 +479,6 @@ class SQLiteArchive:
 
     path: Path
     archive_max_bytes: int | None = None
-    #: ``archive_put`` only queues the batch for the writer thread (``hermes_core.collector``).
-    archive_put_is_local = True
-
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
         """Queue ``records`` for writing; a later read (or ``archive_flush``) waits for them."""
         if records:

@@ -28,7 +28,6 @@ class WindowEngine(ContextEngine):
     messages between becomes one user-visible marker message."""
 
     name = "window"
-    compress_is_local = True  # a cut and markers: no model, no store
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)

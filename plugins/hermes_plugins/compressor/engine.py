@@ -27,13 +27,11 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.archive import held_scan
 from hermes_core.errors import HermesPluginError
-from hermes_core.collector import collector_resumed
 from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
 from hermes_plugins._common.reasoning import strip_reasoning
@@ -126,9 +124,6 @@ class CompressorEngine(ContextEngine):
     """The reference compressor: free passes, a pair-safe cut, a framed summary last."""
 
     name = "compressor"
-    # Local but for a summariser that is not the offline one, which runs with the collector on
-    # (``_call_summarizer``).
-    compress_is_local = True
 
     def __init__(self, *, config: Any = None, host: Any = None) -> None:
         super().__init__(config=config, host=host)
@@ -882,14 +877,8 @@ class CompressorEngine(ContextEngine):
 
     def _call_summarizer(self, provider: str, model: str | None, request: SummaryRequest) -> str:
         summarizer = self._get_summarizer(provider, model)
-        # Only the offline summariser is local work: any other may wait on a provider for
-        # minutes, with the host's collector running (hermes_core.collector).
-        offline = type(summarizer) is ExtractiveSummarizer
         try:
-            with nullcontext() if offline else collector_resumed():
-                text = summarizer.summarize(
-                    request if model == request.model else _with_model(request, model)
-                )
+            text = summarizer.summarize(request if model == request.model else _with_model(request, model))
         except SummarizerError:
             raise
         except Exception as exc:  # noqa: BLE001 - a third-party summariser may raise anything
@@ -899,7 +888,7 @@ class CompressorEngine(ContextEngine):
         if not text.strip():
             raise SummarizerError("the summariser returned an empty summary", kind="empty")
         # Ours, not a subclass: its handoff is redacted as a whole as its last step.
-        self._redacted_output = offline
+        self._redacted_output = type(summarizer) is ExtractiveSummarizer
         return text
 
     def _factory(self, provider: str) -> Any:

@@ -20,7 +20,6 @@ part a summary condenses. ``prune_tool_results`` is the plan with every line bui
 
 from __future__ import annotations
 
-import gc
 import json
 from collections.abc import Collection, Sequence
 from itertools import islice
@@ -707,25 +706,13 @@ def _plan(
         # Calls in flight are the host's next step: their message stays as it is.
         pruner.pending_at = pending[0][0]
         boundary = min(boundary, pruner.pending_at)
-    # The passes make no reference cycles, only copies and lines the output holds; the
-    # collector's full collections, set off by those allocations, traverse the host's whole
-    # history (~25% of a first pass at 100,000 messages). It pauses for the walk, then
-    # collects the young generation once, here rather than at the caller's next allocation.
-    paused = gc.isenabled()
-    if paused:
-        gc.disable()
-    try:
-        pruner.run(boundary)
-        if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
-            pruner.relieve_tail(boundary, protect_tail_tokens)
-        plan = PrunePlan(messages, pruner)
-        if build_all:
-            plan.materialize_all()
-        return plan
-    finally:
-        if paused:
-            gc.enable()
-            gc.collect(0)
+    pruner.run(boundary)
+    if protect_tail_tokens and protect_tail_tokens > 0 and boundary < len(messages):
+        pruner.relieve_tail(boundary, protect_tail_tokens)
+    plan = PrunePlan(messages, pruner)
+    if build_all:
+        plan.materialize_all()
+    return plan
 
 
 def plan_free_passes(
