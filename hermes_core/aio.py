@@ -25,6 +25,7 @@ import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hermes_core.daemon_pool import DaemonPool
 from hermes_core.logging import get_logger
 
 if TYPE_CHECKING:  # the summarisers import this module: keep it light
@@ -47,8 +48,9 @@ _host_loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextva
 #: Workers running Python code at once (the rest wait for a slot or on the loop).
 CPU_SLOTS = 2
 
-_pool: list[concurrent.futures.ThreadPoolExecutor | None] = [None]
-_pool_lock = threading.Lock()
+#: Daemon workers that leave once no step is queued (hermes_core.daemon_pool): an idle
+#: process holds none of them, and ``close`` waits for those on their way out.
+_pool = DaemonPool(MAX_WORKERS, thread_name_prefix="hermes-async")
 _cpu = threading.BoundedSemaphore(CPU_SLOTS)
 _holding = threading.local()
 
@@ -61,16 +63,6 @@ def _with_cpu_slot(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
     finally:
         _holding.slot = False
         _cpu.release()
-
-
-def _executor() -> concurrent.futures.ThreadPoolExecutor:
-    with _pool_lock:
-        pool = _pool[0]
-        if pool is None:
-            pool = _pool[0] = concurrent.futures.ThreadPoolExecutor(
-                max_workers=MAX_WORKERS, thread_name_prefix="hermes-async"
-            )
-        return pool
 
 
 def host_loop() -> asyncio.AbstractEventLoop | None:
@@ -114,7 +106,7 @@ async def _off_loop(fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
     context = contextvars.copy_context()
     context.run(_host_loop.set, loop)
     call = functools.partial(context.run, _with_cpu_slot, fn, *args, **kwargs)
-    return await loop.run_in_executor(_executor(), call)
+    return await loop.run_in_executor(_pool, call)
 
 
 def _status_on_loop(
@@ -262,6 +254,7 @@ class AsyncSession:
 
     async def close(self, messages: Sequence[Any] | None = None) -> None:
         await _off_loop(self.session.close, list(messages) if messages is not None else None)
+        _pool.join_idle()  # the workers that ran this session's steps and found no more work
 
     # --- state, read directly -----------------------------------------------------------
 

@@ -1,10 +1,12 @@
-"""A small executor whose threads never hold up the interpreter's exit.
+"""A small executor whose threads never outlive their work nor hold up the interpreter's exit.
 
-The prompt hooks run on a worker pool so that a plugin that hangs costs its block, not the
-host. ``concurrent.futures.ThreadPoolExecutor`` joins its threads when the interpreter exits,
-so a hook that never returns would still hang the host, at exit instead of at build time. These
-workers are daemon threads: at exit they are dropped with whatever they were stuck in. A forked
-child starts its own workers (the parent's threads do not exist there).
+The prompt hooks and ``AsyncSession``'s steps run on worker pools so that a plugin that hangs
+costs its block, not the host. ``concurrent.futures.ThreadPoolExecutor`` keeps idle workers for
+the life of the process and joins them at exit, so a host that closed every session still had
+our threads, and a hook that never returns would hang the host at exit. These workers are
+daemon threads that leave as soon as no work is queued: a closed session leaves none behind
+(``join_idle`` waits for the ones on their way out), and a stuck one is dropped at exit. A
+forked child starts its own workers (the parent's threads do not exist there).
 """
 
 from __future__ import annotations
@@ -23,11 +25,12 @@ _Item = tuple["concurrent.futures.Future[Any]", Callable[..., Any], tuple[Any, .
 
 
 class DaemonPool(concurrent.futures.Executor):
-    """At most ``max_workers`` daemon threads, started when work finds none idle."""
+    """At most ``max_workers`` daemon threads, started when work is queued, gone when none is."""
 
     def __init__(self, max_workers: int, thread_name_prefix: str) -> None:
         self._max = max_workers
         self._prefix = thread_name_prefix
+        self._started = 0
         self._reset()
         ref = weakref.ref(self)
         os.register_at_fork(after_in_child=lambda: _reset_in_child(ref))
@@ -38,41 +41,70 @@ class DaemonPool(concurrent.futures.Executor):
         self._lock = threading.Lock()
         self._queue: queue.SimpleQueue[_Item] = queue.SimpleQueue()
         self._threads = 0
-        self._idle = 0  # workers waiting for work and not yet promised to a submit
+        self._leaving: list[threading.Thread] = []  # done with their last job, about to return
 
     def submit(self, fn: Callable[..., _T], /, *args: Any, **kwargs: Any) -> concurrent.futures.Future[_T]:
         future: concurrent.futures.Future[_T] = concurrent.futures.Future()
         with self._lock:
             self._queue.put((future, fn, args, kwargs))
-            if self._idle > 0:
-                self._idle -= 1
-            elif self._threads < self._max:
+            if self._threads < self._max:
                 self._threads += 1
+                self._started += 1
                 threading.Thread(
-                    target=self._work, args=(self._queue,), name=f"{self._prefix}_{self._threads - 1}",
-                    daemon=True,
+                    target=self._work, name=f"{self._prefix}_{self._started - 1}", daemon=True,
                 ).start()
         return future
 
-    def _work(self, work: queue.SimpleQueue[_Item]) -> None:
+    def join_idle(self, timeout: float = 1.0) -> None:
+        """Wait for the workers that finished their last job to return (those still running a
+        job are left alone: a hook past its budget is the caller's to abandon)."""
+        with self._lock:
+            leaving, self._leaving = self._leaving, []
+        me = threading.current_thread()
+        for thread in leaving:
+            if thread is not me:
+                thread.join(timeout)
+
+    def live_threads(self) -> int:
+        with self._lock:
+            return self._threads
+
+    def _work(self) -> None:
+        work = self._queue
         while True:
-            _run(work.get())  # its locals go with it: nothing of a finished job is held
+            try:
+                item = work.get_nowait()
+            except queue.Empty:
+                with self._lock:
+                    if work is not self._queue or work.empty():
+                        self._threads -= 1
+                        return
+                continue
+            future, fn, args, kwargs = item
+            del item
+            if not future.set_running_or_notify_cancel():
+                continue  # cancelled while queued: the caller gave up on it
+            try:
+                outcome: Any = fn(*args, **kwargs)
+                failed = False
+            except BaseException as exc:  # noqa: BLE001 - the caller's future carries it
+                outcome, failed = exc, True
+            del fn, args, kwargs  # nothing of a finished job is held while the next one runs
             with self._lock:
-                # Counted before the next get: a submit meanwhile sees a worker on its way
-                # and queues instead of starting one (past the bound nothing starts anyway).
-                self._idle += 1
-
-
-def _run(item: _Item) -> None:
-    future, fn, args, kwargs = item
-    if not future.set_running_or_notify_cancel():
-        return  # cancelled while queued: the caller gave up on it
-    try:
-        result = fn(*args, **kwargs)
-    except BaseException as exc:  # noqa: BLE001 - the caller's future carries it
-        future.set_exception(exc)
-    else:
-        future.set_result(result)
+                # Decided before the caller hears back, so a caller that closes right after
+                # its result finds this thread among the leaving ones and can join it.
+                leaving = work is self._queue and work.empty()
+                if leaving:
+                    self._threads -= 1
+                    self._leaving = [t for t in self._leaving if t.is_alive()]  # never joined: bounded
+                    self._leaving.append(threading.current_thread())
+            if failed:
+                future.set_exception(outcome)
+            else:
+                future.set_result(outcome)
+            del future, outcome
+            if leaving:
+                return
 
 
 def _reset_in_child(ref: weakref.ref[DaemonPool]) -> None:

@@ -577,6 +577,12 @@ class PluginHost:
                     self._pool = DaemonPool(PROMPT_WORKERS, thread_name_prefix="hermes-prompt-hook")
         return self._pool
 
+    def join_idle_workers(self) -> None:
+        """Wait for the prompt-hook workers that finished their jobs to return (``Session.close``)."""
+        pool = self._pool
+        if isinstance(pool, DaemonPool):
+            pool.join_idle()
+
     def context_file_loaders(self, ctx: PromptContext) -> list[ContextFileLoader]:
         """Every declared loader by ascending rank; a name already taken is dropped."""
         seen: dict[str, ContextFileLoader] = {}

@@ -794,6 +794,9 @@ class Session:
                     )
         with self._lock:
             self._pending_warnings.extend(bucket)
+        # The prompt workers leave once idle; wait for those on their way out, so a closed
+        # session leaves no thread of ours behind.
+        self.host.join_idle_workers()
 
     @property
     def closed(self) -> bool:

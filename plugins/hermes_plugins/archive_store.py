@@ -20,7 +20,6 @@ metadata).
 
 from __future__ import annotations
 
-import atexit
 import bisect
 import itertools
 import json
@@ -223,7 +222,7 @@ def _writer(path: Path) -> _Writer:
     key = _key(path)
     with _registry_lock:
         writer = _writers.get(key)
-        if writer is None or not writer.alive():
+        if writer is None:
             writer = _writers[key] = _Writer(path)
         return writer
 
@@ -236,49 +235,68 @@ def close_archive_connections() -> None:
         conns = list(_connections.values())
         _connections.clear()
     for writer in writers:
-        writer.stop()
+        writer.flush_quietly()
     for conn, lock in conns:
         with lock:
             conn.close()
 
 
-atexit.register(close_archive_connections)
-
-
 class _Writer:
-    """One thread per (process, file) writing queued archive batches in bounded transactions."""
+    """Writes queued archive batches of one (process, file) in bounded transactions, on a
+    thread started when a batch is queued and gone once the queue is empty.
+
+    No thread idles between compactions and a closed session leaves none behind (``flush``
+    joins it); the thread is not a daemon, so batches queued before the host exits are written
+    (the interpreter joins it) without an ``atexit`` callback of ours.
+    """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.queue: queue.Queue[tuple[str, Sequence[Mapping[str, Any]], int | None] | None] = queue.Queue()
+        self.queue: queue.Queue[tuple[str, Sequence[Mapping[str, Any]], int | None]] = queue.Queue()
         self.error: BaseException | None = None
-        self._thread = threading.Thread(target=self._run, name=f"hermes-archive-{path.name}", daemon=True)
-        self._thread.start()
-
-    def alive(self) -> bool:
-        return self._thread.is_alive()
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
 
     def put(self, session_id: str, records: Sequence[Mapping[str, Any]], max_bytes: int | None) -> None:
-        self.queue.put((session_id, records, max_bytes))
+        with self._lock:
+            self.queue.put((session_id, records, max_bytes))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name=f"hermes-archive-{self.path.name}")
+                self._thread.start()
 
     def flush(self) -> None:
         self.queue.join()
+        with self._lock:
+            thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout=60)  # on its way out unless a batch came meanwhile
         error, self.error = self.error, None
         if error is not None:
             raise error
 
-    def stop(self) -> None:
-        if self._thread.is_alive():
-            self.queue.put(None)
-            self._thread.join(timeout=60)
+    def flush_quietly(self) -> None:
+        try:
+            self.flush()
+        except Exception:  # noqa: BLE001 - logged by the writer when it failed
+            pass
+
+    def _next(self) -> tuple[str, Sequence[Mapping[str, Any]], int | None] | None:
+        with self._lock:
+            try:
+                return self.queue.get_nowait()
+            except queue.Empty:
+                self._thread = None  # a later put starts a new thread
+                return None
 
     def _run(self) -> None:
         conn: sqlite3.Connection | None = None
         while True:
-            item = self.queue.get()
+            item = self._next()
+            if item is None:
+                if conn is not None:
+                    conn.close()
+                return
             try:
-                if item is None:
-                    return
                 if conn is None:
                     conn = _open(self.path)
                 session_id, records, max_bytes = item
@@ -295,8 +313,6 @@ class _Writer:
                 self.error = exc
             finally:
                 self.queue.task_done()
-                if item is None and conn is not None:
-                    conn.close()
 
 
 @contextmanager
