@@ -24,6 +24,7 @@ if TYPE_CHECKING:
         HermesError,
         HermesPluginError,
         InvalidMessagesError,
+        StoreError,
         UnknownEngineError,
     )
     from hermes_core.frozen import FrozenTools, freeze_tools
@@ -72,6 +73,7 @@ _LAZY: dict[str, str] = {
     "Session": "hermes_core.session",
     "SessionOptions": "hermes_core.session_options",
     "SkillSource": "hermes_core.records",
+    "StoreError": "hermes_core.errors",
     "ToolCallContext": "hermes_core.records",
     "ToolsContext": "hermes_core.records",
     "UnknownEngineError": "hermes_core.errors",
@@ -112,6 +114,7 @@ __all__ = [
     "Session",
     "SessionOptions",
     "SkillSource",
+    "StoreError",
     "ToolCallContext",
     "ToolsContext",
     "UnknownEngineError",

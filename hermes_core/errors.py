@@ -56,3 +56,12 @@ class InvalidMessagesError(HermesError):
 
 class ContextOverflowError(HermesError):
     """The conversation no longer fits the window and compression cannot help (or is off)."""
+
+
+class StoreError(HermesError):
+    """A session store or archive could not be read or written: the disk is full, the file
+    cannot be opened, the server does not answer. ``store`` names the file or server."""
+
+    def __init__(self, message: str, *, store: str | None = None) -> None:
+        super().__init__(message)
+        self.store = store

@@ -40,6 +40,7 @@ import orjson
 from hermes_core.archive import FTS_COLUMNS, ArchivedBatch, fts_search, identifier_parts, indexable, query_words
 from hermes_core.files import open_regular
 from hermes_core.logging import get_logger
+from hermes_plugins.store_health import guard_methods
 
 log = get_logger(__name__)
 
@@ -322,7 +323,8 @@ def _transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield conn
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite already rolled back on some errors (SQLITE_FULL)
+            conn.execute("ROLLBACK")
         raise
     conn.execute("COMMIT")
 
@@ -501,6 +503,17 @@ class SQLiteArchive:
             # A batch of the session archive builds its records on the writer thread.
             batch = records if isinstance(records, ArchivedBatch) else list(records)
             _writer(self.path).put(session_id, batch, self.archive_max_bytes)
+
+    def forget_connections(self) -> None:
+        """Drop this process's connection and writer for the file (it is being set aside)."""
+        key = _key(self.path)
+        with _registry_lock:
+            entry = _connections.pop(key, None)
+            _writers.pop(key, None)
+        if entry is not None:
+            conn, lock = entry
+            with lock:
+                conn.close()
 
     def archive_flush(self) -> None:
         """Wait until every queued record of this process is written (raises a write error)."""
@@ -689,3 +702,11 @@ class SQLiteArchive:
                 "(SELECT 1 FROM archive_messages WHERE session_id = ?)", (session_id, session_id),
             )
         return len(ids)
+
+
+# Every public store call heals a corrupt file once and reports other faults as StoreError.
+guard_methods(SQLiteArchive, (
+    "archive_put", "archive_flush", "archive_get", "archive_refs", "archive_stats", "archive_sessions",
+    "archive_search", "archive_prune", "acquire_lease", "renew_lease", "release_lease",
+    "put_engine_state", "get_engine_state", "archive_delete",
+))

@@ -22,6 +22,7 @@ from typing import Any
 
 from hermes_core import hookimpl
 from hermes_plugins.archive_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
+from hermes_plugins.store_health import guard_methods
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -98,6 +99,16 @@ class SQLiteSessionStore(SQLiteArchive):
                     with old_lock:  # never close under a statement in flight
                         old.close()
             return entry
+
+    def forget_connections(self) -> None:
+        """Drop this process's connections to the file (it is being set aside)."""
+        super().forget_connections()
+        with _registry_lock:
+            entry = _connections.pop((os.getpid(), str(self.path.absolute())), None)
+        if entry is not None:
+            conn, lock = entry
+            with lock:
+                conn.close()
 
     def _column(self, column: str, session_id: str) -> Any:
         # ``column`` is one of this module's literals, never caller input.
@@ -180,3 +191,6 @@ def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore | None:
     return SQLiteSessionStore(
         Path(home) / DB_NAME, archive_max_bytes=getattr(archive, "max_bytes_per_session", None)
     )
+
+
+guard_methods(SQLiteSessionStore, ("get_prompt", "put_prompt", "get_static_prefix", "session_prompts", "delete_prompt"))
