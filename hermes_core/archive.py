@@ -37,6 +37,7 @@ import attrs
 import xxhash
 
 from hermes_core.diagnostics import record_warning
+from hermes_core.errors import StoreError
 from hermes_core.logging import get_logger
 
 log = get_logger("hermes_core.archive")
@@ -982,6 +983,10 @@ class SessionArchive:
         self._count = 0
         self._pending_turns = 0
         self._carried_to: set[int] = set()
+        # Batches the store refused (down, slow, full): kept in memory so recall keeps working
+        # in this process, and written to the store again at the next compaction or read.
+        self._held: MemoryArchiveStore | None = None
+        self._held_batches: list[Any] = []
 
     # -- state restored from the store (a new process, the same session id)
 
@@ -1049,18 +1054,14 @@ class SessionArchive:
             runs = replacement_runs(before, after, kept, call_ids)
             records, refs_for = self._records(before, kept, runs, tags, contents, call_ids, odd, summaries)
             if records:
-                try:
-                    self.store.archive_put(self.session_id, records)
-                except Exception as exc:  # noqa: BLE001 - skip the compaction: nothing lost
-                    self._taken().difference_update(records.refs)
-                    record_warning(
-                        "archive_write_failed",
-                        f"could not archive {len(records)} compacted message(s) of session "
-                        f"{self.session_id} ({type(exc).__name__}: {exc}); the compaction was "
-                        "skipped so nothing is lost, and is tried again at the next turn",
-                        session_id=self.session_id,
-                    )
-                    return before
+                self._retry_held()
+                if self._held_batches:  # the store is still refusing: keep the order of batches
+                    self._hold(records, None)
+                else:
+                    try:
+                        self.store.archive_put(self.session_id, records)
+                    except Exception as exc:  # noqa: BLE001 - the compaction stands: fit comes first
+                        self._hold(records, exc)
                 self._count += len(records)
             self._turn_offset += self._pending_turns  # type: ignore[operator]
             out = self._annotate(after, refs_for)
@@ -1191,16 +1192,65 @@ class SessionArchive:
 
     # -- reading (the host API: original text)
 
+    def _hold(self, records: Any, error: BaseException | None) -> None:
+        """Keep a batch the store refused in memory (one warning per outage)."""
+        if self._held is None:
+            self._held = MemoryArchiveStore()
+        if error is not None and not self._held_batches:
+            record_warning(
+                "archive_write_deferred",
+                f"could not archive {len(records)} compacted message(s) of session {self.session_id} "
+                f"({type(error).__name__}: {error}); they are kept in memory, recall still finds "
+                "them in this process, and they are written to the store when it answers again",
+                session_id=self.session_id,
+            )
+        self._held.archive_put(self.session_id, records)
+        self._held_batches.append(records)
+
+    def _retry_held(self) -> None:
+        """Write the held batches to the store, oldest first, until it refuses one."""
+        while self._held_batches:
+            try:
+                self.store.archive_put(self.session_id, self._held_batches[0])
+            except Exception:  # noqa: BLE001 - still down: kept, tried again later
+                return
+            self._held_batches.pop(0)
+        if self._held is not None:
+            log.info("archive_write_recovered", session=self.session_id)
+            self._held = None
+
+    @property
+    def held(self) -> int:
+        """Batches kept in memory because the store refused them (0 when all are stored)."""
+        return len(self._held_batches)
+
     def flush(self) -> None:
+        """Wait until everything archived is in the store; ``StoreError`` when the store
+        still refuses batches held in memory (they stay held: a later flush tries again)."""
+        with self._lock:
+            self._retry_held()
+            held = len(self._held_batches)
         flush = getattr(self.store, "archive_flush", None)
         if callable(flush):
             flush()
+        if held:
+            raise StoreError(
+                f"{held} archived batch(es) of session {self.session_id} are held in memory: the "
+                "session store still refuses them (recall finds them in this process only)",
+            )
 
     def get(self, ref: str) -> dict[str, Any]:
         """The archived entry ``ref`` (``text`` is the original); ``ArchiveError`` if unknown."""
         ref = parse_ref(ref)
-        self.flush()
-        row = self.store.archive_get(self.session_id, ref)
+        held = self._held
+        row = held.archive_get(self.session_id, ref) if held is not None else None
+        if row is None:
+            try:
+                self.flush()
+            except StoreError:
+                if held is None:
+                    raise  # the store's own fault, nothing held here: the host is told
+            row = self.store.archive_get(self.session_id, ref)
         if row is None:
             raise ArchiveError(
                 f"no archived message {ref} in this session; use context_search to find references"
@@ -1214,8 +1264,20 @@ class SessionArchive:
     def search(self, query: str, limit: int = 5) -> list[dict[str, Any]]:
         """Ranked entries for ``query`` (original text); ``ArchiveError`` for an empty query."""
         query_words(query)
-        self.flush()
-        return list(self.store.archive_search(self.session_id, query, max(1, int(limit))))
+        limit = max(1, int(limit))
+        held = self._held
+        if held is None:
+            self.flush()
+            return list(self.store.archive_search(self.session_id, query, limit))
+        found = held.archive_search(self.session_id, query, limit)
+        try:
+            self.flush()
+            stored = self.store.archive_search(self.session_id, query, limit)
+        except Exception as exc:  # noqa: BLE001 - what this process holds still answers
+            log.warning("archive_search_store_failed", session=self.session_id, error=f"{type(exc).__name__}: {exc}")
+            stored = []
+        seen = {row["ref"] for row in found}
+        return (found + [row for row in stored if row["ref"] not in seen])[:limit]
 
 
 def original_message(entry: Mapping[str, Any]) -> dict[str, Any]:

@@ -28,7 +28,7 @@ import attrs
 from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
-from hermes_core.lease import LeaseHeld, compaction_lease, warn_held
+from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid
 from hermes_core.tokens import (
@@ -262,11 +262,20 @@ class CompactionLoop:
         try:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
             with ExitStack() as stack:
-                stack.enter_context(compaction_lease(
-                    store, session.session_id, ttl=section.lease_ttl_seconds,
-                    wait=section.lease_wait_seconds,
-                ))
-                session.refresh_engine_state()  # another worker's compaction since we opened
+                budget = session._store_budget  # a remote store's wait is bounded by the turn's
+                wait = section.lease_wait_seconds if budget is None else min(
+                    section.lease_wait_seconds, budget.remaining())
+                try:
+                    stack.enter_context(compaction_lease(
+                        store, session.session_id, ttl=section.lease_ttl_seconds, wait=wait,
+                    ))
+                except LeaseUnavailable as unreachable:
+                    if not getattr(self, "store_down", False):  # one warning per outage
+                        warn_unlocked(session.session_id, unreachable)
+                    self.store_down = True
+                else:
+                    self.store_down = False
+                    session.refresh_engine_state()  # another worker's compaction since we opened
                 out = session.host.engine_step(
                     "compress", session.engine, messages=messages, current_tokens=current_tokens,
                     focus_topic=focus_topic, force=force,

@@ -181,6 +181,10 @@ class SessionStoreSection:
     lease_wait_seconds: float = field(
         10.0, number(0.0), doc="wait this long for another worker's compaction, then serve uncompacted"
     )
+    turn_budget_seconds: float = field(
+        3.0, number(0.0, low_open=True),
+        doc="every call of one turn to a remote store (Redis) together; past it the turn compacts locally",
+    )
 
 
 @attrs.frozen(kw_only=True)

@@ -83,16 +83,20 @@ def compaction_lease(store: Any, session_id: str, *, ttl: float, wait: float) ->
             log.warning("compaction_lease_release_failed", session=session_id, exc_info=True)
 
 
+def warn_unlocked(session_id: str, error: LeaseUnavailable) -> None:
+    """The host warning for a compaction run locally because the store could not be asked for
+    the lease: the request's fit outranks the store (another worker may compact it too)."""
+    record_warning(
+        "compaction_without_lease",
+        f"the session store could not be reached to lock session {session_id} for compaction "
+        f"({error}); compacted locally without the lease so the request still fits",
+        session_id=session_id,
+    )
+
+
 def warn_held(session_id: str, wait: float, error: LeaseHeld | None = None) -> tuple[str, str]:
-    """Record the host warning for a compaction skipped for want of the lease and return
-    ``(reason, message)`` (reason ``store_unreachable`` or ``lease_held``) for the status event."""
-    if isinstance(error, LeaseUnavailable):
-        message = (
-            f"the session store could not be reached to lock session {session_id} for "
-            f"compaction ({error}); this request is served without compaction"
-        )
-        record_warning("compaction_skipped_store_unavailable", message, session_id=session_id)
-        return "store_unreachable", message
+    """Record the host warning for a compaction skipped because another worker holds the
+    lease and return ``(reason, message)`` (reason ``lease_held``) for the status event."""
     message = (
         f"session {session_id} is being compacted by another worker (waited {wait:g} s); "
         "this request is served without compaction"

@@ -37,6 +37,8 @@ from hermes_core.records import (
     ToolsContext,
 )
 from hermes_core.stored_copy import stored_copy, warn_masked, was_masked
+from hermes_core.store_guard import budgeted
+from hermes_core.store_guard import join_idle as join_idle_store_workers
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
@@ -144,7 +146,8 @@ class Session:
         self.system_message = options.system_message
         self.env = env
         self.clock = options.clock
-        self.store = store
+        # A remote store (Redis) is bounded per turn (hermes_core.store_guard); a local one is not.
+        self.store, self._store_budget = budgeted(store, config.session_store.turn_budget_seconds)
         self.persist = options.persist
         environment, invoke, on_status = options.environment, options.invoke, options.on_status
         self._restore_pending = restore
@@ -521,7 +524,10 @@ class Session:
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
     def _collect(self, fn: Callable[..., _T], *args: Any, **kwargs: Any) -> _T:
-        # Engine and plugin warnings raised during a step reach ``Session.warnings``.
+        # Engine and plugin warnings raised during a step reach ``Session.warnings``; a remote
+        # store's calls of the step share one time budget.
+        if self._store_budget is not None:
+            self._store_budget.start_turn()
         with collecting() as bucket:
             try:
                 return fn(*args, **kwargs)
@@ -794,9 +800,10 @@ class Session:
                     )
         with self._lock:
             self._pending_warnings.extend(bucket)
-        # The prompt workers leave once idle; wait for those on their way out, so a closed
-        # session leaves no thread of ours behind.
+        # The prompt and store workers leave once idle; wait for those on their way out, so a
+        # closed session leaves no thread of ours behind.
         self.host.join_idle_workers()
+        join_idle_store_workers()
 
     @property
     def closed(self) -> bool:

@@ -233,7 +233,11 @@ def test_every_engine_gets_an_archive_without_code_of_its_own(tmp_path: Path, en
 
 
 class _BrokenStore:
-    """A store whose archive writes fail (a lost connection)."""
+    """A store whose archive writes fail (a lost connection) until ``refuse`` is cleared."""
+
+    def __init__(self) -> None:
+        self.refuse = True
+        self.written: list[Any] = []
 
     def get_prompt(self, session_id: str) -> None:
         return None
@@ -242,7 +246,9 @@ class _BrokenStore:
         return None
 
     def archive_put(self, session_id: str, records: Any) -> None:
-        raise ConnectionError("connection refused")
+        if self.refuse:
+            raise ConnectionError("connection refused")
+        self.written.append(records)
 
     def archive_get(self, session_id: str, ref: str) -> None:
         return None
@@ -257,14 +263,23 @@ class _BrokenStore:
         return {}
 
 
-def test_a_failed_archive_write_skips_the_compaction_and_says_so(tmp_path: Path) -> None:
+def test_a_failed_archive_write_keeps_the_compaction_and_holds_the_batch_in_memory(tmp_path: Path) -> None:
+    # The request's fit outranks the store (issue 32): the compaction stands, what it removed
+    # is held in memory (recall finds it in this process) and written when the store is back.
     session = open_session(tmp_path)
-    session.store = _BrokenStore()
+    broken = _BrokenStore()
+    session.store = broken
     messages = history(12)
     result = session.compress(messages)
-    assert result.messages == messages  # nothing dropped that is not archived
-    warnings = [w for w in session.warnings if w.kind == "archive_write_failed"]
-    assert warnings and "skipped" in warnings[0].message and "connection refused" in warnings[0].message
+    assert len(result.messages) < len(messages)
+    warnings = [w for w in session.warnings if w.kind == "archive_write_deferred"]
+    assert len(warnings) == 1 and "connection refused" in warnings[0].message
+    assert session.archive.held == 1
+    hits = session.archive.search("module_1")  # from memory, while the store refuses
+    assert hits and session.archive.get(hits[0]["ref"])["text"] == hits[0]["text"]
+    broken.refuse = False
+    session.archive.flush()  # the store answers again: the held batch is written
+    assert session.archive.held == 0 and broken.written
 
 
 _CAMEL_WORD = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
@@ -547,7 +562,7 @@ def test_replacement_runs_read_call_ids_by_position_as_from_the_messages(
     assert archive_module.replacement_runs(before, after, kept, by_position) == plain
 
 
-def test_the_references_of_a_failed_write_are_taken_again_by_the_retry() -> None:
+def test_a_batch_the_store_refused_is_written_first_when_it_answers_again() -> None:
     class FlakyStore(MemoryArchiveStore):
         failures = 1
 
@@ -559,14 +574,14 @@ def test_the_references_of_a_failed_write_are_taken_again_by_the_retry() -> None
 
     before = [{"role": "system", "content": "sys"}, *history(6)]
     after = [before[0], {"role": "user", "content": "a summary"}, *before[-2:]]
-
-    def archived(store: MemoryArchiveStore, attempts: int) -> tuple[Any, list[str]]:
-        archive = SessionArchive(session_id="s", store=store)
-        archive.persistent = True
-        for _ in range(attempts):
-            out = archive.record(before, after)
-        return out, sorted(store.archive_refs("s"))
-
-    flaky, fresh = archived(FlakyStore(), 2), archived(MemoryArchiveStore(), 1)
-    assert flaky == fresh and fresh[1]
-    assert flaky[0] is not before  # the retry compacted
+    flaky, fresh = FlakyStore(), MemoryArchiveStore()
+    archive = SessionArchive(session_id="s", store=flaky)
+    archive.persistent = True
+    reference = SessionArchive(session_id="s", store=fresh)
+    reference.persistent = True
+    first = archive.record(before, after)
+    assert first == reference.record(before, after)  # the compaction stands, same references
+    assert archive.held == 1 and not flaky.archive_refs("s")
+    archive.flush()  # the store answers now: the held batch goes first
+    assert archive.held == 0
+    assert sorted(flaky.archive_refs("s")) == sorted(fresh.archive_refs("s"))

@@ -227,9 +227,11 @@ def test_a_held_lease_reaches_the_host_as_a_skipped_status_event(
     close_connections()
 
 
-def test_an_unreachable_store_reaches_the_host_as_a_skipped_status_event(
+def test_an_unreachable_store_still_gets_the_request_compacted_locally(
     kind: str, tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The request's correctness outranks the store (issue 32): without the lease the
+    # compaction runs locally, with one warning per compaction that says so.
     import sqlite3
 
     from fake_llm_servers import refused_port
@@ -244,11 +246,10 @@ def test_an_unreachable_store_reaches_the_host_as_a_skipped_status_event(
         url = f"redis://127.0.0.1:{port}/0"
         session = status_session(kind, tmp_path, request, events, url=url)
         messages = history(40)
-        assert session.before_request(messages) == messages
+        assert len(session.before_request(messages)) < len(messages)
         manual = session.compress(messages)
-    assert manual.messages == messages
-    skipped = [(e.kind, e.reason, e.phase) for e in events]
-    assert skipped == [("skipped", "store_unreachable", "preflight"), ("skipped", "store_unreachable", "manual")]
-    assert all("could not be reached" in e.message for e in events)
-    assert "compaction_skipped_store_unavailable" in {w.kind for w in session.warnings}
+    assert len(manual.messages) < len(messages)
+    assert [e.kind for e in events][:1] == ["compacted"] and "skipped" not in [e.kind for e in events]
+    unlocked = [w for w in session.warnings if w.kind == "compaction_without_lease"]
+    assert len(unlocked) == 1 and "could not be reached" in unlocked[0].message  # once per outage
     close_connections()

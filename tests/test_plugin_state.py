@@ -103,7 +103,6 @@ ALLOWED = {
     ("hermes_core/config_cache.py", "_ENVIRON"): (
         "a decoded copy of the process's environment, checked against os.environ each use"
     ),
-    ("hermes_core/aio.py", "_pool"): "the process's worker threads for async sessions",
     ("hermes_core/aio.py", "_holding"): "per-thread flag: does this worker hold a CPU slot",
     ("hermes_core/logging.py", "_root"): "the library's stdlib root logger (handlers are the process's)",
     ("hermes_core/tokens.py", "_default_exact"): "the bundled encoding, loaded once; immutable",

@@ -32,7 +32,7 @@ def open_session(home: Path, url: str, sid: str, prefix: str = "it:") -> Session
 
 def test_prompt_and_archive_live_in_redis_for_every_worker(tmp_path: Path, redis_url: str) -> None:
     first = open_session(tmp_path / "a", redis_url, "shared")
-    assert type(first.store).__name__ == "RedisSessionStore"
+    assert type(first.store.wrapped).__name__ == "RedisSessionStore"  # bounded per turn (store_guard)
     prompt = first.system_prompt
     first.compress(history(12, facts={2: "ModuleNotFoundError: No module named 'yaml'"}))
     first.close()
@@ -60,11 +60,16 @@ def test_a_lost_server_still_serves_requests_with_clear_warnings(tmp_path: Path)
 
 
 def _a_lost_server_still_serves_requests(tmp_path: Path, url: str) -> None:
+    # The request's correctness outranks the store (issue 32): without the server the
+    # compaction runs locally, what it removed is kept in memory and recall still finds it.
     session = open_session(tmp_path, url, "down")
     assert "You are" in session.system_prompt or session.system_prompt  # rebuilt locally
-    messages = history(12)
-    assert session.compress(messages).messages == messages  # skipped: nothing would be archived
-    kinds = {w.kind for w in session.warnings}
-    assert {"session_store_read_failed", "compaction_skipped_store_unavailable"} <= kinds
-    out = json.loads(session.handle_tool_call("context_search", {"query": "anything"}))
-    assert "error" in out and "could not be read" in out["error"]
+    messages = history(12, facts={2: "ModuleNotFoundError: No module named 'yaml'"})
+    result = session.compress(messages).messages
+    assert len(result) < len(messages)  # compacted all the same
+    kinds = [w.kind for w in session.warnings]
+    assert {"session_store_read_failed", "compaction_without_lease", "archive_write_deferred"} <= set(kinds)
+    assert kinds.count("archive_write_deferred") == 1
+    assert session.archive.held == 1
+    hits = json.loads(session.handle_tool_call("context_search", {"query": "ModuleNotFoundError"}))["hits"]
+    assert hits and "ModuleNotFoundError" in json.dumps(hits)
