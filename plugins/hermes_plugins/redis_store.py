@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import json
 import os
+import secrets
 import threading
 import time
+from urllib.parse import urlsplit, urlunsplit
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,6 +37,9 @@ log = get_logger(__name__)
 
 #: Entries per Lua call when archiving (bounded script time: other clients wait on it).
 PUT_BATCH = 500
+#: Text this process keeps of what it archived, to write it again when Redis loses it (a wipe,
+#: a restart without persistence); the oldest batches go first past it.
+RETAIN_BYTES = 64 << 20
 
 _PUT_SCRIPT = """
 local rows, order, stats, sessions = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
@@ -111,6 +116,12 @@ class _Shared:
         self.release = client.register_script(_RELEASE_SCRIPT)
         self.indexes: dict[str, dict[str, tuple[ArchiveIndex, float]]] = {}
         self.lock = threading.Lock()
+        # Per (key prefix, session): the epoch token this process last saw in Redis (a missing
+        # or different one means the server lost the archive: a wipe, a restart without
+        # persistence), and the batches this process archived, to write them again then.
+        self.epochs: dict[tuple[str, str], str] = {}
+        self.written: dict[tuple[str, str], list[Sequence[Mapping[str, Any]]]] = {}
+        self.written_bytes = 0
 
 
 # A connection pool per (process, URL), shared by every host's stores: process-wide on purpose
@@ -135,8 +146,21 @@ def _shared(url: str) -> _Shared:
         return shared
 
 
+def _without_credentials(url: str) -> str:
+    parts = urlsplit(url)
+    if parts.password is None and parts.username is None:
+        return url
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+
+
 class RedisSessionStore:
     """The session-store contract (prompts and archive) over one Redis database."""
+
+    #: Its calls wait on a network: the Session bounds them by a per-turn budget
+    #: (``hermes_core.store_guard``, ``session_store.turn_budget_seconds``).
+    remote = True
 
     def __init__(self, url: str, *, key_prefix: str = "hermes:", ttl_seconds: int | None = None,
                  archive_max_bytes: int | None = None, client: Any = None) -> None:
@@ -147,12 +171,18 @@ class RedisSessionStore:
         shared = _shared(url) if client is None else None
         self.client = client or shared.client  # type: ignore[union-attr]
         scripts = shared or _Shared(self.client)
+        self._shared = scripts
         self._put, self._remove = scripts.put, scripts.remove
         self._renew, self._release = scripts.renew, scripts.release
         # Search indexes are per process and key prefix, not per store object (one per Session).
         self._indexes = scripts.indexes.setdefault(key_prefix, {})
         self._lock = scripts.lock
         self._static: tuple[str, int | None] | None = None
+
+    @property
+    def label(self) -> str:
+        """The server, for messages: its URL without credentials."""
+        return _without_credentials(self.url)
 
     # -- keys
 
@@ -244,7 +274,64 @@ class RedisSessionStore:
 
     # -- archive
 
+    def _epoch_key(self, sid: str) -> str:
+        return f"{self.prefix}archive:{sid}:epoch"
+
+    def _lost(self, session_id: str) -> bool:
+        """Whether Redis lost this session's archive since this process last looked (its
+        epoch key is gone or was made anew); the first look in a process takes the epoch."""
+        key = self._epoch_key(session_id)
+        current = self.client.get(key)
+        if current is None:
+            self.client.set(key, secrets.token_hex(8), nx=True, ex=self.ttl or None)
+            current = self.client.get(key)
+        with self._lock:
+            seen = self._shared.epochs.get((self.prefix, session_id))
+            self._shared.epochs[(self.prefix, session_id)] = current
+        return seen is not None and seen != current
+
+    def _heal(self, session_id: str) -> None:
+        """After a loss: the search index is rebuilt from what Redis holds, and what this
+        process archived is written again (``HSETNX``: entries still there stay as they are)."""
+        with self._lock:
+            self._indexes.pop(session_id, None)
+            batches = list(self._shared.written.get((self.prefix, session_id), ()))
+        for batch in batches:
+            self._write(session_id, batch)
+        record_warning(
+            "archive_store_rebuilt",
+            f"Redis at {self.label} lost the archive of session {session_id} (a wipe or a restart "
+            f"without persistence); {len(batches)} batch(es) this process archived were written "
+            "again and the search index rebuilt",
+            session_id=session_id,
+        )
+
+    def _retain(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+        size = sum(len(r["text"]) for r in records)
+        with self._lock:
+            shared = self._shared
+            shared.written.setdefault((self.prefix, session_id), []).append(records)
+            shared.written_bytes += size
+            while shared.written_bytes > RETAIN_BYTES and shared.written:
+                # The oldest batch of the session holding the most goes first.
+                key = max(shared.written, key=lambda k: len(shared.written[k]))
+                dropped = shared.written[key].pop(0)
+                shared.written_bytes -= sum(len(r["text"]) for r in dropped)
+                if not shared.written[key]:
+                    del shared.written[key]
+
     def archive_put(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
+        if self._lost(session_id):
+            self._heal(session_id)
+        self._write(session_id, records)
+        self._retain(session_id, records)
+        if self.archive_max_bytes is not None:
+            removed = self.archive_prune(max_bytes_per_session=self.archive_max_bytes, session_id=session_id)["removed"]
+            if removed:
+                log.warning("archive_retention_applied", session=session_id, removed=removed,
+                            max_bytes_per_session=self.archive_max_bytes, store="redis")
+
+    def _write(self, session_id: str, records: Sequence[Mapping[str, Any]]) -> None:
         keys = [*self._keys(session_id), self._sessions_key]
         now = repr(time.time())
         for start in range(0, len(records), PUT_BATCH):
@@ -262,11 +349,8 @@ class RedisSessionStore:
                 args += [r["ref"], r.get("seq", 0), json.dumps(entry, ensure_ascii=False, default=str),
                          size, 1 if r.get("turn_start") else 0]
             self._put(keys=keys, args=args)
-        if self.archive_max_bytes is not None:
-            removed = self.archive_prune(max_bytes_per_session=self.archive_max_bytes, session_id=session_id)["removed"]
-            if removed:
-                log.warning("archive_retention_applied", session=session_id, removed=removed,
-                            max_bytes_per_session=self.archive_max_bytes, store="redis")
+        if self.ttl:
+            self.client.expire(self._epoch_key(session_id), self.ttl)  # lives as long as the rows
 
     def archive_flush(self) -> None:
         return None
@@ -276,9 +360,15 @@ class RedisSessionStore:
         return _entry(raw) if raw else None
 
     def archive_refs(self, session_id: str) -> set[str]:
+        # A Session reads these first: a loss is healed before it numbers new references, so
+        # what is written again and what it archives next never share a reference.
+        if self._lost(session_id):
+            self._heal(session_id)
         return set(self.client.hkeys(self._keys(session_id)[0]))
 
     def archive_stats(self, session_id: str) -> dict[str, Any]:
+        if self._lost(session_id):
+            self._heal(session_id)
         raw = self.client.hgetall(self._keys(session_id)[2])
         return _stats(session_id, raw)
 
@@ -298,6 +388,8 @@ class RedisSessionStore:
 
     def _index(self, session_id: str) -> ArchiveIndex:
         rows_key, order_key, _stats_key = self._keys(session_id)
+        if self._lost(session_id):
+            self._heal(session_id)
         with self._lock:
             index, last = self._indexes.get(session_id, (ArchiveIndex(), -1.0))
             new = self.client.zrangebyscore(order_key, f"({last}" if last >= 0 else "-inf", "+inf", withscores=True)
@@ -369,6 +461,10 @@ class RedisSessionStore:
         pipe.execute()
         with self._lock:
             self._indexes.pop(session_id, None)
+            self._shared.epochs.pop((self.prefix, session_id), None)
+            dropped = self._shared.written.pop((self.prefix, session_id), [])
+            self._shared.written_bytes -= sum(len(r["text"]) for batch in dropped for r in batch)
+        self.client.delete(self._epoch_key(session_id))
         return count
 
     def __repr__(self) -> str:
