@@ -703,7 +703,10 @@ class PluginHost:
             engine = spec.engine_class(config=config, host=self)
         except Exception as exc:
             if self.strict or name == DEFAULT_ENGINE or DEFAULT_ENGINE not in engines:
-                raise
+                raise HermesPluginError(
+                    f"engine {name!r} (plugin {spec.plugin!r}, {spec.distribution}) failed to start: "
+                    f"{type(exc).__name__}: {exc}"
+                ) from exc
             record_warning(
                 "engine_construction_failed",
                 f"engine {name!r} (plugin {spec.plugin!r}, {spec.distribution}) failed to start: "

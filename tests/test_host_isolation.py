@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from fake_dists import make_dist
 
-from hermes_core import Config, ContextFileLoader, PluginHost, PromptBlock, PromptContext, hookimpl
+from hermes_core import Config, ContextFileLoader, HermesPluginError, PluginHost, PromptBlock, PromptContext, hookimpl
 from hermes_core.cli import cli
 from hermes_core.diagnostics import collecting
 from hermes_core.records import SkillSource
@@ -200,6 +200,31 @@ def test_an_engine_that_fails_to_construct_falls_back_to_the_default() -> None:
     assert engine.name == "compressor"
     assert [(w.kind, w.plugin) for w in warnings] == [("engine_construction_failed", "fragile_plugin")]
     assert "no GPU" in warnings[0].message
+
+
+def test_an_engine_that_cannot_start_at_all_is_one_plugin_error_naming_it(site_dir: Path) -> None:
+    # Strict (or no default to fall back on): a HermesPluginError naming the engine and its
+    # plugin, which the CLI prints as one line with exit 2 (issue 32), never a traceback.
+    body = (
+        "from hermes_core import ContextEngine, hookimpl\n"
+        "class Fragile(ContextEngine):\n"
+        "    name = 'fragile'\n"
+        "    def __init__(self, **kwargs):\n"
+        "        raise RuntimeError('no GPU')\n"
+        "@hookimpl\n"
+        "def hermes_context_engines():\n"
+        "    return {'fragile': Fragile}\n"
+    )
+    make_dist(site_dir, "acme-fragile", {"acme_fragile": "acme_fragile_mod"}, {"acme_fragile_mod": body})
+    host = PluginHost.create(strict=True)
+    with pytest.raises(HermesPluginError, match="engine 'fragile' .*acme_fragile.* failed to start: RuntimeError: no GPU"):
+        host.create_engine("fragile", Config())
+    transcript = site_dir / "t.json"
+    transcript.write_text(json.dumps([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "ok"}]))
+    result = CliRunner().invoke(cli, ["--strict-plugins", "compress", str(transcript), "--engine", "fragile"])
+    assert result.exit_code == 2
+    assert "Traceback" not in result.output and "failed to start: RuntimeError: no GPU" in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
 
 
 @pytest.mark.parametrize("body", ["raise SystemExit(3)\n", "raise KeyboardInterrupt\n"])

@@ -20,12 +20,23 @@ import click
 
 from hermes_core.archive import ArchiveError, has_archive, original_message, parse_ref, query_words, snippet
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+from hermes_core.store_guard import budgeted
 
 
 def _store(state: CliState) -> Any:
-    store = state.host.session_store(state.home_path, state.config)
+    # A remote store's calls are bounded and its driver errors become StoreError: an outage is
+    # one line and exit 2 (``guarded``), not a traceback.
+    store, _budget = budgeted(state.host.session_store(state.home_path, state.config),
+                              state.config.session_store.turn_budget_seconds)
     if not has_archive(store):
         fail(f"the session store ({store!r}) keeps no archive")
+    return store
+
+
+def _known(store: Any, session_id: str) -> Any:
+    """``store``, once ``session_id`` is known to it; exit 2 naming it otherwise."""
+    if not store.archive_stats(session_id).get("count"):
+        fail(f"no archived messages for session {session_id!r} in {store!r} (see hermes-ctx history list)")
     return store
 
 
@@ -75,7 +86,7 @@ def history_search(state: CliState, session_id: str, query: str, limit: int, as_
         words = query_words(query)
     except ArchiveError as exc:
         fail(str(exc))
-    hits = _store(state).archive_search(session_id, query, limit)
+    hits = _known(_store(state), session_id).archive_search(session_id, query, limit)
     out = [
         {"ref": h["ref"], "role": h["role"], "tool": h.get("tool") or None, "turn": h["turn"],
          "snippet": snippet(h["text"], words, 160)}
@@ -102,7 +113,7 @@ def history_show(state: CliState, session_id: str, ref: str, as_json: bool) -> N
         ref = parse_ref(ref)
     except ArchiveError as exc:
         fail(str(exc))
-    row = _store(state).archive_get(session_id, ref)
+    row = _known(_store(state), session_id).archive_get(session_id, ref)
     if row is None:
         fail(f"no archived message {ref} in session {session_id} (see hermes-ctx history search)")
     if as_json:
@@ -127,7 +138,8 @@ def history_prune(
     section = state.config.archive
     age = max_age_days if max_age_days is not None else section.max_age_days
     cap = max_bytes if max_bytes is not None else section.max_bytes_per_session
-    result = _store(state).archive_prune(max_age_days=age, max_bytes_per_session=cap, session_id=session_id)
+    store = _store(state) if session_id is None else _known(_store(state), session_id)
+    result = store.archive_prune(max_age_days=age, max_bytes_per_session=cap, session_id=session_id)
     if as_json:
         emit_json({"removed": result["removed"], "max_age_days": age, "max_bytes_per_session": cap})
         return

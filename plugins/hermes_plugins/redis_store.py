@@ -468,7 +468,7 @@ class RedisSessionStore:
         return count
 
     def __repr__(self) -> str:
-        return f"RedisSessionStore({self.url!r}, key_prefix={self.prefix!r})"
+        return f"RedisSessionStore({self.label!r}, key_prefix={self.prefix!r})"  # no credentials
 
 
 def _entry(raw: str) -> dict[str, Any]:

@@ -16,10 +16,13 @@ import click
 
 from hermes_core.archive import has_archive
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+from hermes_core.store_guard import budgeted
 
 
 def _store(state: CliState) -> Any:
-    store = state.host.session_store(state.home_path, state.config)
+    # Bounded, driver errors as StoreError: an outage is one line and exit 2 (``guarded``).
+    store, _budget = budgeted(state.host.session_store(state.home_path, state.config),
+                              state.config.session_store.turn_budget_seconds)
     if store is None or not callable(getattr(store, "session_prompts", None)):
         fail(f"the session store ({store!r}) cannot list its sessions")
     return store
