@@ -4,12 +4,12 @@ The engine runs through ``Session.open(..., persist=False)`` and a forced ``Sess
 the path a host's ``/compress`` takes. A probe is **kept** when its key is in the compacted
 context (message texts, tool-call arguments, and the string values of JSON tool results, with
 whitespace collapsed and secrets redacted: the keys are redacted too, so a masked secret is
-kept), **recoverable** when a search of the session's archive finds it and the redacted text of
-a hit contains it (what ``context_search`` then ``context_expand`` give the model; 0 while
-nothing is archived), else **lost**.
+kept), **recoverable** when the recall tools are offered and an archived original holds it once
+redacted (what ``context_expand`` gives the model; 0 while nothing is archived or no plugin
+offers the tools; see ``Recall``), else **lost**.
 
-Cost (issue 29): the context is redacted once and indexed once (``index.ContextIndex``); each
-archived text is redacted once however many probes search it. The run also counts the
+Cost (issue 29): the context is redacted once and indexed once (``index.ContextIndex``); the
+archive is read once and each archived text redacted at most once, however many probes read it. The run also counts the
 result's tokens (``fit.count_fit``: a run that does not fit has failed) and the error items the
 summary states without evidence (``invented.invented_failures``).
 """
@@ -127,67 +127,99 @@ def context_text(messages: Sequence[Mapping[str, Any]], *, redacted: bool = Fals
 
 @attrs.define
 class Recall:
-    """Probes found again through the session's archive (what the recall tools give the model).
+    """Probes the model can get back through the recall tools (``context_search`` and
+    ``context_expand``).
 
-    A probe is looked for first in the archived original of the very message it came from (the
-    archive keeps originals: ``context_expand`` of that reference gives it, redacted), then
-    through the archive's search, as ``context_search`` runs it. Each archived text is redacted
-    once, however many probes read it: the tools redacted every hit of every search again
-    (most of the old eval's time), and a search per probe cost more than the whole compression.
+    When the session's archive backs the tools (they are among the session's assembled tools),
+    the archived originals are read once and a probe is recoverable when one of them holds the
+    key once redacted, as ``context_expand`` gives it: first the original of the message the
+    probe came from, then the others (the raw texts must hold every unmasked piece of the key;
+    only those are redacted and checked). Each original is redacted at most
+    once, however many probes read it: the tools redacted every hit of every search again (most
+    of the old eval's time), and a search per probe cost more than the whole compression.
+
+    When another plugin answers the tools, they are called: a search per probe, and the text
+    of each reference expanded once.
     """
 
     session: Any
     available: bool = True
-    _texts: dict[str, str] = attrs.field(factory=dict)
-    _refs_of: dict[str, list[str]] | None = None
-    _rows: dict[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    _rows: list[str] = attrs.field(factory=list)
+    _flat: list[str] = attrs.field(factory=list)
+    _by_text: dict[str, list[int]] = attrs.field(factory=dict)
+    _redacted: dict[int, str] = attrs.field(factory=dict)
+    _expanded: dict[str, str] = attrs.field(factory=dict)
+    _tools_only: bool = False
 
     def __attrs_post_init__(self) -> None:
-        # Recoverable means the model can get it back: a plugin must answer the recall tools
-        # (one call tells), and the archive must hold something.
+        try:
+            offered = {
+                (tool.get("function") or {}).get("name")
+                for tool in self.session.assemble_tools([]) if isinstance(tool, Mapping)
+            }
+            if "context_search" in offered and "context_expand" in offered:
+                archive = self.session.archive
+                for ref in sorted(archive.store.archive_refs(archive.session_id)):
+                    text = str(archive.get(ref).get("text") or "")
+                    self._by_text.setdefault(text, []).append(len(self._rows))
+                    self._rows.append(text)
+                    self._flat.append(one_line(text))
+        except Exception:  # noqa: BLE001 - no archive to read: the tools may still answer
+            self._rows = []
+        if self._rows:
+            return
+        self._tools_only = True
         try:
             self.session.handle_tool_call("context_search", {"query": "hermes-eval", "limit": 1})
-            archive = self.session.archive
-            self.available = bool(archive.enabled and archive.has_entries())
-        except KeyError:
-            self.available = False
-        except Exception:  # noqa: BLE001 - no archive: nothing is recoverable, the scores stand
+        except KeyError:  # nobody answers: nothing is recoverable
             self.available = False
 
-    def _text(self, hit: Mapping[str, Any]) -> str:
-        ref = str(hit.get("ref") or "")
-        text = self._texts.get(ref)
+    def _text(self, row: int) -> str:
+        text = self._redacted.get(row)
         if text is None:
-            text = self._texts[ref] = one_line(redact(str(hit.get("text") or "")))
+            text = self._redacted[row] = one_line(redact(self._rows[row]))
         return text
-
-    def _originals(self, source: str) -> list[Mapping[str, Any]]:
-        """The archived entries whose original text is ``source``."""
-        if self._refs_of is None:
-            self._refs_of = {}
-            archive = self.session.archive
-            try:
-                refs = sorted(archive.store.archive_refs(archive.session_id))
-                for ref in refs:
-                    row = archive.get(ref)
-                    self._rows[ref] = row
-                    self._refs_of.setdefault(str(row.get("text") or ""), []).append(ref)
-            except Exception:  # noqa: BLE001 - a store without a listing: the search alone decides
-                self._refs_of = {}
-        return [self._rows[ref] for ref in self._refs_of.get(source, ())]
 
     def finds(self, key: str, source: str = "") -> bool:
         if not self.available:
             return False
-        if source and any(key in self._text(row) for row in self._originals(source)):
-            return True
-        # The archive holds originals: a masked part of the key is not searched for.
-        query = " ".join(key.replace(MASK, " ").split())
+        if self._tools_only:
+            return self._through_tools(key)
+        # A row whose raw text (whitespace collapsed) lacks a piece of the key between masks
+        # cannot hold the key once redacted: only the others are redacted (once) and checked.
+        pieces = [piece.strip() for piece in key.split(MASK) if piece.strip()]
+        own = self._by_text.get(source, ()) if source else ()
+        for rows in (own, range(len(self._rows))):
+            for row in rows:
+                text = self._flat[row]
+                if all(piece in text for piece in pieces) and key in self._text(row):
+                    return True
+        return False
+
+    def _through_tools(self, key: str) -> bool:
         try:
-            hits = self.session.archive.search(query, limit=SEARCH_LIMIT)
-        except Exception:  # noqa: BLE001 - an unsearchable key (no letters) is simply not found
+            raw = self.session.handle_tool_call("context_search", {"query": key, "limit": SEARCH_LIMIT})
+            hits = (json.loads(raw) if isinstance(raw, str) else raw or {}).get("hits") or []
+        except KeyError:
+            self.available = False
             return False
-        return any(key in self._text(hit) for hit in hits if isinstance(hit, Mapping))
+        except (ValueError, AttributeError):
+            return False
+        for hit in hits:
+            ref = hit.get("ref") if isinstance(hit, Mapping) else None
+            if not ref:
+                continue
+            text = self._expanded.get(ref)
+            if text is None:
+                try:
+                    expanded = self.session.handle_tool_call("context_expand", {"ref": ref})
+                    data = json.loads(expanded) if isinstance(expanded, str) else expanded or {}
+                except (KeyError, ValueError):
+                    continue
+                text = self._expanded[ref] = one_line(redact(str(data.get("text") or "")) if isinstance(data, Mapping) else "")
+            if key in text:
+                return True
+        return False
 
 
 def _rank(probe: Probe) -> tuple[int, int]:
