@@ -16,6 +16,7 @@ summary states without evidence (``invented.invented_failures``).
 
 from __future__ import annotations
 
+import bisect
 import json
 import time
 from collections import Counter
@@ -133,8 +134,8 @@ class Recall:
     When the session's archive backs the tools (they are among the session's assembled tools),
     the archived originals are read once and a probe is recoverable when one of them holds the
     key once redacted, as ``context_expand`` gives it: first the original of the message the
-    probe came from, then the others (the raw texts must hold every unmasked piece of the key;
-    only those are redacted and checked). Each original is redacted at most
+    probe came from, then the others (one scan of all the raw texts for the key's longest
+    unmasked piece; only an original that holds every piece is redacted and checked). Each original is redacted at most
     once, however many probes read it: the tools redacted every hit of every search again (most
     of the old eval's time), and a search per probe cost more than the whole compression.
 
@@ -146,6 +147,8 @@ class Recall:
     available: bool = True
     _rows: list[str] = attrs.field(factory=list)
     _flat: list[str] = attrs.field(factory=list)
+    _joined: str = ""
+    _starts: list[int] = attrs.field(factory=list)
     _by_text: dict[str, list[int]] = attrs.field(factory=dict)
     _redacted: dict[int, str] = attrs.field(factory=dict)
     _expanded: dict[str, str] = attrs.field(factory=dict)
@@ -159,11 +162,21 @@ class Recall:
             }
             if "context_search" in offered and "context_expand" in offered:
                 archive = self.session.archive
-                for ref in sorted(archive.store.archive_refs(archive.session_id)):
-                    text = str(archive.get(ref).get("text") or "")
+                store, session_id = archive.store, archive.session_id
+                archive.flush()
+                for ref in sorted(store.archive_refs(session_id)):
+                    row = store.archive_get(session_id, ref) or {}
+                    text = str(row.get("text") or "")
                     self._by_text.setdefault(text, []).append(len(self._rows))
                     self._rows.append(text)
-                    self._flat.append(one_line(text))
+                # One line per original (whitespace collapsed, as the keys are), all in one
+                # string: a key's candidates are found by one scan at C speed.
+                self._flat = [one_line(text) for text in self._rows]
+                at = 0
+                for flat in self._flat:
+                    self._starts.append(at)
+                    at += len(flat) + 1
+                self._joined = "\n".join(self._flat)
         except Exception:  # noqa: BLE001 - no archive to read: the tools may still answer
             self._rows = []
         if self._rows:
@@ -180,20 +193,33 @@ class Recall:
             text = self._redacted[row] = one_line(redact(self._rows[row]))
         return text
 
+    def _holds(self, row: int, pieces: list[str], key: str) -> bool:
+        # A raw original that lacks a piece of the key between masks cannot hold the key once
+        # redacted: only the others are redacted (once) and checked.
+        flat = self._flat[row]
+        return all(piece in flat for piece in pieces) and key in self._text(row)
+
     def finds(self, key: str, source: str = "") -> bool:
         if not self.available:
             return False
         if self._tools_only:
             return self._through_tools(key)
-        # A row whose raw text (whitespace collapsed) lacks a piece of the key between masks
-        # cannot hold the key once redacted: only the others are redacted (once) and checked.
         pieces = [piece.strip() for piece in key.split(MASK) if piece.strip()]
         own = self._by_text.get(source, ()) if source else ()
-        for rows in (own, range(len(self._rows))):
-            for row in rows:
-                text = self._flat[row]
-                if all(piece in text for piece in pieces) and key in self._text(row):
-                    return True
+        if any(self._holds(row, pieces, key) for row in own):
+            return True
+        if not pieces:
+            return False
+        needle = max(pieces, key=len)
+        joined, starts = self._joined, self._starts
+        at = joined.find(needle)
+        while at != -1:
+            row = bisect.bisect_right(starts, at) - 1
+            if row not in own and self._holds(row, pieces, key):
+                return True
+            if row + 1 >= len(starts):
+                break
+            at = joined.find(needle, starts[row + 1])
         return False
 
     def _through_tools(self, key: str) -> bool:
