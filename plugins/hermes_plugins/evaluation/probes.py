@@ -85,9 +85,23 @@ def _arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     return str(fn.get("name") or ""), args if isinstance(args, dict) else {}
 
 
-def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) -> list[Probe]:
-    """The probes of the messages at the indices in ``condensed``, deduplicated per category."""
+def derive_probes(
+    messages: Sequence[Mapping[str, Any]], condensed: set[int], *, redacted: dict[str, str] | None = None
+) -> list[Probe]:
+    """The probes of the messages at the indices in ``condensed``, deduplicated per category.
+
+    ``redacted`` (text -> redacted text) receives the user texts redacted here, for the
+    recall check to reuse."""
     answers, _unanswered = match_results(messages)
+    redacted = {} if redacted is None else redacted
+    parsed: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    def arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        found = parsed.get(id(call))
+        if found is None:
+            found = parsed[id(call)] = _arguments(call)
+        return found
+
     probes: list[Probe] = []
     seen: set[tuple[str, str]] = set()
 
@@ -102,7 +116,8 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
         message = messages[index]
         role = message.get("role")
         if role == "user" and is_person_request(message):
-            text = redact(content_text(message.get("content")))
+            raw = content_text(message.get("content"))
+            text = redacted[raw] = redact(raw)
             add("requests", _clip(one_line(text), REQUEST_KEY), index)
             for sentence in _SENTENCE.split(text):
                 if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
@@ -123,14 +138,14 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
         elif role == "assistant":
             for call in message.get("tool_calls") or ():
                 if isinstance(call, Mapping):
-                    name, args = _arguments(call)
+                    name, args = arguments(call)
                     for path, verb in file_actions(name, args):
                         if verb != "read":
                             add("files_modified", path, index)
         elif role == "tool" and index in answers:
             at, position = answers[index]
             calls = messages[at].get("tool_calls") or []
-            name, args = _arguments(calls[position]) if position < len(calls) else ("", {})
+            name, args = arguments(calls[position]) if position < len(calls) else ("", {})
             content = content_text(message.get("content"))
             if not file_actions(name, args):  # SWE-agent's edit names its file in the result only
                 for path, verb in file_actions(name, args, content):

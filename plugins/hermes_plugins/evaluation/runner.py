@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import bisect
 import json
+import re
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -25,9 +26,10 @@ from typing import Any
 
 import attrs
 
+from hermes_core.archive import message_text
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
-from hermes_core.pairing import pairing_problems
+from hermes_core.pairing import match_results, pairing_problems
 from hermes_core.redaction import MASK, redact
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.evaluation.evidence import is_person_request
@@ -42,12 +44,16 @@ LOSSES_SHOWN = 5
 SEARCH_LIMIT = 5
 
 
+def _call_signature(call: Any) -> Any:
+    fn = call.get("function") if isinstance(call, Mapping) else None
+    if isinstance(fn, Mapping) and len(fn) <= 2 and isinstance(fn.get("arguments", ""), str):
+        return (fn.get("name"), fn.get("arguments"))  # the usual call: no JSON dump needed
+    return json.dumps(fn if fn is not None else call, sort_keys=True, default=str)
+
+
 def _signature(message: Mapping[str, Any]) -> tuple[Any, ...]:
     calls = message.get("tool_calls") or ()
-    call_sig = tuple(
-        json.dumps(call.get("function"), sort_keys=True, default=str) if isinstance(call, Mapping) else str(call)
-        for call in calls
-    )
+    call_sig = tuple(_call_signature(call) for call in calls)
     return (message.get("role"), content_text(message.get("content")), call_sig, message.get("tool_call_id"))
 
 
@@ -151,6 +157,9 @@ class Recall:
     _starts: list[int] = attrs.field(factory=list)
     _by_text: dict[str, list[int]] = attrs.field(factory=dict)
     _redacted: dict[int, str] = attrs.field(factory=dict)
+    _decoded: dict[int, str] = attrs.field(factory=dict)
+    #: text -> its redacted form, shared with the probes (a request is redacted once)
+    known: dict[str, str] = attrs.field(factory=dict)
     _expanded: dict[str, str] = attrs.field(factory=dict)
     _tools_only: bool = False
 
@@ -190,23 +199,36 @@ class Recall:
     def _text(self, row: int) -> str:
         text = self._redacted.get(row)
         if text is None:
-            text = self._redacted[row] = one_line(redact(self._rows[row]))
+            raw = self._rows[row]
+            known = self.known.get(raw)
+            text = self._redacted[row] = one_line(known if known is not None else redact(raw))
         return text
 
-    def _holds(self, row: int, pieces: list[str], key: str) -> bool:
+    def _holds(self, row: int, pieces: list[str], key: str, *, decode: bool = False) -> bool:
         # A raw original that lacks a piece of the key between masks cannot hold the key once
         # redacted: only the others are redacted (once) and checked.
         flat = self._flat[row]
-        return all(piece in flat for piece in pieces) and key in self._text(row)
+        if all(piece in flat for piece in pieces) and key in self._text(row):
+            return True
+        if not decode:
+            return False
+        # JSON read as the model reads it (its string values decoded), as the compacted context
+        # is: an error line quoted in a JSON output, a command in a call's arguments.
+        decoded = self._decoded.get(row)
+        if decoded is None:
+            decoded = self._decoded[row] = _decoded_text(self._rows[row])
+        return bool(decoded) and key in decoded
 
-    def finds(self, key: str, source: str = "") -> bool:
+    def finds(self, key: str, *sources: str) -> bool:
+        """Whether ``key`` can be recovered; ``sources``: the texts of the messages it came from
+        (their originals are looked at first)."""
         if not self.available:
             return False
         if self._tools_only:
             return self._through_tools(key)
         pieces = [piece.strip() for piece in key.split(MASK) if piece.strip()]
-        own = self._by_text.get(source, ()) if source else ()
-        if any(self._holds(row, pieces, key) for row in own):
+        own = [row for source in sources for row in self._by_text.get(source, ())]
+        if any(self._holds(row, pieces, key, decode=True) for row in own):
             return True
         if not pieces:
             return False
@@ -248,6 +270,34 @@ class Recall:
         return False
 
 
+_CALL_LINE = re.compile(r"(?m)^\[tool call [^\]\n]*\] (.*)$")
+
+
+def _decoded_text(text: str) -> str:
+    """The string values of the JSON in an archived text (a JSON result, or the arguments of
+    the ``[tool call NAME] {...}`` lines of an assistant's), redacted, whitespace collapsed;
+    ``""`` when it holds none."""
+    parts: list[str] = []
+    if text.lstrip().startswith(("{", "[")):
+        try:
+            _strings(json.JSONDecoder().raw_decode(text.lstrip())[0], parts)
+        except ValueError:
+            pass
+    elif "[tool call " in text:
+        for found in _CALL_LINE.finditer(text):
+            try:
+                _strings(json.loads(found.group(1)), parts)
+            except ValueError:
+                continue
+    return one_line(redact("\n".join(parts))) if parts else ""
+
+
+def _origins(index: int, answers: Mapping[int, tuple[int, int]]) -> tuple[int, ...]:
+    """The message a probe came from, and for a tool result the assistant message whose call
+    it answers (a failed command's text is the call's)."""
+    return (index, answers[index][0]) if index in answers else (index,)
+
+
 def _rank(probe: Probe) -> tuple[int, int]:
     return CATEGORIES.index(probe.category), -probe.index
 
@@ -275,16 +325,18 @@ def evaluate(
         after = list(result.messages)
         limit = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
         condensed, made = compare(messages, after)
-        probes = derive_probes(messages, condensed)
+        answers = match_results(messages)[0]
+        redacted_texts: dict[str, str] = {}
+        probes = derive_probes(messages, condensed, redacted=redacted_texts)
         haystack = context_text(after, redacted=True)
         index = ContextIndex(haystack)
-        recall = Recall(session)
+        recall = Recall(session, known=redacted_texts)
         verdicts: dict[str, Counter[str]] = {c: Counter() for c in CATEGORIES}
         lost: list[Probe] = []
         for probe in probes:
             if probe.key in index:
                 verdict = "kept"
-            elif recall.finds(probe.key, content_text(messages[probe.index].get("content"))):
+            elif recall.finds(probe.key, *(message_text(messages[i]) for i in _origins(probe.index, answers))):
                 verdict = "recoverable"
             else:
                 verdict = "lost"
