@@ -326,3 +326,30 @@ def test_the_context_index_is_a_substring_test(text_words: list[str], key_words:
     for probe in (key, key[1:], key[:-1], cut + key, " ".join(text_words[2:6])):
         probe = " ".join(probe.split())
         assert (probe in index) == (probe in text), (probe, text)
+
+
+# --- recall through the session's own archive ---------------------------------------------
+
+
+def test_what_the_window_engine_drops_is_recoverable_from_the_archive_json_and_secrets_too() -> None:
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Start with the ledger bug."},
+        *filler(6),
+        {"role": "user", "content": SECRET_REQUEST},
+        {"role": "assistant", "content": "", "tool_calls": [call("t1", "terminal", command="pytest -k ledger -q")]},
+        {"role": "tool", "tool_call_id": "t1", "content": json.dumps({
+            "output": "x\n" * 50 + 'Traceback (most recent call last):\n  File "src/ledger.py", line 4, in post\n'
+                      "KeyError: \"currency_code\"\n", "exit_code": 1})},
+        *filler(24, start=6),
+        {"role": "user", "content": "Now run the whole suite please."},
+        {"role": "assistant", "content": "Running it."},
+    ]
+    run = evaluate(messages, engine="window", context_length=8_000, config=Config(),
+                   host=PluginHost.create(config=Config()), model="gpt-4o")
+    assert run["recall_available"]
+    errors = run["probes"]["errors"]
+    assert errors["total"] == 1 and errors["recoverable"] == 1, run["losses"]  # quoted in JSON, read decoded
+    assert run["probes"]["failed_commands"]["recoverable"] == 1  # found in the call's arguments
+    assert run["probes"]["requests"]["lost"] == 0 and run["probes"]["requests"]["recoverable"] >= 1
+    assert sum(c["lost"] for c in run["probes"].values()) == 0, run["losses"]

@@ -226,7 +226,7 @@ class Recall:
             return False
         if self._tools_only:
             return self._through_tools(key)
-        pieces = [piece.strip() for piece in key.split(MASK) if piece.strip()]
+        pieces = _unmasked_pieces(key)
         own = [row for source in sources for row in self._by_text.get(source, ())]
         if any(self._holds(row, pieces, key, decode=True) for row in own):
             return True
@@ -290,6 +290,16 @@ def _decoded_text(text: str) -> str:
             except ValueError:
                 continue
     return one_line(redact("\n".join(parts))) if parts else ""
+
+
+def _unmasked_pieces(key: str) -> list[str]:
+    """The parts of ``key`` between masks, without a mask the key's clipping cut short
+    (``... AKIA[RED``): what the raw original holds as written."""
+    for size in range(len(MASK) - 1, 0, -1):
+        if key.endswith(MASK[:size]):
+            key = key[:-size]
+            break
+    return [piece.strip() for piece in key.split(MASK) if piece.strip()]
 
 
 def _origins(index: int, answers: Mapping[int, tuple[int, int]]) -> tuple[int, ...]:
