@@ -346,6 +346,7 @@ def progress(total: int) -> Iterator[Progress]:
         yield Progress()
         return
     shown = Progress()
+    bar: Any
     with click.progressbar(length=total, label="eval", file=stream,
                            item_show_func=lambda _item: shown.label) as bar:
         shown.bar = bar

@@ -9,9 +9,10 @@ redacted (what ``context_expand`` gives the model; 0 while nothing is archived o
 offers the tools; see ``Recall``), else **lost**.
 
 Cost (issue 29): the context is redacted once and indexed once (``index.ContextIndex``); the
-archive is read once and each archived text redacted at most once, however many probes read it. The run also counts the
-result's tokens (``fit.count_fit``: a run that does not fit has failed) and the error items the
-summary states without evidence (``invented.invented_failures``).
+archive is read once and each archived text redacted at most once, however many probes read
+it. The run also counts the result's tokens (``fit.count_fit``: a run that does not fit has
+failed) and the error items the summary states without evidence
+(``invented.invented_failures``).
 """
 
 from __future__ import annotations
@@ -141,9 +142,10 @@ class Recall:
     the archived originals are read once and a probe is recoverable when one of them holds the
     key once redacted, as ``context_expand`` gives it: first the original of the message the
     probe came from, then the others (one scan of all the raw texts for the key's longest
-    unmasked piece; only an original that holds every piece is redacted and checked). Each original is redacted at most
-    once, however many probes read it: the tools redacted every hit of every search again (most
-    of the old eval's time), and a search per probe cost more than the whole compression.
+    unmasked piece; only an original that holds every piece is redacted and checked). Each
+    original is redacted at most once, however many probes read it: the tools redacted every
+    hit of every search again (most of the old eval's time), and a search per probe cost more
+    than the whole compression.
 
     When another plugin answers the tools, they are called: a search per probe, and the text
     of each reference expanded once.
@@ -264,7 +266,8 @@ class Recall:
                     data = json.loads(expanded) if isinstance(expanded, str) else expanded or {}
                 except (KeyError, ValueError):
                     continue
-                text = self._expanded[ref] = one_line(redact(str(data.get("text") or "")) if isinstance(data, Mapping) else "")
+                body = str(data.get("text") or "") if isinstance(data, Mapping) else ""
+                text = self._expanded[ref] = one_line(redact(body))
             if key in text:
                 return True
         return False
