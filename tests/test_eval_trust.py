@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core import Config, PluginHost
+from hermes_core import Config, ContextEngine, PluginHost, hookimpl
 from hermes_core.cli import cli
 from hermes_core.tokens import count_tokens
 from hermes_core.transcripts import MISSING_RESULT_TEXT
@@ -353,3 +353,47 @@ def test_what_the_window_engine_drops_is_recoverable_from_the_archive_json_and_s
     assert run["probes"]["failed_commands"]["recoverable"] == 1  # found in the call's arguments
     assert run["probes"]["requests"]["lost"] == 0 and run["probes"]["requests"]["recoverable"] >= 1
     assert sum(c["lost"] for c in run["probes"].values()) == 0, run["losses"]
+
+
+class _Inventor(ContextEngine):
+    """Condenses the middle into a summary that states a failure no result shows."""
+
+    name = "inventor"
+    compress_is_local = True
+
+    def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
+                 focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
+        summary = {"role": "user", "content": (
+            "[HANDOFF NOTES]\n## Errors\n"
+            f"- `make` -> failed: {MISSING_RESULT_TEXT} — still failing\n"
+            "- `pytest` -> exit 1: E AssertionError: totals differ — still failing\n")}
+        return [messages[0], summary, {"role": "assistant", "content": "Noted."}, *messages[-2:]]
+
+
+class _InventorPlugin:
+    @hookimpl
+    def hermes_context_engines(self) -> dict[str, type[ContextEngine]]:
+        return {"inventor": _Inventor}
+
+
+def test_a_run_whose_summary_invents_a_failure_fails_and_shows_it(capsys: pytest.CaptureFixture[str]) -> None:
+    messages = [
+        {"role": "system", "content": "You are a coding agent."},
+        {"role": "user", "content": "Build and test."},
+        {"role": "assistant", "content": "", "tool_calls": [call("a", "bash", command="make"),
+                                                           call("b", "bash", command="pytest")]},
+        {"role": "tool", "tool_call_id": "a", "content": MISSING_RESULT_TEXT, "_is_error": True},
+        {"role": "tool", "tool_call_id": "b", "content": "E   AssertionError: totals differ\nexit code: 1"},
+        *filler(3),
+        {"role": "user", "content": "Carry on."},
+        {"role": "assistant", "content": "On it."},
+    ]
+    host = PluginHost.create(config=Config(), plugins=[(_InventorPlugin(), "inventor")])
+    run = evaluate(messages, engine="inventor", context_length=8_000, config=Config(), host=host, model="gpt-4o")
+    assert run["invented_failures"] == 1 and MISSING_RESULT_TEXT in run["invented"][0]
+    assert "1 invented failure(s)" in run["failed"]
+    run.pop("_after")
+    run.pop("_probes")
+    command.render({"files": [{"file": "s.json", "messages": len(messages), "tokens": 1, "runs": [run]}]})
+    shown = capsys.readouterr().out
+    assert "FAILED inventor @ 8,000: 1 invented failure(s)" in shown and "- invented: `make`" in shown
