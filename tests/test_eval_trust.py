@@ -212,6 +212,8 @@ def test_no_result_recorded_is_no_error_probe() -> None:
     {"role": "user", "content": "[attempt_completion] Result:\nThe user has provided feedback."},
     {"role": "user", "content": "<returncode>0</returncode>\n<output>\nok\n</output>"},
     {"role": "user", "content": "OBSERVATION:\nFile updated."},
+    {"role": "user", "content": "Please always provide EXACTLY ONE action in triple backticks, found 2 actions."},
+    {"role": "user", "content": "<environment_details>\n# VSCode Open Tabs\nsrc/app.ts\n</environment_details>"},
 ])
 def test_injected_text_and_pasted_tool_output_are_not_requests(message: dict[str, Any]) -> None:
     assert not is_person_request(message)

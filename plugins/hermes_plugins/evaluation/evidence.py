@@ -10,7 +10,8 @@ One function per detector, so each can be switched to the shared detectors of
   result was not recorded (the readers' placeholder) has no failure.
 * ``pasted_tool_output`` - whether a user-role text is a tool's output an agent pasted there
   without a reader marking it: Cline/Roo's ``[tool for 'x'] Result:`` turns, mini-swe-agent's
-  ``<returncode>`` observations, SWE-agent's ``OBSERVATION:`` turns.
+  ``<returncode>`` observations, SWE-agent's ``OBSERVATION:`` turns, and what a harness writes
+  there on its own (mini-swe-agent's format-error and timeout notes, Cline's environment details).
 * ``is_person_request`` - a request the person typed: ``injected.is_request`` (not marked
   ``_injected``, not a summary or a known injected opening) and not pasted tool output.
 """
@@ -42,14 +43,30 @@ _ERROR_PREFIX = re.compile(r"(?m)^\[ERROR\] [^\n]+$")
 LINE_MAX = 300
 
 
+#: What agents' harnesses write into the user role on their own (never the person's words):
+#: mini-swe-agent's format-error and timeout templates, and a Cline turn that opens with its
+#: environment details. (Cline's ``[TASK RESUMPTION]`` may carry the person's new instructions:
+#: it stays a request.)
+HARNESS_OPENINGS: tuple[tuple[str, str], ...] = (
+    ("Please always provide EXACTLY ONE action in triple backticks", "mini-swe-agent-format-error"),
+    ("The last command <command>", "mini-swe-agent-timeout"),
+    ("<environment_details>", "cline-environment-details"),
+)
+
+
 def pasted_tool_output(text: str) -> str | None:
-    """The kind of tool output ``text`` (a user-role turn) is, or ``None`` when it is not."""
+    """The kind of tool output or harness text ``text`` (a user-role turn) is, or ``None``
+    when it is neither."""
     if _CLINE_RESULT.match(text) or _CLINE_ERROR.match(text):
         return "cline-tool-result"
     if _RETURNCODE.match(text):
         return "mini-swe-agent-observation"
     if _OBSERVATION.match(text):
         return "observation"
+    opening = text.lstrip()
+    for prefix, kind in HARNESS_OPENINGS:
+        if opening.startswith(prefix):
+            return kind
     return None
 
 
