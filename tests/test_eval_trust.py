@@ -399,3 +399,23 @@ def test_a_run_whose_summary_invents_a_failure_fails_and_shows_it(capsys: pytest
     command.render({"files": [{"file": "s.json", "messages": len(messages), "tokens": 1, "runs": [run]}]})
     shown = capsys.readouterr().out
     assert "FAILED inventor @ 8,000: 1 invented failure(s)" in shown and "- invented: `make`" in shown
+
+
+def test_warnings_from_anywhere_are_printed_once_and_redacted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.diagnostics import record_warning
+
+    real = command.read_conversations
+
+    def noisy(path: Path, *args: Any, **kwargs: Any) -> Any:
+        # A reader's note quoting the transcript, recorded again for every file.
+        record_warning("reader_note", f"odd header with token {SECRETS['github']}", plugin="transcripts")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(command, "read_conversations", noisy)
+    folder = tmp_path / "two"
+    _write(folder, "a.json", secret_session())
+    _write(folder, "b.json", secret_session())
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "h"), "eval", str(folder), "--context-length", "8000"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("odd header with token ghp_[REDACTED]") == 1
+    assert SECRETS["github"] not in result.output

@@ -260,6 +260,38 @@ def eval_command(
     that holds several conversations (a tau-bench list) is evaluated per conversation
     (labelled file#N), or only the one --index N names.
     """
+    try:
+        _eval_command(state, files, engines, windows, model, as_json, judge, transcript_format, transcript_index)
+    finally:
+        show_warnings(state)
+
+
+def show_warnings(state: Any) -> None:
+    """The run's warnings on stderr, each once and redacted (a reader's or an engine's message
+    may quote the transcript); the CLI then prints none of them again."""
+    from hermes_core.diagnostics import drain_warnings
+
+    seen: set[tuple[str, str]] = set()
+    for warning in [*(getattr(state, "warnings", None) or ()), *drain_warnings()]:
+        key = (str(getattr(warning, "kind", "")), str(getattr(warning, "message", warning)))
+        if key not in seen:
+            seen.add(key)
+            click.echo(f"warning: {redact(key[1])}", err=True)
+    if hasattr(state, "warnings_shown"):
+        state.warnings_shown = True
+
+
+def _eval_command(
+    state: Any,
+    files: tuple[Path, ...],
+    engines: str | None,
+    windows: tuple[int, ...],
+    model: str,
+    as_json: bool,
+    judge: bool,
+    transcript_format: str,
+    transcript_index: int | None,
+) -> None:
     from hermes_core.cli import emit_json, fail
 
     names = [
