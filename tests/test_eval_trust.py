@@ -419,3 +419,11 @@ def test_warnings_from_anywhere_are_printed_once_and_redacted(tmp_path: Path, mo
     assert result.exit_code == 0, result.output
     assert result.stderr.count("odd header with token ghp_[REDACTED]") == 1
     assert SECRETS["github"] not in result.output
+
+
+def test_a_file_with_no_conversation_says_so_and_alone_is_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "runs.json"
+    path.write_text("[]", encoding="utf-8")
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path / "h"), "eval", str(path), "--format", "tau-bench"])
+    assert result.exit_code == 2, result.output
+    assert result.stderr.count("runs.json") == 1 and "Traceback" not in result.output

@@ -333,6 +333,10 @@ def _eval_command(
                                plugin="evaluation")
                 bar.file_done()
                 continue
+            if not conversations:
+                unreadable += 1
+                record_warning("eval_unreadable", redact(f"{path}: holds no conversation to evaluate"),
+                               plugin="evaluation")
             for label, messages, found_model in conversations:
                 report["files"].append(
                     _evaluate_file(state, label, messages, found_model, names, windows, model, judge,
@@ -340,7 +344,7 @@ def _eval_command(
                 )
             bar.file_done()
     if not report["files"]:
-        why = [f"{len(paths)} file(s), none readable (each one's reason is below)"] if unreadable else []
+        why = [f"{unreadable} file(s), none readable (each one's reason is below)"] if unreadable else []
         why += [f"{path}: no transcript files in the folder" for path in empty]
         fail("no file could be evaluated: " + "; ".join(why or ["no transcript files given"]))
     if as_json:
