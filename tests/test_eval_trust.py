@@ -99,8 +99,10 @@ def test_a_run_that_does_not_fit_is_a_failure_shown_in_the_table_and_the_json(tm
     assert table.exit_code == 0, table.output
     assert "fits (counted/limit)" in table.stdout and " NO " in table.stdout
     assert "FAILED compressor @ 8,000: does not fit" in table.stdout
+    assert table.stdout.rstrip().endswith("1 run(s), 1 failed: compressor @ 8,000")
     raw = CliRunner().invoke(cli, [*home, "eval", str(path), "--context-length", "8000", "--json",
                                    "--model", "gpt-4o"])
+    assert json.loads(raw.stdout)["failed_runs"] == 1
     [out] = json.loads(raw.stdout)["files"][0]["runs"]
     assert out["fits"] is False and out["failed"] and out["count_method"] == "tiktoken cl100k_base"
 

@@ -208,6 +208,15 @@ def render(report: dict[str, Any]) -> None:
                 for loss in run["losses"]:
                     _out(f"    - {loss['category']}: {loss['probe']} (message {loss['message']})")
         _out("")
+    runs = [run for item in report["files"] for run in item["runs"]]
+    failed = [run for run in runs if run.get("failed")]
+    _out(f"{len(runs)} run(s), {len(failed)} failed"
+         + (": " + ", ".join(f"{r['engine']} @ {r['context_length']:,}" for r in failed[:10]) if failed else ""))
+
+
+def failed_runs(report: Mapping[str, Any]) -> int:
+    """How many runs of ``report`` failed a check (fit, validity, invented failures)."""
+    return sum(1 for item in report["files"] for run in item["runs"] if run.get("failed"))
 
 
 @click.command("eval")
@@ -347,6 +356,7 @@ def _eval_command(
         why = [f"{unreadable} file(s), none readable (each one's reason is below)"] if unreadable else []
         why += [f"{path}: no transcript files in the folder" for path in empty]
         fail("no file could be evaluated: " + "; ".join(why or ["no transcript files given"]))
+    report["failed_runs"] = failed_runs(report)
     if as_json:
         emit_json(redacted(report))
     else:
