@@ -14,11 +14,24 @@ else the published window of its family in ``MODEL_WINDOWS``, else 128,000).
 ``--format`` names the transcript format of every file (default: detected per file);
 ``--index N`` evaluates only the N-th (0-based) conversation of files that hold several, the
 one labelled ``file#N`` in a report of the whole file.
-Exit codes: 0 done; 2 unreadable input (one file), an unknown format or engine.
+Each run also shows its result's tokens **counted** (tiktoken for OpenAI models, else the same
+count plus a stated margin; ``fit.py``) against the engine's threshold - ``fits`` NO is a failed
+run, listed under the table and in ``failed`` of its JSON - and the error items its summary states
+with no evidence in the transcript (``invented``; a failed run too).
+
+Nothing eval prints holds a secret: the probes are taken from redacted text, and every string
+of the table, the losses, the warnings and the JSON goes through ``hermes_core.redaction`` on
+its way out. Progress shows on stderr while it runs, only when stderr is a terminal.
+Exit codes: 0 done (a file that cannot be read is a warning, one line, when others could be
+evaluated); 2 when no file could be evaluated (an empty folder, nothing readable: one line per
+file says why), an unknown format or engine.
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +41,7 @@ from hermes_core.cli import guarded
 from hermes_core.cli.transcripts_cmd import format_option
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
+from hermes_core.redaction import redact
 from hermes_plugins.evaluation.probes import CATEGORIES
 from hermes_plugins.evaluation.runner import evaluate, share
 
@@ -109,19 +123,42 @@ def _model_window(state: Any, engine: str, model: str) -> int:
     return window or known_window(model) or FALLBACK_MODEL_WINDOW
 
 
+def _out(line: str) -> None:
+    """One line of the table on stdout, redacted (the net for anything a probe let through)."""
+    click.echo(redact(line))
+
+
+def redacted(value: Any) -> Any:
+    """``value`` (the JSON report) with every string redacted."""
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, Mapping):
+        return {k: redacted(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [redacted(v) for v in value]
+    return value
+
+
+def _fits(run: Mapping[str, Any]) -> str:
+    counted = run.get("tokens_counted")
+    if counted is None:
+        return "-"
+    return f"{'yes' if run['fits'] else 'NO'} {counted:,}/{run['fit_limit']:,}"
+
+
 def render(report: dict[str, Any]) -> None:
     """The human table: one block per file, one row per engine x window, losses below."""
     for item in report["files"]:
-        click.echo(
-            f"{item['file']}  ({item['messages']:,} messages, {item['tokens']:,} tokens)"
-        )
+        _out(f"{item['file']}  ({item['messages']:,} messages, {item['tokens']:,} tokens)")
         header = [
             "engine",
             "window",
             "tokens after",
+            "fits (counted/limit)",
             "saved",
             "ms",
             "valid",
+            "invented",
             "last req",
         ]
         header += [f"{SHORT[c]} k/r/l" for c in CATEGORIES]
@@ -131,9 +168,11 @@ def render(report: dict[str, Any]) -> None:
                 run["engine"],
                 f"{run['context_length']:,}",
                 f"{run['tokens_after']:,}",
+                _fits(run),
                 _pct(run["savings"]),
                 f"{run['elapsed_ms']:.0f}",
                 "yes" if run["valid"] else "NO",
+                str(run.get("invented_failures", "-")),
                 "yes" if run["last_request_verbatim"] else "NO",
             ]
             for category in CATEGORIES:
@@ -149,16 +188,15 @@ def render(report: dict[str, Any]) -> None:
             max(len(str(r[i])) for r in [header, *rows]) for i in range(len(header))
         ]
         for row in [header, *rows]:
-            click.echo(
-                "  "
-                + "  ".join(
-                    str(cell).ljust(widths[i]) for i, cell in enumerate(row)
-                ).rstrip()
-            )
+            _out("  " + "  ".join(str(cell).ljust(widths[i]) for i, cell in enumerate(row)).rstrip())
         for run in item["runs"]:
+            for reason in run.get("failed") or ():
+                _out(f"  FAILED {run['engine']} @ {run['context_length']:,}: {reason}")
+            for invented in run.get("invented") or ():
+                _out(f"    - invented: {invented}")
             if run.get("judge"):
                 judge = run["judge"]
-                click.echo(
+                _out(
                     f"  judge {run['engine']} @ {run['context_length']:,}: "
                     + ", ".join(
                         f"{name} {_pct(score)}"
@@ -166,14 +204,19 @@ def render(report: dict[str, Any]) -> None:
                     )
                 )
             if run["losses"]:
-                click.echo(
-                    f"  most important losses, {run['engine']} @ {run['context_length']:,}:"
-                )
+                _out(f"  most important losses, {run['engine']} @ {run['context_length']:,}:")
                 for loss in run["losses"]:
-                    click.echo(
-                        f"    - {loss['category']}: {loss['probe']} (message {loss['message']})"
-                    )
-        click.echo("")
+                    _out(f"    - {loss['category']}: {loss['probe']} (message {loss['message']})")
+        _out("")
+    runs = [run for item in report["files"] for run in item["runs"]]
+    failed = [run for run in runs if run.get("failed")]
+    _out(f"{len(runs)} run(s), {len(failed)} failed"
+         + (": " + ", ".join(f"{r['engine']} @ {r['context_length']:,}" for r in failed[:10]) if failed else ""))
+
+
+def failed_runs(report: Mapping[str, Any]) -> int:
+    """How many runs of ``report`` failed a check (fit, validity, invented failures)."""
+    return sum(1 for item in report["files"] for run in item["runs"] if run.get("failed"))
 
 
 @click.command("eval")
@@ -226,6 +269,38 @@ def eval_command(
     that holds several conversations (a tau-bench list) is evaluated per conversation
     (labelled file#N), or only the one --index N names.
     """
+    try:
+        _eval_command(state, files, engines, windows, model, as_json, judge, transcript_format, transcript_index)
+    finally:
+        show_warnings(state)
+
+
+def show_warnings(state: Any) -> None:
+    """The run's warnings on stderr, each once and redacted (a reader's or an engine's message
+    may quote the transcript); the CLI then prints none of them again."""
+    from hermes_core.diagnostics import drain_warnings
+
+    seen: set[tuple[str, str]] = set()
+    for warning in [*(getattr(state, "warnings", None) or ()), *drain_warnings()]:
+        key = (str(getattr(warning, "kind", "")), str(getattr(warning, "message", warning)))
+        if key not in seen:
+            seen.add(key)
+            click.echo(f"warning: {redact(key[1])}", err=True)
+    if hasattr(state, "warnings_shown"):
+        state.warnings_shown = True
+
+
+def _eval_command(
+    state: Any,
+    files: tuple[Path, ...],
+    engines: str | None,
+    windows: tuple[int, ...],
+    model: str,
+    as_json: bool,
+    judge: bool,
+    transcript_format: str,
+    transcript_index: int | None,
+) -> None:
     from hermes_core.cli import emit_json, fail
 
     names = [
@@ -242,38 +317,86 @@ def eval_command(
     if unknown:
         fail(f"unknown engine {unknown[0]!r}; available engines: {', '.join(sorted(known_engines))}")
     paths: list[Path] = []
+    empty: list[Path] = []
     for path in files:
-        paths.extend(
-            sorted(
-                p
-                for p in path.iterdir()
-                if p.is_file() and not p.name.startswith(("README", "."))
-            )
-            if path.is_dir()
-            else [path]
-        )
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(("README", ".")))
+            paths.extend(found)
+            if not found:
+                empty.append(path)
+        else:
+            paths.append(path)
     report: dict[str, Any] = {"files": []}
-    for path in paths:
-        try:
-            conversations = read_conversations(path, transcript_format, transcript_index, state.host)
-        except Exception as exc:  # noqa: BLE001 - any reader failure is bad input for this file
-            message = f"{path}: cannot read the transcript: {exc}"
-            log.warning("eval_transcript_unreadable", path=str(path), error=str(exc))
-            record_warning("eval_unreadable", message, plugin="evaluation")
-            if len(paths) == 1:
-                fail(message)
-            click.echo(f"Error: {message}", err=True)
-            continue
-        for label, messages, found_model in conversations:
-            report["files"].append(
-                _evaluate_file(
-                    state, label, messages, found_model, names, windows, model, judge
+    unreadable = 0
+    with progress(len(paths)) as bar:
+        for path in paths:
+            bar.show(path.name)
+            try:
+                conversations = read_conversations(path, transcript_format, transcript_index, state.host)
+            except Exception as exc:  # noqa: BLE001 - any reader failure is bad input for this file
+                # One line, printed once with the other warnings at the end (not logged too).
+                unreadable += 1
+                log.debug("eval_transcript_unreadable", path=str(path), error=redact(str(exc)))
+                reason = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
+                record_warning("eval_unreadable", redact(f"cannot read the transcript {reason}"),
+                               plugin="evaluation")
+                bar.file_done()
+                continue
+            if not conversations:
+                unreadable += 1
+                record_warning("eval_unreadable", redact(f"{path}: holds no conversation to evaluate"),
+                               plugin="evaluation")
+            for label, messages, found_model in conversations:
+                report["files"].append(
+                    _evaluate_file(state, label, messages, found_model, names, windows, model, judge,
+                                   lambda run, label=label: bar.show(f"{Path(label).name} {run}"))
                 )
-            )
+            bar.file_done()
+    if not report["files"]:
+        why = [f"{unreadable} file(s), none readable (each one's reason is below)"] if unreadable else []
+        why += [f"{path}: no transcript files in the folder" for path in empty]
+        fail("no file could be evaluated: " + "; ".join(why or ["no transcript files given"]))
+    report["failed_runs"] = failed_runs(report)
     if as_json:
-        emit_json(report)
+        emit_json(redacted(report))
     else:
         render(report)
+
+
+class Progress:
+    """A progress bar on stderr over the files, naming the run in progress; silent when
+    stderr is not a terminal (logs and pipes stay clean)."""
+
+    def __init__(self, bar: Any = None) -> None:
+        self.bar = bar
+        self.label = ""
+
+    def show(self, label: str) -> None:
+        if self.bar is not None:
+            self.label = redact(label)
+            self.bar.render_progress()
+
+    def file_done(self) -> None:
+        if self.bar is not None:
+            self.bar.update(1)
+
+
+def _stderr() -> Any:
+    return sys.stderr
+
+
+@contextmanager
+def progress(total: int) -> Iterator[Progress]:
+    stream = _stderr()
+    if total <= 0 or not stream.isatty():
+        yield Progress()
+        return
+    shown = Progress()
+    bar: Any
+    with click.progressbar(length=total, label="eval", file=stream,
+                           item_show_func=lambda _item: shown.label) as bar:
+        shown.bar = bar
+        yield shown
 
 
 def _evaluate_file(
@@ -285,6 +408,7 @@ def _evaluate_file(
     windows: tuple[int, ...],
     model: str,
     judge: bool,
+    step: Any = None,
 ) -> dict[str, Any]:
     from hermes_core.tokens import estimate_messages_tokens
 
@@ -300,6 +424,8 @@ def _evaluate_file(
             _model_window(state, name, model or found_model),
         ]
         for size in dict.fromkeys(sizes):
+            if step is not None:
+                step(f"{name} @ {size:,}")
             run = evaluate(
                 messages,
                 engine=name,

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import content_text
-from hermes_plugins._common.injected import is_request
+from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_core.summarizer import SummarizerError, SummaryRequest
 from hermes_plugins.evaluation.probes import Probe, one_line
 
@@ -94,7 +94,7 @@ def judge_run(messages: Sequence[Mapping[str, Any]], run: dict[str, Any], *, sta
         )
     summarizer = factories[provider](state.config, model=summary.model or None)
     prompt = build_prompt(render_context(run["_after"]))
-    last = next((m for m in reversed(messages) if is_request(m)), None)
+    last = next((m for m in reversed(messages) if is_person_request(m)), None)
     try:
         answer = summarizer.summarize(SummaryRequest(prompt=prompt, budget_tokens=1_500, max_chars=20_000))
     except SummarizerError as exc:

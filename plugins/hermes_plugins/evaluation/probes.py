@@ -8,6 +8,14 @@ line of each failed tool result, or failed observation of a text agent, ≤ 80 c
 (sentences of the user's that state a rule or a choice) and ``identifiers`` (ids, numbers, paths
 and URLs the user typed). Whitespace inside keys is collapsed to single spaces; the context is
 searched the same way.
+
+Requests, decisions and identifiers come only from what the person typed
+(``evidence.is_person_request``: not marked ``_injected`` by a reader, not a summary, not a
+tool's output pasted into the user role as Cline and mini-swe-agent do); an error needs evidence
+(``evidence.failure_line``: a flag, an exit or return code, a traceback, an error line, ``command
+not found``), on tool results and on output in the user role (marked observations, pasted tool
+output). Every key is taken from the **redacted** text of its message (``hermes_core.redaction``,
+each text redacted once): a secret the compaction masks is a kept item, and no key holds one.
 """
 
 from __future__ import annotations
@@ -18,11 +26,12 @@ from typing import Any
 
 import attrs
 
-from hermes_plugins._common.failures import failure_of
 from hermes_core.messages import content_text
-from hermes_plugins._common.injected import applied_edits, is_observation, is_request
 from hermes_core.pairing import match_results
+from hermes_core.redaction import redact
+from hermes_plugins._common.injected import applied_edits, is_observation
 from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
+from hermes_plugins.evaluation.evidence import failure_line, is_person_request, pasted_tool_output
 
 CATEGORIES = ("requests", "errors", "files_modified", "failed_commands", "decisions", "identifiers")
 REQUEST_KEY = 80
@@ -76,14 +85,29 @@ def _arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     return str(fn.get("name") or ""), args if isinstance(args, dict) else {}
 
 
-def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) -> list[Probe]:
-    """The probes of the messages at the indices in ``condensed``, deduplicated per category."""
+def derive_probes(
+    messages: Sequence[Mapping[str, Any]], condensed: set[int], *, redacted: dict[str, str] | None = None
+) -> list[Probe]:
+    """The probes of the messages at the indices in ``condensed``, deduplicated per category.
+
+    ``redacted`` (text -> redacted text) receives the user texts redacted here, for the
+    recall check to reuse."""
     answers, _unanswered = match_results(messages)
+    redacted = {} if redacted is None else redacted
+    parsed: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    def arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        found = parsed.get(id(call))
+        if found is None:
+            found = parsed[id(call)] = _arguments(call)
+        return found
+
     probes: list[Probe] = []
     seen: set[tuple[str, str]] = set()
 
     def add(category: str, key: str, index: int) -> None:
-        key = one_line(key)
+        # Keys come from redacted text; redacting the key again is the net for a clipped one.
+        key = one_line(redact(key))
         if len(key) >= 3 and (category, key) not in seen:
             seen.add((category, key))
             probes.append(Probe(category=category, key=key, index=index))
@@ -91,46 +115,48 @@ def derive_probes(messages: Sequence[Mapping[str, Any]], condensed: set[int]) ->
     for index in sorted(condensed):
         message = messages[index]
         role = message.get("role")
-        if role == "user" and is_request(message):
-            text = content_text(message.get("content"))
+        if role == "user" and is_person_request(message):
+            raw = content_text(message.get("content"))
+            text = redacted[raw] = redact(raw)
             add("requests", _clip(one_line(text), REQUEST_KEY), index)
             for sentence in _SENTENCE.split(text):
                 if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
                     add("decisions", _clip(one_line(sentence), REQUEST_KEY), index)
             for match in _IDENTIFIER.finditer(text):
                 add("identifiers", match.group(0).rstrip(".,;:"), index)
-        elif is_observation(message):
-            # A text agent's observation: its failure is a failed result's (no call names a file).
+        elif role == "user" and (is_observation(message)
+                                 or pasted_tool_output(content_text(message.get("content")))):
+            # Output in the user role (a text agent's observation, Cline's results): its failure
+            # is a failed result's (no call names a file).
             text = content_text(message.get("content"))
-            failure = failure_of(text, is_error=message.get("_is_error")
-                                 or message.get("_injected") == "error-observation")
-            if failure is not None and failure.first:
-                add("errors", _clip(failure.first, ERROR_KEY), index)
+            line = failure_line(text, is_error=message.get("_is_error")
+                                or message.get("_injected") == "error-observation")
+            if line:
+                add("errors", _clip(line, ERROR_KEY), index)
             for path in applied_edits(text):
                 add("files_modified", path, index)
         elif role == "assistant":
             for call in message.get("tool_calls") or ():
                 if isinstance(call, Mapping):
-                    name, args = _arguments(call)
+                    name, args = arguments(call)
                     for path, verb in file_actions(name, args):
                         if verb != "read":
                             add("files_modified", path, index)
         elif role == "tool" and index in answers:
             at, position = answers[index]
             calls = messages[at].get("tool_calls") or []
-            name, args = _arguments(calls[position]) if position < len(calls) else ("", {})
+            name, args = arguments(calls[position]) if position < len(calls) else ("", {})
             content = content_text(message.get("content"))
             if not file_actions(name, args):  # SWE-agent's edit names its file in the result only
                 for path, verb in file_actions(name, args, content):
                     if verb != "read":
                         add("files_modified", path, index)
-            failure = failure_of(content, is_error=message.get("_is_error"), reads=is_read_tool(name, args))
-            if failure is None:
+            line = failure_line(content, is_error=message.get("_is_error"), reads=is_read_tool(name, args))
+            if line is None:
                 continue
-            if failure.first:
-                add("errors", _clip(failure.first, ERROR_KEY), index)
+            add("errors", _clip(line, ERROR_KEY), index)
             if is_shell_tool(name):
                 command = command_of(args)
                 if command:
-                    add("failed_commands", _clip(one_line(command), COMMAND_KEY), index)
+                    add("failed_commands", _clip(one_line(redact(command)), COMMAND_KEY), index)
     return probes
