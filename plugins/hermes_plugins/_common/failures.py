@@ -7,6 +7,11 @@ that is not null/empty or ``"success": false``, a Python traceback, or a line th
 ``Error:``/``error:``/``ERROR:``/``fatal:``. A word inside code (``except sqlite3.Error:``) or a
 ``"error": null`` key never makes a result failed, and an explicit exit code 0 wins over text.
 
+A call whose result was never recorded is not a failure: the placeholder a transcript repair
+puts there (``MISSING_RESULT_TEXT``, flagged ``_is_error`` for the provider's sake) carries no
+evidence, so ``failure_of`` gives ``None`` for it and ``no_result`` tells it apart from a success
+(issue 29: a summary says "no result recorded", never "still failing").
+
 ``failure_of`` returns the exit code, the first and last error line (≤ 300 chars together,
 whitespace collapsed so the line can be quoted on one line) and the ``file:line`` the text names.
 Outputs are read whole up to 12 KB, else their first 2 KB and last 8 KB: tracebacks and
@@ -23,6 +28,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from hermes_core.redaction import redact
+from hermes_core.transcripts import MISSING_RESULT_TEXT
 
 ERROR_MAX = 300
 SCAN_WHOLE_MAX = 12_288
@@ -741,6 +747,30 @@ def line_verdict(line: str) -> tuple[bool, Failure | None]:
     return False, None
 
 
+#: Result texts that say no result was recorded for the call (our transcript repair's placeholder).
+NO_RESULT_TEXTS = (MISSING_RESULT_TEXT,)
+#: What a summary or a one-liner says for such a call.
+NO_RESULT = "no result recorded"
+
+
+def no_result(content: Any) -> bool:
+    """Whether a result's ``content`` is a placeholder for a result that was never recorded."""
+    if type(content) is not str or content[:1] != "[":
+        return False
+    for text in NO_RESULT_TEXTS:  # equal lengths first: a long output costs nothing
+        if len(content) == len(text) and content == text:
+            return True
+    return False
+
+
+def is_no_result(message: Any) -> bool:
+    """Whether a tool message stands for a result that was never recorded (``_no_result``
+    metadata, or the placeholder text)."""
+    if not isinstance(message, dict):
+        return False
+    return bool(message.get("_no_result")) or no_result(message.get("content"))
+
+
 def _opens_object(text: str) -> bool:
     """Whether ``text`` starts with ``{`` after whitespace (without copying a long output)."""
     head = text[:64].lstrip()
@@ -751,6 +781,8 @@ def _opens_object(text: str) -> bool:
 
 def _failure_of(content: Any, is_error: Any, reads: Any) -> Failure | None:
     text = content if isinstance(content, str) else ("" if content is None else str(content))
+    if text[:1] == "[" and no_result(text):
+        return None  # no result is no evidence, whatever flag the placeholder carries
     lead = text[:1]
     # ``_opens_object`` only when the text starts with whitespace: most outputs decide here.
     if (lead == "{" or (lead.isspace() and _opens_object(text))) and len(text) <= JSON_PARSE_MAX:

@@ -33,7 +33,14 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import CACHE_MIN_CHARS, Failure, failure_of, line_verdict, memo_entry
+from hermes_plugins._common.failures import (
+    CACHE_MIN_CHARS,
+    Failure,
+    failure_of,
+    is_no_result,
+    line_verdict,
+    memo_entry,
+)
 from hermes_plugins._common.injected import (
     INJECTED_OPENINGS,
     SUMMARY_OPENINGS,
@@ -60,6 +67,7 @@ from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
     line_with_verdict,
     looks_demoted,
+    no_result_line,
     parse_arguments,
     plain_line_arguments,
     plain_line_name,
@@ -549,6 +557,9 @@ class _Facts:
         if kind is None:
             kind = _kind_of(name)
         args = parse_arguments(arguments) if kind[_ARGUMENT] else _NO_ARGS
+        if result is not None and result.get("role") == "tool" and is_no_result(result):
+            result = None  # a placeholder: no outcome, neither a failure nor a success (issue 29)
+            planned = -1
         quiet = False
         judged = None
         if planned >= 0:
@@ -661,7 +672,9 @@ class _Facts:
         call, result = self._calls[action], self._results[action]
         raw = call.get("function")
         fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-        content = message_text(result) if result is not None else ""
+        if result is None:  # never recorded, or only a placeholder: say so, claim nothing
+            return no_result_line(str(fn.get("name") or "unknown"), parse_arguments(fn.get("arguments")))
+        content = message_text(result)
         is_error = result.get("_is_error") if result is not None else False
         return summarize_tool_result(str(fn.get("name") or "unknown"), fn.get("arguments"), content, is_error)
 

@@ -1,0 +1,192 @@
+"""Nothing invented (issue 29): a summary states a failure only on evidence.
+
+A call with no result is "no result recorded" (not a failure, not a success); a result recorded
+just before its call is re-attached to it (no orphan, no placeholder); a failure needs a flag, a
+non-zero exit code or error text, and a later success of the same command resolves it. All
+fixtures are written by hand.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core.pairing import early_answers, match_results, pairing_problems, repair_pairing
+from hermes_core.transcripts import MISSING_RESULT_TEXT, ReportBuilder, normalize_pairing
+from hermes_plugins._common import failures
+from hermes_plugins._common.failures import failure_of, is_no_result
+from hermes_plugins.compressor.extractive import STILL_FAILING, build_handoff
+from hermes_plugins.compressor.oneliners import summarize_tool_result, tool_line
+from test_compressor_support import assistant, call, tool, user
+
+
+def _section(summary: str, title: str) -> str:
+    start = summary.find(f"## {title}")
+    if start == -1:
+        return ""
+    end = summary.find("\n## ", start + 1)
+    return summary[start: end if end != -1 else len(summary)]
+
+
+def _normalized(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return normalize_pairing(messages, ReportBuilder(format="openai"))
+
+
+# --- a missing result ---------------------------------------------------------------------------
+
+
+def test_missing_result_is_no_result_recorded_not_a_failure() -> None:
+    messages = _normalized([
+        user("run the tests"),
+        assistant("", call("c1", "bash", command="pytest -q")),
+        user("thanks, now look at the docs"),
+    ])
+    placeholder = messages[2]
+    assert placeholder["content"] == MISSING_RESULT_TEXT and is_no_result(placeholder)
+    # The placeholder's flag is for the provider; it is no evidence of a failure.
+    assert failure_of(placeholder["content"], is_error=placeholder.get("_is_error")) is None
+    summary = build_handoff(messages)
+    assert "## Errors" not in summary
+    assert STILL_FAILING not in summary and "failed" not in summary
+    assert "[bash] ran `pytest -q` — no result recorded" in _section(summary, "Completed actions")
+
+
+def test_missing_result_line_claims_nothing() -> None:
+    line = summarize_tool_result("bash", json.dumps({"command": "make build"}), MISSING_RESULT_TEXT, True)
+    assert line == "[bash] ran `make build` — no result recorded"
+    assert tool_line("read_file", json.dumps({"path": "a.py"}), MISSING_RESULT_TEXT, True) \
+        == "[read_file] a.py — no result recorded"
+
+
+def test_missing_result_does_not_resolve_an_earlier_failure() -> None:
+    messages = _normalized([
+        user("build it"),
+        assistant("", call("c1", "bash", command="make build")),
+        tool("c1", "gcc: error: main.c: No such file or directory\nexit code: 2"),
+        assistant("", call("c2", "bash", command="make build")),
+        user("stop there"),
+    ])
+    errors = _section(build_handoff(messages), "Errors")
+    assert "`make build` -> exit 2" in errors and errors.rstrip().endswith(STILL_FAILING)
+
+
+# --- a result recorded before its call ------------------------------------------------------------
+
+
+def _early() -> list[dict[str, Any]]:
+    return [
+        user("read a.py"),
+        tool("c1", "print('hello')\n"),
+        assistant("", call("c1", "read_file", path="a.py")),
+        user("now fix b.py"),
+    ]
+
+
+def test_result_before_its_call_is_reattached_by_the_reader() -> None:
+    report = ReportBuilder(format="openai")
+    messages = normalize_pairing(_early(), report)
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool", "user"]
+    assert messages[2]["content"] == "print('hello')\n" and not pairing_problems(messages)
+    assert not any(m.get("_injected") == "orphan-tool-result" for m in messages)
+    summary = build_handoff(messages)
+    assert "no result" not in summary and "## Errors" not in summary
+    assert "read a.py from line 1" in summary
+
+
+def test_result_before_its_call_is_moved_by_the_repair() -> None:
+    repaired, report = repair_pairing(_early())
+    assert report.moved == 1 and report.dropped_results == 0 and report.dropped_calls == 0
+    assert [m["role"] for m in repaired] == ["user", "assistant", "tool", "user"]
+
+
+def test_early_answers_only_across_tool_messages() -> None:
+    # A user turn between the result and the call: the result stays an orphan (kept, labelled).
+    messages = [user("a"), tool("c1", "out"), user("b"), assistant("", call("c1", "bash", command="ls")), user("c")]
+    answers, unanswered = match_results(messages)
+    assert early_answers(messages, answers, unanswered) == {}
+    normalized = _normalized(messages)
+    orphan = next(m for m in normalized if m.get("_injected") == "orphan-tool-result")
+    assert "answers no call" in str(orphan["content"]) and "out" in str(orphan["content"])
+    summary = build_handoff(normalized)
+    assert "## Errors" not in summary and "no result recorded" in summary
+
+
+def test_early_answers_first_call_of_an_id() -> None:
+    messages = [tool("x", "one"), tool("x", "two"),
+                assistant("", call("x", "bash", command="a"), call("x", "bash", command="b"))]
+    answers, unanswered = match_results(messages)
+    assert early_answers(messages, answers, unanswered) == {0: (2, 0), 1: (2, 1)}
+
+
+# --- evidence -----------------------------------------------------------------------------------
+
+
+def test_failure_then_success_of_the_same_command_is_resolved() -> None:
+    messages = [
+        user("make the tests pass"),
+        assistant("", call("c1", "bash", command="pytest -q")),
+        tool("c1", "FAILED tests/test_a.py::test_x - AssertionError\n1 failed in 0.1s\nexit code: 1"),
+        assistant("", call("c2", "bash", command="pytest -q")),
+        tool("c2", "3 passed in 0.2s\nexit code: 0"),
+        user("good"),
+    ]
+    errors = _section(build_handoff(messages), "Errors")
+    assert "`pytest -q` -> exit 1" in errors and "resolved" in errors and STILL_FAILING not in errors
+
+
+def test_text_evidence_without_a_flag_is_a_failure() -> None:
+    traceback = ('Traceback (most recent call last):\n  File "app/main.py", line 7, in <module>\n'
+                 "    run()\nKeyError: 'port'\n")
+    messages = [
+        user("start the app"),
+        assistant("", call("c1", "bash", command="python app/main.py")),
+        tool("c1", traceback),
+        assistant("", call("c2", "bash", command="npm run build")),
+        tool("c2", "error: Could not resolve js/app.js\nexit code: 2"),
+        user("what now?"),
+    ]
+    errors = _section(build_handoff(messages), "Errors")
+    assert "`python app/main.py`: KeyError: 'port' (app/main.py:7)" in errors
+    assert "`npm run build` -> exit 2: error: Could not resolve js/app.js" in errors
+
+
+def test_flagged_result_is_a_failure_in_line_and_summary() -> None:
+    messages = [
+        user("deploy"),
+        assistant("", call("c1", "deploy_service", target="prod")),
+        {**tool("c1", "quota exceeded for project"), "_is_error": True},
+        user("hm"),
+    ]
+    summary = build_handoff(messages)
+    assert "quota exceeded for project" in _section(summary, "Errors")
+    line = summarize_tool_result("deploy_service", json.dumps({"target": "prod"}), "quota exceeded for project", True)
+    assert line.endswith("; quota exceeded for project")
+
+
+# --- property: no failure without evidence --------------------------------------------------------
+
+_PLAIN = st.text(alphabet=st.sampled_from("abcdefghij klmnop.,=/\n0123456789"), min_size=0, max_size=80)
+_COMMANDS = st.sampled_from(["ls", "make", "pytest -q", "git status", "cat x.txt"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(_COMMANDS, st.one_of(_PLAIN, st.just(MISSING_RESULT_TEXT)), st.booleans()),
+                min_size=1, max_size=8))
+def test_no_error_line_without_evidence(steps: list[tuple[str, str, bool]]) -> None:
+    """Outputs of plain words (no error word, no exit code, no flag) - or no result at all -
+    never give an error item, a failed command or "still failing"."""
+    failures.clear_cache()
+    messages: list[dict[str, Any]] = [user("do the work")]
+    for i, (command, output, missing) in enumerate(steps):
+        messages.append(assistant("", call(f"c{i}", "bash", command=command)))
+        if not missing:
+            messages.append(tool(f"c{i}", output))
+    messages.append(user("report back"))
+    summary = build_handoff(_normalized(messages))
+    assert "## Errors" not in summary
+    assert STILL_FAILING not in summary
+    assert not re.search(r"-> (?:failed|exit [1-9])", summary)
