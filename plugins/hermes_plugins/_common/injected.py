@@ -118,6 +118,12 @@ def applied_edits(text: str) -> list[str]:
     return _APPLIED_EDIT.findall(text)
 
 
+def react_block(text: str) -> str | None:
+    """The last fenced block of a text agent's reply (its action, whole), if any."""
+    blocks = _FENCED.findall(text) if "```" in text else []
+    return blocks[-1] if blocks else None
+
+
 def react_command(text: str) -> str | None:
     """The first line of the last fenced block of a text agent's reply (its action), if any."""
     blocks = _FENCED.findall(text)

@@ -51,12 +51,14 @@ from hermes_plugins._common.injected import (
     is_handoff,
     is_observation,
     pasted_result,
+    react_block,
     react_command,
     request_text,
     summary_author,
 )
 from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.summarizer import SummaryRequest
+from hermes_plugins._common.textedits import shell_writes, text_edits
 from hermes_plugins._common.toolkinds import (
     EDIT_TOOLS,
     EDITOR_TOOLS,
@@ -449,6 +451,9 @@ class _Facts:
             if text.strip():
                 self.texts.append(text)
                 last_assistant_text = text
+                # Edits written into the reply (Aider's blocks, Cline's XML tools, patches).
+                for path, verb, how in text_edits(text):
+                    self.files.add(path, verb, how)
             calls = turn.get("tool_calls")
             if not calls:
                 continue
@@ -618,6 +623,9 @@ class _Facts:
         self.actions.append(action)
         command = command_of(args) if kind[_SHELL] else None
         path_key = None
+        if command:  # files the command writes (heredoc, redirection, tee, sed -i)
+            for path, verb, _how in shell_writes(command):
+                self.files.add(path, verb, name)
         # Only tools that name files (``_kind_of``); a shell names them with a command list.
         paths = file_actions(name, args, content) if kind[_FILES] and (
             not kind[_SHELL] or isinstance(args.get("command"), list)) else None
@@ -751,6 +759,9 @@ class _Facts:
         for path in applied_edits(text):
             self.files.add(path, "modified", "aider")
         command = react_command(said)
+        if command is not None:  # the reply's action ran: the files it writes
+            for path, verb, _how in shell_writes(react_block(said) or command):
+                self.files.add(path, verb, "shell")
         failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
         if command is None and failure is None:
             return

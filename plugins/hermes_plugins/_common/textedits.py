@@ -1,0 +1,258 @@
+"""Files an agent edits through text, not through a tool call's arguments (issue 29).
+
+Text-editing agents write their edits into the reply and the harness applies them; shell agents
+write files with the shell. Shared by the compressor's summary ("Files") and ``eval``'s file
+probes, so both see the same files. Each finding is ``(path, verb, how)``: ``verb`` is
+``"created"``, ``"modified"`` or ``"deleted"`` (``"read"`` for the XML tools that read), ``how``
+names the form it was found in.
+
+In a reply's text (``text_edits``):
+
+* Aider's SEARCH/REPLACE blocks: ``<<<<<<< SEARCH`` / ``=======`` / ``>>>>>>> REPLACE``, the file
+  named on one of the (up to 3) lines before the block, over its opening fence; a block with no
+  name belongs to the file named before it (Aider's own rule);
+* Aider's whole-file blocks: a line holding only a path, then a fenced block;
+* unified diffs (Aider's udiff, ``git diff``): a ``--- a/x`` line, then ``+++ b/x``;
+* Cline / Roo Code XML tools: ``<write_to_file>``, ``<replace_in_file>``, ``<apply_diff>``,
+  ``<insert_content>``, ``<search_and_replace>`` (and ``<read_file>``), each with ``<path>``;
+* Codex ``apply_patch`` envelopes: ``*** Begin Patch`` / ``*** Add|Update|Delete File: x``.
+
+In a shell command (``shell_writes``): ``>``/``>>``/``&>`` redirections (heredoc writes such as
+``cat > x <<EOF`` included; a heredoc's body is never read as commands), ``tee [-a] x``, ``sed
+-i ... x``. Targets under ``/dev/``, and targets holding ``$``, a backquote or a glob are skipped:
+a path is reported only when the text names it.
+
+Cheap pre-checks (``in`` tests for each form's marker) come before any regex or tokenizer, so a
+reply without edits costs a few substring scans.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+
+from hermes_plugins._common.toolkinds import patch_files
+
+#: A finding: (path, verb, how it was found).
+Edit = tuple[str, str, str]
+
+PATH_MAX = 300
+
+_SEARCH = re.compile(r"[ \t]*<{5,9} SEARCH>?[ \t]*")
+_FENCE = "```"
+#: A file name as Aider writes it above a block, after its decorations are stripped.
+_PATHLIKE = re.compile(r"[\w.\-/\\~@+]+")
+#: A file name without a folder: a stem and an extension (``setup.py``, ``.env.local``).
+_BASENAME = re.compile(r"[\w.\-]*\w\.[A-Za-z0-9]{1,10}")
+_DIFF_PAIR = re.compile(r"(?m)^--- (\S+)[^\n]*\n\+\+\+ (\S+)")
+_XML_TOOLS = ("write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",
+              "edit_file", "read_file")
+_XML_VERBS = {"write_to_file": "created", "read_file": "read"}
+_XML_TOOL = re.compile(r"<(" + "|".join(_XML_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.DOTALL)
+_XML_PATH = re.compile(r"<path>\s*(.*?)\s*</path>", re.DOTALL)
+
+
+def _clean_name(line: str) -> str | None:
+    """A file name on a line above a block (Aider's decorations stripped), or ``None``."""
+    name = line.strip().rstrip(":").lstrip("#").strip().strip("`").strip("*").strip()
+    if not name or len(name) > PATH_MAX or name == "..." or not _PATHLIKE.fullmatch(name):
+        return None
+    if "/" not in name and not _BASENAME.fullmatch(name):  # a word or a number, not a file
+        return None
+    return name if any(c.isalpha() for c in name) else None
+
+
+def _fence_name(line: str) -> str | None:
+    """The name some models put on the opening fence itself (```path/to/file.py)."""
+    candidate = line.strip()[len(_FENCE):].strip()
+    return _clean_name(candidate) if candidate and ("/" in candidate or "." in candidate) else None
+
+
+def _name_above(lines: list[str], number: int) -> str | None:
+    """The file named on one of the 3 lines above line ``number``: the nearest that is not a
+    fence (a name on the fence itself counts), as Aider looks for it."""
+    for back in range(number - 1, max(-1, number - 4), -1):
+        above = lines[back]
+        if above.strip().startswith(_FENCE):
+            name = _fence_name(above)
+            if name:
+                return name
+            continue
+        return _clean_name(above)
+    return None
+
+
+def _search_replace(text: str) -> list[Edit]:
+    found: list[Edit] = []
+    lines = text.split("\n")
+    current: str | None = None
+    for number, line in enumerate(lines):
+        if "SEARCH" in line and _SEARCH.fullmatch(line):
+            current = _name_above(lines, number) or current
+            if current:
+                found.append((current, "modified", "search/replace"))
+    return found
+
+
+def _whole_files(text: str) -> list[Edit]:
+    """A line holding only a path, then a fenced block that is no edit block of another form."""
+    found: list[Edit] = []
+    lines = text.split("\n")
+    inside = False
+    for number, line in enumerate(lines):
+        if not line.lstrip().startswith(_FENCE):
+            continue
+        if not inside and number > 0:
+            name = _clean_name(lines[number - 1])
+            body = lines[number + 1: number + 3]
+            if name and not any(b.lstrip().startswith(("<<<<<<<", "--- ", "@@")) for b in body):
+                found.append((name, "modified", "whole file"))
+        inside = not inside
+    return found
+
+
+def _diffs(text: str) -> list[Edit]:
+    found: list[Edit] = []
+    for match in _DIFF_PAIR.finditer(text):
+        old, new = match.group(1), match.group(2)
+        if new == "/dev/null":
+            path, verb = old, "deleted"
+        else:
+            path, verb = new, "created" if old == "/dev/null" else "modified"
+        if path.startswith(("a/", "b/")) and (old[2:] == new[2:] or "/dev/null" in (old, new)):
+            path = path[2:]
+        if path and len(path) <= PATH_MAX:
+            found.append((path, verb, "diff"))
+    return found
+
+
+def _xml_tools(text: str) -> list[Edit]:
+    found: list[Edit] = []
+    for match in _XML_TOOL.finditer(text):
+        tool = match.group(1)
+        verb = _XML_VERBS.get(tool, "modified")
+        for path in _XML_PATH.findall(match.group(2)):
+            if path and len(path) <= PATH_MAX and "\n" not in path:
+                found.append((path, verb, tool))
+    return found
+
+
+def text_edits(text: str) -> list[Edit]:
+    """Every file ``text`` (an agent's reply) edits or, for the XML tools, reads - in order of the
+    forms above, each form's findings in text order."""
+    if not text:
+        return []
+    found: list[Edit] = []
+    if "SEARCH" in text and "<<<<<" in text:
+        found += _search_replace(text)
+    if "*** Begin Patch" in text:
+        found += [(path, verb, "apply_patch") for path, verb in patch_files(text)]
+    elif "\n+++ " in text and "--- " in text:
+        found += _diffs(text)
+    if "</path>" in text:
+        found += _xml_tools(text)
+    if _FENCE in text:
+        found += _whole_files(text)
+    return found
+
+
+# --- shell commands ---------------------------------------------------------------------------
+
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([\w.\-]+)\1")
+_REDIRECTS = {">": "created", ">|": "created", "&>": "created", ">>": "modified", "&>>": "modified"}
+_SEPARATORS = frozenset({"|", "||", "&&", ";", "&", "(", ")", ";;", "|&"})
+
+
+def _target(word: str) -> str | None:
+    if not word or word.startswith(("/dev/", "&")) or len(word) > PATH_MAX:
+        return None
+    if any(c in word for c in "$`*?") or word.isdigit():
+        return None
+    return word
+
+
+def _words(line: str) -> list[str]:
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return list(lexer)
+    except ValueError:  # unbalanced quotes: the line is not read
+        return []
+
+
+def _line_writes(words: list[str]) -> list[Edit]:
+    found: list[Edit] = []
+    command: list[str] = []  # the words of the simple command being read
+
+    def finish() -> None:
+        if not command:
+            return
+        head = command[0].rsplit("/", 1)[-1]
+        if head == "tee":
+            append = any(w in ("-a", "--append") for w in command[1:])
+            for word in command[1:]:
+                if not word.startswith("-") and (target := _target(word)):
+                    found.append((target, "modified" if append else "created", "tee"))
+        elif head == "sed" and any(w == "--in-place" or w.startswith(("-i", "--in-place=")) or
+                                   (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
+                                   for w in command[1:]):
+            rest = command[1:]
+            scripted = any(w in ("-e", "--expression", "-f", "--file") for w in rest)
+            operands: list[str] = []
+            skip = False
+            for word in rest:
+                if skip:
+                    skip = False
+                    continue
+                if word in ("-e", "--expression", "-f", "--file"):
+                    skip = True
+                    continue
+                if word.startswith("-"):
+                    continue
+                operands.append(word)
+            files = operands if scripted else operands[1:]
+            for word in files:
+                if target := _target(word):
+                    found.append((target, "modified", "sed -i"))
+        command.clear()
+
+    index = 0
+    while index < len(words):
+        word = words[index]
+        if word in _REDIRECTS:
+            if index + 1 < len(words) and (target := _target(words[index + 1])):
+                found.append((target, _REDIRECTS[word], "redirect"))
+            index += 2
+            continue
+        if word in ("<<", "<<-", "<", "<<<", ">&", "<&", "<>"):
+            index += 2  # the word after it is a delimiter, an input or a descriptor
+            continue
+        if word in _SEPARATORS:
+            finish()
+        else:
+            command.append(word)
+        index += 1
+    finish()
+    return found
+
+
+def shell_writes(command: str) -> list[Edit]:
+    """Every file a shell ``command`` writes by redirection, ``tee`` or ``sed -i`` (heredoc
+    bodies skipped)."""
+    if not command or (">" not in command and "tee" not in command and "sed" not in command):
+        return []
+    found: list[Edit] = []
+    delimiter: str | None = None
+    for line in command.split("\n"):
+        if delimiter is not None:
+            if line.strip() == delimiter:
+                delimiter = None
+            continue
+        if ">" in line or "tee" in line or "sed" in line:
+            found += _line_writes(_words(line))
+        if "<<" in line:
+            heredoc = _HEREDOC.search(line)
+            if heredoc:
+                delimiter = heredoc.group(2)
+    return found
