@@ -190,3 +190,23 @@ def test_no_error_line_without_evidence(steps: list[tuple[str, str, bool]]) -> N
     assert "## Errors" not in summary
     assert STILL_FAILING not in summary
     assert not re.search(r"-> (?:failed|exit [1-9])", summary)
+
+
+def test_shell_and_test_runner_statements_are_evidence() -> None:
+    from hermes_plugins._common.failures import _text_says_failed, _text_says_failed_plain
+
+    not_found = "bash: pnpm: command not found"
+    pytest_out = ("collected 3 items\n\nFAILED tests/test_api.py::test_port - AssertionError: 80 != 8080\n"
+                  "========= 1 failed, 2 passed in 0.12s =========")
+    assert failure_of(not_found) is not None and failure_of(pytest_out) is not None
+    assert failure_of(pytest_out).first.startswith("FAILED tests/test_api.py::test_port")  # type: ignore[union-attr]
+    for quiet in ("===== 3 passed, 0 failed in 0.1s =====", "nothing FAILED here", "the build failed to start? no"):
+        assert failure_of(quiet) is None, quiet
+    long = "x\n" * 2_000 + pytest_out
+    for text in (not_found, pytest_out, long, "ok\n" * 900 + not_found):
+        assert _text_says_failed(text) == _text_says_failed_plain(text) is True
+    # A file's own text is no evidence.
+    assert failure_of(pytest_out, reads=True) is None
+    messages = [user("set up"), assistant("", call("c1", "bash", command="pnpm install")), tool("c1", not_found),
+                user("then?")]
+    assert "`pnpm install`: bash: pnpm: command not found" in _section(build_handoff(messages), "Errors")

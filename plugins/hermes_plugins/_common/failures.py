@@ -3,8 +3,9 @@
 A result counts as failed only on structural evidence: ``_is_error`` metadata on the message, a
 non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, OpenHands'
 ``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
-that is not null/empty or ``"success": false``, a Python traceback, or a line that *starts* with
-``Error:``/``error:``/``ERROR:``/``fatal:``. A word inside code (``except sqlite3.Error:``) or a
+that is not null/empty or ``"success": false``, a Python traceback, a line that *starts* with
+``Error:``/``error:``/``ERROR:``/``fatal:``, a shell's ``command not found``, or pytest's
+``FAILED test`` lines and ``=== N failed`` summary. A word inside code (``except sqlite3.Error:``) or a
 ``"error": null`` key never makes a result failed, and an explicit exit code 0 wins over text.
 
 A call whose result was never recorded is not a failure: the placeholder a transcript repair
@@ -355,10 +356,25 @@ def _text_says_failed(text: str) -> bool:
     if size <= DETECT_WHOLE_MAX:
         if _traceback_between(text, 0, size):
             return True
-        return text.find(":") != -1 and _opening_between(text, 0, size)
+        return (text.find(":") != -1 and _opening_between(text, 0, size)) or _words_between(text, 0, size)
     if _traceback_in(text, size):
         return True
-    return _opening_between(text, 0, DETECT_HEAD) or _opening_between(text, size - DETECT_TAIL, size)
+    return (_opening_between(text, 0, DETECT_HEAD) or _opening_between(text, size - DETECT_TAIL, size)
+            or _words_between(text, 0, DETECT_HEAD) or _words_between(text, size - DETECT_TAIL, size))
+
+
+#: Failures a shell or a test runner states without an error opening (issue 29): a shell's
+#: "command not found", pytest's ``FAILED test`` lines and its ``=== 2 failed, ...`` summary.
+_FAILED_LINE = re.compile(r"(?m)^(?:FAILED \S|=+ (?:[^\n]*\D)?[1-9]\d* failed\b)")
+
+
+def _words_between(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds one of those statements (substring tests first)."""
+    if text.find("command not found", start, end) != -1:
+        return True
+    if text.find("FAILED ", start, end) == -1 and text.find(" failed", start, end) == -1:
+        return False
+    return _FAILED_LINE.search(text, start, end) is not None
 
 
 def _opening_between(text: str, start: int, end: int) -> bool:
@@ -389,6 +405,8 @@ def _text_says_failed_plain(text: str) -> bool:
     if _traceback_in(text, size):
         return True
     for start, end in _detect_spans(size):
+        if _words_between(text, start, end):
+            return True
         for needle in _OPENING_NEEDLES:
             at = text.find(needle, start, end)
             checked = 0
