@@ -48,8 +48,6 @@ _DIFF_PAIR = re.compile(r"(?m)^--- (\S+)[^\n]*\n\+\+\+ (\S+)")
 _XML_TOOLS = ("write_to_file", "replace_in_file", "apply_diff", "insert_content", "search_and_replace",
               "edit_file", "read_file")
 _XML_VERBS = {"write_to_file": "created", "read_file": "read"}
-_XML_TOOL = re.compile(r"<(" + "|".join(_XML_TOOLS) + r")>(.*?)(?:</\1>|\Z)", re.DOTALL)
-_XML_PATH = re.compile(r"<path>\s*(.*?)\s*</path>", re.DOTALL)
 
 
 def _clean_name(line: str) -> str | None:
@@ -95,19 +93,30 @@ def _search_replace(text: str) -> list[Edit]:
 
 
 def _whole_files(text: str) -> list[Edit]:
-    """A line holding only a path, then a fenced block that is no edit block of another form."""
+    """A line holding only a path, then a fenced block that is no edit block of another form.
+
+    Fence lines are found with ``str.find`` (no split of the whole reply into lines)."""
     found: list[Edit] = []
-    lines = text.split("\n")
     inside = False
-    for number, line in enumerate(lines):
-        if not line.lstrip().startswith(_FENCE):
+    at = text.find(_FENCE)
+    while at != -1:
+        line_start = text.rfind("\n", 0, at) + 1
+        if text[line_start:at].strip():  # a fence inside a line: not a block's
+            at = text.find(_FENCE, at + 3)
             continue
-        if not inside and number > 0:
-            name = _clean_name(lines[number - 1])
-            body = lines[number + 1: number + 3]
-            if name and not any(b.lstrip().startswith(("<<<<<<<", "--- ", "@@")) for b in body):
-                found.append((name, "modified", "whole file"))
+        if not inside and line_start > 0:
+            above_start = text.rfind("\n", 0, line_start - 1) + 1
+            name = _clean_name(text[above_start:line_start - 1])
+            if name:
+                body_start = text.find("\n", at)
+                body = text[body_start + 1: body_start + 200] if body_start != -1 else ""
+                if not body.lstrip(" \t").startswith(("<<<<<<<", "--- ", "@@")):
+                    found.append((name, "modified", "whole file"))
         inside = not inside
+        line_end = text.find("\n", at)
+        if line_end == -1:
+            break
+        at = text.find(_FENCE, line_end)
     return found
 
 
@@ -127,14 +136,28 @@ def _diffs(text: str) -> list[Edit]:
 
 
 def _xml_tools(text: str) -> list[Edit]:
-    found: list[Edit] = []
-    for match in _XML_TOOL.finditer(text):
-        tool = match.group(1)
-        verb = _XML_VERBS.get(tool, "modified")
-        for path in _XML_PATH.findall(match.group(2)):
-            if path and len(path) <= PATH_MAX and "\n" not in path:
-                found.append((path, verb, tool))
-    return found
+    """Cline/Roo tool uses, found by their literal tags (``str.find``: a tool's content may be a
+    whole file, which a lazy regex would walk character by character)."""
+    found: list[tuple[int, Edit]] = []
+    for tool in _XML_TOOLS:
+        opening, closing = f"<{tool}>", f"</{tool}>"
+        at = text.find(opening)
+        while at != -1:
+            end = text.find(closing, at)
+            end = len(text) if end == -1 else end
+            verb = _XML_VERBS.get(tool, "modified")
+            path_at = text.find("<path>", at, end)
+            while path_at != -1:
+                path_end = text.find("</path>", path_at, end)
+                if path_end == -1:
+                    break
+                path = text[path_at + 6:path_end].strip()
+                if path and len(path) <= PATH_MAX and "\n" not in path and "<" not in path:
+                    found.append((path_at, (path, verb, tool)))
+                path_at = text.find("<path>", path_end, end)
+            at = text.find(opening, end)
+    found.sort(key=lambda item: item[0])
+    return [edit for _at, edit in found]
 
 
 def text_edits(text: str) -> list[Edit]:
@@ -237,6 +260,24 @@ def _line_writes(words: list[str]) -> list[Edit]:
     return found
 
 
+#: Redirections that write no file: the line is not tokenized for them.
+_HARMLESS = ("2>&1", ">&2", "1>&2", ">/dev/null", "> /dev/null")
+_WRITER_WORD = re.compile(r"\b(?:tee|sed)\b")
+
+
+def _may_write(line: str) -> bool:
+    """A cheap test before tokenizing: a ``>`` left once the harmless forms are taken out, or
+    the word ``tee`` or ``sed``."""
+    if ">" in line:
+        rest = line
+        for harmless in _HARMLESS:
+            if harmless in rest:
+                rest = rest.replace(harmless, "")
+        if ">" in rest:
+            return True
+    return ("tee" in line or "sed" in line) and _WRITER_WORD.search(line) is not None
+
+
 def shell_writes(command: str) -> list[Edit]:
     """Every file a shell ``command`` writes by redirection, ``tee`` or ``sed -i`` (heredoc
     bodies skipped)."""
@@ -249,7 +290,7 @@ def shell_writes(command: str) -> list[Edit]:
             if line.strip() == delimiter:
                 delimiter = None
             continue
-        if ">" in line or "tee" in line or "sed" in line:
+        if _may_write(line):
             found += _line_writes(_words(line))
         if "<<" in line:
             heredoc = _HEREDOC.search(line)
