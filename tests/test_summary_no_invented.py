@@ -113,6 +113,7 @@ def test_early_answers_only_across_tool_messages() -> None:
     assert "answers no call" in str(orphan["content"]) and "out" in str(orphan["content"])
     summary = build_handoff(normalized)
     assert "## Errors" not in summary and "no result recorded" in summary
+    assert "[tool result 'c1' answers no call] out" in _section(summary, "Completed actions")
 
 
 def test_early_answers_first_call_of_an_id() -> None:

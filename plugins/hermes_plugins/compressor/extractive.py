@@ -439,6 +439,10 @@ class _Facts:
                 if is_observation(turn):
                     self._observation(turn, text, last_assistant_text)
                     continue
+                if turn.get("_injected") == "orphan-tool-result":
+                    # A result that answers no call: kept as what it is, never an error item.
+                    self.actions.append(_clip(redact(text), ITEM_MAX))
+                    continue
                 if text[:1] == "[" and self._pasted_result(text):
                     pass  # a tool result pasted as user text (Cline/Roo); its <feedback> may count
                 words = request_text(turn, last_assistant_text, text=text)
