@@ -211,3 +211,34 @@ def test_shell_and_test_runner_statements_are_evidence() -> None:
     messages = [user("set up"), assistant("", call("c1", "bash", command="pnpm install")), tool("c1", not_found),
                 user("then?")]
     assert "`pnpm install`: bash: pnpm: command not found" in _section(build_handoff(messages), "Errors")
+
+
+_OUTPUTS = [
+    "ok", "all fine\n3 passed in 0.1s", "error: boom", "exit code: 2", "exit code: 0", "done, 0 failed",
+    'Traceback (most recent call last):\n  File "a.py", line 1, in <module>\nKeyError: \'x\'',
+    "FAILED tests/t.py::test_x - AssertionError", "bash: nope: command not found", "the word error inside",
+    "except ValueError: pass", MISSING_RESULT_TEXT, "Error: disk full\nexit code: 0",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(_OUTPUTS), st.booleans()), min_size=1, max_size=10))
+def test_error_items_only_for_calls_with_evidence(steps: list[tuple[str, bool]]) -> None:
+    """Every error item names a call whose result carries evidence (``failure_of``), and every
+    such call has one: nothing invented, nothing failed left out (the room allows all here)."""
+    failures.clear_cache()
+    messages: list[dict[str, Any]] = [user("do the work")]
+    evidence: set[str] = set()
+    for i, (output, flagged) in enumerate(steps):
+        command = f"step_{i}.sh"
+        messages.append(assistant("", call(f"c{i}", "bash", command=command)))
+        result = tool(f"c{i}", output)
+        if flagged and output != MISSING_RESULT_TEXT:
+            result["_is_error"] = True
+        messages.append(result)
+        if failure_of(output, is_error=result.get("_is_error")) is not None:
+            evidence.add(command)
+    messages.append(user("report back"))
+    errors = _section(build_handoff(_normalized(messages)), "Errors")
+    named = set(re.findall(r"`(step_\d+\.sh)`", errors))
+    assert named == evidence

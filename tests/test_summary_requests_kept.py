@@ -34,6 +34,7 @@ def _section(summary: str, title: str) -> str:
     {"role": "user", "content": "<returncode>0</returncode>\n<output>\nfile.txt\n</output>"},
     {"role": "user", "content": "/add src/app.py"},
     {"role": "user", "content": "/run pytest -q"},
+    {"role": "user", "content": "<blank>"},
     {"role": "user", "content": "ran the linter, 3 warnings", "_injected": "aider-output"},
     {"role": "user", "content": "<system-reminder>Todo list is empty</system-reminder>"},
     {"role": "user", "content": [{"type": "text", "text": "<environment_details>\nnow: 10:00\n</environment_details>"}]},

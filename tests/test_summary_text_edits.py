@@ -203,3 +203,27 @@ def test_text_agent_action_writes_files() -> None:
         user("ok"),
     ]
     assert "src/fix.py" in _files(build_handoff(messages))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.text(alphabet=st.sampled_from("ab.>|&;'\" <-2()/"), max_size=40))
+def test_tokens_are_shlex_tokens(line: str) -> None:
+    """The one-pass tokenizer splits as ``shlex`` (punctuation characters, POSIX) does, and
+    refuses the lines ``shlex`` refuses (backslash escapes aside)."""
+    import shlex
+
+    from hermes_plugins._common.textedits import _words
+
+    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        expected = list(lexer)
+    except ValueError:
+        expected = []
+    # shlex glues operator characters into runs; the shell (and we) read known operators only.
+    if any(set(t) <= set("<>|&;()") and t not in {">", ">>", ">|", "&>", "&>>", ">&", "<", "<<", "<<-", "<<<", "<&",
+                                                  "<>", "|", "||", "|&", "&&", "&", ";", ";;", "(", ")"}
+           for t in expected):
+        return
+    assert _words(line) == expected

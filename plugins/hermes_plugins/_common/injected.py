@@ -219,6 +219,8 @@ def request_text(message: Mapping[str, Any], previous_reply: str | None = None, 
         text = content_text(message.get("content"))
     if not text.strip() or injected_kind(message) is not None:
         return None
+    if text.strip() == "<blank>":  # what Aider logs for an empty input line
+        return None
     return _words(text, previous_reply)
 
 

@@ -29,7 +29,6 @@ reply without edits costs a few substring scans.
 from __future__ import annotations
 
 import re
-import shlex
 
 from hermes_plugins._common.toolkinds import patch_files
 
@@ -194,69 +193,98 @@ def _target(word: str) -> str | None:
     return word
 
 
+#: One shell token: an operator, or a word made of plain runs, escapes and quoted strings (a
+#: lone quote is taken as a character: an unbalanced line still splits). One C-speed pass per
+#: line; ``shlex`` (pure Python, character by character) cost ~100 us a line.
+_TOKEN = re.compile(
+    r"""(&>>|&>|>>|>\||>&|<<-|<<<|<<|<&|<>|\|\||\|&|&&|;;|[<>|&;()])"""
+    r"""|((?:[^\s'"<>|&;()\\]+|\\.|'[^']*'|"(?:[^"\\]|\\.)*"|['"\\])+)"""
+)
+_QUOTED = re.compile(r"""'([^']*)'|"((?:[^"\\]|\\.)*)"|\\(.)""")
+
+
+def _unquote(word: str) -> str:
+    if "'" not in word and '"' not in word and "\\" not in word:
+        return word
+    return _QUOTED.sub(lambda m: m.group(1) if m.group(1) is not None else (
+        m.group(2) if m.group(2) is not None else m.group(3)), word)
+
+
 def _words(line: str) -> list[str]:
-    lexer = shlex.shlex(line, posix=True, punctuation_chars=True)
-    lexer.whitespace_split = True
-    lexer.commenters = ""
-    try:
-        return list(lexer)
-    except ValueError:  # unbalanced quotes: the line is not read
+    """The shell tokens of ``line``: operators as they are, words unquoted (``shlex``'s split
+    with punctuation characters, for what the writers below read)."""
+    if ("'" in line or '"' in line) and any(q in _QUOTED.sub("", line) for q in "'\""):
+        return []  # an unbalanced quote: the line is not read (shlex refuses it too)
+    out: list[str] = []
+    for operator, word in _TOKEN.findall(line):
+        out.append(operator or _unquote(word))
+    return out
+
+
+def _tee(command: list[str]) -> list[Edit]:
+    append = "-a" in command or "--append" in command
+    return [(target, "modified" if append else "created", "tee")
+            for word in command[1:] if not word.startswith("-") and (target := _target(word))]
+
+
+def _sed_in_place(command: list[str]) -> list[Edit]:
+    rest = command[1:]
+    if not any(w == "--in-place" or w.startswith(("-i", "--in-place=")) or
+               (w.startswith("-") and not w.startswith("--") and "i" in w[1:]) for w in rest):
         return []
+    scripted = any(w in _SED_SCRIPT_OPTIONS for w in rest)
+    operands: list[str] = []
+    skip = False
+    for word in rest:
+        if skip:
+            skip = False
+        elif word in _SED_SCRIPT_OPTIONS:
+            skip = True  # its argument is the script (or a script file), not a file edited
+        elif not word.startswith("-"):
+            operands.append(word)
+    files = operands if scripted else operands[1:]  # without -e, the first operand is the script
+    return [(target, "modified", "sed -i") for word in files if (target := _target(word))]
 
 
-def _line_writes(words: list[str]) -> list[Edit]:
+_SED_SCRIPT_OPTIONS = frozenset({"-e", "--expression", "-f", "--file"})
+#: Operators whose next word is a delimiter, an input or a descriptor, never a file written.
+_NOT_WRITTEN = frozenset({"<<", "<<-", "<", "<<<", ">&", "<&", "<>"})
+
+
+def _line_writes(words: list[str], writers: bool) -> list[Edit]:
+    """Files one line's tokens write: redirection targets, and (``writers``: the line holds the
+    word ``tee`` or ``sed``) the files of each simple command that is ``tee`` or ``sed -i``."""
     found: list[Edit] = []
     command: list[str] = []  # the words of the simple command being read
-
-    def finish() -> None:
-        if not command:
-            return
-        head = command[0].rsplit("/", 1)[-1]
-        if head == "tee":
-            append = any(w in ("-a", "--append") for w in command[1:])
-            for word in command[1:]:
-                if not word.startswith("-") and (target := _target(word)):
-                    found.append((target, "modified" if append else "created", "tee"))
-        elif head == "sed" and any(w == "--in-place" or w.startswith(("-i", "--in-place=")) or
-                                   (w.startswith("-") and not w.startswith("--") and "i" in w[1:])
-                                   for w in command[1:]):
-            rest = command[1:]
-            scripted = any(w in ("-e", "--expression", "-f", "--file") for w in rest)
-            operands: list[str] = []
-            skip = False
-            for word in rest:
-                if skip:
-                    skip = False
-                    continue
-                if word in ("-e", "--expression", "-f", "--file"):
-                    skip = True
-                    continue
-                if word.startswith("-"):
-                    continue
-                operands.append(word)
-            files = operands if scripted else operands[1:]
-            for word in files:
-                if target := _target(word):
-                    found.append((target, "modified", "sed -i"))
-        command.clear()
-
+    commands: list[list[str]] = []
     index = 0
-    while index < len(words):
+    count = len(words)
+    while index < count:
         word = words[index]
         if word in _REDIRECTS:
-            if index + 1 < len(words) and (target := _target(words[index + 1])):
+            if index + 1 < count and (target := _target(words[index + 1])):
                 found.append((target, _REDIRECTS[word], "redirect"))
             index += 2
             continue
-        if word in ("<<", "<<-", "<", "<<<", ">&", "<&", "<>"):
-            index += 2  # the word after it is a delimiter, an input or a descriptor
+        if word in _NOT_WRITTEN:
+            index += 2
             continue
-        if word in _SEPARATORS:
-            finish()
-        else:
-            command.append(word)
+        if writers:
+            if word in _SEPARATORS:
+                if command:
+                    commands.append(command)
+                    command = []
+            else:
+                command.append(word)
         index += 1
-    finish()
+    if command:
+        commands.append(command)
+    for simple in commands:
+        head = simple[0].rsplit("/", 1)[-1]
+        if head == "tee":
+            found += _tee(simple)
+        elif head == "sed":
+            found += _sed_in_place(simple)
     return found
 
 
@@ -265,17 +293,14 @@ _HARMLESS = ("2>&1", ">&2", "1>&2", ">/dev/null", "> /dev/null")
 _WRITER_WORD = re.compile(r"\b(?:tee|sed)\b")
 
 
-def _may_write(line: str) -> bool:
-    """A cheap test before tokenizing: a ``>`` left once the harmless forms are taken out, or
-    the word ``tee`` or ``sed``."""
-    if ">" in line:
-        rest = line
-        for harmless in _HARMLESS:
-            if harmless in rest:
-                rest = rest.replace(harmless, "")
-        if ">" in rest:
-            return True
-    return ("tee" in line or "sed" in line) and _WRITER_WORD.search(line) is not None
+def _redirects(line: str) -> bool:
+    """A cheap test before tokenizing: a ``>`` left once the harmless forms are taken out."""
+    if ">" not in line:
+        return False
+    for harmless in _HARMLESS:
+        if harmless in line:
+            line = line.replace(harmless, "")
+    return ">" in line
 
 
 def shell_writes(command: str) -> list[Edit]:
@@ -285,13 +310,14 @@ def shell_writes(command: str) -> list[Edit]:
         return []
     found: list[Edit] = []
     delimiter: str | None = None
-    for line in command.split("\n"):
+    for line in command.split("\n") if "\n" in command else (command,):
         if delimiter is not None:
             if line.strip() == delimiter:
                 delimiter = None
             continue
-        if _may_write(line):
-            found += _line_writes(_words(line))
+        writers = ("tee" in line or "sed" in line) and _WRITER_WORD.search(line) is not None
+        if writers or _redirects(line):
+            found += _line_writes(_words(line), writers)
         if "<<" in line:
             heredoc = _HEREDOC.search(line)
             if heredoc:
