@@ -127,6 +127,13 @@ def test_cline_and_roo_xml_tools() -> None:
     assert _paths(text_edits(ROO_XML)) == [("src/a.py", "modified"), ("src/b.py", "modified")]
 
 
+def test_xml_tool_content_is_not_read_for_paths() -> None:
+    reply = ("<write_to_file>\n<path>conf/app.xml</path>\n<content>\n<config><path>/not/a/file</path></config>\n"
+             "</content>\n</write_to_file>\n<apply_diff>\n<args>\n<file><path>a.py</path><diff>x</diff></file>\n"
+             "<file><path>b.py</path><diff><path>inside</path></diff></file>\n</args>\n</apply_diff>")
+    assert _paths(text_edits(reply)) == [("conf/app.xml", "created"), ("a.py", "modified"), ("b.py", "modified")]
+
+
 def test_codex_apply_patch_envelope() -> None:
     assert _paths(text_edits(CODEX_PATCH)) == [
         ("pkg/core.py", "modified"), ("pkg/extra.py", "created"), ("pkg/legacy.py", "deleted")]

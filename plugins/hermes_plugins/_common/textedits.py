@@ -134,6 +134,20 @@ def _diffs(text: str) -> list[Edit]:
     return found
 
 
+def _past_body(text: str, at: int, end: int) -> int:
+    """Where to look for the next ``<path>`` after one ending at ``at``: past the ``<content>`` or
+    ``<diff>`` body that follows it (a file's text may hold ``<path>`` tags of its own)."""
+    best, closing = end, ""
+    for opening, close_tag in (("<content>", "</content>"), ("<diff>", "</diff>")):
+        found = text.find(opening, at, best)
+        if found != -1:
+            best, closing = found, close_tag
+    if not closing:
+        return at
+    close = text.find(closing, best, end)
+    return end if close == -1 else close
+
+
 def _xml_tools(text: str) -> list[Edit]:
     """Cline/Roo tool uses, found by their literal tags (``str.find``: a tool's content may be a
     whole file, which a lazy regex would walk character by character)."""
@@ -153,7 +167,7 @@ def _xml_tools(text: str) -> list[Edit]:
                 path = text[path_at + 6:path_end].strip()
                 if path and len(path) <= PATH_MAX and "\n" not in path and "<" not in path:
                     found.append((path_at, (path, verb, tool)))
-                path_at = text.find("<path>", path_end, end)
+                path_at = text.find("<path>", _past_body(text, path_end, end), end)
             at = text.find(opening, end)
     found.sort(key=lambda item: item[0])
     return [edit for _at, edit in found]
