@@ -242,3 +242,25 @@ def test_error_items_only_for_calls_with_evidence(steps: list[tuple[str, bool]])
     errors = _section(build_handoff(_normalized(messages)), "Errors")
     named = set(re.findall(r"`(step_\d+\.sh)`", errors))
     assert named == evidence
+
+
+def test_gemini_cli_tools_are_known() -> None:
+    """Gemini CLI's tools (function calling, as its readers give them): shell failures on
+    evidence, a read file's text never, edits and writes listed as files."""
+    messages = [
+        user("fix the config loader"),
+        assistant("", call("g1", "read_file", absolute_path="/repo/src/config.py")),
+        tool("g1", "import os\nError: raised when the file is missing\n"),
+        assistant("", call("g2", "list_directory", path="/repo/logs")),
+        tool("g2", "Directory listing for /repo/logs:\nerror.log\nFAILED_runs.txt"),
+        assistant("", call("g3", "replace", file_path="/repo/src/config.py", old_string="a", new_string="b")),
+        tool("g3", "Successfully modified file: /repo/src/config.py (1 replacements)."),
+        assistant("", call("g4", "run_shell_command", command="pnpm test")),
+        tool("g4", "Command: pnpm test\nStdout: (empty)\nStderr: bash: pnpm: command not found\nExit Code: 127"),
+        user("and?"),
+    ]
+    summary = build_handoff(messages)
+    errors = _section(summary, "Errors")
+    assert "`pnpm test`" in errors and "command not found" in errors
+    assert "config.py" not in errors and "logs" not in errors
+    assert "/repo/src/config.py — modified" in _section(summary, "Files")

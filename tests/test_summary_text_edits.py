@@ -228,8 +228,9 @@ def test_tokens_are_shlex_tokens(line: str) -> None:
         expected = list(lexer)
     except ValueError:
         expected = []
-    # shlex glues operator characters into runs; the shell (and we) read known operators only.
-    if any(set(t) <= set("<>|&;()") and t not in {">", ">>", ">|", "&>", "&>>", ">&", "<", "<<", "<<-", "<<<", "<&",
+    # shlex glues operator characters into runs and splits "<<-" (not its punctuation); the
+    # shell (and we) read known operators only.
+    if "<<-" in line or any(set(t) <= set("<>|&;()") and t not in {">", ">>", ">|", "&>", "&>>", ">&", "<", "<<", "<<-", "<<<", "<&",
                                                   "<>", "|", "||", "|&", "&&", "&", ";", ";;", "(", ")"}
            for t in expected):
         return
