@@ -264,3 +264,14 @@ def test_gemini_cli_tools_are_known() -> None:
     assert "`pnpm test`" in errors and "command not found" in errors
     assert "config.py" not in errors and "logs" not in errors
     assert "/repo/src/config.py — modified" in _section(summary, "Files")
+
+
+def test_mini_swe_agent_returncode_is_evidence() -> None:
+    failed = "<returncode>2</returncode>\n<output>\nls: cannot access 'build': No such file or directory\n</output>"
+    fine = "<returncode>0</returncode>\n<output>\nError: this word is only output\n</output>"
+    assert failure_of(failed) == failures.Failure("2", "ls: cannot access 'build': No such file or directory", None)
+    assert failure_of(fine) is None  # an explicit 0 wins over text
+    messages = [user("list the build"), assistant("", call("m1", "bash", command="ls build")), tool("m1", failed),
+                assistant("", call("m2", "bash", command="ls src")), tool("m2", fine), user("ok")]
+    errors = _section(build_handoff(messages), "Errors")
+    assert "`ls build` -> exit 2: ls: cannot access 'build'" in errors and "ls src" not in errors

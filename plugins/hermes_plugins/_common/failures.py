@@ -1,8 +1,8 @@
 """What a failed tool result says went wrong, decided from structure (issue 13).
 
 A result counts as failed only on structural evidence: ``_is_error`` metadata on the message, a
-non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, OpenHands'
-``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
+non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, mini-swe-agent's
+``<returncode>N</returncode>``, OpenHands' ``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
 that is not null/empty or ``"success": false``, a Python traceback, a line that *starts* with
 ``Error:``/``error:``/``ERROR:``/``fatal:``, a shell's ``command not found``, or pytest's
 ``FAILED test`` lines and ``=== N failed`` summary. A word inside code (``except sqlite3.Error:``) or a
@@ -38,7 +38,9 @@ SCAN_TAIL = 8_192
 JSON_PARSE_MAX = 400_000
 
 _TRACEBACK = "Traceback (most recent call last):"
-_HEADER_EXIT = re.compile(r"\A\s*Exit code:?\s*(-?\d+)")
+#: An exit code heading the output: Claude Code's ``Exit code N``, mini-swe-agent's
+#: ``<returncode>N</returncode>`` observation.
+_HEADER_EXIT = re.compile(r"\A\s*(?:Exit code:?\s*|<returncode>\s*)(-?\d+)")
 _TAIL_EXIT = re.compile(
     r"(?:exit(?:ed)?[ _](?:code|status)(?: of)?|completed with exit code|returned non-zero exit status)"
     r"[\"']?\s*[:=]?\s*(-?\d+)",
@@ -63,7 +65,8 @@ _ERROR_LINE = re.compile(
 )
 #: Lines agents add around every output (OpenHands' exit note, SWE-agent's prompt state).
 _TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current directory:", "bash-$",
-             "[Command finished with exit code", "[Python interpreter:")
+             "[Command finished with exit code", "[Python interpreter:",
+             "<returncode>", "<output>", "</output>")  # mini-swe-agent's observation tags
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
 #: ``.ext:N`` - starts with a literal, so the regex engine skips ahead at C speed; the path
