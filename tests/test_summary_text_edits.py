@@ -235,3 +235,21 @@ def test_tokens_are_shlex_tokens(line: str) -> None:
            for t in expected):
         return
     assert _words(line) == expected
+
+
+def test_an_edit_block_before_an_observation_is_no_command() -> None:
+    """Aider's output follows its edit blocks: the block is no shell action, its text
+    (``a > b`` inside code) names no file written and no command."""
+    reply = "src/calc.py\n```python\n<<<<<<< SEARCH\nok = a > b\n=======\nok = a >= b\n>>>>>>> REPLACE\n```"
+    python = "Try this:\n```python\nresult = x > limit\n```"
+    messages = [
+        user("fix the comparison"), assistant(reply),
+        {"role": "user", "content": "Applied edit to src/calc.py\nerror: tests failed", "_injected": "aider-output"},
+        user("and this?"), assistant(python),
+        {"role": "user", "content": "ran it", "_injected": "observation"},
+        user("thanks"),
+    ]
+    summary = build_handoff(messages)
+    files = _files(summary)
+    assert "src/calc.py" in files and "— created" not in files
+    assert "`<<<<<<< SEARCH`" not in summary and "limit" not in files and "`result" not in summary

@@ -109,8 +109,10 @@ def is_observation(message: Mapping[str, Any]) -> bool:
 
 #: Aider's report of an edit block it applied, in its output lines.
 _APPLIED_EDIT = re.compile(r"(?m)^Applied edit to (\S+)\s*$")
-#: A fenced block in a text agent's reply: the command it runs (SWE-agent 0.x's action).
-_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+#: A fenced block in a text agent's reply: its info string (language) and body.
+_FENCED = re.compile(r"```([^\n]*)\n(.*?)```", re.DOTALL)
+#: Info strings of a block that is a command (SWE-agent 0.x writes none, mini-swe-agent ``bash``).
+_SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
 
 
 def applied_edits(text: str) -> list[str]:
@@ -119,15 +121,21 @@ def applied_edits(text: str) -> list[str]:
 
 
 def react_block(text: str) -> str | None:
-    """The last fenced block of a text agent's reply (its action, whole), if any."""
+    """The last fenced block of a text agent's reply when it is a command (its action, whole):
+    a block marked as shell or unmarked, and no edit block (Aider's SEARCH/REPLACE, whose
+    replies an observation follows too); else ``None``."""
     blocks = _FENCED.findall(text) if "```" in text else []
-    return blocks[-1] if blocks else None
+    if not blocks:
+        return None
+    info, body = blocks[-1]
+    if info.strip().lower() not in _SHELL_FENCES or "<<<<<<< SEARCH" in body or ">>>>>>> REPLACE" in body:
+        return None
+    return str(body)
 
 
 def react_command(text: str) -> str | None:
-    """The first line of the last fenced block of a text agent's reply (its action), if any."""
-    blocks = _FENCED.findall(text)
-    for line in (blocks[-1] if blocks else "").splitlines():
+    """The first line of ``react_block`` (the command a text agent ran), if any."""
+    for line in (react_block(text) or "").splitlines():
         if line.strip():
             return line.strip()
     return None

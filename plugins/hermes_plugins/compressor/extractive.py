@@ -762,9 +762,10 @@ class _Facts:
         when it failed, keyed by the command of the reply before it; the files Aider edited."""
         for path in applied_edits(text):
             self.files.add(path, "modified", "aider")
+        block = react_block(said)
         command = react_command(said)
-        if command is not None:  # the reply's action ran: the files it writes
-            for path, verb, _how in shell_writes(react_block(said) or command):
+        if block is not None:  # the reply's action ran: the files it writes
+            for path, verb, _how in shell_writes(block):
                 self.files.add(path, verb, "shell")
         failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
         if command is None and failure is None:
