@@ -136,6 +136,9 @@ def test_requests_past_the_room_are_counted() -> None:
     shown = sum(1 for line in section.splitlines() if line.startswith("- "))
     assert shown + int(omitted.group(1)) == 119
     assert requests[-2][:80] in section  # the newest kept
+    # Requests take their share, not all the room: the other sections keep theirs.
+    for title in ("## Errors", "## Commands", "## Completed actions"):
+        assert title in summary, title
 
 
 def test_fit_requests_shortens_oldest_first() -> None:

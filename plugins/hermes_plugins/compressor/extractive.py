@@ -708,7 +708,7 @@ class _Facts:
         if result is None:  # never recorded, or only a placeholder: say so, claim nothing
             return no_result_line(str(fn.get("name") or "unknown"), parse_arguments(fn.get("arguments")))
         content = message_text(result)
-        is_error = result.get("_is_error") if result is not None else False
+        is_error = result.get("_is_error")
         return summarize_tool_result(str(fn.get("name") or "unknown"), fn.get("arguments"), content, is_error)
 
     def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
@@ -1151,7 +1151,9 @@ def build_handoff(
     budget.offer("actions", ACTIONS, actions, facts.line)
     # First pass: the priority order, each tier within a share of what is left, so a flood of
     # one kind cannot crowd out the next; second pass: the same order takes what remains.
-    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 1.0, "commands": 0.25,
+    # (The requests took theirs above: the first pass gives them nothing more, the second pass
+    # what remains for any left out.)
+    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.0, "commands": 0.25,
               "resolved": 0.3, "open": 0.3, "last": 0.4, "read": 0.3, "earlier": 0.5, "actions": 1.0}
     for tier, share in shares.items():
         budget.take(tier, share, numbered=tier == "actions")
