@@ -159,8 +159,6 @@ def react_command(text: str) -> str | None:
 # 5. it is not one of Aider's chat commands that ask nothing of the model (``/add``, ``/run``,
 #    ``/undo``...); ``/ask``, ``/code`` and ``/architect`` carry a request after the command.
 
-#: Cline/Roo's tool result header (``formatResponse.toolResult``'s callers): ``[name for 'x'] Result:``.
-_PASTED_RESULT = re.compile(r"\A\s*\[[\w.:-]+(?: for '.*?'| for \S.*?)?\] Result:", re.DOTALL)
 #: Openings of other text a harness writes into the user role (tool output, error notes).
 _PASTED_OPENINGS = (
     "<returncode>",  # mini-swe-agent 1.x observation
@@ -185,6 +183,7 @@ HANDOFF_COMPARE = 300
 HANDOFF_MIN = 40
 
 
+#: Cline/Roo's tool result header (``formatResponse.toolResult``'s callers): ``[name for 'x'] Result:``.
 _PASTED_PARTS = re.compile(r"\A\s*\[([\w.:-]+)(?: for '(.*?)'| for ([^\]\n]*?))?\] Result:[ \t]*\n?", re.DOTALL)
 
 
@@ -234,7 +233,7 @@ def request_text(message: Mapping[str, Any], previous_reply: str | None = None, 
 
 def _words(text: str, previous_reply: str | None) -> str | None:
     head = text.lstrip()[:40]
-    if head[:1] in ("[", "<") and (_PASTED_RESULT.match(text) or head.startswith(_PASTED_OPENINGS)):
+    if head[:1] in ("[", "<") and (_PASTED_PARTS.match(text) or head.startswith(_PASTED_OPENINGS)):
         # Tool output, or a harness's note: only the person's words inside it count.
         said = [body for kind, body in _WORD_BLOCKS.findall(text) if kind != "task" and body.strip()]
         return "\n".join(said) if said else None
