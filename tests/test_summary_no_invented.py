@@ -275,3 +275,32 @@ def test_mini_swe_agent_returncode_is_evidence() -> None:
                 assistant("", call("m2", "bash", command="ls src")), tool("m2", fine), user("ok")]
     errors = _section(build_handoff(messages), "Errors")
     assert "`ls build` -> exit 2: ls: cannot access 'build'" in errors and "ls src" not in errors
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.sampled_from(["a", "b", "c"]),
+                          st.integers(0, 2)), max_size=14))
+def test_reattaching_keeps_every_result_and_stays_valid(script: list[tuple[str, str, int]]) -> None:
+    """Random histories with results before, after or far from their calls: the reader's repair
+    and the request repair give valid lists; the reader keeps every result (as a result or a
+    labelled orphan); the repair moves or counts each one."""
+    messages: list[dict[str, Any]] = []
+    for n, (role, ident, calls) in enumerate(script):
+        if role == "user":
+            messages.append(user(f"u{n}"))
+        elif role == "assistant":
+            messages.append(assistant(f"a{n}", *[call(f"{ident}{k}", "bash", command=f"c{n}") for k in range(calls)])
+                            if calls else assistant(f"a{n}"))
+        else:
+            messages.append(tool(f"{ident}{calls % 2}", f"r{n}"))
+    normalized = _normalized([dict(m) for m in messages])
+    assert not pairing_problems(normalized)
+    kept = [str(m["content"]) for m in normalized if m.get("role") == "tool" or m.get("_injected") == "orphan-tool-result"]
+    for m in messages:
+        if m["role"] == "tool":
+            assert any(m["content"] in text for text in kept)
+    repaired, report = repair_pairing([dict(m) for m in messages])
+    assert not pairing_problems(repaired)
+    results_in = sum(1 for m in messages if m["role"] == "tool")
+    results_out = sum(1 for m in repaired if m.get("role") == "tool")
+    assert results_out + report.dropped_results == results_in
