@@ -253,3 +253,16 @@ def test_an_edit_block_before_an_observation_is_no_command() -> None:
     files = _files(summary)
     assert "src/calc.py" in files and "— created" not in files
     assert "`<<<<<<< SEARCH`" not in summary and "limit" not in files and "`result" not in summary
+
+
+def test_message_edits_covers_every_route() -> None:
+    from hermes_plugins._common.textedits import message_edits
+
+    calls = assistant(AIDER_DIFF, call("c1", "Edit", file_path="src/x.py", old_string="a", new_string="b"),
+                      call("c2", "bash", command="echo 1 > out/one.txt"), call("c3", "read_file", path="r.py"))
+    assert [(p, v) for p, v, _ in message_edits(calls)] == [
+        ("src/server/app.py", "modified"), ("src/server/app.py", "modified"), ("tests/test_app.py", "modified"),
+        ("src/x.py", "modified"), ("out/one.txt", "created")]
+    output = {"role": "user", "content": "Applied edit to lib/a.py", "_injected": "aider-output"}
+    assert message_edits(output) == [("lib/a.py", "modified", "aider")]
+    assert message_edits(user("please edit src/x.py")) == []  # a request names, it does not edit

@@ -22,15 +22,23 @@ In a shell command (``shell_writes``): ``>``/``>>``/``&>`` redirections (heredoc
 -i ... x``. Targets under ``/dev/``, and targets holding ``$``, a backquote or a glob are skipped:
 a path is reported only when the text names it.
 
+``message_edits`` gives every file one message changes by every route (tool calls, text, shell,
+Aider's output): ``eval``'s file probes and the summary's "Files" section agree through it.
+
 Cheap pre-checks (``in`` tests for each form's marker) come before any regex or tokenizer, so a
 reply without edits costs a few substring scans.
 """
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from hermes_plugins._common.toolkinds import patch_files
+from hermes_core.messages import content_text
+from hermes_plugins._common.injected import applied_edits
+from hermes_plugins._common.toolkinds import SHELL_TOOLS, command_of, file_actions, patch_files
 
 #: A finding: (path, verb, how it was found).
 Edit = tuple[str, str, str]
@@ -337,3 +345,45 @@ def shell_writes(command: str) -> list[Edit]:
             if heredoc:
                 delimiter = heredoc.group(2)
     return found
+
+
+# --- one message ------------------------------------------------------------------------------
+
+
+def message_edits(message: Mapping[str, Any]) -> list[Edit]:
+    """Every file one message changes, by every route the summary reads (``eval``'s file probes
+    and the summary's "Files" section agree through it): an assistant message's tool calls
+    (``toolkinds.file_actions``, and ``shell_writes`` of a shell command), the edits written in
+    its text (``text_edits``); Aider's ``Applied edit to`` lines in its output. Reads are left out.
+    """
+    found: list[Edit] = []
+    role = message.get("role")
+    if role == "assistant":
+        text = content_text(message.get("content"))
+        if text:
+            found += [edit for edit in text_edits(text) if edit[1] != "read"]
+        for call in message.get("tool_calls") or ():
+            fn = call.get("function") if isinstance(call, Mapping) else None
+            if not isinstance(fn, Mapping):
+                continue
+            name = str(fn.get("name") or "")
+            args = _arguments(fn.get("arguments"))
+            found += [(path, verb, name) for path, verb in file_actions(name, args) if verb != "read"]
+            command = command_of(args) if name in SHELL_TOOLS else None
+            if command:
+                found += shell_writes(command)
+    elif role == "user" and message.get("_injected") == "aider-output":
+        found += [(path, "modified", "aider") for path in applied_edits(content_text(message.get("content")))]
+    return found
+
+
+def _arguments(raw: Any) -> Mapping[str, Any]:
+    if isinstance(raw, Mapping):
+        return raw
+    if isinstance(raw, str) and raw.strip():
+        try:
+            value = json.loads(raw)
+        except ValueError:
+            return {}
+        return value if isinstance(value, dict) else {}
+    return {}
