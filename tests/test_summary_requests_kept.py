@@ -147,3 +147,24 @@ def test_fit_requests_shortens_oldest_first() -> None:
     assert fitted[-1] == items[-1]
     assert all(len(f) <= REQUEST_SHORT for f in fitted[:3])
     assert fit_requests(items, 100_000) == items
+
+
+def test_engine_grounds_the_latest_request_in_the_persons_words() -> None:
+    from test_compressor_support import make_engine, summary_of, system
+
+    env = "\n<environment_details>\n# Current Time\n10:00\n</environment_details>"
+    messages: list[dict[str, Any]] = [system(), user("<task>\nAdd input validation\n</task>" + env)]
+    for i in range(12):
+        messages.append(assistant(f"<execute_command>\n<command>make t{i}</command>\n</execute_command>"))
+        messages.append(user(f"[execute_command for 'make t{i}'] Result:\n" + "ok line\n" * 300 + env))
+    messages.append(assistant("<ask_followup_question>\n<question>Log them?</question>\n</ask_followup_question>"))
+    messages.append(user("[ask_followup_question for 'Log them?'] Result:\n<answer>\nyes, log every rejected "
+                         "payload\n</answer>" + env))
+    for i in range(14):
+        messages.append(assistant(f"<read_file>\n<path>src/f{i}.py</path>\n</read_file>"))
+        messages.append(user(f"[read_file for 'src/f{i}.py'] Result:\n" + "code\n" * 300 + env))
+    out = make_engine(8_000).compress(messages, force=True)
+    summary = str(summary_of(out)["content"])
+    latest = _section(summary, "Latest user request")
+    assert "yes, log every rejected payload" in latest
+    assert "Result:" not in latest and "environment_details" not in latest
