@@ -36,6 +36,7 @@ __all__ = [
     "PairingRepair",
     "answered_in_order",
     "call_ids_of",
+    "early_answers",
     "holding_valid",
     "is_valid_pairing",
     "match_results",
@@ -123,6 +124,50 @@ def match_results(messages: Sequence[Mapping[str, Any]]) -> tuple[dict[int, Matc
         match for entry in open_calls.values() for match in ((entry,) if type(entry) is tuple else entry)
     )
     return answers, unanswered
+
+
+def early_answers(
+    messages: Sequence[Mapping[str, Any]], answers: Mapping[int, Match], unanswered: Sequence[Match]
+) -> dict[int, Match]:
+    """Orphan results stored just *before* the call they answer, re-attached: ``{result index:
+    (assistant index, call position)}`` (``answers`` and ``unanswered`` from ``match_results``).
+
+    Some recorders write a result ahead of its call (a log flushed out of order). Such a result
+    answers a call only when nothing but tool messages stands between it and the assistant
+    message that makes the call, and that call is unanswered; within that message the first
+    such call of its id is taken, as ``match_results`` takes it. Anything else stays an orphan:
+    a result is never paired by its id across other turns.
+    """
+    if not unanswered:
+        return {}
+    open_ids: dict[int, dict[str, list[int]]] = {}
+    for at, position in unanswered:
+        calls = messages[at].get("tool_calls") or []
+        call = calls[position] if position < len(calls) else None
+        ident = (call.get("id") or call.get("call_id") or "") if isinstance(call, Mapping) else ""
+        if ident:
+            open_ids.setdefault(at, {}).setdefault(str(ident), []).append(position)
+    out: dict[int, Match] = {}
+    n = len(messages)
+    index = 0
+    while index < n:
+        if messages[index].get("role") != "tool":
+            index += 1
+            continue
+        end = index  # the run of tool messages [index, end) and the message after it
+        while end < n and messages[end].get("role") == "tool":
+            end += 1
+        waiting = open_ids.get(end) if end < n and messages[end].get("role") == "assistant" else None
+        if waiting:
+            for k in range(index, end):
+                if k in answers:
+                    continue
+                ident = messages[k].get("tool_call_id")
+                positions = waiting.get(ident if type(ident) is str else str(ident or ""))
+                if positions:
+                    out[k] = (end, positions.pop(0))
+        index = end
+    return out
 
 
 def answered_in_order(messages: Sequence[Mapping[str, Any]], index: int) -> bool:
@@ -323,7 +368,8 @@ def repair_pairing(
 
     Nothing is invented: a result separated from its call by other messages is moved back
     right after that call when the match is unambiguous (no other open call carries its id),
-    otherwise dropped; orphan results and second answers are dropped; calls no kept result
+    otherwise dropped; a result recorded just before its call is moved after it
+    (``early_answers``); orphan results and second answers are dropped; calls no kept result
     answers are dropped, except the newest assistant message's pending calls when
     ``allow_pending``. Every drop leaves a counted note in the nearest assistant message
     (``(tool call removed)`` when nothing else is left of it). A valid list comes back as the
@@ -339,14 +385,22 @@ def repair_pairing(
     dropped_at: list[int] = []
     moved = 0
     last_non_tool = -1
+    early = early_answers(messages, *match_results(messages))
+    early_calls = set(early.values())
     for index, message in enumerate(messages):
         role = message.get("role")
         if role != "tool":
             last_non_tool = index
             if role == "assistant" and message.get("tool_calls"):
                 for position, ident in enumerate(call_ids_of(message)):
-                    if ident:
+                    if ident and (index, position) not in early_calls:
                         open_calls.setdefault(ident, []).append((index, position))
+            continue
+        if index in early:  # recorded just before its call: moved after it
+            match = early[index]
+            moved += 1
+            answered.add(match)
+            results_of.setdefault(match[0], []).append(index)
             continue
         ident = str(message.get("tool_call_id") or "")
         stack = open_calls.get(ident) if ident else None

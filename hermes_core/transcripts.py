@@ -41,7 +41,7 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, InvalidMessagesError
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
-from hermes_core.pairing import match_results, pairing_problems, pending_calls
+from hermes_core.pairing import early_answers, match_results, pairing_problems, pending_calls
 
 if TYPE_CHECKING:
     from hermes_core.host import PluginHost
@@ -770,7 +770,8 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
     """Make ``messages`` valid by the pairing rule, counting every change in ``report``.
 
     Results move right after the assistant message whose call they answer (Claude Code writes
-    the results of parallel calls between later blocks of the same response); an orphan result
+    the results of parallel calls between later blocks of the same response; a result recorded
+    just before its call is moved after it, ``early_answers``); an orphan result
     becomes a user message marked ``_injected: "orphan-tool-result"``; a call with no result
     (other than the newest message's, which may be in flight) gets a placeholder result.
     """
@@ -779,6 +780,11 @@ def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> 
     if not pairing_problems(messages):
         return messages
     answers, unanswered = match_results(messages)
+    early = early_answers(messages, answers, unanswered)
+    if early:  # results recorded just before their call go after it (see ``early_answers``)
+        answers = {**answers, **early}
+        reattached = set(early.values())
+        unanswered = [match for match in unanswered if match not in reattached]
     pending = set(pending_calls(messages))
     if pending and any(
         i not in answers for i in range(next(iter(pending))[0] + 1, len(messages))

@@ -97,16 +97,42 @@ def _int_arg(arguments: Mapping[str, Any], name: str, default: int | None) -> in
     return number
 
 
+def _flag(payload: dict[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
+    """``payload`` with ``"is_error": true`` when the archived message was a result the provider
+    flagged as an error (``_is_error``): its text alone may not say so (issue 29)."""
+    extra = row.get("extra")
+    if isinstance(extra, str) and '"_is_error"' in extra:  # a store that keeps the extra as JSON
+        try:
+            extra = json.loads(extra)
+        except ValueError:
+            extra = None
+    if isinstance(extra, Mapping) and extra.get("_is_error"):
+        payload["is_error"] = True
+    return payload
+
+
+def _with_extra(session: Any, hit: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A tool result's hit with its metadata (a store's search may leave it out: the entry is
+    read for results only, at most ``MAX_HITS`` of them)."""
+    if "extra" in hit or hit.get("role") != "tool":
+        return hit
+    try:
+        row = session.archive.get(hit["ref"])
+    except ArchiveError:
+        return hit
+    return row if isinstance(row, Mapping) else hit
+
+
 def search(session: Any, arguments: Mapping[str, Any]) -> str:
     query = arguments.get("query", "")
     limit = _int_arg(arguments, "limit", 5) or 5
     words = query_words(query)
     hits = session.archive.search(query, limit=min(max(1, limit), MAX_HITS))
     out = [
-        {
+        _flag({
             "ref": hit["ref"], "role": hit.get("role", ""), "tool": hit.get("tool") or None,
             "turn": hit.get("turn"), "snippet": snippet(redact(hit["text"]), words, SNIPPET_CHARS),
-        }
+        }, _with_extra(session, hit))
         for hit in hits
     ]
     payload: dict[str, Any] = {"query": query, "hits": out}
@@ -143,11 +169,11 @@ def expand(session: Any, arguments: Mapping[str, Any], config: Any) -> str:
     while True:
         page = text[offset:offset + limit]
         end = offset + len(page)
-        payload = {
+        payload = _flag({
             "ref": row["ref"], "role": row.get("role", ""), "tool": row.get("tool") or None,
             "turn": row.get("turn"), "text": page, "offset": offset,
             "next_offset": end if end < total else None, "total_chars": total,
-        }
+        }, row)
         encoded = json.dumps(payload, ensure_ascii=False)
         if len(encoded.encode("utf-8")) <= max_bytes or limit <= 1:
             return encoded

@@ -1,11 +1,17 @@
 """What a failed tool result says went wrong, decided from structure (issue 13).
 
 A result counts as failed only on structural evidence: ``_is_error`` metadata on the message, a
-non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, OpenHands'
-``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
-that is not null/empty or ``"success": false``, a Python traceback, or a line that *starts* with
-``Error:``/``error:``/``ERROR:``/``fatal:``. A word inside code (``except sqlite3.Error:``) or a
+non-zero exit code (a JSON ``exit_code``, Claude Code's ``Exit code N`` header, mini-swe-agent's
+``<returncode>N</returncode>``, OpenHands' ``[The command completed with exit code N.]``, ``exit code: N`` near the end), a JSON ``error``
+that is not null/empty or ``"success": false``, a Python traceback, a line that *starts* with
+``Error:``/``error:``/``ERROR:``/``fatal:``, a shell's ``command not found``, or pytest's
+``FAILED test`` lines and ``=== N failed`` summary. A word inside code (``except sqlite3.Error:``) or a
 ``"error": null`` key never makes a result failed, and an explicit exit code 0 wins over text.
+
+A call whose result was never recorded is not a failure: the placeholder a transcript repair
+puts there (``MISSING_RESULT_TEXT``, flagged ``_is_error`` for the provider's sake) carries no
+evidence, so ``failure_of`` gives ``None`` for it and ``no_result`` tells it apart from a success
+(issue 29: a summary says "no result recorded", never "still failing").
 
 ``failure_of`` returns the exit code, the first and last error line (≤ 300 chars together,
 whitespace collapsed so the line can be quoted on one line) and the ``file:line`` the text names.
@@ -23,6 +29,7 @@ from typing import Any, NamedTuple
 import orjson
 
 from hermes_core.redaction import redact
+from hermes_core.transcripts import MISSING_RESULT_TEXT
 
 ERROR_MAX = 300
 SCAN_WHOLE_MAX = 12_288
@@ -31,7 +38,9 @@ SCAN_TAIL = 8_192
 JSON_PARSE_MAX = 400_000
 
 _TRACEBACK = "Traceback (most recent call last):"
-_HEADER_EXIT = re.compile(r"\A\s*Exit code:?\s*(-?\d+)")
+#: An exit code heading the output: Claude Code's ``Exit code N``, mini-swe-agent's
+#: ``<returncode>N</returncode>`` observation.
+_HEADER_EXIT = re.compile(r"\A\s*(?:Exit code:?\s*|<returncode>\s*)(-?\d+)")
 _TAIL_EXIT = re.compile(
     r"(?:exit(?:ed)?[ _](?:code|status)(?: of)?|completed with exit code|returned non-zero exit status)"
     r"[\"']?\s*[:=]?\s*(-?\d+)",
@@ -56,7 +65,8 @@ _ERROR_LINE = re.compile(
 )
 #: Lines agents add around every output (OpenHands' exit note, SWE-agent's prompt state).
 _TRAILERS = ("[The command completed with exit code", "(Open file:", "(Current directory:", "bash-$",
-             "[Command finished with exit code", "[Python interpreter:")
+             "[Command finished with exit code", "[Python interpreter:",
+             "<returncode>", "<output>", "</output>")  # mini-swe-agent's observation tags
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _PY_FRAME = re.compile(r'File "([^"\n]+)", line (\d+)')
 #: ``.ext:N`` - starts with a literal, so the regex engine skips ahead at C speed; the path
@@ -349,10 +359,25 @@ def _text_says_failed(text: str) -> bool:
     if size <= DETECT_WHOLE_MAX:
         if _traceback_between(text, 0, size):
             return True
-        return text.find(":") != -1 and _opening_between(text, 0, size)
+        return (text.find(":") != -1 and _opening_between(text, 0, size)) or _words_between(text, 0, size)
     if _traceback_in(text, size):
         return True
-    return _opening_between(text, 0, DETECT_HEAD) or _opening_between(text, size - DETECT_TAIL, size)
+    return (_opening_between(text, 0, DETECT_HEAD) or _opening_between(text, size - DETECT_TAIL, size)
+            or _words_between(text, 0, DETECT_HEAD) or _words_between(text, size - DETECT_TAIL, size))
+
+
+#: Failures a shell or a test runner states without an error opening (issue 29): a shell's
+#: "command not found", pytest's ``FAILED test`` lines and its ``=== 2 failed, ...`` summary.
+_FAILED_LINE = re.compile(r"(?m)^(?:FAILED \S|=+ (?:[^\n]*\D)?[1-9]\d* failed\b)")
+
+
+def _words_between(text: str, start: int, end: int) -> bool:
+    """Whether ``text[start:end]`` holds one of those statements (substring tests first)."""
+    if text.find("command not found", start, end) != -1:
+        return True
+    if text.find("FAILED ", start, end) == -1 and text.find(" failed", start, end) == -1:
+        return False
+    return _FAILED_LINE.search(text, start, end) is not None
 
 
 def _opening_between(text: str, start: int, end: int) -> bool:
@@ -383,6 +408,8 @@ def _text_says_failed_plain(text: str) -> bool:
     if _traceback_in(text, size):
         return True
     for start, end in _detect_spans(size):
+        if _words_between(text, start, end):
+            return True
         for needle in _OPENING_NEEDLES:
             at = text.find(needle, start, end)
             checked = 0
@@ -741,6 +768,30 @@ def line_verdict(line: str) -> tuple[bool, Failure | None]:
     return False, None
 
 
+#: Result texts that say no result was recorded for the call (our transcript repair's placeholder).
+NO_RESULT_TEXTS = (MISSING_RESULT_TEXT,)
+#: What a summary or a one-liner says for such a call.
+NO_RESULT = "no result recorded"
+
+
+def no_result(content: Any) -> bool:
+    """Whether a result's ``content`` is a placeholder for a result that was never recorded."""
+    if type(content) is not str or content[:1] != "[":
+        return False
+    for text in NO_RESULT_TEXTS:  # equal lengths first: a long output costs nothing
+        if len(content) == len(text) and content == text:
+            return True
+    return False
+
+
+def is_no_result(message: Any) -> bool:
+    """Whether a tool message stands for a result that was never recorded (``_no_result``
+    metadata, or the placeholder text)."""
+    if not isinstance(message, dict):
+        return False
+    return bool(message.get("_no_result")) or no_result(message.get("content"))
+
+
 def _opens_object(text: str) -> bool:
     """Whether ``text`` starts with ``{`` after whitespace (without copying a long output)."""
     head = text[:64].lstrip()
@@ -751,6 +802,8 @@ def _opens_object(text: str) -> bool:
 
 def _failure_of(content: Any, is_error: Any, reads: Any) -> Failure | None:
     text = content if isinstance(content, str) else ("" if content is None else str(content))
+    if text[:1] == "[" and no_result(text):
+        return None  # no result is no evidence, whatever flag the placeholder carries
     lead = text[:1]
     # ``_opens_object`` only when the text starts with whitespace: most outputs decide here.
     if (lead == "{" or (lead.isspace() and _opens_object(text))) and len(text) <= JSON_PARSE_MAX:

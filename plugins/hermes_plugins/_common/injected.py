@@ -13,7 +13,7 @@ what they recognise), so all of them agree on what a request is and name each ki
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import content_text
@@ -109,8 +109,10 @@ def is_observation(message: Mapping[str, Any]) -> bool:
 
 #: Aider's report of an edit block it applied, in its output lines.
 _APPLIED_EDIT = re.compile(r"(?m)^Applied edit to (\S+)\s*$")
-#: A fenced block in a text agent's reply: the command it runs (SWE-agent 0.x's action).
-_FENCED = re.compile(r"```[^\n]*\n(.*?)```", re.DOTALL)
+#: A fenced block in a text agent's reply: its info string (language) and body.
+_FENCED = re.compile(r"```([^\n]*)\n(.*?)```", re.DOTALL)
+#: Info strings of a block that is a command (SWE-agent 0.x writes none, mini-swe-agent ``bash``).
+_SHELL_FENCES = frozenset({"", "bash", "sh", "shell", "console", "zsh"})
 
 
 def applied_edits(text: str) -> list[str]:
@@ -118,19 +120,158 @@ def applied_edits(text: str) -> list[str]:
     return _APPLIED_EDIT.findall(text)
 
 
+def react_block(text: str) -> str | None:
+    """The last fenced block of a text agent's reply when it is a command (its action, whole):
+    a block marked as shell or unmarked, and no edit block (Aider's SEARCH/REPLACE, whose
+    replies an observation follows too); else ``None``."""
+    blocks = _FENCED.findall(text) if "```" in text else []
+    if not blocks:
+        return None
+    info, body = blocks[-1]
+    if info.strip().lower() not in _SHELL_FENCES or "<<<<<<< SEARCH" in body or ">>>>>>> REPLACE" in body:
+        return None
+    return str(body)
+
+
 def react_command(text: str) -> str | None:
-    """The first line of the last fenced block of a text agent's reply (its action), if any."""
-    blocks = _FENCED.findall(text)
-    for line in (blocks[-1] if blocks else "").splitlines():
+    """The first line of ``react_block`` (the command a text agent ran), if any."""
+    for line in (react_block(text) or "").splitlines():
         if line.strip():
             return line.strip()
     return None
 
 
-def is_request(message: Mapping[str, Any]) -> bool:
-    """Whether ``message`` is a request the user typed (user role, text, not injected)."""
+# --- the one rule for "is this a request the person typed" (issue 29) -------------------------
+#
+# Shared by the compressor's summary and ``eval``'s request probes, so both count the same
+# requests. A user-role message is a request when, in this order:
+#
+# 1. it has text and no metadata or opening marks it as injected (``injected_kind``);
+# 2. it is not a tool's output pasted as user text: Cline/Roo's ``[tool for 'x'] Result:`` /
+#    ``[tool] Result:`` (their ``<feedback>``/``<answer>`` blocks *are* the person's words and
+#    count), mini-swe-agent's ``<returncode>`` observations, Cline's ``[ERROR] You did not use a
+#    tool`` and ``[TASK RESUMPTION]`` notes (a ``<user_message>`` inside counts);
+# 3. harness blocks inside it are not the person's words: ``<environment_details>``,
+#    ``<system-reminder>``, ``<environment_context>`` blocks are cut out (Cline's ``<task>`` block
+#    is unwrapped); nothing left means no request;
+# 4. it is not an editor hand-off: Aider's architect mode sends the architect's reply to the
+#    editor as the next user turn (the same text as the assistant reply before it);
+# 5. it is not one of Aider's chat commands that ask nothing of the model (``/add``, ``/run``,
+#    ``/undo``...); ``/ask``, ``/code`` and ``/architect`` carry a request after the command.
+
+#: Openings of other text a harness writes into the user role (tool output, error notes).
+_PASTED_OPENINGS = (
+    "<returncode>",  # mini-swe-agent 1.x observation
+    "[ERROR] You did not use a tool",  # Cline/Roo: a reply without a tool use
+    "[TASK RESUMPTION]",  # Cline/Roo: an interrupted task resumed (a <user_message> inside counts)
+)
+#: Blocks a harness puts around or beside the person's words, cut out before judging.
+_HARNESS_BLOCKS = re.compile(
+    r"<(environment_details|system-reminder|environment_context)>.*?(?:</\1>|\Z)", re.DOTALL)
+#: Blocks that hold the person's words inside a harness's text.
+_WORD_BLOCKS = re.compile(r"<(feedback|answer|user_message|task)>\s*(.*?)\s*</\1>", re.DOTALL)
+#: Aider chat commands that ask nothing of the model, and those followed by a request.
+_AIDER_COMMANDS = frozenset({
+    "add", "drop", "run", "test", "undo", "commit", "clear", "reset", "tokens", "ls", "git", "model",
+    "models", "exit", "quit", "diff", "lint", "map", "map-refresh", "voice", "paste", "web",
+    "read-only", "copy", "copy-context", "settings", "chat-mode", "editor", "edit", "load", "save",
+    "weak-model", "editor-model", "multiline-mode", "report", "think-tokens", "reasoning-effort",
+})
+_AIDER_REQUEST_COMMANDS = ("/ask ", "/code ", "/architect ", "/context ")
+#: A hand-off repeats the reply before it: compared on this many characters, whitespace collapsed.
+HANDOFF_COMPARE = 300
+HANDOFF_MIN = 40
+
+
+#: Cline/Roo's tool result header (``formatResponse.toolResult``'s callers): ``[name for 'x'] Result:``.
+_PASTED_PARTS = re.compile(r"\A\s*\[([\w.:-]+)(?: for '(.*?)'| for ([^\]\n]*?))?\] Result:[ \t]*\n?", re.DOTALL)
+
+
+def pasted_result(text: str) -> tuple[str, str, str] | None:
+    """(tool, target, output) of a tool result pasted as user text (Cline/Roo's ``[tool for
+    'target'] Result:``), its harness blocks cut out; ``None`` for any other text."""
+    if text.lstrip()[:1] != "[":
+        return None
+    found = _PASTED_PARTS.match(text)
+    if found is None:
+        return None
+    body = text[found.end():]
+    if "<environment_details>" in body:
+        body = _HARNESS_BLOCKS.sub("", body)
+    return found.group(1), found.group(2) or found.group(3) or "", body
+
+
+def _collapsed(text: str, limit: int) -> str:
+    return " ".join(text[: 2 * limit].split())[:limit]
+
+
+def is_handoff(text: str, previous_reply: str | None) -> bool:
+    """Whether a user turn's ``text`` repeats the assistant reply before it (an editor hand-off)."""
+    if not previous_reply or len(text) < HANDOFF_MIN:
+        return False
+    shorter, longer = sorted((len(text.strip()), len(previous_reply.strip())))
+    if longer == 0 or shorter < 0.8 * longer:
+        return False
+    return _collapsed(text.strip(), HANDOFF_COMPARE) == _collapsed(previous_reply.strip(), HANDOFF_COMPARE)
+
+
+def request_text(message: Mapping[str, Any], previous_reply: str | None = None, *,
+                 text: str | None = None) -> str | None:
+    """The words the person typed in ``message`` (see the rules above), or ``None`` when it holds
+    no request. ``previous_reply``: the text of the assistant turn before it, if any (hand-offs);
+    ``text``: the message's text as the caller renders it (else its text parts, joined)."""
     if message.get("role") != "user":
-        return False
-    if not content_text(message.get("content")).strip():
-        return False
-    return injected_kind(message) is None
+        return None
+    if text is None:
+        text = content_text(message.get("content"))
+    if not text.strip() or injected_kind(message) is not None:
+        return None
+    if text.strip() == "<blank>":  # what Aider logs for an empty input line
+        return None
+    return _words(text, previous_reply)
+
+
+def _words(text: str, previous_reply: str | None) -> str | None:
+    head = text.lstrip()[:40]
+    if head[:1] in ("[", "<") and (_PASTED_PARTS.match(text) or head.startswith(_PASTED_OPENINGS)):
+        # Tool output, or a harness's note: only the person's words inside it count.
+        said = [body for kind, body in _WORD_BLOCKS.findall(text) if kind != "task" and body.strip()]
+        return "\n".join(said) if said else None
+    if "<" in text and "</" in text:  # harness blocks (cheap pre-check: most requests hold no tag)
+        text = _HARNESS_BLOCKS.sub("", text)
+        if "<task>" in text:
+            text = _WORD_BLOCKS.sub(lambda m: m.group(2) if m.group(1) == "task" else m.group(0), text)
+        if not text.strip():
+            return None
+        text = text.strip()
+    if head[:1] == "/":
+        stripped = text.lstrip()
+        if stripped.startswith(_AIDER_REQUEST_COMMANDS):
+            return stripped.split(" ", 1)[1].strip() or None
+        word = stripped[1:].split(None, 1)[0] if len(stripped) > 1 else ""
+        if word in _AIDER_COMMANDS:
+            return None
+    if previous_reply is not None and is_handoff(text, previous_reply):
+        return None
+    return text
+
+
+def is_request(message: Mapping[str, Any], previous_reply: str | None = None) -> bool:
+    """Whether ``message`` is a request the person typed (``request_text`` is not ``None``)."""
+    return request_text(message, previous_reply) is not None
+
+
+def requests_of(messages: Sequence[Mapping[str, Any]]) -> dict[int, str]:
+    """Index -> the person's words, for every request of ``messages`` (hand-offs judged against
+    the assistant turn before each)."""
+    out: dict[int, str] = {}
+    reply: str | None = None
+    for index, message in enumerate(messages):
+        role = message.get("role")
+        if role == "assistant":
+            reply = content_text(message.get("content"))
+        elif role == "user":
+            words = request_text(message, reply)
+            if words is not None:
+                out[index] = words
+    return out

@@ -1,7 +1,9 @@
 """What a tool call does, by tool name and arguments: run a command, read, create or modify files.
 
 The names cover the built-in toolset and the agents whose sessions we compress: Hermes Agent
-(``terminal``, ``read_file``, ``write_file``, ``patch`` ...), Claude Code (``Bash``, ``Read``,
+(``terminal``, ``read_file``, ``write_file``, ``patch`` ...), Gemini CLI / Qwen Code
+(``run_shell_command``, ``replace``, ``list_directory`` ...), Cline / Roo Code read through a
+transcript reader (``execute_command``, ``write_to_file``, ``replace_in_file``, ``list_files`` ...), Claude Code (``Bash``, ``Read``,
 ``Edit``, ``MultiEdit``, ``Write``, ``Grep``, ``Glob``, ``NotebookEdit``), SWE-agent (``bash``,
 ``str_replace_editor``, ``open``, ``create``, ``edit``, ``insert``), OpenHands (``execute_bash``,
 ``str_replace_editor``, ``edit_file``) and Codex (``shell`` with a command list, ``apply_patch``).
@@ -19,15 +21,21 @@ from typing import Any
 SHELL_TOOLS = frozenset({
     "terminal", "shell", "bash", "Bash", "execute_bash", "run_command", "execute_command", "exec",
     "run_shell", "local_shell", "exec_command", "run_terminal_cmd", "container.exec", "shell_command",
+    "run_shell_command",  # Gemini CLI, Qwen Code
 })
-READ_TOOLS = frozenset({"read_file", "Read", "view", "open_file", "open", "view_file", "NotebookRead", "cat_file"})
-WRITE_TOOLS = frozenset({"write_file", "Write", "create_file", "create", "write"})
+READ_TOOLS = frozenset({"read_file", "Read", "view", "open_file", "open", "view_file", "NotebookRead", "cat_file",
+                        "read_many_files", "read_multiple_files"})
+WRITE_TOOLS = frozenset({"write_file", "Write", "create_file", "create", "write", "write_to_file"})
 EDIT_TOOLS = frozenset({
     "patch", "Edit", "MultiEdit", "edit_file", "str_replace", "edit", "insert", "NotebookEdit",
     "replace_in_file", "search_replace", "apply_diff",
+    "replace",  # Gemini CLI's edit (file_path, old_string, new_string)
+    "insert_content", "search_and_replace",  # Roo Code
 })
 PATCH_TOOLS = frozenset({"apply_patch"})
-SEARCH_TOOLS = frozenset({"search_files", "Grep", "Glob", "grep", "find_file", "search_dir", "search_file", "glob"})
+SEARCH_TOOLS = frozenset({"search_files", "Grep", "Glob", "grep", "find_file", "search_dir", "search_file", "glob",
+                          "search_file_content", "list_directory", "list_files", "list_code_definition_names", "LS",
+                          "ls"})
 EDITOR_TOOLS = frozenset({"str_replace_editor", "text_editor", "str_replace_based_edit_tool"})
 #: Tools whose result is data someone else wrote (files, pages, search hits), not a report of
 #: what the call did.
@@ -35,9 +43,10 @@ DATA_TOOLS = READ_TOOLS | SEARCH_TOOLS | frozenset({
     "web_search", "web_extract", "WebFetch", "WebSearch", "web_read", "browser", "skill_view",
     "skills_list", "vision_analyze", "browser_navigate", "browser_snapshot", "browser_click",
     "browser_type", "browser_scroll", "browser_vision",
+    "web_fetch", "google_web_search", "access_mcp_resource", "browser_action",  # Gemini CLI, Cline
 })
 
-_PATH_KEYS = ("path", "file_path", "filepath", "filename", "target_file", "notebook_path", "file")
+_PATH_KEYS = ("path", "file_path", "filepath", "filename", "target_file", "notebook_path", "file", "absolute_path")
 _PATCH_FILE = re.compile(r"(?m)^\*\*\* (Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$")
 _DIFF_FILE = re.compile(r"(?m)^\+\+\+ (?:b/)?(\S+)")
 _RESULT_FILE = re.compile(r"\[File: (\S+?) \(\d+ lines total\)\]")

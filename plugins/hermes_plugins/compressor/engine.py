@@ -32,7 +32,7 @@ from typing import Any
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.archive import held_scan
 from hermes_core.errors import HermesPluginError
-from hermes_plugins._common.injected import is_request
+from hermes_plugins._common.injected import request_text
 from hermes_core.logging import get_logger
 from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
@@ -991,12 +991,14 @@ def ground_latest_request(text: str, turns: Any) -> str:
     for turn in reversed(turns):
         if turn.get("role") == "system" and turn.get("content") == SUMMARY_ANCHOR:
             break
-        if is_request(turn):
-            latest = turn
+        # The person's words only (issue 29): a Cline result's <answer>, not its harness text.
+        words = request_text(turn, text=message_text(turn)) if turn.get("role") == "user" else None
+        if words is not None:
+            latest = words
             break
     if latest is None:
         return text
-    section = f"## {LATEST}\n{verbatim(redact(message_text(latest)), GROUNDED_REQUEST_MAX)}\n"
+    section = f"## {LATEST}\n{verbatim(redact(latest), GROUNDED_REQUEST_MAX)}\n"
     start = text.find(f"## {LATEST}")
     if start == -1:
         return f"{section}\n{text}"

@@ -33,18 +33,32 @@ from typing import Any
 
 from hermes_core.config import Config
 from hermes_core.redaction import redact
-from hermes_plugins._common.failures import CACHE_MIN_CHARS, Failure, failure_of, line_verdict, memo_entry
+from hermes_plugins._common.failures import (
+    CACHE_MIN_CHARS,
+    Failure,
+    compose_error,
+    error_lines,
+    failure_of,
+    location,
+    is_no_result,
+    line_verdict,
+    memo_entry,
+)
 from hermes_plugins._common.injected import (
     INJECTED_OPENINGS,
     SUMMARY_OPENINGS,
     applied_edits,
+    is_handoff,
     is_observation,
-    is_request,
+    pasted_result,
+    react_block,
     react_command,
+    request_text,
     summary_author,
 )
 from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.summarizer import SummaryRequest
+from hermes_plugins._common.textedits import shell_writes, text_edits
 from hermes_plugins._common.toolkinds import (
     EDIT_TOOLS,
     EDITOR_TOOLS,
@@ -60,6 +74,7 @@ from hermes_plugins.compressor.framing import SUMMARY_ANCHOR, split_summary_text
 from hermes_plugins.compressor.oneliners import (
     line_with_verdict,
     looks_demoted,
+    no_result_line,
     parse_arguments,
     plain_line_arguments,
     plain_line_name,
@@ -131,6 +146,12 @@ def _may_decide(text: str) -> bool:
     return False
 
 
+#: Cline/Roo tools whose pasted output is someone else's text (a file, a listing, search hits).
+_PASTED_READS = frozenset({"read_file", "list_files", "search_files", "list_code_definition_names",
+                           "access_mcp_resource", "browser_action", "fetch_instructions"})
+#: Cline/Roo's report of a tool that failed: "The tool execution failed ...:\n<error>\n...\n</error>".
+_PASTED_ERROR = re.compile(r"<error>\s*(.*?)\s*(?:</error>|\Z)", re.DOTALL)
+
 _STOPWORDS = frozenset({"the", "and", "for", "with", "about", "that", "this", "from", "into", "what"})
 _EXIT_IN_LINE = re.compile(r" -> exit (-?\d+|\?)")
 
@@ -185,8 +206,9 @@ _ARGUMENT_TOOLS = (SHELL_TOOLS | READ_TOOLS | WRITE_TOOLS | EDIT_TOOLS | PATCH_T
 _NO_ARGS: dict[str, Any] = {}
 
 
-#: First characters of every opening ``is_request`` looks for (``_common.injected``).
-_OPENING_STARTS = frozenset(opening[0] for opening, _kind in (*SUMMARY_OPENINGS, *INJECTED_OPENINGS))
+#: First characters of every opening ``request_text`` looks for (``_common.injected``): the
+#: agents' openings, pasted results and harness notes ("[", "<") and chat commands ("/").
+_OPENING_STARTS = frozenset(opening[0] for opening, _kind in (*SUMMARY_OPENINGS, *INJECTED_OPENINGS)) | {"[", "<", "/"}
 _KIND_KEYS = ("_summary", "_compressed_summary", "_injected", "_demonstration")
 _KIND_KEY_SET = frozenset(_KIND_KEYS)
 
@@ -194,7 +216,8 @@ _KIND_KEY_SET = frozenset(_KIND_KEYS)
 def _plain_request(turn: Mapping[str, Any], text: str) -> bool:
     """Whether a user turn is certainly a typed request (``is_request``) without the openings
     scan: string content, none of the metadata that marks other text, and a first character no
-    opening of an agent's text starts with. ``False`` means "ask ``is_request``"."""
+    opening of an agent's text starts with, and no closing tag (a harness block inside it).
+    ``False`` means "ask ``request_text``"; hand-offs are checked by the caller."""
     if type(turn.get("content")) is not str:
         return False
     if not _KIND_KEY_SET.isdisjoint(turn):  # most turns hold none of the keys: one C call
@@ -202,7 +225,7 @@ def _plain_request(turn: Mapping[str, Any], text: str) -> bool:
             if turn.get(key):
                 return False
     head = text.lstrip()[:1]
-    return bool(head) and head not in _OPENING_STARTS
+    return bool(head) and head not in _OPENING_STARTS and "</" not in text
 
 
 def _failed(failure: Any) -> tuple[str | None, str] | None:
@@ -363,6 +386,8 @@ class _Facts:
         self.last_step: list[str] = []
         self.texts: list[str] = []
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
+        #: The person's words of the newest request, whole (``request_text``).
+        self.latest_request: str | None = None
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
         self._planned_calls = demotions.plan.planned if demotions is not None else None
@@ -402,9 +427,11 @@ class _Facts:
                     role == "assistant" and "<" in text):
                 text = message_text(turn)
             if role == "user":
-                if _plain_request(turn, text):  # the placeholder opens with "(": not here
+                # The placeholder opens with "(": not a plain request.
+                if _plain_request(turn, text) and not is_handoff(text, last_assistant_text):
                     self.texts.append(text)
                     self._add_request(text)
+                    self.latest_request = text
                     continue
                 if summary_author(turn) is not None:
                     self.summaries.append(redact(text))
@@ -412,14 +439,25 @@ class _Facts:
                 if is_observation(turn):
                     self._observation(turn, text, last_assistant_text)
                     continue
-                if not is_request(turn) or text.strip() == NO_USER_SENTINEL:
+                if turn.get("_injected") == "orphan-tool-result":
+                    # A result that answers no call: kept as what it is, never an error item.
+                    self.actions.append(_clip(redact(text), ITEM_MAX))
                     continue
-                self.texts.append(text)
-                self._add_request(text)
+                if text[:1] == "[" and self._pasted_result(text):
+                    pass  # a tool result pasted as user text (Cline/Roo); its <feedback> may count
+                words = request_text(turn, last_assistant_text, text=text)
+                if words is None or words.strip() == NO_USER_SENTINEL:
+                    continue
+                self.texts.append(words)
+                self._add_request(words)
+                self.latest_request = words
                 continue
             if text.strip():
                 self.texts.append(text)
                 last_assistant_text = text
+                # Edits written into the reply (Aider's blocks, Cline's XML tools, patches).
+                for path, verb, how in text_edits(text):
+                    self.files.add(path, verb, how)
             calls = turn.get("tool_calls")
             if not calls:
                 continue
@@ -549,6 +587,9 @@ class _Facts:
         if kind is None:
             kind = _kind_of(name)
         args = parse_arguments(arguments) if kind[_ARGUMENT] else _NO_ARGS
+        if result is not None and result.get("role") == "tool" and is_no_result(result):
+            result = None  # a placeholder: no outcome, neither a failure nor a success (issue 29)
+            planned = -1
         quiet = False
         judged = None
         if planned >= 0:
@@ -586,6 +627,9 @@ class _Facts:
         self.actions.append(action)
         command = command_of(args) if kind[_SHELL] else None
         path_key = None
+        if command:  # files the command writes (heredoc, redirection, tee, sed -i)
+            for path, verb, _how in shell_writes(command):
+                self.files.add(path, verb, name)
         # Only tools that name files (``_kind_of``); a shell names them with a command list.
         paths = file_actions(name, args, content) if kind[_FILES] and (
             not kind[_SHELL] or isinstance(args.get("command"), list)) else None
@@ -661,8 +705,10 @@ class _Facts:
         call, result = self._calls[action], self._results[action]
         raw = call.get("function")
         fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-        content = message_text(result) if result is not None else ""
-        is_error = result.get("_is_error") if result is not None else False
+        if result is None:  # never recorded, or only a placeholder: say so, claim nothing
+            return no_result_line(str(fn.get("name") or "unknown"), parse_arguments(fn.get("arguments")))
+        content = message_text(result)
+        is_error = result.get("_is_error")
         return summarize_tool_result(str(fn.get("name") or "unknown"), fn.get("arguments"), content, is_error)
 
     def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
@@ -687,12 +733,40 @@ class _Facts:
             shown = _clip(command, 80)
             self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
 
+    def _pasted_result(self, text: str) -> bool:
+        """A tool result pasted as user text (Cline/Roo): an outcome keyed by its command or
+        target, a failure only on evidence (``failure_of``, or the harness's own ``<error>``
+        report); a file tool's own output (a file, a listing) is no evidence. ``False`` when
+        ``text`` is no such result."""
+        found = pasted_result(text)
+        if found is None:
+            return False
+        tool, target, body = found
+        reported = _PASTED_ERROR.search(body) if "<error>" in body else None
+        if reported is not None:
+            first, last = error_lines(reported.group(1))
+            failure: Failure | None = Failure(None, compose_error(first, last), location(reported.group(1)))
+        else:
+            failure = failure_of(body, reads=tool in _PASTED_READS or tool in READ_TOOLS)
+        shell = tool in SHELL_TOOLS
+        command = target if shell and target else None
+        key = f"`{_clip(target, 160)}`" if command else (target or tool)
+        shown = key if command else f"[{tool}] {_clip(target, 160)}".rstrip()
+        self._outcome(key, shown, command, _failed(failure))
+        line = shown if failure is None else f"{shown}; {redact(failure.error or 'failed')}"
+        self.actions.append(line if command is None else f"[{tool}] ran {line}")
+        return True
+
     def _observation(self, turn: Mapping[str, Any], text: str, said: str) -> None:
         """Output a text agent (SWE-agent 0.x, Aider) got back in the user role: an error item
         when it failed, keyed by the command of the reply before it; the files Aider edited."""
         for path in applied_edits(text):
             self.files.add(path, "modified", "aider")
+        block = react_block(said)
         command = react_command(said)
+        if block is not None:  # the reply's action ran: the files it writes
+            for path, verb, _how in shell_writes(block):
+                self.files.add(path, verb, "shell")
         failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
         if command is None and failure is None:
             return
@@ -908,6 +982,40 @@ class _Budget:
         return "\n".join(lines) + "\n"
 
 
+#: The share of the summary's room the user requests may take before other sections.
+REQUEST_SHARE = 0.5
+#: The shortened form of an old request: its opening, this long at most.
+REQUEST_SHORT = 100
+#: A shortened request keeps at least this much of its opening (a word boundary is looked for
+#: between this and ``REQUEST_SHORT``).
+REQUEST_SHORT_MIN = 84
+
+
+def _short(item: str) -> str:
+    """A request item's opening (``REQUEST_SHORT`` characters at most), cut at a word boundary."""
+    if len(item) <= REQUEST_SHORT:
+        return item
+    cut = item.rfind(" ", REQUEST_SHORT_MIN, REQUEST_SHORT - 1)
+    if cut == -1:
+        cut = REQUEST_SHORT - 1
+    return item[:cut].rstrip() + "…"
+
+
+def fit_requests(items: Sequence[str], room: int) -> list[str]:
+    """``items`` (oldest first) within ``room`` characters of list lines: whole while they fit,
+    else the oldest shortened (``_short``) one by one until they do; if even all short forms do
+    not fit, the newest that fit (the budget counts the ones left out)."""
+    out = list(items)
+    cost = sum(len(item) + 3 for item in out) + 60  # heading and omission note
+    for index, item in enumerate(out):
+        if cost <= room:
+            break
+        short = _short(item)
+        cost -= len(item) - len(short)
+        out[index] = short
+    return out
+
+
 def _focus_lines(facts: _Facts, topic: str) -> list[str]:
     words = [w for w in re.findall(r"[\w\-./]+", topic.lower()) if len(w) >= 3 and w not in _STOPWORDS]
     if not words:
@@ -981,11 +1089,9 @@ def build_handoff(
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
         and prev_latest.strip() != NO_USER_SENTINEL else None
-    latest_full = next((text for t in reversed(newer_turns) if is_request(t)
-                        and (text := message_text(t)).strip() != NO_USER_SENTINEL), None)
+    latest_full = newer.latest_request
     if latest_full is None and not newer_requests:
-        latest_full = prev_latest_text or next(
-            (message_text(t) for t in reversed(older_turns) if is_request(t)), None)
+        latest_full = prev_latest_text or (older.latest_request if older else None)
 
     # Requests: older turns', then the previous summary's (its latest one included), then new.
     older_requests = older.requests if older else []
@@ -1027,10 +1133,15 @@ def build_handoff(
             focus_block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
             budget.room -= len(focus_block) + 1
     latest_item = _clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
+    # The person's requests first (issue 29): every one is kept while the budget allows, the
+    # oldest shortened to their opening when it is tight; only past that are the oldest left out
+    # (counted). The share bounds what they may take; they take only what they need.
+    request_room = int(budget.room * REQUEST_SHARE)
+    budget.offer("requests", REQUESTS, fit_requests([r for r in requests if r != latest_item], request_room))
+    budget.take("requests", REQUEST_SHARE)
     budget.offer("failing", ERRORS, failing)
     budget.offer("changed", FILES, files.items(changed=True))
     budget.offer("decisions", DECISIONS, decisions)
-    budget.offer("requests", REQUESTS, [r for r in requests if r != latest_item])
     budget.offer("commands", COMMANDS, commands)
     budget.offer("resolved", ERRORS, resolved)
     budget.offer("open", OPEN, open_items)
@@ -1040,7 +1151,9 @@ def build_handoff(
     budget.offer("actions", ACTIONS, actions, facts.line)
     # First pass: the priority order, each tier within a share of what is left, so a flood of
     # one kind cannot crowd out the next; second pass: the same order takes what remains.
-    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.4, "commands": 0.25,
+    # (The requests took theirs above: the first pass gives them nothing more, the second pass
+    # what remains for any left out.)
+    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.0, "commands": 0.25,
               "resolved": 0.3, "open": 0.3, "last": 0.4, "read": 0.3, "earlier": 0.5, "actions": 1.0}
     for tier, share in shares.items():
         budget.take(tier, share, numbered=tier == "actions")

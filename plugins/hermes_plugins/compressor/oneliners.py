@@ -19,12 +19,14 @@ from hermes_plugins._common import failures as _failures
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
     Failure,
+    NO_RESULT,
     _failure_of,
     failure_of,
+    no_result,
     remember,
     suffix,
 )
-from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files
+from hermes_plugins._common.toolkinds import DATA_TOOLS, EDITOR_TOOLS, command_of, patch_files, path_of
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 
@@ -477,6 +479,21 @@ def plain_line_arguments(name: str, arguments: Any, args: Mapping[str, Any] | No
 _SIMPLE_TYPES = frozenset({str, int, bool, type(None)})
 
 
+def no_result_line(name: str, args: Mapping[str, Any]) -> str:
+    """The line of a call whose result was never recorded: what it asked, and that nothing came
+    back - not a failure (no evidence) and not a success (issue 29)."""
+    command = command_of(args)
+    if command:
+        what = f" ran `{_clip(command, 80, 77)}`"
+    else:
+        path = path_of(args)
+        what = f" {_clip(path, 120)}" if path else ""
+        if not what:
+            for key, value in islice(args.items(), 2):
+                what += f" {key}={_clip(value if type(value) is str else str(value), 40)}"
+    return f"[{name}]{what} — {NO_RESULT}"
+
+
 def _failed_line(name: str, args: dict[str, Any], content: str, is_error: Any, line: str) -> str:
     """``line`` with what went wrong appended when the result failed (issue 13), else ``line``."""
     # Data tools return other people's text (a file, a web page, search hits): an "Error:" line
@@ -507,6 +524,8 @@ def summarize_tool_result(tool_name: str | None, arguments: Any, content: Any, i
     text = content if type(content) is str else ("" if content is None else str(content))
     try:
         args = parse_arguments(arguments)
+        if no_result(text):
+            return no_result_line(name, args)
         return _failed_line(name, args, text, is_error, _BY_TOOL.get(name, _generic)(name, args, text))
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(text):,} chars result)"
@@ -570,6 +589,8 @@ def remembered_tool_line(name: Any, arguments: Any, content: str, is_error: Any 
 def _tool_line(name: Any, arguments: Any, content: str, is_error: Any) -> str:
     try:
         args = parse_arguments(arguments)
+        if content[:1] == "[" and no_result(content):
+            return no_result_line(name, args)
         return _failed_line(name, args, content, is_error, _BY_TOOL.get(name, _generic)(name, args, content))
     except Exception:  # noqa: BLE001 - a summary line must never break compression
         return f"[{name}] ({len(content):,} chars result)"

@@ -9,15 +9,18 @@ from __future__ import annotations
 SECTIONS: tuple[tuple[str, str], ...] = (
     ("Latest user request", "the most recent user request that is not yet fulfilled, quoted "
      "verbatim. This is the most important field. A later 'stop', 'undo' or change of mind "
-     "cancels earlier requests. Text an agent injected (system reminders, task notifications, "
-     "an earlier summary) is not a user request."),
+     "cancels earlier requests. Text an agent injected (turns labelled INJECTED, system "
+     "reminders, task notifications, tool output, an earlier summary) is not a user request."),
     ("User requests", "every earlier request the user typed, in order, one per line, in the "
-     "user's words (up to ~200 characters each)."),
-    ("Errors", "each failed command or tool call: the exact error line (exception type and "
-     "message), the exit code, the file:line it names, and 'resolved' when a later attempt "
-     "succeeded or 'still failing'. Never list successful output here."),
+     "user's words (up to ~200 characters each; shorten the oldest rather than leave one out)."),
+    ("Errors", "each failed command or tool call - only where the turns show it failed (a "
+     "result labelled ERROR, a non-zero exit code, an error message or traceback): the exact "
+     "error line (exception type and message), the exit code, the file:line it names, and "
+     "'resolved' when a later attempt succeeded or 'still failing'. A call with no result "
+     "recorded did not fail: never list it here. Never list successful output here."),
     ("Files", "paths created or modified, with the tool and how often; then paths only read. "
-     "Only paths a tool call named."),
+     "Only paths a tool call or an edit written in the text (edit blocks, patches, shell "
+     "writes) named."),
     ("Commands", "failed commands with exit code and error line; successful ones in one line."),
     ("Decisions and constraints", "rules, choices and limits the user stated, in their words."),
     ("Open items", "work still to do and questions still open when these turns ended."),

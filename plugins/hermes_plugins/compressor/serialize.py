@@ -13,6 +13,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.pairing import match_results
+from hermes_plugins._common.failures import NO_RESULT, is_no_result
+from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 from hermes_core.redaction import redact
@@ -167,12 +169,21 @@ def _call_name(message: Mapping[str, Any], position: int) -> str:
 
 
 def serialize_turn(turn: Mapping[str, Any]) -> str:
+    """One turn, labelled so an LLM reads it as what it is (issue 29): a result the provider
+    flagged is ``ERROR``, a placeholder for a result never recorded says so, and a user turn
+    that holds no request the person typed (``request_text``) is ``[INJECTED ...]``."""
     role = turn.get("role")
     body = clip_middle(turn.get("content") or "")
     if role == "tool":
         # The tool it answers, by position: with reused ids the id alone names two calls.
         name = turn.get("tool_name")
-        return f"[TOOL RESULT {turn.get('tool_call_id') or '?'}{f' ({name})' if name else ''}]: {body}"
+        label = f"TOOL RESULT {turn.get('tool_call_id') or '?'}{f' ({name})' if name else ''}"
+        if is_no_result(turn):
+            return f"[{label}]: ({NO_RESULT}: not a failure, not a success)"
+        return f"[{label}{' ERROR' if turn.get('_is_error') else ''}]: {body}"
+    if role == "user" and request_text(turn) is None and body.strip():
+        kind = injected_kind(turn) or ("tool output" if pasted_result(body) else "harness text")
+        return f"[INJECTED {kind.upper()} (not typed by the user)]: {body}"
     if role == "assistant":
         text = f"[ASSISTANT]: {body}"
         calls = turn.get("tool_calls") or ()
