@@ -9,9 +9,12 @@ line of each failed tool result, or failed observation of a text agent, ≤ 80 c
 and URLs the user typed). Whitespace inside keys is collapsed to single spaces; the context is
 searched the same way.
 
-Requests, decisions and identifiers come only from what the person typed
-(``evidence.is_person_request``: not marked ``_injected`` by a reader, not a summary, not a
-tool's output pasted into the user role as Cline and mini-swe-agent do); an error needs evidence
+Requests, decisions and identifiers come only from what the person typed, by the rule the
+summary uses (``_common.injected.requests_of``: not marked ``_injected`` by a reader, not a
+summary, harness blocks cut out, hand-offs and Aider commands left out) and not a tool's output
+pasted into the user role (``evidence.pasted_tool_output``); files from every route the summary
+reads (``_common.textedits.message_edits``: tool calls, edits written in text, shell writes);
+an error needs evidence
 (``evidence.failure_line``: a flag, an exit or return code, a traceback, an error line, ``command
 not found``), on tool results and on output in the user role (marked observations, pasted tool
 output). Every key is taken from the **redacted** text of its message (``hermes_core.redaction``,
@@ -29,9 +32,10 @@ import attrs
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results
 from hermes_core.redaction import redact
-from hermes_plugins._common.injected import applied_edits, is_observation
+from hermes_plugins._common.injected import is_observation, pasted_result, requests_of
+from hermes_plugins._common.textedits import message_edits
 from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool
-from hermes_plugins.evaluation.evidence import failure_line, is_person_request, pasted_tool_output
+from hermes_plugins.evaluation.evidence import failure_line, pasted_tool_output
 
 CATEGORIES = ("requests", "errors", "files_modified", "failed_commands", "decisions", "identifiers")
 REQUEST_KEY = 80
@@ -104,6 +108,9 @@ def derive_probes(
 
     probes: list[Probe] = []
     seen: set[tuple[str, str]] = set()
+    # The person's words per user turn, by the rule the summary uses (hermes_plugins._common.
+    # injected: harness blocks cut out, hand-offs and Aider commands left out).
+    requests = requests_of(messages)
 
     def add(category: str, key: str, index: int) -> None:
         # Keys come from redacted text; redacting the key again is the net for a clipped one.
@@ -115,9 +122,10 @@ def derive_probes(
     for index in sorted(condensed):
         message = messages[index]
         role = message.get("role")
-        if role == "user" and is_person_request(message):
-            raw = content_text(message.get("content"))
-            text = redacted[raw] = redact(raw)
+        words = requests.get(index) if role == "user" else None
+        raw = content_text(message.get("content")) if words is not None else ""
+        if words is not None and (words != raw or pasted_tool_output(raw) is None):
+            text = redacted[words] = redact(words)
             add("requests", _clip(one_line(text), REQUEST_KEY), index)
             for sentence in _SENTENCE.split(text):
                 if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
@@ -129,19 +137,19 @@ def derive_probes(
             # Output in the user role (a text agent's observation, Cline's results): its failure
             # is a failed result's (no call names a file).
             text = content_text(message.get("content"))
-            line = failure_line(text, is_error=message.get("_is_error")
-                                or message.get("_injected") == "error-observation")
+            pasted = pasted_result(text)
+            # A pasted result is judged on its output alone, and a read tool's text is no evidence.
+            line = failure_line(pasted[2], reads=is_read_tool(pasted[0], {})) if pasted else failure_line(
+                text, is_error=message.get("_is_error") or message.get("_injected") == "error-observation")
             if line:
                 add("errors", _clip(line, ERROR_KEY), index)
-            for path in applied_edits(text):
+            for path, _verb, _how in message_edits(message):
                 add("files_modified", path, index)
         elif role == "assistant":
-            for call in message.get("tool_calls") or ():
-                if isinstance(call, Mapping):
-                    name, args = arguments(call)
-                    for path, verb in file_actions(name, args):
-                        if verb != "read":
-                            add("files_modified", path, index)
+            # Tool calls, edits written in the text (Aider, Cline/Roo XML, apply_patch) and shell
+            # writes: the routes the summary's "Files" section reads (``message_edits``).
+            for path, _verb, _how in message_edits(message):
+                add("files_modified", path, index)
         elif role == "tool" and index in answers:
             at, position = answers[index]
             calls = messages[at].get("tool_calls") or []
