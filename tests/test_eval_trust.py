@@ -96,13 +96,13 @@ def test_a_run_that_does_not_fit_is_a_failure_shown_in_the_table_and_the_json(tm
     path = _write(tmp_path, "big.json", messages)
     home = ["--home", str(tmp_path / "home")]
     table = CliRunner().invoke(cli, [*home, "eval", str(path), "--context-length", "8000"])
-    assert table.exit_code == 0, table.output
+    assert table.exit_code == 1, table.output  # a failed run fails the evaluation
     assert "fits (counted/limit)" in table.stdout and " NO " in table.stdout
     assert "FAILED compressor @ 8,000: does not fit" in table.stdout
     assert table.stdout.rstrip().endswith("1 run(s), 1 failed: compressor @ 8,000")
     raw = CliRunner().invoke(cli, [*home, "eval", str(path), "--context-length", "8000", "--json",
                                    "--model", "gpt-4o"])
-    assert json.loads(raw.stdout)["failed_runs"] == 1
+    assert json.loads(raw.stdout)["failed_runs"] == 1 and raw.exit_code == 1
     [out] = json.loads(raw.stdout)["files"][0]["runs"]
     assert out["fits"] is False and out["failed"] and out["count_method"] == "tiktoken cl100k_base"
 

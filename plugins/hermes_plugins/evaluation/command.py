@@ -361,6 +361,10 @@ def _eval_command(
         emit_json(redacted(report))
     else:
         render(report)
+    if report["failed_runs"]:
+        # A run that does not fit, invents a failure or is invalid fails the evaluation: a
+        # script (CI) sees it in the exit code, the reasons are in the output above.
+        sys.exit(1)
 
 
 class Progress:
