@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hermes_core import bounded
+from hermes_core.diagnostics import record_warning
 from hermes_core.payload import to_anthropic, to_openai
 
 __all__ = [
@@ -107,6 +109,15 @@ def _plain(obj: Any) -> Any:
 def _arguments_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if bounded.value_depth(value) > bounded.MAX_DEPTH:
+        # A model's tool input, nested too deep to serialise (json.dumps recurses per level):
+        # a note stands for it, and the host hears of it.
+        record_warning(
+            "tool_arguments_too_deep",
+            f"a tool call's input nested more than {bounded.MAX_DEPTH} levels deep was replaced "
+            "by a note",
+        )
+        return bounded.too_deep_note("tool-call arguments")
     return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False)
 

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hermes_core import bounded
 from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
@@ -502,7 +503,8 @@ class Session:
 
         try:
             checked = self._collect(
-                self._pairing.check, self._normalized(messages, prove=True), where="Session.request"
+                self._pairing.check, self._collect(self._normalized, messages, prove=True),
+                where="Session.request",
             )
             return build_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
@@ -546,7 +548,9 @@ class Session:
         per turn when the host appends to the list it got back.
         """
         try:
-            return self._collect(self._before_request, self._normalized(messages, prove=True), tools)
+            # Normalising may warn too (a conversion that replaced something): collected.
+            normalized = self._collect(self._normalized, messages, prove=True)
+            return self._collect(self._before_request, normalized, tools)
         finally:
             self.message_cache.forget_proof()
 
@@ -571,7 +575,8 @@ class Session:
         from hermes_core.sdk import response_usage
 
         return self._collect(
-            self._loop.after_response, response_usage(usage), self._normalized(messages)
+            self._loop.after_response, response_usage(usage),
+            self._collect(self._normalized, messages),
         )
 
     def on_provider_error(
@@ -814,11 +819,18 @@ class Session:
 def _parse_tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     if arguments is None or arguments == "":
         return {}, ""
+    # A model writes the arguments: their depth is bounded before anything recursive (the
+    # parser, the schema check, deepcopy, repr) sees them (hermes_core.bounded).
+    too_deep = f"arguments are nested more than {bounded.MAX_DEPTH} levels deep"
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = bounded.loads(arguments)  # the depth is checked on the text
+        except bounded.TooDeepError:
+            return None, too_deep
         except json.JSONDecodeError as exc:
             return None, f"arguments are not valid JSON ({exc.msg})"
+    elif bounded.value_depth(arguments) > bounded.MAX_DEPTH:  # the host's own object
+        return None, too_deep
     if arguments.__class__ is not dict and not isinstance(arguments, Mapping):
         return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
     return dict(arguments), ""
