@@ -456,10 +456,14 @@ class Session:
         tools: Sequence[Mapping[str, Any]] | None = None,
         ephemeral: str | None = None,
         max_tokens: int | None = None,
+        api: str | None = None,
     ) -> dict[str, Any]:
         """Keyword arguments for the provider's official SDK, as they are:
-        ``client.chat.completions.create(**session.request(messages))`` or, with
-        ``provider="anthropic"``, ``client.messages.create(**...)``.
+        ``client.chat.completions.create(**session.request(messages))``, with
+        ``provider="anthropic"`` ``client.messages.create(**...)``, and with ``api="responses"``
+        OpenAI's ``client.responses.create(**...)`` (``hermes_core.responses``: ``instructions``,
+        ``input`` items - Responses items of the history sent back as they came while no pass
+        changed them -, function tools, ``prompt_cache_key``, ``max_output_tokens``).
 
         System prompt (plus ``ephemeral``), canonical messages (SDK objects accepted), tools
         (catalog keys such as ``source`` removed) and the cache layout: Anthropic
@@ -469,15 +473,66 @@ class Session:
         from hermes_core.payload import release_request
         from hermes_core.sdk import sdk_kwargs
 
+        if api is not None:
+            if api != "responses":
+                raise ValueError(f"api must be None (the provider's own API) or 'responses', not {api!r}")
+            return self._responses_request(messages, provider, tools, ephemeral, max_tokens)
+
         # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
         # the laid-out list goes back to the message cache for the next request.
         payload = self._payload(
-            messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False
+            messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
+            count_responses=True,
         )
         try:
             return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
         finally:
             release_request(self, payload)
+
+    def _warn_responses_left_out(self, messages: list[dict[str, Any]]) -> None:
+        # A Chat or Anthropic request of a history with Responses items: what it cannot carry
+        # (reasoning items, server-side items) is counted, never left out silently.
+        from hermes_core.responses import not_sent_elsewhere
+
+        left_out = not_sent_elsewhere(messages)
+        # Said once per change: the same history's next turn leaves out the same items.
+        if left_out.counts and left_out.counts != self.__dict__.get("_responses_left_out"):
+            self._responses_left_out = left_out.counts
+            self._collect(
+                record_warning, "responses_items_not_sent",
+                "this request is not a Responses request; of the Responses items in the "
+                "history it leaves out " + left_out.describe(), **left_out.counts,
+            )
+
+    def _responses_request(
+        self, messages: Sequence[Any], provider: str | None,
+        tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, max_tokens: int | None,
+    ) -> dict[str, Any]:
+        from hermes_core.payload import build_request
+        from hermes_core.responses import responses_kwargs
+        from hermes_core.sdk import wire_format
+
+        name = provider if provider is not None else self.provider
+        if wire_format(name) == "anthropic":  # the Responses API is OpenAI's: its cache layout
+            name = "openai"
+        try:
+            checked = self._collect(
+                self._pairing.check, self._collect(self._normalized, messages, prove=True),
+                where="Session.request",
+            )
+            payload = build_request(self, checked, provider=name, tools=tools, ephemeral=ephemeral)
+        finally:
+            self.message_cache.forget_proof()
+        out, conversion = responses_kwargs(
+            payload, checked, max_output_tokens=max_tokens or self.max_tokens
+        )
+        if conversion.counts:
+            self._collect(
+                record_warning, "responses_conversion",
+                "the Responses request could not carry everything as it was: "
+                + conversion.describe(), **conversion.counts,
+            )
+        return out
 
     def payload(
         self,
@@ -498,6 +553,7 @@ class Session:
     def _payload(
         self, messages: Sequence[Any], *, provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
+        count_responses: bool = False,
     ) -> Any:
         from hermes_core.payload import build_request
 
@@ -506,6 +562,8 @@ class Session:
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
                 where="Session.request",
             )
+            if count_responses:
+                self._warn_responses_left_out(checked)
             return build_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
             )
