@@ -6,7 +6,6 @@ request byte for byte."""
 from __future__ import annotations
 
 import asyncio
-import json
 import re
 from pathlib import Path
 from typing import Any
