@@ -612,3 +612,45 @@ def responses_kwargs(
     if max_output_tokens:
         out["max_output_tokens"] = int(max_output_tokens)
     return out, conversion
+
+
+class LeftOutCounter:
+    """``not_sent_elsewhere`` of a history that grows turn by turn, at the cost of the new
+    messages. ``update(messages, unchanged)``: ``unchanged`` leading messages are known to be the
+    ones counted last time (the message cache's low-water mark tells); ``None`` compares them
+    by identity (one C-level list comparison)."""
+
+    def __init__(self) -> None:
+        self._seen: list[Any] = []
+        self._each: list[dict[str, int] | None] = []
+        self._counts: dict[str, int] = {}
+
+    def _add(self, each: dict[str, int] | None, sign: int) -> None:
+        for kind, count in (each or {}).items():
+            total = self._counts.get(kind, 0) + sign * count
+            if total:
+                self._counts[kind] = total
+            else:
+                self._counts.pop(kind, None)
+
+    def update(self, messages: Sequence[Mapping[str, Any]], unchanged: int | None = None) -> dict[str, int]:
+        seen = self._seen
+        m, n = len(seen), len(messages)
+        if unchanged is not None:
+            k = min(unchanged, m, n)
+        elif n >= m:
+            seen.extend(messages[m:])  # identity of the whole prefix in one comparison
+            same = seen == messages
+            del seen[m:]
+            k = m if same else 0
+        else:
+            k = 0
+        for each in self._each[k:]:
+            self._add(each, -1)
+        del seen[k:], self._each[k:]
+        for message in messages[k:]:
+            seen.append(message)
+            counts = not_sent_elsewhere((message,)).counts or None
+            self._each.append(counts)
+            self._add(counts, 1)
+        return dict(self._counts)

@@ -492,17 +492,31 @@ class Session:
     def _warn_responses_left_out(self, messages: list[dict[str, Any]]) -> None:
         # A Chat or Anthropic request of a history with Responses items: what it cannot carry
         # (reasoning items, server-side items) is counted, never left out silently.
-        from hermes_core.responses import not_sent_elsewhere
+        # Counted over the new messages only (``LeftOutCounter``): this runs on every request.
+        from hermes_core.responses import Conversion, LeftOutCounter
 
-        left_out = not_sent_elsewhere(messages)
-        # Said once per change: the same history's next turn leaves out the same items.
-        if left_out.counts and left_out.counts != self.__dict__.get("_responses_left_out"):
-            self._responses_left_out = left_out.counts
-            self._collect(
-                record_warning, "responses_items_not_sent",
-                "this request is not a Responses request; of the Responses items in the "
-                "history it leaves out " + left_out.describe(), **left_out.counts,
-            )
+        with self._lock:
+            counter = self.__dict__.get("_responses_counter")
+            if counter is None:
+                counter = self._responses_counter = LeftOutCounter()
+            # After the request's sync: the message cache says which messages it (re)processed
+            # since the last count (when it describes this list), else a comparison decides.
+            # (build_request syncs this list whenever there is a system text; the ends are
+            # checked in case it did not).
+            src = self.message_cache.src
+            synced = len(src) == len(messages) and (
+                not messages or (src[0] is messages[0] and src[-1] is messages[-1]))
+            low = self.message_cache.take_low_water()
+            counts = counter.update(messages, low if synced else None)
+            # Said once per change: the same history's next turn leaves out the same items.
+            if not counts or counts == self.__dict__.get("_responses_left_out"):
+                return
+            self._responses_left_out = counts
+        self._collect(
+            record_warning, "responses_items_not_sent",
+            "this request is not a Responses request; of the Responses items in the history "
+            "it leaves out " + Conversion(counts=counts).describe(), **counts,
+        )
 
     def _responses_request(
         self, messages: Sequence[Any], provider: str | None,
@@ -562,11 +576,12 @@ class Session:
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
                 where="Session.request",
             )
-            if count_responses:
-                self._warn_responses_left_out(checked)
-            return build_request(
+            payload = build_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
             )
+            if count_responses:
+                self._warn_responses_left_out(checked)
+            return payload
         finally:
             self.message_cache.forget_proof()
 

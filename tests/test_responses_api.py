@@ -309,3 +309,30 @@ def test_responses_to_chat_to_responses_loses_only_what_is_reported(tmp_path: Pa
     # the server-side item's placeholder line is what stands for it in the text
     expected[5] = ("assistant", "[web_search_call omitted: python release]\n\nBoth read; 3.13 is out.")
     assert _meaning(back["input"]) == expected
+
+
+def test_the_left_out_count_follows_a_growing_and_a_rewritten_history() -> None:
+    from hermes_core.responses import LeftOutCounter, not_sent_elsewhere
+
+    canon = normalize_messages(HISTORY)
+    counter = LeftOutCounter()
+    assert counter.update(canon[:2]) == {"reasoning_items_dropped": 1}
+    assert counter.update(canon) == not_sent_elsewhere(canon).counts  # appended: new ones counted
+    shorter = [canon[0], {"role": "user", "content": "summary"}, *canon[2:4], canon[5]]
+    assert counter.update(shorter) == {}  # rewritten before its end: counted again
+    assert counter.update(canon, unchanged=1) == not_sent_elsewhere(canon).counts  # the cache's mark
+    assert counter.update(canon, unchanged=0) == not_sent_elsewhere(canon).counts
+
+
+def test_a_chat_session_hears_once_per_change_what_its_requests_leave_out(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    messages = session.before_request(HISTORY)
+    session.request(messages)
+    assert [w.kind for w in session.warnings] == ["responses_items_not_sent"]
+    messages = [*messages, {"role": "assistant", "content": "ok"}, {"role": "user", "content": "more"}]
+    session.request(messages)
+    assert session.warnings == []  # the same items: said once
+    messages = [*messages, reasoning(7), said("again", 7)]
+    session.request(messages)
+    assert [w.details for w in session.warnings] == [
+        {"reasoning_items_dropped": 3, "server_side_items_replaced_by_placeholders": 1}]
