@@ -471,8 +471,11 @@ def _follows_reasoning(item: Mapping[str, Any]) -> bool:
         and kind != "reasoning"
 
 
-def _drop_dangling_reasoning(items: list[Mapping[str, Any]], conversion: Conversion) -> list[Mapping[str, Any]]:
-    """Reasoning items with no item of their turn after them (the API refuses those)."""
+def _drop_dangling_reasoning(
+    items: list[Mapping[str, Any]], conversion: Conversion, *, keep_tail: bool = False
+) -> list[Mapping[str, Any]]:
+    """Reasoning items with no item of their turn after them (the API refuses those);
+    ``keep_tail``: a run at the end stays (what follows it is decided where it is joined)."""
     out: list[Mapping[str, Any]] = []
     pending: list[Mapping[str, Any]] = []
     for item in items:
@@ -486,8 +489,73 @@ def _drop_dangling_reasoning(items: list[Mapping[str, Any]], conversion: Convers
                 conversion.add("reasoning_items_without_a_following_item_dropped", len(pending))
             pending = []
         out.append(item)
-    conversion.add("reasoning_items_without_a_following_item_dropped", len(pending))
+    if keep_tail:
+        out.extend(pending)
+    else:
+        conversion.add("reasoning_items_without_a_following_item_dropped", len(pending))
     return out
+
+
+def message_items(
+    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None
+) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
+    """The Responses items of one canonical message (``wire``: its canonical payload form) and
+    what they could not carry; a trailing reasoning run is left for ``join_items`` to judge."""
+    conversion = Conversion()
+    wire = message if wire is None else wire
+    originals = message.get(ORIGINAL_KEY)
+    if isinstance(originals, list) and originals:
+        if _unchanged(message, originals):
+            items: list[Mapping[str, Any]] = list(originals)
+        else:
+            conversion.add("changed_messages_rebuilt")
+            if message.get("role") == "assistant":
+                items = _rebuilt_turn(message, originals, conversion)
+            elif message.get("role") == "tool":
+                items = [_output_item(message, conversion, originals[0])]
+            else:
+                items = _from_chat({**wire, "_reasoning": None}, conversion)
+    else:
+        items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
+                           conversion)
+    return _drop_dangling_reasoning(items, conversion, keep_tail=True), conversion.counts
+
+
+def _after(per_message: Sequence[tuple[list[Mapping[str, Any]], dict[str, int]]],
+           index: int) -> Mapping[str, Any] | None:
+    """The first item after message ``index`` (the next message with items, usually the next)."""
+    for later in range(index + 1, len(per_message)):
+        if per_message[later][0]:
+            return per_message[later][0][0]
+    return None
+
+
+def _trailing_dropped(items: list[Mapping[str, Any]], after: Mapping[str, Any] | None) -> int:
+    """How many reasoning items at the end of ``items`` have nothing they may precede."""
+    if not items or items[-1].get("type") != "reasoning":
+        return 0
+    if after is not None and _follows_reasoning(after):
+        return 0
+    cut = len(items)
+    while cut and items[cut - 1].get("type") == "reasoning":
+        cut -= 1
+    return len(items) - cut
+
+
+def join_items(
+    per_message: Sequence[tuple[list[Mapping[str, Any]], dict[str, int]]],
+) -> tuple[list[Mapping[str, Any]], Conversion]:
+    """One ``input`` list of the messages' items: a message's trailing reasoning goes only
+    when the next item can follow it (else dropped and counted); the counts summed."""
+    conversion = Conversion()
+    out: list[Mapping[str, Any]] = []
+    for index, (items, counts) in enumerate(per_message):
+        for kind, count in counts.items():
+            conversion.add(kind, count)
+        dropped = _trailing_dropped(items, _after(per_message, index))
+        conversion.add("reasoning_items_without_a_following_item_dropped", dropped)
+        out.extend(items[:len(items) - dropped] if dropped else items)
+    return out, conversion
 
 
 def responses_input(
@@ -502,26 +570,81 @@ def responses_input(
     messages themselves. A message born of Responses items that no pass changed goes back as
     those items, byte-identical.
     """
-    conversion = Conversion()
-    items: list[Mapping[str, Any]] = []
-    for index, message in enumerate(messages):
-        wire = canonical[index] if canonical is not None else message
-        originals = message.get(ORIGINAL_KEY)
-        if isinstance(originals, list) and originals:
-            if _unchanged(message, originals):
-                items.extend(originals)
-                continue
-            conversion.add("changed_messages_rebuilt")
-            if message.get("role") == "assistant":
-                items.extend(_rebuilt_turn(message, originals, conversion))
-            elif message.get("role") == "tool":
-                items.append(_output_item(message, conversion, originals[0]))
+    return join_items([
+        message_items(message, canonical[index] if canonical is not None else None)
+        for index, message in enumerate(messages)
+    ])
+
+
+class InputCache:
+    """``responses_input`` of a history that grows turn by turn, at the cost of the new
+    messages: each message's items - and the joined ``input`` up to it - are kept while the
+    message and its canonical form are the same objects (one C-level list comparison each)."""
+
+    def __init__(self) -> None:
+        self._seen: list[Any] = []
+        self._wire: list[Any] = []
+        self._items: list[tuple[list[Mapping[str, Any]], dict[str, int]]] = []
+        self._joined: list[Mapping[str, Any]] = []
+        self._start: list[int] = []  # where each message's items begin in ``_joined``
+        self._dropped: list[int] = []  # trailing reasoning items dropped at the join
+        self._total: dict[str, int] = {}
+
+    def _count(self, index: int, sign: int) -> None:
+        counts = self._items[index][1]
+        dropped = self._dropped[index]
+        for kind, count in (*counts.items(),
+                            ("reasoning_items_without_a_following_item_dropped", dropped)):
+            total = self._total.get(kind, 0) + sign * count
+            if total:
+                self._total[kind] = total
             else:
-                items.extend(_from_chat({**wire, "_reasoning": None}, conversion))
-            continue
-        items.extend(_from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
-                                conversion))
-    return _drop_dangling_reasoning(items, conversion), conversion
+                self._total.pop(kind, None)
+
+    def build(
+        self, messages: Sequence[Mapping[str, Any]], canonical: Sequence[Mapping[str, Any]] | None
+    ) -> tuple[list[Mapping[str, Any]], Conversion]:
+        wire = list(canonical) if canonical is not None else list(messages)
+        k = min(_same_prefix(self._seen, messages), _same_prefix(self._wire, wire))
+        # What follows message k-1 may have changed: its trailing reasoning is judged again
+        # (and so is any earlier one whose next items were all after it).
+        redo = k - 1 if k else 0
+        while redo > 0 and not self._items[redo][0]:
+            redo -= 1
+        for index in range(redo, len(self._start)):
+            self._count(index, -1)
+        if redo < len(self._start):
+            del self._joined[self._start[redo]:]
+        del self._start[redo:], self._dropped[redo:]
+        del self._seen[k:], self._wire[k:], self._items[k:]
+        for index in range(k, len(messages)):
+            self._seen.append(messages[index])
+            self._wire.append(wire[index])
+            self._items.append(message_items(messages[index], wire[index]))
+        for index in range(redo, len(self._items)):
+            items = self._items[index][0]
+            dropped = _trailing_dropped(items, _after(self._items, index))
+            self._start.append(len(self._joined))
+            self._dropped.append(dropped)
+            self._joined.extend(items[:len(items) - dropped] if dropped else items)
+            self._count(index, 1)
+        return list(self._joined), Conversion(counts=dict(self._total))
+
+
+def _same_prefix(seen: list[Any], messages: Sequence[Any]) -> int:
+    """How many leading entries of ``seen`` are ``messages``' (by identity): all of them in
+    one list comparison when the list only grew, else counted one by one."""
+    m, n = len(seen), len(messages)
+    if n >= m:
+        seen.extend(messages[m:])
+        same = seen == messages
+        del seen[m:]
+        if same:
+            return m
+    for i in range(min(m, n)):
+        if seen[i] is not messages[i]:
+            return i
+    return min(m, n)
 
 
 def not_sent_elsewhere(messages: Sequence[Mapping[str, Any]]) -> Conversion:
@@ -581,6 +704,7 @@ def responses_kwargs(
     messages: Sequence[Mapping[str, Any]],
     *,
     max_output_tokens: int | None = None,
+    cache: InputCache | None = None,
 ) -> tuple[dict[str, Any], Conversion]:
     """Keyword arguments for ``client.responses.create`` and what the conversion counted.
 
@@ -588,13 +712,15 @@ def responses_kwargs(
     ``system`` becomes ``instructions``, ``tools`` the Responses function shape, and whose
     ``prompt_cache_key`` is kept; ``messages``: the canonical history the payload was built
     from (with its ``_`` keys; a leading system message the payload took as its system text
-    is skipped), whose items become ``input``.
+    is skipped), whose items become ``input`` (through ``cache``, a session's ``InputCache``,
+    when given).
     """
     wire = list(payload.get("messages") or ())
     offset = len(messages) - len(wire)
     aligned = wire if offset in (0, 1) else None
-    items, conversion = responses_input(messages[offset:] if aligned is not None else messages,
-                                        aligned)
+    own = messages[offset:] if aligned is not None else messages
+    items, conversion = (cache.build(own, aligned) if cache is not None
+                         else responses_input(own, aligned))
     out: dict[str, Any] = {}
     if payload.get("model"):
         out["model"] = payload["model"]

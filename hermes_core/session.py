@@ -523,7 +523,7 @@ class Session:
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, max_tokens: int | None,
     ) -> dict[str, Any]:
         from hermes_core.payload import build_request
-        from hermes_core.responses import responses_kwargs
+        from hermes_core.responses import InputCache, responses_kwargs
         from hermes_core.sdk import wire_format
 
         name = provider if provider is not None else self.provider
@@ -537,10 +537,16 @@ class Session:
             payload = build_request(self, checked, provider=name, tools=tools, ephemeral=ephemeral)
         finally:
             self.message_cache.forget_proof()
-        out, conversion = responses_kwargs(
-            payload, checked, max_output_tokens=max_tokens or self.max_tokens
-        )
-        if conversion.counts:
+        with self._lock:  # each message's items are kept for the next turn (InputCache)
+            cache = self.__dict__.get("_responses_input")
+            if cache is None:
+                cache = self._responses_input = InputCache()
+            out, conversion = responses_kwargs(
+                payload, checked, max_output_tokens=max_tokens or self.max_tokens, cache=cache
+            )
+        # Said once per change: the next turn of the same history converts the same things.
+        if conversion.counts and conversion.counts != self.__dict__.get("_responses_converted"):
+            self._responses_converted = dict(conversion.counts)
             self._collect(
                 record_warning, "responses_conversion",
                 "the Responses request could not carry everything as it was: "

@@ -336,3 +336,29 @@ def test_a_chat_session_hears_once_per_change_what_its_requests_leave_out(tmp_pa
     session.request(messages)
     assert [w.details for w in session.warnings] == [
         {"reasoning_items_dropped": 3, "server_side_items_replaced_by_placeholders": 1}]
+
+
+@settings(max_examples=60, deadline=None)
+@given(history=histories(), edits=st.lists(st.tuples(st.sampled_from(["append", "cut", "change", "same"]),
+                                                     st.integers(0, 10_000)), min_size=1, max_size=8))
+def test_the_input_cache_gives_what_a_fresh_conversion_gives(
+    history: list[dict[str, Any]], edits: list[tuple[str, int]]
+) -> None:
+    from hermes_core.responses import InputCache
+
+    canon = normalize_messages(history)
+    extra = normalize_messages([reasoning(900), said("tail", 900), asked("next"), reasoning(901)])
+    cache = InputCache()
+    messages = list(canon)
+    for op, at in edits:
+        if op == "append":
+            messages = [*messages, extra[at % len(extra)]]
+        elif op == "cut" and messages:
+            messages = messages[: at % len(messages)]
+        elif op == "change" and messages:
+            i = at % len(messages)
+            messages = [*messages[:i], {**messages[i], "content": "changed"}, *messages[i + 1:]]
+        items, conversion = cache.build(messages, None)
+        expected, expected_conversion = responses_input(messages)
+        assert items == expected
+        assert conversion.counts == expected_conversion.counts
