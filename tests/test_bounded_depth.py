@@ -203,3 +203,20 @@ def test_a_deep_json_file_is_a_one_line_error(deep_file: Path, tmp_path: Path, a
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert len(lines) == 1 and str(deep_file) in lines[0] and "deep" in lines[0], lines
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("args", [
+    ["compress", "{f}"],
+    ["cache-report", "{f}"],
+    ["eval", "{f}"],
+    ["convert", "--to", "anthropic", "{f}"],
+    ["convert", "--to", "responses", "{f}"],
+])
+def test_a_transcript_with_deep_arguments_is_read_and_written(tmp_path: Path, args: list[str]) -> None:
+    path = tmp_path / "deepargs.json"
+    path.write_text(json.dumps(_history(deep_text(DEPTH), turns=12)))
+    argv = ["--home", str(tmp_path / "home"), *[a.format(f=path) for a in args]]
+    result = CliRunner().invoke(cli, argv)
+    assert result.exit_code == 0, (result.output, result.exception)
+    if args[0] == "convert":  # the arguments kept as their original string
+        assert json.dumps(deep_text(DEPTH)) in result.stdout

@@ -18,6 +18,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core import bounded
 from hermes_core.messages import content_text
 from hermes_plugins._common.injected import is_request
 from hermes_core.logging import get_logger
@@ -54,14 +55,16 @@ def condensed_indices(before: Sequence[Mapping[str, Any]], after: Sequence[Mappi
 
 
 def _strings(value: Any, into: list[str]) -> None:
-    if isinstance(value, str):
-        into.append(value)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            _strings(item, into)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, into)
+    # An explicit stack: a model's arguments may nest deeper than the interpreter recurses.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            into.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
 
 
 def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
@@ -83,8 +86,8 @@ def context_text(messages: Sequence[Mapping[str, Any]]) -> str:
                 if isinstance(arguments, str):
                     parts.append(arguments)
                     try:
-                        _strings(json.loads(arguments), parts)
-                    except ValueError:
+                        _strings(bounded.loads(arguments), parts)
+                    except ValueError:  # invalid, or too deep (bounded.TooDeepError)
                         pass
                 else:
                     _strings(arguments, parts)
