@@ -220,3 +220,18 @@ def test_a_transcript_with_deep_arguments_is_read_and_written(tmp_path: Path, ar
     assert result.exit_code == 0, (result.output, result.exception)
     if args[0] == "convert":  # the arguments kept as their original string
         assert json.dumps(deep_text(DEPTH)) in result.stdout
+
+
+def test_deep_json_tool_results_are_spilled_and_compressed_without_a_plugin_failing(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    big = '{"a":' * DEPTH + '"' + "x" * 200_000 + '"' + "}" * DEPTH
+    out = session.process_tool_result(big, tool_name="mcp_thing")
+    assert "Full output saved to" in out  # spilled like any large result
+    messages = _history("{}", turns=20)
+    for i in range(2, len(messages), 6):
+        if messages[i]["role"] == "tool":
+            messages[i] = {**messages[i], "content": deep_text(DEPTH)}
+    session.compress(messages)
+    json.dumps(session.request(session.before_request(messages)))
+    failed = [w for w in session.warnings if w.kind == "plugin_hook_failed"]
+    assert failed == [], [w.message for w in failed]
