@@ -362,3 +362,57 @@ def test_the_input_cache_gives_what_a_fresh_conversion_gives(
         expected, expected_conversion = responses_input(messages)
         assert items == expected
         assert conversion.counts == expected_conversion.counts
+
+
+EVERY_KIND = [
+    asked("use every tool"),
+    reasoning(50),
+    {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_c", "name": "apply_diff",
+     "input": "*** Begin Patch\n*** End Patch"},
+    {"type": "computer_call", "id": "cu_1", "call_id": "call_u", "status": "completed",
+     "action": {"type": "click", "x": 10, "y": 20, "button": "left"}, "pending_safety_checks": []},
+    {"type": "local_shell_call", "id": "ls_1", "call_id": "call_l", "status": "completed",
+     "action": {"type": "exec", "command": ["ls"], "env": {}}},
+    {"type": "custom_tool_call_output", "call_id": "call_c", "output": "patched"},
+    {"type": "computer_call_output", "call_id": "call_u",
+     "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,iVBORw0KGgo="}},
+    {"type": "local_shell_call_output", "id": "call_l", "output": "a.py\nb.py"},
+    {"type": "file_search_call", "id": "fs_1", "queries": ["refund policy"], "status": "completed"},
+    {"type": "image_generation_call", "id": "ig_1", "status": "completed", "result": "iVBORw0KGgo="},
+    {"type": "code_interpreter_call", "id": "ci_1", "status": "completed", "code": "print(1)",
+     "container_id": "cntr_1", "outputs": [{"type": "logs", "logs": "1"}]},
+    {"type": "mcp_list_tools", "id": "ml_1", "server_label": "docs", "tools": []},
+    {"type": "mcp_call", "id": "mc_1", "server_label": "docs", "name": "search",
+     "arguments": "{}", "output": "found"},
+    said("All done.", 51),
+    {"type": "item_reference", "id": "msg_0"},
+    asked("thanks"),
+]
+
+
+def test_every_documented_item_type_goes_back_as_it_came_and_elsewhere_is_counted(tmp_path: Path) -> None:
+    canon = normalize_messages(EVERY_KIND)
+    assert [m["role"] for m in canon] == ["user", "assistant", "tool", "tool", "tool", "assistant",
+                                          "user"]  # the server-side items and the text: one turn
+    calls = {c["id"]: c["function"] for c in canon[1]["tool_calls"]}
+    assert calls["call_c"] == {"name": "apply_diff", "arguments": "*** Begin Patch\n*** End Patch"}
+    assert calls["call_u"]["name"] == "computer" and json.loads(calls["call_u"]["arguments"])["action"]["x"] == 10
+    assert calls["call_l"]["name"] == "local_shell"
+    assert [m.get("tool_call_id") for m in canon[2:5]] == ["call_c", "call_u", "call_l"]
+    assert canon[3]["content"] == "[computer_screenshot omitted]"
+    for kind in ("file_search_call omitted: refund policy", "image_generation_call", "code_interpreter_call",
+                 "mcp_list_tools", "mcp_call omitted: search", "item_reference omitted: msg_0"):
+        assert f"[{kind}" in canon[5]["content"]
+    assert pairing_problems(canon, allow_pending=False) == []
+
+    session = _session(tmp_path)
+    kwargs = session.request(EVERY_KIND, api="responses")
+    vr.check(kwargs)
+    assert json.dumps(kwargs["input"]) == json.dumps(EVERY_KIND)
+    chat = session.request(EVERY_KIND)
+    assert pairing_problems(chat["messages"][1:], allow_pending=False) == []
+    claude = session.request(EVERY_KIND, provider="anthropic")
+    uses = [b["name"] for m in claude["messages"] for b in m["content"] if b["type"] == "tool_use"]
+    assert uses == ["apply_diff", "computer", "local_shell"]
+    left_out = next(w for w in session.warnings if w.kind == "responses_items_not_sent").details
+    assert left_out == {"reasoning_items_dropped": 1, "server_side_items_replaced_by_placeholders": 6}
