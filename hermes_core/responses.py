@@ -360,9 +360,12 @@ def _output_item(message: Mapping[str, Any], conversion: Conversion,
             "\n\n".join(p["text"] for p in parts)
     else:
         output = "" if content is None else str(content)
-    if message.get("_is_error") and isinstance(output, str):
+    if message.get("_is_error"):
         # The Responses API has no error flag on an output: the model reads it in the text.
-        output = "[tool error] " + output
+        if isinstance(output, str):
+            output = "[tool error] " + output
+        else:
+            output = [{"type": "input_text", "text": "[tool error]"}, *output]
         conversion.add("error_flags_written_into_the_output")
     kind = original.get("type") if original is not None else "function_call_output"
     if kind == "local_shell_call_output" and original is not None:
@@ -437,9 +440,12 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mappi
         return [_output_item(message, conversion)]
     if role == "assistant":
         out: list[Mapping[str, Any]] = []
-        if message.get("_reasoning"):
-            # Another vendor's (or Chat's) reasoning has no encrypted form the API takes.
-            conversion.add("reasoning_of_another_api_dropped")
+        # Another vendor's (or Chat's) reasoning has no encrypted form the API takes: a
+        # ``_reasoning`` text or thinking blocks kept in the content are dropped, and counted.
+        thinking = sum(1 for p in content if isinstance(p, Mapping) and p.get("type") in (
+            "thinking", "redacted_thinking")) if isinstance(content, list) else 0
+        if thinking or message.get("_reasoning"):
+            conversion.add("reasoning_of_another_api_dropped", max(thinking, 1))
         text = content if isinstance(content, str) else _text_of(content)
         if isinstance(content, list):
             others = [p for p in content if not (isinstance(p, Mapping) and p.get("type") in (
@@ -457,9 +463,6 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mappi
         return out
     role = role if role in ("user", "system", "developer") else "user"
     return [{"role": role, "content": _input_content(content, conversion)}]
-
-
-_ASSISTANT_SIDE = frozenset(CALL_OUTPUT) | {"reasoning"}
 
 
 def _follows_reasoning(item: Mapping[str, Any]) -> bool:

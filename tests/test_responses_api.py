@@ -416,3 +416,25 @@ def test_every_documented_item_type_goes_back_as_it_came_and_elsewhere_is_counte
     assert uses == ["apply_diff", "computer", "local_shell"]
     left_out = next(w for w in session.warnings if w.kind == "responses_items_not_sent").details
     assert left_out == {"reasoning_items_dropped": 1, "server_side_items_replaced_by_placeholders": 6}
+
+
+def test_thinking_blocks_and_flagged_part_outputs_are_counted_on_the_way_to_responses() -> None:
+    messages = [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "plan", "signature": "sig"},
+            {"type": "redacted_thinking", "data": "xyz"},
+            {"type": "text", "text": "Looking."}],
+         "tool_calls": [{"id": "t1", "type": "function",
+                         "function": {"name": "read_file", "arguments": "{}"}}]},
+        {"role": "tool", "tool_call_id": "t1", "_is_error": True, "content": [
+            {"type": "text", "text": "denied"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}]},
+    ]
+    items, conversion = responses_input(messages)
+    vr.check({"input": items})
+    assert items[1] == {"role": "assistant", "content": "Looking."}
+    assert items[3]["output"][0] == {"type": "input_text", "text": "[tool error]"}
+    assert items[3]["output"][2]["type"] == "input_image"
+    assert conversion.counts == {"reasoning_of_another_api_dropped": 2,
+                                 "error_flags_written_into_the_output": 1}
