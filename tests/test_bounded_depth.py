@@ -161,10 +161,15 @@ def test_handle_tool_call_answers_deep_arguments_with_an_error(tmp_path: Path) -
         answer = session.handle_tool_call("my_tool", arguments, invoke=invoke)
         assert "nested more than 100 levels deep" in json.loads(answer)["error"]
     assert ran == []
-    # a bridge call whose inner arguments are a deep JSON string (shallow outside)
+    # a bridge call of a deferred (MCP) tool whose inner arguments are a deep JSON string
+    # (shallow outside)
+    session.assemble_tools([{"type": "function", "source": "mcp-github", "function": {
+        "name": "create_issue", "description": "Open a GitHub issue.",
+        "parameters": {"type": "object", "properties": {"title": {"type": "string"}}}}}])
     answer = session.handle_tool_call(
-        "tool_call", json.dumps({"name": "my_tool", "arguments": deep_text(DEPTH)}), invoke=invoke)
-    assert "error" in json.loads(answer)
+        "tool_call", json.dumps({"name": "create_issue", "arguments": deep_text(DEPTH)}),
+        invoke=invoke)
+    assert "nested more than 100 levels deep" in json.loads(answer)["error"]
     assert ran == []
     assert session.handle_tool_call("my_tool", '{"x": 1}', invoke=invoke) == "ran"
 
