@@ -186,10 +186,11 @@ def test_the_bridge_refuses_deep_inner_arguments() -> None:
 # --- the CLI ----------------------------------------------------------------------------------------
 
 
-@pytest.fixture
-def deep_file(tmp_path: Path) -> Path:
+@pytest.fixture(params=["object", "array"])
+def deep_file(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
     path = tmp_path / "deep.json"
-    path.write_text('{"messages":' + "[" * 100_000 + "]" * 100_000 + "}")
+    deep = "[" * 100_000 + "]" * 100_000
+    path.write_text('{"messages":' + deep + "}" if request.param == "object" else deep)
     return path
 
 
