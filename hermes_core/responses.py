@@ -753,6 +753,9 @@ class LeftOutCounter:
         self._seen: list[Any] = []
         self._each: list[dict[str, int] | None] = []
         self._counts: dict[str, int] = {}
+        #: Whether the last counted list was the message cache's synced list (its low-water
+        #: mark then tells what changed since).
+        self.follows_cache = False
 
     def _add(self, each: dict[str, int] | None, sign: int) -> None:
         for kind, count in (each or {}).items():

@@ -507,7 +507,11 @@ class Session:
             synced = len(src) == len(messages) and (
                 not messages or (src[0] is messages[0] and src[-1] is messages[-1]))
             low = self.message_cache.take_low_water()
-            counts = counter.update(messages, low if synced else None)
+            # The mark speaks of the counted list only when the last count's list was the
+            # cache's too; otherwise one comparison decides.
+            trusted = synced and counter.follows_cache
+            counter.follows_cache = synced
+            counts = counter.update(messages, low if trusted else None)
             # Said once per change: the same history's next turn leaves out the same items.
             if not counts or counts == self.__dict__.get("_responses_left_out"):
                 return
