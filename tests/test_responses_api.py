@@ -438,3 +438,31 @@ def test_thinking_blocks_and_flagged_part_outputs_are_counted_on_the_way_to_resp
     assert items[3]["output"][2]["type"] == "input_image"
     assert conversion.counts == {"reasoning_of_another_api_dropped": 2,
                                  "error_flags_written_into_the_output": 1}
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(history=histories(), window=st.sampled_from([8_000, 16_000, 400_000]))
+def test_what_a_chat_session_says_it_leaves_out_is_always_the_current_count(
+    tmp_path_factory: pytest.TempPathFactory, history: list[dict[str, Any]], window: int
+) -> None:
+    from hermes_core.responses import not_sent_elsewhere
+
+    session = _session(tmp_path_factory.mktemp("s"), window=window)
+    told: dict[str, int] = {}
+    messages = normalize_messages(history)
+    for step in range(4):
+        if step == 2:
+            messages = session.compress(messages).messages  # a rewrite before the end
+        else:
+            messages = session.before_request(messages)
+        session.request(messages)
+        for warning in session.warnings:
+            if warning.kind == "responses_items_not_sent":
+                told = dict(warning.details)
+        assert told == not_sent_elsewhere(messages).counts or not not_sent_elsewhere(messages).counts
+        messages = [*messages, *normalize_messages([reasoning(500 + step), said_item(step)]),
+                    {"role": "user", "content": f"more {step}"}]
+
+
+def said_item(n: int) -> dict[str, Any]:
+    return said(f"step {n} done", 500 + n)
