@@ -251,7 +251,9 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     The same list object when there is nothing to convert (the common case, checked with one
     type test per message: this runs on every request over the whole history); a new list
     otherwise. An Anthropic user message of ``tool_result`` blocks becomes one ``tool`` message
-    per result.
+    per result. A run of OpenAI Responses items (dicts or SDK objects, a ``Response``) becomes
+    one assistant message per turn and one ``tool`` message per output, the items kept under
+    ``_responses`` (``hermes_core.responses``).
     """
     out: list[dict[str, Any]] | None = None
     index, n = 0, len(messages)
