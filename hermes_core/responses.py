@@ -663,10 +663,34 @@ def not_sent_elsewhere(messages: Sequence[Mapping[str, Any]]) -> Conversion:
             kind = item.get("type") if isinstance(item, Mapping) else None
             if kind == "reasoning":
                 conversion.add("reasoning_items_dropped")
-            elif kind is not None and kind not in CALL_OUTPUT and kind not in OUTPUTS \
-                    and kind != "message" and item.get("role") is None:
+            elif kind in OUTPUTS:
+                output = item.get("output")
+                if isinstance(output, Mapping):  # a screenshot: Chat tool content is text
+                    conversion.add("parts_replaced_by_placeholders")
+                elif isinstance(output, list):
+                    conversion.add("parts_replaced_by_placeholders", sum(
+                        1 for p in output if not (isinstance(p, Mapping)
+                                                  and p.get("type") in ("input_text", "output_text"))))
+            elif kind is not None and kind not in CALL_OUTPUT and kind != "message" \
+                    and item.get("role") is None:
                 conversion.add("server_side_items_replaced_by_placeholders")
+            elif isinstance(item.get("content"), list):
+                conversion.add("parts_replaced_by_placeholders", sum(
+                    1 for p in item["content"] if not _has_chat_form(p)))
     return conversion
+
+
+def _has_chat_form(part: Any) -> bool:
+    """Whether a Responses content part has a Chat equivalent (``_chat_part`` gives more than
+    a placeholder line)."""
+    if not isinstance(part, Mapping):
+        return True
+    kind = part.get("type")
+    if kind == "input_image":
+        return isinstance(part.get("image_url"), str)
+    if kind == "input_file":
+        return bool(part.get("file_id") or part.get("file_data"))
+    return kind in ("input_text", "output_text", "refusal")
 
 
 # --- tools -------------------------------------------------------------------------------------

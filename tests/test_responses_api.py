@@ -266,9 +266,13 @@ def test_random_responses_histories_always_give_valid_requests(
         kwargs = session.request(messages, tools=TOOLS, api="responses")
         vr.check(kwargs)
         json.dumps(kwargs)
-        # the latest turn (its reasoning included) goes out byte-identical, at the end
-        n = len(last)
-        assert json.dumps(kwargs["input"][-n:]) == json.dumps(last)
+        # the latest turn's reasoning goes out byte-identical, in its order (compaction may
+        # rewrite the turn's text: a summary can be joined to the last assistant message)
+        sent = [json.dumps(i) for i in kwargs["input"]]
+        kept = [json.dumps(i) for i in last if i.get("type") == "reasoning"]
+        assert [i for i in sent if i in kept] == kept
+        if messages is history:  # untouched: the whole turn as it came, at the end
+            assert sent[-len(last):] == [json.dumps(i) for i in last]
         chat = session.request(messages, tools=TOOLS)
         assert pairing_problems(chat["messages"][1:], allow_pending=False) == []
         assert all("role" in m and not any(k.startswith("_") for k in m) for m in chat["messages"])
@@ -415,7 +419,8 @@ def test_every_documented_item_type_goes_back_as_it_came_and_elsewhere_is_counte
     uses = [b["name"] for m in claude["messages"] for b in m["content"] if b["type"] == "tool_use"]
     assert uses == ["apply_diff", "computer", "local_shell"]
     left_out = next(w for w in session.warnings if w.kind == "responses_items_not_sent").details
-    assert left_out == {"reasoning_items_dropped": 1, "server_side_items_replaced_by_placeholders": 6}
+    assert left_out == {"reasoning_items_dropped": 1, "server_side_items_replaced_by_placeholders": 6,
+                        "parts_replaced_by_placeholders": 1}  # the screenshot
 
 
 def test_thinking_blocks_and_flagged_part_outputs_are_counted_on_the_way_to_responses() -> None:
@@ -466,3 +471,24 @@ def test_what_a_chat_session_says_it_leaves_out_is_always_the_current_count(
 
 def said_item(n: int) -> dict[str, Any]:
     return said(f"step {n} done", 500 + n)
+
+
+def test_parts_without_a_chat_form_are_counted_when_a_chat_request_leaves_them_out(tmp_path: Path) -> None:
+    history = [
+        {"type": "message", "role": "user", "content": [
+            {"type": "input_text", "text": "compare"},
+            {"type": "input_image", "file_id": "file-1", "detail": "auto"},       # no Chat form
+            {"type": "input_image", "image_url": "https://x.test/a.png", "detail": "low"},
+            {"type": "input_file", "file_url": "https://x.test/a.pdf"}]},          # no Chat form
+        call(1),
+        {"type": "computer_call_output", "call_id": "call_1",
+         "output": {"type": "computer_screenshot", "image_url": "data:image/png;base64,AAAA"}},
+    ]
+    history[1] = {**call(1), "type": "computer_call", "action": {"type": "screenshot"}}
+    del history[1]["name"], history[1]["arguments"]
+    session = _session(tmp_path)
+    chat = session.request(history)
+    assert chat["messages"][1]["content"][1] == {"type": "text", "text": "[image omitted: file-1]"}
+    details = next(w for w in session.warnings if w.kind == "responses_items_not_sent").details
+    assert details == {"parts_replaced_by_placeholders": 3}
+    vr.check(session.request(history, api="responses"))
