@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from hermes_core import bounded
+from hermes_core.history import IdRenamer, anthropic_ids
 
 __all__ = [
     "ORIGINAL_KEY",
@@ -499,11 +500,39 @@ def _drop_dangling_reasoning(
     return out
 
 
+def _renamed(items: list[Mapping[str, Any]], message: Mapping[str, Any], ids: Any,
+             conversion: Conversion) -> list[Mapping[str, Any]]:
+    """``items`` with the call ids ``IdRenamer`` gave a reused id (``anthropic_ids``: a list
+    for an assistant's calls, in ``tool_calls`` order, a str for a result)."""
+    if ids is None:
+        return items
+    if isinstance(ids, str):
+        key = "id" if items and items[0].get("type") == "local_shell_call_output" else "call_id"
+        conversion.add("reused_call_ids_renamed")
+        return [{**item, key: ids} if item.get("type") in OUTPUTS else item for item in items]
+    queues: dict[str, list[str]] = {}
+    for call, new in zip(message.get("tool_calls") or (), ids):
+        old = str(call.get("id") or call.get("call_id") or "") if isinstance(call, Mapping) else ""
+        queues.setdefault(old, []).append(new)
+    out: list[Mapping[str, Any]] = []
+    for item in items:
+        queue = queues.get(str(item.get("call_id") or "")) if item.get("type") in CALL_OUTPUT else None
+        if queue:
+            new = queue.pop(0)
+            if new != item.get("call_id"):
+                conversion.add("reused_call_ids_renamed")
+                item = {**item, "call_id": new}
+        out.append(item)
+    return out
+
+
 def message_items(
-    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None
+    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None, ids: Any = None
 ) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
     """The Responses items of one canonical message (``wire``: its canonical payload form) and
-    what they could not carry; a trailing reasoning run is left for ``join_items`` to judge."""
+    what they could not carry; a trailing reasoning run is left for ``join_items`` to judge.
+    ``ids``: the renamed call ids of a reused id (``hermes_core.history.anthropic_ids``): two
+    calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed."""
     conversion = Conversion()
     wire = message if wire is None else wire
     originals = message.get(ORIGINAL_KEY)
@@ -521,6 +550,7 @@ def message_items(
     else:
         items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
                            conversion)
+    items = _renamed(items, message, ids, conversion)
     return _drop_dangling_reasoning(items, conversion, keep_tail=True), conversion.counts
 
 
@@ -573,8 +603,10 @@ def responses_input(
     messages themselves. A message born of Responses items that no pass changed goes back as
     those items, byte-identical.
     """
+    renamer = IdRenamer()
     return join_items([
-        message_items(message, canonical[index] if canonical is not None else None)
+        message_items(message, canonical[index] if canonical is not None else None,
+                      anthropic_ids(message, index, renamer)[0])
         for index, message in enumerate(messages)
     ])
 
@@ -588,6 +620,8 @@ class InputCache:
         self._seen: list[Any] = []
         self._wire: list[Any] = []
         self._items: list[tuple[list[Mapping[str, Any]], dict[str, int]]] = []
+        self._renamer = IdRenamer()
+        self._undo: list[list[Any]] = []  # each message's renamer steps, to rewind them
         self._joined: list[Mapping[str, Any]] = []
         self._start: list[int] = []  # where each message's items begin in ``_joined``
         self._dropped: list[int] = []  # trailing reasoning items dropped at the join
@@ -619,11 +653,15 @@ class InputCache:
         if redo < len(self._start):
             del self._joined[self._start[redo]:]
         del self._start[redo:], self._dropped[redo:]
-        del self._seen[k:], self._wire[k:], self._items[k:]
+        for log in reversed(self._undo[k:]):
+            self._renamer.undo(log)
+        del self._seen[k:], self._wire[k:], self._items[k:], self._undo[k:]
         for index in range(k, len(messages)):
+            ids, undo = anthropic_ids(messages[index], index, self._renamer)
             self._seen.append(messages[index])
             self._wire.append(wire[index])
-            self._items.append(message_items(messages[index], wire[index]))
+            self._undo.append(undo)
+            self._items.append(message_items(messages[index], wire[index], ids))
         for index in range(redo, len(self._items)):
             items = self._items[index][0]
             dropped = _trailing_dropped(items, _after(self._items, index))

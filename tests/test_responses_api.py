@@ -351,7 +351,8 @@ def test_the_input_cache_gives_what_a_fresh_conversion_gives(
     from hermes_core.responses import InputCache
 
     canon = normalize_messages(history)
-    extra = normalize_messages([reasoning(900), said("tail", 900), asked("next"), reasoning(901)])
+    extra = [*normalize_messages([reasoning(900), said("tail", 900), asked("next"), reasoning(901)]),
+             *REUSED[1:3]]  # a call whose id was used before, and its result
     cache = InputCache()
     messages = list(canon)
     for op, at in edits:
@@ -492,3 +493,25 @@ def test_parts_without_a_chat_form_are_counted_when_a_chat_request_leaves_them_o
     details = next(w for w in session.warnings if w.kind == "responses_items_not_sent").details
     assert details == {"parts_replaced_by_placeholders": 3}
     vr.check(session.request(history, api="responses"))
+
+
+REUSED = [
+    {"role": "user", "content": "list twice"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_0", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "call_0", "content": "a.py"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "call_0", "type": "function", "function": {"name": "ls", "arguments": "{}"}}]},
+    {"role": "tool", "tool_call_id": "call_0", "content": "a.py b.py"},
+]
+
+
+def test_a_reused_call_id_is_renamed_with_its_result(tmp_path: Path) -> None:
+    session = _session(tmp_path)
+    kwargs = session.request(REUSED, api="responses")
+    vr.check(kwargs)
+    ids = [(i["type"], i["call_id"]) for i in kwargs["input"] if "call_id" in i]
+    assert ids == [("function_call", "call_0"), ("function_call_output", "call_0"),
+                   ("function_call", "call_0__r2"), ("function_call_output", "call_0__r2")]
+    details = next(w for w in session.warnings if w.kind == "responses_conversion").details
+    assert details == {"reused_call_ids_renamed": 2}
