@@ -196,6 +196,9 @@ class ProcessedHistory:
     def clear(self) -> None:
         """Forget every processed form (the next turn processes the whole history again)."""
         self.src: list[Any] = []
+        # The lowest index (re)processed since ``take_low_water`` (counters kept per message
+        # by the Session, such as hermes_core.responses.LeftOutCounter, redo only from there).
+        self._low_water = 0
         self.snaps: list[Any] = []
         self.canon: list[Any] = []
         self.cum: list[int] = [0]
@@ -289,6 +292,12 @@ class ProcessedHistory:
             del src[m:]
         return m if same else self._first_mismatch(msgs, m)
 
+    def take_low_water(self) -> int:
+        """How many leading synced messages no sync has (re)processed since the last call (all
+        of them on the first call: 0); the mark starts again from the current length."""
+        low, self._low_water = self._low_water, len(self.src)
+        return low
+
     @property
     def version(self) -> int:
         """Counts the changes of the synced messages (a sync that processed or rewound)."""
@@ -315,6 +324,8 @@ class ProcessedHistory:
         m = len(src)
         moved: dict[int, int] = {}
         self._version += 1
+        if k < self._low_water:
+            self._low_water = k
         if k < m:
             self.rewinds += 1
             old = (src[k:], snaps[k:], canon[k:], cum[k:])

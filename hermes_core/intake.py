@@ -27,7 +27,7 @@ from typing import Any
 import attrs
 
 from hermes_core.archive import REF_KEY, HistoryScan, is_plain
-from hermes_core.sdk import _expand
+from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
 __all__ = ["HistoryRead", "read_history"]
@@ -193,6 +193,8 @@ def _read_plain(
             total += tokens
         elif text:
             total += (len(content) + 3) // 4 + overhead
+        elif "type" in message:  # a Responses item: the general loop converts it
+            break
         else:
             total += estimate_message_tokens(message)
         if columns is not None:
@@ -202,6 +204,15 @@ def _read_plain(
                 _hold_odd(columns, index, message, role)
         index += 1
     return index, total, want, k
+
+
+def _has_responses_items(messages: Sequence[Any], start: int) -> bool:
+    """Whether the messages from ``start`` on may hold Responses items (a typed dict, an SDK
+    object): only the part ``_read_plain`` could not read is looked at."""
+    for message in islice(messages, start, None):
+        if type(message) is not dict or "type" in message:
+            return True
+    return False
 
 
 def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
@@ -220,6 +231,10 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
         start, total, want, k = _read_plain(messages, columns)
         if start == len(messages):
             return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
+    if _has_responses_items(messages, start):
+        # Runs of Responses items convert as runs (one assistant message per turn), which the
+        # message-by-message loop below cannot do: converted first, read as converted.
+        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
     out: list[dict[str, Any]] | None = None
     # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.

@@ -10,6 +10,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from hermes_core import bounded
 from hermes_core.errors import InvalidMessagesError
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})
@@ -41,7 +42,12 @@ def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, An
     messages: Any
     if stripped[0] in "[{":
         try:
-            messages = json.loads(stripped)
+            messages = bounded.loads(stripped)
+        except bounded.TooDeepError:
+            raise InvalidMessagesError(
+                f"{source}: JSON nested more than {bounded.MAX_DEPTH} levels deep "
+                "(refused rather than risk the stack)"
+            ) from None
         except json.JSONDecodeError as exc:
             if stripped[0] == "{":
                 messages = _parse_jsonl(stripped, source)
@@ -68,7 +74,11 @@ def _parse_jsonl(text: str, source: str) -> list[Any]:
         if not line.strip():
             continue
         try:
-            out.append(json.loads(line))
+            out.append(bounded.loads(line))
+        except bounded.TooDeepError:
+            raise InvalidMessagesError(
+                f"{source}: line {lineno} is nested more than {bounded.MAX_DEPTH} levels deep"
+            ) from None
         except json.JSONDecodeError as exc:
             raise InvalidMessagesError(f"{source}: line {lineno} is not JSON: {exc.msg}") from None
     return out

@@ -39,6 +39,7 @@ import weakref
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from hermes_core import bounded
 from hermes_core.history import (
     IdRenamer,
     ProcessedHistory,
@@ -71,10 +72,12 @@ def canonical_arguments(arguments: str) -> str:
     """``arguments`` as compact sorted-key JSON; unchanged when it is not valid JSON.
 
     Cached: the same argument strings come back on every request of a session, and a cache hit
-    (hash already stored on the string) is far cheaper than a parse and a dump.
+    (hash already stored on the string) is far cheaper than a parse and a dump. Arguments nested
+    deeper than ``hermes_core.bounded.MAX_DEPTH`` (a model can write anything) stay the string
+    they are: parsing them would exhaust the stack.
     """
     try:
-        value = json.loads(arguments)
+        value = bounded.loads(arguments)
     except (ValueError, TypeError):
         return arguments
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
@@ -359,8 +362,8 @@ def _anthropic_tool(tool: Any) -> Any:
 def _tool_input(arguments: Any) -> Any:
     if isinstance(arguments, str):
         try:
-            return json.loads(arguments) if arguments.strip() else {}
-        except ValueError:
+            return bounded.loads(arguments) if arguments.strip() else {}
+        except ValueError:  # invalid, or too deep to parse (bounded.TooDeepError)
             return {"_raw_arguments": arguments}
     return arguments if arguments is not None else {}
 

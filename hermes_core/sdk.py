@@ -15,7 +15,10 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hermes_core import bounded
+from hermes_core.diagnostics import record_warning
 from hermes_core.payload import to_anthropic, to_openai
+from hermes_core.responses import canonical_messages, is_item, run_end
 
 __all__ = [
     "ANTHROPIC_DEFAULT_MAX_TOKENS",
@@ -107,6 +110,15 @@ def _plain(obj: Any) -> Any:
 def _arguments_text(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if bounded.value_depth(value) > bounded.MAX_DEPTH:
+        # A model's tool input, nested too deep to serialise (json.dumps recurses per level):
+        # a note stands for it, and the host hears of it.
+        record_warning(
+            "tool_arguments_too_deep",
+            f"a tool call's input nested more than {bounded.MAX_DEPTH} levels deep was replaced "
+            "by a note",
+        )
+        return bounded.too_deep_note("tool-call arguments")
     return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
                       ensure_ascii=False)
 
@@ -201,6 +213,8 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
         raise TypeError(
             f"a message must be a dict or an SDK message object, got {type(message).__name__}"
         )
+    if data.get("object") == "response" or is_item(data):  # the Responses API
+        return canonical_messages([data], _plain)
     choices = data.get("choices")
     if isinstance(choices, list) and choices and "message" in (_plain(choices[0]) or {}):
         return _expand(_plain(choices[0])["message"], True)  # a whole ChatCompletion
@@ -219,12 +233,14 @@ def as_message(obj: Any) -> dict[str, Any]:
 
     Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage``, an
     Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as ``tool_calls``, thinking
-    as ``_reasoning`` metadata), or a dict (returned as it is when already OpenAI-shaped).
+    as ``_reasoning`` metadata), an OpenAI Responses ``Response`` or output item (one assistant
+    message of the whole output, the items kept under ``_responses``: see
+    ``hermes_core.responses``), or a dict (returned as it is when already OpenAI-shaped).
     """
     expanded = _expand(obj)
     if len(expanded) != 1:
         raise ValueError(
-            "this object holds tool results as well as a message; use normalize_messages"
+            f"this object stands for {len(expanded)} messages, not one; use normalize_messages"
         )
     return expanded[0]
 
@@ -235,20 +251,35 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     The same list object when there is nothing to convert (the common case, checked with one
     type test per message: this runs on every request over the whole history); a new list
     otherwise. An Anthropic user message of ``tool_result`` blocks becomes one ``tool`` message
-    per result.
+    per result. A run of OpenAI Responses items (dicts or SDK objects, a ``Response``) becomes
+    one assistant message per turn and one ``tool`` message per output, the items kept under
+    ``_responses`` (``hermes_core.responses``).
     """
     out: list[dict[str, Any]] | None = None
-    for index, message in enumerate(messages):
-        if type(message) is dict and type(message.get("content")) is not list:
+    index, n = 0, len(messages)
+    while index < n:
+        message = messages[index]
+        # "type": Chat messages have none; Responses items do (``hermes_core.responses``).
+        if type(message) is dict and type(message.get("content")) is not list \
+                and "type" not in message:
             if out is not None:
                 out.append(message)
+            index += 1
             continue
-        expanded = _expand(message)
+        # A run of Responses items converts as one: a turn's reasoning, text and parallel
+        # calls become one assistant message, whatever their order.
+        end = run_end(messages, index, _plain)
+        if end > index:
+            expanded = canonical_messages(messages[index:end], _plain)
+        else:
+            expanded, end = _expand(message), index + 1
         if out is None:
-            if len(expanded) == 1 and expanded[0] is message:
+            if end == index + 1 and len(expanded) == 1 and expanded[0] is message:
+                index = end
                 continue
             out = list(messages[:index])
         out.extend(expanded)
+        index = end
     if out is None:
         return messages if isinstance(messages, list) else list(messages)
     return out

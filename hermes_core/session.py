@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from hermes_core import bounded
 from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
@@ -458,10 +459,14 @@ class Session:
         tools: Sequence[Mapping[str, Any]] | None = None,
         ephemeral: str | None = None,
         max_tokens: int | None = None,
+        api: str | None = None,
     ) -> dict[str, Any]:
         """Keyword arguments for the provider's official SDK, as they are:
-        ``client.chat.completions.create(**session.request(messages))`` or, with
-        ``provider="anthropic"``, ``client.messages.create(**...)``.
+        ``client.chat.completions.create(**session.request(messages))``, with
+        ``provider="anthropic"`` ``client.messages.create(**...)``, and with ``api="responses"``
+        OpenAI's ``client.responses.create(**...)`` (``hermes_core.responses``: ``instructions``,
+        ``input`` items - Responses items of the history sent back as they came while no pass
+        changed them -, function tools, ``prompt_cache_key``, ``max_output_tokens``).
 
         System prompt (plus ``ephemeral``), canonical messages (SDK objects accepted), tools
         (catalog keys such as ``source`` removed) and the cache layout: Anthropic
@@ -471,15 +476,90 @@ class Session:
         from hermes_core.payload import release_request
         from hermes_core.sdk import sdk_kwargs
 
+        if api is not None:
+            if api != "responses":
+                raise ValueError(f"api must be None (the provider's own API) or 'responses', not {api!r}")
+            return self._responses_request(messages, provider, tools, ephemeral, max_tokens)
+
         # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
         # the laid-out list goes back to the message cache for the next request.
         payload = self._payload(
-            messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False
+            messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
+            count_responses=True,
         )
         try:
             return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
         finally:
             release_request(self, payload)
+
+    def _warn_responses_left_out(self, messages: list[dict[str, Any]]) -> None:
+        # A Chat or Anthropic request of a history with Responses items: what it cannot carry
+        # (reasoning items, server-side items) is counted, never left out silently.
+        # Counted over the new messages only (``LeftOutCounter``): this runs on every request.
+        from hermes_core.responses import Conversion, LeftOutCounter
+
+        with self._lock:
+            counter = self.__dict__.get("_responses_counter")
+            if counter is None:
+                counter = self._responses_counter = LeftOutCounter()
+            # After the request's sync: the message cache says which messages it (re)processed
+            # since the last count (when it describes this list), else a comparison decides.
+            # (build_request syncs this list whenever there is a system text; the ends are
+            # checked in case it did not).
+            src = self.message_cache.src
+            synced = len(src) == len(messages) and (
+                not messages or (src[0] is messages[0] and src[-1] is messages[-1]))
+            low = self.message_cache.take_low_water()
+            # The mark speaks of the counted list only when the last count's list was the
+            # cache's too; otherwise one comparison decides.
+            trusted = synced and counter.follows_cache
+            counter.follows_cache = synced
+            counts = counter.update(messages, low if trusted else None)
+            # Said once per change: the same history's next turn leaves out the same items.
+            if not counts or counts == self.__dict__.get("_responses_left_out"):
+                return
+            self._responses_left_out = counts
+        self._collect(
+            record_warning, "responses_items_not_sent",
+            "this request is not a Responses request; of the Responses items in the history "
+            "it leaves out " + Conversion(counts=counts).describe(), **counts,
+        )
+
+    def _responses_request(
+        self, messages: Sequence[Any], provider: str | None,
+        tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, max_tokens: int | None,
+    ) -> dict[str, Any]:
+        from hermes_core.payload import build_request
+        from hermes_core.responses import InputCache, responses_kwargs
+        from hermes_core.sdk import wire_format
+
+        name = provider if provider is not None else self.provider
+        if wire_format(name) == "anthropic":  # the Responses API is OpenAI's: its cache layout
+            name = "openai"
+        try:
+            checked = self._collect(
+                self._pairing.check, self._collect(self._normalized, messages, prove=True),
+                where="Session.request",
+            )
+            payload = build_request(self, checked, provider=name, tools=tools, ephemeral=ephemeral)
+        finally:
+            self.message_cache.forget_proof()
+        with self._lock:  # each message's items are kept for the next turn (InputCache)
+            cache = self.__dict__.get("_responses_input")
+            if cache is None:
+                cache = self._responses_input = InputCache()
+            out, conversion = responses_kwargs(
+                payload, checked, max_output_tokens=max_tokens or self.max_tokens, cache=cache
+            )
+        # Said once per change: the next turn of the same history converts the same things.
+        if conversion.counts and conversion.counts != self.__dict__.get("_responses_converted"):
+            self._responses_converted = dict(conversion.counts)
+            self._collect(
+                record_warning, "responses_conversion",
+                "the Responses request could not carry everything as it was: "
+                + conversion.describe(), **conversion.counts,
+            )
+        return out
 
     def payload(
         self,
@@ -500,16 +580,21 @@ class Session:
     def _payload(
         self, messages: Sequence[Any], *, provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
+        count_responses: bool = False,
     ) -> Any:
         from hermes_core.payload import build_request
 
         try:
             checked = self._collect(
-                self._pairing.check, self._normalized(messages, prove=True), where="Session.request"
+                self._pairing.check, self._collect(self._normalized, messages, prove=True),
+                where="Session.request",
             )
-            return build_request(
+            payload = build_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
             )
+            if count_responses:
+                self._warn_responses_left_out(checked)
+            return payload
         finally:
             self.message_cache.forget_proof()
 
@@ -552,7 +637,9 @@ class Session:
         per turn when the host appends to the list it got back.
         """
         try:
-            return self._collect(self._before_request, self._normalized(messages, prove=True), tools)
+            # Normalising may warn too (a conversion that replaced something): collected.
+            normalized = self._collect(self._normalized, messages, prove=True)
+            return self._collect(self._before_request, normalized, tools)
         finally:
             self.message_cache.forget_proof()
 
@@ -577,7 +664,8 @@ class Session:
         from hermes_core.sdk import response_usage
 
         return self._collect(
-            self._loop.after_response, response_usage(usage), self._normalized(messages)
+            self._loop.after_response, response_usage(usage),
+            self._collect(self._normalized, messages),
         )
 
     def on_provider_error(
@@ -822,11 +910,18 @@ class Session:
 def _parse_tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
     if arguments is None or arguments == "":
         return {}, ""
+    # A model writes the arguments: their depth is bounded before anything recursive (the
+    # parser, the schema check, deepcopy, repr) sees them (hermes_core.bounded).
+    too_deep = f"arguments are nested more than {bounded.MAX_DEPTH} levels deep"
     if isinstance(arguments, str):
         try:
-            arguments = json.loads(arguments)
+            arguments = bounded.loads(arguments)  # the depth is checked on the text
+        except bounded.TooDeepError:
+            return None, too_deep
         except json.JSONDecodeError as exc:
             return None, f"arguments are not valid JSON ({exc.msg})"
+    elif bounded.value_depth(arguments) > bounded.MAX_DEPTH:  # the host's own object
+        return None, too_deep
     if arguments.__class__ is not dict and not isinstance(arguments, Mapping):
         return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
     return dict(arguments), ""

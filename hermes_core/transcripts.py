@@ -37,6 +37,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import attrs
 
+from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, InvalidMessagesError
 from hermes_core.logging import get_logger
@@ -347,8 +348,8 @@ def escape_surrogates_of(text: str, value: Any) -> Any:
 
 def _loads(text: str, where: str, report: ReportBuilder | None) -> Any:
     try:
-        value = json.loads(text)
-    except RecursionError:
+        value = bounded.loads(text, MAX_MESSAGE_DEPTH)  # measured before the parser recurses
+    except bounded.TooDeepError:
         raise InvalidMessagesError(
             f"{where}: JSON nested too deeply to read (refused rather than risk the stack)"
         ) from None

@@ -20,7 +20,8 @@ from typing import Any
 import attrs
 
 # Endpoint each provider's SDK posts to (the OpenAI SDK's base_url carries the /v1 prefix).
-PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages"}
+PATHS = {"openai": "/v1/chat/completions", "anthropic": "/v1/messages",
+         "responses": "/v1/responses"}  # OpenAI's Responses API
 #: How long a gated reply waits for its gate: only a hang guard, never a timing assumption.
 GATE_GUARD = 60.0
 
@@ -92,6 +93,24 @@ def openai_error(status: int, message: str, *, type: str = "invalid_request_erro
     )
 
 
+# --- OpenAI Responses shapes --------------------------------------------------------------------
+
+
+def responses_reply(output: list[dict[str, Any]], *, model: str = "fake-model",
+                    input_tokens: int = 10, **kwargs: Any) -> Reply:
+    """A ``Response`` whose ``output`` is the given items (messages, reasoning, calls ...)."""
+    payload = {
+        "id": "resp_fake", "object": "response", "created_at": 1_700_000_000,
+        "status": "completed", "model": model, "output": output,
+        "parallel_tool_calls": True, "tool_choice": "auto", "tools": [],
+        "usage": {"input_tokens": input_tokens, "output_tokens": 5,
+                  "total_tokens": input_tokens + 5,
+                  "input_tokens_details": {"cached_tokens": 0},
+                  "output_tokens_details": {"reasoning_tokens": 0}},
+    }
+    return json_reply(200, payload, **kwargs)
+
+
 # --- Anthropic Messages shapes -------------------------------------------------------------------
 
 
@@ -138,7 +157,7 @@ class _Handler(BaseHTTPRequestHandler):
             body=body, peer=(str(self.client_address[0]), int(self.client_address[1])),
         ))
         if self.path.split("?", 1)[0] != PATHS[fake.provider]:
-            reply = (openai_error(404, f"no route {self.path}") if fake.provider == "openai"
+            reply = (openai_error(404, f"no route {self.path}") if fake.provider != "anthropic"
                      else anthropic_error(404, "not_found_error", f"no route {self.path}"))
         else:
             reply = fake._next_reply()
@@ -207,7 +226,7 @@ class FakeLLMServer:
     def base_url(self) -> str:
         """What to configure as ``compression.summary.base_url`` for this provider's SDK."""
         root = f"http://127.0.0.1:{self.port}"
-        return root + "/v1" if self.provider == "openai" else root
+        return root + "/v1" if self.provider != "anthropic" else root
 
     def push(self, *replies: Reply) -> FakeLLMServer:
         with self._lock:

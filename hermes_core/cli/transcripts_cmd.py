@@ -28,7 +28,9 @@ from hermes_core.transcripts import (
 
 #: Draw the reading progress bar only for inputs at least this large.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024
-TARGETS = ("openai", "anthropic")
+TARGETS = ("openai", "anthropic", "responses")
+#: ``--to`` names that differ from the transcript format's own name.
+TARGET_FORMATS = {"responses": "openai-responses"}
 
 
 def format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -113,7 +115,8 @@ def formats_command(state: CliState, as_json: bool) -> None:
 @guarded
 def convert_command(state: CliState, file: Path, out: Path | None, target: str,
                     transcript_format: str, transcript_index: int | None, as_json: bool) -> None:
-    """Convert a transcript in any known format to OpenAI chat or Anthropic Messages.
+    """Convert a transcript in any known format to OpenAI chat, Anthropic Messages or an
+    OpenAI Responses request body (--to responses).
 
     The conversion report (what was merged, dropped, relabelled, with counts) goes to stderr,
     or to stdout as JSON with --json (then -o is required for the transcript itself).
@@ -122,7 +125,8 @@ def convert_command(state: CliState, file: Path, out: Path | None, target: str,
         fail("--json prints the report on stdout: give -o FILE for the converted transcript")
     transcript = load_for_cli(state, file, transcript_format, transcript_index)
     notes = ReportBuilder(format=target, source=str(out or "<stdout>"))
-    text = write_transcript(transcript, target, host=state.host, notes=notes)
+    text = write_transcript(transcript, TARGET_FORMATS.get(target, target), host=state.host,
+                            notes=notes)
     if out is not None:
         try:
             out.write_text(text, encoding="utf-8")
@@ -134,7 +138,8 @@ def convert_command(state: CliState, file: Path, out: Path | None, target: str,
     report = transcript.conversion.to_dict()
     written = notes.build()
     report["written"] = {"format": target, "output": str(out) if out else None,
-                         "changed": dict(written.changed), "relabelled": dict(written.relabelled)}
+                         "changed": dict(written.changed), "relabelled": dict(written.relabelled),
+                         "dropped": dict(written.dropped)}
     if as_json:
         emit_json(report)
     else:
@@ -152,7 +157,7 @@ def _print_report(report: dict[str, Any]) -> None:
     if report["unaccounted"]:
         echo(f"  UNACCOUNTED {report['unaccounted']:,} records")
     written = report["written"]
-    for key in ("changed", "relabelled"):
+    for key in ("changed", "relabelled", "dropped"):
         for reason, count in written[key].items():
             echo(f"  written    {count:>7,}  {reason} ({written['format']})")
     for warning in report["warnings"]:

@@ -35,7 +35,7 @@ from typing import Any
 import attrs
 import click
 
-from hermes_core import InvalidMessagesError, PayloadContext
+from hermes_core import InvalidMessagesError, PayloadContext, bounded
 from hermes_core.cli import CliState, emit_json, emit_table, fail
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli, resolve_format
 from hermes_core.history import ProcessedHistory
@@ -574,7 +574,12 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
     data: Any = None
     if stripped.startswith("{"):
         try:
-            data = escape_surrogates_of(stripped, json.loads(stripped))
+            data = escape_surrogates_of(stripped, bounded.loads(stripped))
+        except bounded.TooDeepError:
+            raise InvalidMessagesError(
+                f"{source}: JSON nested more than {bounded.MAX_DEPTH} levels deep "
+                "(refused rather than risk the stack)"
+            ) from None
         except json.JSONDecodeError:
             data = None  # JSONL of messages
     if isinstance(data, dict) and "requests" in data:

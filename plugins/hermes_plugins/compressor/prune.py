@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 import xxhash
 
+from hermes_core import bounded
 from hermes_core.pairing import Match, match_results, pending_calls
 from hermes_core.tokens import estimate_message_tokens
 from hermes_plugins.compressor.oneliners import (
@@ -103,8 +104,8 @@ def _digest(text: str) -> bytes:
 def shorten_arguments(arguments: str, leaf_chars: int = ARGUMENT_LEAF_CHARS) -> str | None:
     """Arguments with long string leaves cut, re-serialised; ``None`` if unparsable or unchanged."""
     try:
-        value = json.loads(arguments)
-    except (ValueError, RecursionError):
+        value = bounded.loads(arguments)  # ``walk`` recurses per level: the depth is bounded
+    except ValueError:  # invalid JSON, or too deep (bounded.TooDeepError): left as it is
         return None
     changed = False
 

@@ -29,6 +29,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core import bounded
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results
 from hermes_core.redaction import redact
@@ -75,7 +76,6 @@ def _clip(text: str, limit: int) -> str:
 
 
 def _arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-    import json
 
     fn = call.get("function")
     fn = fn if isinstance(fn, Mapping) else {}
@@ -83,8 +83,8 @@ def _arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
     args: Any = raw
     if isinstance(raw, str):
         try:
-            args = json.loads(raw) if raw.strip() else {}
-        except ValueError:
+            args = bounded.loads(raw) if raw.strip() else {}
+        except ValueError:  # invalid, or too deep to parse (bounded.TooDeepError)
             args = {}
     return str(fn.get("name") or ""), args if isinstance(args, dict) else {}
 

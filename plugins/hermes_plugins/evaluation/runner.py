@@ -28,6 +28,7 @@ from typing import Any
 import attrs
 
 from hermes_core.archive import message_text
+from hermes_core import bounded
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results, pairing_problems
@@ -93,14 +94,16 @@ def compare(
 
 
 def _strings(value: Any, into: list[str]) -> None:
-    if isinstance(value, str):
-        into.append(value)
-    elif isinstance(value, Mapping):
-        for item in value.values():
-            _strings(item, into)
-    elif isinstance(value, list):
-        for item in value:
-            _strings(item, into)
+    # An explicit stack: a model's arguments may nest deeper than the interpreter recurses.
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            into.append(item)
+        elif isinstance(item, Mapping):
+            stack.extend(reversed(list(item.values())))
+        elif isinstance(item, list):
+            stack.extend(reversed(item))
 
 
 def context_text(messages: Sequence[Mapping[str, Any]], *, redacted: bool = False) -> str:
@@ -123,8 +126,8 @@ def context_text(messages: Sequence[Mapping[str, Any]], *, redacted: bool = Fals
                 if isinstance(arguments, str):
                     parts.append(arguments)
                     try:
-                        _strings(json.loads(arguments), parts)
-                    except ValueError:
+                        _strings(bounded.loads(arguments), parts)
+                    except ValueError:  # invalid, or too deep (bounded.TooDeepError)
                         pass
                 else:
                     _strings(arguments, parts)

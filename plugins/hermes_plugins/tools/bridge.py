@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 import orjson
 
+from hermes_core import bounded
 from hermes_core.config import Config
 from hermes_core.frozen import FrozenTools
 from hermes_core.host import host_state
@@ -206,9 +207,13 @@ def _parse_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str | None]
         if not arguments.strip():
             return {}, None
         try:
-            arguments = json.loads(arguments)
+            arguments = bounded.loads(arguments)  # a model's text: depth-checked before parsing
+        except bounded.TooDeepError:
+            return None, f"the arguments are nested more than {bounded.MAX_DEPTH} levels deep"
         except json.JSONDecodeError as exc:
             return None, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    elif bounded.value_depth(arguments) > bounded.MAX_DEPTH:
+        return None, f"the arguments are nested more than {bounded.MAX_DEPTH} levels deep"
     if arguments.__class__ is dict:
         return arguments, None  # read, never edited: no copy
     if not isinstance(arguments, Mapping):

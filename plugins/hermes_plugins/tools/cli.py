@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from hermes_core import bounded
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.assembly import assemble_tool_defs
@@ -33,7 +34,9 @@ from hermes_plugins.tools.listing import short_desc
 def load_catalog(path: str) -> list[dict[str, Any]]:
     """Read ``tools.json``; a clear error (exit 2) when it is missing or not a list of objects."""
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
+        data = bounded.loads(Path(path).read_text(encoding="utf-8"))
+    except bounded.TooDeepError:
+        fail(f"{path}: JSON nested more than {bounded.MAX_DEPTH} levels deep")
     except FileNotFoundError:
         fail(f"{path}: catalog file not found")
     except (OSError, UnicodeDecodeError) as exc:

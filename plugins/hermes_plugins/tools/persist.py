@@ -25,6 +25,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_plugins.tools.writers import (
@@ -112,8 +113,8 @@ def _pageable(content: str) -> tuple[str, str]:
     if not content.lstrip().startswith("{"):
         return content, content
     try:
-        data = json.loads(content)
-    except ValueError:
+        data = bounded.loads(content)  # a tool's output: depth-checked before parsing
+    except ValueError:  # not JSON, or too deep to parse (bounded.TooDeepError): pages as text
         return content, content
     if not isinstance(data, dict) or not isinstance(data.get("result"), str):
         return content, content

@@ -14,6 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core import bounded
 from hermes_core.pairing import match_results
 from hermes_core.transcripts import (
     Detection,
@@ -122,8 +123,8 @@ def _input_of(arguments: Any, notes: ReportBuilder) -> Any:
     if isinstance(arguments, Mapping):
         return dict(arguments)
     try:
-        value = json.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
-    except json.JSONDecodeError:
+        value = bounded.loads(arguments) if isinstance(arguments, str) and arguments.strip() else {}
+    except ValueError:  # invalid, or too deep to parse: kept as the string it is, below
         value = None
     if not isinstance(value, dict):
         notes.changed("non_object_arguments_wrapped")

@@ -12,6 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.responses import responses_input, responses_tool
 from hermes_core.transcripts import (
     Detection,
     ReportBuilder,
@@ -22,6 +23,7 @@ from hermes_core.transcripts import (
     make_tool_call,
 )
 from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
+from hermes_plugins.transcripts.openai_chat import dumps
 
 NAME = "openai-responses"
 ITEM_TYPES = frozenset({
@@ -255,9 +257,31 @@ def read(source: TranscriptSource) -> Transcript:
     return source.transcript(converter.finish(), system_prompt=converter.system_prompt, model=model)
 
 
+def write(transcript: Transcript, notes: ReportBuilder) -> str:
+    """A ``client.responses.create`` body: ``instructions``, ``tools`` in the Responses function
+    shape, ``input`` items (``hermes_core.responses``); what could not go as it was (another
+    vendor's reasoning, parts without a Responses form) is counted on ``notes``."""
+    items, conversion = responses_input(list(transcript.messages))
+    for kind, count in conversion.counts.items():
+        if "dropped" in kind:
+            notes.dropped(kind, count)
+        else:
+            notes.changed(kind, count)
+    body: dict[str, Any] = {}
+    if transcript.model:
+        body["model"] = transcript.model
+    if transcript.system_prompt:
+        body["instructions"] = transcript.system_prompt
+    if transcript.tools:
+        body["tools"] = [responses_tool(t) for t in transcript.tools]
+    body["input"] = items
+    return dumps(body)
+
+
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenAI Responses API items (input/output lists, JSON or JSON Lines)",
     detect=detect,
     read=read,
+    write=write,
 )

@@ -1,0 +1,105 @@
+"""JSON of user or model data, read and walked without recursing past a bound.
+
+``json.loads``, ``json.dumps``, ``copy.deepcopy`` and ``repr`` all recurse once per nesting
+level, so a tool call whose arguments a model nested 10,000 deep raises ``RecursionError`` in
+whichever of them meets it first - and, with the message kept in the history, on every later
+turn too. Everything that parses such text or walks such a value goes through this module: the
+depth is measured first, without recursion (a bracket scan of the raw text, an explicit stack
+over a value), and anything deeper than ``MAX_DEPTH`` is refused with ``TooDeepError`` (a
+``ValueError``, so callers that already treat invalid JSON as "leave it as text" need no new
+branch). The process's recursion limit is never touched.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+__all__ = [
+    "MAX_DEPTH",
+    "TooDeepError",
+    "check_value_depth",
+    "json_depth",
+    "loads",
+    "too_deep_note",
+    "value_depth",
+]
+
+#: Dict/list levels a value may have. Far beyond real tool arguments, schemas and messages (the
+#: transcript readers' ``MAX_MESSAGE_DEPTH`` is the same), far below what ``json``, ``deepcopy``
+#: and ``repr`` survive under the default recursion limit even when called deep in a stack.
+MAX_DEPTH = 100
+
+# A JSON string (escapes included) or one bracket: brackets inside strings are not structure.
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]', re.DOTALL)
+
+
+class TooDeepError(ValueError):
+    """JSON text or a value nests deeper than the bound; nothing recursive was run on it."""
+
+
+def json_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
+    """How deep ``text`` (JSON) nests, counting no further than ``limit + 1``.
+
+    A text with at most ``limit`` opening brackets cannot be deeper (two ``count`` calls in C,
+    the common case); otherwise one regex scan that skips strings. Invalid JSON gets a number
+    too (``json.loads`` reports it afterwards).
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="replace")
+    if text.count("{") + text.count("[") <= limit:
+        return min(limit, text.count("{") + text.count("["))
+    depth = deepest = 0
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "{" or token == "[":
+            depth += 1
+            if depth > deepest:
+                deepest = depth
+                if deepest > limit:
+                    return deepest
+        elif token == "}" or token == "]":
+            depth -= 1
+    return deepest
+
+
+def loads(text: str | bytes, limit: int = MAX_DEPTH) -> Any:
+    """``json.loads(text)``, refused with ``TooDeepError`` when it nests deeper than ``limit``."""
+    if json_depth(text, limit) > limit:
+        raise TooDeepError(f"JSON nested more than {limit} levels deep")
+    return json.loads(text)
+
+
+def value_depth(value: Any, limit: int = MAX_DEPTH) -> int:
+    """How deep ``value`` nests in dicts, lists and tuples (an explicit stack, no recursion),
+    counting no further than ``limit + 1``."""
+    deepest = 0
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, (list, tuple)):
+            children = item
+        else:
+            continue
+        if depth > deepest:
+            deepest = depth
+            if deepest > limit:
+                return deepest
+        stack.extend((child, depth + 1) for child in children
+                     if isinstance(child, (dict, list, tuple)))
+    return deepest
+
+
+def check_value_depth(value: Any, limit: int = MAX_DEPTH) -> None:
+    """Raise ``TooDeepError`` when ``value`` nests deeper than ``limit``."""
+    if value_depth(value, limit) > limit:
+        raise TooDeepError(f"value nested more than {limit} levels deep")
+
+
+def too_deep_note(what: str = "arguments", limit: int = MAX_DEPTH) -> str:
+    """The JSON object that stands for a value too deep to keep (a tool call's input the
+    provider sent as an object, never as text): visible to the model and to a reader."""
+    return json.dumps({"_omitted": f"the {what} nested more than {limit} levels deep were removed"})

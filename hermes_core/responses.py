@@ -1,0 +1,850 @@
+"""The OpenAI Responses API: its items in the history, and its request shape out.
+
+In: a history may hold Responses items (what ``response.output`` holds, what a host sends as
+``input``): ``message`` items with ``input_text``/``output_text`` parts, ``reasoning`` (with
+``encrypted_content``), ``function_call``/``function_call_output`` and the other client-side
+call/output pairs (``custom_tool_call``, ``computer_call``, ``local_shell_call``, ``shell_call``,
+``apply_patch_call``), and items the server ran itself (``web_search_call``, ``file_search_call``,
+``image_generation_call``, ``code_interpreter_call``, ``mcp_call``, ``item_reference`` ...).
+``canonical_messages`` turns a run of them into the canonical history every pass works on
+(OpenAI-Chat-shaped dicts):
+
+* the items of one assistant turn - reasoning, assistant messages, calls, server-side items, in
+  any order - become ONE assistant message: text as ``content``, client-side calls as
+  ``tool_calls`` (by ``call_id``), reasoning summaries as ``_reasoning``, and each server-side
+  item as a one-line placeholder in the text (the only way a Chat or Anthropic model can see
+  it). Reasoning therefore always travels with the items it precedes: compaction keeps or
+  removes the turn whole, and a call's result pairs with it by ``call_id``;
+* an output item becomes a ``tool`` message; a user/system/developer message item a message of
+  that role, its parts as Chat parts;
+* every canonical message keeps the items it stands for, unchanged, under ``_responses``
+  (``ORIGINAL_KEY``): a Responses request sends them back byte-identical while the message is
+  unchanged (``responses_input``), and rebuilds only what a pass changed.
+
+Out: ``responses_input`` builds ``input`` for ``client.responses.create`` from canonical
+messages of any origin, and counts in a ``Conversion`` what it could not send as it was
+(reasoning of another vendor, images in an assistant turn, a reasoning item left with nothing
+to precede); ``not_sent_elsewhere`` counts what a Chat or Anthropic request leaves out of
+Responses-born messages. Nothing here recurses on the data (``hermes_core.bounded``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hermes_core import bounded
+from hermes_core.history import IdRenamer, anthropic_ids
+
+__all__ = [
+    "ORIGINAL_KEY",
+    "Conversion",
+    "canonical_messages",
+    "is_item",
+    "not_sent_elsewhere",
+    "responses_input",
+    "responses_tool",
+    "run_end",
+]
+
+#: The key of a canonical message that holds the Responses items it stands for.
+ORIGINAL_KEY = "_responses"
+
+#: Client-side calls and the type of the item that answers each (paired by ``call_id``; a
+#: ``local_shell_call_output`` names its call in ``id``).
+CALL_OUTPUT = {
+    "function_call": "function_call_output",
+    "custom_tool_call": "custom_tool_call_output",
+    "computer_call": "computer_call_output",
+    "local_shell_call": "local_shell_call_output",
+    "shell_call": "shell_call_output",
+    "apply_patch_call": "apply_patch_call_output",
+}
+OUTPUTS = frozenset(CALL_OUTPUT.values())
+#: Content part types of a Responses message (Chat uses ``text``, ``image_url`` ...).
+PART_TYPES = frozenset({"input_text", "output_text", "refusal", "input_image", "input_file"})
+_CALL_META = ("type", "id", "call_id", "status")
+
+
+def is_item(data: Any) -> bool:
+    """Whether ``data`` (a plain dict) is a Responses item rather than a Chat message or an
+    Anthropic message: a typed dict without a role, or a message whose parts are Responses
+    parts (or a string, with ``"type": "message"``)."""
+    if not isinstance(data, Mapping):
+        return False
+    if "role" not in data:
+        return isinstance(data.get("type"), str)
+    content = data.get("content")
+    if isinstance(content, list):
+        return any(isinstance(p, Mapping) and p.get("type") in PART_TYPES for p in content)
+    return bool(data.get("type") == "message" and isinstance(content, str))
+
+
+def run_end(messages: Sequence[Any], start: int, plain: Callable[[Any], Any]) -> int:
+    """The end of the run of Responses items that starts at ``start`` (``start`` when none)."""
+    end = start
+    n = len(messages)
+    while end < n and is_item(plain(messages[end])):
+        end += 1
+    return end
+
+
+# --- in: items to canonical messages ------------------------------------------------------------
+
+
+def _dumps(value: Any) -> str:
+    if bounded.value_depth(value) > bounded.MAX_DEPTH:
+        return bounded.too_deep_note("tool-call arguments")
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+def _call_id(item: Mapping[str, Any]) -> str:
+    ident = item.get("call_id")
+    if not ident and item.get("type") == "local_shell_call_output":
+        ident = item.get("id")
+    return str(ident or "")
+
+
+def _tool_call(item: Mapping[str, Any]) -> dict[str, Any]:
+    kind = item.get("type")
+    if kind == "function_call":
+        name, arguments = item.get("name"), item.get("arguments")
+    elif kind == "custom_tool_call":
+        name, arguments = item.get("name"), item.get("input")
+    else:  # computer, local shell, shell, apply_patch: the action is the arguments
+        name = item.get("name") or str(kind).removesuffix("_call")
+        arguments = {k: v for k, v in item.items() if k not in _CALL_META}
+    if not isinstance(arguments, str):
+        arguments = _dumps(arguments if arguments is not None else {})
+    return {"id": _call_id(item), "type": "function",
+            "function": {"name": str(name or ""), "arguments": arguments}}
+
+
+def placeholder(item: Mapping[str, Any]) -> str:
+    """The one line a Chat or Anthropic model sees for a server-side item."""
+    kind = str(item.get("type") or "item")
+    detail = ""
+    action = item.get("action")
+    if isinstance(action, Mapping) and isinstance(action.get("query"), str):
+        detail = f": {action['query'][:200]}"
+    elif isinstance(item.get("queries"), list):
+        detail = ": " + "; ".join(str(q)[:100] for q in item["queries"][:5])
+    elif isinstance(item.get("name"), str):
+        detail = f": {item['name']}"
+    elif kind == "item_reference":
+        detail = f": {item.get('id', '')}"
+    return f"[{kind} omitted{detail}]"
+
+
+def _chat_part(part: Any) -> Any:
+    """One Responses content part as a Chat part (text, image_url, file)."""
+    if not isinstance(part, Mapping):
+        return {"type": "text", "text": str(part)}
+    kind = part.get("type")
+    if kind in ("input_text", "output_text"):
+        return {"type": "text", "text": str(part.get("text") or "")}
+    if kind == "refusal":
+        return {"type": "text", "text": str(part.get("refusal") or "")}
+    if kind == "input_image" and isinstance(part.get("image_url"), str):
+        image: dict[str, Any] = {"url": part["image_url"]}
+        if part.get("detail") in ("low", "high", "auto"):
+            image["detail"] = part["detail"]
+        return {"type": "image_url", "image_url": image}
+    if kind == "input_file" and (part.get("file_id") or part.get("file_data")):
+        return {"type": "file", "file": {k: part[k] for k in ("file_id", "file_data", "filename")
+                                         if isinstance(part.get(k), str)}}
+    what = "image" if kind == "input_image" else "file" if kind == "input_file" else str(kind)
+    ident = part.get("file_id") or part.get("file_url") or ""
+    return {"type": "text", "text": f"[{what} omitted{': ' + str(ident) if ident else ''}]"}
+
+
+def _chat_content(content: Any) -> Any:
+    """A Responses message's content as Chat content: a string when it is all text."""
+    if not isinstance(content, list):
+        return content if content is not None else ""
+    parts = [_chat_part(p) for p in content]
+    if all(p.get("type") == "text" for p in parts):
+        return "\n\n".join(p["text"] for p in parts)
+    return parts
+
+
+def _output_content(item: Mapping[str, Any]) -> Any:
+    output = item.get("output")
+    if isinstance(output, str):
+        return output
+    if isinstance(output, Mapping):  # a computer screenshot
+        return f"[{output.get('type') or 'output'} omitted]"
+    if isinstance(output, list):
+        content = _chat_content(output)
+        if isinstance(content, list):  # Chat tool content is text parts only
+            return "\n\n".join(p.get("text") or f"[{p.get('type')} omitted]" for p in content)
+        return content
+    return "" if output is None else _dumps(output)
+
+
+class _Run:
+    """Canonical messages of a run of items; the open assistant turn collects until a message
+    of another role or a call's output ends it."""
+
+    def __init__(self) -> None:
+        self.out: list[dict[str, Any]] = []
+        self.turn: list[Mapping[str, Any]] = []
+
+    def close_turn(self) -> None:
+        if self.turn:
+            self.out.append(assistant_message(self.turn))
+            self.turn = []
+
+    def add(self, item: Mapping[str, Any]) -> None:
+        kind = item.get("type")
+        role = item.get("role")
+        if kind in OUTPUTS:
+            self.close_turn()
+            self.out.append({"role": "tool", "tool_call_id": _call_id(item),
+                             "content": _output_content(item), ORIGINAL_KEY: [item]})
+        elif role is not None and role != "assistant":
+            self.close_turn()
+            self.out.append({"role": str(role), "content": _chat_content(item.get("content")),
+                             ORIGINAL_KEY: [item]})
+        else:
+            self.turn.append(item)
+
+
+def assistant_message(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The canonical assistant message of one turn's items (see the module doc)."""
+    texts: list[str] = []
+    refusals: list[str] = []
+    calls: list[dict[str, Any]] = []
+    reasoning: list[str] = []
+    for item in items:
+        kind = item.get("type")
+        if kind == "reasoning":
+            for piece in (item.get("summary") or ()):
+                if isinstance(piece, Mapping) and piece.get("text"):
+                    reasoning.append(str(piece["text"]))
+        elif kind in CALL_OUTPUT:
+            calls.append(_tool_call(item))
+        elif item.get("role") == "assistant":
+            content = item.get("content")
+            for part in content if isinstance(content, list) else [content]:
+                if isinstance(part, Mapping) and part.get("type") == "refusal":
+                    refusals.append(str(part.get("refusal") or ""))
+                elif isinstance(part, str):
+                    texts.append(part)
+                elif part is not None:
+                    chat = _chat_part(part)
+                    texts.append(chat.get("text") or f"[{part.get('type')} omitted]")
+        else:
+            texts.append(placeholder(item))
+    message: dict[str, Any] = {"role": "assistant",
+                               "content": "\n\n".join(texts) if texts or not calls else None}
+    if calls:
+        message["tool_calls"] = calls
+    if refusals:
+        message["refusal"] = "\n\n".join(refusals)
+    if reasoning:
+        message["_reasoning"] = "\n\n".join(reasoning)
+    message[ORIGINAL_KEY] = list(items)
+    return message
+
+
+def canonical_messages(items: Sequence[Any], plain: Callable[[Any], Any]) -> list[dict[str, Any]]:
+    """Canonical messages of a run of Responses items (SDK objects or dicts; ``plain`` makes
+    an SDK object plain data). A ``Response`` object stands for its ``output`` items."""
+    run = _Run()
+    for raw in items:
+        data = plain(raw)
+        if isinstance(data, Mapping) and data.get("object") == "response":
+            for item in data.get("output") or ():
+                run.add(plain(item))
+        else:
+            run.add(data)
+    run.close_turn()
+    return run.out
+
+
+# --- out: canonical messages to Responses input -------------------------------------------------
+
+
+@attrs.define(kw_only=True)
+class Conversion:
+    """What a conversion could not carry over as it was, counted by kind."""
+
+    counts: dict[str, int] = attrs.field(factory=dict)
+
+    def add(self, kind: str, n: int = 1) -> None:
+        if n:
+            self.counts[kind] = self.counts.get(kind, 0) + n
+
+    def describe(self) -> str:
+        return ", ".join(f"{kind.replace('_', ' ')}: {n}" for kind, n in sorted(self.counts.items()))
+
+
+def _public(message: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in message.items() if k[:1] != "_"}
+
+
+def _unchanged(message: Mapping[str, Any], originals: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether ``message`` still says what its original items say (no pass changed it)."""
+    projected = canonical_messages(originals, lambda x: x)
+    return len(projected) == 1 and _public(projected[0]) == _public(message)
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(str(p.get("text") or "") for p in content
+                           if isinstance(p, Mapping) and p.get("type") in ("text", "input_text",
+                                                                            "output_text"))
+    return ""
+
+
+def _input_part(part: Any, conversion: Conversion) -> dict[str, Any] | None:
+    """A Chat part or an Anthropic block as a Responses input part."""
+    if isinstance(part, str):
+        return {"type": "input_text", "text": part}
+    if not isinstance(part, Mapping):
+        return None
+    kind = part.get("type")
+    if kind in PART_TYPES:
+        return dict(part)
+    if kind == "text":
+        return {"type": "input_text", "text": str(part.get("text") or "")}
+    if kind == "image_url":
+        image = part.get("image_url")
+        url = image.get("url") if isinstance(image, Mapping) else image
+        detail = image.get("detail") if isinstance(image, Mapping) else None
+        return {"type": "input_image", "image_url": str(url or ""),
+                "detail": detail if detail in ("low", "high", "auto") else "auto"}
+    if kind == "image":  # Anthropic: base64 source to a data URL, URL source to the URL
+        source = part.get("source")
+        if isinstance(source, Mapping) and source.get("type") == "base64":
+            return {"type": "input_image", "detail": "auto",
+                    "image_url": f"data:{source.get('media_type')};base64,{source.get('data')}"}
+        if isinstance(source, Mapping) and source.get("type") == "url":
+            return {"type": "input_image", "detail": "auto", "image_url": str(source.get("url"))}
+    if kind == "file" and isinstance(part.get("file"), Mapping):
+        return {"type": "input_file", **{k: v for k, v in part["file"].items()
+                                          if k in ("file_id", "file_data", "filename")}}
+    conversion.add(f"{kind}_parts_replaced_by_placeholders")
+    return {"type": "input_text", "text": f"[{kind} omitted]"}
+
+
+def _input_content(content: Any, conversion: Conversion) -> Any:
+    if not isinstance(content, list):
+        return "" if content is None else str(content)
+    parts = [p for p in (_input_part(part, conversion) for part in content) if p is not None]
+    return parts
+
+
+def _function_call(call: Mapping[str, Any]) -> dict[str, Any]:
+    fn = call.get("function")
+    fn = fn if isinstance(fn, Mapping) else {}
+    arguments = fn.get("arguments")
+    if not isinstance(arguments, str):
+        arguments = _dumps(arguments if arguments is not None else {})
+    return {"type": "function_call", "call_id": str(call.get("id") or call.get("call_id") or ""),
+            "name": str(fn.get("name") or ""), "arguments": arguments}
+
+
+def _output_item(message: Mapping[str, Any], conversion: Conversion,
+                 original: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    content = message.get("content")
+    output: Any
+    if isinstance(content, list):
+        parts = [p for p in (_input_part(part, conversion) for part in content) if p is not None]
+        output = parts if any(p["type"] != "input_text" for p in parts) else \
+            "\n\n".join(p["text"] for p in parts)
+    else:
+        output = "" if content is None else str(content)
+    if message.get("_is_error"):
+        # The Responses API has no error flag on an output: the model reads it in the text.
+        if isinstance(output, str):
+            output = "[tool error] " + output
+        else:
+            output = [{"type": "input_text", "text": "[tool error]"}, *output]
+        conversion.add("error_flags_written_into_the_output")
+    kind = original.get("type") if original is not None else "function_call_output"
+    if kind == "local_shell_call_output" and original is not None:
+        return {"type": kind, "id": original.get("id"), "output": _text_of(content) or str(output)}
+    if kind not in ("function_call_output", "custom_tool_call_output", "shell_call_output",
+                    "apply_patch_call_output"):
+        kind = "function_call_output"
+    if kind != "function_call_output" and not isinstance(output, str):
+        output = _text_of(content)
+    return {"type": kind, "call_id": str(message.get("tool_call_id") or ""), "output": output}
+
+
+def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, Any]],
+                  conversion: Conversion) -> list[Mapping[str, Any]]:
+    """A changed assistant turn: reasoning and server-side items as they were, what a pass
+    changed (text, call arguments) from the message, calls it removed left out."""
+    calls = {str(c.get("id") or ""): c for c in message.get("tool_calls") or ()
+             if isinstance(c, Mapping)}
+    text = _text_of(message.get("content"))
+    for item in originals:
+        if item.get("type") not in CALL_OUTPUT and item.get("role") != "assistant" \
+                and item.get("type") != "reasoning":
+            text = text.replace(placeholder(item), "")
+    text = text.strip()
+    out: list[Mapping[str, Any]] = []
+    text_done = False
+    seen: set[str] = set()
+    original_text = _text_of(assistant_message(originals).get("content"))
+    text_changed = _text_of(message.get("content")) != original_text
+    for item in originals:
+        kind = item.get("type")
+        if kind in CALL_OUTPUT:
+            ident = _call_id(item)
+            call = calls.get(ident)
+            if call is None:
+                conversion.add("calls_removed_by_compaction")
+                continue
+            seen.add(ident)
+            if _tool_call(item) == {**call, "type": "function"} or kind not in (
+                    "function_call", "custom_tool_call"):
+                out.append(item)
+                continue
+            rebuilt = _function_call(call)
+            if kind == "custom_tool_call":
+                rebuilt = {"type": kind, "call_id": ident, "name": rebuilt["name"],
+                           "input": rebuilt["arguments"]}
+            if item.get("id"):
+                rebuilt["id"] = item["id"]
+            out.append(rebuilt)
+        elif item.get("role") == "assistant":
+            if not text_changed:
+                out.append(item)
+            elif not text_done:
+                text_done = True
+                if text:
+                    out.append({"role": "assistant", "content": text})
+        else:
+            out.append(item)
+    if text_changed and not text_done and text:
+        out.append({"role": "assistant", "content": text})
+    for ident, call in calls.items():
+        if ident not in seen:
+            out.append(_function_call(call))
+    return out
+
+
+def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mapping[str, Any]]:
+    """A message of Chat or Anthropic origin as Responses items."""
+    role = message.get("role")
+    content = message.get("content")
+    if role == "tool":
+        return [_output_item(message, conversion)]
+    if role == "assistant":
+        out: list[Mapping[str, Any]] = []
+        # Another vendor's (or Chat's) reasoning has no encrypted form the API takes: a
+        # ``_reasoning`` text or thinking blocks kept in the content are dropped, and counted.
+        thinking = sum(1 for p in content if isinstance(p, Mapping) and p.get("type") in (
+            "thinking", "redacted_thinking")) if isinstance(content, list) else 0
+        if thinking or message.get("_reasoning"):
+            conversion.add("reasoning_of_another_api_dropped", max(thinking, 1))
+        text = content if isinstance(content, str) else _text_of(content)
+        if isinstance(content, list):
+            others = [p for p in content if not (isinstance(p, Mapping) and p.get("type") in (
+                "text", "output_text", "tool_use", "thinking", "redacted_thinking"))]
+            if others:
+                text = "\n\n".join([text, *(f"[{p.get('type') if isinstance(p, Mapping) else 'part'}"
+                                            " omitted]" for p in others)]).strip()
+                conversion.add("assistant_parts_replaced_by_placeholders", len(others))
+        if message.get("refusal"):
+            text = "\n\n".join(t for t in (text, str(message["refusal"])) if t)
+        if text:
+            out.append({"role": "assistant", "content": text})
+        out.extend(_function_call(c) for c in message.get("tool_calls") or ()
+                   if isinstance(c, Mapping))
+        return out
+    role = role if role in ("user", "system", "developer") else "user"
+    return [{"role": role, "content": _input_content(content, conversion)}]
+
+
+def _follows_reasoning(item: Mapping[str, Any]) -> bool:
+    """Whether ``item`` can be the item a reasoning item precedes (an output of the turn)."""
+    kind = item.get("type")
+    if item.get("role") is not None:
+        return item.get("role") == "assistant"
+    return kind not in OUTPUTS and kind not in ("mcp_approval_response", "item_reference") \
+        and kind != "reasoning"
+
+
+def _drop_dangling_reasoning(
+    items: list[Mapping[str, Any]], conversion: Conversion, *, keep_tail: bool = False
+) -> list[Mapping[str, Any]]:
+    """Reasoning items with no item of their turn after them (the API refuses those);
+    ``keep_tail``: a run at the end stays (what follows it is decided where it is joined)."""
+    out: list[Mapping[str, Any]] = []
+    pending: list[Mapping[str, Any]] = []
+    for item in items:
+        if item.get("type") == "reasoning":
+            pending.append(item)
+            continue
+        if pending:
+            if _follows_reasoning(item):
+                out.extend(pending)
+            else:
+                conversion.add("reasoning_items_without_a_following_item_dropped", len(pending))
+            pending = []
+        out.append(item)
+    if keep_tail:
+        out.extend(pending)
+    else:
+        conversion.add("reasoning_items_without_a_following_item_dropped", len(pending))
+    return out
+
+
+def _renamed(items: list[Mapping[str, Any]], message: Mapping[str, Any], ids: Any,
+             conversion: Conversion) -> list[Mapping[str, Any]]:
+    """``items`` with the call ids ``IdRenamer`` gave a reused id (``anthropic_ids``: a list
+    for an assistant's calls, in ``tool_calls`` order, a str for a result)."""
+    if ids is None:
+        return items
+    if isinstance(ids, str):
+        key = "id" if items and items[0].get("type") == "local_shell_call_output" else "call_id"
+        conversion.add("reused_call_ids_renamed")
+        return [{**item, key: ids} if item.get("type") in OUTPUTS else item for item in items]
+    queues: dict[str, list[str]] = {}
+    for call, new in zip(message.get("tool_calls") or (), ids):
+        old = str(call.get("id") or call.get("call_id") or "") if isinstance(call, Mapping) else ""
+        queues.setdefault(old, []).append(new)
+    out: list[Mapping[str, Any]] = []
+    for item in items:
+        queue = queues.get(str(item.get("call_id") or "")) if item.get("type") in CALL_OUTPUT else None
+        if queue:
+            new = queue.pop(0)
+            if new != item.get("call_id"):
+                conversion.add("reused_call_ids_renamed")
+                item = {**item, "call_id": new}
+        out.append(item)
+    return out
+
+
+def message_items(
+    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None, ids: Any = None
+) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
+    """The Responses items of one canonical message (``wire``: its canonical payload form) and
+    what they could not carry; a trailing reasoning run is left for ``join_items`` to judge.
+    ``ids``: the renamed call ids of a reused id (``hermes_core.history.anthropic_ids``): two
+    calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed."""
+    conversion = Conversion()
+    wire = message if wire is None else wire
+    originals = message.get(ORIGINAL_KEY)
+    if isinstance(originals, list) and originals:
+        if _unchanged(message, originals):
+            items: list[Mapping[str, Any]] = list(originals)
+        else:
+            conversion.add("changed_messages_rebuilt")
+            if message.get("role") == "assistant":
+                items = _rebuilt_turn(message, originals, conversion)
+            elif message.get("role") == "tool":
+                items = [_output_item(message, conversion, originals[0])]
+            else:
+                items = _from_chat({**wire, "_reasoning": None}, conversion)
+    else:
+        items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
+                           conversion)
+    items = _renamed(items, message, ids, conversion)
+    return _drop_dangling_reasoning(items, conversion, keep_tail=True), conversion.counts
+
+
+def _after(per_message: Sequence[tuple[list[Mapping[str, Any]], dict[str, int]]],
+           index: int) -> Mapping[str, Any] | None:
+    """The first item after message ``index`` (the next message with items, usually the next)."""
+    for later in range(index + 1, len(per_message)):
+        if per_message[later][0]:
+            return per_message[later][0][0]
+    return None
+
+
+def _trailing_dropped(items: list[Mapping[str, Any]], after: Mapping[str, Any] | None) -> int:
+    """How many reasoning items at the end of ``items`` have nothing they may precede."""
+    if not items or items[-1].get("type") != "reasoning":
+        return 0
+    if after is not None and _follows_reasoning(after):
+        return 0
+    cut = len(items)
+    while cut and items[cut - 1].get("type") == "reasoning":
+        cut -= 1
+    return len(items) - cut
+
+
+def join_items(
+    per_message: Sequence[tuple[list[Mapping[str, Any]], dict[str, int]]],
+) -> tuple[list[Mapping[str, Any]], Conversion]:
+    """One ``input`` list of the messages' items: a message's trailing reasoning goes only
+    when the next item can follow it (else dropped and counted); the counts summed."""
+    conversion = Conversion()
+    out: list[Mapping[str, Any]] = []
+    for index, (items, counts) in enumerate(per_message):
+        for kind, count in counts.items():
+            conversion.add(kind, count)
+        dropped = _trailing_dropped(items, _after(per_message, index))
+        conversion.add("reasoning_items_without_a_following_item_dropped", dropped)
+        out.extend(items[:len(items) - dropped] if dropped else items)
+    return out, conversion
+
+
+def responses_input(
+    messages: Sequence[Mapping[str, Any]],
+    canonical: Sequence[Mapping[str, Any]] | None = None,
+) -> tuple[list[Mapping[str, Any]], Conversion]:
+    """``input`` items for ``client.responses.create`` and what could not go as it was.
+
+    ``messages``: the canonical history (with its ``_`` keys). ``canonical``: the same messages
+    as the payload put them on the wire (``hermes_core.payload.canonical_message``: trimmed,
+    sorted arguments), used for what is not sent back as its original items; by default the
+    messages themselves. A message born of Responses items that no pass changed goes back as
+    those items, byte-identical.
+    """
+    renamer = IdRenamer()
+    return join_items([
+        message_items(message, canonical[index] if canonical is not None else None,
+                      anthropic_ids(message, index, renamer)[0])
+        for index, message in enumerate(messages)
+    ])
+
+
+class InputCache:
+    """``responses_input`` of a history that grows turn by turn, at the cost of the new
+    messages: each message's items - and the joined ``input`` up to it - are kept while the
+    message and its canonical form are the same objects (one C-level list comparison each)."""
+
+    def __init__(self) -> None:
+        self._seen: list[Any] = []
+        self._wire: list[Any] = []
+        self._items: list[tuple[list[Mapping[str, Any]], dict[str, int]]] = []
+        self._renamer = IdRenamer()
+        self._undo: list[list[Any]] = []  # each message's renamer steps, to rewind them
+        self._joined: list[Mapping[str, Any]] = []
+        self._start: list[int] = []  # where each message's items begin in ``_joined``
+        self._dropped: list[int] = []  # trailing reasoning items dropped at the join
+        self._total: dict[str, int] = {}
+
+    def _count(self, index: int, sign: int) -> None:
+        counts = self._items[index][1]
+        dropped = self._dropped[index]
+        for kind, count in (*counts.items(),
+                            ("reasoning_items_without_a_following_item_dropped", dropped)):
+            total = self._total.get(kind, 0) + sign * count
+            if total:
+                self._total[kind] = total
+            else:
+                self._total.pop(kind, None)
+
+    def build(
+        self, messages: Sequence[Mapping[str, Any]], canonical: Sequence[Mapping[str, Any]] | None
+    ) -> tuple[list[Mapping[str, Any]], Conversion]:
+        wire = list(canonical) if canonical is not None else list(messages)
+        k = min(_same_prefix(self._seen, messages), _same_prefix(self._wire, wire))
+        # What follows message k-1 may have changed: its trailing reasoning is judged again
+        # (and so is any earlier one whose next items were all after it).
+        redo = k - 1 if k else 0
+        while redo > 0 and not self._items[redo][0]:
+            redo -= 1
+        for index in range(redo, len(self._start)):
+            self._count(index, -1)
+        if redo < len(self._start):
+            del self._joined[self._start[redo]:]
+        del self._start[redo:], self._dropped[redo:]
+        for log in reversed(self._undo[k:]):
+            self._renamer.undo(log)
+        del self._seen[k:], self._wire[k:], self._items[k:], self._undo[k:]
+        for index in range(k, len(messages)):
+            ids, undo = anthropic_ids(messages[index], index, self._renamer)
+            self._seen.append(messages[index])
+            self._wire.append(wire[index])
+            self._undo.append(undo)
+            self._items.append(message_items(messages[index], wire[index], ids))
+        for index in range(redo, len(self._items)):
+            items = self._items[index][0]
+            dropped = _trailing_dropped(items, _after(self._items, index))
+            self._start.append(len(self._joined))
+            self._dropped.append(dropped)
+            self._joined.extend(items[:len(items) - dropped] if dropped else items)
+            self._count(index, 1)
+        return list(self._joined), Conversion(counts=dict(self._total))
+
+
+def _same_prefix(seen: list[Any], messages: Sequence[Any]) -> int:
+    """How many leading entries of ``seen`` are ``messages``' (by identity): all of them in
+    one list comparison when the list only grew, else counted one by one."""
+    m, n = len(seen), len(messages)
+    if n >= m:
+        seen.extend(messages[m:])
+        same = seen == messages
+        del seen[m:]
+        if same:
+            return m
+    for i in range(min(m, n)):
+        if seen[i] is not messages[i]:
+            return i
+    return min(m, n)
+
+
+def not_sent_elsewhere(messages: Sequence[Mapping[str, Any]]) -> Conversion:
+    """What a Chat or Anthropic request leaves out of Responses-born messages: reasoning items
+    (encrypted, for OpenAI's Responses API alone) and server-side items, which reach the
+    model as their placeholder line only."""
+    conversion = Conversion()
+    for message in messages:
+        originals = message.get(ORIGINAL_KEY) if type(message) is dict else None
+        if not originals:
+            continue
+        for item in originals:
+            kind = item.get("type") if isinstance(item, Mapping) else None
+            if kind == "reasoning":
+                conversion.add("reasoning_items_dropped")
+            elif kind in OUTPUTS:
+                output = item.get("output")
+                if isinstance(output, Mapping):  # a screenshot: Chat tool content is text
+                    conversion.add("parts_replaced_by_placeholders")
+                elif isinstance(output, list):
+                    conversion.add("parts_replaced_by_placeholders", sum(
+                        1 for p in output if not (isinstance(p, Mapping)
+                                                  and p.get("type") in ("input_text", "output_text"))))
+            elif kind is not None and kind not in CALL_OUTPUT and kind != "message" \
+                    and item.get("role") is None:
+                conversion.add("server_side_items_replaced_by_placeholders")
+            elif isinstance(item.get("content"), list):
+                conversion.add("parts_replaced_by_placeholders", sum(
+                    1 for p in item["content"] if not _has_chat_form(p)))
+    return conversion
+
+
+def _has_chat_form(part: Any) -> bool:
+    """Whether a Responses content part has a Chat equivalent (``_chat_part`` gives more than
+    a placeholder line)."""
+    if not isinstance(part, Mapping):
+        return True
+    kind = part.get("type")
+    if kind == "input_image":
+        return isinstance(part.get("image_url"), str)
+    if kind == "input_file":
+        return bool(part.get("file_id") or part.get("file_data"))
+    return kind in ("input_text", "output_text", "refusal")
+
+
+# --- tools -------------------------------------------------------------------------------------
+
+
+def responses_tool(tool: Any) -> Any:
+    """A tool definition in the Responses function shape. Chat and Anthropic definitions are
+    converted (``strict`` false unless the definition asks for it: the Responses API would
+    otherwise enforce strict schemas by default); Responses and built-in tools pass."""
+    if not isinstance(tool, Mapping):
+        return tool
+    fn = tool.get("function")
+    if isinstance(fn, Mapping):
+        name, description, parameters = fn.get("name"), fn.get("description"), fn.get("parameters")
+        strict = fn.get("strict")
+    elif "input_schema" in tool:
+        name, description, parameters = tool.get("name"), tool.get("description"), tool.get("input_schema")
+        strict = tool.get("strict")
+    elif tool.get("type") == "function":
+        return {k: tool[k] for k in ("type", "name", "description", "parameters", "strict")
+                if k in tool}
+    else:
+        return tool  # a built-in tool (web_search, file_search, mcp, custom ...)
+    out: dict[str, Any] = {"type": "function", "name": str(name or "")}
+    if description:
+        out["description"] = description
+    out["parameters"] = parameters if isinstance(parameters, Mapping) else {
+        "type": "object", "properties": {}}
+    out["strict"] = bool(strict)
+    return out
+
+
+# --- the request --------------------------------------------------------------------------------
+
+
+def responses_kwargs(
+    payload: Mapping[str, Any],
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    max_output_tokens: int | None = None,
+    cache: InputCache | None = None,
+) -> tuple[dict[str, Any], Conversion]:
+    """Keyword arguments for ``client.responses.create`` and what the conversion counted.
+
+    ``payload``: the canonical payload with its cache layout (``hermes_core.payload``), whose
+    ``system`` becomes ``instructions``, ``tools`` the Responses function shape, and whose
+    ``prompt_cache_key`` is kept; ``messages``: the canonical history the payload was built
+    from (with its ``_`` keys; a leading system message the payload took as its system text
+    is skipped), whose items become ``input`` (through ``cache``, a session's ``InputCache``,
+    when given).
+    """
+    wire = list(payload.get("messages") or ())
+    offset = len(messages) - len(wire)
+    aligned = wire if offset in (0, 1) else None
+    own = messages[offset:] if aligned is not None else messages
+    items, conversion = (cache.build(own, aligned) if cache is not None
+                         else responses_input(own, aligned))
+    out: dict[str, Any] = {}
+    if payload.get("model"):
+        out["model"] = payload["model"]
+    system = payload.get("system")
+    if isinstance(system, list):  # a layout that marked it in blocks: the text is what counts
+        system = "\n\n".join(str(b.get("text") or "") for b in system if isinstance(b, Mapping))
+    if system:
+        out["instructions"] = system
+    out["input"] = items
+    tools = payload.get("tools")
+    if tools:
+        out["tools"] = [responses_tool(t) for t in tools]
+    if payload.get("prompt_cache_key"):
+        out["prompt_cache_key"] = payload["prompt_cache_key"]
+    if max_output_tokens:
+        out["max_output_tokens"] = int(max_output_tokens)
+    return out, conversion
+
+
+class LeftOutCounter:
+    """``not_sent_elsewhere`` of a history that grows turn by turn, at the cost of the new
+    messages. ``update(messages, unchanged)``: ``unchanged`` leading messages are known to be the
+    ones counted last time (the message cache's low-water mark tells); ``None`` compares them
+    by identity (one C-level list comparison)."""
+
+    def __init__(self) -> None:
+        self._seen: list[Any] = []
+        self._each: list[dict[str, int] | None] = []
+        self._counts: dict[str, int] = {}
+        #: Whether the last counted list was the message cache's synced list (its low-water
+        #: mark then tells what changed since).
+        self.follows_cache = False
+
+    def _add(self, each: dict[str, int] | None, sign: int) -> None:
+        for kind, count in (each or {}).items():
+            total = self._counts.get(kind, 0) + sign * count
+            if total:
+                self._counts[kind] = total
+            else:
+                self._counts.pop(kind, None)
+
+    def update(self, messages: Sequence[Mapping[str, Any]], unchanged: int | None = None) -> dict[str, int]:
+        seen = self._seen
+        m, n = len(seen), len(messages)
+        if unchanged is not None:
+            k = min(unchanged, m, n)
+        elif n >= m:
+            seen.extend(messages[m:])  # identity of the whole prefix in one comparison
+            same = seen == messages
+            del seen[m:]
+            k = m if same else 0
+        else:
+            k = 0
+        for each in self._each[k:]:
+            self._add(each, -1)
+        del seen[k:], self._each[k:]
+        for message in messages[k:]:
+            seen.append(message)
+            counts = not_sent_elsewhere((message,)).counts or None
+            self._each.append(counts)
+            self._add(counts, 1)
+        return dict(self._counts)
