@@ -223,7 +223,9 @@ def test_a_transcript_with_deep_arguments_is_read_and_written(tmp_path: Path, ar
     path.write_text(json.dumps(_history(deep_text(DEPTH), turns=12)))
     argv = ["--home", str(tmp_path / "home"), *[a.format(f=path) for a in args]]
     result = CliRunner().invoke(cli, argv)
-    assert result.exit_code == 0, (result.output, result.exception)
+    # eval exits 1 when a run fails one of its checks (here: fit); what matters is no crash.
+    assert result.exit_code in ((0, 1) if args[0] == "eval" else (0,)), (result.output, result.exception)
+    assert not isinstance(result.exception, RecursionError) and "Traceback" not in result.output
     if args[0] == "convert":  # the arguments kept as their original string
         assert json.dumps(deep_text(DEPTH)) in result.stdout
 

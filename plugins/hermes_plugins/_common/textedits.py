@@ -31,11 +31,11 @@ reply without edits costs a few substring scans.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core import bounded
 from hermes_core.messages import content_text
 from hermes_plugins._common.injected import applied_edits
 from hermes_plugins._common.toolkinds import SHELL_TOOLS, command_of, file_actions, patch_files
@@ -382,8 +382,8 @@ def _arguments(raw: Any) -> Mapping[str, Any]:
         return raw
     if isinstance(raw, str) and raw.strip():
         try:
-            value = json.loads(raw)
-        except ValueError:
+            value = bounded.loads(raw)
+        except ValueError:  # invalid, or nested too deep to parse (a model's arguments)
             return {}
         return value if isinstance(value, dict) else {}
     return {}

@@ -115,7 +115,9 @@ def context_text(messages: Sequence[Mapping[str, Any]], *, redacted: bool = Fals
         parts.append(text)
         if message.get("role") == "tool" and text.lstrip().startswith(("{", "[")):
             try:
-                _strings(json.JSONDecoder().raw_decode(text.lstrip())[0], parts)
+                head = text.lstrip()
+                if bounded.json_depth(head) <= bounded.MAX_DEPTH:  # raw_decode recurses per level
+                    _strings(json.JSONDecoder().raw_decode(head)[0], parts)
             except ValueError:
                 pass
         for call in message.get("tool_calls") or ():
@@ -292,7 +294,7 @@ def _decoded_text(text: str) -> str:
     elif "[tool call " in text:
         for found in _CALL_LINE.finditer(text):
             try:
-                _strings(json.loads(found.group(1)), parts)
+                _strings(bounded.loads(found.group(1)), parts)
             except ValueError:
                 continue
     return one_line(redact("\n".join(parts))) if parts else ""
