@@ -41,6 +41,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hermes_core.conversion import merge_notes
 from hermes_core.tokens import estimate_message_tokens
 
 __all__ = ["DEFAULT_VERIFY_WINDOW", "IdRenamer", "ProcessedHistory", "snapshot"]
@@ -206,6 +207,13 @@ class ProcessedHistory:
         self.awire_of: list[int] = []  # wire index per message (-1: no blocks, skipped)
         self.wire: list[dict[str, Any]] = []
         self.wire_first: list[int] = []  # first message index of each wire message
+        # What converting a message for Anthropic changed (``hermes_core.conversion`` notes),
+        # by message index, only for the messages where it changed something; and their sum.
+        self.anotes: dict[int, dict[str, int]] = {}
+        self.anote_total: dict[str, int] = {}
+        # The history's own cache markers on content blocks, by message index, and their sum.
+        self.umarks: dict[int, int] = {}
+        self.umark_total = 0
         self.renamer = IdRenamer()
         # Whether the host's list held only plain OpenAI-format dicts when last normalised
         # (then normalising gave back the host's own list, and ``src`` mirrors it).
@@ -309,7 +317,7 @@ class ProcessedHistory:
     def _rewind(self, k: int, messages: list[Mapping[str, Any]], end: int | None = None) -> None:
         """Keep the first ``k`` entries, then (re)process ``messages[k:]``, reusing the forms
         of messages that only moved (looked up by identity, checked by snapshot)."""
-        from hermes_core.payload import canonical_message
+        from hermes_core.payload import canonical_message, user_breakpoints
 
         src, snaps, canon, cum = self.src, self.snaps, self.canon, self.cum
         m = len(src)
@@ -322,6 +330,8 @@ class ProcessedHistory:
                 moved[id(message)] = j
             del src[k:], snaps[k:], canon[k:], cum[k + 1:]
             self._forget_laid(k)
+            for i in [i for i in self.umarks if i >= k]:
+                self.umark_total -= self.umarks.pop(i)
         self._truncate_anthropic(k)
         total = cum[-1]
         processed = 0
@@ -337,6 +347,11 @@ class ProcessedHistory:
                 form = canonical_message(message)
                 tokens = estimate_message_tokens(message)
                 processed += 1
+            if type(form.get("content")) is list:
+                marks = user_breakpoints(form)
+                if marks:
+                    self.umarks[i] = marks
+                    self.umark_total += marks
             src.append(message)
             snaps.append(snap)
             canon.append(form)
@@ -461,6 +476,13 @@ class ProcessedHistory:
             for i in range(len(self.aids) - 1, k - 1, -1):
                 self.renamer.undo(self.aundo[i])
             del self.aids[k:], self.aundo[k:], self.ablocks[k:]
+            for i in [i for i in self.anotes if i >= k]:
+                for key, count in self.anotes.pop(i).items():
+                    left = self.anote_total[key] - count
+                    if left:
+                        self.anote_total[key] = left
+                    else:
+                        del self.anote_total[key]
         if len(self.awire_of) <= k:
             return
         # Cut the wire after the last message before k that has blocks; when that message is
@@ -486,7 +508,11 @@ class ProcessedHistory:
             ids, undo = anthropic_ids(message, i, self.renamer)
             self.aids.append(ids)
             self.aundo.append(undo)
-            self.ablocks.append(renamed_blocks(anthropic_blocks(message), ids))
+            notes: dict[str, int] = {}
+            self.ablocks.append(renamed_blocks(anthropic_blocks(message, notes), ids))
+            if notes:
+                self.anotes[i] = notes
+                merge_notes(self.anote_total, notes)
         for i in range(len(self.awire_of), len(canon)):
             self._place(i, canon[i], self.ablocks[i])
 
@@ -506,11 +532,13 @@ class ProcessedHistory:
         self.awire_of.append(len(wire) - 1)
 
     def anthropic_messages(
-        self, laid_out: list[Any], marks: list[int] | None = None
+        self, laid_out: list[Any], marks: list[int] | None = None,
+        notes: dict[str, int] | None = None,
     ) -> list[dict[str, Any]] | None:
         """The Anthropic ``messages`` of a laid-out payload whose messages are the synced
         canonical ones except for a few marked near the end; ``None`` when they are not.
-        ``marks``: those indices when the caller already knows them (``settle``)."""
+        ``marks``: those indices when the caller already knows them (``settle``). What the
+        conversion changed in the whole history is added to ``notes``."""
         n = len(self.canon)
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
@@ -539,4 +567,6 @@ class ProcessedHistory:
                 else:
                     content.extend(self.ablocks[i])
             out[w] = {"role": self.wire[w]["role"], "content": content}
+        if notes is not None:
+            merge_notes(notes, self.anote_total)
         return out
