@@ -1,0 +1,126 @@
+"""Anthropic Messages, exactly (issue 28): signed thinking, is_error, media blocks and the
+host's own cache markers reach an Anthropic request as Anthropic defines them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import validators_anthropic
+from fidelity_fixtures import (
+    DOCUMENT,
+    IMAGE,
+    REDACTED,
+    SEARCH,
+    THINK_1,
+    THINK_2,
+    URL_IMAGE,
+    anthropic_history,
+    open_session,
+)
+
+from hermes_core.sdk import normalize_messages
+
+
+def _blocks(request: dict[str, Any], role: str) -> list[list[dict[str, Any]]]:
+    return [m["content"] for m in request["messages"] if m["role"] == role]
+
+
+def _without_markers(block: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in block.items() if k != "cache_control"}
+
+
+def test_thinking_blocks_go_back_byte_identical_in_their_order(tmp_path: Path) -> None:
+    history = anthropic_history()
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request, thinking=True)
+    turns = _blocks(request, "assistant")
+    originals = [m["content"] for m in history if m["role"] == "assistant"]
+    assert len(turns) == len(originals) == 2
+    for sent, original in zip(turns, originals):
+        # every block in its place; thinking byte for byte (the layout may mark a later block)
+        assert [json.dumps(_without_markers(b), sort_keys=True) for b in sent] == [
+            json.dumps(b, sort_keys=True) for b in original]
+        for block in sent:
+            if block["type"] in ("thinking", "redacted_thinking"):
+                assert json.dumps(block) in (json.dumps(THINK_1), json.dumps(REDACTED), json.dumps(THINK_2))
+    assert turns[0][:2] == [THINK_1, REDACTED] and turns[1][0] == THINK_2
+    assert session.last_request_report is not None and session.last_request_report.lossless
+
+
+def test_thinking_survives_the_whole_loop_through_before_and_after(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = session.before_request(anthropic_history())
+    messages = session.after_response({"input_tokens": 1000}, messages)
+    request = session.request(messages)
+    validators_anthropic.check(request, thinking=True)
+    assert _blocks(request, "assistant")[-1][0] == THINK_2
+
+
+def test_is_error_reaches_the_tool_result(tmp_path: Path) -> None:
+    request = open_session(tmp_path).request(anthropic_history())
+    results = {b["tool_use_id"]: b for m in _blocks(request, "user") for b in m if b["type"] == "tool_result"}
+    assert results["toolu_01"]["is_error"] is True
+    assert "is_error" not in results["toolu_02"]
+
+
+def test_images_documents_and_search_results_pass_unchanged(tmp_path: Path) -> None:
+    request = open_session(tmp_path).request(anthropic_history())
+    user = _blocks(request, "user")
+    assert [_without_markers(b) for b in user[0][1:]] == [IMAGE, DOCUMENT]
+    results = {b["tool_use_id"]: b for m in user for b in m if b["type"] == "tool_result"}
+    assert results["toolu_02"]["content"][1] == IMAGE
+    # the person's words after the results keep their order (image first, then the text), in
+    # the user message that follows the results (the API combines consecutive user messages)
+    assert [b["type"] for b in user[1]] == ["tool_result", "tool_result"]
+    assert [b["type"] for b in user[2]] == ["image", "text"] and user[2][0] == URL_IMAGE
+    assert [_without_markers(b) for b in results["toolu_03"]["content"]] == [SEARCH]
+
+
+def test_a_rewritten_reply_loses_its_thinking_visibly_never_altered(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    messages = normalize_messages(anthropic_history())
+    first = next(i for i, m in enumerate(messages) if m["role"] == "assistant")
+    messages[first] = {**messages[first], "content": "[condensed] read two files"}
+    request = session.request(messages)
+    sent = _blocks(request, "assistant")[0]
+    assert all(b["type"] not in ("thinking", "redacted_thinking") for b in sent)
+    assert sent[0]["text"] == "[condensed] read two files"
+    report = session.last_request_report
+    assert report is not None
+    assert report.dropped == {"Anthropic blocks of a message rewritten since the reply": 2}
+    assert any(w.kind == "request_content_converted" for w in session.warnings)
+    assert _blocks(request, "assistant")[1][0] == THINK_2  # the latest turn is untouched
+
+
+def test_the_hosts_own_cache_markers_are_kept_and_the_layout_gives_way(tmp_path: Path) -> None:
+    history = anthropic_history()
+    history[0]["content"][0]["cache_control"] = {"type": "ephemeral"}
+    history.insert(1, {"role": "user", "content": [
+        {"type": "text", "text": "Also the style guide.", "cache_control": {"type": "ephemeral", "ttl": "5m"}}]})
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request, thinking=True)
+    first = request["messages"][0]["content"]  # the two user messages, combined by the API
+    assert first[0]["cache_control"] == {"type": "ephemeral"}
+    report = session.last_request_report
+    assert report is not None
+    assert (report.user_breakpoints, report.layout_breakpoints) == (2, 2)
+    dumped = json.dumps(request)
+    assert dumped.count("cache_control") == 4
+
+
+def test_more_host_markers_than_the_api_takes_keep_the_latest_four(tmp_path: Path) -> None:
+    history = [{"role": "user" if i % 2 == 0 else "assistant", "content": [
+        {"type": "text", "text": f"turn {i}", "cache_control": {"type": "ephemeral"}}]} for i in range(7)]
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request)
+    marked = [m["content"][0]["text"] for m in request["messages"] if "cache_control" in m["content"][0]]
+    assert marked == ["turn 3", "turn 4", "turn 5", "turn 6"]
+    report = session.last_request_report
+    assert report is not None and report.layout_breakpoints == 0
+    assert report.dropped == {"cache_control beyond the four Anthropic takes": 3}
+    assert any(w.kind == "request_content_converted" for w in session.warnings)
