@@ -256,6 +256,8 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
             return _placeholder_part(notes, "image", "no url")
         if role == "assistant":
             return _placeholder_part(notes, "image", "in an assistant message")
+        if isinstance(ref, Mapping) and ref.get("detail") not in (None, "auto"):
+            note(notes, "converted:image detail setting (Anthropic sizes images itself)")
         return _image_block(url, notes)
     if kind == "input_audio":
         audio = part.get("input_audio")

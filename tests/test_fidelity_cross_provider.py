@@ -1,0 +1,160 @@
+"""Across providers, nothing silent (issue 28): a history in one provider's shape sent to the
+other converts what converts, replaces the rest by visible placeholders, and counts both in
+``Session.last_request_report`` with a warning. OpenAI Chat parts to OpenAI go out unchanged."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import validators_anthropic
+import validators_openai_chat
+from fidelity_fixtures import (
+    PDF_B64,
+    PNG_B64,
+    THINK_1,
+    anthropic_history,
+    open_session,
+    openai_history,
+)
+
+from hermes_core.conversion import placeholder
+
+
+def _warnings(session: Any) -> list[Any]:
+    return [w for w in session.warnings if w.kind == "request_content_converted"]
+
+
+def test_anthropic_history_to_openai_converts_and_counts(tmp_path: Path) -> None:
+    session = open_session(tmp_path, provider="openai")
+    request = session.request(anthropic_history())
+    validators_openai_chat.check(request)
+    messages = request["messages"]
+    user = messages[1]
+    assert user["content"][1] == {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_B64}"}}
+    assert user["content"][2] == {"type": "file", "file": {
+        "filename": "spec.pdf", "file_data": f"data:application/pdf;base64,{PDF_B64}"}}
+    assistant = messages[2]
+    assert assistant["content"].startswith("[thinking omitted: ")
+    assert "[redacted thinking omitted: encrypted by the provider]" in assistant["content"]
+    assert assistant["content"].endswith("Reading the file and the log.")
+    tools = {m["tool_call_id"]: m for m in messages if m["role"] == "tool"}
+    assert tools["toolu_01"]["content"] == "[tool error] FileNotFoundError: a.py"
+    assert tools["toolu_02"]["content"][1]["text"].startswith("[image omitted: png, 2 kB, in a tool result")
+    assert tools["toolu_03"]["content"][0]["text"].startswith("[search result: Handlers (https://docs.example.com/")
+    report = session.last_request_report
+    assert report is not None and report.target == "openai"
+    assert report.placeholders == {"image": 1, "redacted thinking": 1, "thinking": 2}
+    assert report.converted == {
+        "PDF document -> file part": 1, "image base64 source -> data URL": 1,
+        "image url source -> URL": 1, "is_error -> [tool error] marker": 1,
+        "search_result -> text part": 1,
+    }
+    found = _warnings(session)
+    assert len(found) == 1 and "thinking x2" in found[0].message
+    # the same losses on the next turn are not said again; the report still has them
+    session.request(anthropic_history())
+    assert _warnings(session) == [] and session.last_request_report == report
+
+
+def test_openai_history_to_anthropic_converts_and_counts(tmp_path: Path) -> None:
+    session = open_session(tmp_path, provider="anthropic")
+    request = session.request(openai_history())
+    validators_anthropic.check(request)
+    user = request["messages"][0]["content"]
+    assert user[1] == {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+    assert user[2] == {"type": "image", "source": {"type": "url", "url": "https://example.com/chart.png"}}
+    assert user[3]["text"] == placeholder("audio", "wav", "2 kB")
+    assert user[4] == {"type": "document", "title": "spec.pdf", "source": {
+        "type": "base64", "media_type": "application/pdf", "data": PDF_B64}}
+    refusal = request["messages"][1]["content"]
+    assert refusal == [{"type": "text", "text": "I can't describe the person in the photo."}]
+    results = {b["tool_use_id"]: b for b in request["messages"][4]["content"]}
+    assert [b["text"] for b in results["call_1"]["content"]] == ["line 1: ok", "line 2: crash in b.py"]
+    assert results["call_2"]["is_error"] is True
+    report = session.last_request_report
+    assert report is not None
+    assert report.placeholders == {"audio": 1}
+    assert report.converted == {"PDF file part -> document block": 1, "image URL -> url source": 1,
+                                "image data URL -> base64 source": 1, "refusal -> text block": 1,
+                                "image detail setting (Anthropic sizes images itself)": 1}
+    assert len(_warnings(session)) == 1
+
+
+def test_openai_parts_to_openai_go_out_unchanged(tmp_path: Path) -> None:
+    history = openai_history()
+    session = open_session(tmp_path, provider="openai")
+    request = session.request(history)
+    validators_openai_chat.check(request)
+    sent = request["messages"][1:]
+    assert sent[0] == history[0] and sent[1] == history[1] and sent[4] == history[4]
+    assert sent[5]["content"] == "[tool error] no such file"  # the flag has no field in Chat
+    report = session.last_request_report
+    assert report is not None and report.lossless
+    assert report.converted == {"is_error -> [tool error] marker": 1}
+    assert _warnings(session) == []
+
+
+_PLACEHOLDER = re.compile(r"^\[[a-z ]+ omitted(: [^\]]*)?\]$")
+
+
+def _essence(request: dict[str, Any], dropped_kinds: set[str]) -> list[Any]:
+    """What a request says, block by block, without what a conversion is allowed to change:
+    placeholders and the kinds the report lists as replaced, error markers (the flag itself
+    is compared), text split into paragraphs (one text block or several say the same)."""
+    out: list[Any] = []
+    for message in request["messages"]:
+        content = message["content"]
+        items: list[Any] = []
+        for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
+            kind = block.get("type")
+            if kind in dropped_kinds:
+                continue
+            if kind == "text":
+                for paragraph in block["text"].split("\n\n"):
+                    if paragraph and not _PLACEHOLDER.match(paragraph):
+                        items.append(("text", paragraph))
+            elif kind == "tool_result":
+                inner = block.get("content")
+                texts = [b for b in inner if b.get("type") not in dropped_kinds] if isinstance(inner, list) else inner
+                if isinstance(texts, list):
+                    texts = [t for t in texts if not (t.get("type") == "text" and _PLACEHOLDER.match(t["text"]))]
+                items.append(("result", block["tool_use_id"], json.dumps(texts, sort_keys=True)))
+            else:
+                items.append((kind, json.dumps({k: v for k, v in block.items() if k != "cache_control"},
+                                               sort_keys=True)))
+        if items:
+            out.append((message["role"], items))
+    return out
+
+
+def test_round_trip_anthropic_openai_anthropic_loses_only_what_the_report_lists(tmp_path: Path) -> None:
+    original_history = [m for m in anthropic_history() if m["role"] != "user" or m is not None]
+    # A history without search results / documents (they convert one way only: listed below).
+    original_history[0]["content"] = original_history[0]["content"][:2]
+    original_history[-1]["content"][0]["content"] = "handlers live in b.py"
+    first = open_session(tmp_path, provider="anthropic").request(original_history)
+    to_openai = open_session(tmp_path, provider="openai")
+    openai_request = to_openai.request(original_history)
+    report = to_openai.last_request_report
+    assert report is not None
+    # The OpenAI request's messages become the history of an Anthropic request again.
+    back = open_session(tmp_path, provider="anthropic").request(openai_request["messages"][1:])
+    validators_anthropic.check(back)
+    # What the report lists as replaced is gone (thinking, the image inside a tool result);
+    # everything else says exactly what it said, byte for byte (images included).
+    listed = {"thinking", "redacted_thinking"}
+    want = _essence(first, listed)
+    want = [(role, [i for i in items if not (i[0] == "result" and i[1] == "toolu_02")]) for role, items in want]
+    got = _essence(back, listed)
+    got = [(role, [i for i in items if not (i[0] == "result" and i[1] == "toolu_02")]) for role, items in got]
+    # the error flag became a visible marker: the text keeps it, the flag is listed
+    assert report.converted["is_error -> [tool error] marker"] == 1
+    got_text = json.dumps(got)
+    assert "[tool error] FileNotFoundError: a.py" in got_text
+    got = json.loads(got_text.replace("[tool error] ", ""))
+    assert json.loads(json.dumps(want)) == got
+    assert set(report.placeholders) == {"thinking", "redacted thinking", "image"}
+    assert THINK_1["signature"] not in json.dumps(openai_request)
