@@ -138,6 +138,28 @@ def _arguments_text(value: Any) -> str:
                       ensure_ascii=False)
 
 
+#: The order in which the Messages API writes a block's keys. The SDK's objects dump their
+#: fields in another (alphabetical) order; a block that came as an SDK object is put back in
+#: the API's, so what goes back is the bytes that came (signatures are over content, but a
+#: host comparing bytes, and the prefix cache, see the same text).
+_BLOCK_KEY_ORDER = {
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+    "text": ("type", "text", "citations"),
+    "tool_use": ("type", "id", "name", "input"),
+    "server_tool_use": ("type", "id", "name", "input"),
+}
+
+
+def _wire_order(block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    order = _BLOCK_KEY_ORDER.get(block.get("type"), ("type",))
+    out = {k: block[k] for k in order if k in block}
+    out.update((k, v) for k, v in block.items() if k not in out)
+    return out
+
+
 def _is_plain_block(block: Any) -> bool:
     """A text or tool_use block that its readable form (text, ``tool_calls``) says entirely."""
     if not isinstance(block, Mapping):
@@ -159,7 +181,7 @@ def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]
     interleaved blocks) the original blocks are kept under ``_anthropic_content``, which an
     Anthropic request sends back unchanged. A user message keeps its blocks in their order.
     """
-    plain_blocks = [_plain(b) for b in blocks]
+    plain_blocks = [b if isinstance(b, Mapping) else _wire_order(_plain(b)) for b in blocks]
     results: list[dict[str, Any]] = []
     rest: list[Any] = []
     for block in plain_blocks:
@@ -247,7 +269,10 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
     if isinstance(data.get("content"), list) and (
         data.get("type") == "message" or _is_anthropic_shaped(data)  # an Anthropic Message
     ):
-        return _from_anthropic_blocks(role, list(data["content"]))
+        blocks = list(data["content"])
+        if from_sdk:  # dumped from the SDK's objects: the API's key order back
+            blocks = [_wire_order(b) for b in blocks]
+        return _from_anthropic_blocks(role, blocks)
     if not from_sdk and type(message) is dict:
         return [message]
     return [_openai_message(data)]
