@@ -154,7 +154,7 @@ _BLOCK_KEY_ORDER = {
 def _wire_order(block: Any) -> Any:
     if not isinstance(block, dict):
         return block
-    order = _BLOCK_KEY_ORDER.get(block.get("type"), ("type",))
+    order = _BLOCK_KEY_ORDER.get(str(block.get("type")), ("type",))
     out = {k: block[k] for k in order if k in block}
     out.update((k, v) for k, v in block.items() if k not in out)
     return out
