@@ -124,3 +124,30 @@ def test_more_host_markers_than_the_api_takes_keep_the_latest_four(tmp_path: Pat
     assert report is not None and report.layout_breakpoints == 0
     assert report.dropped == {"cache_control beyond the four Anthropic takes": 3}
     assert any(w.kind == "request_content_converted" for w in session.warnings)
+
+
+def test_a_forced_compaction_never_rewrites_the_loop_in_progress(tmp_path: Path) -> None:
+    # The head ends on a user turn and the tail starts with the reply that has signed thinking:
+    # the summary would merge into that reply (rewriting it); it stands on its own instead.
+    history = [
+        {"role": "user", "content": [{"type": "text", "text": "Look."}, IMAGE]},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "An old turn.", "signature": "sig-old"},
+            {"type": "text", "text": "Earlier answer."}]},
+        {"role": "user", "content": [{"type": "text", "text": "Now fix it."}, IMAGE]},
+        {"role": "assistant", "content": [
+            THINK_2, {"type": "text", "text": "Reading."},
+            {"type": "tool_use", "id": "toolu_1", "name": "read_file", "input": {"path": "a.py"}},
+            {"type": "tool_use", "id": "toolu_2", "name": "read_file", "input": {"path": "b.py"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_1", "content": "alpha " * 5, "is_error": True},
+            {"type": "tool_result", "tool_use_id": "toolu_2", "content": "beta " * 5}]},
+    ]
+    session = open_session(tmp_path, context_length=6_000)
+    result = session.compress(session.before_request(history))
+    request = session.request(result.messages)
+    validators_anthropic.check(request, thinking=True)
+    last = [m["content"] for m in request["messages"] if m["role"] == "assistant"][-1]
+    assert last[0] == THINK_2 and last[1] == {"type": "text", "text": "Reading."}
+    report = session.last_request_report
+    assert report is not None and report.dropped == {}
