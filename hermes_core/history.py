@@ -182,6 +182,17 @@ def _same_ids(laid: Any, cached: Mapping[str, Any]) -> bool:
     )
 
 
+def _forget_notes(notes: dict[int, dict[str, int]], total: dict[str, int], k: int) -> None:
+    """Remove the notes of messages ``k`` and later from ``notes`` and from their sum."""
+    for i in [i for i in notes if i >= k]:
+        for key, count in notes.pop(i).items():
+            left = total[key] - count
+            if left:
+                total[key] = left
+            else:
+                del total[key]
+
+
 def _is_result_group(wire: Mapping[str, Any]) -> bool:
     return wire["role"] == "user" and all(b.get("type") == "tool_result" for b in wire["content"])
 
@@ -213,6 +224,13 @@ class ProcessedHistory:
         self.anote_total: dict[str, int] = {}
         # The history's own cache markers on content blocks, by message index, and their sum.
         self.umarks: dict[int, int] = {}
+        # OpenAI Chat, built lazily up to ``len(self.owire)`` messages: one wire message per
+        # canonical message, its conversion notes (sparse) and their sum, and the
+        # ``keep_markers`` setting they were built with.
+        self.owire: list[Any] = []
+        self.onotes: dict[int, dict[str, int]] = {}
+        self.onote_total: dict[str, int] = {}
+        self.okeep = False
         self.umark_total = 0
         self.renamer = IdRenamer()
         # Whether the host's list held only plain OpenAI-format dicts when last normalised
@@ -333,6 +351,7 @@ class ProcessedHistory:
             for i in [i for i in self.umarks if i >= k]:
                 self.umark_total -= self.umarks.pop(i)
         self._truncate_anthropic(k)
+        self._truncate_openai(k)
         total = cum[-1]
         processed = 0
         check = self.verify_window != 0  # 0: identity alone decides, keep no snapshots
@@ -361,26 +380,33 @@ class ProcessedHistory:
 
     def normalized(self, messages: Sequence[Any], normalize: Any, *, prove: bool = False) -> list[Any]:
         """``normalize(messages)`` (``hermes_core.sdk.normalize_messages``), looking only at the
-        messages after the synced prefix (and the newest ``verify_window`` of it) when the
-        host's list held nothing but plain dicts last time; otherwise the whole list.
+        messages after the synced prefix (and the newest ``verify_window`` of it).
 
-        The synced messages are plain dicts (``sync`` takes normalised lists only), so the
-        prefix they share with ``messages`` by identity needs no second look. ``prove=True``
-        (a Session call that syncs next): the ``sync`` of this call reuses that comparison
+        The synced messages are canonical dicts (``sync`` takes normalised lists only, and
+        normalising a canonical dict gives it back), so the prefix they share with
+        ``messages`` by identity needs no second look - also when the host's list holds SDK
+        objects or Anthropic-shaped dicts after it (a host that appends the SDK's reply and its
+        tool results as they came). ``prove=True`` (a Session call that syncs next): when the
+        host's list comes back as it is, the ``sync`` of this call reuses that comparison
         instead of repeating it; the Session calls ``forget_proof`` when its call ends.
         """
         msgs = messages if type(messages) is list else list(messages)
-        if self.raw_plain and self.src:
-            k = self._identical_prefix(msgs)
-            window = self.verify_window
-            tail = msgs[0 if window is None else max(0, k - window):]
-            if normalize(tail) is tail:
-                if prove:
-                    self._proof = (msgs, len(msgs), k, self._version, threading.get_ident())
-                return msgs
-        out = normalize(msgs)
-        self.raw_plain = out is msgs
-        return out  # type: ignore[no-any-return]
+        if not self.src:
+            out = normalize(msgs)
+            self.raw_plain = out is msgs
+            return out  # type: ignore[no-any-return]
+        k = self._identical_prefix(msgs)
+        window = self.verify_window
+        start = 0 if window is None else max(0, k - window)
+        tail = msgs[start:]
+        done = normalize(tail)
+        if done is tail:
+            self.raw_plain = True
+            if prove:
+                self._proof = (msgs, len(msgs), k, self._version, threading.get_ident())
+            return msgs
+        self.raw_plain = False
+        return msgs[:start] + done  # type: ignore[no-any-return]
 
     # --- the laid-out list a request lends to the layout -------------------------------------
 
@@ -469,6 +495,44 @@ class ProcessedHistory:
         """Rough tokens of the synced messages (sum of ``estimate_message_tokens``)."""
         return self.cum[-1]
 
+    # --- OpenAI Chat ----------------------------------------------------------------------
+
+    def _truncate_openai(self, k: int) -> None:
+        if len(self.owire) > k:
+            del self.owire[k:]
+            _forget_notes(self.onotes, self.onote_total, k)
+
+    def openai_messages(
+        self, laid_out: list[Any], marks: list[int] | None = None,
+        notes: dict[str, int] | None = None, *, keep_markers: bool = False,
+    ) -> list[Any] | None:
+        """The OpenAI Chat ``messages`` (without the system message) of a laid-out payload
+        whose messages are the synced canonical ones except for a few marked near the end;
+        ``None`` when they are not. Each message is converted once while it is unchanged;
+        what the conversions changed in the whole history is added to ``notes``."""
+        n = len(self.canon)
+        changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
+        if changed is None:
+            return None
+        from hermes_core.payload import openai_message
+
+        if keep_markers != self.okeep:
+            self._truncate_openai(0)
+            self.okeep = keep_markers
+        canon, wire = self.canon, self.owire
+        for i in range(len(wire), n):
+            found: dict[str, int] = {}
+            wire.append(openai_message(canon[i], found, keep_markers=keep_markers))
+            if found:
+                self.onotes[i] = found
+                merge_notes(self.onote_total, found)
+        out = list(wire)  # the one copy: the SDK arguments' list, the host's to keep
+        for i in changed:
+            out[i] = openai_message(laid_out[i], None, keep_markers=keep_markers)
+        if notes is not None:
+            merge_notes(notes, self.onote_total)
+        return out
+
     # --- Anthropic ------------------------------------------------------------------------
 
     def _truncate_anthropic(self, k: int) -> None:
@@ -476,13 +540,7 @@ class ProcessedHistory:
             for i in range(len(self.aids) - 1, k - 1, -1):
                 self.renamer.undo(self.aundo[i])
             del self.aids[k:], self.aundo[k:], self.ablocks[k:]
-            for i in [i for i in self.anotes if i >= k]:
-                for key, count in self.anotes.pop(i).items():
-                    left = self.anote_total[key] - count
-                    if left:
-                        self.anote_total[key] = left
-                    else:
-                        del self.anote_total[key]
+            _forget_notes(self.anotes, self.anote_total, k)
         if len(self.awire_of) <= k:
             return
         # Cut the wire after the last message before k that has blocks; when that message is

@@ -467,11 +467,23 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -
     if system:
         messages.append({"role": "system", "content": system})
     keep_markers = str(payload.get("provider") or "").strip().lower() == "openrouter"
-    for message in payload.get("messages") or ():
-        if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
-            messages.append(message)
-        else:
-            messages.append(openai_message(message, notes, keep_markers=keep_markers))
+    laid_out = payload.get("messages") or []
+    ref = getattr(_recent, "history", None)
+    history = ref() if ref is not None else None
+    wire = None
+    if history is not None and type(laid_out) is list:
+        laid = getattr(_recent, "laid", None)
+        marks = (laid[1] if laid is not None and laid[0] is laid_out and laid[2] == history.version
+                 else None)
+        wire = history.openai_messages(laid_out, marks, notes, keep_markers=keep_markers)
+    if wire is not None:
+        messages.extend(wire)
+    else:
+        for message in laid_out:
+            if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
+                messages.append(message)
+            else:
+                messages.append(openai_message(message, notes, keep_markers=keep_markers))
     out: dict[str, Any] = {"messages": messages}
     if payload.get("model"):
         out["model"] = payload["model"]
