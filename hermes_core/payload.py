@@ -609,6 +609,8 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
     marker = message.get(CACHE_CONTROL)
     if marker is not None and blocks:
         blocks[-1] = {**blocks[-1], CACHE_CONTROL: marker}
+    if not blocks:  # the Messages API rejects an empty message: it is left out, counted
+        note(notes, f"dropped:empty {role} message")
     return blocks
 
 

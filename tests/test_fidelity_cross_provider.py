@@ -158,3 +158,14 @@ def test_round_trip_anthropic_openai_anthropic_loses_only_what_the_report_lists(
     assert json.loads(json.dumps(want)) == got
     assert set(report.placeholders) == {"thinking", "redacted thinking", "image"}
     assert THINK_1["signature"] not in json.dumps(openai_request)
+
+
+def test_an_empty_message_left_out_for_anthropic_is_counted(tmp_path: Path) -> None:
+    history = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": ""},
+               {"role": "user", "content": "still there?"}]
+    session = open_session(tmp_path, provider="anthropic")
+    request = session.request(history)
+    validators_anthropic.check(request)
+    assert [m["role"] for m in request["messages"]] == ["user", "user"]
+    report = session.last_request_report
+    assert report is not None and report.dropped == {"empty assistant message": 1}
