@@ -169,3 +169,17 @@ def test_an_empty_message_left_out_for_anthropic_is_counted(tmp_path: Path) -> N
     assert [m["role"] for m in request["messages"]] == ["user", "user"]
     report = session.last_request_report
     assert report is not None and report.dropped == {"empty assistant message": 1}
+
+
+def test_openrouter_to_claude_keeps_markers_in_the_envelope_and_converts_the_rest(tmp_path: Path) -> None:
+    history = anthropic_history()
+    history[0]["content"][0]["cache_control"] = {"type": "ephemeral"}  # the host's own
+    session = open_session(tmp_path, provider="openrouter")
+    request = session.request(history)
+    validators_openai_chat.check(request, openrouter=True)
+    assert request["messages"][1]["content"][0]["cache_control"] == {"type": "ephemeral"}
+    markers = json.dumps(request).count("cache_control")
+    assert 1 < markers <= 4  # the layout's breakpoints gave way to the host's one
+    report = session.last_request_report
+    assert report is not None and report.user_breakpoints == 1
+    assert "cache_control of a text part" not in report.dropped
