@@ -46,7 +46,10 @@ __all__ = [
 ANTHROPIC_CONTENT = "_anthropic_content"
 #: ``_``-keys the canonical (wire) message keeps for the wire conversion to read; every other
 #: ``_``-key is removed when the payload is built, and these are removed by the conversion.
-WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error"})
+WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control"})
+#: The host's own ``cache_control`` marker of an Anthropic ``tool_result`` block, kept on the
+#: ``tool`` message it became (a top-level ``cache_control`` is the layout's form, removed).
+TOOL_RESULT_MARKER = "_cache_control"
 
 #: Image media types the Messages API takes in a base64 source.
 ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 
 from hermes_core.conversion import (
     ANTHROPIC_CONTENT,
+    TOOL_RESULT_MARKER,
     WIRE_METADATA,
     anthropic_part,
     note,
@@ -112,8 +113,8 @@ def user_breakpoints(message: Mapping[str, Any]) -> int:
     own, kept and counted against Anthropic's limit of four)."""
     content = message.get("content")
     if type(content) is not list:
-        return 0
-    count = 0
+        return int(TOOL_RESULT_MARKER in message)
+    count = int(TOOL_RESULT_MARKER in message)
     for block in content:
         if isinstance(block, Mapping) and CACHE_CONTROL in block:
             count += 1
@@ -437,12 +438,16 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
     visible placeholders, ``_is_error`` becomes a ``[tool error]`` marker in the result text.
     """
     content = message.get("content")
-    if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message:
+    if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
+            TOOL_RESULT_MARKER not in message):
         return message
     role = str(message.get("role") or "")
     new_content = _openai_content(message, role, notes, keep_markers)
-    if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message:
+    if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
+            TOOL_RESULT_MARKER not in message):
         return message
+    if TOOL_RESULT_MARKER in message:  # a marker on a tool message hangs OpenRouter; OpenAI has none
+        note(notes, "dropped:cache_control of a tool result")
     out = {k: v for k, v in message.items() if k not in WIRE_METADATA}
     out["content"] = new_content
     if message.get("_is_error") and role == "tool":
@@ -562,6 +567,8 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
         }
         if message.get("_is_error"):
             result["is_error"] = True
+        if message.get(TOOL_RESULT_MARKER) is not None:
+            result[CACHE_CONTROL] = message[TOOL_RESULT_MARKER]
         blocks.append(result)
     else:
         originals = original_blocks(message) if ANTHROPIC_CONTENT in message else None

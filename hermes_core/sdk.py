@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.conversion import ANTHROPIC_CONTENT, readable_of_blocks
+from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, readable_of_blocks
 from hermes_core.payload import limit_breakpoints, to_anthropic, to_openai
 
 __all__ = [
@@ -200,6 +200,8 @@ def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]
             }
             if block.get("is_error"):
                 result["_is_error"] = True
+            if block.get("cache_control") is not None:  # the host's own breakpoint
+                result[TOOL_RESULT_MARKER] = block["cache_control"]
             results.append(result)
         else:
             rest.append(block)

@@ -151,3 +151,19 @@ def test_a_forced_compaction_never_rewrites_the_loop_in_progress(tmp_path: Path)
     assert last[0] == THINK_2 and last[1] == {"type": "text", "text": "Reading."}
     report = session.last_request_report
     assert report is not None and report.dropped == {}
+
+
+def test_a_hosts_marker_on_a_tool_result_stays_on_it(tmp_path: Path) -> None:
+    history = anthropic_history()
+    history[-1]["content"][0]["cache_control"] = {"type": "ephemeral"}
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request, thinking=True)
+    result = request["messages"][-1]["content"][0]
+    assert result["type"] == "tool_result" and result["cache_control"] == {"type": "ephemeral"}
+    report = session.last_request_report
+    assert report is not None and report.user_breakpoints == 1 and report.layout_breakpoints == 3
+    assert json.dumps(request).count("cache_control") == 4
+    to_openai = session.request(history, provider="openai")
+    assert "cache_control" not in json.dumps(to_openai)
+    assert session.last_request_report.dropped == {"cache_control of a tool result": 1}  # type: ignore[union-attr]
