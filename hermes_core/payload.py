@@ -7,8 +7,8 @@ prompt must be stable too. ``assemble_payload`` does the provider-agnostic part:
 * tool-call ``function.arguments`` that are valid JSON are re-serialised with sorted keys and
   compact separators (the same call always has the same bytes; invalid JSON is left alone);
 * metadata keys (``_compressed_summary`` and any other key starting with ``_``) are removed,
-  except the two the wire conversion reads (``_anthropic_content``: an Anthropic assistant
-  message's original blocks; ``_is_error``), which ``to_openai`` / ``to_anthropic`` turn into
+  except the three the wire conversion reads (``_anthropic_content``: an Anthropic assistant
+  message's original blocks; ``_is_error``; ``_cache_control``: a tool result's own marker), which ``to_openai`` / ``to_anthropic`` turn into
   the target's own shape; a message's top-level ``cache_control`` (the layout's own form) is
   removed, the history's markers on content blocks are kept (the host's own breakpoints, which
   the Anthropic layout counts and gives way to);
