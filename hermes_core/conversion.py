@@ -407,11 +407,21 @@ def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
 # --- Anthropic originals kept on assistant messages ------------------------------------------
 
 
+#: The arguments text of a tool input that cannot be written as JSON (nested deeper than the
+#: encoder goes, or circular): a visible note in its place, never a crash of the turn.
+UNSERIALISABLE_INPUT = json.dumps(
+    {"note": "the tool input could not be written as JSON (nested too deep); left out"},
+    separators=(",", ":"))
+
+
 def _arguments_text(value: Any) -> str:
     if isinstance(value, str):
         return value
-    return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False)
+    try:
+        return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
+                          ensure_ascii=False)
+    except (RecursionError, ValueError, TypeError):
+        return UNSERIALISABLE_INPUT
 
 
 def readable_of_blocks(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
@@ -440,8 +450,23 @@ def _same_arguments(a: Any, b: Any) -> bool:
         return True
     try:
         return bool(json.loads(a) == json.loads(b)) if isinstance(a, str) and isinstance(b, str) else False
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
+
+
+def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any]:
+    """``blocks`` with the input of a ``tool_use`` that cannot be written as JSON replaced by
+    a note (counted); every other block, thinking included, the same object."""
+    out = blocks
+    for i, block in enumerate(blocks):
+        if (isinstance(block, Mapping) and block.get("type") == "tool_use"
+                and not isinstance(block.get("input"), str)
+                and _arguments_text(block.get("input")) == UNSERIALISABLE_INPUT):
+            if out is blocks:
+                out = list(blocks)
+            out[i] = {**block, "input": json.loads(UNSERIALISABLE_INPUT)}
+            note(notes, "placeholder:tool input nested too deep")
+    return out
 
 
 def original_blocks(message: Mapping[str, Any]) -> list[Any] | None:

@@ -51,6 +51,7 @@ from hermes_core.conversion import (
     openai_part,
     original_blocks,
     placeholder,
+    sendable_blocks,
 )
 from hermes_core.history import (
     IdRenamer,
@@ -574,7 +575,7 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
         originals = original_blocks(message) if ANTHROPIC_CONTENT in message else None
         if originals is not None:
             marker = _layout_marker(message)
-            blocks = list(originals)
+            blocks = list(sendable_blocks(originals, notes))
             if marker is not None:
                 for i in range(len(blocks) - 1, -1, -1):
                     if blocks[i].get("type") not in ("thinking", "redacted_thinking"):

@@ -167,3 +167,23 @@ def test_a_hosts_marker_on_a_tool_result_stays_on_it(tmp_path: Path) -> None:
     to_openai = session.request(history, provider="openai")
     assert "cache_control" not in json.dumps(to_openai)
     assert session.last_request_report.dropped == {"cache_control of a tool result": 1}  # type: ignore[union-attr]
+
+
+def test_a_reply_with_a_tool_input_nested_too_deep_keeps_its_thinking(tmp_path: Path) -> None:
+    deep: dict[str, Any] = {}
+    node = deep
+    for _ in range(10_000):
+        node["a"] = {}
+        node = node["a"]
+    history = [{"role": "user", "content": "go"},
+               {"role": "assistant", "content": [THINK_1, {"type": "tool_use", "id": "toolu_1", "name": "x", "input": deep}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "done"}]}]
+    session = open_session(tmp_path)
+    request = session.request(session.before_request(history))
+    validators_anthropic.check(request, thinking=True)
+    sent = request["messages"][1]["content"]
+    assert sent[0] == THINK_1
+    assert sent[1]["input"] == {"note": "the tool input could not be written as JSON (nested too deep); left out"}
+    report = session.last_request_report
+    assert report is not None and report.placeholders == {"tool input nested too deep": 1}
+    json.dumps(request)  # what the SDK does with it

@@ -102,7 +102,9 @@ def apply_cache_marker(
     envelope -> none. A string becomes one marked text block; a list gets the marker on its last
     element when that is a dict; an empty list is left alone.
     """
-    out: dict[str, Any] = copy.deepcopy(dict(message))
+    # Metadata (``_``-keys: a reply's original Anthropic blocks) is never marked: shared, not
+    # copied - a copy would cost as much as the blocks are large, for nothing.
+    out: dict[str, Any] = {k: v if k[:1] == "_" else copy.deepcopy(v) for k, v in message.items()}
     _strip_markers(out)
     mark = dict(marker)
     content = out.get("content")
