@@ -197,6 +197,17 @@ def _is_result_group(wire: Mapping[str, Any]) -> bool:
     return wire["role"] == "user" and all(b.get("type") == "tool_result" for b in wire["content"])
 
 
+def joins(previous: Mapping[str, Any], role: Any) -> bool:
+    """Whether a canonical message of ``role`` goes into the wire message ``previous``: the
+    Messages API combines consecutive turns of one role, so they are sent as one (strict
+    alternation). Tool results join a group of tool results only (results come first in a
+    user message); a user or system message joins any user message; an assistant message an
+    assistant message."""
+    if role == "tool":
+        return _is_result_group(previous)
+    return previous["role"] == ("assistant" if role == "assistant" else "user")
+
+
 class ProcessedHistory:
     """One session's processed messages (see the module docstring). Not thread-safe on its own:
     the ``Session`` serialises calls."""
@@ -543,16 +554,14 @@ class ProcessedHistory:
             _forget_notes(self.anotes, self.anote_total, k)
         if len(self.awire_of) <= k:
             return
-        # Cut the wire after the last message before k that has blocks; when that message is
-        # in a tool-result group (which message k may have extended), cut before the group.
+        # Cut the wire before the wire message of the last message before k that has blocks
+        # (message k may have extended it: consecutive same-role messages share one) and place
+        # its messages again.
         keep_msgs = wire_cut = 0
         for p in range(k - 1, -1, -1):
             w = self.awire_of[p]
             if w >= 0:
-                if _is_result_group(self.wire[w]):
-                    wire_cut, keep_msgs = w, self.wire_first[w]
-                else:
-                    wire_cut, keep_msgs = w + 1, p + 1
+                wire_cut, keep_msgs = w, self.wire_first[w]
                 break
         del self.wire[wire_cut:], self.wire_first[wire_cut:], self.awire_of[keep_msgs:]
 
@@ -580,9 +589,9 @@ class ProcessedHistory:
             self.awire_of.append(-1)
             return
         role = message.get("role")
-        if role == "tool" and wire and _is_result_group(wire[-1]):
+        if wire and joins(wire[-1], role):
             last = wire[-1]
-            wire[-1] = {"role": "user", "content": [*last["content"], *blocks]}
+            wire[-1] = {"role": last["role"], "content": [*last["content"], *blocks]}
             self.awire_of.append(len(wire) - 1)
             return
         wire.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})

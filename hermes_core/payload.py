@@ -57,6 +57,7 @@ from hermes_core.history import (
     IdRenamer,
     ProcessedHistory,
     anthropic_ids,
+    joins,
     renamed_blocks,
 )
 from hermes_core.records import PayloadContext
@@ -667,12 +668,7 @@ def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]],
         blocks = renamed_blocks(anthropic_blocks(message, notes), ids)
         if not blocks:
             continue
-        if (
-            role == "tool"
-            and messages
-            and messages[-1]["role"] == "user"
-            and all(b.get("type") == "tool_result" for b in messages[-1]["content"])
-        ):
+        if messages and joins(messages[-1], role):  # consecutive turns of one role: one message
             messages[-1]["content"].extend(blocks)
             continue
         messages.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})

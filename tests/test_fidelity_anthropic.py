@@ -73,9 +73,9 @@ def test_images_documents_and_search_results_pass_unchanged(tmp_path: Path) -> N
     results = {b["tool_use_id"]: b for m in user for b in m if b["type"] == "tool_result"}
     assert results["toolu_02"]["content"][1] == IMAGE
     # the person's words after the results keep their order (image first, then the text), in
-    # the user message that follows the results (the API combines consecutive user messages)
-    assert [b["type"] for b in user[1]] == ["tool_result", "tool_result"]
-    assert [b["type"] for b in user[2]] == ["image", "text"] and user[2][0] == URL_IMAGE
+    # the same user message, after the results (roles alternate; results come first)
+    assert [b["type"] for b in user[1]] == ["tool_result", "tool_result", "image", "text"]
+    assert user[1][2] == URL_IMAGE
     assert [_without_markers(b) for b in results["toolu_03"]["content"]] == [SEARCH]
 
 
@@ -103,7 +103,7 @@ def test_the_hosts_own_cache_markers_are_kept_and_the_layout_gives_way(tmp_path:
     session = open_session(tmp_path)
     request = session.request(history)
     validators_anthropic.check(request, thinking=True)
-    first = request["messages"][0]["content"]  # the two user messages, combined by the API
+    first = request["messages"][0]["content"]  # the two user messages, sent as one
     assert first[0]["cache_control"] == {"type": "ephemeral"}
     report = session.last_request_report
     assert report is not None

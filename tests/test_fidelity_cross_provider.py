@@ -166,7 +166,7 @@ def test_an_empty_message_left_out_for_anthropic_is_counted(tmp_path: Path) -> N
     session = open_session(tmp_path, provider="anthropic")
     request = session.request(history)
     validators_anthropic.check(request)
-    assert [m["role"] for m in request["messages"]] == ["user", "user"]
+    assert [m["role"] for m in request["messages"]] == ["user"]  # the two users, as one
     report = session.last_request_report
     assert report is not None and report.dropped == {"empty assistant message": 1}
 

@@ -314,7 +314,7 @@ def test_build_request_never_emits_more_than_four_markers(plugin_host: PluginHos
     notes: dict[str, int] = {}
     wire = sdk_kwargs(result, notes=notes)
     assert count_markers(wire) == 4  # ... and on the wire the latest four of them go out
-    assert [m["content"][0]["text"] for m in wire["messages"] if "cache_control" in m["content"][0]] == [
+    assert [b["text"] for m in wire["messages"] for b in m["content"] if "cache_control" in b] == [
         "m6", "m7", "m8", "m9"]
     assert notes == {"dropped:cache_control beyond the four Anthropic takes": 6}
 

@@ -7,8 +7,8 @@ thinking, prompt caching, vision, PDF support, search results):
 * ``model`` a string, ``max_tokens`` a positive integer, ``messages`` a non-empty list;
   ``system`` a string or a list of non-empty ``text`` blocks.
 * Every message has role ``user`` or ``assistant`` and a non-empty content (a non-empty string
-  or a non-empty list of blocks); text blocks hold non-empty text. Consecutive messages of one
-  role are allowed (the API combines them), except where tool use demands adjacency.
+  or a non-empty list of blocks); text blocks hold non-empty text. Roles alternate (the API
+  would combine consecutive turns of one role into one; a request builder sends them as one).
 * Block types per role: user - text, image, document, search_result, tool_result,
   container_upload; assistant - text, thinking, redacted_thinking, tool_use and the server-tool
   blocks. No OpenAI part type (``image_url``, ``input_audio``, ``file``, ``refusal``) anywhere.
@@ -176,6 +176,8 @@ def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]
         if role not in ("user", "assistant"):
             out.append(f"{at}: role {role!r}")
             continue
+        if i and isinstance(messages[i - 1], Mapping) and messages[i - 1].get("role") == role:
+            out.append(f"{at}: two {role} messages in a row (roles must alternate)")
         content = message.get("content")
         if isinstance(content, str):
             if not content:
