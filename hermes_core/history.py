@@ -205,7 +205,7 @@ def joins(previous: Mapping[str, Any], role: Any) -> bool:
     assistant message."""
     if role == "tool":
         return _is_result_group(previous)
-    return previous["role"] == ("assistant" if role == "assistant" else "user")
+    return bool(previous["role"] == ("assistant" if role == "assistant" else "user"))
 
 
 class ProcessedHistory:
