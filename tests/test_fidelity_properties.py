@@ -12,7 +12,7 @@ from typing import Any
 
 import validators_anthropic
 import validators_openai_chat
-from fidelity_fixtures import PNG_B64, open_session
+from fidelity_fixtures import DOCUMENT, PNG_B64, SEARCH, URL_IMAGE, open_session
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
@@ -42,8 +42,10 @@ def anthropic_histories(draw: Any) -> tuple[list[dict[str, Any]], list[list[dict
     for turn in range(turns):
         last = turn == turns - 1
         user: list[dict[str, Any]] = [{"type": "text", "text": draw(_text())}]
+        if draw(st.integers(0, 3)) == 0:  # the host's own breakpoint
+            user[0]["cache_control"] = {"type": "ephemeral"}
         if draw(st.booleans()):
-            user.append(IMAGE)
+            user.append(draw(st.sampled_from([IMAGE, URL_IMAGE, DOCUMENT])))
         history.append({"role": "user", "content": user})
         loop = []
         for _ in range(draw(st.integers(1 if last else 0, 3))):
@@ -66,7 +68,8 @@ def anthropic_histories(draw: Any) -> tuple[list[dict[str, Any]], list[list[dict
                 result: dict[str, Any] = {"type": "tool_result", "tool_use_id": ident,
                                           "content": draw(_text(5, 400))}
                 if draw(st.booleans()):
-                    result["content"] = [{"type": "text", "text": result["content"]}, IMAGE]
+                    result["content"] = [{"type": "text", "text": result["content"]},
+                                         draw(st.sampled_from([IMAGE, URL_IMAGE, SEARCH]))]
                 if draw(st.integers(0, 3)) == 0:
                     result["is_error"] = True
                 results.append(result)
