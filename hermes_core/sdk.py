@@ -283,9 +283,11 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
 def as_message(obj: Any) -> dict[str, Any]:
     """The OpenAI-format message dict of an SDK reply, to append to the history.
 
-    Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage``, an
-    Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as ``tool_calls``, thinking
-    as ``_reasoning`` metadata), or a dict (returned as it is when already OpenAI-shaped).
+    Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage`` (its
+    ``refusal`` kept), an Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as
+    ``tool_calls``, thinking readable as ``_reasoning``, and the original blocks under
+    ``_anthropic_content`` so that an Anthropic request sends them back byte-identical: see
+    docs/message-model.md), or a dict (returned as it is when already OpenAI-shaped).
     """
     expanded = _expand(obj)
     if len(expanded) != 1:
