@@ -183,3 +183,23 @@ def test_openrouter_to_claude_keeps_markers_in_the_envelope_and_converts_the_res
     report = session.last_request_report
     assert report is not None and report.user_breakpoints == 1
     assert "cache_control of a text part" not in report.dropped
+
+
+def test_the_async_session_reports_the_same(tmp_path: Path) -> None:
+    import asyncio
+
+    from hermes_core import AsyncSession
+
+    async def run() -> Any:
+        home = tmp_path / "home"
+        home.mkdir()
+        session = await AsyncSession.open(cwd=str(tmp_path), home=str(home), env={}, model="gpt-5",
+                                          provider="openai", persist=False, context_length=200_000)
+        request = await session.request(anthropic_history())
+        report = session.last_request_report
+        await session.close()
+        return request, report
+
+    request, report = asyncio.run(run())
+    validators_openai_chat.check(request)
+    assert report.placeholders == {"image": 1, "redacted thinking": 1, "thinking": 2}
