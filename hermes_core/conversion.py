@@ -38,6 +38,7 @@ __all__ = [
     "placeholder",
     "readable_of_blocks",
     "report_of",
+    "user_image_part",
 ]
 
 #: The ``_``-key under which an Anthropic assistant message keeps its original content blocks
@@ -333,6 +334,22 @@ def _search_result_part(block: Mapping[str, Any], notes: dict[str, int] | None) 
              if isinstance(b, Mapping) and b.get("type") == "text"]
     head = f"[search result: {block.get('title') or ''} ({block.get('source') or ''})]"
     return {"type": "text", "text": "\n".join([head, *texts])}
+
+
+def user_image_part(part: Any) -> dict[str, Any] | None:
+    """An image part or block as the ``image_url`` part a Chat *user* message takes, or
+    ``None`` when it is no image or cannot be one (a ``file`` source: no URL to give)."""
+    if not isinstance(part, Mapping):
+        return None
+    kind = part.get("type")
+    if kind == "image_url":
+        return part if type(part) is dict else dict(part)
+    if kind != "image":
+        return None
+    source = part.get("source")
+    if not isinstance(source, Mapping) or source.get("type") not in ("base64", "url"):
+        return None
+    return _image_part(part, "user", None)
 
 
 def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,

@@ -241,6 +241,7 @@ class ProcessedHistory:
         self.owire: list[Any] = []
         self.onotes: dict[int, dict[str, int]] = {}
         self.onote_total: dict[str, int] = {}
+        self.orelocated: dict[int, list[Any]] = {}  # tool results' images, for a user message
         self.okeep = False
         self.umark_total = 0
         self.renamer = IdRenamer()
@@ -512,6 +513,8 @@ class ProcessedHistory:
         if len(self.owire) > k:
             del self.owire[k:]
             _forget_notes(self.onotes, self.onote_total, k)
+            for i in [i for i in self.orelocated if i >= k]:
+                del self.orelocated[i]
 
     def openai_messages(
         self, laid_out: list[Any], marks: list[int] | None = None,
@@ -525,7 +528,7 @@ class ProcessedHistory:
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
             return None
-        from hermes_core.payload import openai_message
+        from hermes_core.payload import openai_message, place_relocated
 
         if keep_markers != self.okeep:
             self._truncate_openai(0)
@@ -533,16 +536,19 @@ class ProcessedHistory:
         canon, wire = self.canon, self.owire
         for i in range(len(wire), n):
             found: dict[str, int] = {}
-            wire.append(openai_message(canon[i], found, keep_markers=keep_markers))
+            images: list[Any] = []
+            wire.append(openai_message(canon[i], found, keep_markers=keep_markers, relocated=images))
             if found:
                 self.onotes[i] = found
                 merge_notes(self.onote_total, found)
+            if images:
+                self.orelocated[i] = images
         out = list(wire)  # the one copy: the SDK arguments' list, the host's to keep
         for i in changed:
-            out[i] = openai_message(laid_out[i], None, keep_markers=keep_markers)
+            out[i] = openai_message(laid_out[i], None, keep_markers=keep_markers, relocated=[])
         if notes is not None:
             merge_notes(notes, self.onote_total)
-        return out
+        return place_relocated(out, self.orelocated)
 
     # --- Anthropic ------------------------------------------------------------------------
 

@@ -52,6 +52,7 @@ from hermes_core.conversion import (
     original_blocks,
     placeholder,
     sendable_blocks,
+    user_image_part,
 )
 from hermes_core.history import (
     IdRenamer,
@@ -388,7 +389,7 @@ def _openai_tool(tool: Any) -> Any:
 
 
 def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int] | None,
-                    keep_markers: bool) -> Any:
+                    keep_markers: bool, relocated: list[Any] | None = None) -> Any:
     content = message.get("content")
     blocks = original_blocks(message) if ANTHROPIC_CONTENT in message else None
     if blocks is not None:
@@ -415,6 +416,15 @@ def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int]
         return content
     out: list[Any] = []
     for part in content:
+        image = user_image_part(part) if role == "tool" and relocated is not None else None
+        if image is not None and relocated is not None:
+            # Chat takes images in user messages only: the image goes to one right after
+            # the tool results, and the result says where it went.
+            note(notes, "converted:image in a tool result -> user message after the results")
+            ident = str(message.get("tool_call_id") or "")
+            relocated.extend(({"type": "text", "text": f"[image from the result of {ident}]"}, image))
+            out.append({"type": "text", "text": "[image: in the user message after the tool results]"})
+            continue
         converted = openai_part(part, role, notes, keep_markers=keep_markers)
         if converted is not None:
             out.append(converted)
@@ -432,19 +442,22 @@ def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> Non
 
 
 def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = None, *,
-                   keep_markers: bool = False) -> Mapping[str, Any]:
+                   keep_markers: bool = False, relocated: list[Any] | None = None) -> Mapping[str, Any]:
     """One canonical message as OpenAI Chat takes it: the same object when nothing changes.
 
     Anthropic blocks become OpenAI parts (an image as a data URL or a URL, a PDF as a ``file``
     part, text documents and search results as text), parts the role cannot take become
     visible placeholders, ``_is_error`` becomes a ``[tool error]`` marker in the result text.
+    ``relocated``: a list that receives the images of a tool result (labelled ``image_url``
+    parts) for a user message after the results (``place_relocated``); without it they are
+    placeholders.
     """
     content = message.get("content")
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message):
         return message
     role = str(message.get("role") or "")
-    new_content = _openai_content(message, role, notes, keep_markers)
+    new_content = _openai_content(message, role, notes, keep_markers, relocated)
     if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message):
         return message
@@ -459,6 +472,25 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         else:
             out["content"] = f"[tool error] {new_content or ''}".rstrip()
     return out
+
+
+def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]]) -> list[Any]:
+    """``messages`` (a list made for this request: changed in place) with, after each group of
+    tool messages whose images were relocated (``relocated``: message index -> parts), one user
+    message holding those images, labelled by the call they answer."""
+    if not relocated:
+        return messages
+    groups: dict[int, list[Any]] = {}
+    n = len(messages)
+    for i in sorted(relocated):
+        j = i + 1
+        while j < n and messages[j].get("role") == "tool":
+            j += 1
+        groups.setdefault(j, []).extend(relocated[i])
+    for j in sorted(groups, reverse=True):
+        messages.insert(j, {"role": "user", "content": [
+            {"type": "text", "text": "[images from the tool results above]"}, *groups[j]]})
+    return messages
 
 
 def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -> dict[str, Any]:
@@ -483,14 +515,19 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -
         marks = (laid[1] if laid is not None and laid[0] is laid_out and laid[2] == history.version
                  else None)
         wire = history.openai_messages(laid_out, marks, notes, keep_markers=keep_markers)
-    if wire is not None:
-        messages.extend(wire)
-    else:
-        for message in laid_out:
+    if wire is None:
+        wire = []
+        relocated: dict[int, list[Any]] = {}
+        for index, message in enumerate(laid_out):
             if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
-                messages.append(message)
-            else:
-                messages.append(openai_message(message, notes, keep_markers=keep_markers))
+                wire.append(message)
+                continue
+            images: list[Any] = []
+            wire.append(openai_message(message, notes, keep_markers=keep_markers, relocated=images))
+            if images:
+                relocated[index] = images
+        place_relocated(wire, relocated)
+    messages.extend(wire)
     out: dict[str, Any] = {"messages": messages}
     if payload.get("model"):
         out["model"] = payload["model"]

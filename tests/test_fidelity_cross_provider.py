@@ -42,13 +42,20 @@ def test_anthropic_history_to_openai_converts_and_counts(tmp_path: Path) -> None
     assert assistant["content"].endswith("Reading the file and the log.")
     tools = {m["tool_call_id"]: m for m in messages if m["role"] == "tool"}
     assert tools["toolu_01"]["content"] == "[tool error] FileNotFoundError: a.py"
-    assert tools["toolu_02"]["content"][1]["text"].startswith("[image omitted: png, 2 kB, in a tool result")
+    # Chat takes images in user messages only: the result's image goes to one right after
+    # the tool results, labelled with the call it answers
+    assert tools["toolu_02"]["content"][1]["text"] == "[image: in the user message after the tool results]"
+    after = messages.index(tools["toolu_02"]) + 1
+    assert messages[after]["role"] == "user" and messages[after]["content"][1:] == [
+        {"type": "text", "text": "[image from the result of toolu_02]"},
+        {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_B64}"}}]
     assert tools["toolu_03"]["content"][0]["text"].startswith("[search result: Handlers (https://docs.example.com/")
     report = session.last_request_report
     assert report is not None and report.target == "openai"
-    assert report.placeholders == {"image": 1, "redacted thinking": 1, "thinking": 2}
+    assert report.placeholders == {"redacted thinking": 1, "thinking": 2}
     assert report.converted == {
         "PDF document -> file part": 1, "image base64 source -> data URL": 1,
+        "image in a tool result -> user message after the results": 1,
         "image url source -> URL": 1, "is_error -> [tool error] marker": 1,
         "search_result -> text part": 1,
     }
@@ -98,6 +105,9 @@ def test_openai_parts_to_openai_go_out_unchanged(tmp_path: Path) -> None:
 
 
 _PLACEHOLDER = re.compile(r"^\[[a-z ]+ omitted(: [^\]]*)?\]$")
+# The labels of a tool result's image moved to the user message after the results.
+_MOVED = re.compile(r"^\[(images from the tool results above|image: in the user message after the tool results)\]$")
+_MOVED_FROM = re.compile(r"^\[image from the result of \S+\]$")
 
 
 def _essence(request: dict[str, Any], dropped_kinds: set[str]) -> list[Any]:
@@ -108,19 +118,24 @@ def _essence(request: dict[str, Any], dropped_kinds: set[str]) -> list[Any]:
     for message in request["messages"]:
         content = message["content"]
         items: list[Any] = []
+        moved = False  # the next image is one a conversion moved out of a tool result
         for block in content if isinstance(content, list) else [{"type": "text", "text": content}]:
             kind = block.get("type")
-            if kind in dropped_kinds:
+            if kind in dropped_kinds or (kind == "image" and moved):
+                moved = False
                 continue
             if kind == "text":
                 for paragraph in block["text"].split("\n\n"):
-                    if paragraph and not _PLACEHOLDER.match(paragraph):
+                    moved = moved or bool(_MOVED_FROM.match(paragraph))
+                    if paragraph and not (_PLACEHOLDER.match(paragraph) or _MOVED.match(paragraph)
+                                          or _MOVED_FROM.match(paragraph)):
                         items.append(("text", paragraph))
             elif kind == "tool_result":
                 inner = block.get("content")
                 texts = [b for b in inner if b.get("type") not in dropped_kinds] if isinstance(inner, list) else inner
                 if isinstance(texts, list):
-                    texts = [t for t in texts if not (t.get("type") == "text" and _PLACEHOLDER.match(t["text"]))]
+                    texts = [t for t in texts if not (t.get("type") == "text" and (
+                        _PLACEHOLDER.match(t["text"]) or _MOVED.match(t["text"])))]
                 items.append(("result", block["tool_use_id"], json.dumps(texts, sort_keys=True)))
             else:
                 items.append((kind, json.dumps({k: v for k, v in block.items() if k != "cache_control"},
@@ -156,7 +171,7 @@ def test_round_trip_anthropic_openai_anthropic_loses_only_what_the_report_lists(
     assert "[tool error] FileNotFoundError: a.py" in got_text
     got = json.loads(got_text.replace("[tool error] ", ""))
     assert json.loads(json.dumps(want)) == got
-    assert set(report.placeholders) == {"thinking", "redacted thinking", "image"}
+    assert set(report.placeholders) == {"thinking", "redacted thinking"}
     assert THINK_1["signature"] not in json.dumps(openai_request)
 
 
@@ -202,4 +217,4 @@ def test_the_async_session_reports_the_same(tmp_path: Path) -> None:
 
     request, report = asyncio.run(run())
     validators_openai_chat.check(request)
-    assert report.placeholders == {"image": 1, "redacted thinking": 1, "thinking": 2}
+    assert report.placeholders == {"redacted thinking": 1, "thinking": 2}
