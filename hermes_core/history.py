@@ -41,7 +41,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.conversion import TOOL_RESULT_MARKER, merge_notes
+from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, merge_notes
 from hermes_core.tokens import estimate_message_tokens
 
 __all__ = ["DEFAULT_VERIFY_WINDOW", "IdRenamer", "ProcessedHistory", "snapshot"]
@@ -378,7 +378,7 @@ class ProcessedHistory:
                 form = canonical_message(message)
                 tokens = estimate_message_tokens(message)
                 processed += 1
-            if type(form.get("content")) is list or TOOL_RESULT_MARKER in form:
+            if type(form.get("content")) is list or TOOL_RESULT_MARKER in form or ANTHROPIC_CONTENT in form:
                 marks = user_breakpoints(form)
                 if marks:
                     self.umarks[i] = marks

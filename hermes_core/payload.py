@@ -114,10 +114,13 @@ def _has_marker(block: Any) -> bool:
 def user_breakpoints(message: Mapping[str, Any]) -> int:
     """``cache_control`` markers a history message carries on its content blocks (the host's
     own, kept and counted against Anthropic's limit of four)."""
+    count = int(TOOL_RESULT_MARKER in message)
+    kept = message.get(ANTHROPIC_CONTENT)  # a reply's own blocks may carry the host's markers
+    if type(kept) is list:
+        count += sum(1 for block in kept if isinstance(block, Mapping) and CACHE_CONTROL in block)
     content = message.get("content")
     if type(content) is not list:
-        return int(TOOL_RESULT_MARKER in message)
-    count = int(TOOL_RESULT_MARKER in message)
+        return count
     for block in content:
         if isinstance(block, Mapping) and CACHE_CONTROL in block:
             count += 1

@@ -167,7 +167,7 @@ def _is_plain_block(block: Any) -> bool:
     kind = block.get("type")
     if kind == "text":
         return all(k in ("type", "text") or (k == "citations" and not block[k]) for k in block)
-    return kind == "tool_use"
+    return kind == "tool_use" and all(k in ("type", "id", "name", "input") for k in block)
 
 
 def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]:

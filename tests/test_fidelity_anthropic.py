@@ -187,3 +187,15 @@ def test_a_reply_with_a_tool_input_nested_too_deep_keeps_its_thinking(tmp_path: 
     report = session.last_request_report
     assert report is not None and report.placeholders == {"tool input nested too deep": 1}
     json.dumps(request)  # what the SDK does with it
+
+
+def test_a_hosts_marker_inside_a_reply_is_kept_and_counted(tmp_path: Path) -> None:
+    history = anthropic_history()
+    marked = {"type": "text", "text": "Reading the file and the log.", "cache_control": {"type": "ephemeral"}}
+    history[1]["content"][2] = marked
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request, thinking=True)
+    assert request["messages"][1]["content"][2] == marked
+    report = session.last_request_report
+    assert report is not None and (report.user_breakpoints, report.layout_breakpoints) == (1, 3)

@@ -190,6 +190,9 @@ def has_own_marker(message: Mapping[str, Any]) -> bool:
     """Whether a history message carries the host's own marker on a content block."""
     if "_cache_control" in message:  # a tool result's own marker (hermes_core.conversion)
         return True
+    kept = message.get("_anthropic_content")  # a reply's original blocks
+    if isinstance(kept, list) and any(isinstance(b, dict) and "cache_control" in b for b in kept):
+        return True
     content = message.get("content")
     return isinstance(content, list) and any(isinstance(b, dict) and "cache_control" in b for b in content)
 
