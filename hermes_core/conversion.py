@@ -182,6 +182,26 @@ def _short(media_type: str) -> str:
     return media_type.rsplit("/", 1)[-1] if media_type else "unknown type"
 
 
+def malformed(part: Mapping[str, Any]) -> bool:
+    """Whether a media part lacks what its own API requires of it (an ``image_url`` without a
+    URL, an ``image`` without a source ...): sent nowhere as it is, replaced by a placeholder."""
+    kind = part.get("type")
+    if kind == "image_url":
+        ref = part.get("image_url")
+        url = ref.get("url") if isinstance(ref, Mapping) else ref
+        return not isinstance(url, str) or not url
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        return not isinstance(audio, Mapping) or not isinstance(audio.get("data"), str)
+    if kind == "file":
+        file = part.get("file")
+        return not isinstance(file, Mapping) or not (file.get("file_data") or file.get("file_id"))
+    if kind in ("image", "document"):
+        source = part.get("source")
+        return not isinstance(source, Mapping) or not isinstance(source.get("type"), str)
+    return False
+
+
 # --- OpenAI Chat parts -> Anthropic blocks ---------------------------------------------------
 
 
@@ -241,6 +261,7 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
     if not isinstance(part, Mapping):
         return _placeholder_part(notes, type(part).__name__)
     kind = part.get("type")
+    kind = kind if isinstance(kind, str) else None  # a malformed part: no type to go by
     if kind == "text" or kind in ("input_text", "output_text"):
         text = part.get("text")
         if not isinstance(text, str) or not text:
@@ -273,6 +294,8 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
         file = part.get("file") if kind == "file" else part
         return _file_block(file if isinstance(file, Mapping) else {}, notes)
     if kind in ANTHROPIC_BLOCKS:
+        if malformed(part):
+            return _placeholder_part(notes, kind, "malformed part")
         return part if type(part) is dict else dict(part)
     return _placeholder_part(notes, str(kind or "untyped part"))
 
@@ -339,7 +362,7 @@ def _search_result_part(block: Mapping[str, Any], notes: dict[str, int] | None) 
 def user_image_part(part: Any) -> dict[str, Any] | None:
     """An image part or block as the ``image_url`` part a Chat *user* message takes, or
     ``None`` when it is no image or cannot be one (a ``file`` source: no URL to give)."""
-    if not isinstance(part, Mapping):
+    if not isinstance(part, Mapping) or malformed(part):
         return None
     kind = part.get("type")
     if kind == "image_url":
@@ -365,6 +388,7 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
     if not isinstance(part, Mapping):
         return _placeholder_part(notes, type(part).__name__)
     kind = part.get("type")
+    kind = kind if isinstance(kind, str) else None  # a malformed part: no type to go by
     if kind in ("text", "input_text", "output_text"):
         text = part.get("text")
         if not isinstance(text, str) or not text:
@@ -390,6 +414,9 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
             return part if type(part) is dict else dict(part)
         note(notes, "converted:refusal -> text part")
         return {"type": "text", "text": str(part.get("refusal") or "")}
+    if kind in ("image", "document", "image_url", "input_audio", "file") and malformed(part):
+        return _placeholder_part(notes, {"image_url": "image", "input_audio": "audio"}.get(kind, kind),
+                                 "malformed part")
     if kind == "image":
         return _image_part(part, role, notes)
     if kind == "document":
@@ -494,6 +521,8 @@ def original_blocks(message: Mapping[str, Any]) -> list[Any] | None:
     blocks = message.get(ANTHROPIC_CONTENT)
     if type(blocks) is not list or message.get("role") != "assistant":
         return None
+    if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in blocks):
+        return None  # not what the API returns: the message goes by its readable fields
     from hermes_core.messages import content_text
 
     text, calls = readable_of_blocks(blocks)

@@ -218,3 +218,21 @@ def test_the_async_session_reports_the_same(tmp_path: Path) -> None:
     request, report = asyncio.run(run())
     validators_openai_chat.check(request)
     assert report.placeholders == {"redacted thinking": 1, "thinking": 2}
+
+
+def test_malformed_parts_become_placeholders_in_valid_requests(tmp_path: Path) -> None:
+    junk: list[Any] = [1, None, {"type": "image_url"}, {"no": "type"}, {"type": "image", "source": 5},
+                       {"type": "input_audio", "input_audio": "x"}, "plain text"]
+    history = [
+        {"role": "user", "content": list(junk)},
+        {"role": "assistant", "content": [{"type": "thinking", "thinking": "t", "signature": "s"}, 7,
+                                          {"type": "tool_use", "id": "toolu_1", "name": "x", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": list(junk)}]},
+    ]
+    for provider, validator in (("anthropic", validators_anthropic), ("openai", validators_openai_chat)):
+        session = open_session(tmp_path, provider=provider)
+        validator.check(session.request(history))
+        report = session.last_request_report
+        assert report is not None and report.placeholders["image"] == 4
+        # a reply with a block the API never returns goes by its readable fields, counted
+        assert report.dropped == {"Anthropic blocks of a message rewritten since the reply": 1}
