@@ -628,6 +628,8 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
         part_role = "assistant" if role == "assistant" else "user"
         if role not in ("assistant", "user"):
             note(notes, f"converted:{role} message in the history -> user text")
+        if message.get("name"):  # the Messages API has no participant names
+            note(notes, "dropped:name of a message")
         if isinstance(content, str):
             if content:
                 blocks.append({"type": "text", "text": content})

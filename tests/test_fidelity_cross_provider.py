@@ -236,3 +236,10 @@ def test_malformed_parts_become_placeholders_in_valid_requests(tmp_path: Path) -
         assert report is not None and report.placeholders["image"] == 4
         # a reply with a block the API never returns goes by its readable fields, counted
         assert report.dropped == {"Anthropic blocks of a message rewritten since the reply": 1}
+
+
+def test_a_participant_name_left_out_for_anthropic_is_counted(tmp_path: Path) -> None:
+    session = open_session(tmp_path, provider="anthropic")
+    request = session.request([{"role": "user", "name": "alice", "content": "hi"}])
+    assert request["messages"] == [{"role": "user", "content": [{"type": "text", "text": "hi", "cache_control": {"type": "ephemeral"}}]}]
+    assert session.last_request_report.dropped == {"name of a message": 1}  # type: ignore[union-attr]
