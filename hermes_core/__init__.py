@@ -45,6 +45,8 @@ if TYPE_CHECKING:
         ToolsContext,
         Usage,
     )
+    from hermes_core.content_tokens import content_tokens
+    from hermes_core.conversion import RequestReport
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
     from hermes_core.session_options import SessionOptions
@@ -70,6 +72,7 @@ _LAZY: dict[str, str] = {
     "PluginRecord": "hermes_core.records",
     "PromptBlock": "hermes_core.records",
     "PromptContext": "hermes_core.records",
+    "RequestReport": "hermes_core.conversion",
     "Session": "hermes_core.session",
     "SessionOptions": "hermes_core.session_options",
     "SkillSource": "hermes_core.records",
@@ -80,6 +83,7 @@ _LAZY: dict[str, str] = {
     "Usage": "hermes_core.records",
     "as_message": "hermes_core.sdk",
     "coerce_usage": "hermes_core.engine",
+    "content_tokens": "hermes_core.content_tokens",
     "drain_warnings": "hermes_core.diagnostics",
     "freeze_tools": "hermes_core.frozen",
     "get_logger": "hermes_core.logging",
@@ -111,6 +115,7 @@ __all__ = [
     "PluginRecord",
     "PromptBlock",
     "PromptContext",
+    "RequestReport",
     "Session",
     "SessionOptions",
     "SkillSource",
@@ -122,6 +127,7 @@ __all__ = [
     "__version__",
     "as_message",
     "coerce_usage",
+    "content_tokens",
     "drain_warnings",
     "freeze_tools",
     "get_logger",

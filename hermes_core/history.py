@@ -41,6 +41,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, merge_notes
 from hermes_core.tokens import estimate_message_tokens
 
 __all__ = ["DEFAULT_VERIFY_WINDOW", "IdRenamer", "ProcessedHistory", "snapshot"]
@@ -181,8 +182,30 @@ def _same_ids(laid: Any, cached: Mapping[str, Any]) -> bool:
     )
 
 
+def _forget_notes(notes: dict[int, dict[str, int]], total: dict[str, int], k: int) -> None:
+    """Remove the notes of messages ``k`` and later from ``notes`` and from their sum."""
+    for i in [i for i in notes if i >= k]:
+        for key, count in notes.pop(i).items():
+            left = total[key] - count
+            if left:
+                total[key] = left
+            else:
+                del total[key]
+
+
 def _is_result_group(wire: Mapping[str, Any]) -> bool:
     return wire["role"] == "user" and all(b.get("type") == "tool_result" for b in wire["content"])
+
+
+def joins(previous: Mapping[str, Any], role: Any) -> bool:
+    """Whether a canonical message of ``role`` goes into the wire message ``previous``: the
+    Messages API combines consecutive turns of one role, so they are sent as one (strict
+    alternation). Tool results join a group of tool results only (results come first in a
+    user message); a user or system message joins any user message; an assistant message an
+    assistant message."""
+    if role == "tool":
+        return _is_result_group(previous)
+    return bool(previous["role"] == ("assistant" if role == "assistant" else "user"))
 
 
 class ProcessedHistory:
@@ -209,6 +232,21 @@ class ProcessedHistory:
         self.awire_of: list[int] = []  # wire index per message (-1: no blocks, skipped)
         self.wire: list[dict[str, Any]] = []
         self.wire_first: list[int] = []  # first message index of each wire message
+        # What converting a message for Anthropic changed (``hermes_core.conversion`` notes),
+        # by message index, only for the messages where it changed something; and their sum.
+        self.anotes: dict[int, dict[str, int]] = {}
+        self.anote_total: dict[str, int] = {}
+        # The history's own cache markers on content blocks, by message index, and their sum.
+        self.umarks: dict[int, int] = {}
+        # OpenAI Chat, built lazily up to ``len(self.owire)`` messages: one wire message per
+        # canonical message, its conversion notes (sparse) and their sum, and the
+        # ``keep_markers`` setting they were built with.
+        self.owire: list[Any] = []
+        self.onotes: dict[int, dict[str, int]] = {}
+        self.onote_total: dict[str, int] = {}
+        self.orelocated: dict[int, list[Any]] = {}  # tool results' images, for a user message
+        self.okeep = False
+        self.umark_total = 0
         self.renamer = IdRenamer()
         # Whether the host's list held only plain OpenAI-format dicts when last normalised
         # (then normalising gave back the host's own list, and ``src`` mirrors it).
@@ -318,7 +356,7 @@ class ProcessedHistory:
     def _rewind(self, k: int, messages: list[Mapping[str, Any]], end: int | None = None) -> None:
         """Keep the first ``k`` entries, then (re)process ``messages[k:]``, reusing the forms
         of messages that only moved (looked up by identity, checked by snapshot)."""
-        from hermes_core.payload import canonical_message
+        from hermes_core.payload import canonical_message, user_breakpoints
 
         src, snaps, canon, cum = self.src, self.snaps, self.canon, self.cum
         m = len(src)
@@ -333,7 +371,10 @@ class ProcessedHistory:
                 moved[id(message)] = j
             del src[k:], snaps[k:], canon[k:], cum[k + 1:]
             self._forget_laid(k)
+            for i in [i for i in self.umarks if i >= k]:
+                self.umark_total -= self.umarks.pop(i)
         self._truncate_anthropic(k)
+        self._truncate_openai(k)
         total = cum[-1]
         processed = 0
         check = self.verify_window != 0  # 0: identity alone decides, keep no snapshots
@@ -348,6 +389,11 @@ class ProcessedHistory:
                 form = canonical_message(message)
                 tokens = estimate_message_tokens(message)
                 processed += 1
+            if type(form.get("content")) is list or TOOL_RESULT_MARKER in form or ANTHROPIC_CONTENT in form:
+                marks = user_breakpoints(form)
+                if marks:
+                    self.umarks[i] = marks
+                    self.umark_total += marks
             src.append(message)
             snaps.append(snap)
             canon.append(form)
@@ -357,26 +403,33 @@ class ProcessedHistory:
 
     def normalized(self, messages: Sequence[Any], normalize: Any, *, prove: bool = False) -> list[Any]:
         """``normalize(messages)`` (``hermes_core.sdk.normalize_messages``), looking only at the
-        messages after the synced prefix (and the newest ``verify_window`` of it) when the
-        host's list held nothing but plain dicts last time; otherwise the whole list.
+        messages after the synced prefix (and the newest ``verify_window`` of it).
 
-        The synced messages are plain dicts (``sync`` takes normalised lists only), so the
-        prefix they share with ``messages`` by identity needs no second look. ``prove=True``
-        (a Session call that syncs next): the ``sync`` of this call reuses that comparison
+        The synced messages are canonical dicts (``sync`` takes normalised lists only, and
+        normalising a canonical dict gives it back), so the prefix they share with
+        ``messages`` by identity needs no second look - also when the host's list holds SDK
+        objects or Anthropic-shaped dicts after it (a host that appends the SDK's reply and its
+        tool results as they came). ``prove=True`` (a Session call that syncs next): when the
+        host's list comes back as it is, the ``sync`` of this call reuses that comparison
         instead of repeating it; the Session calls ``forget_proof`` when its call ends.
         """
         msgs = messages if type(messages) is list else list(messages)
-        if self.raw_plain and self.src:
-            k = self._identical_prefix(msgs)
-            window = self.verify_window
-            tail = msgs[0 if window is None else max(0, k - window):]
-            if normalize(tail) is tail:
-                if prove:
-                    self._proof = (msgs, len(msgs), k, self._version, threading.get_ident())
-                return msgs
-        out = normalize(msgs)
-        self.raw_plain = out is msgs
-        return out  # type: ignore[no-any-return]
+        if not self.src:
+            out = normalize(msgs)
+            self.raw_plain = out is msgs
+            return out  # type: ignore[no-any-return]
+        k = self._identical_prefix(msgs)
+        window = self.verify_window
+        start = 0 if window is None else max(0, k - window)
+        tail = msgs[start:]
+        done = normalize(tail)
+        if done is tail:
+            self.raw_plain = True
+            if prove:
+                self._proof = (msgs, len(msgs), k, self._version, threading.get_ident())
+            return msgs
+        self.raw_plain = False
+        return msgs[:start] + done  # type: ignore[no-any-return]
 
     # --- the laid-out list a request lends to the layout -------------------------------------
 
@@ -465,6 +518,49 @@ class ProcessedHistory:
         """Rough tokens of the synced messages (sum of ``estimate_message_tokens``)."""
         return self.cum[-1]
 
+    # --- OpenAI Chat ----------------------------------------------------------------------
+
+    def _truncate_openai(self, k: int) -> None:
+        if len(self.owire) > k:
+            del self.owire[k:]
+            _forget_notes(self.onotes, self.onote_total, k)
+            for i in [i for i in self.orelocated if i >= k]:
+                del self.orelocated[i]
+
+    def openai_messages(
+        self, laid_out: list[Any], marks: list[int] | None = None,
+        notes: dict[str, int] | None = None, *, keep_markers: bool = False,
+    ) -> list[Any] | None:
+        """The OpenAI Chat ``messages`` (without the system message) of a laid-out payload
+        whose messages are the synced canonical ones except for a few marked near the end;
+        ``None`` when they are not. Each message is converted once while it is unchanged;
+        what the conversions changed in the whole history is added to ``notes``."""
+        n = len(self.canon)
+        changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
+        if changed is None:
+            return None
+        from hermes_core.payload import openai_message, place_relocated
+
+        if keep_markers != self.okeep:
+            self._truncate_openai(0)
+            self.okeep = keep_markers
+        canon, wire = self.canon, self.owire
+        for i in range(len(wire), n):
+            found: dict[str, int] = {}
+            images: list[Any] = []
+            wire.append(openai_message(canon[i], found, keep_markers=keep_markers, relocated=images))
+            if found:
+                self.onotes[i] = found
+                merge_notes(self.onote_total, found)
+            if images:
+                self.orelocated[i] = images
+        out = list(wire)  # the one copy: the SDK arguments' list, the host's to keep
+        for i in changed:
+            out[i] = openai_message(laid_out[i], None, keep_markers=keep_markers, relocated=[])
+        if notes is not None:
+            merge_notes(notes, self.onote_total)
+        return place_relocated(out, self.orelocated)
+
     # --- Anthropic ------------------------------------------------------------------------
 
     def _truncate_anthropic(self, k: int) -> None:
@@ -472,18 +568,17 @@ class ProcessedHistory:
             for i in range(len(self.aids) - 1, k - 1, -1):
                 self.renamer.undo(self.aundo[i])
             del self.aids[k:], self.aundo[k:], self.ablocks[k:]
+            _forget_notes(self.anotes, self.anote_total, k)
         if len(self.awire_of) <= k:
             return
-        # Cut the wire after the last message before k that has blocks; when that message is
-        # in a tool-result group (which message k may have extended), cut before the group.
+        # Cut the wire before the wire message of the last message before k that has blocks
+        # (message k may have extended it: consecutive same-role messages share one) and place
+        # its messages again.
         keep_msgs = wire_cut = 0
         for p in range(k - 1, -1, -1):
             w = self.awire_of[p]
             if w >= 0:
-                if _is_result_group(self.wire[w]):
-                    wire_cut, keep_msgs = w, self.wire_first[w]
-                else:
-                    wire_cut, keep_msgs = w + 1, p + 1
+                wire_cut, keep_msgs = w, self.wire_first[w]
                 break
         del self.wire[wire_cut:], self.wire_first[wire_cut:], self.awire_of[keep_msgs:]
 
@@ -497,7 +592,11 @@ class ProcessedHistory:
             ids, undo = anthropic_ids(message, i, self.renamer)
             self.aids.append(ids)
             self.aundo.append(undo)
-            self.ablocks.append(renamed_blocks(anthropic_blocks(message), ids))
+            notes: dict[str, int] = {}
+            self.ablocks.append(renamed_blocks(anthropic_blocks(message, notes), ids))
+            if notes:
+                self.anotes[i] = notes
+                merge_notes(self.anote_total, notes)
         for i in range(len(self.awire_of), len(canon)):
             self._place(i, canon[i], self.ablocks[i])
 
@@ -507,9 +606,9 @@ class ProcessedHistory:
             self.awire_of.append(-1)
             return
         role = message.get("role")
-        if role == "tool" and wire and _is_result_group(wire[-1]):
+        if wire and joins(wire[-1], role):
             last = wire[-1]
-            wire[-1] = {"role": "user", "content": [*last["content"], *blocks]}
+            wire[-1] = {"role": last["role"], "content": [*last["content"], *blocks]}
             self.awire_of.append(len(wire) - 1)
             return
         wire.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})
@@ -517,11 +616,13 @@ class ProcessedHistory:
         self.awire_of.append(len(wire) - 1)
 
     def anthropic_messages(
-        self, laid_out: list[Any], marks: list[int] | None = None
+        self, laid_out: list[Any], marks: list[int] | None = None,
+        notes: dict[str, int] | None = None,
     ) -> list[dict[str, Any]] | None:
         """The Anthropic ``messages`` of a laid-out payload whose messages are the synced
         canonical ones except for a few marked near the end; ``None`` when they are not.
-        ``marks``: those indices when the caller already knows them (``settle``)."""
+        ``marks``: those indices when the caller already knows them (``settle``). What the
+        conversion changed in the whole history is added to ``notes``."""
         n = len(self.canon)
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
@@ -550,4 +651,6 @@ class ProcessedHistory:
                 else:
                     content.extend(self.ablocks[i])
             out[w] = {"role": self.wire[w]["role"], "content": content}
+        if notes is not None:
+            merge_notes(notes, self.anote_total)
         return out

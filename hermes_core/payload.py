@@ -6,9 +6,12 @@ prompt must be stable too. ``assemble_payload`` does the provider-agnostic part:
 * every string ``content`` is ``.strip()``-ped;
 * tool-call ``function.arguments`` that are valid JSON are re-serialised with sorted keys and
   compact separators (the same call always has the same bytes; invalid JSON is left alone);
-* metadata keys (``_compressed_summary`` and any other key starting with ``_``) are removed, and
-  so are ``cache_control`` markers: the cache layout is the layout hook's job alone, so a request
-  never carries more markers than the layout placed;
+* metadata keys (``_compressed_summary`` and any other key starting with ``_``) are removed,
+  except the three the wire conversion reads (``_anthropic_content``: an Anthropic assistant
+  message's original blocks; ``_is_error``; ``_cache_control``: a tool result's own marker), which ``to_openai`` / ``to_anthropic`` turn into
+  the target's own shape; a message's top-level ``cache_control`` (the layout's own form) is
+  removed, the history's markers on content blocks are kept (the host's own breakpoints, which
+  the Anthropic layout counts and gives way to);
 * tool definitions are sorted by name, so a host that reorders them (an MCP server reconnecting)
   keeps the same bytes.
 
@@ -40,10 +43,23 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from hermes_core import bounded
+from hermes_core.conversion import (
+    ANTHROPIC_CONTENT,
+    TOOL_RESULT_MARKER,
+    WIRE_METADATA,
+    anthropic_part,
+    note,
+    openai_part,
+    original_blocks,
+    placeholder,
+    sendable_blocks,
+    user_image_part,
+)
 from hermes_core.history import (
     IdRenamer,
     ProcessedHistory,
     anthropic_ids,
+    joins,
     renamed_blocks,
 )
 from hermes_core.records import PayloadContext
@@ -84,14 +100,34 @@ def canonical_arguments(arguments: str) -> str:
 
 
 def _is_dropped(key: str) -> bool:
-    return key[:1] == "_" or key == CACHE_CONTROL
+    return (key[:1] == "_" and key not in WIRE_METADATA) or key == CACHE_CONTROL
 
 
 def _has_dropped_key(mapping: Mapping[str, Any]) -> bool:
     for key in mapping:
-        if key[:1] == "_" or key == CACHE_CONTROL:
+        if (key[:1] == "_" and key not in WIRE_METADATA) or key == CACHE_CONTROL:
             return True
     return False
+
+
+def _has_marker(block: Any) -> bool:
+    return isinstance(block, Mapping) and CACHE_CONTROL in block
+
+
+def user_breakpoints(message: Mapping[str, Any]) -> int:
+    """``cache_control`` markers a history message carries on its content blocks (the host's
+    own, kept and counted against Anthropic's limit of four)."""
+    count = int(TOOL_RESULT_MARKER in message)
+    kept = message.get(ANTHROPIC_CONTENT)  # a reply's own blocks may carry the host's markers
+    if type(kept) is list:
+        count += sum(1 for block in kept if isinstance(block, Mapping) and CACHE_CONTROL in block)
+    content = message.get("content")
+    if type(content) is not list:
+        return count
+    for block in content:
+        if isinstance(block, Mapping) and CACHE_CONTROL in block:
+            count += 1
+    return count
 
 
 def _canonical_call(call: Any) -> Any:
@@ -125,16 +161,6 @@ def _canonical_calls(calls: list[Any]) -> list[Any]:
     return calls if out is None else out
 
 
-def _canonical_blocks(content: list[Any]) -> list[Any]:
-    out: list[Any] | None = None
-    for index, block in enumerate(content):
-        if isinstance(block, dict) and CACHE_CONTROL in block:
-            if out is None:
-                out = list(content)
-            out[index] = {k: v for k, v in block.items() if k != CACHE_CONTROL}
-    return content if out is None else out
-
-
 _UNCHANGED: Any = object()
 
 
@@ -146,10 +172,6 @@ def canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
         stripped = content.strip()
         if stripped is not content and stripped != content:
             new_content = stripped
-    elif isinstance(content, list):
-        blocks = _canonical_blocks(content)
-        if blocks is not content:
-            new_content = blocks
     calls = message.get("tool_calls")
     new_calls = _canonical_calls(calls) if calls and isinstance(calls, list) else calls
     dropped = _has_dropped_key(message)
@@ -261,11 +283,14 @@ def build_request(
                 "messages": lent,
                 "tools": canonical_tools(tools),
             }
+            users = history.umark_total
     else:
         history = None
         payload = assemble_payload(
             system_text, messages, tools, provider=provider_name, model=session.model or ""
         )
+        users = sum(user_breakpoints(m) for m in payload["messages"])
+    _recent.user_breakpoints = users
     config = session.config
     ttl = config.prompt_caching.cache_ttl if config is not None else "5m"
     ctx = PayloadContext(
@@ -276,6 +301,7 @@ def build_request(
         cache_ttl=ttl,
         static_system_prefix=getattr(session, "static_system_prefix", ""),
         messages_writable=True,
+        user_breakpoints=users,
     )
     try:
         out = session.host.payload_cache_layout(payload, ctx)
@@ -284,11 +310,13 @@ def build_request(
             with session._lock:
                 history.release(lent, reuse=False)
         raise
+    _recent.layout_marks = None
     if history is None or lent is None:
         return out
     with session._lock:
         laid_out = out.get("messages")
         marks = history.settle(lent, laid_out)
+        _recent.layout_marks = len(marks) if marks is not None else None
         if copy:
             if laid_out is lent:  # never hand the lent list to the host: it is reused
                 out = {**out, "messages": list(laid_out)}
@@ -299,6 +327,47 @@ def build_request(
             # (another thread's request on this session changes its version).
             _recent.laid = (laid_out, marks, history.version)
     _recent.history = weakref.ref(history)
+    return out
+
+
+def request_breakpoints(payload: Mapping[str, Any]) -> tuple[int, int]:
+    """``(the history's own cache markers, the layout's)`` of the payload this thread's last
+    ``build_request`` returned: what a request report states about breakpoints."""
+    users = int(getattr(_recent, "user_breakpoints", 0) or 0)
+    system = payload.get("system")
+    ours = sum(1 for b in system if isinstance(b, Mapping) and CACHE_CONTROL in b) if isinstance(
+        system, list) else 0
+    marks = getattr(_recent, "layout_marks", None)
+    if marks is None:  # not known from the message cache: count the laid-out messages
+        marked = sum(1 for m in payload.get("messages") or () if isinstance(m, Mapping)
+                     and (CACHE_CONTROL in m or _layout_marker(m) is not None))
+        marks = max(0, marked - users)
+    return users, ours + marks
+
+
+def limit_breakpoints(messages: list[dict[str, Any]], limit: int,
+                      notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """Anthropic ``messages`` with at most ``limit`` ``cache_control`` markers: the latest are
+    kept (they cache the longest prefix), earlier ones removed and counted. New message and
+    block dicts where a marker goes; the input is not mutated."""
+    seen = 0
+    out = list(messages)
+    for w in range(len(out) - 1, -1, -1):
+        content = out[w].get("content")
+        if not isinstance(content, list):
+            continue
+        new_content = None
+        for j in range(len(content) - 1, -1, -1):
+            block = content[j]
+            if isinstance(block, Mapping) and CACHE_CONTROL in block:
+                seen += 1
+                if seen > limit:
+                    if new_content is None:
+                        new_content = list(content)
+                    new_content[j] = {k: v for k, v in block.items() if k != CACHE_CONTROL}
+                    note(notes, "dropped:cache_control beyond the four Anthropic takes")
+        if new_content is not None:
+            out[w] = {**out[w], "content": new_content}
     return out
 
 
@@ -325,17 +394,146 @@ def _openai_tool(tool: Any) -> Any:
     return tool
 
 
-def to_openai(payload: Mapping[str, Any]) -> dict[str, Any]:
+def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int] | None,
+                    keep_markers: bool, relocated: list[Any] | None = None) -> Any:
+    content = message.get("content")
+    blocks = original_blocks(message) if ANTHROPIC_CONTENT in message else None
+    if blocks is not None:
+        # An Anthropic reply: its text in order, thinking and server-tool blocks as visible
+        # placeholders (another vendor's signed reasoning cannot be sent anywhere else).
+        pieces: list[str] = []
+        for block in blocks:
+            kind = block.get("type") if isinstance(block, Mapping) else None
+            if kind == "tool_use":
+                continue
+            part = openai_part(block, "assistant", notes)
+            if part is not None:
+                pieces.append(str(part.get("text") or part.get("refusal") or ""))
+        text = "\n\n".join(p for p in pieces if p)
+        marker = content[-1].get(CACHE_CONTROL) if (
+            keep_markers and isinstance(content, list) and content and isinstance(content[-1], Mapping)
+        ) else None
+        if marker is not None and text:
+            return [{"type": "text", "text": text, CACHE_CONTROL: marker}]
+        return text or (None if message.get("tool_calls") else "")
+    if ANTHROPIC_CONTENT in message:
+        _note_stale(message, notes)
+    if type(content) is not list:
+        return content
+    out: list[Any] = []
+    for part in content:
+        image = user_image_part(part) if role == "tool" and relocated is not None else None
+        if image is not None and relocated is not None:
+            # Chat takes images in user messages only: the image goes to one right after
+            # the tool results, and the result says where it went.
+            note(notes, "converted:image in a tool result -> user message after the results")
+            ident = str(message.get("tool_call_id") or "")
+            relocated.extend(({"type": "text", "text": f"[image from the result of {ident}]"}, image))
+            out.append({"type": "text", "text": "[image: in the user message after the tool results]"})
+            continue
+        converted = openai_part(part, role, notes, keep_markers=keep_markers)
+        if converted is not None:
+            out.append(converted)
+    if len(out) == len(content) and all(a is b for a, b in zip(out, content)):
+        return content
+    return out if out or role != "tool" else ""
+
+
+def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> None:
+    kept = message.get(ANTHROPIC_CONTENT)
+    if isinstance(kept, list):
+        lost = sum(1 for b in kept if isinstance(b, Mapping)
+                   and b.get("type") not in ("text", "tool_use"))
+        note(notes, "dropped:Anthropic blocks of a message rewritten since the reply", lost)
+
+
+def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = None, *,
+                   keep_markers: bool = False, relocated: list[Any] | None = None) -> Mapping[str, Any]:
+    """One canonical message as OpenAI Chat takes it: the same object when nothing changes.
+
+    Anthropic blocks become OpenAI parts (an image as a data URL or a URL, a PDF as a ``file``
+    part, text documents and search results as text), parts the role cannot take become
+    visible placeholders, ``_is_error`` becomes a ``[tool error]`` marker in the result text.
+    ``relocated``: a list that receives the images of a tool result (labelled ``image_url``
+    parts) for a user message after the results (``place_relocated``); without it they are
+    placeholders.
+    """
+    content = message.get("content")
+    if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
+            TOOL_RESULT_MARKER not in message):
+        return message
+    role = str(message.get("role") or "")
+    new_content = _openai_content(message, role, notes, keep_markers, relocated)
+    if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
+            TOOL_RESULT_MARKER not in message):
+        return message
+    if TOOL_RESULT_MARKER in message:  # a marker on a tool message hangs OpenRouter; OpenAI has none
+        note(notes, "dropped:cache_control of a tool result")
+    out = {k: v for k, v in message.items() if k not in WIRE_METADATA}
+    out["content"] = new_content
+    if message.get("_is_error") and role == "tool":
+        note(notes, "converted:is_error -> [tool error] marker")
+        if isinstance(new_content, list):
+            out["content"] = [{"type": "text", "text": "[tool error]"}, *new_content]
+        else:
+            out["content"] = f"[tool error] {new_content or ''}".rstrip()
+    return out
+
+
+def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]]) -> list[Any]:
+    """``messages`` (a list made for this request: changed in place) with, after each group of
+    tool messages whose images were relocated (``relocated``: message index -> parts), one user
+    message holding those images, labelled by the call they answer."""
+    if not relocated:
+        return messages
+    groups: dict[int, list[Any]] = {}
+    n = len(messages)
+    for i in sorted(relocated):
+        j = i + 1
+        while j < n and messages[j].get("role") == "tool":
+            j += 1
+        groups.setdefault(j, []).extend(relocated[i])
+    for j in sorted(groups, reverse=True):
+        messages.insert(j, {"role": "user", "content": [
+            {"type": "text", "text": "[images from the tool results above]"}, *groups[j]]})
+    return messages
+
+
+def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -> dict[str, Any]:
     """Keyword arguments for an OpenAI-style ``chat.completions.create``.
 
     The system text becomes a leading ``system`` message (only when non-empty); a marked system
     (a list of text blocks) is kept as a list, which OpenRouter forwards to Anthropic models.
+    Messages go out as ``openai_message`` makes them; what that converts, replaces or drops is
+    counted in ``notes``.
     """
     system = payload.get("system")
     messages: list[Any] = []
     if system:
         messages.append({"role": "system", "content": system})
-    messages.extend(payload.get("messages") or ())
+    keep_markers = str(payload.get("provider") or "").strip().lower() == "openrouter"
+    laid_out = payload.get("messages") or []
+    ref = getattr(_recent, "history", None)
+    history = ref() if ref is not None else None
+    wire = None
+    if history is not None and type(laid_out) is list:
+        laid = getattr(_recent, "laid", None)
+        marks = (laid[1] if laid is not None and laid[0] is laid_out and laid[2] == history.version
+                 else None)
+        wire = history.openai_messages(laid_out, marks, notes, keep_markers=keep_markers)
+    if wire is None:
+        wire = []
+        relocated: dict[int, list[Any]] = {}
+        for index, message in enumerate(laid_out):
+            if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
+                wire.append(message)
+                continue
+            images: list[Any] = []
+            wire.append(openai_message(message, notes, keep_markers=keep_markers, relocated=images))
+            if images:
+                relocated[index] = images
+        place_relocated(wire, relocated)
+    messages.extend(wire)
     out: dict[str, Any] = {"messages": messages}
     if payload.get("model"):
         out["model"] = payload["model"]
@@ -368,11 +566,40 @@ def _tool_input(arguments: Any) -> Any:
     return arguments if arguments is not None else {}
 
 
-def anthropic_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The Anthropic content blocks of one OpenAI-format message, markers carried over.
+def _layout_marker(message: Mapping[str, Any]) -> Any:
+    """The marker a layout put on a message: top-level, or on its last content part."""
+    marker = message.get(CACHE_CONTROL)
+    if marker is not None:
+        return marker
+    content = message.get("content")
+    if type(content) is list and content and isinstance(content[-1], Mapping):
+        return content[-1].get(CACHE_CONTROL)
+    return None
 
-    A top-level ``cache_control`` (how a layout marks a tool message or an empty content) lands
-    on the last block.
+
+def _tool_result_content(content: Any, notes: dict[str, int] | None) -> Any:
+    if type(content) is not list:
+        return content if content is not None else ""
+    out: list[Any] = []
+    for part in content:
+        block = anthropic_part(part, "tool", notes)
+        if block is None:
+            continue
+        if block.get("type") not in ("text", "image", "document", "search_result"):
+            note(notes, f"placeholder:{block.get('type')} in a tool result")
+            block = {"type": "text", "text": placeholder(str(block.get("type")), "in a tool result")}
+        out.append(block)
+    return out
+
+
+def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
+    """The Anthropic content blocks of one canonical message, markers carried over.
+
+    An assistant message that keeps its original blocks (``_anthropic_content``, still matching
+    its text and calls) sends exactly those: thinking and redacted thinking with their
+    signatures, in their order. OpenAI parts are converted (``hermes_core.conversion``), and
+    what converts, is replaced or dropped is counted in ``notes``. A layout's marker (top-level,
+    or on the last part of a marked copy) lands on the last block that can carry one.
     """
     role = message.get("role")
     content = message.get("content")
@@ -381,21 +608,47 @@ def anthropic_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
         result: dict[str, Any] = {
             "type": "tool_result",
             "tool_use_id": str(message.get("tool_call_id") or ""),
-            "content": content if content is not None else "",
+            "content": _tool_result_content(content, notes),
         }
+        if message.get("_is_error"):
+            result["is_error"] = True
+        if message.get(TOOL_RESULT_MARKER) is not None:
+            result[CACHE_CONTROL] = message[TOOL_RESULT_MARKER]
         blocks.append(result)
     else:
+        originals = original_blocks(message) if ANTHROPIC_CONTENT in message else None
+        if originals is not None:
+            marker = _layout_marker(message)
+            blocks = list(sendable_blocks(originals, notes))
+            if marker is not None:
+                for i in range(len(blocks) - 1, -1, -1):
+                    if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
+                        blocks[i] = {**blocks[i], CACHE_CONTROL: marker}
+                        break
+            return blocks
+        if ANTHROPIC_CONTENT in message:
+            _note_stale(message, notes)
+        part_role = "assistant" if role == "assistant" else "user"
+        if role not in ("assistant", "user"):
+            note(notes, f"converted:{role} message in the history -> user text")
+        if message.get("name"):  # the Messages API has no participant names
+            note(notes, "dropped:name of a message")
         if isinstance(content, str):
             if content:
                 blocks.append({"type": "text", "text": content})
         elif isinstance(content, list):
             for part in content:
-                if isinstance(part, dict):
-                    blocks.append(part)
-                elif isinstance(part, str):
-                    blocks.append({"type": "text", "text": part})
+                block = anthropic_part(part, part_role, notes)
+                if block is not None:
+                    blocks.append(block)
         elif isinstance(content, dict):
-            blocks.append(content)
+            block = anthropic_part(content, part_role, notes)
+            if block is not None:
+                blocks.append(block)
+        refusal = message.get("refusal")
+        if role == "assistant" and isinstance(refusal, str) and refusal:
+            note(notes, "converted:refusal -> text block")
+            blocks.append({"type": "text", "text": refusal})
         for call in message.get("tool_calls") or ():
             if not isinstance(call, Mapping):
                 continue
@@ -410,15 +663,18 @@ def anthropic_blocks(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     marker = message.get(CACHE_CONTROL)
     if marker is not None and blocks:
         blocks[-1] = {**blocks[-1], CACHE_CONTROL: marker}
+    if not blocks:  # the Messages API rejects an empty message: it is left out, counted
+        note(notes, f"dropped:empty {role} message")
     return blocks
 
 
-def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
+def to_anthropic(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -> dict[str, Any]:
     """Keyword arguments for Anthropic's ``messages.create`` (add ``max_tokens`` yourself).
 
     Assistant ``tool_calls`` become ``tool_use`` blocks, consecutive ``tool`` messages one user
     message of ``tool_result`` blocks, and a system message inside the history a user text block
-    (the Messages API has no system role there).
+    (the Messages API has no system role there). What the conversion changed is counted in
+    ``notes`` (``hermes_core.conversion``).
     """
     out: dict[str, Any] = {}
     if payload.get("model"):
@@ -434,15 +690,16 @@ def to_anthropic(payload: Mapping[str, Any]) -> dict[str, Any]:
         laid = getattr(_recent, "laid", None)
         marks = (laid[1] if laid is not None and laid[0] is laid_out and laid[2] == history.version
                  else None)
-        wire = history.anthropic_messages(laid_out, marks)
-    out["messages"] = wire if wire is not None else anthropic_messages(laid_out)
+        wire = history.anthropic_messages(laid_out, marks, notes)
+    out["messages"] = wire if wire is not None else anthropic_messages(laid_out, notes)
     tools = payload.get("tools")
     if tools:
         out["tools"] = [_anthropic_tool(t) for t in tools]
     return out
 
 
-def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]],
+                       notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The Anthropic ``messages`` of canonical payload messages, built from scratch.
 
     Reused tool-call ids are renamed (``hermes_core.history.IdRenamer``): the Messages API
@@ -453,15 +710,10 @@ def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]]) -> list[di
     for index, message in enumerate(payload_messages):
         role = message.get("role")
         ids, _ = anthropic_ids(message, index, renamer)
-        blocks = renamed_blocks(anthropic_blocks(message), ids)
+        blocks = renamed_blocks(anthropic_blocks(message, notes), ids)
         if not blocks:
             continue
-        if (
-            role == "tool"
-            and messages
-            and messages[-1]["role"] == "user"
-            and all(b.get("type") == "tool_result" for b in messages[-1]["content"])
-        ):
+        if messages and joins(messages[-1], role):  # consecutive turns of one role: one message
             messages[-1]["content"].extend(blocks)
             continue
         messages.append({"role": "assistant" if role == "assistant" else "user", "content": list(blocks)})

@@ -275,3 +275,7 @@ class PayloadContext:
     #: items in place (mark a message) instead of copying the list, which at 100k messages
     #: costs as much as the rest of the request. Never mutate the messages themselves.
     messages_writable: bool = False
+    #: ``cache_control`` markers the history itself carries on content blocks (the host's
+    #: own breakpoints, kept on the wire): Anthropic takes four in all, so a layout places at
+    #: most ``4 - user_breakpoints`` of its own.
+    user_breakpoints: int = 0

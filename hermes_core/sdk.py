@@ -16,8 +16,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core import bounded
+from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, readable_of_blocks
 from hermes_core.diagnostics import record_warning
-from hermes_core.payload import to_anthropic, to_openai
+from hermes_core.payload import limit_breakpoints, to_anthropic, to_openai
 from hermes_core.responses import canonical_messages, is_item, run_end
 
 __all__ = [
@@ -32,14 +33,17 @@ __all__ = [
 #: ``max_tokens`` is required by the Messages API; this is sent when neither the call nor the
 #: session says otherwise.
 ANTHROPIC_DEFAULT_MAX_TOKENS = 8192
+#: Cache breakpoints the Messages API takes in one request (system, tools and messages).
+MAX_BREAKPOINTS = 4
 
 #: Providers whose native API is Anthropic's Messages API; every other provider name is taken to
 #: speak OpenAI chat completions (OpenAI, Azure, OpenRouter, vLLM, Ollama, LM Studio, ...).
 ANTHROPIC_PROVIDERS = frozenset({"anthropic"})
 
-# Keys a message keeps when it came from an SDK object; the rest (annotations, audio, refusal
-# ...) describes the response and has no place in the next request.
-_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name")
+# Keys a message keeps when it came from an SDK object; the rest (annotations, audio ...)
+# describes the response and has no place in the next request. ``refusal`` is the assistant's
+# words (the Chat API takes it back on an assistant message).
+_MESSAGE_KEYS = ("role", "content", "tool_calls", "tool_call_id", "name", "refusal")
 _OPENAI_FUNCTION_KEYS = ("name", "description", "parameters", "strict")
 _ANTHROPIC_TOOL_KEYS = ("name", "description", "input_schema", "cache_control", "type")
 
@@ -66,7 +70,9 @@ def _anthropic_tool(tool: Any) -> Any:
     return {k: tool[k] for k in _ANTHROPIC_TOOL_KEYS if k in tool}
 
 
-def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None) -> dict[str, Any]:
+def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None,
+               notes: dict[str, int] | None = None,
+               breakpoints: tuple[int, int] | None = None) -> dict[str, Any]:
     """Keyword arguments for the provider's official SDK, from a canonical payload.
 
     Anthropic (``payload["provider"] == "anthropic"``): ``model``, ``system`` (a string, or the
@@ -75,19 +81,40 @@ def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None) -> 
     else ``ANTHROPIC_DEFAULT_MAX_TOKENS``). Anything else: OpenAI chat completions - the system
     prompt as the leading ``system`` message, ``tools`` in function form, ``prompt_cache_key``
     when the layout set one, and ``max_tokens`` only when given.
+
+    Parts the target does not define are converted or replaced by visible placeholders
+    (``hermes_core.conversion``); each is counted in ``notes`` when given. Anthropic: the
+    history's own ``cache_control`` markers are kept, but never more than four markers go out
+    in all (the earliest beyond that are removed and counted); ``breakpoints`` (the history's,
+    the layout's) spares the scan that counts them when the caller knows.
     """
     if wire_format(payload.get("provider")) == "anthropic":
-        out = to_anthropic(payload)
+        out = to_anthropic(payload, notes)
+        out["messages"] = _within_breakpoint_limit(payload, out["messages"], notes, breakpoints)
         if out.get("tools"):
             out["tools"] = [_anthropic_tool(t) for t in out["tools"]]
         out["max_tokens"] = int(max_tokens) if max_tokens else ANTHROPIC_DEFAULT_MAX_TOKENS
         return out
-    out = to_openai(payload)
+    out = to_openai(payload, notes)
     if out.get("tools"):
         out["tools"] = [_openai_tool(t) for t in out["tools"]]
     if max_tokens:
         out["max_tokens"] = int(max_tokens)
     return out
+
+
+def _within_breakpoint_limit(payload: Mapping[str, Any], messages: list[dict[str, Any]],
+                             notes: dict[str, int] | None,
+                             breakpoints: tuple[int, int] | None) -> list[dict[str, Any]]:
+    # The host's own markers are kept; beyond Anthropic's four in all (system included) the
+    # earliest go, counted. With the counts known, a scan of the wire only when there are
+    # more than four.
+    system = payload.get("system")
+    on_system = sum(1 for b in system if isinstance(b, Mapping) and "cache_control" in b) if (
+        isinstance(system, list)) else 0
+    if breakpoints is not None and sum(breakpoints) <= MAX_BREAKPOINTS:
+        return messages
+    return limit_breakpoints(messages, MAX_BREAKPOINTS - on_system, notes)
 
 
 # --- in: SDK objects to message dicts ---------------------------------------------------------
@@ -123,31 +150,59 @@ def _arguments_text(value: Any) -> str:
                       ensure_ascii=False)
 
 
+#: The order in which the Messages API writes a block's keys. The SDK's objects dump their
+#: fields in another (alphabetical) order; a block that came as an SDK object is put back in
+#: the API's, so what goes back is the bytes that came (signatures are over content, but a
+#: host comparing bytes, and the prefix cache, see the same text).
+_BLOCK_KEY_ORDER = {
+    "thinking": ("type", "thinking", "signature"),
+    "redacted_thinking": ("type", "data"),
+    "text": ("type", "text", "citations"),
+    "tool_use": ("type", "id", "name", "input"),
+    "server_tool_use": ("type", "id", "name", "input"),
+}
+
+
+def _wire_order(block: Any) -> Any:
+    if not isinstance(block, dict):
+        return block
+    order = _BLOCK_KEY_ORDER.get(str(block.get("type")), ("type",))
+    out = {k: block[k] for k in order if k in block}
+    out.update((k, v) for k, v in block.items() if k not in out)
+    return out
+
+
+def _is_plain_block(block: Any) -> bool:
+    """A text or tool_use block that its readable form (text, ``tool_calls``) says entirely."""
+    if not isinstance(block, Mapping):
+        return False
+    kind = block.get("type")
+    if kind == "text":
+        return all(k in ("type", "text") or (k == "citations" and not block[k]) for k in block)
+    return kind == "tool_use" and all(k in ("type", "id", "name", "input") for k in block)
+
+
 def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]:
-    """One Anthropic-shaped message as OpenAI-format messages (tool results become ``tool``
-    messages, ``tool_use`` blocks ``tool_calls``, thinking ``_reasoning``)."""
-    texts: list[str] = []
-    other: list[Any] = []
-    calls: list[dict[str, Any]] = []
+    """One Anthropic-shaped message as OpenAI-format messages.
+
+    ``tool_result`` blocks become ``tool`` messages (``is_error`` as ``_is_error``, a content of
+    text blocks only as one string, any other content list kept as it is). An assistant
+    message's text blocks become its ``content``, its ``tool_use`` blocks ``tool_calls``, its
+    thinking ``_reasoning`` (readable), and when it holds anything those do not say exactly
+    (thinking and its signature, redacted thinking, citations, server-tool blocks, the order of
+    interleaved blocks) the original blocks are kept under ``_anthropic_content``, which an
+    Anthropic request sends back unchanged. A user message keeps its blocks in their order.
+    """
+    plain_blocks = [b if isinstance(b, Mapping) else _wire_order(_plain(b)) for b in blocks]
     results: list[dict[str, Any]] = []
-    reasoning: list[str] = []
-    for block in blocks:
-        block = _plain(block)
-        kind = block.get("type") if isinstance(block, Mapping) else None
-        if kind == "text":
-            texts.append(str(block.get("text") or ""))
-        elif kind == "tool_use":
-            calls.append({
-                "id": str(block.get("id") or ""),
-                "type": "function",
-                "function": {"name": str(block.get("name") or ""),
-                             "arguments": _arguments_text(block.get("input"))},
-            })
-        elif kind == "tool_result":
+    rest: list[Any] = []
+    for block in plain_blocks:
+        if isinstance(block, Mapping) and block.get("type") == "tool_result":
             content = block.get("content")
             if isinstance(content, list):
                 parts = [_plain(p) for p in content]
-                if all(isinstance(p, Mapping) and p.get("type") == "text" for p in parts):
+                if all(isinstance(p, Mapping) and p.get("type") == "text" and _is_plain_block(p)
+                       for p in parts):
                     content = "\n\n".join(str(p.get("text") or "") for p in parts)
                 else:
                     content = parts
@@ -157,23 +212,31 @@ def _from_anthropic_blocks(role: str, blocks: list[Any]) -> list[dict[str, Any]]
             }
             if block.get("is_error"):
                 result["_is_error"] = True
+            if block.get("cache_control") is not None:  # the host's own breakpoint
+                result[TOOL_RESULT_MARKER] = block["cache_control"]
             results.append(result)
-        elif kind in ("thinking", "redacted_thinking"):
-            reasoning.append(str(block.get("thinking") or block.get("data") or ""))
-        else:  # images, documents, server-tool blocks: kept as content parts
-            other.append(block)
-    out: list[dict[str, Any]] = list(results)
-    if texts or calls or other or reasoning or not results:
-        message: dict[str, Any] = {"role": role}
-        if other:
-            message["content"] = [{"type": "text", "text": t} for t in texts] + other
         else:
-            message["content"] = "\n\n".join(texts)
+            rest.append(block)
+    out: list[dict[str, Any]] = results
+    if not rest and results:
+        return out
+    message: dict[str, Any] = {"role": role}
+    if role == "assistant":
+        text, calls = readable_of_blocks(rest)
+        message["content"] = text
         if calls:
             message["tool_calls"] = calls
-        if reasoning:
+        reasoning = [str(b.get("thinking") or "") for b in rest
+                     if isinstance(b, Mapping) and b.get("type") == "thinking"]
+        if any(reasoning):
             message["_reasoning"] = "\n\n".join(r for r in reasoning if r)
-        out.append(message)
+        if not all(_is_plain_block(b) for b in rest):
+            message[ANTHROPIC_CONTENT] = rest
+    elif all(_is_plain_block(b) and b.get("type") == "text" for b in rest):
+        message["content"] = "\n\n".join(str(b.get("text") or "") for b in rest)
+    else:
+        message["content"] = rest  # images, documents, search results, markers: in order
+    out.append(message)
     return out
 
 
@@ -222,7 +285,10 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
     if isinstance(data.get("content"), list) and (
         data.get("type") == "message" or _is_anthropic_shaped(data)  # an Anthropic Message
     ):
-        return _from_anthropic_blocks(role, list(data["content"]))
+        blocks = list(data["content"])
+        if from_sdk:  # dumped from the SDK's objects: the API's key order back
+            blocks = [_wire_order(b) for b in blocks]
+        return _from_anthropic_blocks(role, blocks)
     if not from_sdk and type(message) is dict:
         return [message]
     return [_openai_message(data)]
@@ -231,9 +297,11 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
 def as_message(obj: Any) -> dict[str, Any]:
     """The OpenAI-format message dict of an SDK reply, to append to the history.
 
-    Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage``, an
-    Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as ``tool_calls``, thinking
-    as ``_reasoning`` metadata), an OpenAI Responses ``Response`` or output item (one assistant
+    Takes an OpenAI ``ChatCompletion`` (its first choice) or ``ChatCompletionMessage`` (its
+    ``refusal`` kept), an Anthropic ``Message`` (text blocks joined, ``tool_use`` blocks as
+    ``tool_calls``, thinking readable as ``_reasoning``, and the original blocks under
+    ``_anthropic_content`` so that an Anthropic request sends them back byte-identical: see
+    docs/message-model.md), an OpenAI Responses ``Response`` or output item (one assistant
     message of the whole output, the items kept under ``_responses``: see
     ``hermes_core.responses``), or a dict (returned as it is when already OpenAI-shaped).
     """

@@ -26,6 +26,7 @@ from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config, load_config, resolve_home
 from hermes_core.config_cache import environ_copy, session_config
+from hermes_core.conversion import RequestReport, report_of
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
@@ -169,6 +170,9 @@ class Session:
         #: while the message is unchanged (``hermes_core.history``). ``message_cache.clear()``
         #: after editing a message in place further back than ``verify_window`` messages.
         self.message_cache = ProcessedHistory()
+        #: What the last ``request`` converted, replaced or dropped to fit its target API
+        #: (``hermes_core.conversion.RequestReport``); ``None`` before the first request.
+        self.last_request_report: RequestReport | None = None
         self._loop = CompactionLoop(self, on_status)
         self._archive: SessionArchive | None = None
         # Every list on its way to a provider is checked (incrementally) and repaired if broken.
@@ -473,8 +477,8 @@ class Session:
         ``cache_control`` breakpoints, OpenAI ``prompt_cache_key``. ``max_tokens`` defaults to
         the session's; Anthropic requires one (``hermes_core.sdk.ANTHROPIC_DEFAULT_MAX_TOKENS``).
         """
-        from hermes_core.payload import release_request
-        from hermes_core.sdk import sdk_kwargs
+        from hermes_core.payload import release_request, request_breakpoints
+        from hermes_core.sdk import sdk_kwargs, wire_format
 
         if api is not None:
             if api != "responses":
@@ -487,10 +491,38 @@ class Session:
             messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
             count_responses=True,
         )
+        notes: dict[str, int] = {}
         try:
-            return sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens)
+            users, layout = request_breakpoints(payload)
+            out = sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens, notes=notes,
+                             breakpoints=(users, layout))
         finally:
             release_request(self, payload)
+        self._report_request(report_of(wire_format(payload.get("provider")), notes,
+                                       user_breakpoints=users, layout_breakpoints=layout))
+        return out
+
+    def _report_request(self, report: RequestReport) -> None:
+        # A warning when the request lost something (a placeholder, a drop) and what it lost
+        # differs from the previous request's: the same old image omitted on every turn is
+        # said once, not once per turn; ``last_request_report`` always has the counts.
+        previous = self.last_request_report
+        self.last_request_report = report
+        if report.lossless:
+            return
+        if previous is not None and (previous.target, previous.placeholders, previous.dropped) == (
+                report.target, report.placeholders, report.dropped):
+            return
+        with collecting() as bucket:
+            record_warning(
+                "request_content_converted",
+                report.describe() + " (see Session.last_request_report)",
+                target=report.target,
+                placeholders=dict(report.placeholders),
+                dropped=dict(report.dropped),
+            )
+        with self._lock:
+            self._pending_warnings.extend(bucket)
 
     def _warn_responses_left_out(self, messages: list[dict[str, Any]]) -> None:
         # A Chat or Anthropic request of a history with Responses items: what it cannot carry

@@ -20,7 +20,9 @@ from hermes_core.payload import (
     canonical_tools,
     to_anthropic,
     to_openai,
+    user_breakpoints,
 )
+from hermes_core.sdk import sdk_kwargs
 
 
 def fn_tool(name: str, description: str = "") -> dict[str, Any]:
@@ -73,13 +75,16 @@ def test_non_ascii_arguments_stay_readable() -> None:
     assert canonical_arguments('{"q": "über"}') == '{"q":"über"}'
 
 
-def test_metadata_keys_and_stray_cache_markers_are_removed() -> None:
+def test_metadata_keys_and_top_level_markers_are_removed_block_markers_kept() -> None:
+    # A top-level marker is the layout's own form (never the host's); a marker on a content
+    # block is the host's own breakpoint (issue 28): kept, and counted by the layout.
     marked = {"role": "user", "content": [{"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}],
               "cache_control": {"type": "ephemeral"}}
     payload = assemble_payload("", [*HISTORY, marked])
     assert payload["messages"][3] == {"role": "assistant", "content": "Done."}
-    assert payload["messages"][4] == {"role": "user", "content": [{"type": "text", "text": "x"}]}
-    assert "cache_control" not in dumps(payload)
+    assert payload["messages"][4] == {"role": "user", "content": [
+        {"type": "text", "text": "x", "cache_control": {"type": "ephemeral"}}]}
+    assert dumps(payload).count("cache_control") == 1
 
 
 def test_tools_are_sorted_by_name_in_either_format() -> None:
@@ -277,7 +282,9 @@ def test_payload_is_pure_bounded_and_byte_stable(
 ) -> None:
     from hermes_plugins import caching
 
-    ctx = PayloadContext(provider=provider, model="claude-x", session_id="s", cache_ttl=ttl)
+    users = sum(user_breakpoints(m) for m in assemble_payload(system, messages)["messages"])
+    ctx = PayloadContext(provider=provider, model="claude-x", session_id="s", cache_ttl=ttl,
+                         user_breakpoints=users)
     before = copy.deepcopy(messages)
     tools_before = copy.deepcopy(tools)
 
@@ -287,7 +294,10 @@ def test_payload_is_pure_bounded_and_byte_stable(
 
     first = build()
     assert messages == before and tools == tools_before
-    assert count_markers(first) <= 4
+    # The layout gives way to the history's own markers; the wire never carries more than four.
+    assert count_markers(first) <= max(4, users)
+    if provider == "anthropic":
+        assert count_markers(sdk_kwargs(first)) <= 4
     assert json.dumps(first) == json.dumps(build())
     assert json.dumps(build()) == json.dumps(
         caching.hermes_payload_cache_layout(
@@ -300,7 +310,13 @@ def test_build_request_never_emits_more_than_four_markers(plugin_host: PluginHos
     marked = [{"role": "user", "content": [{"type": "text", "text": f"m{i}", "cache_control": {"type": "ephemeral"}}]}
               for i in range(10)]
     result = build_request(FakeSession(host=plugin_host), marked, tools=[{**fn_tool("a"), "cache_control": {}}])
-    assert count_markers(result) == 4
+    assert count_markers(result) == 10  # the history's own markers are kept in the payload ...
+    notes: dict[str, int] = {}
+    wire = sdk_kwargs(result, notes=notes)
+    assert count_markers(wire) == 4  # ... and on the wire the latest four of them go out
+    assert [b["text"] for m in wire["messages"] for b in m["content"] if "cache_control" in b] == [
+        "m6", "m7", "m8", "m9"]
+    assert notes == {"dropped:cache_control beyond the four Anthropic takes": 6}
 
 
 @pytest.mark.parametrize("content", ["", None, [], "x"])

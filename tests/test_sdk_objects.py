@@ -61,6 +61,8 @@ def test_an_anthropic_message_becomes_an_openai_format_dict() -> None:
         "role": "assistant", "content": "Reading it.", "_reasoning": "plan",
         "tool_calls": [{"id": "toolu_1", "type": "function",
                         "function": {"name": "read_file", "arguments": "{\"path\":\"a.py\"}"}}],
+        # the signed thinking goes back to Anthropic as it came (issue 28)
+        "_anthropic_content": CLAUDE["content"],
     }
 
 

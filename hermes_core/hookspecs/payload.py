@@ -24,7 +24,10 @@ class PayloadSpecs:
                 copy only what you mark. When ``ctx.messages_writable`` is true the messages
                 list was made for this call: set its items in place rather than copy it (the
                 messages themselves are still never mutated).
-            ctx: the provider, model, session id and configured cache TTL.
+            ctx: the provider, model, session id and configured cache TTL, and
+                ``user_breakpoints``: ``cache_control`` markers the history carries itself
+                (the host's own, kept on the wire): Anthropic takes four in all, so place at
+                most ``4 - ctx.user_breakpoints`` and none on a message that carries one.
 
         Returns:
             The payload with the provider's cache layout (the built-in marks Anthropic's

@@ -68,8 +68,8 @@ def block_count(message: Mapping[str, Any]) -> int:
 def can_carry_marker(message: Mapping[str, Any], native: bool) -> bool:
     """Whether a marker placed on ``message`` reaches the provider.
 
-    Native Anthropic: always (an empty content or a tool result takes a top-level marker that the
-    wire conversion moves onto its block). Envelope (OpenAI format forwarded to Anthropic): only
+    Native Anthropic: always (an empty content or a tool result takes a top-level marker that
+    the wire conversion moves onto its block). Envelope (OpenAI format forwarded to Anthropic): only
     a non-empty string content or a list content ending in a dict.
     """
     if native:
@@ -102,7 +102,9 @@ def apply_cache_marker(
     envelope -> none. A string becomes one marked text block; a list gets the marker on its last
     element when that is a dict; an empty list is left alone.
     """
-    out: dict[str, Any] = copy.deepcopy(dict(message))
+    # Metadata (``_``-keys: a reply's original Anthropic blocks) is never marked: shared, not
+    # copied - a copy would cost as much as the blocks are large, for nothing.
+    out: dict[str, Any] = {k: v if k[:1] == "_" else copy.deepcopy(v) for k, v in message.items()}
     _strip_markers(out)
     mark = dict(marker)
     content = out.get("content")
@@ -184,10 +186,25 @@ def previous_request_end(messages: Sequence[Mapping[str, Any]]) -> int:
     return index
 
 
+def has_own_marker(message: Mapping[str, Any]) -> bool:
+    """Whether a history message carries the host's own marker on a content block."""
+    if "_cache_control" in message:  # a tool result's own marker (hermes_core.conversion)
+        return True
+    kept = message.get("_anthropic_content")  # a reply's original blocks
+    if isinstance(kept, list) and any(isinstance(b, dict) and "cache_control" in b for b in kept):
+        return True
+    content = message.get("content")
+    return isinstance(content, list) and any(isinstance(b, dict) and "cache_control" in b for b in content)
+
+
 def choose_breakpoints(
-    messages: Sequence[Mapping[str, Any]], slots: int, native: bool = True
+    messages: Sequence[Mapping[str, Any]], slots: int, native: bool = True,
+    skip_marked: bool = False,
 ) -> list[int]:
     """Indices of the messages to mark, ascending: the last ``slots`` non-system carriers.
+
+    ``skip_marked``: the history carries the host's own markers; a message with one is never
+    chosen (its marker stays as the host put it and already caches that prefix).
 
     Lookback guard: when the turn since the previous request added more blocks than the
     lookback reaches (an assistant with a dozen parallel tool calls and their results), the
@@ -201,6 +218,8 @@ def choose_breakpoints(
         message = messages[index]
         if message.get("role") == "system" or not can_carry_marker(message, native):
             continue
+        if skip_marked and has_own_marker(message):
+            continue
         chosen.append(index)
         if len(chosen) == slots:
             break
@@ -210,7 +229,8 @@ def choose_breakpoints(
     boundary = previous_request_end(messages)
     if boundary < 0 or boundary >= chosen[0] or boundary in chosen:
         return chosen
-    if not can_carry_marker(messages[boundary], native):
+    if not can_carry_marker(messages[boundary], native) or (
+            skip_marked and has_own_marker(messages[boundary])):
         return chosen
     distance = 0
     for index in range(boundary + 1, chosen[0] + 1):
@@ -228,8 +248,13 @@ def anthropic_layout(
     native: bool = True,
     static_prefix: str = "",
     in_place: bool = False,
+    user_breakpoints: int = 0,
 ) -> dict[str, Any]:
     """``system_and_3``: a new payload with at most four ``cache_control`` breakpoints.
+
+    ``user_breakpoints``: markers the history carries itself (the host's, kept on the wire);
+    the layout gives way and places at most ``4 - user_breakpoints`` of its own, the system's
+    first.
 
     ``in_place``: mark ``payload["messages"]`` itself (set the marked items) instead of a copy
     of it, when the caller made that list for this call (``PayloadContext.messages_writable``).
@@ -249,9 +274,9 @@ def anthropic_layout(
     if _TTL_RANK[message_ttl] > _TTL_RANK[head_ttl]:
         message_ttl = head_ttl
     out = dict(payload)
-    slots = MAX_BREAKPOINTS
-    if "system" in payload:
-        split = split_system(payload["system"], static_prefix, cache_marker(head_ttl))
+    slots = MAX_BREAKPOINTS - max(0, user_breakpoints)
+    if "system" in payload and slots > 0:  # none left: the system goes unmarked
+        split = split_system(payload["system"], static_prefix, cache_marker(head_ttl)) if slots >= 3 else None
         if split is not None:
             out["system"] = split
             slots -= 2
@@ -262,7 +287,7 @@ def anthropic_layout(
     messages = payload.get("messages") or []
     marked = messages if in_place and type(messages) is list else list(messages)
     marker = cache_marker(message_ttl)
-    for index in choose_breakpoints(messages, slots, native):
+    for index in choose_breakpoints(messages, slots, native, skip_marked=user_breakpoints > 0):
         marked[index] = apply_cache_marker(messages[index], marker, native)
     out["messages"] = marked
     return out
@@ -295,13 +320,14 @@ def hermes_payload_cache_layout(
     if provider == "anthropic":
         return anthropic_layout(
             payload, ttl=ctx.cache_ttl, native=True, static_prefix=ctx.static_system_prefix,
-            in_place=ctx.messages_writable,
+            in_place=ctx.messages_writable, user_breakpoints=ctx.user_breakpoints,
         )
     if provider not in PROMPT_CACHE_KEY_PROVIDERS:
         return None
     out: dict[str, Any] = dict(payload)
     if provider == "openrouter" and is_claude(ctx.model):
-        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False, in_place=ctx.messages_writable)
+        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False, in_place=ctx.messages_writable,
+                               user_breakpoints=ctx.user_breakpoints)
     if _key_enabled(ctx):
         key = prompt_cache_key(ctx.session_id)
         if key:

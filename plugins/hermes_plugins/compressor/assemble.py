@@ -7,10 +7,11 @@ into the first tail message instead of standing alone.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.pairing import TOOL_CALL_REMOVED as TOOL_CALL_REMOVED  # re-exported
+from hermes_core.conversion import ANTHROPIC_CONTENT
 from hermes_core.pairing import repair_pairing
 from hermes_plugins.compressor.framing import (
     END_MARKER,
@@ -83,6 +84,13 @@ def choose_role(
     return role, merge, force_user
 
 
+def keeps_signed_thinking(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is an Anthropic reply kept with its thinking blocks."""
+    blocks = message.get(ANTHROPIC_CONTENT)
+    return isinstance(blocks, list) and any(
+        isinstance(b, Mapping) and b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
+
+
 def _merge_into(message: dict[str, Any], block: str, prepend: bool) -> dict[str, Any]:
     content = message.get("content")
     out = {k: v for k, v in message.items() if k != "api_content"}
@@ -116,6 +124,12 @@ def assemble(
     if head and head[0].get("role") == "system":
         head = [with_system_note(head[0]), *head[1:]]
     role, merge, force_user = choose_role(head, tail, compress_start)
+    if merge and keeps_signed_thinking(tail[0]):
+        # A reply with signed thinking goes back to Anthropic exactly as it came or not at all
+        # (its text is checked against its blocks): the summary stands on its own as a user
+        # turn instead. Two user turns touching is valid for Anthropic (it combines them) and
+        # OpenAI alike; a rewritten reply would lose the thinking the API requires first.
+        merge, role = False, "user"
     has_user = any(m.get("role") == "user" for m in head) or any(m.get("role") == "user" for m in tail)
     block = frame_summary(body)
     meta = {SUMMARY_KEY: True, HAS_USER_TURN_KEY: has_user or role == "user", FALLBACK_KEY: fallback,

@@ -1,0 +1,188 @@
+"""Rough token estimates of any message content shape, per part kind.
+
+``hermes_core.tokens.estimate_tokens`` counts text (characters / 4). A content may also be a
+list of OpenAI Chat parts (``text``, ``image_url``, ``input_audio``, ``file``, ``refusal``),
+Anthropic blocks (``text``, ``image``, ``document``, ``search_result``, ``tool_result``,
+``tool_use``, ``thinking``, ``redacted_thinking``) or Responses parts (``input_text``,
+``output_text``, ``input_image``, ``input_file``). Counting such a list by its JSON length
+would price a 200 kB base64 screenshot at 50k tokens; providers price it at about 1,600.
+``content_tokens`` is the one estimate every pass (limits, spill, dedupe, prune, the fit
+check) can use for any of them:
+
+* text of any text part (and a refusal): characters / 4;
+* an image (any shape, data URL or URL): ``IMAGE_TOKENS`` (Anthropic: width x height / 750,
+  at most about 1,600 for the sizes it keeps; OpenAI's high-detail tiles come to the same
+  order);
+* audio: decoded bytes / ``AUDIO_BYTES_PER_TOKEN`` (about ten tokens a second of speech at
+  common bit rates), at least ``AUDIO_MIN_TOKENS``;
+* a file or document: a text source by its text; a base64 PDF or file by its decoded bytes /
+  4 (as if it were all text: an upper bound, so a fit decision errs on the safe side); a URL
+  or file id, which the provider fetches, ``DOCUMENT_REFERENCE_TOKENS``;
+* a search result: its title, source and texts; a tool result: its nested content; a tool
+  use: its name and input as JSON; thinking: its text; redacted thinking: its data / 4;
+* anything else: the characters of the strings in it / 4 (an iterative walk with a bound on
+  the items it visits: no recursion on model data).
+
+Each part also costs ``PART_OVERHEAD_TOKENS``. These are estimates (``tokens.ESTIMATE``), not
+counts: use them where the estimate is used today, never where exactness is claimed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = [
+    "AUDIO_BYTES_PER_TOKEN",
+    "DOCUMENT_REFERENCE_TOKENS",
+    "IMAGE_TOKENS",
+    "PART_OVERHEAD_TOKENS",
+    "content_tokens",
+    "message_content_tokens",
+    "part_tokens",
+]
+
+CHARS_PER_TOKEN = 4
+IMAGE_TOKENS = 1_600
+AUDIO_BYTES_PER_TOKEN = 2_000
+AUDIO_MIN_TOKENS = 50
+DOCUMENT_REFERENCE_TOKENS = 1_500
+PART_OVERHEAD_TOKENS = 3
+#: How many items the walk over an unknown part visits at most (its strings beyond that are
+#: not counted: a pathological part is estimated low rather than walked for ever).
+WALK_LIMIT = 100_000
+
+
+def _text(n: int) -> int:
+    return (n + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN
+
+
+def _b64_bytes(data: Any) -> int:
+    if not isinstance(data, str):
+        return 0
+    if data.startswith("data:"):
+        data = data.partition(",")[2]
+    return max(0, len(data) * 3 // 4)
+
+
+def _strings_length(value: Any) -> int:
+    """Characters of every string in ``value`` (keys included), walked without recursion."""
+    total = 0
+    stack = [value]
+    visited = 0
+    while stack and visited < WALK_LIMIT:
+        item = stack.pop()
+        visited += 1
+        if isinstance(item, str):
+            total += len(item)
+        elif isinstance(item, Mapping):
+            for key, inner in item.items():
+                if isinstance(key, str):
+                    total += len(key)
+                stack.append(inner)
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+        elif item is not None:
+            total += len(str(item)) if isinstance(item, (int, float, bool)) else 0
+    return total
+
+
+def _source_tokens(source: Any) -> int:
+    if not isinstance(source, Mapping):
+        return DOCUMENT_REFERENCE_TOKENS
+    kind = source.get("type")
+    if kind == "text":
+        data = source.get("data")
+        return _text(len(data)) if isinstance(data, str) else 0
+    if kind == "content":
+        return content_tokens(source.get("content"))
+    if kind == "base64":
+        return _text(_b64_bytes(source.get("data")))
+    return DOCUMENT_REFERENCE_TOKENS
+
+
+def part_tokens(part: Any) -> int:
+    """Rough tokens of one content part or block (see the module docstring), overhead included."""
+    if isinstance(part, str):
+        return _text(len(part))
+    if not isinstance(part, Mapping):
+        return PART_OVERHEAD_TOKENS
+    kind = part.get("type")
+    if kind in ("text", "input_text", "output_text", None) and isinstance(part.get("text"), str):
+        return _text(len(part["text"])) + PART_OVERHEAD_TOKENS
+    if kind == "refusal":
+        refusal = part.get("refusal")
+        return _text(len(refusal) if isinstance(refusal, str) else 0) + PART_OVERHEAD_TOKENS
+    if kind in ("image_url", "input_image", "image"):
+        return IMAGE_TOKENS
+    if kind == "input_audio":
+        audio = part.get("input_audio")
+        data = audio.get("data") if isinstance(audio, Mapping) else None
+        return max(AUDIO_MIN_TOKENS, _b64_bytes(data) // AUDIO_BYTES_PER_TOKEN)
+    if kind in ("file", "input_file"):
+        file = part.get("file") if kind == "file" else part
+        data = file.get("file_data") if isinstance(file, Mapping) else None
+        if isinstance(data, str) and data:
+            return _text(_b64_bytes(data)) + PART_OVERHEAD_TOKENS
+        return DOCUMENT_REFERENCE_TOKENS
+    if kind == "document":
+        return _source_tokens(part.get("source")) + PART_OVERHEAD_TOKENS
+    if kind == "search_result":
+        head = len(str(part.get("title") or "")) + len(str(part.get("source") or ""))
+        return _text(head) + content_tokens(part.get("content")) + PART_OVERHEAD_TOKENS
+    if kind == "tool_result":
+        return content_tokens(part.get("content")) + PART_OVERHEAD_TOKENS * 3
+    if kind in ("tool_use", "server_tool_use"):
+        value = part.get("input")
+        size = _strings_length(value) if not isinstance(value, str) else len(value)
+        return _text(size + len(str(part.get("name") or ""))) + PART_OVERHEAD_TOKENS * 3
+    if kind == "thinking":
+        text = part.get("thinking")
+        return _text(len(text) if isinstance(text, str) else 0) + PART_OVERHEAD_TOKENS
+    if kind == "redacted_thinking":
+        data = part.get("data")
+        return _text(len(data) if isinstance(data, str) else 0) + PART_OVERHEAD_TOKENS
+    return _text(_strings_length(part)) + PART_OVERHEAD_TOKENS
+
+
+def content_tokens(content: Any) -> int:
+    """Rough tokens of a message ``content`` of any shape: a string, ``None``, one part, or a
+    list of parts in any provider's shape (see the module docstring)."""
+    if content is None:
+        return 0
+    if isinstance(content, str):
+        return _text(len(content))
+    if isinstance(content, list):
+        total = 0
+        for part in content:
+            total += part_tokens(part)
+        return total
+    if isinstance(content, Mapping):
+        return part_tokens(content)
+    return _text(len(str(content))) if isinstance(content, (int, float)) else 0
+
+
+def message_content_tokens(message: Mapping[str, Any]) -> int:
+    """Rough tokens of what a message puts on the wire beyond its role: its content, its tool
+    calls' names and arguments, a refusal, and the original Anthropic blocks it keeps
+    (``_anthropic_content``: thinking goes back to Anthropic, so it counts) in place of its
+    readable text."""
+    from hermes_core.conversion import ANTHROPIC_CONTENT
+
+    blocks = message.get(ANTHROPIC_CONTENT)
+    if isinstance(blocks, list):
+        return content_tokens(blocks)
+    total = content_tokens(message.get("content"))
+    refusal = message.get("refusal")
+    if isinstance(refusal, str):
+        total += _text(len(refusal))
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping):
+            fn = call.get("function")
+            if isinstance(fn, Mapping):
+                args = fn.get("arguments")
+                size = len(args) if isinstance(args, str) else len(json.dumps(args, default=str)) if (
+                    isinstance(args, (int, float, bool)) or args is None) else _strings_length(args)
+                total += _text(size + len(str(fn.get("name") or ""))) + PART_OVERHEAD_TOKENS * 3
+    return total
