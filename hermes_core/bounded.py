@@ -101,5 +101,6 @@ def check_value_depth(value: Any, limit: int = MAX_DEPTH) -> None:
 
 def too_deep_note(what: str = "arguments", limit: int = MAX_DEPTH) -> str:
     """The JSON object that stands for a value too deep to keep (a tool call's input the
-    provider sent as an object, never as text): visible to the model and to a reader."""
-    return json.dumps({"_omitted": f"the {what} nested more than {limit} levels deep were removed"})
+    provider sent as an object, never as text): visible to the model and to a reader. Its key
+    has no leading underscore: ``_`` keys are our metadata, stripped from what goes on the wire."""
+    return json.dumps({"note": f"the {what} nested more than {limit} levels deep were removed"})

@@ -25,6 +25,8 @@ from typing import Any
 
 import attrs
 
+from hermes_core import bounded
+from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 
 __all__ = [
@@ -451,20 +453,22 @@ def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
 # --- Anthropic originals kept on assistant messages ------------------------------------------
 
 
-#: The arguments text of a tool input that cannot be written as JSON (nested deeper than the
-#: encoder goes, or circular): a visible note in its place, never a crash of the turn.
-UNSERIALISABLE_INPUT = json.dumps(
-    {"note": "the tool input could not be written as JSON (nested too deep); left out"},
-    separators=(",", ":"))
+#: The arguments text of a tool input that cannot be written as JSON (a model nested it deeper
+#: than ``bounded.MAX_DEPTH``, or it is circular): a visible note in its place, never a crash.
+UNSERIALISABLE_INPUT = bounded.too_deep_note("tool-call arguments")
 
 
-def _arguments_text(value: Any) -> str:
+def arguments_text(value: Any) -> str:
+    """A tool input as the arguments text of a Chat tool call (``UNSERIALISABLE_INPUT`` for one
+    nested too deep: its depth is measured first, without recursion)."""
     if isinstance(value, str):
         return value
+    if bounded.value_depth(value) > bounded.MAX_DEPTH:
+        return UNSERIALISABLE_INPUT
     try:
         return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
                           ensure_ascii=False)
-    except (RecursionError, ValueError, TypeError):
+    except (ValueError, TypeError):  # circular, or not JSON at all
         return UNSERIALISABLE_INPUT
 
 
@@ -480,11 +484,17 @@ def readable_of_blocks(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
         if kind == "text":
             texts.append(str(block.get("text") or ""))
         elif kind == "tool_use":
+            arguments = arguments_text(block.get("input"))
+            if arguments is UNSERIALISABLE_INPUT:  # a note stands for it: the host hears of it
+                record_warning(
+                    "tool_arguments_too_deep",
+                    f"the input of tool call {block.get('id')!r} nested more than {bounded.MAX_DEPTH} "
+                    "levels deep was replaced by a note",
+                )
             calls.append({
                 "id": str(block.get("id") or ""),
                 "type": "function",
-                "function": {"name": str(block.get("name") or ""),
-                             "arguments": _arguments_text(block.get("input"))},
+                "function": {"name": str(block.get("name") or ""), "arguments": arguments},
             })
     return "\n\n".join(texts), calls
 
@@ -493,8 +503,8 @@ def _same_arguments(a: Any, b: Any) -> bool:
     if a == b:
         return True
     try:
-        return bool(json.loads(a) == json.loads(b)) if isinstance(a, str) and isinstance(b, str) else False
-    except (ValueError, RecursionError):
+        return bool(bounded.loads(a) == bounded.loads(b)) if isinstance(a, str) and isinstance(b, str) else False
+    except ValueError:  # invalid, or nested too deep to parse
         return False
 
 
@@ -505,7 +515,7 @@ def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any
     for i, block in enumerate(blocks):
         if (isinstance(block, Mapping) and block.get("type") == "tool_use"
                 and not isinstance(block.get("input"), str)
-                and _arguments_text(block.get("input")) == UNSERIALISABLE_INPUT):
+                and arguments_text(block.get("input")) == UNSERIALISABLE_INPUT):
             if out is blocks:
                 out = list(blocks)
             out[i] = {**block, "input": json.loads(UNSERIALISABLE_INPUT)}

@@ -11,13 +11,14 @@ accept, so ``Session.request`` can be splatted into the SDK call as it is.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core import bounded
-from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, readable_of_blocks
-from hermes_core.diagnostics import record_warning
+from hermes_core.conversion import (
+    ANTHROPIC_CONTENT,
+    TOOL_RESULT_MARKER,
+    readable_of_blocks,
+)
 from hermes_core.payload import limit_breakpoints, to_anthropic, to_openai
 from hermes_core.responses import canonical_messages, is_item, run_end
 
@@ -134,20 +135,6 @@ def _plain(obj: Any) -> Any:
     return obj
 
 
-def _arguments_text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if bounded.value_depth(value) > bounded.MAX_DEPTH:
-        # A model's tool input, nested too deep to serialise (json.dumps recurses per level):
-        # a note stands for it, and the host hears of it.
-        record_warning(
-            "tool_arguments_too_deep",
-            f"a tool call's input nested more than {bounded.MAX_DEPTH} levels deep was replaced "
-            "by a note",
-        )
-        return bounded.too_deep_note("tool-call arguments")
-    return json.dumps(value if value is not None else {}, sort_keys=True, separators=(",", ":"),
-                      ensure_ascii=False)
 
 
 #: The order in which the Messages API writes a block's keys. The SDK's objects dump their

@@ -20,6 +20,7 @@ from fidelity_fixtures import (
     open_session,
 )
 
+from hermes_core import bounded
 from hermes_core.sdk import normalize_messages
 
 
@@ -183,7 +184,7 @@ def test_a_reply_with_a_tool_input_nested_too_deep_keeps_its_thinking(tmp_path: 
     validators_anthropic.check(request, thinking=True)
     sent = request["messages"][1]["content"]
     assert sent[0] == THINK_1
-    assert sent[1]["input"] == {"note": "the tool input could not be written as JSON (nested too deep); left out"}
+    assert sent[1]["input"] == json.loads(bounded.too_deep_note("tool-call arguments"))
     report = session.last_request_report
     assert report is not None and report.placeholders == {"tool input nested too deep": 1}
     json.dumps(request)  # what the SDK does with it
