@@ -201,7 +201,9 @@ class TranscriptFormat:
     ``source.head_text``, ``source.head_records``, ``source.document()`` for a JSON document);
     ``read(source) -> Transcript | list[Transcript]`` converts (several for files that hold many
     runs; honour ``source.options["index"]``); ``write(transcript, notes) -> str`` is optional
-    and notes its own changes on the ``ReportBuilder`` ``notes``.
+    and notes its own changes on the ``ReportBuilder`` ``notes``. ``versions`` names the versions
+    of the tool that writes the format the reader was written against (``hermes-ctx formats``
+    lists them), e.g. ``"Codex CLI 0.1-0.46"``.
     """
 
     name: str = attrs.field(converter=_format_name)
@@ -210,6 +212,7 @@ class TranscriptFormat:
     read: Callable[[TranscriptSource], Transcript | list[Transcript]]
     write: Callable[[Transcript, ReportBuilder], str] | None = None
     plugin: str = ""
+    versions: str = ""
 
 
 # --- the report while it is being built -------------------------------------------------------
@@ -707,11 +710,18 @@ def read_transcripts(
         result = fmt.read(source)
     except RecursionError:
         raise InvalidMessagesError(f"{source.name}: nested too deeply to read as {fmt.name}") from None
-    except (InvalidMessagesError, HermesPluginError):
+    except HermesPluginError:
         raise
+    except InvalidMessagesError as exc:
+        # A reader that fails midway names the record; the reader's name says which reading failed.
+        text = str(exc)
+        if f"as {fmt.name}" not in text and f"{fmt.name} transcript" not in text:
+            text = f"{text} (read as {fmt.name}, after {source.report.seen:,} records)"
+        raise InvalidMessagesError(text + _forced_hint(source, fmt, formats, wanted), index=exc.index) from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InvalidMessagesError(
             f"{source.name}: not a valid {fmt.name} transcript ({type(exc).__name__}: {exc})"
+            + _forced_hint(source, fmt, formats, wanted)
         ) from None
     runs = result if isinstance(result, list) else [result]
     out = [_finish(run, fmt, source, single=len(runs) == 1) for run in runs]
@@ -724,6 +734,24 @@ def read_transcripts(
             record_warning("transcript_conversion", f"{source.name}: {warning}", path=source.name,
                            format=fmt.name)
     return out
+
+
+def _forced_hint(
+    source: TranscriptSource, fmt: TranscriptFormat, formats: Mapping[str, TranscriptFormat], wanted: str
+) -> str:
+    """When ``--format`` forced a reader that fails: what its detector says, and which format
+    detection would pick (a mini-swe-agent file forced as swe-agent says so)."""
+    if wanted == "auto":
+        return ""
+    try:
+        own = fmt.detect(source)
+        picked, _ = detect_format(source, formats)
+    except Exception:  # noqa: BLE001 - a hint only; the reader's own error is what matters
+        return ""
+    hint = f"; its detector says: {own.reason}" if own.confidence is None else ""
+    if picked.name != fmt.name:
+        hint += f"; detected as {picked.name} (try --format {picked.name} or auto)"
+    return hint
 
 
 def read_transcript(

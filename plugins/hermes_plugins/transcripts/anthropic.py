@@ -27,6 +27,7 @@ from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,
     reads,
+    unknown_role_message,
     user_from_blocks,
 )
 from hermes_plugins.transcripts.openai_chat import dumps
@@ -84,7 +85,13 @@ def read(source: TranscriptSource) -> Transcript:
     report.saw(len(raw))
     messages: list[dict[str, Any]] = []
     for number, item in enumerate(raw):
-        if not isinstance(item, Mapping) or item.get("role") not in ("user", "assistant"):
+        role = item.get("role") if isinstance(item, Mapping) else None
+        if isinstance(role, str) and role and role not in ("user", "assistant"):
+            kept = unknown_role_message(item, role, report)  # tolerant: kept marked, counted
+            if kept is not None:
+                messages.append(kept)
+            continue
+        if not isinstance(item, Mapping) or role not in ("user", "assistant"):
             raise ValueError(f"message {number}: expected role user or assistant")
         extra = {k: v for k, v in item.items() if k.startswith("_")}
         content = item.get("content")

@@ -246,3 +246,59 @@ def has_anthropic_blocks(messages: Sequence[Any]) -> bool:
                 ) or (isinstance(block, Mapping) and block.get("type") == "image" and "source" in block):
                     return True
     return False
+
+
+# --- tolerant reading (issue 30) ----------------------------------------------------------------
+
+
+def unknown_role_message(item: Mapping[str, Any], role: str, report: ReportBuilder) -> dict[str, Any] | None:
+    """A message whose role no provider knows (mini-swe-agent's ``exit``, a tool's own roles),
+    kept as user text marked ``_injected: "unknown-role"`` with the role under ``_role``, and
+    counted; ``None`` (a counted drop) when it carries no text."""
+    text = content_text(item.get("content")) if item.get("content") is not None else ""
+    if not text.strip():
+        report.dropped(f"unknown_role_without_text:{role}")
+        return None
+    report.relabelled(f"unknown_role_to_user:{role}")
+    report.converted()
+    return {"role": "user", "content": text, "_injected": "unknown-role", "_role": role}
+
+
+#: Keys non-standard ``tool_call`` / ``tool_output`` content blocks use for each field.
+_CALL_ID_KEYS = ("call_id", "tool_call_id", "id", "tool_use_id")
+_CALL_NAME_KEYS = ("name", "tool_name", "function_name")
+_CALL_ARG_KEYS = ("arguments", "input", "args", "parameters")
+_OUTPUT_KEYS = ("output", "content", "result", "text")
+#: Non-standard block types whose meaning is clear: a call the model made, a result it was given.
+CALL_BLOCKS = frozenset({"tool_call", "function_call", "toolCall"})
+OUTPUT_BLOCKS = frozenset({"tool_output", "tool_call_output", "function_call_output", "toolResult"})
+
+
+def _first(block: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if block.get(key) is not None:
+            return block[key]
+    return None
+
+
+def call_from_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
+    """A non-standard ``tool_call`` content block as an OpenAI tool call (counted)."""
+    fn = block.get("function") if isinstance(block.get("function"), Mapping) else {}
+    name = _first(block, _CALL_NAME_KEYS) or fn.get("name") or ""
+    args = _first(block, _CALL_ARG_KEYS)
+    if args is None:
+        args = fn.get("arguments")
+    report.changed(f"nonstandard_blocks_mapped:{block.get('type')}")
+    return make_tool_call(str(_first(block, _CALL_ID_KEYS) or ""), str(name), args)
+
+
+def result_from_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
+    """A non-standard ``tool_output`` content block as an OpenAI tool message (counted)."""
+    output = _first(block, _OUTPUT_KEYS)
+    content = output if isinstance(output, str) else result_content(output, report)
+    result: dict[str, Any] = {"role": "tool", "tool_call_id": str(_first(block, _CALL_ID_KEYS) or ""),
+                              "content": content}
+    if block.get("is_error") or block.get("status") in ("error", "failed") or block.get("error"):
+        result["_is_error"] = True
+    report.changed(f"nonstandard_blocks_mapped:{block.get('type')}")
+    return result
