@@ -13,6 +13,7 @@ from hermes_plugins.transcripts import (
     claude_code,
     codex,
     hermes_agent,
+    mini_swe_agent,
     openai_chat,
     openhands,
     responses,
@@ -35,3 +36,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield openhands.FORMAT
     yield aider.FORMAT
     yield atif.FORMAT
+    yield mini_swe_agent.FORMAT

@@ -1,0 +1,100 @@
+"""The readers of issue 30 over their hand-written fixtures (tests/data/transcripts and the task
+folders beside it): detection by content, each format's hard cases, a valid pairing and a
+report that accounts for every record."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from hermes_core import InvalidMessagesError
+from hermes_core.cli import cli
+from hermes_core.pairing import pairing_problems
+from hermes_core.transcripts import Transcript, read_transcript, read_transcripts
+
+DATA = Path(__file__).parent / "data" / "transcripts"
+
+EXPECTED_FORMAT = {
+    "mini_swe_agent_1x.traj.json": "mini-swe-agent",
+    "mini_swe_agent_2x.traj.json": "mini-swe-agent",
+}
+
+
+def roles(t: Transcript) -> list[str]:
+    return [m["role"] for m in t.messages]
+
+
+def accounted(t: Transcript) -> dict[str, Any]:
+    assert pairing_problems(t.messages) == []
+    report = t.conversion
+    assert report is not None and report.unaccounted == 0 and report.messages == len(t.messages)
+    return report.to_dict()
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED_FORMAT))
+def test_every_fixture_is_detected_by_content_valid_and_accounted_for(name: str, tmp_path: Path) -> None:
+    anonymous = tmp_path / "input.dat"  # the extension says nothing
+    shutil.copy(DATA / name, anonymous)
+    runs = read_transcripts(anonymous)
+    assert runs
+    for transcript in runs:
+        assert transcript.format == EXPECTED_FORMAT[name]
+        accounted(transcript)
+
+
+# --- mini-swe-agent ---------------------------------------------------------------------------
+
+
+def test_mini_swe_agent_1x_observations_are_marked() -> None:
+    t = read_transcript(DATA / "mini_swe_agent_1x.traj.json")
+    assert t.system_prompt and t.system_prompt.startswith("You are a helpful assistant")
+    assert t.model == "claude-sonnet-4" and t.metadata["exit_status"] == "Submitted"
+    assert roles(t) == ["user", "assistant", "user", "assistant", "user", "assistant", "user"]
+    assert "_injected" not in t.messages[0]  # the task statement stays the request
+    assert [m.get("_injected") for m in t.messages if m["role"] == "user"][1:] == ["observation"] * 3
+    report = accounted(t)
+    assert report["changed"] == {"extra_metadata_dropped": 1}
+
+
+def test_mini_swe_agent_2x_exit_message_tool_calls_and_format_errors() -> None:
+    t = read_transcript(DATA / "mini_swe_agent_2x.traj.json")
+    assert t.metadata["mini_swe_agent_version"] == "2.x" and t.metadata["exit_status"] == "Submitted"
+    assert all(m.get("_role") != "exit" for m in t.messages)  # the exit record is metadata
+    assert roles(t) == ["user", "assistant", "tool", "tool", "assistant", "user", "assistant", "tool"]
+    assert t.messages[2]["_is_error"] is True and "_is_error" not in t.messages[3]  # returncode 1 / 0
+    assert t.messages[5]["_injected"] == "harness-message"
+    report = accounted(t)
+    assert report["absorbed"] == {"exit_message": 1, "system_prompt": 1}
+    assert all("extra" not in m for m in t.messages)
+
+
+def test_mini_swe_agent_2x_forced_as_swe_agent_says_what_it_is(tmp_path: Path) -> None:
+    with pytest.raises(InvalidMessagesError) as caught:
+        read_transcript(DATA / "mini_swe_agent_2x.traj.json", format="swe-agent")
+    said = str(caught.value)
+    assert "not a valid swe-agent transcript" in said and "detected as mini-swe-agent" in said
+    result = CliRunner().invoke(cli, ["convert", str(DATA / "mini_swe_agent_2x.traj.json"), "--format", "swe-agent"])
+    assert result.exit_code == 2 and "Traceback" not in result.output and "mini-swe-agent" in result.output
+
+
+def test_mini_swe_agent_responses_items_in_the_message_list() -> None:
+    doc = {"trajectory_format": "mini-swe-agent-1.1", "info": {"mini_version": "2.1.0"}, "messages": [
+        {"role": "system", "content": "sys"},
+        {"role": "user", "content": "task"},
+        {"type": "reasoning", "summary": [{"type": "summary_text", "text": "list files"}]},
+        {"type": "function_call", "call_id": "fc1", "name": "bash", "arguments": "{\"command\": \"ls\"}"},
+        {"type": "function_call_output", "call_id": "fc1", "output": "a.py", "extra": {"returncode": 0}},
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Format error"}],
+         "extra": {"interrupt_type": "FormatError"}},
+        {"role": "exit", "content": "", "extra": {"exit_status": "LimitsExceeded", "submission": ""}},
+    ]}
+    t = read_transcript(json.dumps(doc))
+    assert t.format == "mini-swe-agent" and t.metadata["exit_status"] == "LimitsExceeded"
+    assert roles(t) == ["user", "assistant", "tool", "user"]
+    assert t.messages[1]["_reasoning"] == "list files" and t.messages[3]["_injected"] == "harness-message"
+    accounted(t)
