@@ -22,6 +22,10 @@ DATA = Path(__file__).parent / "data" / "transcripts"
 EXPECTED_FORMAT = {
     "mini_swe_agent_1x.traj.json": "mini-swe-agent",
     "mini_swe_agent_2x.traj.json": "mini-swe-agent",
+    "gemini_stream.jsonl": "gemini-cli",
+    "gemini_session.jsonl": "gemini-cli",
+    "gemini_session_legacy.json": "gemini-cli",
+    "gemini_checkpoint.json": "gemini-cli",
 }
 
 
@@ -98,3 +102,55 @@ def test_mini_swe_agent_responses_items_in_the_message_list() -> None:
     assert roles(t) == ["user", "assistant", "tool", "user"]
     assert t.messages[1]["_reasoning"] == "list files" and t.messages[3]["_injected"] == "harness-message"
     accounted(t)
+
+
+# --- Gemini CLI -------------------------------------------------------------------------------
+
+
+def test_gemini_stream_json_is_not_taken_for_openai_and_reads_whole() -> None:
+    from hermes_core.transcripts import sniff_format
+
+    assert sniff_format(DATA / "gemini_stream.jsonl") == "gemini-cli"
+    t = read_transcript(DATA / "gemini_stream.jsonl")
+    assert t.model == "gemini-2.5-pro" and t.metadata["session_id"] == "7f1c"
+    assert roles(t) == ["user", "assistant", "tool", "tool", "assistant"]
+    assert t.messages[1]["content"] == "Let me look at the log."  # delta chunks merged
+    assert [c["id"] for c in t.messages[1]["tool_calls"]] == ["read_file-1", "shell-2"]
+    assert t.messages[3] == {"role": "tool", "tool_call_id": "shell-2", "content": "make: *** [all] Error 2",
+                             "_is_error": True}
+    report = accounted(t)
+    assert report["dropped"] == {"unknown:heartbeat": 1}  # an unknown event type: counted, not fatal
+    assert t.metadata["notices"] == [{"severity": "warning", "message": "Loop detected, stopping"}]
+
+
+def test_gemini_session_recording_lines_apply_updates_and_rewinds() -> None:
+    t = read_transcript(DATA / "gemini_session.jsonl")
+    assert [content_of(m) for m in t.messages if m["role"] == "user"] == [
+        "Rename foo to bar in util.py", "rename it to baz"]  # the rewound request is gone
+    assert t.messages[1]["content"] == "I'll search for foo."  # the later record of m2 won
+    assert t.messages[1]["_reasoning"] == "Plan: Find foo first"
+    assert t.messages[5]["_is_error"] is True and t.metadata["summary"] == "Rename foo"
+    report = accounted(t)
+    assert report["dropped"] == {"cli_notice:info": 1, "rewind": 1, "rewound_message": 2,
+                                 "superseded_by_a_later_record": 1}
+
+
+def test_gemini_legacy_recording_and_saved_chat() -> None:
+    legacy = read_transcript(DATA / "gemini_session_legacy.json")
+    assert roles(legacy) == ["user", "assistant", "tool", "assistant"] and legacy.model == "gemini-2.5-pro"
+    accounted(legacy)
+    chat = read_transcript(DATA / "gemini_checkpoint.json")
+    assert chat.messages[0]["_injected"] == "environment-context"
+    calls = chat.messages[3]["tool_calls"]
+    # Calls without ids get ids, and the responses answer them in order by name.
+    assert [c["id"] for c in calls] == ["gemini_call_1", "gemini_call_2"]
+    assert [m.get("tool_call_id") for m in chat.messages[4:6]] == ["gemini_call_1", "gemini_call_2"]
+    assert chat.messages[5]["_is_error"] is True and chat.messages[3]["_reasoning"] == "Reading the file first."
+    report = accounted(chat)
+    assert report["changed"]["tool_call_ids_generated"] == 2
+
+
+def content_of(message: dict[str, Any]) -> str:
+    from hermes_core.messages import content_text
+
+    return content_text(message.get("content"))

@@ -12,6 +12,7 @@ from hermes_plugins.transcripts import (
     atif,
     claude_code,
     codex,
+    gemini_cli,
     hermes_agent,
     mini_swe_agent,
     openai_chat,
@@ -37,3 +38,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield aider.FORMAT
     yield atif.FORMAT
     yield mini_swe_agent.FORMAT
+    yield gemini_cli.FORMAT
