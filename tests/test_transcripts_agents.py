@@ -26,6 +26,8 @@ EXPECTED_FORMAT = {
     "gemini_session.jsonl": "gemini-cli",
     "gemini_session_legacy.json": "gemini-cli",
     "gemini_checkpoint.json": "gemini-cli",
+    "qwen_session.jsonl": "qwen-code",
+    "qwen_stream.jsonl": "claude-code",  # Qwen Code's stream-json is Claude Code's SDK shape
 }
 
 
@@ -154,3 +156,26 @@ def content_of(message: dict[str, Any]) -> str:
     from hermes_core.messages import content_text
 
     return content_text(message.get("content"))
+
+
+# --- Qwen Code --------------------------------------------------------------------------------
+
+
+def test_qwen_session_follows_the_active_branch_and_marks_notifications() -> None:
+    t = read_transcript(DATA / "qwen_session.jsonl")
+    assert t.model == "qwen3-coder-plus" and t.metadata["sessionId"] == "q-1"
+    assert roles(t) == ["user", "assistant", "tool", "user", "assistant", "tool", "user", "assistant"]
+    assert "I'll edit it the wrong way." not in [m.get("content") for m in t.messages]  # abandoned branch
+    assert t.messages[1]["_reasoning"] == "Checking the parser."
+    assert t.messages[5]["_is_error"] is True
+    assert t.messages[6]["_injected"] == "harness-message" and "_injected" not in t.messages[3]
+    report = accounted(t)
+    assert report["dropped"] == {"off_the_active_branch": 1, "system:ui_telemetry": 1}
+    assert report["absorbed"] == {"chat_compression": 1} and len(t.metadata["compactions"]) == 1
+
+
+def test_qwen_stream_json_reads_as_sdk_messages() -> None:
+    t = read_transcript(DATA / "qwen_stream.jsonl")
+    assert roles(t) == ["assistant", "tool", "assistant"] and t.messages[1]["content"] == "hello"
+    report = accounted(t)
+    assert report["dropped"] == {"result": 1, "system:init": 1}

@@ -39,7 +39,9 @@ BOOKKEEPING = frozenset({
     "progress", "file-history-snapshot", "queue-operation", "summary", "system", "custom-title",
     "tag", "agent-name",
 })
-_MARKERS = ("sessionId", "parentUuid", "uuid", "isSidechain", "userType")
+#: ``session_id``: the SDK's stream-json messages (``claude -p --output-format stream-json``, and
+#: Qwen Code's, which follows the same shape).
+_MARKERS = ("sessionId", "parentUuid", "uuid", "isSidechain", "userType", "session_id")
 
 
 @reads("jsonl")

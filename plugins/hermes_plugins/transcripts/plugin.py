@@ -17,6 +17,7 @@ from hermes_plugins.transcripts import (
     mini_swe_agent,
     openai_chat,
     openhands,
+    qwen_code,
     responses,
     swe_agent,
     tau_bench,
@@ -39,3 +40,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield atif.FORMAT
     yield mini_swe_agent.FORMAT
     yield gemini_cli.FORMAT
+    yield qwen_code.FORMAT
