@@ -179,3 +179,52 @@ def test_qwen_stream_json_reads_as_sdk_messages() -> None:
     assert roles(t) == ["assistant", "tool", "assistant"] and t.messages[1]["content"] == "hello"
     report = accounted(t)
     assert report["dropped"] == {"result": 1, "system:init": 1}
+
+
+# --- Cline and Roo Code -----------------------------------------------------------------------
+
+TASKS = Path(__file__).parent / "data"
+
+
+def test_cline_results_in_user_text_are_attached_to_their_calls() -> None:
+    t = read_transcript(TASKS / "cline_task" / "api_conversation_history.json")
+    assert t.format == "cline"
+    report = accounted(t)
+    calls = [c for m in t.messages for c in m.get("tool_calls") or ()]
+    assert [c["function"]["name"] for c in calls] == ["read_file", "replace_in_file", "write_to_file",
+                                                     "attempt_completion"]
+    assert json.loads(calls[0]["function"]["arguments"]) == {"path": "src/app.ts"}
+    results = [m for m in t.messages if m["role"] == "tool"]
+    assert [r["tool_call_id"] for r in results] == [c["id"] for c in calls]  # none invented as missing
+    assert report["changed"].get("missing_tool_results_filled") is None
+    assert results[0]["content"] == "for (let i = 0; i <= n; i++) {}"
+    # The XML of an attached call leaves the text; the call not executed stays there.
+    assert "<read_file>" not in str(t.messages[2]["content"])
+    assert "<execute_command>" in str(t.messages[5]["content"])
+
+
+def test_cline_harness_text_is_marked_and_the_task_is_the_request() -> None:
+    t = read_transcript(TASKS / "cline_task" / "api_conversation_history.json")
+    users = [m for m in t.messages if m["role"] == "user"]
+    requests = [m for m in users if "_injected" not in m]
+    assert [m["content"] for m in requests] == ["<task>\nFix the off-by-one in src/app.ts\n</task>"]
+    kinds = [m["_injected"] for m in users if "_injected" in m]
+    assert kinds.count("environment-details") == 6 and kinds.count("harness-message") == 2
+    unattached = next(m for m in users if m.get("_injected") == "observation")
+    assert unattached["content"].startswith("[search_files for 'TODO'] Result:")  # no call to answer
+    assert t.metadata["api_usage"]["requests"] == 2 and t.metadata["ui_messages"] == 6  # ui_messages.json
+
+
+def test_roo_code_native_and_xml_calls(tmp_path: Path) -> None:
+    t = read_transcript(TASKS / "roo_task" / "api_conversation_history.json")
+    assert t.format == "roo-code"
+    accounted(t)
+    assert roles(t) == ["user", "user", "assistant", "tool", "user", "assistant", "tool", "user", "assistant"]
+    assert t.messages[3]["tool_call_id"] == "toolu_01"  # native tool_result block
+    assert t.messages[6]["content"].endswith("3.2s")  # the header's own block held the result
+    # Without the ui_messages.json beside it, the history alone reads the same.
+    lone = tmp_path / "history.json"
+    shutil.copy(TASKS / "cline_task" / "api_conversation_history.json", lone)
+    alone = read_transcript(lone)
+    assert alone.format == "cline" and "api_usage" not in alone.metadata
+    accounted(alone)

@@ -11,6 +11,7 @@ from hermes_plugins.transcripts import (
     anthropic,
     atif,
     claude_code,
+    cline,
     codex,
     gemini_cli,
     hermes_agent,
@@ -41,3 +42,5 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield mini_swe_agent.FORMAT
     yield gemini_cli.FORMAT
     yield qwen_code.FORMAT
+    yield cline.CLINE
+    yield cline.ROO_CODE
