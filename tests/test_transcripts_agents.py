@@ -27,6 +27,7 @@ EXPECTED_FORMAT = {
     "gemini_session_legacy.json": "gemini-cli",
     "gemini_checkpoint.json": "gemini-cli",
     "qwen_session.jsonl": "qwen-code",
+    "goose_session.jsonl": "goose",
     "qwen_stream.jsonl": "claude-code",  # Qwen Code's stream-json is Claude Code's SDK shape
 }
 
@@ -228,3 +229,21 @@ def test_roo_code_native_and_xml_calls(tmp_path: Path) -> None:
     alone = read_transcript(lone)
     assert alone.format == "cline" and "api_usage" not in alone.metadata
     accounted(alone)
+
+
+# --- goose ------------------------------------------------------------------------------------
+
+
+def test_goose_session() -> None:
+    t = read_transcript(DATA / "goose_session.jsonl")
+    assert t.metadata["working_dir"] == "/home/u/proj"
+    assert roles(t) == ["user", "assistant", "tool", "tool", "assistant", "tool", "user", "assistant"]
+    assert t.messages[1]["_reasoning"] == "Run the test a few times."
+    assert t.messages[2]["content"] == "1 failed, 3 passed"  # the user-only part never reached the model
+    assert t.messages[3]["_is_error"] is True and t.messages[5]["_is_error"] is True  # status error / isError
+    assert t.messages[6]["_injected"] == "harness-message"  # userVisible: false
+    assert "(shown to the user only)" not in [m.get("content") for m in t.messages]  # agentVisible: false
+    report = accounted(t)
+    assert report["dropped"] == {"not_visible_to_the_model": 1}
+    assert report["changed"]["ui_blocks_dropped:toolConfirmationRequest"] == 1
+    assert report["changed"]["result_parts_for_the_user_only_dropped"] == 1

@@ -14,6 +14,7 @@ from hermes_plugins.transcripts import (
     cline,
     codex,
     gemini_cli,
+    goose,
     hermes_agent,
     mini_swe_agent,
     openai_chat,
@@ -44,3 +45,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield qwen_code.FORMAT
     yield cline.CLINE
     yield cline.ROO_CODE
+    yield goose.FORMAT
