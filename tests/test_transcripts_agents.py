@@ -28,6 +28,8 @@ EXPECTED_FORMAT = {
     "gemini_checkpoint.json": "gemini-cli",
     "qwen_session.jsonl": "qwen-code",
     "goose_session.jsonl": "goose",
+    "openhands_output.jsonl": "openhands-jsonl",
+    "openhands_events.jsonl": "openhands-jsonl",
     "qwen_stream.jsonl": "claude-code",  # Qwen Code's stream-json is Claude Code's SDK shape
 }
 
@@ -247,3 +249,32 @@ def test_goose_session() -> None:
     assert report["dropped"] == {"not_visible_to_the_model": 1}
     assert report["changed"]["ui_blocks_dropped:toolConfirmationRequest"] == 1
     assert report["changed"]["result_parts_for_the_user_only_dropped"] == 1
+
+
+# --- OpenHands JSON Lines ---------------------------------------------------------------------
+
+
+def test_openhands_evaluation_output_is_one_conversation_per_instance() -> None:
+    runs = read_transcripts(DATA / "openhands_output.jsonl")
+    assert [t.metadata["instance_id"] for t in runs] == ["django__django-1111", "sympy__sympy-2222"]
+    first, second = runs
+    assert first.model == "claude-sonnet-4-20250514" and first.system_prompt == "You are OpenHands agent."
+    assert roles(first) == ["user", "assistant", "tool", "assistant", "tool"]
+    assert first.messages[2]["_is_error"] is True  # exit code 1
+    assert accounted(first)["dropped"] == {"observation:agent_state_changed": 1, "unknown_event": 1}
+    # Early harness versions wrote [action, observation] pairs.
+    assert roles(second) == ["user", "assistant"] and second.metadata["error"].startswith("Agent reached")
+    accounted(second)
+    one = read_transcript(DATA / "openhands_output.jsonl", index=1)
+    assert one.metadata["instance_id"] == "sympy__sympy-2222"
+    with pytest.raises(InvalidMessagesError, match="holds 2 conversations"):
+        read_transcript(DATA / "openhands_output.jsonl")
+    with pytest.raises(InvalidMessagesError, match="out of range"):
+        read_transcript(DATA / "openhands_output.jsonl", index=7)
+
+
+def test_openhands_event_lines_read_like_the_event_list() -> None:
+    lines = read_transcript(DATA / "openhands_events.jsonl")
+    whole = read_transcripts(DATA / "openhands_output.jsonl")[0]
+    assert lines.messages == whole.messages and lines.system_prompt == whole.system_prompt
+    accounted(lines)

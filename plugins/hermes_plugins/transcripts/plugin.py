@@ -19,6 +19,7 @@ from hermes_plugins.transcripts import (
     mini_swe_agent,
     openai_chat,
     openhands,
+    openhands_jsonl,
     qwen_code,
     responses,
     swe_agent,
@@ -46,3 +47,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield cline.CLINE
     yield cline.ROO_CODE
     yield goose.FORMAT
+    yield openhands_jsonl.FORMAT
