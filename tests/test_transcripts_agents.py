@@ -30,6 +30,9 @@ EXPECTED_FORMAT = {
     "goose_session.jsonl": "goose",
     "openhands_output.jsonl": "openhands-jsonl",
     "openhands_events.jsonl": "openhands-jsonl",
+    "codex_compacted.jsonl": "codex",
+    "codex_legacy.jsonl": "codex",
+    "codex_exec.jsonl": "codex",
     "qwen_stream.jsonl": "claude-code",  # Qwen Code's stream-json is Claude Code's SDK shape
 }
 
@@ -278,3 +281,32 @@ def test_openhands_event_lines_read_like_the_event_list() -> None:
     whole = read_transcripts(DATA / "openhands_output.jsonl")[0]
     assert lines.messages == whole.messages and lines.system_prompt == whole.system_prompt
     accounted(lines)
+
+
+# --- Codex CLI --------------------------------------------------------------------------------
+
+
+def test_codex_compaction_of_every_kind_is_counted_never_an_empty_summary() -> None:
+    t = read_transcript(DATA / "codex_compacted.jsonl")
+    assert t.model == "gpt-5-codex" and t.system_prompt == "You are Codex, based on GPT-5."
+    summaries = [m for m in t.messages if m.get("_summary")]
+    assert [m["content"] for m in summaries] == ["Summary: the parser was split into lexer and grammar."]
+    assert t.metadata["compactions"] == [{"replacement_items": 1, "summary": False}]
+    assert t.messages[2]["_reasoning"] == "**Reading the parser**"  # reasoning summary kept
+    report = accounted(t)
+    assert report["absorbed"]["compacted_without_summary_text"] == 1
+    assert report["changed"]["encrypted_compaction_dropped"] == 1
+    assert report["dropped"]["unknown:future_record"] == 1  # a record type of a later version: counted
+
+
+def test_codex_legacy_rollout_and_exec_json() -> None:
+    legacy = read_transcript(DATA / "codex_legacy.jsonl")
+    assert legacy.system_prompt == "Legacy instructions" and roles(legacy) == ["user", "assistant", "tool", "assistant"]
+    assert accounted(legacy)["dropped"] == {"legacy_state": 2}
+    run = read_transcript(DATA / "codex_exec.jsonl")
+    assert run.metadata["thread_id"] == "th_1"
+    assert [c["function"]["name"] for m in run.messages for c in m.get("tool_calls") or ()] == [
+        "shell", "shell", "apply_patch", "docs.search"]
+    assert run.messages[3]["_is_error"] is True  # exit code 2
+    assert run.messages[0]["_reasoning"] == "**Scanning the repo**"
+    assert accounted(run)["dropped"] == {"item.started": 1, "item:todo_list": 1, "turn.started": 1}
