@@ -785,13 +785,37 @@ def read_transcript(
 def _finish(transcript: Transcript, fmt: TranscriptFormat, source: TranscriptSource, *, single: bool) -> Transcript:
     # A reader of a multi-run file may keep a report per run; otherwise runs share the file's.
     report = source.run_reports.get(id(transcript), source.report)
-    messages = normalize_pairing(list(transcript.messages), report)
+    messages = normalize_pairing(_name_unnamed_calls(list(transcript.messages), report), report)
     problems = pairing_problems(messages)
     if problems:  # pragma: no cover - normalize_pairing leaves none; a guard for third parties
         report.warn(f"tool pairing still invalid after repair: {problems[0]}")
     return attrs.evolve(
         transcript, messages=messages, format=fmt.name, conversion=report.build(messages)
     )
+
+
+def _name_unnamed_calls(messages: list[dict[str, Any]], report: ReportBuilder) -> list[dict[str, Any]]:
+    """Give a tool call without an id one (``call_missing_<message>_<position>``), and the
+    id-less results right after its message the ids of those calls in order: a call without an
+    id can be neither answered nor sent. Counted as ``tool_call_ids_generated``."""
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if not isinstance(calls, list):
+            continue
+        made: list[str] = []
+        for position, call in enumerate(calls):
+            if isinstance(call, dict) and not (call.get("id") or call.get("call_id")):
+                call["id"] = f"call_missing_{index}_{position}"
+                made.append(call["id"])
+        if not made:
+            continue
+        report.changed("tool_call_ids_generated", len(made))
+        following = index + 1
+        while made and following < len(messages) and messages[following].get("role") == "tool":
+            if not messages[following].get("tool_call_id"):
+                messages[following]["tool_call_id"] = made.pop(0)
+            following += 1
+    return messages
 
 
 def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> list[dict[str, Any]]:

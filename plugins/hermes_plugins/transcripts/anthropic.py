@@ -51,6 +51,11 @@ def detect(source: TranscriptSource) -> Detection:
         return Detection.refuse("not a list of messages nor an object with 'messages'")
     sample = messages[:200]
     if not all(isinstance(m, Mapping) and m.get("role") in ("user", "assistant") for m in sample):
+        # Tolerant: a few messages of another role among Anthropic blocks are read as marked text.
+        usual = [m for m in sample if isinstance(m, Mapping) and m.get("role") in ("user", "assistant")]
+        if has_anthropic_blocks(sample) and len(sample) - len(usual) <= max(1, len(sample) // 10) and all(
+                isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in sample):
+            return Detection.accept(0.7, "content blocks tool_use/tool_result, a few other roles")
         return Detection.refuse("roles other than user/assistant (Anthropic has no system or tool role)")
     if has_anthropic_blocks(sample):
         return Detection.accept(0.85, "content blocks tool_use/tool_result/thinking")

@@ -30,6 +30,7 @@ from hermes_plugins.transcripts.common import (
     mark_user_text,
     object_records,
     reads,
+    tag,
     user_from_blocks,
 )
 
@@ -72,7 +73,7 @@ def read(source: TranscriptSource) -> Transcript:
     summary_due = False
     model = None
     for _lineno, record in object_records(source):
-        kind = record.get("type")
+        kind = tag(record.get("type"))
         uuid = record.get("uuid")
         if isinstance(uuid, str) and kind in CONVERSATION:
             if uuid in seen_uuids:

@@ -40,6 +40,7 @@ from hermes_core.transcripts import (
 )
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
+    listed,
     mapping,
     reads,
     result_content,
@@ -68,7 +69,7 @@ def _texts(message: Mapping[str, Any]) -> list[str]:
     content = message.get("content")
     if isinstance(content, str):
         return [content]
-    return [str(b.get("text") or "") for b in content or () if isinstance(b, Mapping) and b.get("type") == "text"]
+    return [str(b.get("text") or "") for b in listed(content) if isinstance(b, Mapping) and b.get("type") == "text"]
 
 
 def _is_roo(messages: Sequence[Any]) -> bool:
@@ -159,7 +160,11 @@ class _Pairing:
 
 def _user_message(item: Mapping[str, Any], pairing: _Pairing, report: ReportBuilder) -> list[dict[str, Any]]:
     content = item.get("content")
-    blocks: list[Any] = [{"type": "text", "text": content}] if isinstance(content, str) else list(content or ())
+    if isinstance(content, list):
+        blocks: list[Any] = list(content)
+    else:  # a string (or, in a damaged file, anything else: kept as its text)
+        blocks = [{"type": "text", "text": content if isinstance(content, str) else json.dumps(content)}] \
+            if content is not None else []
     results: list[dict[str, Any]] = []
     rest: list[Any] = []
     current: dict[str, Any] | None = None  # the header-led result still taking blocks
@@ -254,7 +259,8 @@ def _ui_metadata(path: Path | None, report: ReportBuilder) -> dict[str, Any]:
 def _reader(name: str) -> Any:
     def read(source: TranscriptSource) -> Transcript:
         report = source.report
-        raw = _messages(source.document())
+        doc = source.document()
+        raw = [] if doc == [] else _messages(doc)
         if raw is None:
             raise TypeError("expected a list of messages (api_conversation_history.json)")
         report.saw(len(raw))

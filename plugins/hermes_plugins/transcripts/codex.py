@@ -27,7 +27,8 @@ from hermes_core.transcripts import (
     TranscriptSource,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads
+
+from hermes_plugins.transcripts.common import head_objects, listed, mapping, object_records, reads, tag
 from hermes_plugins.transcripts.responses import ITEM_TYPES, ItemConverter
 
 NAME = "codex"
@@ -42,15 +43,15 @@ def detect(source: TranscriptSource) -> Detection:
     records = head_objects(source)
     if not records:
         return Detection.refuse("no JSON object lines")
-    enveloped = [r for r in records if r.get("type") in ENVELOPES and "payload" in r]
+    enveloped = [r for r in records if tag(r.get("type")) in ENVELOPES and "payload" in r]
     if len(enveloped) >= len(records) * 0.9:
         return Detection.accept(0.95, "{timestamp, type, payload} envelopes (session_meta, response_item ...)")
-    if all(r.get("type") in EXEC_EVENTS for r in records) and any(
+    if all(tag(r.get("type")) in EXEC_EVENTS for r in records) and any(
             r.get("type") in ("thread.started", "item.completed") for r in records):
         return Detection.accept(0.9, "codex exec --json events (thread.started, item.completed ...)")
     first = records[0]
     if "instructions" in first and "id" in first and all(
-        r.get("type") in ITEM_TYPES or r.get("record_type") for r in records[1:]
+        tag(r.get("type")) in ITEM_TYPES or r.get("record_type") for r in records[1:]
     ):
         return Detection.accept(0.9, "a legacy rollout: session header, then Responses items")
     return Detection.refuse("no Codex envelopes (session_meta/response_item with payload)")
@@ -58,7 +59,7 @@ def detect(source: TranscriptSource) -> Detection:
 
 def read(source: TranscriptSource) -> Transcript:
     head = head_objects(source)
-    if head and head[0].get("type") in EXEC_EVENTS:
+    if head and tag(head[0].get("type")) in EXEC_EVENTS:
         return _read_exec_events(source)
     report = source.report
     converter = ItemConverter(report)
@@ -67,7 +68,7 @@ def read(source: TranscriptSource) -> Transcript:
     model = None
     system_prompt = None
     for lineno, record in object_records(source):
-        kind = record.get("type")
+        kind = tag(record.get("type"))
         payload = record.get("payload")
         if kind == "response_item" and isinstance(payload, Mapping) and payload.get("type") not in (
                 "compaction", "compaction_summary"):
@@ -112,7 +113,7 @@ def read(source: TranscriptSource) -> Transcript:
             report.absorbed("legacy_session_header")
         elif record.get("record_type") == "state":
             report.dropped("legacy_state")
-        elif record.get("type") in ITEM_TYPES:
+        elif kind in ITEM_TYPES:
             converter.add(record)
         else:
             report.dropped(f"unknown:{kind}")
@@ -157,7 +158,7 @@ def _exec_item(item: Mapping[str, Any], out: list[dict[str, Any]], reasoning: li
                               item.get("arguments"))
         outcome = item.get("result") if isinstance(item.get("result"), Mapping) else {}
         error = item.get("error") if isinstance(item.get("error"), Mapping) else {}
-        texts = [str(c.get("text") or "") for c in outcome.get("content") or () if isinstance(c, Mapping)]
+        texts = [str(c.get("text") or "") for c in listed(outcome.get("content")) if isinstance(c, Mapping)]
         result["content"] = "\n".join(texts) or str(error.get("message") or "")
         failed = bool(error) or item.get("status") == "failed"
     elif kind == "web_search":

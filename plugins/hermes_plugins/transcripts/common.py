@@ -82,6 +82,17 @@ def run_transcript(
     return transcript
 
 
+def tag(value: Any) -> str | None:
+    """``value`` when it is a string (a ``type`` or ``role`` field), else ``None``: foreign files
+    put anything there, and a list or object cannot be looked up in a set of known names."""
+    return value if isinstance(value, str) else None
+
+
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one (a list field of a foreign file may hold anything)."""
+    return value if isinstance(value, list) else []
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a mapping, else an empty one (fields of foreign files vary)."""
     return value if isinstance(value, Mapping) else {}

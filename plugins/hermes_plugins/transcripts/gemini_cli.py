@@ -40,10 +40,12 @@ from hermes_core.transcripts import (
 )
 from hermes_plugins.transcripts.common import (
     head_objects,
+    listed,
     mapping,
     mark_user_text,
     object_records,
     simplify_parts,
+    tag,
 )
 
 NAME = "gemini-cli"
@@ -219,13 +221,13 @@ def detect(source: TranscriptSource) -> Detection:
         records = head_objects(source)
         if not records:
             return Detection.refuse("no JSON object lines")
-        events = [r for r in records if r.get("type") in STREAM_EVENTS and "timestamp" in r]
+        events = [r for r in records if tag(r.get("type")) in STREAM_EVENTS and "timestamp" in r]
         if len(events) >= len(records) * 0.9 and any(r.get("type") in ("init", "tool_use", "result") or (
                 r.get("type") == "message" and isinstance(r.get("content"), str)) for r in events):
             return Detection.accept(0.9, "stream-json events (init/message/tool_use/tool_result/result)")
         first = records[0]
         if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) and all(
-            r.get("type") in RECORD_TYPES or "$rewindTo" in r or "$set" in r or "projectHash" in r
+            tag(r.get("type")) in RECORD_TYPES or "$rewindTo" in r or "$set" in r or "projectHash" in r
             for r in records[1:]
         ):
             return Detection.accept(0.95, "a session recording: metadata line, then message records")
@@ -280,12 +282,12 @@ def _record_messages(record: Mapping[str, Any], converter: GeminiContents, repor
     text_parts = _parts(record.get("content"))
     converter.add({"role": "model", "parts": text_parts})
     message = out[-1]
-    thoughts = [t for t in record.get("thoughts") or () if isinstance(t, Mapping)]
+    thoughts = [t for t in listed(record.get("thoughts")) if isinstance(t, Mapping)]
     if thoughts:
         text = "\n\n".join(f"{t.get('subject') or ''}: {t.get('description') or ''}".strip(": ") for t in thoughts)
         message["_reasoning"] = "\n\n".join(filter(None, [message.get("_reasoning"), text]))
         report.changed("reasoning_kept_as_metadata")
-    calls = [c for c in record.get("toolCalls") or () if isinstance(c, Mapping)]
+    calls = [c for c in listed(record.get("toolCalls")) if isinstance(c, Mapping)]
     results: list[dict[str, Any]] = []
     for call in calls:
         name = str(call.get("name") or "")
@@ -299,9 +301,9 @@ def _record_messages(record: Mapping[str, Any], converter: GeminiContents, repor
             elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
                 texts.append(part["text"])
         result: dict[str, Any] = {"role": "tool", "tool_call_id": ident, "content": "\n".join(texts)}
-        if call.get("status") in _ERROR_STATUSES:
+        if tag(call.get("status")) in _ERROR_STATUSES:
             result["_is_error"] = True
-        if call.get("result") is None and call.get("status") not in _ERROR_STATUSES:
+        if call.get("result") is None and tag(call.get("status")) not in _ERROR_STATUSES:
             continue  # still running when recorded: the pairing repair says so
         results.append(result)
     if message.get("tool_calls") and message.get("content") == "":

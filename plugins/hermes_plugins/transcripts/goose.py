@@ -37,6 +37,7 @@ from hermes_plugins.transcripts.common import (
     object_records,
     reads,
     simplify_parts,
+    tag,
 )
 
 NAME = "goose"
@@ -51,7 +52,7 @@ _META_KEYS = ("working_dir", "description", "message_count", "total_tokens", "sc
 def _is_message(record: Mapping[str, Any]) -> bool:
     content = record.get("content")
     return record.get("role") in ("user", "assistant") and isinstance(content, list) and all(
-        isinstance(c, Mapping) and c.get("type") in _BLOCKS for c in content
+        isinstance(c, Mapping) and tag(c.get("type")) in _BLOCKS for c in content
     )
 
 

@@ -17,12 +17,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.messages import ROLES
+from hermes_core.errors import InvalidMessagesError
+from hermes_core.messages import ROLES, validate_messages
 from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import (
     document_list,
     mapping,
     reads,
+    tag,
     unknown_role_message,
     with_list,
 )
@@ -66,14 +68,14 @@ def read(source: TranscriptSource) -> Transcript:
     if isinstance(info.get("model_stats"), Mapping):
         metadata["model_stats"] = dict(info["model_stats"])
     acted = False
-    for item in raw:
+    for number, item in enumerate(raw):
         if not isinstance(item, Mapping):
             report.dropped("not_an_object")
             continue
         extra = mapping(item.get("extra"))
         if "extra" in item:
             report.changed("extra_metadata_dropped")
-        if item.get("type") in ITEM_TYPES:
+        if tag(item.get("type")) in ITEM_TYPES:
             before = len(messages)
             converter.add({k: v for k, v in item.items() if k != "extra"})
             acted = acted or item.get("type") != "message"
@@ -94,6 +96,11 @@ def read(source: TranscriptSource) -> Transcript:
                 messages.append(kept)
             continue
         message = {k: v for k, v in item.items() if k != "extra"}
+        try:
+            validate_messages((message,))
+        except InvalidMessagesError as exc:  # a malformed message (not an odd role): named
+            what = str(exc).partition(": ")[2]
+            raise InvalidMessagesError(f"{source.name}: message {number}: {what}", index=number) from None
         if role == "system" and not messages and system_prompt is None and isinstance(message.get("content"), str):
             system_prompt = message["content"]
             report.absorbed("system_prompt")

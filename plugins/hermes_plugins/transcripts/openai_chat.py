@@ -28,6 +28,7 @@ from hermes_plugins.transcripts.common import (
     is_openai_message,
     other_block,
     result_from_block,
+    tag,
     unknown_role_message,
 )
 
@@ -104,13 +105,13 @@ def _map_nonstandard_blocks(message: dict[str, Any], report: ReportBuilder) -> l
     message (returned); other unknown parts stay as text naming them. All counted."""
     content = message.get("content")
     if not isinstance(content, list) or all(
-        isinstance(p, Mapping) and p.get("type") in _STANDARD_PARTS for p in content
+        isinstance(p, Mapping) and tag(p.get("type")) in _STANDARD_PARTS for p in content
     ):
         return []
     parts: list[Any] = []
     results: list[dict[str, Any]] = []
     for part in content:
-        kind = part.get("type") if isinstance(part, Mapping) else None
+        kind = tag(part.get("type")) if isinstance(part, Mapping) else None
         if kind in _STANDARD_PARTS:
             parts.append(part)
         elif kind in CALL_BLOCKS and message["role"] == "assistant" and isinstance(part, Mapping):

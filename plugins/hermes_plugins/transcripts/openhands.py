@@ -22,7 +22,7 @@ from hermes_core.transcripts import (
     TranscriptSource,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text, reads
+from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, reads, tag
 
 NAME = "openhands"
 _ERRORS = frozenset({"error", "user_rejected"})
@@ -53,9 +53,9 @@ def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
     response = meta.get("model_response")
     ident = meta.get("tool_call_id")
     if isinstance(response, Mapping):
-        for choice in response.get("choices") or ():
+        for choice in listed(response.get("choices")):
             message = choice.get("message") if isinstance(choice, Mapping) else None
-            for call in (message or {}).get("tool_calls") or ():
+            for call in listed((message or {}).get("tool_calls")):
                 if isinstance(call, Mapping) and call.get("id") == ident:
                     fn = call.get("function") or {}
                     return fn.get("arguments")
@@ -65,7 +65,7 @@ def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
 
 def _assistant_text(response: Any) -> str:
     if isinstance(response, Mapping):
-        for choice in response.get("choices") or ():
+        for choice in listed(response.get("choices")):
             message = choice.get("message") if isinstance(choice, Mapping) else None
             if isinstance(message, Mapping) and isinstance(message.get("content"), str):
                 return message["content"]
@@ -122,7 +122,7 @@ class EventConverter:
             else:
                 report.dropped(f"action:{action}")
             return
-        observation = event.get("observation")
+        observation = tag(event.get("observation"))
         if meta and meta.get("tool_call_id"):
             result: dict[str, Any] = {"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
                                       "content": str(event.get("content") or "")}

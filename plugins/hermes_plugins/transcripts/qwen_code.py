@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
-from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads
+from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads, tag
 from hermes_plugins.transcripts.gemini_cli import GeminiContents
 
 NAME = "qwen-code"
@@ -38,7 +38,7 @@ def detect(source: TranscriptSource) -> Detection:
     records = head_objects(source)
     if not records:
         return Detection.refuse("no JSON object lines")
-    typed = [r for r in records if r.get("type") in RECORD_TYPES and "uuid" in r and "sessionId" in r]
+    typed = [r for r in records if tag(r.get("type")) in RECORD_TYPES and "uuid" in r and "sessionId" in r]
     if len(typed) < len(records) * 0.9:
         return Detection.refuse("records are not ChatRecords (type user/assistant/tool_result/system with uuid)")
     parts = [r for r in typed if isinstance(mapping(r.get("message")).get("parts"), list)]
@@ -56,7 +56,7 @@ def read(source: TranscriptSource) -> Transcript:
     compactions: list[dict[str, Any]] = []
     for _lineno, record in object_records(source):
         uuid = record.get("uuid")
-        kind = record.get("type")
+        kind = tag(record.get("type"))
         if isinstance(uuid, str):
             parent[uuid] = record.get("parentUuid") if isinstance(record.get("parentUuid"), str) else None
             last = uuid
@@ -64,6 +64,8 @@ def read(source: TranscriptSource) -> Transcript:
             metadata = {k: record[k] for k in ("sessionId", "cwd", "version", "gitBranch") if record.get(k)}
         if kind in ("user", "assistant", "tool_result") and isinstance(uuid, str) \
                 and isinstance(record.get("message"), Mapping):
+            if uuid in kept:
+                report.dropped("duplicate_uuid")  # written again (a resumed session): the later one stands
             kept[uuid] = record
             continue
         if kind == "system" and record.get("subtype") == "chat_compression":
@@ -106,7 +108,7 @@ def read(source: TranscriptSource) -> Transcript:
                 if item["role"] == "tool":
                     item["_is_error"] = True
         provenance = record.get("provenance")
-        if kind == "user" and (record.get("subtype") in _HARNESS_SUBTYPES
+        if kind == "user" and (tag(record.get("subtype")) in _HARNESS_SUBTYPES
                                or provenance not in (None, "real_user")):
             for item in added:
                 if item["role"] == "user" and "_injected" not in item:

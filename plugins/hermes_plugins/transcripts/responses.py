@@ -21,7 +21,7 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
+from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, simplify_parts, tag
 
 NAME = "openai-responses"
 ITEM_TYPES = frozenset({
@@ -83,7 +83,7 @@ class ItemConverter:
         if not isinstance(item, Mapping):
             report.dropped("not_an_object")
             return
-        kind = item.get("type") or ("message" if "role" in item else None)
+        kind = tag(item.get("type")) or ("message" if "role" in item else None)
         if kind == "message":
             self._message(item)
         elif kind in CALLS:
@@ -101,8 +101,8 @@ class ItemConverter:
             self.messages.append(result)
             report.converted()
         elif kind == "reasoning":
-            summary = [str(s.get("text") or "") for s in item.get("summary") or () if isinstance(s, Mapping)]
-            summary += [str(c.get("text") or "") for c in item.get("content") or ()
+            summary = [str(s.get("text") or "") for s in listed(item.get("summary")) if isinstance(s, Mapping)]
+            summary += [str(c.get("text") or "") for c in listed(item.get("content"))
                         if isinstance(c, Mapping) and c.get("type") == "reasoning_text"]
             text = "\n\n".join(s for s in summary if s)
             if item.get("encrypted_content"):
@@ -134,7 +134,7 @@ class ItemConverter:
         if isinstance(content, str):
             parts.append({"type": "text", "text": content})
         else:
-            for part in content or ():
+            for part in listed(content):
                 if not isinstance(part, Mapping):
                     continue
                 kind = part.get("type")
@@ -208,9 +208,9 @@ def _items_of(doc: Any) -> list[Any] | None:
 
 
 def _typed(items: list[Any]) -> bool:
-    typed = [i for i in items if isinstance(i, Mapping) and i.get("type") in ITEM_TYPES]
+    typed = [i for i in items if isinstance(i, Mapping) and tag(i.get("type")) in ITEM_TYPES]
     return bool(typed) and all(
-        isinstance(i, Mapping) and (i.get("type") in ITEM_TYPES or ("role" in i and "type" not in i))
+        isinstance(i, Mapping) and (tag(i.get("type")) in ITEM_TYPES or ("role" in i and "type" not in i))
         for i in items
     ) and any(i.get("type") != "message" or any(
         isinstance(p, Mapping) and str(p.get("type", "")).startswith(("input_", "output_"))
