@@ -371,16 +371,20 @@ def _read_stream(source: TranscriptSource) -> Transcript:
     metadata: dict[str, Any] = {}
     model = None
     open_text: dict[str, Any] | None = None  # the assistant reply still taking delta chunks
+    chunks: list[str] = []
     open_calls: dict[str, Any] | None = None  # the assistant message still taking tool_use events
     for _lineno, event in object_records(source):
         kind = event.get("type")
         if kind == "message" and event.get("role") == "assistant":
             text = str(event.get("content") or "")
             if open_text is not None and event.get("delta") and open_calls is None:
-                open_text["content"] += text
+                chunks.append(text)  # joined in batches: no copy of the whole text per chunk
+                if len(chunks) >= 1024:
+                    chunks[:] = ["".join(chunks)]
                 report.merged("assistant_delta_chunks")
                 continue
             open_text = {"role": "assistant", "content": text}
+            chunks = open_text["_chunks"] = [text]
             open_calls = None
             out.append(open_text)
             report.converted()
@@ -431,6 +435,9 @@ def _read_stream(source: TranscriptSource) -> Transcript:
             report.absorbed("error_notice")
         else:
             report.dropped(f"unknown:{kind}")
+    for message in out:
+        if "_chunks" in message:
+            message["content"] = "".join(message.pop("_chunks"))
     return source.transcript(out, model=model, metadata=metadata)
 
 

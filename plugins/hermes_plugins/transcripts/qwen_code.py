@@ -7,7 +7,9 @@ version, message?, toolCallResult?, systemPayload?, provenance?}``. ``message`` 
 ``assistant`` records the model (``functionCall`` and ``thought`` parts), ``tool_result``
 records the responses (``toolCallResult.error`` marks ``_is_error``). The records form a tree by
 ``parentUuid``: the conversation is the chain that ends at the last record; records on other
-branches (abandoned by a rewind) are dropped and counted. User records the CLI wrote itself
+branches (abandoned by a rewind) are dropped and counted. Bookkeeping records are remembered
+for the last 1,024 only (memory follows the messages): a parent further back is read as the
+conversation continuing (counted as ``parent_outside_window_read_as_linear``). User records the CLI wrote itself
 (``provenance`` other than ``real_user``, or subtypes such as ``notification``, ``cron``) are
 marked ``_injected: "harness-message"``; ``system`` records are bookkeeping (``chat_compression``
 goes to ``metadata["compactions"]``), dropped by subtype.
@@ -47,27 +49,53 @@ def detect(source: TranscriptSource) -> Detection:
     return Detection.accept(0.96, "ChatRecords holding Gemini Content (message.role/parts)")
 
 
+#: How many recent bookkeeping records a parent may point back to (beyond: read as linear).
+ALIAS_WINDOW = 1024
+
+
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
     kept: dict[str, Mapping[str, Any]] = {}  # uuid -> record (conversation records only)
-    parent: dict[str, str | None] = {}
-    last: str | None = None
+    up: dict[str, str | None] = {}  # conversation uuid -> its nearest conversation ancestor
+    # Bookkeeping uuid -> nearest conversation ancestor, for the last ALIAS_WINDOW of them only:
+    # memory follows the messages, not the records (a session is mostly telemetry records).
+    alias: dict[str, str | None] = {}
+    tail: str | None = None  # the newest conversation record read
+    tip: str | None = None  # nearest conversation ancestor of the newest record
     metadata: dict[str, Any] = {}
     compactions: list[dict[str, Any]] = []
+
+    def resolve(parent: Any) -> str | None:
+        if not isinstance(parent, str):
+            return None
+        if parent in kept:
+            return parent
+        if parent in alias:
+            return alias[parent]
+        report.changed("parent_outside_window_read_as_linear")
+        return tail
+
     for _lineno, record in object_records(source):
         uuid = record.get("uuid")
         kind = tag(record.get("type"))
-        if isinstance(uuid, str):
-            parent[uuid] = record.get("parentUuid") if isinstance(record.get("parentUuid"), str) else None
-            last = uuid
         if not metadata and record.get("sessionId"):
             metadata = {k: record[k] for k in ("sessionId", "cwd", "version", "gitBranch") if record.get(k)}
-        if kind in ("user", "assistant", "tool_result") and isinstance(uuid, str) \
-                and isinstance(record.get("message"), Mapping):
-            if uuid in kept:
-                report.dropped("duplicate_uuid")  # written again (a resumed session): the later one stands
-            kept[uuid] = record
-            continue
+        conversation = kind in ("user", "assistant", "tool_result") and isinstance(uuid, str) \
+            and isinstance(record.get("message"), Mapping)
+        if isinstance(uuid, str):
+            ancestor = resolve(record.get("parentUuid"))
+            if conversation:
+                if uuid in kept:
+                    report.dropped("duplicate_uuid")  # written again (a resumed session): the later stands
+                    del kept[uuid]
+                up[uuid] = ancestor if ancestor != uuid else None
+                kept[uuid] = record
+                tail = tip = uuid
+                continue
+            alias[uuid] = ancestor
+            if len(alias) > ALIAS_WINDOW:
+                del alias[next(iter(alias))]
+            tip = ancestor
         if kind == "system" and record.get("subtype") == "chat_compression":
             compactions.append({"timestamp": record.get("timestamp"),
                                 **{k: v for k, v in mapping(record.get("systemPayload")).items()
@@ -80,10 +108,10 @@ def read(source: TranscriptSource) -> Transcript:
         else:
             report.dropped(f"unknown:{kind}")
     chain: set[str] = set()
-    node = last
+    node = tip
     while node is not None and node not in chain:
         chain.add(node)
-        node = parent.get(node)
+        node = up.get(node)
     converter = GeminiContents(report)
     model = None
     for uuid, record in kept.items():
