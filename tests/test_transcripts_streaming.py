@@ -11,7 +11,7 @@ import pytest
 from transcript_streams import GENERATORS, lines, quiet
 
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import read_transcript
+from hermes_core.transcripts import Transcript, read_transcript
 
 FORMAT_OF = {name: name.split(" ")[0] for name in GENERATORS}
 
@@ -21,7 +21,7 @@ def _write(path: Path, records: object) -> Path:
     return path
 
 
-def _peak(path: Path) -> tuple[int, object]:
+def _peak(path: Path) -> tuple[int, Transcript]:
     tracemalloc.start()
     try:
         transcript = read_transcript(path)
@@ -38,8 +38,8 @@ def test_memory_follows_the_messages_not_the_records(name: str, tmp_path: Path) 
     path = _write(tmp_path / "quiet.jsonl", quiet(name, 4_000))
     size = path.stat().st_size - small.stat().st_size
     peak, transcript = _peak(path)
-    assert getattr(transcript, "format") == FORMAT_OF[name]
-    report = getattr(transcript, "conversion")
+    assert transcript.format == FORMAT_OF[name]
+    report = transcript.conversion
     assert report is not None and report.records == 4_000 and report.unaccounted == 0
     # A parse of the whole file would hold several times its size; streaming, for 3,000 more
     # records that yield nothing, holds a small fraction of their bytes more.
