@@ -310,3 +310,15 @@ def test_codex_legacy_rollout_and_exec_json() -> None:
     assert run.messages[3]["_is_error"] is True  # exit code 2
     assert run.messages[0]["_reasoning"] == "**Scanning the repo**"
     assert accounted(run)["dropped"] == {"item.started": 1, "item:todo_list": 1, "turn.started": 1}
+
+
+def test_formats_lists_every_new_reader_with_its_versions() -> None:
+    result = CliRunner().invoke(cli, ["formats", "--json"])
+    assert result.exit_code == 0
+    rows = {r["name"]: r for r in json.loads(result.stdout)}
+    for name in ("mini-swe-agent", "gemini-cli", "qwen-code", "cline", "roo-code", "goose", "openhands-jsonl",
+                 "codex", "openhands"):
+        assert rows[name]["versions"], name
+        assert rows[name]["plugin"] == "transcripts"
+    table = CliRunner().invoke(cli, ["formats"])
+    assert "VERSIONS" in table.stdout.splitlines()[0] and "mini-swe-agent 1.x" in table.stdout
