@@ -322,3 +322,20 @@ def test_formats_lists_every_new_reader_with_its_versions() -> None:
         assert rows[name]["plugin"] == "transcripts"
     table = CliRunner().invoke(cli, ["formats"])
     assert "VERSIONS" in table.stdout.splitlines()[0] and "mini-swe-agent 1.x" in table.stdout
+
+
+def test_gemini_restore_checkpoint_and_codex_typescript_session() -> None:
+    checkpoint = {
+        "history": [{"type": "user", "text": "fix it", "id": 1}],  # the UI's history
+        "clientHistory": [{"role": "user", "parts": [{"text": "fix it"}]},
+                          {"role": "model", "parts": [{"functionCall": {"name": "replace", "args": {"f": "a"}}}]}],
+        "toolCall": {"name": "replace", "args": {"f": "a"}}, "commitHash": "abc", "filePath": "/w/a.py",
+    }
+    t = read_transcript(json.dumps(checkpoint))
+    assert t.format == "gemini-cli" and roles(t) == ["user", "assistant"]
+    accounted(t)
+    session = {"session": {"timestamp": "2025-04-20T10:00:00Z", "id": "ts-1", "instructions": "Be careful."},
+               "items": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]},
+                         {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}]}
+    old = read_transcript(json.dumps(session))
+    assert old.format == "openai-responses" and old.system_prompt == "Be careful." and roles(old) == ["user", "assistant"]

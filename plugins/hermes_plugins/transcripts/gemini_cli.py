@@ -1,7 +1,8 @@
 """Gemini CLI: saved chats, session recordings and ``--output-format stream-json`` events.
 
 - **Saved chats** (``/chat save TAG`` -> ``checkpoint-TAG.json``): a JSON list of Gemini
-  ``Content`` (``{role: "user"|"model", parts}``), or ``{"history": [...]}``. Parts are ``text``
+  ``Content`` (``{role: "user"|"model", parts}``), or ``{"history": [...]}``; the ``/restore``
+  checkpoints of file edits hold it as ``clientHistory`` (beside the UI's ``history``). Parts are ``text``
   (``thought: true`` is reasoning, kept as ``_reasoning``), ``functionCall`` (``{id?, name,
   args}``), ``functionResponse`` (``{id?, name, response}``), ``inlineData``/``fileData`` (a
   placeholder). Calls without an id get one (``gemini_call_N``) and the responses that follow
@@ -199,8 +200,9 @@ class GeminiContents:
 
 
 def _contents(doc: Any) -> list[Any] | None:
-    if isinstance(doc, Mapping) and isinstance(doc.get("history"), list):
-        doc = doc["history"]
+    if isinstance(doc, Mapping):
+        # A /restore checkpoint holds the UI's history and the model's (clientHistory): the latter.
+        doc = doc.get("clientHistory") if isinstance(doc.get("clientHistory"), list) else doc.get("history")
     if isinstance(doc, list) and doc and all(
         isinstance(c, Mapping) and c.get("role") in ("user", "model") and isinstance(c.get("parts"), list)
         for c in doc[:200]

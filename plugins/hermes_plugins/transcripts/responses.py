@@ -2,7 +2,8 @@
 ``function_call``/``function_call_output`` (paired by ``call_id``), ``custom_tool_call`` and
 its output, ``local_shell_call``, ``reasoning`` (summary kept as ``_reasoning``, encrypted
 content dropped with a count). A JSON array of items, ``{"input": [...]}``, a response object
-(``{"object": "response", "output": [...]}``) or JSON Lines. ``ItemConverter`` is shared with
+(``{"object": "response", "output": [...]}``), the first Codex CLI's (TypeScript) session files
+(``{"session": {instructions}, "items": [...]}``) or JSON Lines. ``ItemConverter`` is shared with
 the Codex CLI reader, whose rollouts hold the same items.
 """
 
@@ -252,6 +253,9 @@ def read(source: TranscriptSource) -> Transcript:
             model = doc.get("model") if isinstance(doc.get("model"), str) else None
             if isinstance(doc.get("instructions"), str) and converter.system_prompt is None:
                 converter.system_prompt = doc["instructions"]
+            session = mapping(doc.get("session"))  # Codex CLI's first (TypeScript) sessions
+            if isinstance(session.get("instructions"), str) and converter.system_prompt is None:
+                converter.system_prompt = session["instructions"] or None
     return source.transcript(converter.finish(), system_prompt=converter.system_prompt, model=model)
 
 
