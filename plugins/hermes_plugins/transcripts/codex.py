@@ -43,8 +43,9 @@ def detect(source: TranscriptSource) -> Detection:
     records = head_objects(source)
     if not records:
         return Detection.refuse("no JSON object lines")
-    enveloped = [r for r in records if tag(r.get("type")) in ENVELOPES and "payload" in r]
-    if len(enveloped) >= len(records) * 0.9:
+    # Later versions add record types: any {type, payload} envelope counts, some must be known.
+    enveloped = [r for r in records if isinstance(r.get("type"), str) and "payload" in r]
+    if len(enveloped) >= len(records) * 0.9 and any(tag(r.get("type")) in ENVELOPES for r in enveloped):
         return Detection.accept(0.95, "{timestamp, type, payload} envelopes (session_meta, response_item ...)")
     if all(tag(r.get("type")) in EXEC_EVENTS for r in records) and any(
             r.get("type") in ("thread.started", "item.completed") for r in records):

@@ -224,14 +224,14 @@ def detect(source: TranscriptSource) -> Detection:
         if not records:
             return Detection.refuse("no JSON object lines")
         events = [r for r in records if tag(r.get("type")) in STREAM_EVENTS and "timestamp" in r]
-        if len(events) >= len(records) * 0.9 and any(r.get("type") in ("init", "tool_use", "result") or (
+        if len(events) >= len(records) * 0.75 and any(r.get("type") in ("init", "tool_use", "result") or (
                 r.get("type") == "message" and isinstance(r.get("content"), str)) for r in events):
             return Detection.accept(0.9, "stream-json events (init/message/tool_use/tool_result/result)")
         first = records[0]
-        if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) and all(
-            tag(r.get("type")) in RECORD_TYPES or "$rewindTo" in r or "$set" in r or "projectHash" in r
-            for r in records[1:]
-        ):
+        known = [r for r in records[1:] if tag(r.get("type")) in RECORD_TYPES or "$rewindTo" in r
+                 or "$set" in r or "projectHash" in r]
+        if isinstance(first.get("sessionId"), str) and isinstance(first.get("projectHash"), str) \
+                and len(known) >= len(records[1:]) * 0.75:
             return Detection.accept(0.95, "a session recording: metadata line, then message records")
         return Detection.refuse("no stream-json events nor a session recording (sessionId, projectHash)")
     if source.kind != "json":

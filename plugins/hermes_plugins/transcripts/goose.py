@@ -51,9 +51,10 @@ _META_KEYS = ("working_dir", "description", "message_count", "total_tokens", "sc
 
 def _is_message(record: Mapping[str, Any]) -> bool:
     content = record.get("content")
+    # Later versions add content types: every item typed, and some known.
     return record.get("role") in ("user", "assistant") and isinstance(content, list) and all(
-        isinstance(c, Mapping) and tag(c.get("type")) in _BLOCKS for c in content
-    )
+        isinstance(c, Mapping) and isinstance(c.get("type"), str) for c in content
+    ) and (not content or any(c["type"] in _BLOCKS for c in content))
 
 
 @reads("jsonl")
