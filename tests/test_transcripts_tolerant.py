@@ -178,3 +178,32 @@ def test_a_reader_failing_midway_names_the_record_and_the_reader(tmp_path: Path)
     broken.write_text(json.dumps([{"role": "user", "content": "a"}, {"content": "no role"}]))
     with pytest.raises(InvalidMessagesError, match=r"message 1: has no role \(read as openai"):
         read_transcript(broken)
+
+
+def test_detection_tolerates_record_kinds_of_later_versions() -> None:
+    def env(kind: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "t", "type": kind, "payload": payload})
+
+    user = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    codex = "\n".join([env("session_meta", {"id": "s"}), env("response_item", user),
+                       *[env("world_state", {"n": n}) for n in range(3)]]) + "\n"
+    t = read_transcript(codex.encode())
+    assert t.format == "codex" and t.conversion is not None
+    assert t.conversion.dropped == {"unknown:world_state": 3}
+    goose = "\n".join(json.dumps(r) for r in [
+        {"working_dir": "/w", "description": "d"},
+        {"role": "user", "created": 1, "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "created": 2, "content": [{"type": "text", "text": "ok"},
+                                                         {"type": "reasoningSummary", "text": "new kind"}]},
+    ]) + "\n"
+    g = read_transcript(goose.encode())
+    assert g.format == "goose" and g.conversion is not None
+    assert g.conversion.changed["ui_blocks_dropped:reasoningSummary"] == 1
+    stream = "\n".join(json.dumps(r) for r in [
+        {"type": "init", "timestamp": "t", "session_id": "s", "model": "m"},
+        {"type": "message", "timestamp": "t", "role": "user", "content": "hi"},
+        {"type": "thought", "timestamp": "t", "subject": "planning"},
+        {"type": "message", "timestamp": "t", "role": "assistant", "content": "ok", "delta": True},
+    ]) + "\n"
+    s = read_transcript(stream.encode())
+    assert s.format == "gemini-cli" and s.conversion is not None and s.conversion.dropped == {"unknown:thought": 1}
