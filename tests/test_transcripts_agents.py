@@ -33,6 +33,7 @@ EXPECTED_FORMAT = {
     "codex_compacted.jsonl": "codex",
     "codex_legacy.jsonl": "codex",
     "codex_exec.jsonl": "codex",
+    "codex_exec_legacy.jsonl": "codex",
     "qwen_stream.jsonl": "claude-code",  # Qwen Code's stream-json is Claude Code's SDK shape
 }
 
@@ -339,3 +340,14 @@ def test_gemini_restore_checkpoint_and_codex_typescript_session() -> None:
                          {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "hello"}]}]}
     old = read_transcript(json.dumps(session))
     assert old.format == "openai-responses" and old.system_prompt == "Be careful." and roles(old) == ["user", "assistant"]
+
+
+def test_codex_exec_json_before_0_44() -> None:
+    t = read_transcript(DATA / "codex_exec_legacy.jsonl")
+    assert t.model == "o4-mini" and t.messages[0] == {"role": "user", "content": "Which files are here?"}
+    assert [c["function"]["name"] for m in t.messages for c in m.get("tool_calls") or ()] == [
+        "shell", "apply_patch", "docs.lookup"]
+    assert t.messages[4]["_is_error"] is True and "_is_error" not in t.messages[2]  # success: false / exit 0
+    assert t.messages[1]["_reasoning"] == "List the directory."
+    report = accounted(t)
+    assert report["dropped"] == {"event:exec_command_output_delta": 1, "event:task_started": 1}

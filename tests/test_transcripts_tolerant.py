@@ -26,7 +26,7 @@ LINE_FORMATS = {
     "gemini-cli": ["gemini_stream.jsonl", "gemini_session.jsonl"],
     "qwen-code": ["qwen_session.jsonl"],
     "goose": ["goose_session.jsonl"],
-    "codex": ["codex_compacted.jsonl", "codex_exec.jsonl", "codex_legacy.jsonl"],
+    "codex": ["codex_compacted.jsonl", "codex_exec.jsonl", "codex_legacy.jsonl", "codex_exec_legacy.jsonl"],
     "openhands-jsonl": ["openhands_events.jsonl", "openhands_output.jsonl"],
     "claude-code": ["claude_code.jsonl", "qwen_stream.jsonl"],
 }

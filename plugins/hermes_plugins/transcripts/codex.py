@@ -12,6 +12,10 @@ encrypted ``compaction`` items are counted, never turned into empty summaries.
 ``codex exec --json`` events (``thread.started``, ``item.completed`` with ``agent_message``,
 ``reasoning``, ``command_execution``, ``file_change``, ``mcp_tool_call``, ``web_search`` items,
 ``turn.completed`` usage) read as one conversation; the prompt itself is not in that stream.
+Before 0.44 ``codex exec --json`` wrote a config line, a ``{"prompt"}`` line and protocol events
+``{id, msg: {type}}``: ``exec_command_begin``/``_end``, ``patch_apply_begin``/``_end``,
+``mcp_tool_call_begin``/``_end`` become a call and its result, ``agent_message`` the reply,
+``agent_reasoning`` its ``_reasoning``; deltas and lifecycle events are dropped by type.
 """
 
 from __future__ import annotations
@@ -28,7 +32,15 @@ from hermes_core.transcripts import (
     make_tool_call,
 )
 
-from hermes_plugins.transcripts.common import head_objects, listed, mapping, object_records, reads, tag
+from hermes_plugins.transcripts.common import (
+    head_objects,
+    listed,
+    mapping,
+    mark_user_text,
+    object_records,
+    reads,
+    tag,
+)
 from hermes_plugins.transcripts.responses import ITEM_TYPES, ItemConverter
 
 NAME = "codex"
@@ -50,6 +62,9 @@ def detect(source: TranscriptSource) -> Detection:
     if all(tag(r.get("type")) in EXEC_EVENTS for r in records) and any(
             r.get("type") in ("thread.started", "item.completed") for r in records):
         return Detection.accept(0.9, "codex exec --json events (thread.started, item.completed ...)")
+    events = [r for r in records if isinstance(mapping(r.get("msg")).get("type"), str)]
+    if events and len(events) >= (len(records) - 2) * 0.9:  # a config line and a prompt line may lead
+        return Detection.accept(0.85, "codex exec --json events of before 0.44 ({id, msg: {type ...}})")
     first = records[0]
     if "instructions" in first and "id" in first and all(
         tag(r.get("type")) in ITEM_TYPES or r.get("record_type") for r in records[1:]
@@ -62,6 +77,8 @@ def read(source: TranscriptSource) -> Transcript:
     head = head_objects(source)
     if head and tag(head[0].get("type")) in EXEC_EVENTS:
         return _read_exec_events(source)
+    if head and any(isinstance(r.get("msg"), Mapping) for r in head[:3]):
+        return _read_exec_legacy(source)
     report = source.report
     converter = ItemConverter(report)
     metadata: dict[str, Any] = {}
@@ -217,10 +234,108 @@ def _read_exec_events(source: TranscriptSource) -> Transcript:
     return source.transcript(out, metadata=metadata)
 
 
+#: Begin events of a legacy exec stream: the call; the matching end event is its result.
+_BEGINS = {"exec_command_begin": "shell", "patch_apply_begin": "apply_patch", "mcp_tool_call_begin": "",
+           "web_search_begin": "web_search"}
+_ENDS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
+
+
+def _legacy_result(msg: Mapping[str, Any]) -> tuple[str, bool]:
+    kind = msg.get("type")
+    if kind == "exec_command_end":
+        text = msg.get("aggregated_output")
+        if not isinstance(text, str):
+            text = "".join(str(msg.get(k) or "") for k in ("stdout", "stderr"))
+        code = msg.get("exit_code")
+        return text, isinstance(code, int) and code != 0
+    if kind == "patch_apply_end":
+        text = "".join(str(msg.get(k) or "") for k in ("stdout", "stderr"))
+        return text, msg.get("success") is False
+    outcome = mapping(msg.get("result"))
+    if "Err" in outcome:
+        return str(outcome["Err"]), True
+    ok = mapping(outcome.get("Ok"))
+    texts = [str(c.get("text") or "") for c in listed(ok.get("content")) if isinstance(c, Mapping)]
+    return "\n".join(texts), bool(ok.get("isError") or ok.get("is_error"))
+
+
+def _read_exec_legacy(source: TranscriptSource) -> Transcript:
+    """``codex exec --json`` before 0.44: a config line, a ``{"prompt"}`` line, then protocol
+    events ``{id, msg: {type, ...}}`` (the same ``EventMsg`` a rollout's ``event_msg`` holds)."""
+    report = source.report
+    out: list[dict[str, Any]] = []
+    reasoning: list[str] = []
+    metadata: dict[str, Any] = {}
+    model = None
+    prompt: str | None = None
+    for lineno, record in object_records(source):
+        msg = record.get("msg")
+        if not isinstance(msg, Mapping):
+            if isinstance(record.get("prompt"), str):
+                prompt = record["prompt"]
+                out.append({"role": "user", "content": prompt})
+                report.converted()
+            elif lineno <= 2:
+                metadata.update({k: v for k, v in record.items() if isinstance(v, (str, int, float, bool))})
+                model = model or (record["model"] if isinstance(record.get("model"), str) else None)
+                report.absorbed("exec_config")
+            else:
+                report.dropped("unknown_record")
+            continue
+        kind = tag(msg.get("type"))
+        ident = str(msg.get("call_id") or "")
+        if kind == "agent_message":
+            message: dict[str, Any] = {"role": "assistant", "content": str(msg.get("message") or "")}
+            if reasoning:
+                message["_reasoning"] = "\n\n".join(reasoning)
+                reasoning.clear()
+            out.append(message)
+            report.converted()
+        elif kind == "agent_reasoning" and msg.get("text"):
+            reasoning.append(str(msg["text"]))
+            report.changed("reasoning_kept_as_metadata")
+            report.merged("reasoning_into_assistant_message")
+        elif kind == "user_message" and msg.get("message") != prompt:
+            out.append(mark_user_text({"role": "user", "content": str(msg.get("message") or "")}, report))
+            report.converted()
+        elif kind in _BEGINS:
+            if kind == "mcp_tool_call_begin":
+                invocation = mapping(msg.get("invocation"))
+                name = f"{invocation.get('server') or ''}.{invocation.get('tool') or ''}".strip(".")
+                args: Any = invocation.get("arguments")
+            else:
+                name = _BEGINS[kind]
+                args = {k: msg[k] for k in ("command", "cwd", "changes", "query") if k in msg}
+            assistant: dict[str, Any] = {"role": "assistant", "content": None,
+                                         "tool_calls": [make_tool_call(ident, name, args)]}
+            if reasoning:
+                assistant["_reasoning"] = "\n\n".join(reasoning)
+                reasoning.clear()
+            out.append(assistant)
+            report.converted()
+        elif kind in _ENDS:
+            text, failed = _legacy_result(msg)
+            result: dict[str, Any] = {"role": "tool", "tool_call_id": ident, "content": text}
+            if failed:
+                result["_is_error"] = True
+            out.append(result)
+            report.converted()
+        elif kind in ("token_count", "task_complete", "error"):
+            metadata.setdefault("events", []).append(
+                {k: v for k, v in msg.items() if isinstance(v, (str, int, float, bool, Mapping))})
+            report.absorbed(f"event:{kind}")
+        else:  # deltas, task_started, web_search_end (its results are not in the stream) ...
+            report.dropped(f"event:{kind}")
+    if reasoning:
+        out.append({"role": "assistant", "content": "", "_reasoning": "\n\n".join(reasoning)})
+        report.changed("assistant_message_added_for_trailing_reasoning")
+    return source.transcript(out, model=model, metadata=metadata)
+
+
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Codex CLI rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl) and codex exec --json events",
-    versions="Codex CLI (Rust) 0.1x header+items rollouts, 0.2x-0.5x enveloped rollouts, exec --json 0.4x+",
+    versions="Codex CLI (Rust) 0.1x header+items rollouts, 0.2x-0.5x enveloped rollouts, exec --json (both schemas)",
     detect=detect,
     read=read,
 )

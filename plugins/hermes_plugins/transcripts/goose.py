@@ -37,7 +37,6 @@ from hermes_plugins.transcripts.common import (
     object_records,
     reads,
     simplify_parts,
-    tag,
 )
 
 NAME = "goose"
