@@ -239,6 +239,7 @@ def write(transcript: Transcript, notes: ReportBuilder) -> str:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Anthropic Messages: a request body or a list of messages with content blocks",
+    versions="Messages API shape (blocks up to thinking/redacted_thinking)",
     detect=detect,
     read=read,
     write=write,

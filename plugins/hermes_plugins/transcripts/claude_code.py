@@ -162,6 +162,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Claude Code project JSONL (~/.claude/projects/<dir>/<session>.jsonl)",
+    versions="Claude Code project JSONL as of 2025-2026; SDK stream-json (also Qwen Code's)",
     detect=detect,
     read=read,
 )

@@ -296,14 +296,14 @@ def _reader(name: str) -> Any:
 CLINE = TranscriptFormat(
     name="cline",
     description="Cline task history (tasks/<id>/api_conversation_history.json, ui_messages.json beside it)",
-    versions="Cline 2.x-3.x (XML tool protocol and native tool calls)",
+    versions="Cline API history: XML tool protocol and native tool calls",
     detect=_detector(roo=False),
     read=_reader("cline"),
 )
 ROO_CODE = TranscriptFormat(
     name="roo-code",
     description="Roo Code task history (tasks/<id>/api_conversation_history.json, ui_messages.json beside it)",
-    versions="Roo Code 3.x (XML and native tool protocols)",
+    versions="Roo Code API history: XML and native tool protocols",
     detect=_detector(roo=True),
     read=_reader("roo-code"),
 )

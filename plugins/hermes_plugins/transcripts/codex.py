@@ -335,7 +335,7 @@ def _read_exec_legacy(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Codex CLI rollout JSONL (~/.codex/sessions/.../rollout-*.jsonl) and codex exec --json events",
-    versions="Codex CLI (Rust) 0.1x header+items rollouts, 0.2x-0.5x enveloped rollouts, exec --json (both schemas)",
+    versions="Codex CLI (Rust): header+items and enveloped rollouts; exec --json before and since 0.44",
     detect=detect,
     read=read,
 )

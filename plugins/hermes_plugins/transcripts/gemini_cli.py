@@ -446,7 +446,7 @@ def _read_stream(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Gemini CLI saved chats, session recordings (JSON/JSONL) and stream-json events",
-    versions="Gemini CLI 0.1-0.2x (checkpoints, chats/session-*.json[l], --output-format stream-json)",
+    versions="Gemini CLI: /chat save checkpoints, chats/session-*.json and .jsonl recordings, stream-json events",
     detect=detect,
     read=read,
 )

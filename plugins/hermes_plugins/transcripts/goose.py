@@ -198,7 +198,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="goose session JSONL (~/.local/share/goose/sessions/<id>.jsonl)",
-    versions="goose 1.0-1.9 (JSONL sessions, before the SQLite store)",
+    versions="goose JSONL sessions (before its SQLite session store)",
     detect=detect,
     read=read,
 )

@@ -208,6 +208,7 @@ def write(transcript: Transcript, notes: ReportBuilder) -> str:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenAI chat messages: JSON array, {\"messages\": [...]} or JSON Lines",
+    versions="Chat Completions API message shape",
     detect=detect,
     read=read,
     write=write,

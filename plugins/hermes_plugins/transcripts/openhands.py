@@ -173,7 +173,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenHands trajectory (event stream of actions and observations)",
-    versions="OpenHands 0.9-0.5x (event list; early [action, observation] pairs)",
+    versions="OpenHands event lists (current), early [action, observation] pair histories",
     detect=detect,
     read=read,
 )

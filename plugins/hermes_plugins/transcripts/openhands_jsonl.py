@@ -101,7 +101,7 @@ def _read_instances(source: TranscriptSource) -> list[Transcript]:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenHands JSON Lines: evaluation output.jsonl (--index N picks an instance) or one event a line",
-    versions="OpenHands 0.9-0.5x evaluation harness (history events; early [action, observation] pairs)",
+    versions="OpenHands evaluation output.jsonl and event lines (current and early pair histories)",
     detect=detect,
     read=read,
 )

@@ -150,7 +150,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Qwen Code session recordings (~/.qwen/projects/<project>/chats/<session>.jsonl)",
-    versions="Qwen Code 0.0.x-0.1x (ChatRecord JSONL); its stream-json is read as claude-code",
+    versions="Qwen Code ChatRecord JSONL (uuid/parentUuid tree); its stream-json is read as claude-code",
     detect=detect,
     read=read,
 )

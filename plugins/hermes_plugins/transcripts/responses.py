@@ -262,6 +262,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenAI Responses API items (input/output lists, JSON or JSON Lines)",
+    versions="Responses API items; Codex CLI (TypeScript) sessions",
     detect=detect,
     read=read,
 )
