@@ -351,3 +351,13 @@ def test_codex_exec_json_before_0_44() -> None:
     assert t.messages[1]["_reasoning"] == "List the directory."
     report = accounted(t)
     assert report["dropped"] == {"event:exec_command_output_delta": 1, "event:task_started": 1}
+
+
+def test_roo_code_role_less_reasoning_entries_are_counted() -> None:
+    history = json.loads((TASKS / "roo_task" / "api_conversation_history.json").read_text())
+    history.insert(3, {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAA", "summary": [], "ts": 1})
+    t = read_transcript(json.dumps(history))
+    assert t.format == "roo-code"
+    report = accounted(t)
+    assert report["dropped"] == {"entry_without_role:reasoning": 1}
+    assert report["changed"]["encrypted_reasoning_dropped"] == 1

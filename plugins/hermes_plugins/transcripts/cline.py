@@ -44,6 +44,7 @@ from hermes_plugins.transcripts.common import (
     mapping,
     reads,
     result_content,
+    tag,
     unknown_role_message,
     user_from_blocks,
 )
@@ -58,9 +59,11 @@ _NOT_TOOLS = frozenset({"thinking", "task", "environment_details", "feedback", "
 
 
 def _messages(doc: Any) -> list[Any] | None:
-    if isinstance(doc, list) and doc and all(
-        isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in doc[:200]
-    ):
+    # Most entries are messages; Roo Code also keeps role-less entries (encrypted reasoning items).
+    sample = doc[:200] if isinstance(doc, list) else []
+    if sample and all(isinstance(m, Mapping) for m in sample) and len(sample) - sum(
+        isinstance(m.get("role"), str) for m in sample
+    ) <= max(1, len(sample) // 10):
         return doc
     return None
 
@@ -283,8 +286,12 @@ def _reader(name: str) -> Any:
                     continue
                 messages.extend(converted)
                 report.converted()
+            elif not isinstance(role, str):
+                if item.get("type") == "reasoning":
+                    report.changed("encrypted_reasoning_dropped")
+                report.dropped(f"entry_without_role:{tag(item.get('type'))}")
             else:
-                kept = unknown_role_message(item, str(role), report)
+                kept = unknown_role_message(item, role, report)
                 if kept is not None:
                     messages.append(kept)
         metadata = _ui_metadata(source.path, report)
