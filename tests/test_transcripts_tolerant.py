@@ -135,7 +135,11 @@ def test_unknown_roles_become_counted_marked_messages() -> None:
     assert anthropic.format == "anthropic" and anthropic.messages[-1]["_role"] == "system"
 
 
-def test_nonstandard_tool_blocks_are_mapped_and_counted() -> None:
+@pytest.mark.parametrize("thinking", [False, True])
+def test_nonstandard_tool_blocks_are_mapped_and_counted(thinking: bool) -> None:
+    last: Any = "One file."
+    if thinking:  # a thinking block makes it an Anthropic-style list: the same mapping applies
+        last = [{"type": "thinking", "thinking": "Say how many."}, {"type": "text", "text": "One file."}]
     export = [
         {"role": "user", "content": "list the files"},
         {"role": "assistant", "content": [
@@ -143,18 +147,32 @@ def test_nonstandard_tool_blocks_are_mapped_and_counted() -> None:
             {"type": "tool_call", "id": "c1", "name": "shell", "arguments": {"command": ["ls"]}}]},
         {"role": "user", "content": [{"type": "tool_output", "call_id": "c1", "output": "a.py"},
                                      {"type": "citation", "source": "x"}]},
-        {"role": "assistant", "content": "One file."},
+        {"role": "assistant", "content": last},
     ]
     t = read_transcript(json.dumps(export))
-    assert t.format == "openai"
+    assert t.format == ("anthropic" if thinking else "openai")
     assert t.messages[1]["tool_calls"][0]["function"] == {"name": "shell", "arguments": '{"command": ["ls"]}'}
     assert t.messages[2] == {"role": "tool", "tool_call_id": "c1", "content": "a.py"}
     assert t.messages[3]["content"].startswith("[citation block]")  # unclear: kept as text naming it
+    assert t.messages[4]["content"] == "One file."
     report = t.conversion
     assert report is not None and report.unaccounted == 0 and pairing_problems(t.messages) == []
     assert report.changed["nonstandard_blocks_mapped:tool_call"] == 1
     assert report.changed["nonstandard_blocks_mapped:tool_output"] == 1
     assert report.changed["blocks_kept_as_text:citation"] == 1
+    if thinking:
+        assert t.messages[4]["_reasoning"] == "Say how many."
+
+
+def test_reasoning_parts_of_chat_messages_become_reasoning() -> None:
+    t = read_transcript(json.dumps([
+        {"role": "user", "content": "hi"},
+        {"role": "assistant", "content": [{"type": "reasoning", "text": "Greet back."}, {"type": "text", "text": "hello"}]},
+        {"role": "tool", "tool_call_id": "x", "content": "stray"},
+    ]))
+    assert t.format == "openai"
+    assert t.messages[1] == {"role": "assistant", "content": "hello", "_reasoning": "Greet back."}
+    assert t.conversion is not None and t.conversion.changed["nonstandard_blocks_mapped:reasoning"] == 1
 
 
 def test_a_file_in_no_known_format_lists_every_format_tried(tmp_path: Path) -> None:

@@ -171,7 +171,7 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
             continue
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
+        kind = tag(block.get("type"))
         if kind == "text":
             parts.append({"type": "text", "text": str(block.get("text") or "")})
         elif kind == "tool_use" or kind == "server_tool_use":
@@ -188,6 +188,8 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
             report.changed("encrypted_reasoning_dropped")
         elif kind in ("image", "image_url"):
             parts.append(image_placeholder(block, report))
+        elif kind in CALL_BLOCKS:  # a non-standard call block (a chat export's): its meaning is clear
+            calls.append(call_from_block(block, report))
         else:
             parts.append(other_block(block, report))
     message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else ""}
@@ -216,7 +218,7 @@ def user_from_blocks(content: Any, report: ReportBuilder) -> list[dict[str, Any]
             block = {"type": "text", "text": block}
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
+        kind = tag(block.get("type"))
         if kind == "tool_result":
             result: dict[str, Any] = {
                 "role": "tool",
@@ -226,6 +228,8 @@ def user_from_blocks(content: Any, report: ReportBuilder) -> list[dict[str, Any]
             if block.get("is_error"):
                 result["_is_error"] = True
             out.append(result)
+        elif kind in OUTPUT_BLOCKS:  # a non-standard result block: a tool result all the same
+            out.append(result_from_block(block, report))
         elif kind == "text":
             text = str(block.get("text") or "")
             if (opening_injected_kind(text) or opening_summary_author(text)) and (parts or len(content) > 1):

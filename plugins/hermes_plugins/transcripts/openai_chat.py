@@ -102,7 +102,8 @@ _STANDARD_PARTS = frozenset({"text", "image_url", "input_audio", "file", "refusa
 def _map_nonstandard_blocks(message: dict[str, Any], report: ReportBuilder) -> list[dict[str, Any]]:
     """Move non-standard parts whose meaning is clear out of ``message``'s content: a
     ``tool_call`` part becomes a call of the (assistant) message, a ``tool_output`` part a tool
-    message (returned); other unknown parts stay as text naming them. All counted."""
+    message (returned), a ``thinking``/``reasoning`` part its ``_reasoning``; other unknown
+    parts stay as text naming them. All counted."""
     content = message.get("content")
     if not isinstance(content, list) or all(
         isinstance(p, Mapping) and tag(p.get("type")) in _STANDARD_PARTS for p in content
@@ -118,6 +119,11 @@ def _map_nonstandard_blocks(message: dict[str, Any], report: ReportBuilder) -> l
             message.setdefault("tool_calls", []).append(call_from_block(part, report))
         elif kind in OUTPUT_BLOCKS and isinstance(part, Mapping):
             results.append(result_from_block(part, report))
+        elif kind in ("thinking", "reasoning") and message["role"] == "assistant" and isinstance(part, Mapping):
+            text = part.get("thinking", part.get("text", part.get("reasoning")))
+            if isinstance(text, str) and text:
+                message["_reasoning"] = "\n\n".join(filter(None, [message.get("_reasoning"), text]))
+            report.changed(f"nonstandard_blocks_mapped:{kind}")
         elif isinstance(part, Mapping):
             parts.append(other_block(part, report))
         else:
