@@ -220,6 +220,8 @@ def test_cline_harness_text_is_marked_and_the_task_is_the_request() -> None:
     unattached = next(m for m in users if m.get("_injected") == "observation")
     assert unattached["content"].startswith("[search_files for 'TODO'] Result:")  # no call to answer
     assert t.metadata["api_usage"]["requests"] == 2 and t.metadata["ui_messages"] == 6  # ui_messages.json
+    assert t.model == "claude-sonnet-4-5"  # task_metadata.json: the last model used
+    assert t.metadata["models_used"] == ["claude-sonnet-4-20250514", "claude-sonnet-4-5"]
 
 
 def test_roo_code_native_and_xml_calls(tmp_path: Path) -> None:
@@ -233,7 +235,7 @@ def test_roo_code_native_and_xml_calls(tmp_path: Path) -> None:
     lone = tmp_path / "history.json"
     shutil.copy(TASKS / "cline_task" / "api_conversation_history.json", lone)
     alone = read_transcript(lone)
-    assert alone.format == "cline" and "api_usage" not in alone.metadata
+    assert alone.format == "cline" and "api_usage" not in alone.metadata and alone.model is None
     accounted(alone)
 
 

@@ -15,7 +15,8 @@ Text the extension writes into the user role is marked: ``<environment_details>`
 (``environment-details``), and its steering notes (``[TASK RESUMPTION]``, ``Tool [x] was not
 executed ...``, ``[ERROR] You did not use a tool ...``) as ``harness-message``. The first
 request (``<task>...</task>``) stays the user's. With ``ui_messages.json`` beside the history,
-its records are absorbed into the metadata (API requests, tokens and cost summed).
+its records are absorbed into the metadata (API requests, tokens and cost summed); with
+``task_metadata.json``, the model is its last ``model_usage`` entry.
 
 Roo Code (Cline's fork) writes the same files; it is told apart by its ``ts`` on every message
 and the ``<slug>`` of its mode in the environment details.
@@ -259,6 +260,25 @@ def _ui_metadata(path: Path | None, report: ReportBuilder) -> dict[str, Any]:
     return {"ui_messages": len(ui), "api_usage": usage}
 
 
+def _task_model(path: Path | None, report: ReportBuilder, metadata: dict[str, Any]) -> str | None:
+    """The model of ``task_metadata.json`` beside the history (its last ``model_usage`` entry)."""
+    if path is None or not path.with_name("task_metadata.json").is_file():
+        return None
+    meta_path = path.with_name("task_metadata.json")
+    try:
+        doc = json.loads(meta_path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError, RecursionError):
+        report.warn(f"{meta_path.name}: not JSON; its model usage was not read")
+        return None
+    usage = [u for u in listed(mapping(doc).get("model_usage")) if isinstance(mapping(u).get("model_id"), str)]
+    report.saw()
+    report.absorbed("task_metadata")
+    if not usage:
+        return None
+    metadata["models_used"] = list(dict.fromkeys(str(u["model_id"]) for u in usage))
+    return str(usage[-1]["model_id"])
+
+
 def _reader(name: str) -> Any:
     def read(source: TranscriptSource) -> Transcript:
         report = source.report
@@ -295,7 +315,8 @@ def _reader(name: str) -> Any:
                 if kept is not None:
                     messages.append(kept)
         metadata = _ui_metadata(source.path, report)
-        return source.transcript(messages, metadata=metadata)
+        model = _task_model(source.path, report, metadata)
+        return source.transcript(messages, metadata=metadata, model=model)
 
     return read
 
