@@ -716,7 +716,7 @@ def read_transcripts(
         # A reader that fails midway names the record; the reader's name says which reading failed.
         text = str(exc)
         if f"as {fmt.name}" not in text and f"{fmt.name} transcript" not in text:
-            text = f"{text} (read as {fmt.name}, after {source.report.seen:,} records)"
+            text = f"{text} (read as {fmt.name})"
         raise InvalidMessagesError(text + _forced_hint(source, fmt, formats, wanted), index=exc.index) from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InvalidMessagesError(
