@@ -36,6 +36,7 @@ LIST_FORMATS = {
     "anthropic": ("anthropic.json", "messages"),
     "mini-swe-agent": ("mini_swe_agent_2x.traj.json", "messages"),
     "cline": ("../cline_task/api_conversation_history.json", None),
+    "gemini-cli": ("gemini_checkpoint.json", None),
 }
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=8),
@@ -106,7 +107,8 @@ def test_random_messages_never_refuse_a_document_format(fmt: str) -> None:
     @given(mutated(rolled), st.lists(st.sampled_from(["exit", "model", "observation", "critic"]), max_size=2))
     def run(stream: list[Any], odd_roles: list[str]) -> None:
         # Messages keep a role (a message with none is malformed, not tolerated); its value may be odd.
-        kept = [m for m in stream if isinstance(m, dict) and isinstance(m.get("role"), str) and m["role"]]
+        kept = [rolled[0]]  # one message as written: what tells the reader which format it reads
+        kept += [m for m in stream if isinstance(m, dict) and isinstance(m.get("role"), str) and m["role"]]
         kept += [{"role": role, "content": f"a {role} message"} for role in odd_roles]
         doc = kept if key is None else {**base, key: kept}
         try:

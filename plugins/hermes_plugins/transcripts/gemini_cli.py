@@ -47,6 +47,7 @@ from hermes_plugins.transcripts.common import (
     object_records,
     simplify_parts,
     tag,
+    unknown_role_message,
 )
 
 NAME = "gemini-cli"
@@ -199,15 +200,25 @@ class GeminiContents:
 # --- detection --------------------------------------------------------------------------------
 
 
-def _contents(doc: Any) -> list[Any] | None:
+def _is_content(item: Any) -> bool:
+    return isinstance(item, Mapping) and item.get("role") in ("user", "model") and isinstance(item.get("parts"), list)
+
+
+def _content_list(doc: Any) -> list[Any] | None:
+    """The list of a saved chat (or a /restore checkpoint's) when it holds any Content."""
     if isinstance(doc, Mapping):
         # A /restore checkpoint holds the UI's history and the model's (clientHistory): the latter.
         doc = doc.get("clientHistory") if isinstance(doc.get("clientHistory"), list) else doc.get("history")
-    if isinstance(doc, list) and doc and all(
-        isinstance(c, Mapping) and c.get("role") in ("user", "model") and isinstance(c.get("parts"), list)
-        for c in doc[:200]
-    ):
-        return doc
+    return doc if isinstance(doc, list) and any(map(_is_content, doc[:200])) else None
+
+
+def _contents(doc: Any) -> list[Any] | None:
+    """The saved chat's list when it is Content (detection: all but a stray item or two)."""
+    doc = _content_list(doc)
+    sample = doc[:200] if isinstance(doc, list) else []
+    # Tolerant: a stray item or two (a role of another version) is read as marked text.
+    if sample and _is_content(sample[0]) and len(sample) - sum(map(_is_content, sample)) <= max(1, len(sample) // 10):
+        return doc  # type: ignore[no-any-return]
     return None
 
 
@@ -259,13 +270,24 @@ def read(source: TranscriptSource) -> Transcript:
         source.report.saw(len(records))
         meta = {k: doc[k] for k in ("sessionId", "projectHash", "startTime", "lastUpdated", "summary") if k in doc}
         return _from_records(source, ((r, 1) for r in records), meta)
-    contents = _contents(doc)
+    contents = _content_list(doc)
     if contents is None:
         raise TypeError("expected a list of Gemini Content or a session recording")
     report = source.report
     report.saw(len(contents))
     converter = GeminiContents(report)
     for content in contents:
+        if not _is_content(content):
+            role = content.get("role") if isinstance(content, Mapping) else None
+            if isinstance(role, str) and role:
+                texts = [str(p.get("text")) for p in listed(content.get("parts")) if isinstance(p, Mapping)
+                         and isinstance(p.get("text"), str)]
+                kept = unknown_role_message({"content": "\n".join(texts)}, role, report)
+                if kept is not None:
+                    converter.messages.append(kept)
+            else:
+                report.dropped("not_a_content")
+            continue
         if converter.add(content):
             report.converted()
         else:
