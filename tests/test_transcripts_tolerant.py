@@ -75,7 +75,7 @@ def _check(text: str, fmt: str) -> None:
         assert report is not None and report.unaccounted == 0, report.to_dict()
 
 
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("fmt", sorted(LINE_FORMATS))
