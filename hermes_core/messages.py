@@ -161,7 +161,8 @@ def _part_text(part: Any, sep: str) -> str | None:
     else:
         kind = getattr(part, "type", None)
         text = getattr(part, "text", None)
-    if (kind is None or kind in TEXT_PART_TYPES) and isinstance(text, str):
+    # A ``type`` that is not a string (a damaged foreign file) names no text part.
+    if (kind is None or (isinstance(kind, str) and kind in TEXT_PART_TYPES)) and isinstance(text, str):
         return text
     return None
 

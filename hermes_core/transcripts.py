@@ -202,7 +202,9 @@ class TranscriptFormat:
     ``source.head_text``, ``source.head_records``, ``source.document()`` for a JSON document);
     ``read(source) -> Transcript | list[Transcript]`` converts (several for files that hold many
     runs; honour ``source.options["index"]``); ``write(transcript, notes) -> str`` is optional
-    and notes its own changes on the ``ReportBuilder`` ``notes``.
+    and notes its own changes on the ``ReportBuilder`` ``notes``. ``versions`` names the versions
+    of the tool that writes the format the reader was written against (``hermes-ctx formats``
+    lists them), e.g. ``"Codex CLI 0.1-0.46"``.
     """
 
     name: str = attrs.field(converter=_format_name)
@@ -211,6 +213,7 @@ class TranscriptFormat:
     read: Callable[[TranscriptSource], Transcript | list[Transcript]]
     write: Callable[[Transcript, ReportBuilder], str] | None = None
     plugin: str = ""
+    versions: str = ""
 
 
 # --- the report while it is being built -------------------------------------------------------
@@ -708,11 +711,18 @@ def read_transcripts(
         result = fmt.read(source)
     except RecursionError:
         raise InvalidMessagesError(f"{source.name}: nested too deeply to read as {fmt.name}") from None
-    except (InvalidMessagesError, HermesPluginError):
+    except HermesPluginError:
         raise
+    except InvalidMessagesError as exc:
+        # A reader that fails midway names the record; the reader's name says which reading failed.
+        text = str(exc)
+        if f"as {fmt.name}" not in text and f"{fmt.name} transcript" not in text:
+            text = f"{text} (read as {fmt.name})"
+        raise InvalidMessagesError(text + _forced_hint(source, fmt, formats, wanted), index=exc.index) from None
     except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise InvalidMessagesError(
             f"{source.name}: not a valid {fmt.name} transcript ({type(exc).__name__}: {exc})"
+            + _forced_hint(source, fmt, formats, wanted)
         ) from None
     runs = result if isinstance(result, list) else [result]
     out = [_finish(run, fmt, source, single=len(runs) == 1) for run in runs]
@@ -725,6 +735,24 @@ def read_transcripts(
             record_warning("transcript_conversion", f"{source.name}: {warning}", path=source.name,
                            format=fmt.name)
     return out
+
+
+def _forced_hint(
+    source: TranscriptSource, fmt: TranscriptFormat, formats: Mapping[str, TranscriptFormat], wanted: str
+) -> str:
+    """When ``--format`` forced a reader that fails: what its detector says, and which format
+    detection would pick (a mini-swe-agent file forced as swe-agent says so)."""
+    if wanted == "auto":
+        return ""
+    try:
+        own = fmt.detect(source)
+        picked, _ = detect_format(source, formats)
+    except Exception:  # noqa: BLE001 - a hint only; the reader's own error is what matters
+        return ""
+    hint = f"; its detector says: {own.reason}" if own.confidence is None else ""
+    if picked.name != fmt.name:
+        hint += f"; detected as {picked.name} (try --format {picked.name} or auto)"
+    return hint
 
 
 def read_transcript(
@@ -758,13 +786,37 @@ def read_transcript(
 def _finish(transcript: Transcript, fmt: TranscriptFormat, source: TranscriptSource, *, single: bool) -> Transcript:
     # A reader of a multi-run file may keep a report per run; otherwise runs share the file's.
     report = source.run_reports.get(id(transcript), source.report)
-    messages = normalize_pairing(list(transcript.messages), report)
+    messages = normalize_pairing(_name_unnamed_calls(list(transcript.messages), report), report)
     problems = pairing_problems(messages)
     if problems:  # pragma: no cover - normalize_pairing leaves none; a guard for third parties
         report.warn(f"tool pairing still invalid after repair: {problems[0]}")
     return attrs.evolve(
         transcript, messages=messages, format=fmt.name, conversion=report.build(messages)
     )
+
+
+def _name_unnamed_calls(messages: list[dict[str, Any]], report: ReportBuilder) -> list[dict[str, Any]]:
+    """Give a tool call without an id one (``call_missing_<message>_<position>``), and the
+    id-less results right after its message the ids of those calls in order: a call without an
+    id can be neither answered nor sent. Counted as ``tool_call_ids_generated``."""
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls") if message.get("role") == "assistant" else None
+        if not isinstance(calls, list):
+            continue
+        made: list[str] = []
+        for position, call in enumerate(calls):
+            if isinstance(call, dict) and not (call.get("id") or call.get("call_id")):
+                call["id"] = f"call_missing_{index}_{position}"
+                made.append(call["id"])
+        if not made:
+            continue
+        report.changed("tool_call_ids_generated", len(made))
+        following = index + 1
+        while made and following < len(messages) and messages[following].get("role") == "tool":
+            if not messages[following].get("tool_call_id"):
+                messages[following]["tool_call_id"] = made.pop(0)
+            following += 1
+    return messages
 
 
 def normalize_pairing(messages: list[dict[str, Any]], report: ReportBuilder) -> list[dict[str, Any]]:

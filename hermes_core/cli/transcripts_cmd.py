@@ -86,21 +86,25 @@ def _stderr_is_tty() -> bool:
 
 
 @cli.command("formats")
-@click.option("--json", "as_json", is_flag=True, help="JSON rows: {name, description, plugin, writes}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON rows: {name, description, versions, plugin, writes}.")
 @click.pass_obj
 @guarded
 def formats_command(state: CliState, as_json: bool) -> None:
-    """List the transcript formats that can be read (and written)."""
+    """List the transcript formats that can be read (and written), with the tool versions each
+    reader was written against."""
     formats = state.host.transcript_formats()
     rows = [
-        {"name": f.name, "description": f.description, "plugin": f.plugin, "writes": f.write is not None}
+        {"name": f.name, "description": f.description, "versions": f.versions, "plugin": f.plugin,
+         "writes": f.write is not None}
         for f in sorted(formats.values(), key=lambda f: f.name)
     ]
     if as_json:
         emit_json(rows)
         return
-    emit_table(["NAME", "WRITE", "PLUGIN", "DESCRIPTION"],
-               [[r["name"], "yes" if r["writes"] else "-", r["plugin"], r["description"]] for r in rows])
+    emit_table(["NAME", "WRITE", "VERSIONS", "PLUGIN", "DESCRIPTION"],
+               [[r["name"], "yes" if r["writes"] else "-", r["versions"] or "-", r["plugin"], r["description"]]
+                for r in rows])
 
 
 @cli.command("convert")

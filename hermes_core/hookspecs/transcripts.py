@@ -26,7 +26,8 @@ class TranscriptSpecs:
             ``TranscriptFormat`` records: ``name`` (what ``--format`` accepts),
             ``description``, ``detect(source) -> Detection`` (a confidence in (0, 1] or a
             refusal with its reason, from the head of the input: by content, never by file
-            name alone), ``read(source) -> Transcript`` and an optional ``write``.
+            name alone), ``read(source) -> Transcript`` and an optional ``write``;
+            ``versions`` names the tool versions the reader was written against.
 
         Semantics: collect; every plugin's formats are pooled and a name declared twice is an
             error naming both plugins. Auto-detection picks the most confident format.

@@ -40,6 +40,7 @@ INJECTED_OPENINGS: tuple[tuple[str, str], ...] = (
      "local-command-caveat"),
     ("<environment_context>", "environment-context"),
     ("<user_instructions>", "user-instructions"),
+    ("<environment_details>", "environment-details"),  # Cline and Roo Code, after each request
     ("[Request interrupted by user", "interruption"),
     ("(no user message in the condensed turns)", "placeholder"),
     ("[Continuing the task after context compaction.]", "continuation"),
@@ -59,6 +60,8 @@ INJECTED_KINDS = frozenset({
     "meta",  # a Claude Code record flagged isMeta
     "orphan-tool-result",  # a tool result that answers no call (transcript repair)
     "system-message", "developer-message",  # mid-conversation, written to Anthropic as user turns
+    "harness-message",  # an agent's own steering text: format errors, limits, setup context (issue 30)
+    "unknown-role",  # a message whose role no provider knows, kept as user text (tolerant reading)
 })
 
 

@@ -101,6 +101,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Aider chat history Markdown (.aider.chat.history.md)",
+    versions="Aider .aider.chat.history.md",
     detect=detect,
     read=read,
 )

@@ -28,6 +28,7 @@ from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,
     reads,
+    unknown_role_message,
     user_from_blocks,
 )
 from hermes_plugins.transcripts.openai_chat import dumps
@@ -51,6 +52,11 @@ def detect(source: TranscriptSource) -> Detection:
         return Detection.refuse("not a list of messages nor an object with 'messages'")
     sample = messages[:200]
     if not all(isinstance(m, Mapping) and m.get("role") in ("user", "assistant") for m in sample):
+        # Tolerant: a few messages of another role among Anthropic blocks are read as marked text.
+        usual = [m for m in sample if isinstance(m, Mapping) and m.get("role") in ("user", "assistant")]
+        if has_anthropic_blocks(sample) and len(sample) - len(usual) <= max(1, len(sample) // 10) and all(
+                isinstance(m, Mapping) and isinstance(m.get("role"), str) for m in sample):
+            return Detection.accept(0.7, "content blocks tool_use/tool_result, a few other roles")
         return Detection.refuse("roles other than user/assistant (Anthropic has no system or tool role)")
     if has_anthropic_blocks(sample):
         return Detection.accept(0.85, "content blocks tool_use/tool_result/thinking")
@@ -85,7 +91,13 @@ def read(source: TranscriptSource) -> Transcript:
     report.saw(len(raw))
     messages: list[dict[str, Any]] = []
     for number, item in enumerate(raw):
-        if not isinstance(item, Mapping) or item.get("role") not in ("user", "assistant"):
+        role = item.get("role") if isinstance(item, Mapping) else None
+        if isinstance(role, str) and role and role not in ("user", "assistant"):
+            kept = unknown_role_message(item, role, report)  # tolerant: kept marked, counted
+            if kept is not None:
+                messages.append(kept)
+            continue
+        if not isinstance(item, Mapping) or role not in ("user", "assistant"):
             raise ValueError(f"message {number}: expected role user or assistant")
         extra = {k: v for k, v in item.items() if k.startswith("_")}
         content = item.get("content")
@@ -228,6 +240,7 @@ def write(transcript: Transcript, notes: ReportBuilder) -> str:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Anthropic Messages: a request body or a list of messages with content blocks",
+    versions="Messages API shape (blocks up to thinking/redacted_thinking)",
     detect=detect,
     read=read,
     write=write,

@@ -120,6 +120,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="ATIF, Harbor's agent trajectory format ({schema_version: ATIF-v1.x, steps})",
+    versions="ATIF-v1.x",
     detect=detect,
     read=read,
 )

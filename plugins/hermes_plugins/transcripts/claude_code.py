@@ -30,6 +30,7 @@ from hermes_plugins.transcripts.common import (
     mark_user_text,
     object_records,
     reads,
+    tag,
     user_from_blocks,
 )
 
@@ -39,7 +40,9 @@ BOOKKEEPING = frozenset({
     "progress", "file-history-snapshot", "queue-operation", "summary", "system", "custom-title",
     "tag", "agent-name",
 })
-_MARKERS = ("sessionId", "parentUuid", "uuid", "isSidechain", "userType")
+#: ``session_id``: the SDK's stream-json messages (``claude -p --output-format stream-json``, and
+#: Qwen Code's, which follows the same shape).
+_MARKERS = ("sessionId", "parentUuid", "uuid", "isSidechain", "userType", "session_id")
 
 
 @reads("jsonl")
@@ -70,7 +73,7 @@ def read(source: TranscriptSource) -> Transcript:
     summary_due = False
     model = None
     for _lineno, record in object_records(source):
-        kind = record.get("type")
+        kind = tag(record.get("type"))
         uuid = record.get("uuid")
         if isinstance(uuid, str) and kind in CONVERSATION:
             if uuid in seen_uuids:
@@ -159,6 +162,7 @@ def read(source: TranscriptSource) -> Transcript:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="Claude Code project JSONL (~/.claude/projects/<dir>/<session>.jsonl)",
+    versions="Claude Code project JSONL as of 2025-2026; SDK stream-json (also Qwen Code's)",
     detect=detect,
     read=read,
 )

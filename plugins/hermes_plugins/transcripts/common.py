@@ -82,6 +82,17 @@ def run_transcript(
     return transcript
 
 
+def tag(value: Any) -> str | None:
+    """``value`` when it is a string (a ``type`` or ``role`` field), else ``None``: foreign files
+    put anything there, and a list or object cannot be looked up in a set of known names."""
+    return value if isinstance(value, str) else None
+
+
+def listed(value: Any) -> list[Any]:
+    """``value`` when it is a list, else an empty one (a list field of a foreign file may hold anything)."""
+    return value if isinstance(value, list) else []
+
+
 def mapping(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a mapping, else an empty one (fields of foreign files vary)."""
     return value if isinstance(value, Mapping) else {}
@@ -160,7 +171,7 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
             continue
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
+        kind = tag(block.get("type"))
         if kind == "text":
             parts.append({"type": "text", "text": str(block.get("text") or "")})
         elif kind == "tool_use" or kind == "server_tool_use":
@@ -177,6 +188,8 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
             report.changed("encrypted_reasoning_dropped")
         elif kind in ("image", "image_url"):
             parts.append(image_placeholder(block, report))
+        elif kind in CALL_BLOCKS:  # a non-standard call block (a chat export's): its meaning is clear
+            calls.append(call_from_block(block, report))
         else:
             parts.append(other_block(block, report))
     message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else ""}
@@ -205,7 +218,7 @@ def user_from_blocks(content: Any, report: ReportBuilder) -> list[dict[str, Any]
             block = {"type": "text", "text": block}
         if not isinstance(block, Mapping):
             continue
-        kind = block.get("type")
+        kind = tag(block.get("type"))
         if kind == "tool_result":
             result: dict[str, Any] = {
                 "role": "tool",
@@ -215,6 +228,8 @@ def user_from_blocks(content: Any, report: ReportBuilder) -> list[dict[str, Any]
             if block.get("is_error"):
                 result["_is_error"] = True
             out.append(result)
+        elif kind in OUTPUT_BLOCKS:  # a non-standard result block: a tool result all the same
+            out.append(result_from_block(block, report))
         elif kind == "text":
             text = str(block.get("text") or "")
             if (opening_injected_kind(text) or opening_summary_author(text)) and (parts or len(content) > 1):
@@ -246,3 +261,59 @@ def has_anthropic_blocks(messages: Sequence[Any]) -> bool:
                 ) or (isinstance(block, Mapping) and block.get("type") == "image" and "source" in block):
                     return True
     return False
+
+
+# --- tolerant reading (issue 30) ----------------------------------------------------------------
+
+
+def unknown_role_message(item: Mapping[str, Any], role: str, report: ReportBuilder) -> dict[str, Any] | None:
+    """A message whose role no provider knows (mini-swe-agent's ``exit``, a tool's own roles),
+    kept as user text marked ``_injected: "unknown-role"`` with the role under ``_role``, and
+    counted; ``None`` (a counted drop) when it carries no text."""
+    text = content_text(item.get("content")) if item.get("content") is not None else ""
+    if not text.strip():
+        report.dropped(f"unknown_role_without_text:{role}")
+        return None
+    report.relabelled(f"unknown_role_to_user:{role}")
+    report.converted()
+    return {"role": "user", "content": text, "_injected": "unknown-role", "_role": role}
+
+
+#: Keys non-standard ``tool_call`` / ``tool_output`` content blocks use for each field.
+_CALL_ID_KEYS = ("call_id", "tool_call_id", "id", "tool_use_id")
+_CALL_NAME_KEYS = ("name", "tool_name", "function_name")
+_CALL_ARG_KEYS = ("arguments", "input", "args", "parameters")
+_OUTPUT_KEYS = ("output", "content", "result", "text")
+#: Non-standard block types whose meaning is clear: a call the model made, a result it was given.
+CALL_BLOCKS = frozenset({"tool_call", "function_call", "toolCall"})
+OUTPUT_BLOCKS = frozenset({"tool_output", "tool_call_output", "function_call_output", "toolResult"})
+
+
+def _first(block: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
+    for key in keys:
+        if block.get(key) is not None:
+            return block[key]
+    return None
+
+
+def call_from_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
+    """A non-standard ``tool_call`` content block as an OpenAI tool call (counted)."""
+    fn = block.get("function") if isinstance(block.get("function"), Mapping) else {}
+    name = _first(block, _CALL_NAME_KEYS) or fn.get("name") or ""
+    args = _first(block, _CALL_ARG_KEYS)
+    if args is None:
+        args = fn.get("arguments")
+    report.changed(f"nonstandard_blocks_mapped:{block.get('type')}")
+    return make_tool_call(str(_first(block, _CALL_ID_KEYS) or ""), str(name), args)
+
+
+def result_from_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
+    """A non-standard ``tool_output`` content block as an OpenAI tool message (counted)."""
+    output = _first(block, _OUTPUT_KEYS)
+    content = output if isinstance(output, str) else result_content(output, report)
+    result: dict[str, Any] = {"role": "tool", "tool_call_id": str(_first(block, _CALL_ID_KEYS) or ""),
+                              "content": content}
+    if block.get("is_error") or block.get("status") in ("error", "failed") or block.get("error"):
+        result["_is_error"] = True
+    report.changed(f"nonstandard_blocks_mapped:{block.get('type')}")
+    return result

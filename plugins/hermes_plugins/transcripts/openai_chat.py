@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.messages import validate_messages
+from hermes_core.messages import ROLES, validate_messages
 from hermes_core.transcripts import (
     Detection,
     ReportBuilder,
@@ -20,7 +20,17 @@ from hermes_core.transcripts import (
     check_depth,
     image_placeholder,
 )
-from hermes_plugins.transcripts.common import has_anthropic_blocks, is_openai_message
+from hermes_plugins.transcripts.common import (
+    CALL_BLOCKS,
+    OUTPUT_BLOCKS,
+    call_from_block,
+    has_anthropic_blocks,
+    is_openai_message,
+    other_block,
+    result_from_block,
+    tag,
+    unknown_role_message,
+)
 
 NAME = "openai"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -85,6 +95,47 @@ def convert_message(message: Any, report: ReportBuilder) -> dict[str, Any]:
     return message
 
 
+#: Content part types OpenAI chat documents (anything else is non-standard and counted).
+_STANDARD_PARTS = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
+
+
+def _map_nonstandard_blocks(message: dict[str, Any], report: ReportBuilder) -> list[dict[str, Any]]:
+    """Move non-standard parts whose meaning is clear out of ``message``'s content: a
+    ``tool_call`` part becomes a call of the (assistant) message, a ``tool_output`` part a tool
+    message (returned), a ``thinking``/``reasoning`` part its ``_reasoning``; other unknown
+    parts stay as text naming them. All counted."""
+    content = message.get("content")
+    if not isinstance(content, list) or all(
+        isinstance(p, Mapping) and tag(p.get("type")) in _STANDARD_PARTS for p in content
+    ):
+        return []
+    parts: list[Any] = []
+    results: list[dict[str, Any]] = []
+    for part in content:
+        kind = tag(part.get("type")) if isinstance(part, Mapping) else None
+        if kind in _STANDARD_PARTS:
+            parts.append(part)
+        elif kind in CALL_BLOCKS and message["role"] == "assistant" and isinstance(part, Mapping):
+            message.setdefault("tool_calls", []).append(call_from_block(part, report))
+        elif kind in OUTPUT_BLOCKS and isinstance(part, Mapping):
+            results.append(result_from_block(part, report))
+        elif kind in ("thinking", "reasoning") and message["role"] == "assistant" and isinstance(part, Mapping):
+            text = part.get("thinking", part.get("text", part.get("reasoning")))
+            if isinstance(text, str) and text:
+                message["_reasoning"] = "\n\n".join(filter(None, [message.get("_reasoning"), text]))
+            report.changed(f"nonstandard_blocks_mapped:{kind}")
+        elif isinstance(part, Mapping):
+            parts.append(other_block(part, report))
+        else:
+            parts.append({"type": "text", "text": str(part)})
+            report.changed("non_object_parts_kept_as_text")
+    if all(p.get("type") == "text" for p in parts) and parts:
+        message["content"] = "\n".join(str(p.get("text") or "") for p in parts)
+    else:
+        message["content"] = parts or (None if message.get("tool_calls") else "")
+    return results
+
+
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
     tools: list[dict[str, Any]] = []
@@ -108,6 +159,13 @@ def read(source: TranscriptSource) -> Transcript:
                 system_prompt = doc["system"]
     messages: list[dict[str, Any]] = []
     for number, message in enumerate(raw):
+        role = message.get("role") if isinstance(message, Mapping) else None
+        if isinstance(role, str) and role and role not in ROLES:
+            # Tolerant: a role no provider knows is kept as marked user text, never a refusal.
+            kept = unknown_role_message(message, role, report)
+            if kept is not None:
+                messages.append(kept)
+            continue
         try:
             validate_messages((message,))
         except InvalidMessagesError as exc:
@@ -118,7 +176,15 @@ def read(source: TranscriptSource) -> Transcript:
             system_prompt = message["content"]
             report.absorbed("system_prompt")
             continue
-        messages.append(convert_message(message, report))
+        converted = convert_message(message, report)
+        results = _map_nonstandard_blocks(converted, report)
+        if converted["role"] == "assistant":
+            messages.append(converted)
+            messages.extend(results)
+        else:  # results answer earlier calls: they come before the message's own text
+            messages.extend(results)
+            if converted.get("content") not in (None, "", []) or not results:
+                messages.append(converted)
         report.converted()
     return source.transcript(messages, system_prompt=system_prompt, tools=tools, model=model,
                              metadata=metadata)
@@ -148,6 +214,7 @@ def write(transcript: Transcript, notes: ReportBuilder) -> str:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenAI chat messages: JSON array, {\"messages\": [...]} or JSON Lines",
+    versions="Chat Completions API message shape",
     detect=detect,
     read=read,
     write=write,

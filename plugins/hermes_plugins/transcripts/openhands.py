@@ -16,12 +16,13 @@ from typing import Any
 
 from hermes_core.transcripts import (
     Detection,
+    ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text, reads
+from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, reads, tag
 
 NAME = "openhands"
 _ERRORS = frozenset({"error", "user_rejected"})
@@ -41,7 +42,7 @@ def detect(source: TranscriptSource) -> Detection:
     events = _events(source.document_or_none())
     if not events:
         return Detection.refuse("not a list of events")
-    sample = [e for e in events[:100] if isinstance(e, Mapping)]
+    sample = [e for e in flatten(events)[:100] if isinstance(e, Mapping)]
     typed = [e for e in sample if ("action" in e or "observation" in e) and "source" in e]
     if sample and len(typed) >= len(sample) * 0.9:
         return Detection.accept(0.9, "events with action/observation and source")
@@ -52,9 +53,9 @@ def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
     response = meta.get("model_response")
     ident = meta.get("tool_call_id")
     if isinstance(response, Mapping):
-        for choice in response.get("choices") or ():
+        for choice in listed(response.get("choices")):
             message = choice.get("message") if isinstance(choice, Mapping) else None
-            for call in (message or {}).get("tool_calls") or ():
+            for call in listed((message or {}).get("tool_calls")):
                 if isinstance(call, Mapping) and call.get("id") == ident:
                     fn = call.get("function") or {}
                     return fn.get("arguments")
@@ -64,51 +65,53 @@ def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
 
 def _assistant_text(response: Any) -> str:
     if isinstance(response, Mapping):
-        for choice in response.get("choices") or ():
+        for choice in listed(response.get("choices")):
             message = choice.get("message") if isinstance(choice, Mapping) else None
             if isinstance(message, Mapping) and isinstance(message.get("content"), str):
                 return message["content"]
     return ""
 
 
-def read(source: TranscriptSource) -> Transcript:
-    report = source.report
-    events = _events(source.document())
-    if events is None:
-        raise ValueError("expected a list of events")
-    report.saw(len(events))
-    messages: list[dict[str, Any]] = []
-    system_prompt = None
-    open_response: str | None = None
-    open_message: dict[str, Any] | None = None
-    for event in events:
+class EventConverter:
+    """OpenHands events, one at a time, as OpenAI chat messages (counted on ``report``)."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.messages: list[dict[str, Any]] = []
+        self.system_prompt: str | None = None
+        self._open_response: str | None = None
+        self._open_message: dict[str, Any] | None = None
+
+    def add(self, event: Any) -> None:
+        report = self.report
+        messages = self.messages
         if not isinstance(event, Mapping):
             report.dropped("not_an_object")
-            continue
+            return
         meta = event.get("tool_call_metadata") if isinstance(event.get("tool_call_metadata"), Mapping) else None
         args = mapping(event.get("args"))
         if "action" in event:
             action = event.get("action")
             if action == "system":
-                system_prompt = str(args.get("content") or event.get("message") or "")
+                self.system_prompt = str(args.get("content") or event.get("message") or "")
                 report.absorbed("system_prompt")
-                continue
+                return
             if meta and event.get("source") == "agent":
                 response = meta.get("model_response")
                 response_id = response.get("id") if isinstance(response, Mapping) else None
                 call = make_tool_call(str(meta.get("tool_call_id") or ""), str(meta.get("function_name") or action),
                                       _arguments(event, meta))
-                if open_message is not None and response_id and response_id == open_response:
-                    open_message["tool_calls"].append(call)
+                if self._open_message is not None and response_id and response_id == self._open_response:
+                    self._open_message["tool_calls"].append(call)
                     report.merged("actions_of_one_model_response")
-                    continue
+                    return
                 text = _assistant_text(response) or str(args.get("thought") or "")
-                open_message = {"role": "assistant", "content": text or None, "tool_calls": [call]}
-                open_response = response_id
-                messages.append(open_message)
+                self._open_message = {"role": "assistant", "content": text or None, "tool_calls": [call]}
+                self._open_response = response_id
+                messages.append(self._open_message)
                 report.converted()
-                continue
-            open_message = open_response = None
+                return
+            self._open_message = self._open_response = None
             if action == "message":
                 text = str(args.get("content") or event.get("message") or "")
                 if event.get("source") == "user":
@@ -118,8 +121,8 @@ def read(source: TranscriptSource) -> Transcript:
                 report.converted()
             else:
                 report.dropped(f"action:{action}")
-            continue
-        observation = event.get("observation")
+            return
+        observation = tag(event.get("observation"))
         if meta and meta.get("tool_call_id"):
             result: dict[str, Any] = {"role": "tool", "tool_call_id": str(meta["tool_call_id"]),
                                       "content": str(event.get("content") or "")}
@@ -131,8 +134,8 @@ def read(source: TranscriptSource) -> Transcript:
                 result["_is_error"] = True
             messages.append(result)
             report.converted()
-            continue
-        open_message = open_response = None
+            return
+        self._open_message = self._open_response = None
         if observation == "recall" and event.get("content"):
             messages.append({"role": "user", "content": str(event["content"]), "_injected": "recall"})
             report.converted()
@@ -141,14 +144,36 @@ def read(source: TranscriptSource) -> Transcript:
             messages.append({"role": "user", "content": str(event["content"]), "_injected": "error-observation"})
             report.converted()
             report.relabelled("marked_injected:error-observation")
+        elif observation is None and "observation" not in event:
+            report.dropped("unknown_event")  # neither an action nor an observation
         else:
             report.dropped(f"observation:{observation}")
-    return source.transcript(messages, system_prompt=system_prompt)
+
+
+def flatten(history: list[Any]) -> list[Any]:
+    """Early OpenHands histories hold ``[action, observation]`` pairs; later ones events."""
+    if history and all(isinstance(item, list) for item in history[:50]):
+        return [event for pair in history if isinstance(pair, list) for event in pair]
+    return history
+
+
+def read(source: TranscriptSource) -> Transcript:
+    report = source.report
+    events = _events(source.document())
+    if events is None:
+        raise ValueError("expected a list of events")
+    events = flatten(events)
+    report.saw(len(events))
+    converter = EventConverter(report)
+    for event in events:
+        converter.add(event)
+    return source.transcript(converter.messages, system_prompt=converter.system_prompt)
 
 
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenHands trajectory (event stream of actions and observations)",
+    versions="OpenHands event lists (current), early [action, observation] pair histories",
     detect=detect,
     read=read,
 )

@@ -11,10 +11,16 @@ from hermes_plugins.transcripts import (
     anthropic,
     atif,
     claude_code,
+    cline,
     codex,
+    gemini_cli,
+    goose,
     hermes_agent,
+    mini_swe_agent,
     openai_chat,
     openhands,
+    openhands_jsonl,
+    qwen_code,
     responses,
     swe_agent,
     tau_bench,
@@ -35,3 +41,10 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield openhands.FORMAT
     yield aider.FORMAT
     yield atif.FORMAT
+    yield mini_swe_agent.FORMAT
+    yield gemini_cli.FORMAT
+    yield qwen_code.FORMAT
+    yield cline.CLINE
+    yield cline.ROO_CODE
+    yield goose.FORMAT
+    yield openhands_jsonl.FORMAT

@@ -2,7 +2,8 @@
 ``function_call``/``function_call_output`` (paired by ``call_id``), ``custom_tool_call`` and
 its output, ``local_shell_call``, ``reasoning`` (summary kept as ``_reasoning``, encrypted
 content dropped with a count). A JSON array of items, ``{"input": [...]}``, a response object
-(``{"object": "response", "output": [...]}``) or JSON Lines. ``ItemConverter`` is shared with
+(``{"object": "response", "output": [...]}``), the first Codex CLI's (TypeScript) session files
+(``{"session": {instructions}, "items": [...]}``) or JSON Lines. ``ItemConverter`` is shared with
 the Codex CLI reader, whose rollouts hold the same items.
 """
 
@@ -22,7 +23,7 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
-from hermes_plugins.transcripts.common import mapping, mark_user_text, simplify_parts
+from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, simplify_parts, tag
 from hermes_plugins.transcripts.openai_chat import dumps
 
 NAME = "openai-responses"
@@ -85,7 +86,7 @@ class ItemConverter:
         if not isinstance(item, Mapping):
             report.dropped("not_an_object")
             return
-        kind = item.get("type") or ("message" if "role" in item else None)
+        kind = tag(item.get("type")) or ("message" if "role" in item else None)
         if kind == "message":
             self._message(item)
         elif kind in CALLS:
@@ -103,8 +104,8 @@ class ItemConverter:
             self.messages.append(result)
             report.converted()
         elif kind == "reasoning":
-            summary = [str(s.get("text") or "") for s in item.get("summary") or () if isinstance(s, Mapping)]
-            summary += [str(c.get("text") or "") for c in item.get("content") or ()
+            summary = [str(s.get("text") or "") for s in listed(item.get("summary")) if isinstance(s, Mapping)]
+            summary += [str(c.get("text") or "") for c in listed(item.get("content"))
                         if isinstance(c, Mapping) and c.get("type") == "reasoning_text"]
             text = "\n\n".join(s for s in summary if s)
             if item.get("encrypted_content"):
@@ -136,7 +137,7 @@ class ItemConverter:
         if isinstance(content, str):
             parts.append({"type": "text", "text": content})
         else:
-            for part in content or ():
+            for part in listed(content):
                 if not isinstance(part, Mapping):
                     continue
                 kind = part.get("type")
@@ -210,9 +211,9 @@ def _items_of(doc: Any) -> list[Any] | None:
 
 
 def _typed(items: list[Any]) -> bool:
-    typed = [i for i in items if isinstance(i, Mapping) and i.get("type") in ITEM_TYPES]
+    typed = [i for i in items if isinstance(i, Mapping) and tag(i.get("type")) in ITEM_TYPES]
     return bool(typed) and all(
-        isinstance(i, Mapping) and (i.get("type") in ITEM_TYPES or ("role" in i and "type" not in i))
+        isinstance(i, Mapping) and (tag(i.get("type")) in ITEM_TYPES or ("role" in i and "type" not in i))
         for i in items
     ) and any(i.get("type") != "message" or any(
         isinstance(p, Mapping) and str(p.get("type", "")).startswith(("input_", "output_"))
@@ -254,6 +255,9 @@ def read(source: TranscriptSource) -> Transcript:
             model = doc.get("model") if isinstance(doc.get("model"), str) else None
             if isinstance(doc.get("instructions"), str) and converter.system_prompt is None:
                 converter.system_prompt = doc["instructions"]
+            session = mapping(doc.get("session"))  # Codex CLI's first (TypeScript) sessions
+            if isinstance(session.get("instructions"), str) and converter.system_prompt is None:
+                converter.system_prompt = session["instructions"] or None
     return source.transcript(converter.finish(), system_prompt=converter.system_prompt, model=model)
 
 
@@ -281,6 +285,7 @@ def write(transcript: Transcript, notes: ReportBuilder) -> str:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="OpenAI Responses API items (input/output lists, JSON or JSON Lines)",
+    versions="Responses API items; Codex CLI (TypeScript) sessions",
     detect=detect,
     read=read,
     write=write,

@@ -119,6 +119,7 @@ def _is_observation(item: Mapping[str, Any], messages: list[dict[str, Any]], ver
 FORMAT = TranscriptFormat(
     name=NAME,
     description="SWE-agent trajectory (.traj), 0.x text ReAct and 1.x function calling",
+    versions="SWE-agent 0.x (text ReAct), 1.x (function calling)",
     detect=detect,
     read=read,
 )

@@ -80,6 +80,7 @@ def read(source: TranscriptSource) -> list[Transcript]:
 FORMAT = TranscriptFormat(
     name=NAME,
     description="tau-bench result list (runs of {task_id, reward, traj}); --index N picks one",
+    versions="tau-bench historical trajectories",
     detect=detect,
     read=read,
 )
