@@ -248,6 +248,14 @@ def _name_start(text: str, at: int) -> int:
     return at
 
 
+def _looks_secret(name: str, value: str) -> bool:
+    """For ``name: value`` inside a line: an identifier's name (``secret_access_key``,
+    ``apiKey``), or a value of 8+ characters with a digit or symbol, is a secret."""
+    if any(c in name for c in "_.-") or name[1:] != name[1:].lower():
+        return True
+    return len(value) >= 8 and not value.isalpha()
+
+
 def _opens_line(text: str, at: int) -> bool:
     """Whether only blanks and a list dash stand between the line's start and ``at``."""
     line = text[text.rfind("\n", 0, at) + 1: at].strip(" \t")
@@ -452,9 +460,10 @@ class Redactor:
         value = m.group(f"{group}_v")
         text = m.string
         name_start = _name_start(text, offset)
-        if group == "ym" and not _opens_line(text, name_start):
-            # ``name: value`` inside a sentence is prose, not a listing: the value is only
-            # scanned for the other families.
+        if group == "ym" and not _opens_line(text, name_start) and not _looks_secret(
+                text[name_start:m.end("kw_n")], value):
+            # ``the password: is required`` is prose, not a listing: the value is only scanned
+            # for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
         quoted = group == "qp" or (group == "as" and m.group("as_q") is not None)
         if value.startswith(MASK_PREFIX) or (not quoted and _is_code(value)):
