@@ -108,8 +108,8 @@ _PEM_SRC = (
     r"(?P<pem>-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z))"
 )
-_PUTTY_SRC = r"(?P<pty_k>Private-Lines: *\d+\r?\n)(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|\Z))+)"
-_GCP_KEY_ID_SRC = r"(?P<gcp_k>[\"']private_key_id[\"'][ \t]*:[ \t]*[\"'])(?P<gcp_v>[A-Za-z0-9]{16,})"
+_PUTTY_SRC = r"(?P<pty_k>Private-Lines: *\d+(?:\r?\n|(?:\\+r)?\\+n))(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|(?:\\+r)?\\+n|\Z))+)"
+_GCP_KEY_ID_SRC = r"(?P<gcp_k>[\"']private_key_id\\*[\"'][ \t]*:[ \t]*\\*[\"'])(?P<gcp_v>[A-Za-z0-9]{16,})"
 _JWT_SRC = r"(?<![A-Za-z0-9_\-])(?P<jwt>eyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,})"
 _SLACK_HOOK_SRC = r"(?P<slk_k>https://hooks\.slack\.com/(?:services|workflows|triggers)/)(?P<slk_v>[A-Za-z0-9/_\-]{8,})"
 _SENDGRID_SRC = r"(?<![A-Za-z0-9])(?P<sg_k>SG\.)(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
@@ -148,8 +148,8 @@ _WORDS = (
 #     ``_keyword``: the name must open its line).
 _KEYWORD_SRC = (
     r"(?P<kw_n>" + _WORDS + r")(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=[ \t]*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+|[^\s\"'&;,)]+))(?(as_q)(?P=as_q))"
-    r"|(?P<qp_e>[\"']?[ \t]*:[ \t]*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n]+)(?P=qp_q)"
+    r"(?P<as_e>[ \t]*=[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*))"
 )
 # --password value, --api-key=value

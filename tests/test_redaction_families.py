@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -104,3 +105,12 @@ def test_no_secret_sample_leaks_in_a_joined_session_text() -> None:
     text = "\n".join(t for _, t, _ in SAMPLES)
     out = redact_text(text)
     assert [s for s in SECRETS if s in out] == []
+
+
+@pytest.mark.parametrize("family, text, secret", SAMPLES, ids=[f"{f}-{i}" for i, (f, _, _) in enumerate(SAMPLES)])
+def test_every_family_is_masked_inside_json_strings_once_and_twice_escaped(family: str, text: str, secret: str) -> None:
+    # Tool call arguments are JSON strings; an archived call is ``name(arguments)``; a tool
+    # result may itself print JSON that holds JSON.
+    for variant in (json.dumps({"command": f"echo {text}"}), json.dumps(json.dumps(text))):
+        out = redact_text(variant)
+        assert secret not in out and json.dumps(secret)[1:-1] not in out, out
