@@ -55,6 +55,7 @@ def test_prose_has_no_window_and_keys_are_still_masked() -> None:
 
 def test_a_window_is_only_the_lines_that_hold_an_anchor() -> None:
     text = "line one\nmy password=hunter22\nline three\n"
-    spans, aws, discord = redaction.windows(text)
-    assert [text[a:b] for a, b in spans] == ["my password=hunter22"] and not aws and not discord
+    spans, extra = redaction.windows(text)
+    assert [text[a:b] for a, b in spans] == ["my password=hunter22"] and not extra
+    assert redaction.windows("AKIA and Q~ and -us1")[1] == {"aws", "azure_ad", "mailchimp"}
     assert redact(text) == f"line one\nmy password={MASK}\nline three\n"
