@@ -295,12 +295,15 @@ def _name_start(text: str, at: int) -> int:
     return at
 
 
-def _looks_secret(name: str, value: str) -> bool:
-    """For ``name: value`` inside a line: an identifier's name (``secret_access_key``,
-    ``apiKey``), or a value of 8+ characters with a digit or symbol, is a secret."""
-    if any(c in name for c in "_.-") or name[1:] != name[1:].lower():
-        return True
-    return len(value) >= 8 and not value.isalpha()
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _looks_secret(value: str) -> bool:
+    """For ``name: value`` inside a line (``{ _csrf_token: csrfToken }``, ``secret_access_key:
+    0f1e...``): a value of 8+ characters with a digit that is not an identifier or code."""
+    value = value.rstrip(",;)]}")
+    return (len(value) >= 8 and any(c.isdigit() for c in value)
+            and _IDENTIFIER.fullmatch(value) is None and not _is_code(value))
 
 
 def _opens_line(text: str, at: int) -> bool:
@@ -506,7 +509,7 @@ class Redactor:
         text = m.string
         name_start = _name_start(text, offset)
         name = text[name_start:m.start(f"{group}_e")]
-        if group == "ym" and not _opens_line(text, name_start) and not _looks_secret(name, value):
+        if group == "ym" and not _opens_line(text, name_start) and not _looks_secret(value):
             # ``the password: is required`` is prose, not a listing: the value is only scanned
             # for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
