@@ -1244,19 +1244,23 @@ class SessionArchive:
         return self.redactor.counts() if self.redactor is not None else {}
 
     def warn_masked(self) -> None:
-        """A ``secrets_masked_in_archive`` warning when secrets were masked since the last
-        one (a batch is built on the store's writer thread: seen here at the next compaction
-        or flush)."""
+        """One ``secrets_masked_in_archive`` warning per session, once something was masked
+        (a batch is built on the store's writer thread: seen here at the next compaction or
+        flush); later ones are counted in ``masked()`` and the ``archive_secrets_masked`` log
+        events."""
+        if self._warned_masked:
+            return
         counts = self.masked()
         total = sum(counts.values())
-        if total <= self._warned_masked:
+        if not total:
             return
         self._warned_masked = total
         record_warning(
             "secrets_masked_in_archive",
             f"{total} value(s) that look like secrets ({', '.join(sorted(counts))}) were stored masked "
-            f"in the archive of session {self.session_id}; the live conversation keeps them "
-            "(archive.keep_secrets: true would store them verbatim - unsafe)",
+            f"in the archive of session {self.session_id}, and later ones will be (session.archive.masked() "
+            "counts them); the live conversation keeps them (archive.keep_secrets: true would store them "
+            "verbatim - unsafe)",
             session_id=self.session_id, count=total, families=sorted(counts),
         )
 
