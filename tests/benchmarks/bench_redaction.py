@@ -14,6 +14,10 @@ the same process (medians of paired rounds), through the public entry points:
 * "before": ``hermes_core/redaction.py`` as of commit ``BEFORE`` (family-by-family regex passes,
   each behind a substring test), loaded from git history - skipped outside a git checkout;
 * detect-secrets (its regex plugins, line by line), when it is installed - not a dependency.
+
+And what nothing-secret-at-rest costs the archive: ``SessionArchive.record`` + ``flush`` of a
+synthetic 20,000-message history whose oldest half left (``bench_stores``' case), into the
+SQLite store, redacted (the default) against ``keep_secrets=True``, interleaved.
 """
 
 from __future__ import annotations
@@ -30,7 +34,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bench_compressor import synthetic_history
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
+from hermes_core.archive import SessionArchive
 from hermes_core.redaction import Redactor, redact, redact_text
 
 #: The last commit with the family-by-family implementation.
@@ -145,6 +152,26 @@ def test_detect_secrets_on_the_same_text(texts: list[str]) -> None:
         theirs = _ms_per_mb(lambda text: [list(scan_line(line)) for line in text.splitlines()], sample, size)
     print(f"\n{size:.2f} MB: redact_text {ours:.1f} ms/MB, detect-secrets (regex plugins) {theirs:.1f} ms/MB"
           f" ({theirs / ours:.1f}x)")
+
+
+def test_archiving_a_compaction_redacted_vs_verbatim(tmp_path: Path) -> None:
+    history = synthetic_history(20_000, scale=0.1)
+    after = [history[0], *history[10_000:]]
+    size = sum(len(m["content"]) for m in history[1:10_000] if isinstance(m.get("content"), str)) / 1e6
+    times: dict[bool, list[float]] = {False: [], True: []}
+    for r in range(ROUNDS):
+        for keep in ((False, True) if r % 2 == 0 else (True, False)):
+            archive = SessionArchive(session_id=f"bench-{r}-{keep}", store=SQLiteSessionStore(tmp_path / f"s{r}{keep}.db"),
+                                     keep_secrets=keep)
+            started = time.perf_counter()
+            archive.record(history, after)
+            archive.flush()
+            times[keep].append(time.perf_counter() - started)
+            assert len(archive) == 9_999
+    close_connections()
+    redacted, verbatim = statistics.median(times[False]), statistics.median(times[True])
+    print(f"\narchiving 9,999 messages ({size:.1f} MB of text) into SQLite: redacted {redacted * 1000:.0f} ms, "
+          f"verbatim {verbatim * 1000:.0f} ms ({redacted / verbatim:.2f}x)")
 
 
 if __name__ == "__main__":  # pragma: no cover
