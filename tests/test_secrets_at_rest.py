@@ -143,3 +143,39 @@ def test_a_log_event_quoting_a_secret_is_masked_and_logging_config_is_untouched(
     assert "[REDACTED:openai#" in "\n".join(capture.lines)
     assert secret not in bucket[0].message and "[REDACTED:openai#" in bucket[0].message
     assert (logging.getLogger().handlers, logging.getLogger().level, root.handlers) == (before[0], before[1], before[3])
+
+
+def test_the_redis_store_holds_no_planted_secret(tmp_path: Path) -> None:
+    from hermes_plugins.redis_store import RedisSessionStore
+    from redis_support import redis_server
+
+    from hermes_core.archive import SessionArchive
+
+    texts = [text for _, text, _ in SAMPLES]
+    secrets = [secret for _, _, secret in SAMPLES]
+    history = _history(texts)
+    with redis_server(tmp_path) as url:
+        import redis
+
+        store = RedisSessionStore(url, key_prefix="sec:")
+        archive = SessionArchive(session_id="s1", store=store)
+        archive.record(history, [history[0], *history[-8:]])
+        archive.flush()
+        assert len(archive) > len(texts)
+        client = redis.Redis.from_url(url)
+        dump = b""
+        for key in client.scan_iter("sec:*"):
+            kind = client.type(key)
+            if kind == b"string":
+                dump += client.get(key) or b""
+            elif kind == b"hash":
+                dump += b"".join(k + v for k, v in client.hgetall(key).items())
+            elif kind == b"list":
+                dump += b"".join(client.lrange(key, 0, -1))
+            elif kind == b"zset":
+                dump += b"".join(client.zrange(key, 0, -1))
+            elif kind == b"set":
+                dump += b"".join(client.smembers(key))
+        assert len(dump) > 10_000
+        assert _leaks(secrets, dump) == []
+        client.close()
