@@ -94,6 +94,8 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("sq0", "square"), ("AKC", "artifactory"),
     ("gsk_", "groq"), ("xai-", "xai"), ("fw_", "fireworks"), ("r8_", "replicate"),
     ("pplx-", "perplexity"), ("tvly-", "tavily"),
+    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hvs.", "vault"), ("dop_v1_", "digitalocean"),
+    ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
 )
 
 # Every alternative of ``_ONE`` opens with a literal character or a character class, never with
@@ -103,9 +105,10 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # character, two characters wide (``e(?<![A-Za-z0-9_\-]e)yJ``: "the character before this ``e``
 # is not ..."). The part a match keeps visible (a vendor prefix, ``AccountKey=``) is everything
 # before the group ``<tag>_v``; a match masked whole ends with an empty group ``<tag>``, so the
-# last group closed (``lastgroup``) names the alternative.
+# last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
+# ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
 _VENDOR_SRC = (
-    r"[sgxAhnprwGft](?<![A-Za-z0-9].)(?:"
+    r"[sgxAhnprwGftydl](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
     r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
     r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
     r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
@@ -115,9 +118,11 @@ _VENDOR_SRC = (
     r"|(?<=[srp])k_(?:live|test)_|(?<=w)hsec_"
     r"|(?<=s)q0(?:csp|atp)-|(?<=A)KC(?=[A-Za-z0-9]{10})"
     r"|(?<=g)sk_|(?<=x)ai-|(?<=f)w_|(?<=r)8_|(?<=p)plx-|(?<=t)vly-"
+    r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)vs\.|(?<=d)op_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
+    r"|(?<=A)GE-SECRET-KEY-1"
     r")(?P<v_v>[A-Za-z0-9_\-]{16,})"
 )
-_AWS_ID_SRC = r"A(?<![A-Za-z0-9]A)(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
+_AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
     r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
     r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)(?P<pem>)"
@@ -128,26 +133,26 @@ _PUTTY_SRC = (
     r"(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|(?:\\+r)?\\+n|\Z))+)"
 )
 _GCP_KEY_ID_SRC = r"[\"']private_key_id\\*[\"'][ \t]*:[ \t]*\\*[\"'](?P<gcp_v>[A-Za-z0-9]{16,})"
-_JWT_SRC = r"e(?<![A-Za-z0-9_\-]e)yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
+_JWT_SRC = r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
 _SLACK_HOOK_SRC = r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<slk_v>[A-Za-z0-9/_\-]{8,})"
-_SENDGRID_SRC = r"S(?<![A-Za-z0-9]S)G\.(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
-_TWILIO_SRC = r"[SA][KC](?<=SK|AC)(?<![A-Za-z0-9]..)(?P<tw_v>[0-9a-fA-F]{32})(?![A-Za-z0-9])"
+_SENDGRID_SRC = r"S(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))G\.(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
+_TWILIO_SRC = r"[SA][KC](?<=SK|AC)(?:(?<![A-Za-z0-9]..)|(?<=\\[nrt]..))(?P<tw_v>[0-9a-fA-F]{32})(?![A-Za-z0-9])"
 _AZURE_SRC = (
     r"[AaSs](?i:(?<=a)ccountkey|(?<=s)haredaccess(?:key|signature))=(?P<az_v>[^;\s\"']+)"
 )
 _AZURE_AD_SRC = (
-    r"[A-Za-z0-9_~.\-](?<![A-Za-z0-9_~.\-].)[A-Za-z0-9_~.\-]{2}\dQ~[A-Za-z0-9_~.\-]{31,34}"
+    r"[A-Za-z0-9_~.\-](?:(?<![A-Za-z0-9_~.\-].)|(?<=\\[nrt].))[A-Za-z0-9_~.\-]{2}\dQ~[A-Za-z0-9_~.\-]{31,34}"
     r"(?![A-Za-z0-9_~.\-])(?P<azad>)"
 )
-_MAILCHIMP_SRC = r"[0-9a-f](?<![A-Za-z0-9].)[0-9a-f]{31}-us\d{1,2}(?![A-Za-z0-9])(?P<mc>)"
-_TELEGRAM_SRC = r"\d(?<![A-Za-z0-9:].)\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
+_MAILCHIMP_SRC = r"[0-9a-f](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))[0-9a-f]{31}-us\d{1,2}(?![A-Za-z0-9])(?P<mc>)"
+_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
 _SOFTLAYER_SRC = r"[Hh](?i:ttps?://api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<sl_v>[a-z0-9]{64})"
 _ARTIFACTORY_PW_SRC = r"A(?<![^\s=:\"']A)P[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}(?=[\s\"']|$)(?P<af>)"
 _DISCORD_SRC = (
-    r"[MNO](?<![A-Za-z0-9_\-].)[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"
+    r"[MNO](?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"
     r"(?![A-Za-z0-9_\-])(?P<dc>)"
 )
-_AWS_SECRET_SRC = r"[A-Za-z0-9/+](?<![A-Za-z0-9/+=].)[A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])(?P<aws>)"
+_AWS_SECRET_SRC = r"[A-Za-z0-9/+](?:(?<![A-Za-z0-9/+=].)|(?<=\\[nrt].))[A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])(?P<aws>)"
 
 # The keyword families are anchored on the secret word that ends the name, not on the name's
 # start: matching from every identifier's start and backtracking to find the word cost ~300 ms/MB
@@ -156,11 +161,11 @@ _AWS_SECRET_SRC = r"[A-Za-z0-9/+](?<![A-Za-z0-9/+=].)[A-Za-z0-9/+]{39}(?![A-Za-z
 # kind of word opens with its own class of first characters, then checks the one before.
 _WORDS = (
     # the words, any case, opening the name (after a character that is not a letter or digit)
-    r"(?:[AaSsPpCcTt](?<![A-Za-z0-9].)(?i:(?<=a)(?:pi[_-]?key|pikey|ccess[_-]?key|uth[_-]?token)"
+    r"(?:[AaSsPpCcTt](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=a)(?:pi[_-]?key|pikey|ccess[_-]?key|uth[_-]?token)"
     r"|(?<=s)ecret(?:[_-]?key)?|(?<=p)(?:rivate[_-]?key|assword|asswd|assphrase)"
     r"|(?<=c)(?:lient[_-]?secret|redentials?)|(?<=t)oken)"
     # key / pwd / pw only after a separator (``db_pw``), pass / auth anywhere a name starts
-    r"|[KkPpAa](?<![A-Za-z0-9].)(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)wd?|(?<=p)ass|(?<=a)uth)"
+    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)wd?|(?<=p)ass|(?<=a)uth)"
     # camel case: ``SecretAccessKey``, ``SessionToken`` (not after a capital), ``dbPassword``
     r"|[ASPMECRIB](?<![A-Z].)(?:(?<=A)(?:pi|ccess|uth|ccount)Key|(?<=S)(?:ecret|torage|igning)Key"
     r"|(?<=P)rivateKey|(?<=M)asterKey|(?<=E)ncryptionKey|(?<=C)lientKey|(?<=S)(?:ession|ecurity)Token"
@@ -183,17 +188,17 @@ _KEYWORD_SRC = (
 )
 # --password value, --api-key=value
 _FLAG_SRC = (
-    r"-(?<![A-Za-z0-9-]-)-?(?i:(?:[a-z0-9]+-)*(?:api-?key|access-key|secret|token|password|passwd|pass))"
+    r"-(?:(?<![A-Za-z0-9-]-)|(?<=\\[nrt]-))-?(?i:(?:[a-z0-9]+-)*(?:api-?key|access-key|secret|token|password|passwd|pass))"
     r"[= ](?P<fl_q>[\"']?)(?P<fl_v>[^\s\"']+)(?P=fl_q)"
 )
 _AUTH_SRC = (
     r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer|basic|token|bot)?[ \t]*"
     r"(?P<ah_v>[^\s\"',;]{8,})"
 )
-_BEARER_SRC = r"[Bb](?<![A-Za-z0-9].)(?i:earer)[ \t]+(?P<br_v>[A-Za-z0-9._~+/=\-]{12,})"
+_BEARER_SRC = r"[Bb](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:earer)[ \t]+(?P<br_v>[A-Za-z0-9._~+/=\-]{12,})"
 # Credentials in a URL: ``scheme://user:password@`` and ``scheme://<token>@`` (the scheme and
 # the user are kept).
-_URL_SRC = r"://(?:[^/\s:@\"']+:(?P<uu_v>[^/\s@\"']+)|(?P<ut_v>[A-Za-z0-9_\-.~]{20,}))(?=@)"
+_URL_SRC = r"://(?:[^/\s:@\"']*:(?P<uu_v>[^/\s@\"']+)|(?P<ut_v>[A-Za-z0-9_\-.~]{20,}))(?=@)"
 _QUERY_SRC = (
     r"[?&;](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
     r"|client_secret|secret|password|passwd|pwd|code|signature|sig|x-amz-signature"
@@ -326,6 +331,7 @@ _ANCHORS = (
     "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-",
     "gloas-", "gr1348941", "xox", "xapp-", "aiza", "hf_", "npm_", "pypi-", "sq0", "akc", "xai-", "fw_",
     "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
+    "ya29.", "gocspx-", "hvs.", "dop_v1_", "shpat_", "shpss_", "shpca_", "shppa_", "lin_api_", "age-secret-key-1",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 _CASED_ANCHORS = ("SK", "AC", "AP")

@@ -45,6 +45,13 @@ PEM = ("-----BEGIN RSA " + "PRIVATE KEY-----\n" + PEM_BODY + "\n" + PEM_BODY[::-
        + "-----END RSA " + "PRIVATE KEY-----")
 GCP_KEY_ID = "3f9a1c0d2e4b5a69" + "78c1d2e3f4a5b6c7d8e9f0a1"
 PUTTY_BODY = "AAAAB3NzaC1yc2EAAAAB" + "JQAAAIEAhZ"
+GOOGLE_OAUTH_SECRET = "GOCSPX-" + "AbCdEfGh1234" + "IjKlMnOp5678qrst"
+GOOGLE_OAUTH_TOKEN = "ya29." + "a0AfH6SMB" + _ALNUM
+VAULT = "hvs." + "CAESIJ" + _ALNUM
+DIGITALOCEAN = "dop_v1_" + _HEX32 + _HEX32
+SHOPIFY = "shpat_" + _HEX32
+LINEAR = "lin_api_" + _ALNUM + "abcdefgh"
+AGE = "AGE-SECRET-KEY-1" + "QQSPZQ9CHFU8S6KRWQ" + "7ZV6GJ6NNQLAQKXYR0TN3QWRLLJUJ3ZK5SQ0FHZ6"
 PASSWORD = "hunter2" + "-Corr3ct"
 BASIC_PW = "s3cr3t" + "Pa55"
 ENV_SECRET = "dj4ng0" + "-s3cr3t-k3y"
@@ -98,6 +105,15 @@ SAMPLES: list[tuple[str, str, str]] = [
     ("dotenv", f"# .env\nDEBUG=1\nSECRET_KEY='{ENV_SECRET}'\nDATABASE_URL=postgres://app:{BASIC_PW}@db/app\n", ENV_SECRET),
     ("dotenv", f"DATABASE_URL=postgres://app:{BASIC_PW}@db/app", BASIC_PW),
     ("cloudant", f"https://acct:{_HEX32 * 2}@acct.cloudant.com", _HEX32 * 2),
+    ("google_oauth", f'"client_secret": "{GOOGLE_OAUTH_SECRET}"', GOOGLE_OAUTH_SECRET[7:]),
+    ("google_oauth", f"got {GOOGLE_OAUTH_SECRET} and {GOOGLE_OAUTH_TOKEN}", GOOGLE_OAUTH_TOKEN[5:]),
+    ("vault", f"vault token {VAULT}", VAULT[4:]),
+    ("digitalocean", f"doctl auth init -t {DIGITALOCEAN}", DIGITALOCEAN[7:]),
+    ("shopify", f"shop token {SHOPIFY}", SHOPIFY[6:]),
+    ("linear", f"linear {LINEAR}", LINEAR[8:]),
+    ("age", f"# created: 2026-12-06\n{AGE}", AGE[16:]),
+    ("redis_url", f"REDIS_URL=redis://:{BASIC_PW}@cache:6379/0", BASIC_PW),
+    ("redis_url", f"connect to redis://:{BASIC_PW}@cache:6379/0 now", BASIC_PW),
     ("ibm_cloud_iam", f"ibm_cloud_iam_api_key = {_ALNUM}{_ALNUM[:12]}", _ALNUM),
     ("ibm_cos_hmac", f"secret_access_key: {_HEX32}{_HEX32[:16]}", _HEX32),
 ]

@@ -111,6 +111,7 @@ def test_no_secret_sample_leaks_in_a_joined_session_text() -> None:
 def test_every_family_is_masked_inside_json_strings_once_and_twice_escaped(family: str, text: str, secret: str) -> None:
     # Tool call arguments are JSON strings; an archived call is ``name(arguments)``; a tool
     # result may itself print JSON that holds JSON.
-    for variant in (json.dumps({"command": f"echo {text}"}), json.dumps(json.dumps(text))):
+    for variant in (json.dumps({"command": f"echo {text}"}), json.dumps(json.dumps(text)),
+                    json.dumps({"command": f"cat <<EOF\n{text}\nEOF"}), json.dumps(f"\t{text}")):
         out = redact_text(variant)
         assert secret not in out and json.dumps(secret)[1:-1] not in out, out
