@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -63,8 +64,11 @@ class _Capture(logging.Handler):
         self.lines.append(record.getMessage() + json.dumps(getattr(record, "hermes_event", {}), default=str))
 
 
-def test_every_family_planted_at_once_reaches_no_store_spill_log_or_cli_output() -> None:
-    _check_sinks(SAMPLES)
+@pytest.mark.parametrize("engine", ["drophalf", "compressor"])
+def test_every_family_planted_at_once_reaches_no_store_spill_log_or_cli_output(engine: str) -> None:
+    # drophalf archives the messages as they are; the built-in compressor also writes a summary
+    # and its state (previous summary) into the store.
+    _check_sinks(SAMPLES, engine=engine)
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -73,7 +77,7 @@ def test_planted_secrets_never_reach_the_store_the_spill_folder_the_logs_or_the_
     _check_sinks(samples)
 
 
-def _check_sinks(samples: list[Any]) -> None:
+def _check_sinks(samples: list[Any], *, engine: str = "drophalf") -> None:
     texts = [text for _, text, _ in samples]
     secrets = [secret for _, _, secret in samples]
     capture = _Capture()
@@ -87,7 +91,7 @@ def _check_sinks(samples: list[Any]) -> None:
             host = PluginHost.create()
             host.register(TestEngines(), "test_engines")
             session = Session.open(cwd=home, home=home, model="m", context_length=64_000, session_id="s1", host=host,
-                                   config=load_config(data={"context": {"engine": "drophalf"}}))
+                                   config=load_config(data={"context": {"engine": engine}}))
             session.compress(_history(texts))
             ctx = ToolCallContext(tool_name="terminal", tool_call_id="big", home=home, config=session.config,
                                   context_length=32_000, session=session)
