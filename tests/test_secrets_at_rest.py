@@ -183,3 +183,11 @@ def test_the_redis_store_holds_no_planted_secret(tmp_path: Path) -> None:
         assert len(dump) > 10_000
         assert _leaks(secrets, dump) == []
         client.close()
+
+
+def test_a_cli_error_quoting_a_secret_is_masked(tmp_path: Path) -> None:
+    # The error names the bad argument, as errors should: on screen, without the secret.
+    secret = SAMPLES[0][2]
+    result = CliRunner().invoke(cli, ["--home", str(tmp_path), "history", "show", "s1", "sk-proj-" + secret])
+    assert result.exit_code == 2 and "is not an archive reference" in result.stderr
+    assert secret not in result.output and secret not in result.stderr and "sk-proj-[REDACTED:openai#" in result.stderr
