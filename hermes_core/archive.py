@@ -13,8 +13,15 @@ model can ask for the original through ``context_search`` / ``context_expand``.
 Storage is the session store's (``hermes_session_store``): a store that has the ``archive_*``
 methods (the built-in SQLite store does) keeps the archive across processes; any other store,
 or a session without a store, keeps it in memory for the life of the Session
-(``MemoryArchiveStore``). The archive API returns the original text; redaction is applied by
-whatever sends text on to a model (the recall tools).
+(``MemoryArchiveStore``).
+
+Nothing secret at rest: every text and every string of an entry's ``extra`` is redacted
+(``hermes_core.redaction``) when the batch is built - on the store's writer thread, off the
+request path - with the session's ``Redactor``, so a secret is stored as a stable placeholder
+(``[REDACTED:aws_secret#3f9a1c]``, the same for the same secret in the whole session) and the
+store (``sessions.db``, Redis, memory) never holds it. ``archive.keep_secrets: true`` (unsafe)
+stores the verbatim text. Opaque provider bytes (a thinking block's ``signature``, encrypted
+reasoning) are kept as they are. The recall tools redact again on the way to the model.
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ import xxhash
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import StoreError
 from hermes_core.logging import get_logger
+from hermes_core.redaction import Redactor, redact_data
 
 log = get_logger("hermes_core.archive")
 
@@ -835,12 +843,13 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
     """
 
     __slots__ = ("_odd", "_contents", "_roles", "_call_ids", "_positions", "_refs", "_turns", "_targets",
-                 "_starts", "_first_seq", "created_at", "_columns", "_built", "_lock")
+                 "_starts", "_first_seq", "created_at", "_columns", "_built", "_lock", "_redactor")
 
     def __init__(
         self, *, odd: Mapping[int, dict[str, Any]], contents: Mapping[int, Any], roles: list[Any],
         call_ids: Mapping[int, Any], positions: list[int], refs: list[str], turns: list[int],
         targets: list[int], starts: list[int], first_seq: int, created_at: float,
+        redactor: Redactor | None = None,
     ) -> None:
         # Of every message of the context, by position (``HistoryScan``): its content, its
         # role, a tool result's call id, and the message itself when it is not plain.
@@ -859,6 +868,8 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
         self._columns: dict[str, Sequence[Any]] | None = None
         self._built: list[dict[str, Any]] | None = None
         self._lock = threading.Lock()
+        #: Redacts every text and extra when the batch is built (``None``: kept verbatim).
+        self._redactor = redactor
 
     @property
     def refs(self) -> list[str]:
@@ -948,12 +959,27 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
                 extras[i] = message
             else:
                 extras[i] = _extra_of(message)
+        if self._redactor is not None:
+            texts, extras = self._redacted(texts, extras)
         starts = set(self._starts)
         return {
             "ref": self._refs, "seq": range(self._first_seq, self._first_seq + n), "role": roles, "tool": tools,
             "call_id": call_ids, "turn": self._turns, "position": positions, "replaced_by": self._targets,
             "turn_start": list(map(starts.__contains__, positions)), "text": texts, "extra": extras,
         }
+
+    def _redacted(self, texts: list[Any], extras: list[Any]) -> tuple[list[Any], list[Any]]:
+        """``texts`` and ``extras`` with every secret replaced by its placeholder (an extra is
+        copied where something changed: the host's message is never touched)."""
+        redactor = self._redactor
+        assert redactor is not None
+        before = sum(redactor.counts().values())
+        texts = [redactor.redact(t) if type(t) is str else t for t in texts]
+        extras = [redact_data(e, redactor) if e is not None else None for e in extras]
+        masked = sum(redactor.counts().values()) - before
+        if masked:
+            log.info("archive_secrets_masked", masked=masked, entries=len(texts))
+        return texts, extras
 
     def __getitem__(self, index: Any) -> Any:
         return self.records()[index]
@@ -965,8 +991,14 @@ class ArchivedBatch(Sequence[dict[str, Any]]):
 class SessionArchive:
     """One Session's archive: records compactions, searches and expands by reference."""
 
-    def __init__(self, *, session_id: str, store: Any, enabled: bool = True, tools: bool = True) -> None:
+    def __init__(
+        self, *, session_id: str, store: Any, enabled: bool = True, tools: bool = True,
+        keep_secrets: bool = False, redactor: Redactor | None = None,
+    ) -> None:
         self.session_id = session_id
+        #: Masks secrets in what is stored (``None`` with ``keep_secrets``: verbatim, unsafe).
+        self.redactor = None if keep_secrets else (redactor or Redactor.for_session())
+        self._warned_masked = 0
         self.persistent = has_archive(store)
         self.store = store if self.persistent else MemoryArchiveStore()
         self.enabled = enabled
@@ -1064,6 +1096,7 @@ class SessionArchive:
                         self._hold(records, exc)
                 self._count += len(records)
             self._turn_offset += self._pending_turns  # type: ignore[operator]
+            self.warn_masked()
             out = self._annotate(after, refs_for)
         log.info(
             "messages_archived", session=self.session_id, archived=len(records), phase=phase or None,
@@ -1159,6 +1192,7 @@ class SessionArchive:
         batch = ArchivedBatch(
             odd=odd, contents=contents, roles=tags, call_ids=call_ids, positions=gone, refs=refs, turns=turns,
             targets=targets, starts=starts, first_seq=self._seq + 1, created_at=time.time(),
+            redactor=self.redactor,
         )
         self._seq += len(refs)
         return batch, refs_for
@@ -1233,11 +1267,37 @@ class SessionArchive:
         flush = getattr(self.store, "archive_flush", None)
         if callable(flush):
             flush()
+        self.warn_masked()
         if held:
             raise StoreError(
                 f"{held} archived batch(es) of session {self.session_id} are held in memory: the "
                 "session store still refuses them (recall finds them in this process only)",
             )
+
+    def masked(self) -> dict[str, int]:
+        """How many secrets were masked in what this archive stored, by family."""
+        return self.redactor.counts() if self.redactor is not None else {}
+
+    def warn_masked(self) -> None:
+        """One ``secrets_masked_in_archive`` warning per session, once something was masked
+        (a batch is built on the store's writer thread: seen here at the next compaction or
+        flush); later ones are counted in ``masked()`` and the ``archive_secrets_masked`` log
+        events."""
+        if self._warned_masked:
+            return
+        counts = self.masked()
+        total = sum(counts.values())
+        if not total:
+            return
+        self._warned_masked = total
+        record_warning(
+            "secrets_masked_in_archive",
+            f"{total} value(s) that look like secrets ({', '.join(sorted(counts))}) were stored masked "
+            f"in the archive of session {self.session_id}, and later ones will be (session.archive.masked() "
+            "counts them); the live conversation keeps them (archive.keep_secrets: true would store them "
+            "verbatim - unsafe)",
+            session_id=self.session_id, count=total, families=sorted(counts),
+        )
 
     def get(self, ref: str) -> dict[str, Any]:
         """The archived entry ``ref`` (``text`` is the original); ``ArchiveError`` if unknown."""

@@ -196,6 +196,10 @@ class ArchiveSection:
     max_bytes_per_session: int | None = field(
         256 << 20, integer(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
     )
+    keep_secrets: bool = field(
+        False, boolean,
+        doc="UNSAFE: store archived messages and spill files with secrets verbatim (default: masked)",
+    )
 
 
 def _allow_map(value: Any) -> Mapping[str, tuple[str, ...]]:

@@ -13,6 +13,7 @@ from typing import Any
 
 from hermes_core.logging import get_logger
 from hermes_core.records import HostWarning
+from hermes_core.redaction import redact_text
 
 log = get_logger("hermes_core.diagnostics")
 
@@ -29,7 +30,9 @@ def record_warning(
     path: str | None = None,
     **details: Any,
 ) -> HostWarning:
-    """Log ``kind`` as a structlog warning event and keep it for the host to show."""
+    """Log ``kind`` as a structlog warning event and keep it for the host to show (its
+    message with any secret it quotes masked: a warning is shown on screen)."""
+    message = redact_text(message)
     warning = HostWarning(kind=kind, message=message, plugin=plugin, path=path, details=details)
     context = {k: v for k, v in (("plugin", plugin), ("path", path)) if v is not None}
     log.warning(kind, message=message, **context, **details)

@@ -22,6 +22,8 @@ from typing import Any, Literal
 
 import structlog
 
+from hermes_core.redaction import redact_text
+
 LogFormat = Literal["console", "json"]
 
 ROOT = "hermes_core"
@@ -106,7 +108,17 @@ class HermesLogger(structlog.stdlib.BoundLogger):
         return self._proxy_to_logger("critical", event, *args, **kw)
 
 
-_PROCESSORS: list[Any] = [structlog.contextvars.merge_contextvars, _to_stdlib]
+def _redact_event(logger: Any, method: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    # Our own events never carry a secret, whatever text they quote (an error message, a
+    # path with a token in it): every string value is redacted before it leaves. A processor
+    # of our chain only - the host's logging configuration is left alone.
+    for key, value in event_dict.items():
+        if type(value) is str and value:
+            event_dict[key] = redact_text(value)
+    return event_dict
+
+
+_PROCESSORS: list[Any] = [structlog.contextvars.merge_contextvars, _redact_event, _to_stdlib]
 
 
 def get_logger(name: str | None = None, **initial: Any) -> HermesLogger:

@@ -31,6 +31,7 @@ from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
 from hermes_core.pairing import PairingGuard
+from hermes_core.redaction import Redactor
 from hermes_core.session_options import SessionOptions, given_keywords
 from hermes_core.records import (
     HostWarning,
@@ -175,6 +176,9 @@ class Session:
         self.last_request_report: RequestReport | None = None
         self._loop = CompactionLoop(self, on_status)
         self._archive: SessionArchive | None = None
+        #: Masks secrets in what this session writes at rest (archive, spill files) with
+        #: placeholders stable for the session, keyed by a random key held only in memory.
+        self.redactor = Redactor.for_session()
         # Every list on its way to a provider is checked (incrementally) and repaired if broken.
         self._pairing = PairingGuard()
 
@@ -807,6 +811,7 @@ class Session:
                         session_id=self.session_id, store=self.store if self.persist else None,
                         enabled=self.config.archive.enabled,
                         tools=self.host.provides_tools(("context_search", "context_expand")),
+                        keep_secrets=self.config.archive.keep_secrets, redactor=self.redactor,
                     )
                 archive = self._archive
         return archive

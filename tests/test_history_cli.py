@@ -47,14 +47,20 @@ def test_list_json(home: Path) -> None:
     assert table.splitlines()[0].split()[:3] == ["SESSION", "MESSAGES", "SIZE"] and "s1" in table
 
 
-def test_search_and_show_give_the_operator_the_original(home: Path) -> None:
+def test_search_and_show_mask_a_secret_stored_verbatim(home: Path) -> None:
+    # The entry was stored verbatim (archive.keep_secrets, or an older version): the
+    # operator's view still shows no secret - everything else of the text as it was.
     result = run(home, "search", "s1", "KeyError", "--json")
     data = json.loads(result.stdout)
     assert data["hits"][0]["ref"] == "m1.3" and data["hits"][0]["tool"] == "terminal"
+    assert SECRET not in result.stdout and SECRET not in run(home, "search", "s1", "token").stdout
     shown = run(home, "show", "s1", "m1.3")
-    assert shown.exit_code == 0 and shown.stdout == f"KeyError: 'region'\ntoken={SECRET}\n\n"
+    assert shown.exit_code == 0 and SECRET not in shown.stdout
+    assert shown.stdout.startswith("KeyError: 'region'\ntoken=[REDACTED:github#")
     whole = json.loads(run(home, "show", "s1", "m1.3", "--json").stdout)
-    assert whole["message"] == {"role": "tool", "tool_call_id": "c1", "content": f"KeyError: 'region'\ntoken={SECRET}\n"}
+    assert whole["message"]["role"] == "tool" and whole["message"]["tool_call_id"] == "c1"
+    assert whole["message"]["content"].startswith("KeyError: 'region'\ntoken=[REDACTED:github#")
+    assert SECRET not in json.dumps(whole)
 
 
 @pytest.mark.parametrize(

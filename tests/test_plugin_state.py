@@ -106,6 +106,9 @@ ALLOWED = {
     ("hermes_core/aio.py", "_holding"): "per-thread flag: does this worker hold a CPU slot",
     ("hermes_core/logging.py", "_root"): "the library's stdlib root logger (handlers are the process's)",
     ("hermes_core/tokens.py", "_default_exact"): "the bundled encoding, loaded once; immutable",
+    ("hermes_core/redaction.py", "_COMPILED"): (
+        "pure memo, bounded (64 at most): the one redaction regex per set of optional families"
+    ),
     ("hermes_core/transcripts.py", "_bad_bytes"): "per-thread scratch counter of one decode",
     ("hermes_core/payload.py", "_recent"): "per-thread: the last request's layout, weakly keyed by its history",
     ("plugins/hermes_plugins/archive_store.py", "_connections"): "connections per (pid, file): the file is the process's",

@@ -61,12 +61,24 @@ def test_expand_pages_a_huge_result_without_losing_a_character(tmp_path: Path) -
     assert "".join(pieces) == big and pages > 10
 
 
-def test_secrets_are_redacted_for_the_model_and_intact_for_the_host(tmp_path: Path) -> None:
+def test_secrets_are_stored_masked_with_the_sessions_placeholder(tmp_path: Path) -> None:
     session = compacted(tmp_path)
     hit = call(session, "context_search", query="OPENAI_API_KEY")["hits"][0]
-    assert SECRET not in hit["snippet"] and "[REDACTED]" in hit["snippet"]
+    placeholder = session.redactor.redact(SECRET)
+    assert placeholder.startswith("sk-proj-[REDACTED:openai#")
+    assert SECRET not in hit["snippet"] and "[REDACTED" in hit["snippet"]
     text = call(session, "context_expand", ref=hit["ref"])["text"]
-    assert SECRET not in text and "OPENAI_API_KEY=[REDACTED]" in text
+    assert SECRET not in text and "OPENAI_API_KEY=[REDACTED:openai#" in text
+    stored = session.archive.get(hit["ref"])["text"]
+    assert SECRET not in stored and placeholder.removeprefix("sk-proj-") in stored
+    assert session.archive.masked().get("openai", 0) >= 1
+    assert any(w.kind == "secrets_masked_in_archive" for w in session.warnings)
+
+
+def test_keep_secrets_stores_the_original_for_the_host(tmp_path: Path) -> None:
+    session = compacted(tmp_path, archive={"keep_secrets": True})
+    hit = call(session, "context_search", query="OPENAI_API_KEY")["hits"][0]
+    assert SECRET not in call(session, "context_expand", ref=hit["ref"])["text"]  # the model: masked
     assert SECRET in session.archive.get(hit["ref"])["text"]
 
 

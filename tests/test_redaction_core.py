@@ -25,12 +25,11 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12), st.text(alphabet="abcXYZ019_-", min_size=16, max_size=24))
-def test_vendor_prefilter_never_skips_a_key_the_pattern_finds(pieces: list[str], body: str) -> None:
+def test_the_anchor_prefilter_never_skips_a_key_the_pattern_finds(pieces: list[str], body: str) -> None:
     text = "".join(pieces) + body
-    if core._VENDOR.search(text) is not None:
-        assert core._may_hold_vendor_key(text)
+    assert core.redact(text) == core._PLAIN.redact_whole(text)
 
 
 def test_every_vendor_prefix_is_masked_behind_the_prefilter() -> None:
@@ -40,12 +39,6 @@ def test_every_vendor_prefix_is_masked_behind_the_prefilter() -> None:
         secret = "Ab3dEf6hIj9kLm2nOp5q"
         out = core.redact(f"the key is {prefix}{secret} ok")
         assert secret not in out and core.MASK in out, prefix
-
-
-@given(st.text(alphabet="akeytonsecrpwdhubKEYTOPASW _-", max_size=30))
-def test_word_trigger_check_equals_the_word_list(text: str) -> None:
-    lowered = text.lower()
-    assert core._has_word_trigger(lowered) == any(word in lowered for word in core._WORD_TRIGGERS)
 
 
 def test_a_quoted_assignment_is_masked_to_its_closing_quote_spaces_included() -> None:

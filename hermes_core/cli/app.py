@@ -26,6 +26,7 @@ from hermes_core.records import HostWarning
 from hermes_core.errors import ConfigError, HermesError, HermesPluginError
 from hermes_core.host import PluginHost
 from hermes_core.logging import configure_logging
+from hermes_core.redaction import redact_data, redact_text
 
 
 @attrs.define(kw_only=True)
@@ -88,7 +89,7 @@ class CliState:
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``message`` to stderr and exit with ``code`` (no traceback)."""
-    click.echo(f"Error: {message}", err=True)
+    click.echo(f"Error: {redact_text(message)}", err=True)
     sys.exit(code)
 
 
@@ -106,12 +107,14 @@ def guarded(fn: Callable[..., Any]) -> Callable[..., Any]:
     return wrapper
 
 
-def emit_json(data: Any) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+def emit_json(data: Any, *, redact: bool = False) -> None:
+    """``data`` as indented JSON on stdout; ``redact``: every string with its secrets masked
+    first (commands that print what a session held: history, cache-report, compress)."""
+    click.echo(json.dumps(redact_data(data) if redact else data, indent=2, ensure_ascii=False, default=str))
 
 
-def emit_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
-    cells = [[str(c) for c in row] for row in rows]
+def emit_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *, redact: bool = False) -> None:
+    cells = [[redact_text(str(c)) if redact else str(c) for c in row] for row in rows]
     widths = [len(h) for h in headers]
     for row in cells:
         for i, cell in enumerate(row[:-1]):
@@ -192,7 +195,7 @@ def print_warnings(warnings: Iterable[HostWarning]) -> None:
         if key in seen:
             continue
         seen.add(key)
-        click.echo(f"warning: {key[1]}", err=True)
+        click.echo(f"warning: {redact_text(key[1])}", err=True)
 
 
 class PluginAwareGroup(click.Group):

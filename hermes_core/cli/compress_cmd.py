@@ -23,6 +23,7 @@ from typing import Any
 import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, fail, guarded
+from hermes_core.redaction import redact_data
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
 from hermes_core.tokens import estimate_messages_tokens
@@ -92,6 +93,9 @@ def compress(
         except OSError as exc:
             fail(f"{out}: cannot write the output: {exc}")
         report["output"] = str(out)
+    # What the report quotes (warnings, an error, the summariser's reason) may hold a secret
+    # of the transcript: on screen it is masked (the -o file is the data asked for, as is).
+    report = redact_data(report)
     if as_json:
         emit_json(report)
     else:

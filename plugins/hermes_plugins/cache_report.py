@@ -740,7 +740,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
     if as_json:
-        emit_json(report)
+        emit_json(report, redact=True)
         return
     emit_table(
         ["TURN", "MSGS", "INPUT", "PREFIX_BYTES", "PREFIX_TOK", "READ", "WRITE", "UNCACHED",
@@ -751,6 +751,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
              f"{t['cost_ratio']:.2f}", _break_text(t["break"])]
             for t in report["turns"]
         ],
+        redact=True,
     )
     total = report["total"]
     click.echo(

@@ -8,7 +8,9 @@
 * ``history prune [--max-age-days D] [--max-bytes N] [--session S] [--json]`` -> ``{removed}``;
   the limits default to ``archive.max_age_days`` / ``archive.max_bytes_per_session``.
 
-Unlike the model's tools, this is the operator's view: texts are shown unredacted.
+Nothing secret on screen: every text shown is redacted (``hermes_core.redaction``) - the
+archive already stores placeholders, and an entry stored with ``archive.keep_secrets: true`` (or
+by an older version) is masked on its way out.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import click
 
 from hermes_core.archive import ArchiveError, has_archive, original_message, parse_ref, query_words, snippet
 from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+from hermes_core.redaction import redact_text
 from hermes_core.store_guard import budgeted
 
 
@@ -65,11 +68,12 @@ def history_list(state: CliState, as_json: bool) -> None:
     """Sessions with archived messages, their counts and sizes."""
     rows = _store(state).archive_sessions()
     if as_json:
-        emit_json([{k: r[k] for k in ("session_id", "count", "bytes", "first", "last")} for r in rows])
+        emit_json([{k: r[k] for k in ("session_id", "count", "bytes", "first", "last")} for r in rows], redact=True)
         return
     emit_table(
         ("SESSION", "MESSAGES", "SIZE", "FIRST", "LAST"),
         [(r["session_id"], r["count"], _size(r["bytes"]), _when(r["first"]), _when(r["last"])) for r in rows],
+        redact=True,
     )
 
 
@@ -89,15 +93,16 @@ def history_search(state: CliState, session_id: str, query: str, limit: int, as_
     hits = _known(_store(state), session_id).archive_search(session_id, query, limit)
     out = [
         {"ref": h["ref"], "role": h["role"], "tool": h.get("tool") or None, "turn": h["turn"],
-         "snippet": snippet(h["text"], words, 160)}
+         "snippet": snippet(redact_text(h["text"]), words, 160)}
         for h in hits
     ]
     if as_json:
-        emit_json({"session_id": session_id, "query": query, "hits": out})
+        emit_json({"session_id": session_id, "query": query, "hits": out}, redact=True)
         return
     emit_table(
         ("REF", "ROLE", "TOOL", "SNIPPET"),
         [(h["ref"], h["role"], h["tool"] or "-", " ".join(h["snippet"].split())) for h in out],
+        redact=True,
     )
 
 
@@ -117,9 +122,9 @@ def history_show(state: CliState, session_id: str, ref: str, as_json: bool) -> N
     if row is None:
         fail(f"no archived message {ref} in session {session_id} (see hermes-ctx history search)")
     if as_json:
-        emit_json({**{k: v for k, v in row.items() if k != "extra"}, "message": original_message(row)})
+        emit_json({**{k: v for k, v in row.items() if k != "extra"}, "message": original_message(row)}, redact=True)
         return
-    click.echo(row["text"])
+    click.echo(redact_text(row["text"]))
 
 
 @history_group.command(name="prune")

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 import attrs
@@ -156,9 +157,15 @@ def spill(
     home: Any = None,
     environment: Any = None,
     host: Any = None,
+    redact: Callable[[str], str] | None = None,
 ) -> str:
-    """Store ``content`` through the writer and answer the block that replaces it."""
+    """Store ``content`` through the writer and answer the block that replaces it.
+
+    ``redact``: applied to what goes into the file (nothing secret at rest); the preview the
+    model sees now is the live result, as it came."""
     preview_text, stored = _pageable(content)
+    if redact is not None:
+        stored = redact(stored)
     preview, has_more = generate_preview(preview_text, preview_size)
     name = safe_result_filename(call_id, stored)
     writer = _writer(environment, home, host)

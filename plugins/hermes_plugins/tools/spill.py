@@ -27,6 +27,7 @@ from typing import Any
 from hermes_core import hookimpl, record_warning
 from hermes_core.config import ConfigSection
 from hermes_core.records import ToolCallContext, ToolsContext
+from hermes_core.redaction import Redactor, redact_text
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
     config_for,
@@ -99,9 +100,20 @@ def _spiller(name: str, call_id: str, budget: BudgetConfig, ctx: Any) -> Any:
             home=getattr(ctx, "home", None),
             environment=getattr(ctx, "environment", None),
             host=getattr(ctx, "host", None),
+            redact=_file_redaction(ctx),
         )
 
     return spill_one
+
+
+def _file_redaction(ctx: Any) -> Any:
+    """What masks the secrets of a spill file: the session's redactor (placeholders stable for
+    the session), or none when ``archive.keep_secrets`` is set (unsafe)."""
+    archive = getattr(getattr(ctx, "config", None), "archive", None)
+    if getattr(archive, "keep_secrets", False) is True:
+        return None
+    redactor = getattr(getattr(ctx, "session", None), "redactor", None)
+    return redactor.redact if isinstance(redactor, Redactor) else redact_text
 
 
 def _spill_parts(parts: Any, limit: float, spill_one: Any, *, floor: int, at_most: int = 0) -> Any:
