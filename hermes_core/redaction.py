@@ -70,6 +70,14 @@ MASK = "[REDACTED]"
 #: ``[REDACTED PRIVATE KEY]``): a value that already is one is never masked again.
 MASK_PREFIX = "[REDACTED"
 PEM_MASK = "[REDACTED PRIVATE KEY]"
+#: A keyed placeholder (``Redactor``): ``[REDACTED:<family>#<hash>]``.
+KEYED_MASK = re.compile(r"\[REDACTED:[A-Za-z0-9_.-]+#[0-9a-f]+\]")
+
+
+def plain_masks(text: str) -> str:
+    """``text`` with every keyed placeholder written as the plain ``MASK``: what two texts
+    masked by different redactors (the archive's, ``redact``) have in common."""
+    return KEYED_MASK.sub(MASK, text) if "[REDACTED:" in text else text
 #: Hex digits of the keyed hash in a placeholder (24 bits: two secrets of one session collide
 #: with odds of about n^2 / 2^25, ~3e-4 for 100 secrets).
 HASH_DIGITS = 6

@@ -104,6 +104,7 @@ ALLOWED = {
         "a decoded copy of the process's environment, checked against os.environ each use"
     ),
     ("hermes_core/aio.py", "_holding"): "per-thread flag: does this worker hold a CPU slot",
+    ("hermes_core/encodings.py", "_loaded"): "the o200k_base encoding built once from a constant shipped file (a pure load)",
     ("hermes_core/logging.py", "_root"): "the library's stdlib root logger (handlers are the process's)",
     ("hermes_core/tokens.py", "_default_exact"): "the bundled encoding, loaded once; immutable",
     ("hermes_core/redaction.py", "_COMPILED"): (

@@ -32,7 +32,7 @@ from hermes_core import bounded
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results, pairing_problems
-from hermes_core.redaction import MASK, redact
+from hermes_core.redaction import MASK, plain_masks, redact
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.fit import count_fit
@@ -208,7 +208,9 @@ class Recall:
         if text is None:
             raw = self._rows[row]
             known = self.known.get(raw)
-            text = self._redacted[row] = one_line(known if known is not None else redact(raw))
+            # The archive stores text masked with its session's keyed placeholders; keys hold
+            # the plain mask (``redact``): compared with the placeholders written plain.
+            text = self._redacted[row] = one_line(known if known is not None else plain_masks(redact(raw)))
         return text
 
     def _holds(self, row: int, pieces: list[str], key: str, *, decode: bool = False) -> bool:
@@ -272,7 +274,7 @@ class Recall:
                 except (KeyError, ValueError):
                     continue
                 body = str(data.get("text") or "") if isinstance(data, Mapping) else ""
-                text = self._expanded[ref] = one_line(redact(body))
+                text = self._expanded[ref] = one_line(plain_masks(redact(body)))
             if key in text:
                 return True
         return False
