@@ -28,13 +28,45 @@ HIGH = "high"
 LOW = "low"
 #: Finding ids that warn and never block (the built-in scanner's; see its docstring).
 LOW_SEVERITY = frozenset({"scoped_override", "hidden_comment_note", "joiner_characters",
-                          "credential_in_header"})
+                          "credential_in_header", "known_installer", "tool_markup_mention",
+                          "mixed_script"})
+#: The family of each built-in finding id, for warnings and ``hermes-ctx scan``; an id a
+#: third-party scanner reports is its own family.
+FAMILIES: Mapping[str, str] = {
+    **dict.fromkeys(("prompt_injection", "rule_override", "scoped_override", "system_override",
+                     "role_hijack", "execute_translation"), "override"),
+    "fake_authority": "authority",
+    **dict.fromkeys(("remote_script_execution", "known_installer"), "fetch_execute"),
+    **dict.fromkeys(("secret_exfiltration", "env_exfiltration", "credential_exfiltration",
+                     "credential_access", "secret_file_read", "credential_in_header",
+                     "ssh_key_access", "credential_files"), "exfiltration"),
+    "persistence": "persistence",
+    "dangerous_link": "link_scheme",
+    **dict.fromkeys(("chat_template_token", "tool_call_forgery", "tool_markup_mention"),
+                    "tool_forgery"),
+    **dict.fromkeys(("hidden_comment_instruction", "hidden_comment_note", "hidden_html",
+                     "invisible_characters", "joiner_characters", "encoded_payload",
+                     "mixed_script"), "hidden"),
+}
+#: A file with more than this share of its non-blank lines blocked is mostly attack: it is
+#: replaced whole (what is left of it would be the attacker's framing).
+MOSTLY_ATTACK = 0.5
 
 
 def severity(finding: str) -> str:
     """``"low"`` for the ids in ``LOW_SEVERITY``, ``"high"`` for every other (unknown ids from
     third-party scanners included: a scanner that reports something means it)."""
     return LOW if finding in LOW_SEVERITY else HIGH
+
+
+def family(finding: str) -> str:
+    """The family of a finding id (``FAMILIES``), or the id itself when it is not a built-in."""
+    return FAMILIES.get(finding, finding)
+
+
+def describe(finding: str) -> str:
+    """``"prompt_injection (override, high)"``: an id with its family and severity."""
+    return f"{finding} ({family(finding)}, {severity(finding)})"
 
 
 @attrs.frozen(kw_only=True)

@@ -1,0 +1,392 @@
+"""The injection scan's rules: one pattern per finding id, each with the view it runs on.
+
+Families (``hermes_core.injection.FAMILIES`` names them for reports): instruction override
+(English, and the override in 18 other languages), fake authority, fetch-and-execute,
+credential and environment exfiltration, dangerous link schemes, tool-call forgery, hidden
+text. Views (see ``threat_text``): ``skeleton`` for English and the other Latin-script
+languages (accent-free, look-alikes mapped), ``folded`` for the other scripts, ``raw`` for the
+characters themselves. Every pattern reads one line at a time (``[^\\n]``), except the HTML
+comment ones, which read a comment whole.
+
+A rule runs only on text that holds one of its words (``words``; a substring test is ~100x
+cheaper than a regex pass and most lines hold none).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class Rule:
+    id: str
+    pattern: re.Pattern[str]
+    #: ``"skeleton"``, ``"folded"`` or ``"raw"``
+    view: str = "skeleton"
+    #: lower-case words of which the view must hold one for the pattern to run; () = always
+    words: tuple[str, ...] = ()
+    #: ``"context"`` (every scan) or ``"strict"`` (memory entries only)
+    scope: str = "context"
+
+
+_M = re.MULTILINE
+
+
+def _rule(id: str, pattern: str, words: tuple[str, ...] = (), *, view: str = "skeleton",
+          scope: str = "context", flags: int = _M) -> Rule:
+    # Patterns in other scripts are written as typed; NFKC makes them read like the text
+    # they are matched against (the Devanagari nukta letters, the Arabic presentation forms).
+    source = unicodedata.normalize("NFKC", pattern)
+    return Rule(id=id, pattern=re.compile(source, flags), view=view,
+                words=tuple(unicodedata.normalize("NFKC", w) for w in words), scope=scope)
+
+
+# --- instruction override -----------------------------------------------------------------
+
+#: Followed by one of these, an override names what it is about: a project's own rule, not an
+#: attack on the agent ("ignore the previous rules about line length").
+_SCOPED = r"(?=\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
+_UNSCOPED = r"(?!\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
+_OVERRIDE = (
+    r"\b(?:ignore|disregard|forget|skip|discard|abandon|drop)\s+(?:all\s+|any\s+|every\s+|each\s+)?"
+    r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?"
+    r"(?:previous|prior|above|earlier|preceding|original|initial|former|foregoing|system)\s+"
+    r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directions|directives|guidelines|context|"
+    r"commands|guidance|constraints|messages)\b"
+)
+_RULES = (
+    r"\b(?:disregard|ignore|bypass|override|forget)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any|all)\s+"
+    r"(?:rules|guidelines|instructions|restrictions|guardrails|safety\s+policies)\b"
+)
+_EVERYTHING = (
+    r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all(?:\s+of)?\s+(?:that|this|the\s+above))"
+    r"\s+(?:above|before|prior|previously|earlier|you\s+(?:were|have\s+been)\s+told|"
+    r"(?:that\s+)?(?:came|comes|was\s+(?:said|written))\s+(?:before|above|earlier))"
+    r"|\b(?:do\s+not|don't|stop)\s+(?:follow(?:ing)?|obey(?:ing)?)\s+(?:the\s+|your\s+|any\s+)?"
+    r"(?:previous|prior|above|original|system|earlier)\s+(?:instructions?|prompts?|rules)\b"
+    r"|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives?)\s+(?:are|is|:)"
+)
+_OVERRIDE_WORDS = ("ignore", "disregard", "forget", "skip", "discard", "abandon", "drop", "bypass",
+                   "override")
+
+#: Per language: the verbs (ignore, forget ...), the objects (instructions, rules ...) and the
+#: qualifiers (previous, above, all ...). An override is a verb with an object and a
+#: qualifier within a short window around it, in any order (word order differs by language).
+#: Latin-script languages are written without accents (they run on the skeleton).
+LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "es": ("skeleton", ("ignora", "ignore", "ignoren", "olvida", "olvide", "olviden", "descarta",
+                        "omite", "haz caso omiso", "desobedece"),
+           ("instrucciones", "reglas", "indicaciones", "ordenes", "directrices", "normas",
+            "todo lo"),
+           ("anterior", "previa", "de arriba", "precedente", "original", "todas", "todo lo que")),
+    "pt": ("skeleton", ("ignore", "ignora", "ignorem", "esqueca", "desconsidere", "descarte"),
+           ("instrucoes", "regras", "orientacoes", "ordens", "diretrizes", "tudo"),
+           ("anterior", "previa", "acima", "original", "todas", "antes")),
+    "fr": ("skeleton", ("ignore", "oublie", "ne tiens pas compte", "ne tenez pas compte",
+                        "fais abstraction", "faites abstraction"),
+           ("instructions", "consignes", "regles", "directives", "ordres", "indications",
+            "tout ce qui"),
+           ("precedente", "anterieure", "ci-dessus", "d'avant", "initiale", "originale",
+            "toutes", "precede")),
+    "de": ("skeleton", ("ignoriere", "ignorier", "ignorieren", "vergiss", "vergessen",
+                        "missachte", "missachten", "uberschreibe", "verwirf"),
+           ("anweisungen", "instruktionen", "regeln", "befehle", "vorgaben", "anordnungen",
+            "richtlinien", "alles"),
+           ("vorherig", "bisherig", "vorig", "obig", "vorangegangen", "vorhergehend", "fruher",
+            "ursprunglich", "alle", "davor", "zuvor")),
+    "it": ("skeleton", ("ignora", "ignorate", "dimentica", "dimenticate", "trascura"),
+           ("istruzioni", "regole", "indicazioni", "tutto"),
+           ("precedent", "sopra", "original", "tutte", "prima")),
+    "nl": ("skeleton", ("negeer", "vergeet"),
+           ("instructies", "regels", "opdrachten", "alles"),
+           ("vorige", "eerdere", "voorgaande", "bovenstaande", "alle")),
+    "pl": ("skeleton", ("zignoruj", "ignoruj", "zapomnij"),
+           ("instrukcj", "polecen", "zasad", "wszystko"),
+           ("poprzedni", "wczesniejsz", "wszystkie", "powyzsz")),
+    "tr": ("skeleton", ("yok say", "unut", "gormezden gel", "dikkate alma"),
+           ("talimat", "kural", "komut"),
+           ("onceki", "yukaridaki", "tum")),
+    "id": ("skeleton", ("abaikan", "lupakan", "acuhkan"),
+           ("instruksi", "perintah", "arahan", "aturan"),
+           ("sebelum", "di atas", "semua", "terdahulu")),
+    "vi": ("skeleton", ("bo qua", "quen", "phot lo"),
+           ("huong dan", "chi dan", "lenh", "quy tac", "chi thi"),
+           ("truoc", "o tren", "tat ca")),
+    "ru": ("folded", ("игнорируй", "проигнорируй", "забудь", "не обращай внимания", "отбрось",
+                      "отмени", "пренебреги"),
+           ("инструкци", "указани", "правил", "команд", "распоряжени", "установк", "всё", "все,"),
+           ("предыдущ", "прежн", "вышеуказанн", "предшествующ", "вышеприведённ",
+            "вышеприведенн", "прошл", "изначальн", "исходн", "систем", "все", "выше", "ранее")),
+    "uk": ("folded", ("ігноруй", "проігноруй", "забудь"),
+           ("інструкці", "вказівк", "правил"),
+           ("попередн", "всі", "вище")),
+    "zh": ("folded", ("忽略", "无视", "無視", "忽视", "忽視", "不要理会", "不要理會", "忘记", "忘記",
+                      "忘掉", "抛开", "拋開", "放弃", "放棄", "不理会", "不理會"),
+           ("指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "要求", "设定", "設定",
+            "约束", "約束", "内容", "內容"),
+           ("之前", "以前", "先前", "上面", "上述", "以上", "前面", "所有", "全部", "此前", "原来",
+            "原來", "原有", "原始", "一切")),
+    "ja": ("folded", ("無視", "忘れ", "破棄", "従わ"),
+           ("指示", "命令", "ルール", "指令", "設定", "制約", "プロンプト"),
+           ("以前", "前の", "上記", "これまで", "先の", "以上", "元の", "最初", "すべて", "全て",
+            "全部")),
+    "ko": ("folded", ("무시", "잊어", "잊으", "따르지"),
+           ("지시", "지침", "명령", "규칙", "프롬프트"),
+           ("이전", "위의", "앞의", "기존", "앞선", "모든")),
+    "ar": ("folded", ("تجاهل", "انس", "إنس", "اهمل", "أهمل", "تخط", "لا تتبع"),
+           ("التعليمات", "الأوامر", "القواعد", "الإرشادات", "التوجيهات"),
+           ("السابقة", "أعلاه", "المذكورة", "الأصلية", "القديمة", "جميع", "كل ")),
+    "fa": ("folded", ("نادیده بگیر", "فراموش کن", "نادیده"),
+           ("دستورالعمل", "دستورات", "قوانین", "دستور"),
+           ("قبلی", "پیشین", "بالا", "همه")),
+    "hi": ("folded", ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "नज़रअंदाज", "भूल", "अवहेलना", "इग्नोर"),
+           ("निर्देश", "नियम", "आदेश", "हिदायत"),
+           ("पिछले", "पिछली", "पूर्व", "पहले", "ऊपर", "सभी", "सारे")),
+    "bn": ("folded", ("উপেক্ষা", "ভুলে", "অগ্রাহ্য", "অবহেলা"),
+           ("নির্দেশ", "নিয়ম", "আদেশ"),
+           ("পূর্ববর্তী", "আগের", "পূর্বের", "উপরের", "সমস্ত", "সব")),
+}
+#: Characters either side of a verb in which its object and qualifier must be found.
+WINDOW = 48
+
+
+# --- fake authority -------------------------------------------------------------------------
+
+_ROLE = (r"(?:system|developer|dev|admin|administrator|root|operator|sysadmin|security\s+team|"
+         r"openai|anthropic|supervisor|owner)")
+_PRIORITY = (r"(?:highest|top|maximum|max|absolute|critical|urgent|mandatory|priority|overrid|"
+             r"supersed|authoritative|p0\b|important)")
+_AUTHORITY = (
+    # "# SYSTEM (highest priority)", "**ADMIN OVERRIDE** - mandatory", "SYSTEM: highest ..."
+    rf"^[ \t]*(?:#{{1,6}}[ \t]*|>[ \t]*|[-*][ \t]+)?(?:\*\*|__)?[ \t]*[\[<{{(]?[ \t]*{_ROLE}[ \t]*"
+    r"(?:message|prompt|instructions?|override|directive|notice|note|update|command|alert|mode|"
+    r"policy)?[ \t]*[\]>})]?[ \t]*(?:\*\*|__)?[ \t]*[:\-\u2013\u2014]?[ \t]*[(\[]?[ \t]*(?:\*\*)?"
+    rf"[ \t]*{_PRIORITY}"
+    # a role tag opening a line: "[SYSTEM]", "<system>", "{developer}"
+    r"|^[ \t]*[\[<{][ \t]*(?:system|developer|admin|administrator|sys|system[ _-](?:message|prompt)|"
+    r"system[ _-]override)[ \t]*[\]>}]"
+    # "message from the system administrator:", "note from your developers -"
+    r"|\b(?:message|instructions?|note|directive|order|notice|update)\s+from\s+(?:the\s+|your\s+)?"
+    r"(?:system(?:\s+administrator)?|developers?|admin(?:istrator)?s?|operators?|openai|anthropic|"
+    r"creators?)\b\s*[:\-]"
+    # "supersedes your system prompt", "takes precedence over all previous instructions"
+    r"|\b(?:supersedes?|overrides?|takes?\s+precedence\s+over|replaces?|outranks?)\s+(?:all\s+|any\s+)?"
+    r"(?:of\s+)?(?:your\s+|the\s+)?(?:system\s+(?:prompt|instructions?|message)|safety\s+(?:rules|"
+    r"guidelines|policies)|(?:previous|prior|other|earlier|original)\s+(?:system\s+)?"
+    r"(?:instructions|prompts?|directives))\b"
+    # "authorised by the system administrator", "approved by the developers of this assistant"
+    r"|\b(?:authori[sz]ed|approved|mandated|sanctioned)\s+by\s+(?:the\s+)?(?:system(?:\s+(?:prompt|"
+    r"administrator|owner))?|administrators?|admins?|developers?\s+of\s+(?:this|the)\s+"
+    r"(?:assistant|agent|model)|openai|anthropic)\b"
+    # "highest-priority instruction:", "top priority directive -"
+    r"|\b(?:highest|top|absolute|maximum|ultimate)[\s-]+priority\s+(?:instruction|directive|override|"
+    r"command|order)s?\s*[:\-]"
+)
+
+
+# --- fetch and execute ----------------------------------------------------------------------
+
+_SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:ba|z|k|da|fi|tc|c|a)?sh\b"
+_INTERP = r"(?:sudo\s+)?(?:python[23]?(?:\.\d+)?|perl|ruby|node|php|pwsh|powershell)\b(?!\s+-m\s+pip)"
+_FETCH = r"\b(?:curl|wget|fetch|aria2c|http|lwp-request|lwp-download)\b"
+_FETCH_EXEC = (
+    rf"{_FETCH}[^\n|;&]{{0,300}}\|\s*(?:{_SHELL}|{_INTERP}(?:\s+-)?\s*(?:$|[;&)`'\"]))"
+    rf"|\b(?:ba|z|k)?sh\s+(?:-\S+\s+)*(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)(?:source|\.)\s+<\(\s*(?:curl|wget)\b"
+    r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|wget|curl)\b[^\n|]{0,300}\|\s*"
+    r"(?:iex|invoke-expression)\b"
+    r"|\b(?:iex|invoke-expression)\b\s*[(\s]\s*(?:\(\s*)?(?:iwr|irm|invoke-webrequest|invoke-restmethod|"
+    r"new-object\s+[\w.]*webclient|\[[\w.]*webclient\])"
+    r"|\.downloadstring\s*\([^\n]{0,200}\|\s*iex\b"
+    r"|\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:ba|z)?sh\b"
+    r"|\bmshta(?:\.exe)?\s+(?:https?|vbscript|javascript):|\bregsvr32\b[^\n]{0,80}/i:https?:"
+    r"|\bcertutil(?:\.exe)?\s+[^\n]{0,40}-urlcache\b"
+)
+#: Hosts of the official installers that projects' setup docs pipe to a shell. A pipe from
+#: one of them is reported (``known_installer``, low) but kept; any other host blocks.
+KNOWN_INSTALLERS = frozenset({
+    "astral.sh", "sh.rustup.rs", "rustup.rs", "bun.sh", "deno.land", "deno.com", "get.docker.com",
+    "install.python-poetry.org", "get.pnpm.io", "ollama.com", "ollama.ai", "get.sdkman.io",
+    "pyenv.run", "get.volta.sh", "fnm.vercel.app", "starship.rs", "install.determinate.systems",
+    "nixos.org", "claude.ai", "tailscale.com", "get.k3s.io", "mise.run", "mise.jdx.dev",
+    "foundry.paradigm.xyz", "sh.flox.dev", "cli.moonrepo.dev", "pixi.sh", "dot.net",
+    "opencode.ai", "deb.nodesource.com", "rpm.nodesource.com", "get.helm.sh", "get.rvm.io",
+    "install.meteor.com", "cli-assets.heroku.com", "sdk.cloud.google.com", "aka.ms",
+    "brew.sh", "get.jetify.com", "install.ohmyz.sh", "get.modular.com", "sh.uv.dev",
+    "docs.astral.sh", "cursor.com", "setup.inngest.com", "get.pulumi.com", "fly.io",
+    "raw.githubusercontent.com/homebrew", "raw.githubusercontent.com/nvm-sh",
+    "raw.githubusercontent.com/helm", "raw.githubusercontent.com/ohmyzsh",
+    "raw.githubusercontent.com/pyenv", "raw.githubusercontent.com/tj",
+    "raw.githubusercontent.com/creationix", "raw.githubusercontent.com/golangci",
+    "raw.githubusercontent.com/rhysd", "raw.githubusercontent.com/python-poetry",
+    "github.com/cli/cli",
+})
+
+
+# --- exfiltration ---------------------------------------------------------------------------
+
+_SINK = (r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\bscp\b|\bsftp\b|"
+         r"\bftp\b|\biwr\b|\birm\b|invoke-webrequest|invoke-restmethod|\bhttp\s+(?:post|put)\b|"
+         r"requests\.(?:post|put)|urllib|\bfetch\s*\(|\baxios\b|https?://|\bwebhooks?\b|"
+         r"\bpastebin\b|\bgist\b|/dev/tcp/|\bnslookup\b|\bdig\s|\bsendmail\b|\bmail\s+-s\b)")
+_CRED_HOME = (
+    r"(?:(?:~|\$home|\$\{home\}|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?/?"
+    r"\.(?:ssh/(?:id_[\w-]+\b(?!\.pub)|authorized_keys\b|config\b)|aws/(?:credentials|config)\b|"
+    r"netrc\b|git-credentials\b|docker/config\.json|kube/config\b|npmrc\b|pypirc\b|"
+    r"config/gh/hosts\.ya?ml|gnupg\b|azure/|config/gcloud\b|password-store\b|vault-token\b)"
+    r"|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|/etc/(?:shadow|sudoers)\b|\blogin\.keychain"
+    r"|\bkeychains?\b|\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)"
+    r"|\b(?:browser|chrome|firefox|safari)(?:'s)?\s+(?:saved\s+)?(?:passwords|cookies)\b"
+    r"|\bwallet\.dat\b|\bservice[-_]account[\w.-]*\.json\b)"
+)
+#: A ``.env`` that is read (``@.env``, ``cat .env``, ``< .env``), not one that is created.
+_DOTENV_READ = (r"(?:@|<\s*|\b(?:cat|type|less|more|head|tail|base64|xxd|gzip|tar\s+\S+)\s+)"
+                r"[\"']?(?:[~\w./$-]*/)?\.env(?:\.[\w]+)?\b(?!\.example|\.sample|\.template|\.dist)")
+_ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?"
+             r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\biwr\b|\birm\b|"
+             r"invoke-webrequest|invoke-restmethod|/dev/tcp/|\bssh\b|https?://)"
+             r"|\bcat\s+/proc/(?:self|\d+)/environ\b[^\n]{0,200}" + _SINK
+             + r"|" + _SINK + r"[^\n]{0,300}(?:\$\(\s*(?:env|printenv|set|export\s+-p)\s*\)|"
+             r"`\s*(?:env|printenv)\s*`|/proc/self/environ)"
+             r"|(?:\bgci|get-childitem|\bdir|\bls)\s+env:[^\n]{0,200}(?:\biwr\b|\birm\b|invoke-webrequest|"
+             r"invoke-restmethod|https?://)"
+             r"|\b(?:send|post|upload|exfiltrate|transmit|forward|submit|leak|beacon|pipe|report)\b"
+             r"[^\n]{0,60}\b(?:os\.environ|process\.env|env(?:ironment)?\s+var(?:iable)?s|"
+             r"(?:the\s+)?(?:whole\s+|full\s+|entire\s+)?environment|all\s+(?:the\s+)?(?:secrets|"
+             r"api\s+keys|tokens|credentials))\b[^\n]{0,80}\b(?:to|into|at|via)\b[^\n]{0,40}"
+             r"(?:https?://|webhook|\bcurl\b|requests\.post|fetch\(|pastebin|gist|[\w-]+\.[a-z]{2,}/)"
+             r"|\b(?:os\.environ|process\.env)\b[^\n]{0,200}(?:requests\.(?:post|put|get)|urlopen|"
+             r"fetch\s*\(|axios\.|http\.request)")
+_SEND_VERBS = (r"\b(?:copy|cp|send|upload|post|paste|include|print|output|show|reveal|display|"
+               r"echo|cat|type|dump|base64|encode|attach|e-?mail|exfiltrate|share|transmit|forward|"
+               r"leak|collect|grab|steal|zip|tar|archive|sync|summari[sz]e|list\s+the\s+contents\s+of|"
+               r"read\s+(?:out|back))\b")
+
+
+# --- dangerous links, tool-call forgery -----------------------------------------------------
+
+_LINK = (
+    r"(?:\]\(\s*<?|\b(?:href|src|action|formaction|xlink:href)\s*=\s*[\"']?|<)\s*"
+    r"(?:javascript|vbscript|livescript|mocha)\s*:"
+    r"|\b(?:javascript|vbscript)\s*:\s*(?:[\w$.]+\s*\(|void\b|//|/\*|%[0-9a-f]{2}|eval|fetch|alert|"
+    r"document\.|window\.|location|atob|this\.)"
+    r"|\bdata\s*:\s*(?:text/html|text/javascript|application/(?:x-)?(?:javascript|ecmascript|"
+    r"xhtml\+xml|x-shockwave-flash))"
+    r"|(?:\]\(\s*<?|\b(?:href|src)\s*=\s*[\"']?)\s*data\s*:\s*(?:image/svg|text/|application/)"
+)
+_CHAT_TOKEN = (
+    r"<[|\uff5c]\s*(?:im_start|im_end|im_sep|endoftext|system|user|assistant|end|eot_id|eom_id|"
+    r"start_header_id|end_header_id|begin_of_text|end_of_text|fim_(?:prefix|middle|suffix)|"
+    r"tool_call|tool_response|python_tag|channel|message|constrain|start|return|call|"
+    r"begin[\u2581_ ]of[\u2581_ ]sentence|end[\u2581_ ]of[\u2581_ ]sentence|tool[\u2581_ ]calls?"
+    r"[\u2581_ ](?:begin|end)|tool[\u2581_ ]call[\u2581_ ](?:begin|end)|tool[\u2581_ ]sep)\s*"
+    r"[|\uff5c]>"
+    r"|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
+)
+_TOOL_MARKUP = (
+    r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
+    r"functioncall|invoke|antml:[\w-]+)\b[^>\n]{0,200}>"
+    r"|\"(?:tool_calls|function_call|tool_use)\"\s*:\s*[\[{]"
+    r"|\{\s*\"(?:name|tool|function|tool_name)\"\s*:\s*\"[\w.:-]{1,64}\"\s*,\s*"
+    r"\"(?:arguments|parameters|input|args)\"\s*:\s*[{\"]"
+    r"|\"type\"\s*:\s*\"(?:tool_use|function_call|tool_call)\""
+)
+
+
+RULES: tuple[Rule, ...] = (
+    # override
+    _rule("prompt_injection", _OVERRIDE + _UNSCOPED + "|" + _EVERYTHING, _OVERRIDE_WORDS + (
+        "do not follow", "don't follow", "stop follow", "do not obey", "don't obey", "your new",
+        "your real", "your actual", "your true", "your updated")),
+    _rule("rule_override", _RULES + _UNSCOPED, ("disregard", "ignore", "bypass", "override", "forget")),
+    _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS),
+    _rule("system_override",
+          r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
+          r"\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|engaged)\b|\boverride\s+(?:mode\s+)?"
+          r"activated\b|\byou\s+are\s+now\s+in\s+(?:developer|god|admin|debug|maintenance|"
+          r"unrestricted|jailbreak)\s+mode\b", ("system", "mode", "override")),
+    _rule("role_hijack",
+          r"\b(?:act|behave|pretend|respond)\s+as\s+(?:if|though)\s+you\s+(?:have|had|were)\s+"
+          r"(?:no|without)\s+(?:restrictions|rules|limits|limitations|guidelines|filters)\b"
+          r"|\byou\s+are\s+now\s+(?:dan|an?\s+unrestricted|jailbroken|free\s+of|no\s+longer\s+bound)\b"
+          r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
+          r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
+          r"only\s+(?:obey|follow)\s+me)\b",
+          ("act", "behave", "pretend", "respond", "you are now", "no longer", "from now on")),
+    _rule("execute_translation",
+          r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
+          r"powershell|code|a\s+command)\s+and\s+(?:execute|run)\b", ("translate",)),
+    # authority
+    _rule("fake_authority", _AUTHORITY, ("system", "developer", "dev", "admin", "root",
+                                         "operator", "security", "openai", "anthropic",
+                                         "supervisor", "owner", "priority", "sys")),
+    # fetch and execute
+    _rule("remote_script_execution", _FETCH_EXEC,
+          ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
+           "downloadstring", "base64", "mshta", "regsvr32", "certutil")),
+    # exfiltration
+    _rule("secret_exfiltration",
+          r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
+          r"\$\{?[A-Za-z_]*(?:key|token|secret|password|passwd|credentials?)\b",
+          ("curl", "wget", "fetch", "webrequest", "iwr", "nc")),
+    _rule("env_exfiltration", _ENV_DUMP, ("env", "printenv", "export", "declare", "set", "environ",
+                                          "environment", "secrets", "api keys", "tokens",
+                                          "credentials")),
+    _rule("credential_exfiltration",
+          rf"{_CRED_HOME}[^\n]{{0,200}}{_SINK}|{_SINK}[^\n]{{0,200}}(?:{_CRED_HOME}|{_DOTENV_READ})"
+          rf"|{_DOTENV_READ}[^\n]{{0,200}}{_SINK}",
+          (".ssh", ".aws", "netrc", "credentials", ".docker", ".kube", "npmrc", "pypirc", "gh/hosts",
+           "gnupg", "azure", "gcloud", "password", "vault", "id_", "shadow", "sudoers", "keychain",
+           "security ", "cookies", "wallet", "service", ".env")),
+    _rule("credential_access", f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}",
+          (".ssh", ".aws", "netrc", "credentials", ".docker", ".kube", "npmrc", "pypirc", "gh/hosts",
+           "gnupg", "azure", "gcloud", "password", "vault", "id_", "shadow", "sudoers", "keychain",
+           "security ", "cookies", "wallet", "service")),
+    _rule("secret_file_read",
+          r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S+\s+)*[\"']?(?:~|\$home)?[\w./-]*"
+          r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
+    # links, tool calls
+    _rule("dangerous_link", _LINK, ("javascript", "vbscript", "livescript", "mocha", "data")),
+    _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>")),
+    _rule("tool_call_forgery", _TOOL_MARKUP,
+          ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
+           "\"tool\"", "\"function\"", "\"type\"")),
+    # hidden text
+    _rule("hidden_comment_instruction",
+          r"<!--(?:(?!-->).){0,400}?\b(?:ignore|disregard|override|bypass|system\s+prompt|"
+          r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
+          ("<!--",), flags=re.DOTALL),
+    _rule("hidden_comment_note",
+          r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
+          ("<!--",), flags=re.DOTALL),
+    _rule("hidden_html",
+          r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
+          r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:transparent|white|#fff\b))",
+          ("style",)),
+    _rule("invisible_characters",
+          "[\u200b\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069\u180e"
+          "\U000e0000-\U000e007f\U000e0100-\U000e01ef]", view="raw"),
+    _rule("joiner_characters", "[\u200c\u200d]", view="raw"),
+    # strict scope (memory entries, which the model itself writes)
+    _rule("ssh_key_access", r"~?/?\.ssh/(?:id_[a-z0-9]+|authorized_keys|config)\b", (".ssh/",),
+          scope="strict"),
+    _rule("persistence",
+          r"\bcrontab\s+-[a-z]*e?\b|\b(?:systemctl\s+enable|launchctl\s+load)\b|"
+          r">>\s*~?/?\.(?:bashrc|zshrc|profile|bash_profile)\b",
+          ("crontab", "systemctl", "launchctl", "rc", "profile"), scope="strict"),
+    _rule("credential_files", r"/etc/(?:passwd|shadow)\b|\.aws/credentials\b|\.netrc\b|"
+          r"\.git-credentials\b", ("/etc/", ".aws", ".netrc", ".git-credentials"), scope="strict"),
+)
+
+#: A credential sent in a request header (``curl -H "Authorization: Bearer $API_TOKEN"``) goes
+#: to the API it is for; a secret in a URL or a body is what exfiltration looks like.
+HEADER_SECRET = re.compile(
+    r"(?:-h|--header)[\s=]+[\"']?[\w-]+:\s*(?:bearer\s+|basic\s+|token\s+)?"
+    r"\$\{?[a-z_]*(?:key|token|secret|password|passwd|credentials?)\b\}?")
+#: Before a verb, these make a credential line a prohibition ("never print ~/.ssh/id_rsa").
+NEGATION = re.compile(r"\b(?:never|not|don't|do\s+not|must\s+not|mustn't|avoid|no)\b[^\n]{0,24}$")
+URL_HOST = re.compile(r"https?://([^\s/'\"`)|]+)(/[^\s'\"`)|]*)?")
