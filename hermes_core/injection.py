@@ -6,8 +6,9 @@ rules about ...", an editor's note in an HTML comment, emoji joiners, a credenti
 request header) only warn; every other id - explicit overrides aimed at the agent, hidden-text
 tricks carrying instructions, exfiltration, and any id a third-party scanner reports - blocks.
 A project context file loses only its offending lines, each replaced by a marker naming the
-patterns and the line (``screen_file``); when a finding spans lines no single line shows, the
-whole file is replaced as before. A memory entry is replaced by a placeholder that tells the
+patterns and the line (``screen_file``); a finding that spans lines (a multi-line HTML
+comment) costs the shortest run of lines that shows it, and the whole file is replaced only
+when most of it is attack. A memory entry is replaced by a placeholder that tells the
 model how to remove it, and SOUL.md - the user's own file in HERMES_HOME - loads with a
 warning. ``threat_scan.allow`` in config accepts findings or lines per project. Every decision
 is a log event and a host warning naming the file, the lines and the findings.
@@ -107,12 +108,23 @@ def allow_entries(config: Any, path: str | Path | None) -> tuple[str, ...]:
     return tuple(entries)
 
 
-def _line_marker(label: str, number: int, ids: Sequence[str]) -> str:
-    return f"[BLOCKED: line {number} of {label} matched prompt-injection pattern(s) {', '.join(ids)}; removed]"
+def _line_marker(label: str, numbers: Sequence[int], ids: Sequence[str]) -> str:
+    where = f"line {numbers[0]}" if len(numbers) == 1 else f"lines {numbers[0]}-{numbers[-1]}"
+    return f"[BLOCKED: {where} of {label} matched prompt-injection pattern(s) {', '.join(ids)}; removed]"
+
+
+#: How many multi-line spans one file may have narrowed before it is blocked whole instead.
+MAX_SPANS = 32
 
 
 def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> Screened:
-    """Screen one project context file (see the module docstring)."""
+    """Screen one project context file (see the module docstring).
+
+    Each line is scanned on its own, so an attack on a line next to a blocked one is found
+    by itself. A high finding that no single line shows (an instruction inside a multi-line
+    HTML comment) is narrowed to the shortest run of lines that shows it, and that run is
+    cut. The whole file goes only when more than half of its non-blank lines are cut.
+    """
     found = findings(ctx, text, label)
     if not found:
         return Screened(text=text)
@@ -121,43 +133,101 @@ def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> 
     literals = tuple(e for e in allowed_entries if e not in found)
     high = [i for i in found if severity(i) == HIGH and i not in allowed]
     low = tuple(i for i in found if severity(i) == LOW and i not in allowed)
-    blocked: list[dict[str, Any]] = []
-    out_lines: list[str] = []
+    lines = text.split("\n")
+    #: first line index of a cut run -> (its line indices, its findings)
+    cuts: dict[int, tuple[list[int], list[str]]] = {}
     pinned: set[str] = set()
     if high:
-        for number, line in enumerate(text.split("\n"), start=1):
+        for index, line in enumerate(lines):
             hits = [i for i in findings(ctx, line, label) if i in high] if line.strip() else []
             if hits and any(literal and literal in line for literal in literals):
                 pinned.update(hits)  # a line the project allows, whatever it matches
                 hits = []
             if hits:
                 pinned.update(hits)
-                blocked.append({"line": number, "findings": hits, "text": line})
-                out_lines.append(_line_marker(label, number, hits))
-            else:
-                out_lines.append(line)
-    unpinned = tuple(i for i in high if i not in pinned)
-    if unpinned:  # a match across lines (a multi-line comment): no line can be cut alone
+                cuts[index] = ([index], hits)
+    unpinned = [i for i in high if i not in pinned]
+    for _ in range(MAX_SPANS):
+        if not unpinned:
+            break
+        span = _narrowest(ctx, lines, label, unpinned, cuts)
+        if span is None:
+            break
+        rows, hits = span
+        if any(literal and literal in lines[r] for r in rows for literal in literals):
+            pinned.update(hits)
+        else:
+            cuts[rows[0]] = (rows, hits)
+            pinned.update(hits)
+        unpinned = [i for i in unpinned if i not in pinned]
+    cut_rows = {r for rows, _hits in cuts.values() for r in rows}
+    non_blank = sum(1 for line in lines if line.strip())
+    if unpinned or (len(cut_rows) >= 2 and len(cut_rows) > MOSTLY_ATTACK * non_blank):
         placeholder = blocked_file(label, tuple(high), path=path)
         return Screened(text=placeholder, blocked_file=tuple(high), flagged=low, allowed=allowed)
+    blocked: list[dict[str, Any]] = []
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index in cuts:
+            rows, hits = cuts[index]
+            out_lines.append(_line_marker(label, [r + 1 for r in rows], hits))
+            blocked.extend({"line": r + 1, "findings": hits, "text": lines[r],
+                            "families": sorted({family(h) for h in hits})} for r in rows)
+        elif index not in cut_rows:
+            out_lines.append(line)
     if blocked:
         record_warning(
             "context_lines_blocked",
             f"{label}: {len(blocked)} line(s) left out of the prompt for potential prompt "
-            "injection: " + "; ".join(f"line {b['line']} ({', '.join(b['findings'])})" for b in blocked),
+            "injection: " + "; ".join(
+                f"line {b['line']} ({', '.join(describe(i) for i in b['findings'])})" for b in blocked),
             path=path, findings=sorted(pinned), lines=[b["line"] for b in blocked],
-            plugin="context_files",
+            families=sorted({family(i) for i in pinned}), severity=HIGH, plugin="context_files",
         )
     if low:
         record_warning(
             "context_file_flagged",
             f"{label} was loaded; it contains text that resembles prompt injection "
-            f"({', '.join(low)}) - check it if you did not write it, or allow it in "
-            "threat_scan.allow",
-            path=path, findings=list(low), plugin="context_files",
+            f"({', '.join(describe(i) for i in low)}) - check it if you did not write it, or "
+            "allow it in threat_scan.allow",
+            path=path, findings=list(low), families=sorted({family(i) for i in low}),
+            severity=LOW, plugin="context_files",
         )
     new_text = "\n".join(out_lines) if blocked else text
     return Screened(text=new_text, blocked_lines=tuple(blocked), flagged=low, allowed=allowed)
+
+
+def _narrowest(ctx: Any, lines: Sequence[str], label: str, wanted: Sequence[str],
+               cuts: Mapping[int, tuple[list[int], list[str]]]) -> tuple[list[int], list[str]] | None:
+    """The shortest run of lines (cut lines left out) that shows one of ``wanted``, found by
+    two binary searches: the first end at which the text up to it shows a finding, then the
+    last start from which the text up to that end still shows it. Scanners must flag any text
+    that contains a passage they flag (the hook's contract), which makes both searches exact."""
+    cut = {r for rows, _hits in cuts.values() for r in rows}
+    kept = [("" if i in cut else line) for i, line in enumerate(lines)]
+
+    def shows(start: int, end: int) -> list[str]:
+        return [i for i in findings(ctx, "\n".join(kept[start:end]), label) if i in wanted]
+
+    if not shows(0, len(kept)):
+        return None
+    low, high = 1, len(kept)
+    while low < high:
+        middle = (low + high) // 2
+        if shows(0, middle):
+            high = middle
+        else:
+            low = middle + 1
+    end = low
+    first, last = 0, end - 1
+    while first < last:
+        middle = (first + last + 1) // 2
+        if shows(middle, end):
+            first = middle
+        else:
+            last = middle - 1
+    rows = [r for r in range(first, end) if r not in cut]
+    return (rows, shows(first, end)) if rows else None
 
 
 def findings(ctx: Any, text: str, source: str, scope: str = "context") -> tuple[str, ...]:

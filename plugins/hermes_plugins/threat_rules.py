@@ -59,7 +59,13 @@ _OVERRIDE = (
 )
 _RULES = (
     r"\b(?:disregard|ignore|bypass|override|forget)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any|all)\s+"
-    r"(?:rules|guidelines|instructions|restrictions|guardrails|safety\s+policies)\b"
+    r"(?:rules|guidelines|instructions)\b"
+)
+#: Safety rules are never "about" a project topic: no scope makes overriding them ordinary.
+_GUARDS = (
+    r"\b(?:disregard|ignore|bypass|override|forget|disable|turn\s+off)\s+(?:all\s+)?(?:of\s+)?"
+    r"(?:your|the|any|all)\s+(?:restrictions|guardrails|safety\s+(?:policies|rules|guidelines|"
+    r"filters|checks)|content\s+filters?)\b"
 )
 _EVERYTHING = (
     r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all(?:\s+of)?\s+(?:that|this|the\s+above))"
@@ -260,7 +266,9 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?
              r"api\s+keys|tokens|credentials))\b[^\n]{0,80}\b(?:to|into|at|via)\b[^\n]{0,40}"
              r"(?:https?://|webhook|\bcurl\b|requests\.post|fetch\(|pastebin|gist|[\w-]+\.[a-z]{2,}/)"
              r"|\b(?:os\.environ|process\.env)\b[^\n]{0,200}(?:requests\.(?:post|put|get)|urlopen|"
-             r"fetch\s*\(|axios\.|http\.request)")
+             r"fetch\s*\(|axios\.|http\.request)"
+             r"|(?:requests\.(?:post|put)|urlopen|fetch\s*\(|axios\.\w+|http\.request)[^\n]{0,200}"
+             r"\b(?:os\.environ|process\.env)\b")
 _SEND_VERBS = (r"\b(?:copy|cp|send|upload|post|paste|include|print|output|show|reveal|display|"
                r"echo|cat|type|dump|base64|encode|attach|e-?mail|exfiltrate|share|transmit|forward|"
                r"leak|collect|grab|steal|zip|tar|archive|sync|summari[sz]e|list\s+the\s+contents\s+of|"
@@ -302,7 +310,8 @@ RULES: tuple[Rule, ...] = (
     _rule("prompt_injection", _OVERRIDE + _UNSCOPED + "|" + _EVERYTHING, _OVERRIDE_WORDS + (
         "do not follow", "don't follow", "stop follow", "do not obey", "don't obey", "your new",
         "your real", "your actual", "your true", "your updated")),
-    _rule("rule_override", _RULES + _UNSCOPED, ("disregard", "ignore", "bypass", "override", "forget")),
+    _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
+          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off")),
     _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS),
     _rule("system_override",
           r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
@@ -323,7 +332,8 @@ RULES: tuple[Rule, ...] = (
     # authority
     _rule("fake_authority", _AUTHORITY, ("system", "developer", "dev", "admin", "root",
                                          "operator", "security", "openai", "anthropic",
-                                         "supervisor", "owner", "priority", "sys")),
+                                         "supervisor", "owner", "priority", "sys", "precedence",
+                                         "supersede", "override", "authori", "outrank")),
     # fetch and execute
     _rule("remote_script_execution", _FETCH_EXEC,
           ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
@@ -357,7 +367,7 @@ RULES: tuple[Rule, ...] = (
            "\"tool\"", "\"function\"", "\"type\"")),
     # hidden text
     _rule("hidden_comment_instruction",
-          r"<!--(?:(?!-->).){0,400}?\b(?:ignore|disregard|override|bypass|system\s+prompt|"
+          r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"
           r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
           ("<!--",), flags=re.DOTALL),
     _rule("hidden_comment_note",

@@ -130,9 +130,10 @@ def decoded(text: str) -> list[tuple[str, str]]:
         unquoted = unquote(text, errors="replace")
         if unquoted != text:
             out.append(("percent", unquoted))
-    if "\\u" in text:
-        for run in _UESC.findall(text):
-            out.append(("escapes", "".join(chr(int(run[i + 2:i + 6], 16)) for i in range(0, len(run), 6))))
+    if "\\u" in text and _UESC.search(text):
+        out.append(("escapes", _UESC.sub(
+            lambda m: "".join(chr(int(m.group(0)[i + 2:i + 6], 16)) for i in range(0, len(m.group(0)), 6)),
+            text)))
     for match in _HEX.finditer(text):
         digits = re.sub(r"[\s:]|\\x", "", match.group(0))
         found = _readable(bytes.fromhex(digits[:len(digits) - len(digits) % 2]))
