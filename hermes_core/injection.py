@@ -230,6 +230,44 @@ def _narrowest(ctx: Any, lines: Sequence[str], label: str, wanted: Sequence[str]
     return (rows, shows(first, end)) if rows else None
 
 
+def report(ctx: Any, text: str, label: str, *, path: str | None = None) -> list[dict[str, Any]]:
+    """What the screening of one context file finds, one row per finding and line, for
+    ``hermes-ctx scan``: ``{"line", "finding", "family", "severity", "action", "text"}``.
+
+    ``action`` is what the prompt build does: ``"cut"`` (the line is replaced by a marker),
+    ``"file"`` (the whole file is replaced), ``"warn"`` (kept, with a warning) or
+    ``"allowed"`` (``threat_scan.allow`` accepts it). ``line`` is ``None`` for a finding no
+    single line or run of lines shows.
+    """
+    screened = screen_file(ctx, text, label, path=path)
+    lines = text.split("\n")
+    rows: list[dict[str, Any]] = []
+
+    def row(number: int | None, finding: str, action: str) -> dict[str, Any]:
+        return {"line": number, "finding": finding, "family": family(finding),
+                "severity": severity(finding), "action": action,
+                "text": lines[number - 1] if number else ""}
+
+    def per_line(ids: Sequence[str], action: str) -> None:
+        wanted = set(ids)
+        seen: set[str] = set()
+        for number, line in enumerate(lines, start=1):
+            hits = [i for i in findings(ctx, line, label) if i in wanted] if line.strip() else []
+            rows.extend(row(number, i, action) for i in hits)
+            seen.update(hits)
+        rows.extend(row(None, i, action) for i in ids if i not in seen)
+
+    if screened.blocked_file:
+        per_line(screened.blocked_file, "file")
+    for blocked in screened.blocked_lines:
+        rows.extend(row(int(blocked["line"]), i, "cut") for i in blocked["findings"])
+    if screened.flagged:
+        per_line(screened.flagged, "warn")
+    if screened.allowed:
+        per_line(screened.allowed, "allowed")
+    return sorted(rows, key=lambda r: (r["line"] or 0, r["finding"]))
+
+
 def findings(ctx: Any, text: str, source: str, scope: str = "context") -> tuple[str, ...]:
     """The scanners' findings for ``text`` (``()`` when clean or when ``ctx`` has no host)."""
     host = getattr(ctx, "host", None)
