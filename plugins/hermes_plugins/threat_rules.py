@@ -28,20 +28,42 @@ class Rule:
     view: str = "skeleton"
     #: lower-case words of which the view must hold one for the pattern to run; () = always
     words: tuple[str, ...] = ()
+    #: and, when set, one of these too (on the same line)
+    also: tuple[str, ...] = ()
     #: ``"context"`` (every scan) or ``"strict"`` (memory entries only)
     scope: str = "context"
+    #: the pattern reads the whole text (an HTML comment spans lines), not line by line
+    whole: bool = False
+    #: prose: a sentence soft-wrapped over two lines is one sentence, so each candidate line
+    #: is read together with the next
+    wraps: bool = False
 
 
 _M = re.MULTILINE
 
 
 def _rule(id: str, pattern: str, words: tuple[str, ...] = (), *, view: str = "skeleton",
-          scope: str = "context", flags: int = _M) -> Rule:
+          scope: str = "context", flags: int = _M, also: tuple[str, ...] = (),
+          whole: bool = False, wraps: bool = False) -> Rule:
     # Patterns in other scripts are written as typed; NFKC makes them read like the text
     # they are matched against (the Devanagari nukta letters, the Arabic presentation forms).
     source = unicodedata.normalize("NFKC", pattern)
     return Rule(id=id, pattern=re.compile(source, flags), view=view,
-                words=tuple(unicodedata.normalize("NFKC", w) for w in words), scope=scope)
+                words=tuple(unicodedata.normalize("NFKC", w) for w in words),
+                also=tuple(unicodedata.normalize("NFKC", w) for w in also), scope=scope,
+                whole=whole, wraps=wraps)
+
+
+#: Words of a network sink, the second gate of the exfiltration rules (what ``_SINK`` needs).
+_SINK_WORDS = ("curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp ", "ftp", "iwr", "irm",
+               "invoke-", "http", "requests.", "urllib", "urlopen", "fetch", "axios", "webhook",
+               "pastebin", "gist", "/dev/tcp", "nslookup", "dig ", "sendmail", "mail -s", "ssh ")
+#: Words of a credential store (what ``_CRED_HOME`` needs).
+_CRED_WORDS = (".ssh/", ".aws/", "netrc", "git-credentials", ".docker/config", ".kube/config", "npmrc",
+               "pypirc", "gh/hosts", ".gnupg", ".azure/", "gcloud", "password-store", "vault-token",
+               "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "/etc/shadow", "/etc/sudoers", "keychain",
+               "security dump", "security find-", "passwords", "cookies", "wallet.dat", "service-account",
+               "service_account")
 
 
 # --- instruction override -----------------------------------------------------------------
@@ -264,7 +286,7 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?
              r"[^\n]{0,60}\b(?:os\.environ|process\.env|env(?:ironment)?\s+var(?:iable)?s|"
              r"(?:the\s+)?(?:whole\s+|full\s+|entire\s+)?environment|all\s+(?:the\s+)?(?:secrets|"
              r"api\s+keys|tokens|credentials))\b[^\n]{0,80}\b(?:to|into|at|via)\b[^\n]{0,40}"
-             r"(?:https?://|webhook|\bcurl\b|requests\.post|fetch\(|pastebin|gist|[\w-]+\.[a-z]{2,}/)"
+             r"(?:https?://|webhook|\bcurl\b|requests\.post|fetch\(|pastebin|gist)"
              r"|\b(?:os\.environ|process\.env)\b[^\n]{0,200}(?:requests\.(?:post|put|get)|urlopen|"
              r"fetch\s*\(|axios\.|http\.request)"
              r"|(?:requests\.(?:post|put)|urlopen|fetch\s*\(|axios\.\w+|http\.request)[^\n]{0,200}"
@@ -308,16 +330,18 @@ _TOOL_MARKUP = (
 RULES: tuple[Rule, ...] = (
     # override
     _rule("prompt_injection", _OVERRIDE + _UNSCOPED + "|" + _EVERYTHING, _OVERRIDE_WORDS + (
-        "do not follow", "don't follow", "stop follow", "do not obey", "don't obey", "your new",
-        "your real", "your actual", "your true", "your updated")),
+        "not follow", "n't follow", "stop follow", "not obey", "n't obey", "stop obey", "your new",
+        "your real", "your actual", "your true", "your updated"),
+          wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
-          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off")),
-    _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS),
+          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off"), wraps=True),
+    _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS, wraps=True),
     _rule("system_override",
           r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
           r"\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|engaged)\b|\boverride\s+(?:mode\s+)?"
           r"activated\b|\byou\s+are\s+now\s+in\s+(?:developer|god|admin|debug|maintenance|"
-          r"unrestricted|jailbreak)\s+mode\b", ("system", "mode", "override")),
+          r"unrestricted|jailbreak)\s+mode\b", ("system prompt", "override", "you are now", "developer mode", "god mode", "jailbreak mode",
+           "admin mode", "debug mode", "maintenance mode", "dan mode"), wraps=True),
     _rule("role_hijack",
           r"\b(?:act|behave|pretend|respond)\s+as\s+(?:if|though)\s+you\s+(?:have|had|were)\s+"
           r"(?:no|without)\s+(?:restrictions|rules|limits|limitations|guidelines|filters)\b"
@@ -325,42 +349,44 @@ RULES: tuple[Rule, ...] = (
           r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
           r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
           r"only\s+(?:obey|follow)\s+me)\b",
-          ("act", "behave", "pretend", "respond", "you are now", "no longer", "from now on")),
+          ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
+           "from now on"),
+          wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
-          r"powershell|code|a\s+command)\s+and\s+(?:execute|run)\b", ("translate",)),
+          r"powershell|code|a\s+command)\s+and\s+(?:execute|run)\b", ("translate",), wraps=True),
     # authority
-    _rule("fake_authority", _AUTHORITY, ("system", "developer", "dev", "admin", "root",
-                                         "operator", "security", "openai", "anthropic",
-                                         "supervisor", "owner", "priority", "sys", "precedence",
-                                         "supersede", "override", "authori", "outrank")),
+    _rule("fake_authority", _AUTHORITY, ("system", "developer", "dev ", "dev]", "dev>", "admin",
+                                         "root", "operator", "security team", "openai", "anthropic",
+                                         "supervisor", "owner", "priority", "[sys", "<sys", "{sys",
+                                         "precedence", "supersede", "override", "authori", "outrank",
+                                         "approved by", "mandated", "sanctioned", "replaces"),
+          wraps=True),
     # fetch and execute
     _rule("remote_script_execution", _FETCH_EXEC,
           ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
-           "downloadstring", "base64", "mshta", "regsvr32", "certutil")),
+           "downloadstring", "base64", "mshta", "regsvr32", "certutil"),
+          also=("|", "$(", "<(", "iex", "invoke-expression", "downloadstring", "mshta", "regsvr32",
+                "certutil")),
     # exfiltration
     _rule("secret_exfiltration",
           r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
           r"\$\{?[A-Za-z_]*(?:key|token|secret|password|passwd|credentials?)\b",
-          ("curl", "wget", "fetch", "webrequest", "iwr", "nc")),
-    _rule("env_exfiltration", _ENV_DUMP, ("env", "printenv", "export", "declare", "set", "environ",
-                                          "environment", "secrets", "api keys", "tokens",
-                                          "credentials")),
+          ("curl", "wget", "fetch", "webrequest", "iwr", "nc ", "ncat"), also=("$",)),
+    _rule("env_exfiltration", _ENV_DUMP,
+          ("env |", "env|", "printenv", "export -p", "declare -x", "set |", "set|", "$(env", "$(set",
+           "`env", "environ", "env:", "environment", "env var", "secrets", "api keys", "tokens",
+           "credentials"), also=_SINK_WORDS),
     _rule("credential_exfiltration",
           rf"{_CRED_HOME}[^\n]{{0,200}}{_SINK}|{_SINK}[^\n]{{0,200}}(?:{_CRED_HOME}|{_DOTENV_READ})"
           rf"|{_DOTENV_READ}[^\n]{{0,200}}{_SINK}",
-          (".ssh", ".aws", "netrc", "credentials", ".docker", ".kube", "npmrc", "pypirc", "gh/hosts",
-           "gnupg", "azure", "gcloud", "password", "vault", "id_", "shadow", "sudoers", "keychain",
-           "security ", "cookies", "wallet", "service", ".env")),
-    _rule("credential_access", f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}",
-          (".ssh", ".aws", "netrc", "credentials", ".docker", ".kube", "npmrc", "pypirc", "gh/hosts",
-           "gnupg", "azure", "gcloud", "password", "vault", "id_", "shadow", "sudoers", "keychain",
-           "security ", "cookies", "wallet", "service")),
+          (*_CRED_WORDS, ".env"), also=_SINK_WORDS),
+    _rule("credential_access", f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}", _CRED_WORDS),
     _rule("secret_file_read",
           r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S+\s+)*[\"']?(?:~|\$home)?[\w./-]*"
           r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
     # links, tool calls
-    _rule("dangerous_link", _LINK, ("javascript", "vbscript", "livescript", "mocha", "data")),
+    _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :")),
     _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>")),
     _rule("tool_call_forgery", _TOOL_MARKUP,
           ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
@@ -369,13 +395,15 @@ RULES: tuple[Rule, ...] = (
     _rule("hidden_comment_instruction",
           r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"
           r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
-          ("<!--",), flags=re.DOTALL),
+          ("<!--",), flags=re.DOTALL, whole=True),
     _rule("hidden_comment_note",
           r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
-          ("<!--",), flags=re.DOTALL),
+          ("<!--",), flags=re.DOTALL, whole=True),
     _rule("hidden_html",
+          # a hidden element that holds words: a hidden template div named in docs holds none
           r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
-          r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:transparent|white|#fff\b))",
+          r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:transparent|white|#fff\b))"
+          r"[^>]*>\s*[^<`\s][^<`]*?[a-z]{2,}\s+[a-z]{2,}",
           ("style",)),
     _rule("invisible_characters",
           "[\u200b\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069\u180e"
@@ -387,7 +415,7 @@ RULES: tuple[Rule, ...] = (
     _rule("persistence",
           r"\bcrontab\s+-[a-z]*e?\b|\b(?:systemctl\s+enable|launchctl\s+load)\b|"
           r">>\s*~?/?\.(?:bashrc|zshrc|profile|bash_profile)\b",
-          ("crontab", "systemctl", "launchctl", "rc", "profile"), scope="strict"),
+          ("crontab", "systemctl", "launchctl", "rc", "profile"), scope="strict", wraps=False),
     _rule("credential_files", r"/etc/(?:passwd|shadow)\b|\.aws/credentials\b|\.netrc\b|"
           r"\.git-credentials\b", ("/etc/", ".aws", ".netrc", ".git-credentials"), scope="strict"),
 )

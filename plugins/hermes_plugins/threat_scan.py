@@ -26,7 +26,7 @@ those and blocks only the offending lines of the rest.
 
 from __future__ import annotations
 
-import re
+import bisect
 import unicodedata
 from collections.abc import Sequence
 
@@ -48,7 +48,6 @@ from hermes_plugins.threat_rules import (
 MAX_DEPTH = 2
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
 _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
-_LETTERS = re.compile(r"[^\W\d_]{2,}")
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
@@ -58,15 +57,27 @@ def scan(text: str, scope: str = "context") -> list[str]:
 
 
 def _scan(text: str, scope: str, depth: int) -> list[str]:
-    views = {"raw": text, "folded": threat_text.folded(text), "skeleton": threat_text.skeleton(text)}
+    views = _Views(text)
     found: list[str] = []
     for rule in RULES:
         if rule.scope == "strict" and scope != "strict":
             continue
-        view = views[rule.view]
-        if rule.words and not any(word in view for word in rule.words):
+        view = views.text(rule.view)
+        if rule.view == "raw" or rule.whole:  # a character class, or a comment across lines
+            if not rule.words or any(word in view for word in rule.words):
+                found.extend(_judged(rule, view))
             continue
-        found.extend(_judged(rule, view))
+        lines = views.lines(rule.view)
+        for row in views.rows(rule.view, rule.words):
+            line = lines[row]
+            if rule.also and not any(word in line for word in rule.also):
+                continue
+            if rule.wraps and row + 1 < len(lines):
+                line += "\n" + lines[row + 1]
+            ids = _judged(rule, line)
+            found.extend(ids)
+            if rule.id in ids:
+                break  # one blocking match is enough for this rule
     if _override_in_any_language(views):
         found.append("prompt_injection")
     if not text.isascii() and _mixed_script(text):
@@ -74,6 +85,70 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
     if depth < MAX_DEPTH:
         found.extend(_hidden(text, scope, depth))
     return found
+
+
+class _Views:
+    """The views of one text (``threat_text``), built on first use. A rule's regex runs only
+    on the lines that hold one of its words: ``str.find`` over the text is ~100x cheaper than
+    a regex pass, and most texts hold no word of most rules."""
+
+    def __init__(self, text: str) -> None:
+        #: ASCII text has one view, lower case, under both names: one set of rows serves both
+        self.ascii = text.isascii()
+        skeleton = threat_text.skeleton(text)
+        self.texts = {"raw": text, "skeleton": skeleton,
+                      "folded": skeleton if self.ascii else threat_text.folded(text)}
+        self._lines: dict[str, list[str]] = {}
+        self._starts: dict[str, list[int]] = {}
+        self._rows: dict[tuple[str, str], frozenset[int]] = {}
+
+    def text(self, name: str) -> str:
+        return self.texts[name]
+
+    def lines(self, name: str) -> list[str]:
+        if name not in self._lines:
+            self._lines[name] = self.texts[name].split("\n")
+        return self._lines[name]
+
+    def rows(self, name: str, words: Sequence[str]) -> list[int]:
+        """The line numbers that hold one of ``words``, in order."""
+        if self.ascii and name == "folded":
+            name = "skeleton"
+        view = self.texts[name]
+        present = [word for word in words if word in view]
+        if not present:
+            return []
+        lines = self.lines(name)
+        if len(lines) <= 8:  # a line or a decoded payload: look at each line
+            return [row for row, line in enumerate(lines) if any(word in line for word in present)]
+        out: set[int] = set()
+        for word in present:
+            key = (name, word)
+            if key not in self._rows:
+                self._rows[key] = self._find(name, word)
+            out |= self._rows[key]
+        return sorted(out)
+
+    def _find(self, name: str, word: str) -> frozenset[int]:
+        view = self.texts[name]
+        at = view.find(word)
+        if at < 0:
+            return frozenset()
+        if name not in self._starts:
+            starts = [0]
+            index = view.find("\n")
+            while index >= 0:
+                starts.append(index + 1)
+                index = view.find("\n", index + 1)
+            self._starts[name] = starts
+        starts = self._starts[name]
+        rows = set()
+        while at >= 0:
+            row = bisect.bisect_right(starts, at) - 1
+            rows.add(row)
+            # the rest of this line cannot add a row: go on from the next one
+            at = view.find(word, starts[row + 1]) if row + 1 < len(starts) else -1
+        return frozenset(rows)
 
 
 def _judged(rule: Rule, view: str) -> list[str]:
@@ -120,11 +195,15 @@ def _known_installer(command: str) -> bool:
     return True
 
 
-def _override_in_any_language(views: dict[str, str]) -> bool:
+def _override_in_any_language(views: _Views) -> bool:
     """A verb of ``LANGUAGES`` with an object and a qualifier of the same language near it, on
     its own line (every pattern reads one line)."""
     for view_name, verbs, objects, qualifiers in LANGUAGES.values():
-        view = views[view_name]
+        if view_name == "folded" and views.ascii:
+            continue  # a language in another script cannot be in ASCII text
+        view = views.texts[view_name]
+        if not any(o in view for o in objects):
+            continue  # most texts hold no object word of most languages: one cheap test each
         for verb in verbs:
             start = view.find(verb)
             while start >= 0:
@@ -139,12 +218,15 @@ def _override_in_any_language(views: dict[str, str]) -> bool:
 
 
 def _mixed_script(text: str) -> bool:
-    """A word that mixes Latin letters with Cyrillic, Greek... look-alikes (TS #39 §5)."""
-    for word in _LETTERS.findall(text):
-        if word.isascii():
+    """A word that mixes Latin letters with Cyrillic, Greek... look-alikes (TS #39 §5): a
+    non-ASCII run that touches an ASCII letter and holds a letter of a look-alike script."""
+    for match in threat_text.NON_ASCII.finditer(text):
+        start, end = match.span()
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        if not ((before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())):
             continue
-        scripts = {unicodedata.name(c, "?").split(" ")[0] for c in word}
-        if "LATIN" in scripts and scripts & _LOOKALIKE_SCRIPTS:
+        if any(unicodedata.name(c, "?").split(" ")[0] in _LOOKALIKE_SCRIPTS for c in match.group(0)):
             return True
     return False
 

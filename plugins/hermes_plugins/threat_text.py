@@ -45,6 +45,12 @@ INVISIBLE = re.compile(
 TAG_RUN = re.compile("[\U000e0020-\U000e007e]{4,}")
 
 
+NON_ASCII = re.compile(r"[^\x00-\x7f]+")
+#: The combining accents of Latin, Greek and Cyrillic letters (not the vowel signs of Indic
+#: scripts, which are letters' parts and stay for the folded view's patterns).
+_LATIN_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
 @lru_cache(maxsize=1)
 def confusable_map() -> dict[int, str]:
     """``str.translate`` table: non-ASCII code point -> its ASCII prototype (TS #39).
@@ -83,13 +89,18 @@ def skeleton(text: str) -> str:
     """``folded`` with non-ASCII look-alikes mapped to ASCII and accents stripped."""
     if text.isascii():
         return text.lower()
-    mapped = INVISIBLE.sub("", unicodedata.normalize("NFKC", text)).translate(confusable_map())
-    decomposed = unicodedata.normalize("NFD", mapped)
-    stripped = "".join(c for c in decomposed if not unicodedata.combining(c))
+    table = confusable_map()
+    plain = INVISIBLE.sub("", unicodedata.normalize("NFKC", text))
+    # only the non-ASCII runs are looked up: most context files are mostly ASCII
+    mapped = NON_ASCII.sub(lambda m: m.group(0).translate(table), plain)
+    stripped = _LATIN_MARKS.sub("", unicodedata.normalize("NFD", mapped))
     return unicodedata.normalize("NFC", stripped).casefold()
 
 
 _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
+#: A digit, or a + or =, next to letters of both cases: what base64 of text looks like (an
+#: identifier has no digit, a path has no +).
+_LIKE_BASE64 = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9+=])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){8,}|(?:\\x[0-9A-Fa-f]{2}){6,}")
 _UESC = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
@@ -117,36 +128,46 @@ def decoded(text: str) -> list[tuple[str, str]]:
     docstring). Kinds: ``tags``, ``comment``, ``entities``, ``percent``, ``escapes``,
     ``hex``, ``base64``."""
     out: list[tuple[str, str]] = []
-    if any(ord(c) >= 0xE0000 for c in text):
+    if not text.isascii() and TAG_RUN.search(text):
         out.extend(("tags", "".join(chr(ord(c) - 0xE0000) for c in run))
                    for run in TAG_RUN.findall(text))
     if "<!--" in text:
         out.extend(("comment", m.group(1)) for m in _COMMENT.finditer(text) if m.group(1).strip())
-    if "&" in text and _ENTITY.search(text):
-        unescaped = html.unescape(text)
-        if unescaped != text:
-            out.append(("entities", unescaped))
-    if "%" in text and len(_PERCENT.findall(text)) >= 3:
-        unquoted = unquote(text, errors="replace")
-        if unquoted != text:
-            out.append(("percent", unquoted))
-    if "\\u" in text and _UESC.search(text):
-        out.append(("escapes", _UESC.sub(
-            lambda m: "".join(chr(int(m.group(0)[i + 2:i + 6], 16)) for i in range(0, len(m.group(0)), 6)),
-            text)))
-    for match in _HEX.finditer(text):
-        digits = re.sub(r"[\s:]|\\x", "", match.group(0))
-        found = _readable(bytes.fromhex(digits[:len(digits) - len(digits) % 2]))
-        if found is not None:
-            out.append(("hex", found))
-    for match in _BASE64.finditer(text):
-        run = match.group(0)
-        if run.isalpha() and (run.islower() or run.isupper()):
-            continue  # a long word or identifier, not base64
-        found = _b64(run)
-        if found is not None:
-            out.append(("base64", found))
+    # Entities, percent-encoding and \\u escapes are decoded line by line, each changed line
+    # scanned again: a document full of &amp; is not scanned twice whole.
+    for line in text.split("\n") if ("&" in text or "%" in text or "\\u" in text) else ():
+        if "&" in line and _ENTITY.search(line):
+            unescaped = html.unescape(line)
+            if unescaped != line:
+                out.append(("entities", unescaped))
+        if "%" in line and len(_PERCENT.findall(line)) >= 3:
+            unquoted = unquote(line, errors="replace")
+            if unquoted != line:
+                out.append(("percent", unquoted))
+        if "\\u" in line and _UESC.search(line):
+            out.append(("escapes", _UESC.sub(_unescape, line)))
+    # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at
+    for token in text.split():
+        if len(token) < 16:
+            continue
+        for match in _HEX.finditer(token):
+            digits = re.sub(r"[\s:]|\\x", "", match.group(0))
+            found = _readable(bytes.fromhex(digits[:len(digits) - len(digits) % 2]))
+            if found is not None:
+                out.append(("hex", found))
+        for match in _BASE64.finditer(token):
+            run = match.group(0)
+            if not _LIKE_BASE64.search(run) or run.count("/") > len(run) // 12:
+                continue  # an identifier or a path: base64 of text mixes cases and digits
+            found = _b64(run)
+            if found is not None:
+                out.append(("base64", found))
     return out
+
+
+def _unescape(match: re.Match[str]) -> str:
+    run = match.group(0)
+    return "".join(chr(int(run[i + 2:i + 6], 16)) for i in range(0, len(run), 6))
 
 
 def _b64(run: str) -> str | None:

@@ -1,0 +1,181 @@
+"""The injection scan, measured both ways (issue 31), and what it costs the prompt build.
+
+* Detection: every hand-written payload (tests/injection_payloads.py) planted in an AGENTS.md,
+  a CLAUDE.md and a .cursorrules among ordinary lines; a payload counts as caught when none of
+  its lines reaches the prompt. Public corpora are read from ``$HERMES_INJECTION_CORPUS``
+  (a folder of ``<name>.txt`` files, one payload per record separated by a line holding only
+  ``%%``) when it exists; each is reported on its own line.
+* False positives: the real context files listed in tests/data/real_context_files.tsv (others'
+  text: only repository, path, commit and sha256 are kept here) are read from
+  ``$HERMES_REAL_CONTEXT_FILES`` (default /tmp/hermes-real-context-files, one file per entry
+  named ``<owner>__<repo>__<path with / as __>``); a file whose sha256 differs is left out.
+  A false positive is a non-blank line the build would cut (or every line of a file it would
+  replace whole). The part skips when no file is there.
+* Cost: the scan of one realistic context file, per line; and the context-file block built
+  with the scanner against the same block with ``threat_scan`` blocked, timed in the same run.
+
+Run: python -m pytest tests/benchmarks/bench_threat_scan.py -p no:randomly -s
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+import structlog
+
+from hermes_core import PluginHost, PromptContext
+from hermes_core.config import load_config
+from hermes_core.diagnostics import collecting
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from injection_payloads import BENIGN, PAYLOADS  # noqa: E402
+
+SOURCES = Path(__file__).resolve().parents[1] / "data" / "real_context_files.tsv"
+REAL = Path(os.environ.get("HERMES_REAL_CONTEXT_FILES", "/tmp/hermes-real-context-files"))
+PUBLIC = os.environ.get("HERMES_INJECTION_CORPUS")
+FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
+AROUND = ["# Project rules", "Use tabs for indentation.", "Run `make test` before pushing.",
+          "Keep functions short.", "Write docstrings for public APIs."]
+
+
+@pytest.fixture(scope="module")
+def host() -> Iterator[PluginHost]:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+    yield PluginHost.create(env={})
+    structlog.reset_defaults()
+
+
+def _block(host: PluginHost, root: Path) -> Callable[[], object]:
+    from hermes_plugins.context_files.plugin import hermes_prompt_context_files
+
+    ctx = PromptContext(cwd=root, home=root / "no-home", host=host, config=load_config(data={}, env={}))
+
+    def run() -> object:
+        with collecting():
+            return hermes_prompt_context_files(ctx)
+
+    return run
+
+
+def _caught(host: PluginHost, tmp: Path, name: str, payload: str) -> bool:
+    root = tmp / "repo"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    for other in FILES:
+        (root / other).unlink(missing_ok=True)
+    (root / name).write_text("\n".join([*AROUND[:3], payload, *AROUND[3:]]), encoding="utf-8")
+    block = _block(host, root)()
+    text = getattr(block, "text", "")
+    return all(line.strip() not in text for line in payload.split("\n") if len(line.strip()) > 3)
+
+
+def test_detection_on_the_injection_corpus(host: PluginHost, tmp_path: Path) -> None:
+    caught = total = 0
+    missed: list[str] = []
+    for name in FILES:
+        for _family, payload in PAYLOADS:
+            total += 1
+            if _caught(host, tmp_path, name, payload):
+                caught += 1
+            else:
+                missed.append(f"{name}: {payload[:60]!r}")
+    rate = caught / total
+    print(f"\nhand-written corpus: {caught}/{total} payload placements caught ({rate:.1%})")
+    for line in missed:
+        print("  missed", line)
+    assert rate >= 0.95
+    if PUBLIC and Path(PUBLIC).is_dir():
+        for corpus in sorted(Path(PUBLIC).glob("*.txt")):
+            records = [r.strip() for r in corpus.read_text(encoding="utf-8").split("\n%%\n") if r.strip()]
+            hits = sum(_caught(host, tmp_path, "AGENTS.md", r) for r in records)
+            print(f"{corpus.stem}: {hits}/{len(records)} caught ({hits / max(1, len(records)):.1%})")
+
+
+def _sources() -> list[tuple[str, str, str, str]]:
+    rows = []
+    for line in SOURCES.read_text(encoding="utf-8").splitlines():
+        if line.startswith("#") or not line.strip():
+            continue
+        repo, path, commit, sha = (line.split("\t") + ["", "", "", ""])[:4]
+        rows.append((repo, path, commit, sha))
+    return rows
+
+
+def cache_name(repo: str, path: str) -> str:
+    return f"{repo.replace('/', '__')}__{path.replace('/', '__')}"
+
+
+def test_false_positives_on_real_context_files(host: PluginHost) -> None:
+    present = []
+    for repo, path, _commit, sha in _sources():
+        local = REAL / cache_name(repo, path)
+        if local.is_file() and sha and hashlib.sha256(local.read_bytes()).hexdigest() == sha:
+            present.append(local)
+    if not present:
+        pytest.skip(f"no real context file in {REAL}")
+    from hermes_core.injection import HIGH, report
+
+    lines = cut = 0
+    for local in present:
+        text = local.read_text(encoding="utf-8")
+        ctx = PromptContext(cwd=local.parent, home=local.parent / "no-home", host=host,
+                            config=load_config(data={}, env={}))
+        with collecting():
+            rows = report(ctx, text, local.name, path=str(local))
+        non_blank = sum(1 for line in text.split("\n") if line.strip())
+        lines += non_blank
+        if any(r["action"] == "file" for r in rows):
+            cut += non_blank
+        cut += len({r["line"] for r in rows if r["action"] == "cut" and r["severity"] == HIGH})
+        for r in rows:
+            print(f"  {local.name}:{r['line']} {r['finding']} {r['action']} {r['text'][:80]!r}")
+    rate = cut / lines
+    print(f"\nreal context files: {len(present)} files, {lines} non-blank lines, {cut} cut "
+          f"({rate:.2%} false positives)")
+    assert rate <= 0.01
+
+
+def _doc() -> str:
+    parts = [p.read_text(encoding="utf-8") for p in sorted(REAL.glob("*"))[:6]] if REAL.is_dir() else []
+    return "\n".join(parts) if parts else "\n".join(BENIGN * 4)
+
+
+def test_scan_cost(host: PluginHost, tmp_path: Path) -> None:
+    from hermes_plugins.threat_scan import scan
+
+    doc = _doc()
+    lines = doc.count("\n") + 1
+    scan(doc)  # the confusables table loads once, on the first non-ASCII text
+    runs = []
+    for _ in range(7):
+        t0 = time.perf_counter()
+        for _ in range(20):
+            scan(doc)
+        runs.append((time.perf_counter() - t0) / 20)
+    per_file = statistics.median(runs)
+    print(f"\nscan of a {len(doc):,}-char, {lines}-line context file: {per_file * 1e3:.2f} ms "
+          f"({per_file / lines * 1e6:.1f} µs per line)")
+    root = tmp_path / "cost"
+    (root / ".git").mkdir(parents=True)
+    (root / "AGENTS.md").write_text(doc, encoding="utf-8")
+    with_scan = _block(host, root)
+    without = _block(PluginHost.create(env={}, blocked=("threat_scan",)), root)
+    ratios = []
+    for _ in range(9):
+        t0 = time.perf_counter()
+        for _ in range(10):
+            without()
+        t1 = time.perf_counter()
+        for _ in range(10):
+            with_scan()
+        t2 = time.perf_counter()
+        ratios.append((t2 - t1) / (t1 - t0))
+    print(f"context-file block with the scan / without it: {statistics.median(ratios):.2f}x "
+          f"({(t2 - t1) / 10 * 1e3:.2f} ms vs {(t1 - t0) / 10 * 1e3:.2f} ms, last round)")
