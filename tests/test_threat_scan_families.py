@@ -18,7 +18,7 @@ from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from injection_payloads import BENIGN, PAYLOADS
+from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, PAYLOADS
 
 from hermes_core import PluginHost
 from hermes_core.config import load_config
@@ -69,6 +69,11 @@ def test_each_payload_is_cut_alone_in_each_context_file(
     assert blocked[0].details["severity"] == HIGH and blocked[0].details["families"]
     assert f"line {first} (" in blocked[0].message  # file, line, then id (family, severity)
     assert ", high)" in blocked[0].message
+
+
+@pytest.mark.parametrize("payload", HELD_OUT_1 + HELD_OUT_2)
+def test_the_held_out_phrasings_get_a_blocking_finding(payload: str) -> None:
+    assert [i for i in scan(payload) if severity(i) == HIGH], payload
 
 
 @pytest.mark.parametrize("line", BENIGN)

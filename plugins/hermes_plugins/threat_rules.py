@@ -59,8 +59,8 @@ _SINK_WORDS = ("curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp 
                "invoke-", "http", "requests.", "urllib", "urlopen", "fetch", "axios", "webhook",
                "pastebin", "gist", "/dev/tcp", "nslookup", "dig ", "sendmail", "mail -s", "ssh ")
 #: Words of a credential store (what ``_CRED_HOME`` needs).
-_CRED_WORDS = (".ssh/", ".aws/", "netrc", "git-credentials", ".docker/config", ".kube/config", "npmrc",
-               "pypirc", "gh/hosts", ".gnupg", ".azure/", "gcloud", "password-store", "vault-token",
+_CRED_WORDS = (".ssh", ".aws", "netrc", "git-credentials", ".docker/config", ".kube/config", "npmrc",
+               "pypirc", "gh/hosts", ".gnupg", ".azure", ".kube", "gcloud", "password-store", "vault-token",
                "id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "/etc/shadow", "/etc/sudoers", "keychain",
                "security dump", "security find-", "passwords", "cookies", "wallet.dat", "service-account",
                "service_account")
@@ -72,9 +72,13 @@ _CRED_WORDS = (".ssh/", ".aws/", "netrc", "git-credentials", ".docker/config", "
 #: attack on the agent ("ignore the previous rules about line length").
 _SCOPED = r"(?=\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
 _UNSCOPED = r"(?!\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
+#: Verbs that set instructions aside.
+_SET_ASIDE = (r"(?:ignore|disregard|forget|skip|discard|abandon|drop|dismiss|overlook|neglect|scrap|"
+              r"set\s+aside|put\s+aside|pay\s+no\s+(?:attention|heed)\s+to|never\s+mind|throw\s+out|"
+              r"cancel|erase|wipe)")
 _OVERRIDE = (
-    r"\b(?:ignore|disregard|forget|skip|discard|abandon|drop)\s+(?:all\s+|any\s+|every\s+|each\s+)?"
-    r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+)?"
+    rf"\b{_SET_ASIDE}\s+(?:all\s+|any\s+|every\s+|each\s+)?"
+    r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|its\s+|their\s+)?"
     r"(?:previous|prior|above|earlier|preceding|original|initial|former|foregoing|system)\s+"
     r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directions|directives|guidelines|context|"
     r"commands|guidance|constraints|messages)\b"
@@ -88,44 +92,68 @@ _GUARDS = (
     r"\b(?:disregard|ignore|bypass|override|forget|disable|turn\s+off)\s+(?:all\s+)?(?:of\s+)?"
     r"(?:your|the|any|all)\s+(?:restrictions|guardrails|safety\s+(?:policies|rules|guidelines|"
     r"filters|checks)|content\s+filters?)\b"
+    r"|\b(?:safety\s+(?:mode|filters?|guard(?:rail)?s?|polic(?:y|ies))|guardrails|content\s+filters?|"
+    r"your\s+(?:restrictions|safety\s+\w+))\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?"
+    r"(?:off|disabled|lifted|removed|suspended|deactivated)\b"
 )
 _EVERYTHING = (
-    r"\b(?:ignore|disregard|forget)\s+(?:everything|anything|all(?:\s+of)?\s+(?:that|this|the\s+above))"
+    rf"\b{_SET_ASIDE}\s+(?:everything|anything|all(?:\s+of)?\s+(?:that|this|the\s+above))"
     r"\s+(?:above|before|prior|previously|earlier|you\s+(?:were|have\s+been)\s+told|"
     r"(?:that\s+)?(?:came|comes|was\s+(?:said|written))\s+(?:before|above|earlier))"
     r"|\b(?:do\s+not|don't|stop)\s+(?:follow(?:ing)?|obey(?:ing)?)\s+(?:the\s+|your\s+|any\s+)?"
     r"(?:previous|prior|above|original|system|earlier)\s+(?:instructions?|prompts?|rules)\b"
     r"|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives?)\s+(?:are|is|:)"
+    # concealment: an instruction the person must not learn about
+    r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|notify|alert|warn)\s+the\s+user\b"
+    r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|reveal|disclose|show)\s+(?:this|these|it|"
+    r"them|the\s+(?:above|following|instructions?))\s+(?:\w+\s+){0,2}to\s+the\s+user\b"
+    r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"
+    r"|\bkeep\s+(?:this|these(?:\s+instructions)?|it)\s+(?:secret|hidden)\s+from\s+the\s+user\b"
+    # the qualifier after the noun: "ignore the guidance given earlier"
+    rf"|\b{_SET_ASIDE}\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?"
+    r"(?:instructions?|guidance|rules|directions|directives|guidelines|prompts?|commands|orders)\b"
+    r"[^\n.;]{0,40}\b(?:earlier|before|above|previously|so\s+far|until\s+now)\b"
+    # "everything above is obsolete", "the previous system prompt no longer applies"
+    r"|\b(?:everything|anything|all)\s+(?:written\s+|said\s+)?(?:above|before)(?:\s+this\s+(?:line|point|"
+    r"message))?\s+(?:is|are|was)\s+(?:now\s+)?(?:obsolete|void|invalid|outdated|cancel+ed|revoked|"
+    r"irrelevant|fake|no\s+longer\s+valid)"
+    r"|\b(?:previous|prior|original|earlier|above|system)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|"
+    r"guidelines|directives)\s+(?:no\s+longer\s+appl\w+|(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+valid|"
+    r"obsolete|void|revoked|cancel+ed|suspended|lifted))(?!\s+(?:to|for|in|on|when|inside|within)\b)"
 )
 _OVERRIDE_WORDS = ("ignore", "disregard", "forget", "skip", "discard", "abandon", "drop", "bypass",
-                   "override")
+                   "override", "dismiss", "overlook", "neglect", "scrap", "aside", "pay no", "never mind",
+                   "throw out", "cancel", "erase", "wipe")
 
 #: Per language: the verbs (ignore, forget ...), the objects (instructions, rules ...) and the
 #: qualifiers (previous, above, all ...). An override is a verb with an object and a
 #: qualifier within a short window around it, in any order (word order differs by language).
 #: Latin-script languages are written without accents (they run on the skeleton).
 LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "es": ("skeleton", ("ignora", "ignore", "ignoren", "olvida", "olvide", "olviden", "descarta",
-                        "omite", "haz caso omiso", "desobedece"),
+    "es": ("skeleton", ("ignor", "olvid", "descart", "omit", "haz caso omiso", "desobedece",
+                        "no sigas", "no sigan", "no obedezcas"),
            ("instrucciones", "reglas", "indicaciones", "ordenes", "directrices", "normas",
             "todo lo"),
            ("anterior", "previa", "de arriba", "precedente", "original", "todas", "todo lo que")),
-    "pt": ("skeleton", ("ignore", "ignora", "ignorem", "esqueca", "desconsidere", "descarte"),
+    "pt": ("skeleton", ("ignor", "esquec", "descons", "descart", "nao siga", "nao obedeca"),
            ("instrucoes", "regras", "orientacoes", "ordens", "diretrizes", "tudo"),
            ("anterior", "previa", "acima", "original", "todas", "antes")),
-    "fr": ("skeleton", ("ignore", "oublie", "ne tiens pas compte", "ne tenez pas compte",
-                        "fais abstraction", "faites abstraction"),
+    "fr": ("skeleton", ("ignor", "oubli", "ne tiens pas compte", "ne tenez pas compte",
+                        "fais abstraction", "faites abstraction", "ne suis pas", "ne suivez pas",
+                        "n'obeis pas", "n'obeissez pas"),
            ("instructions", "consignes", "regles", "directives", "ordres", "indications",
             "tout ce qui"),
            ("precedente", "anterieure", "ci-dessus", "d'avant", "initiale", "originale",
             "toutes", "precede")),
-    "de": ("skeleton", ("ignoriere", "ignorier", "ignorieren", "vergiss", "vergessen",
-                        "missachte", "missachten", "uberschreibe", "verwirf"),
+    "de": ("skeleton", ("ignorier", "vergiss", "vergessen", "missacht", "uberschreib", "verwirf",
+                        "nicht befolgen", "befolge nicht", "befolgen sie nicht", "nicht beachten",
+                        "beachte nicht"),
            ("anweisungen", "instruktionen", "regeln", "befehle", "vorgaben", "anordnungen",
             "richtlinien", "alles"),
            ("vorherig", "bisherig", "vorig", "obig", "vorangegangen", "vorhergehend", "fruher",
             "ursprunglich", "alle", "davor", "zuvor")),
-    "it": ("skeleton", ("ignora", "ignorate", "dimentica", "dimenticate", "trascura"),
+    "it": ("skeleton", ("ignor", "dimentic", "trascur", "non seguire", "non seguite",
+                        "non obbedire"),
            ("istruzioni", "regole", "indicazioni", "tutto"),
            ("precedent", "sopra", "original", "tutte", "prima")),
     "nl": ("skeleton", ("negeer", "vergeet"),
@@ -143,8 +171,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "vi": ("skeleton", ("bo qua", "quen", "phot lo"),
            ("huong dan", "chi dan", "lenh", "quy tac", "chi thi"),
            ("truoc", "o tren", "tat ca")),
-    "ru": ("folded", ("игнорируй", "проигнорируй", "забудь", "не обращай внимания", "отбрось",
-                      "отмени", "пренебреги"),
+    "ru": ("folded", ("игнорир", "проигнорир", "забудь", "забуд", "не обращай внимания", "отбрось",
+                      "отмени", "пренебреги", "не следуй", "не выполняй", "не слушай",
+                      "не подчиняйся"),
            ("инструкци", "указани", "правил", "команд", "распоряжени", "установк", "всё", "все,"),
            ("предыдущ", "прежн", "вышеуказанн", "предшествующ", "вышеприведённ",
             "вышеприведенн", "прошл", "изначальн", "исходн", "систем", "все", "выше", "ранее")),
@@ -152,7 +181,8 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
            ("інструкці", "вказівк", "правил"),
            ("попередн", "всі", "вище")),
     "zh": ("folded", ("忽略", "无视", "無視", "忽视", "忽視", "不要理会", "不要理會", "忘记", "忘記",
-                      "忘掉", "抛开", "拋開", "放弃", "放棄", "不理会", "不理會"),
+                      "忘掉", "抛开", "拋開", "放弃", "放棄", "不理会", "不理會", "不要遵循", "不要遵守",
+                      "不要遵從", "不要服从", "别管", "別管"),
            ("指令", "指示", "说明", "說明", "规则", "規則", "提示", "命令", "要求", "设定", "設定",
             "约束", "約束", "内容", "內容"),
            ("之前", "以前", "先前", "上面", "上述", "以上", "前面", "所有", "全部", "此前", "原来",
@@ -170,6 +200,12 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "fa": ("folded", ("نادیده بگیر", "فراموش کن", "نادیده"),
            ("دستورالعمل", "دستورات", "قوانین", "دستور"),
            ("قبلی", "پیشین", "بالا", "همه")),
+    "ur": ("folded", ("نظر انداز", "بھول", "نظرانداز"),
+           ("ہدایات", "احکامات", "قواعد", "ہدایت"),
+           ("سابقہ", "پچھلی", "پچھلے", "تمام", "اوپر")),
+    "th": ("folded", ("เพิกเฉย", "ละเว้น", "ลืม", "ไม่ต้องสนใจ"),
+           ("คำสั่ง", "คำแนะนำ", "กฎ"),
+           ("ก่อนหน้า", "ทั้งหมด", "ข้างต้น", "ก่อน")),
     "hi": ("folded", ("अनदेखा", "नज़रअंदाज़", "नजरअंदाज", "नज़रअंदाज", "भूल", "अवहेलना", "इग्नोर"),
            ("निर्देश", "नियम", "आदेश", "हिदायत"),
            ("पिछले", "पिछली", "पूर्व", "पहले", "ऊपर", "सभी", "सारे")),
@@ -194,12 +230,26 @@ _AUTHORITY = (
     r"policy)?[ \t]*[\]>})]?[ \t]*(?:\*\*|__)?[ \t]*[:\-\u2013\u2014]?[ \t]*[(\[]?[ \t]*(?:\*\*)?"
     rf"[ \t]*{_PRIORITY}"
     # a role tag opening a line: "[SYSTEM]", "<system>", "{developer}"
-    r"|^[ \t]*[\[<{][ \t]*(?:system|developer|admin|administrator|sys|system[ _-](?:message|prompt)|"
-    r"system[ _-]override)[ \t]*[\]>}]"
+    r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator)"
+    r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?))?[ \t]*[\]>}]"
+    r"|\b(?:openai|anthropic|(?:the\s+)?security\s+team|administrators?|admins?|developers?|operators?|"
+    r"the\s+system|repository\s+owners?)\s+(?:has|have)\s+(?:approved|authori[sz]ed|granted|allowed|"
+    r"enabled|permitted)\s+(?:you\s+)?(?:unrestricted|full|root|admin|unlimited|all|elevated)\b"
+    r"|\byou\s+(?:have\s+been|are|were)\s+(?:now\s+)?granted\s+(?:unrestricted|full|root|admin|"
+    r"unlimited|elevated)\s+(?:access|permissions?|privileges?|rights)\b"
     # "message from the system administrator:", "note from your developers -"
     r"|\b(?:message|instructions?|note|directive|order|notice|update)\s+from\s+(?:the\s+|your\s+)?"
     r"(?:system(?:\s+administrator)?|developers?|admin(?:istrator)?s?|operators?|openai|anthropic|"
-    r"creators?)\b\s*[:\-]"
+    r"creators?)(?:\s+of\s+(?:this|the|your)\s+(?:agent|assistant|model|ai|bot))?\b\s*[:\-]"
+    # a heading that is only a role's message: "# DEVELOPER MESSAGE", "## System message:"
+    r"|^[ \t]*#{1,6}[ \t]*(?:system|developer|admin(?:istrator)?|operator)[ \t]+message[ \t]*:?[ \t]*$"
+    # "I authorize you to bypass ...", "you are hereby authorized to disable ..."
+    r"|\b(?:i|we)\s+(?:hereby\s+)?(?:authori[sz]e|permit|allow|instruct)\s+you\s+to\s+"
+    r"(?:bypass|disable|ignore|override|circumvent|run\s+any|execute\s+any|push\s+to\s+prod\w*|"
+    r"deploy\s+to\s+prod\w*|access\s+(?:any|all))\b"
+    r"|\byou\s+are\s+(?:hereby\s+|now\s+)?(?:authori[sz]ed|permitted|allowed|cleared)\s+to\s+"
+    r"(?:bypass|disable|ignore|override|circumvent|run\s+any|execute\s+any|push\s+to\s+prod\w*|"
+    r"deploy\s+to\s+prod\w*|access\s+(?:any|all))\b"
     # "supersedes your system prompt", "takes precedence over all previous instructions"
     r"|\b(?:supersedes?|overrides?|takes?\s+precedence\s+over|replaces?|outranks?)\s+(?:all\s+|any\s+)?"
     r"(?:of\s+)?(?:your\s+|the\s+)?(?:system\s+(?:prompt|instructions?|message)|safety\s+(?:rules|"
@@ -223,6 +273,7 @@ _FETCH = r"\b(?:curl|wget|fetch|aria2c|http|lwp-request|lwp-download)\b"
 _FETCH_EXEC = (
     rf"{_FETCH}[^\n|;&]{{0,300}}\|\s*(?:{_SHELL}|{_INTERP}(?:\s+-)?\s*(?:$|[;&)`'\"]))"
     rf"|\b(?:ba|z|k)?sh\s+(?:-\S+\s+)*(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
+    r"|(?:\s-c|\s-e|\beval|\bexec|\bsource)\s+[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|irm)\b"
     r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)(?:source|\.)\s+<\(\s*(?:curl|wget)\b"
     r"|\beval\s+[\"']?\$\(\s*(?:curl|wget)\b"
     r"|\b(?:iwr|irm|invoke-webrequest|invoke-restmethod|wget|curl)\b[^\n|]{0,300}\|\s*"
@@ -231,6 +282,9 @@ _FETCH_EXEC = (
     r"new-object\s+[\w.]*webclient|\[[\w.]*webclient\])"
     r"|\.downloadstring\s*\([^\n]{0,200}\|\s*iex\b"
     r"|\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:ba|z)?sh\b"
+    # download to a file, then run that file
+    r"|\b(?:curl|wget)\b[^\n]{0,200}?\s(?:-o|-O|--output(?:-document)?)\s*=?\s*([^\s;&|]+)[^\n]{0,80}?"
+    r"(?:&&|;)\s*(?:sudo\s+)?(?:(?:ba|z)?sh|python3?|perl|ruby|node|source|\.|chmod\s+\+x)\s+\1"
     r"|\bmshta(?:\.exe)?\s+(?:https?|vbscript|javascript):|\bregsvr32\b[^\n]{0,80}/i:https?:"
     r"|\bcertutil(?:\.exe)?\s+[^\n]{0,40}-urlcache\b"
 )
@@ -262,7 +316,9 @@ _SINK = (r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|
          r"requests\.(?:post|put)|urllib|\bfetch\s*\(|\baxios\b|https?://|\bwebhooks?\b|"
          r"\bpastebin\b|\bgist\b|/dev/tcp/|\bnslookup\b|\bdig\s|\bsendmail\b|\bmail\s+-s\b)")
 _CRED_HOME = (
-    r"(?:(?:~|\$home|\$\{home\}|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?/?"
+    r"(?:(?:~|\$home|\$\{home\}|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)/"
+    r"\.(?:ssh|aws|gnupg|kube|azure|password-store)\b(?!/[\w.-]+\.pub\b)"
+    r"|(?:~|\$home|\$\{home\}|%userprofile%|/home/[\w.-]+|/users/[\w.-]+|/root)?/?"
     r"\.(?:ssh/(?:id_[\w-]+\b(?!\.pub)|authorized_keys\b|config\b)|aws/(?:credentials|config)\b|"
     r"netrc\b|git-credentials\b|docker/config\.json|kube/config\b|npmrc\b|pypirc\b|"
     r"config/gh/hosts\.ya?ml|gnupg\b|azure/|config/gcloud\b|password-store\b|vault-token\b)"
@@ -283,14 +339,24 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?
              r"|(?:\bgci|get-childitem|\bdir|\bls)\s+env:[^\n]{0,200}(?:\biwr\b|\birm\b|invoke-webrequest|"
              r"invoke-restmethod|https?://)"
              r"|\b(?:send|post|upload|exfiltrate|transmit|forward|submit|leak|beacon|pipe|report)\b"
-             r"[^\n]{0,60}\b(?:os\.environ|process\.env|env(?:ironment)?\s+var(?:iable)?s|"
+             r"[^\n]{0,60}(?:\b(?:os\.environ|process\.env|env(?:ironment)?\s+var(?:iable)?s|"
              r"(?:the\s+)?(?:whole\s+|full\s+|entire\s+)?environment|all\s+(?:the\s+)?(?:secrets|"
-             r"api\s+keys|tokens|credentials))\b[^\n]{0,80}\b(?:to|into|at|via)\b[^\n]{0,40}"
+             r"api\s+keys|tokens|credentials))\b|(?:output|result|contents?)\s+of\s+`?(?:env|printenv|"
+             r"set|export\s+-p)\b`?|`?\b(?:env|printenv)\b`?\s+(?:output|dump|result))[^\n]{0,80}\b(?:to|into|at|via)\b[^\n]{0,40}"
              r"(?:https?://|webhook|\bcurl\b|requests\.post|fetch\(|pastebin|gist)"
              r"|\b(?:os\.environ|process\.env)\b[^\n]{0,200}(?:requests\.(?:post|put|get)|urlopen|"
              r"fetch\s*\(|axios\.|http\.request)"
              r"|(?:requests\.(?:post|put)|urlopen|fetch\s*\(|axios\.\w+|http\.request)[^\n]{0,200}"
              r"\b(?:os\.environ|process\.env)\b")
+#: A .env handed over: "upload the .env file to ...", "print .env" (copying .env.example to
+#: .env creates one, so copy is not among these verbs; ``cat .env`` is ``secret_file_read``).
+_DOTENV_SENT = (r"\b(?:upload|send|post|share|e-?mail|paste|transmit|forward|leak|exfiltrate|attach|"
+                r"include|print|output|show|reveal|display|dump)\b[^\n]{0,40}?(?:the\s+)?"
+                r"(?:contents?\s+of\s+)?[\"'`]?(?:[~\w./$-]*/)?\.env(?:\.\w+)?\b"
+                r"(?!\.example|\.sample|\.template|\.dist|\.local\.example)")
+#: Verbs no project asks of its agent, with what they take.
+_INTENT = (r"\b(?:exfiltrat\w*|steal|leak|smuggle|harvest)\b[^\n]{0,60}\b(?:keys?|secrets?|tokens?|"
+           r"credentials?|passwords?|cookies|env(?:ironment)?|\.env|ssh|aws)\b")
 _SEND_VERBS = (r"\b(?:copy|cp|send|upload|post|paste|include|print|output|show|reveal|display|"
                r"echo|cat|type|dump|base64|encode|attach|e-?mail|exfiltrate|share|transmit|forward|"
                r"leak|collect|grab|steal|zip|tar|archive|sync|summari[sz]e|list\s+the\s+contents\s+of|"
@@ -307,6 +373,8 @@ _LINK = (
     r"|\bdata\s*:\s*(?:text/html|text/javascript|application/(?:x-)?(?:javascript|ecmascript|"
     r"xhtml\+xml|x-shockwave-flash))"
     r"|(?:\]\(\s*<?|\b(?:href|src)\s*=\s*[\"']?)\s*data\s*:\s*(?:image/svg|text/|application/)"
+    r"|<[a-z][^>\n]*\son(?:error|load|click|mouseover|focus|begin)\s*=\s*[\"']?[^\"'>\n]*(?:fetch|"
+    r"document\.|window\.|location|eval|alert|atob|xmlhttprequest|import\()"
 )
 _CHAT_TOKEN = (
     r"<[|\uff5c]\s*(?:im_start|im_end|im_sep|endoftext|system|user|assistant|end|eot_id|eom_id|"
@@ -316,6 +384,7 @@ _CHAT_TOKEN = (
     r"[\u2581_ ](?:begin|end)|tool[\u2581_ ]call[\u2581_ ](?:begin|end)|tool[\u2581_ ]sep)\s*"
     r"[|\uff5c]>"
     r"|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
+    r"|</?(?:system|assistant|system[_-]prompt|instructions)>"
 )
 _TOOL_MARKUP = (
     r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
@@ -331,10 +400,13 @@ RULES: tuple[Rule, ...] = (
     # override
     _rule("prompt_injection", _OVERRIDE + _UNSCOPED + "|" + _EVERYTHING, _OVERRIDE_WORDS + (
         "not follow", "n't follow", "stop follow", "not obey", "n't obey", "stop obey", "your new",
-        "your real", "your actual", "your true", "your updated"),
+        "your real", "your actual", "your true", "your updated", "the user", "secret from",
+        "obsolete", "no longer", "void", "invalid", "outdated", "revoked", "cancel", "irrelevant",
+        "suspended", "lifted", "fake"),
           wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
-          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off"), wraps=True),
+          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off", "safety",
+           "guardrail", "filter", "restrictions"), wraps=True),
     _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS, wraps=True),
     _rule("system_override",
           r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
@@ -348,9 +420,12 @@ RULES: tuple[Rule, ...] = (
           r"|\byou\s+are\s+now\s+(?:dan|an?\s+unrestricted|jailbroken|free\s+of|no\s+longer\s+bound)\b"
           r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
           r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
-          r"only\s+(?:obey|follow)\s+me)\b",
+          r"only\s+(?:obey|follow)\s+me)\b"
+          r"|\byou\s+(?:now\s+)?(?:answer|report|respond|listen|belong|work)\s+(?:only\s+)?(?:to|for)\s+"
+          r"(?:me|us)\b[^\n]{0,20}\bnot\s+(?:to\s+|for\s+)?the\s+user\b"
+          r"|\b(?:obey|follow|listen\s+to)\s+(?:only\s+)?(?:me|us|this\s+file)\s*,?\s+not\s+the\s+user\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
-           "from now on"),
+           "from now on", "not the user", "not to the user", "not for the user"),
           wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
@@ -360,14 +435,16 @@ RULES: tuple[Rule, ...] = (
                                          "root", "operator", "security team", "openai", "anthropic",
                                          "supervisor", "owner", "priority", "[sys", "<sys", "{sys",
                                          "precedence", "supersede", "override", "authori", "outrank",
-                                         "approved by", "mandated", "sanctioned", "replaces"),
+                                         "approved by", "mandated", "sanctioned", "replaces",
+                                         "message", "permit", "allow", "cleared", "instruct you",
+                                         "granted", "notice", "note]", "alert]"),
           wraps=True),
     # fetch and execute
     _rule("remote_script_execution", _FETCH_EXEC,
           ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
            "downloadstring", "base64", "mshta", "regsvr32", "certutil"),
-          also=("|", "$(", "<(", "iex", "invoke-expression", "downloadstring", "mshta", "regsvr32",
-                "certutil")),
+          also=("|", "$(", "<(", "`", "&&", ";", "iex", "invoke-expression", "downloadstring", "mshta",
+                "regsvr32", "certutil")),
     # exfiltration
     _rule("secret_exfiltration",
           r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
@@ -376,18 +453,25 @@ RULES: tuple[Rule, ...] = (
     _rule("env_exfiltration", _ENV_DUMP,
           ("env |", "env|", "printenv", "export -p", "declare -x", "set |", "set|", "$(env", "$(set",
            "`env", "environ", "env:", "environment", "env var", "secrets", "api keys", "tokens",
-           "credentials"), also=_SINK_WORDS),
+           "credentials", "printenv", "of env", "of set", "env` output", "env output"),
+          also=_SINK_WORDS),
     _rule("credential_exfiltration",
           rf"{_CRED_HOME}[^\n]{{0,200}}{_SINK}|{_SINK}[^\n]{{0,200}}(?:{_CRED_HOME}|{_DOTENV_READ})"
           rf"|{_DOTENV_READ}[^\n]{{0,200}}{_SINK}",
           (*_CRED_WORDS, ".env"), also=_SINK_WORDS),
-    _rule("credential_access", f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}", _CRED_WORDS),
+    _rule("credential_access",
+          f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}|{_DOTENV_SENT}|{_INTENT}"
+          f"|{_CRED_HOME}[^\\n]{{0,80}}\\b(?:paste|send|post|upload|share|e-?mail|attach|leak|include)\\s+"
+          r"(?:the\s+|its\s+|their\s+)?(?:token|key|secret|password|contents?|it|them|output|result)\b",
+          (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest")),
     _rule("secret_file_read",
           r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S+\s+)*[\"']?(?:~|\$home)?[\w./-]*"
           r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
     # links, tool calls
-    _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :")),
-    _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>")),
+    _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :", "onerror",
+                                    "onload", "onclick", "onmouseover", "onfocus", "onbegin")),
+    _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>",
+                                               "system>", "assistant>", "prompt>", "instructions>")),
     _rule("tool_call_forgery", _TOOL_MARKUP,
           ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
            "\"tool\"", "\"function\"", "\"type\"")),
@@ -426,5 +510,6 @@ HEADER_SECRET = re.compile(
     r"(?:-h|--header)[\s=]+[\"']?[\w-]+:\s*(?:bearer\s+|basic\s+|token\s+)?"
     r"\$\{?[a-z_]*(?:key|token|secret|password|passwd|credentials?)\b\}?")
 #: Before a verb, these make a credential line a prohibition ("never print ~/.ssh/id_rsa").
-NEGATION = re.compile(r"\b(?:never|not|don't|do\s+not|must\s+not|mustn't|avoid|no)\b[^\n]{0,24}$")
+NEGATION = re.compile(r"\b(?:never|not|don't|do\s+not|must\s+not|mustn't|avoid|no|prevent|against|"
+                      r"protect|detect|block|without)\b[^\n]{0,24}$")
 URL_HOST = re.compile(r"https?://([^\s/'\"`)|]+)(/[^\s'\"`)|]*)?")

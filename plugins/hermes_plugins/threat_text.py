@@ -103,6 +103,7 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _LIKE_BASE64 = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9+=])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){8,}|(?:\\x[0-9A-Fa-f]{2}){6,}")
 _UESC = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] {1,4}){5,}[^\W\d_](?![^\W\d_])")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY = re.compile(r"&(?:#\d{2,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,10});")
 _COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
@@ -146,6 +147,11 @@ def decoded(text: str) -> list[tuple[str, str]]:
                 out.append(("percent", unquoted))
         if "\\u" in line and _UESC.search(line):
             out.append(("escapes", _UESC.sub(_unescape, line)))
+    # l e t t e r s  s p a c e d  o u t: one space inside a word, two or more between words
+    if " " in text:
+        for match in _SPACED.finditer(text):
+            words = re.split(r"\s{2,}", match.group(0))
+            out.append(("spaced", " ".join(w.replace(" ", "") for w in words)))
     # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at
     for token in text.split():
         if len(token) < 16:

@@ -2,9 +2,9 @@
 
 * Detection: every hand-written payload (tests/injection_payloads.py) planted in an AGENTS.md,
   a CLAUDE.md and a .cursorrules among ordinary lines; a payload counts as caught when none of
-  its lines reaches the prompt. Public corpora are read from ``$HERMES_INJECTION_CORPUS``
-  (a folder of ``<name>.txt`` files, one payload per record separated by a line holding only
-  ``%%``) when it exists; each is reported on its own line.
+  its lines reaches the prompt. Public corpora (tests/data/injection_corpus, see its NOTICE,
+  and ``$HERMES_INJECTION_CORPUS``: a folder of ``<name>.txt`` files, records separated by a
+  line holding only ``%%``) are reported each on its own line.
 * False positives: the real context files listed in tests/data/real_context_files.tsv (others'
   text: only repository, path, commit and sha256 are kept here) are read from
   ``$HERMES_REAL_CONTEXT_FILES`` (default /tmp/hermes-real-context-files, one file per entry
@@ -20,6 +20,7 @@ Run: python -m pytest tests/benchmarks/bench_threat_scan.py -p no:randomly -s
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 import statistics
@@ -36,9 +37,10 @@ from hermes_core.config import load_config
 from hermes_core.diagnostics import collecting
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from injection_payloads import BENIGN, PAYLOADS  # noqa: E402
+from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, PAYLOADS  # noqa: E402
 
 SOURCES = Path(__file__).resolve().parents[1] / "data" / "real_context_files.tsv"
+CORPUS = Path(__file__).resolve().parents[1] / "data" / "injection_corpus"
 REAL = Path(os.environ.get("HERMES_REAL_CONTEXT_FILES", "/tmp/hermes-real-context-files"))
 PUBLIC = os.environ.get("HERMES_INJECTION_CORPUS")
 FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")
@@ -86,16 +88,43 @@ def test_detection_on_the_injection_corpus(host: PluginHost, tmp_path: Path) -> 
                 caught += 1
             else:
                 missed.append(f"{name}: {payload[:60]!r}")
+    for payload in HELD_OUT_1 + HELD_OUT_2:
+        total += 1
+        if _caught(host, tmp_path, "AGENTS.md", payload):
+            caught += 1
+        else:
+            missed.append(f"AGENTS.md: {payload[:60]!r}")
     rate = caught / total
     print(f"\nhand-written corpus: {caught}/{total} payload placements caught ({rate:.1%})")
     for line in missed:
         print("  missed", line)
     assert rate >= 0.95
+
+
+def _public_corpora() -> dict[str, list[str]]:
+    corpora: dict[str, list[str]] = {}
+    for path in sorted(CORPUS.glob("*.json")):  # BIPIA's shape: {category: [attack, ...]}
+        data = json.loads(path.read_text(encoding="utf-8"))
+        corpora[path.stem] = [text for texts in data.values() for text in texts]
     if PUBLIC and Path(PUBLIC).is_dir():
-        for corpus in sorted(Path(PUBLIC).glob("*.txt")):
-            records = [r.strip() for r in corpus.read_text(encoding="utf-8").split("\n%%\n") if r.strip()]
-            hits = sum(_caught(host, tmp_path, "AGENTS.md", r) for r in records)
-            print(f"{corpus.stem}: {hits}/{len(records)} caught ({hits / max(1, len(records)):.1%})")
+        for path in sorted(Path(PUBLIC).glob("*.txt")):
+            records = path.read_text(encoding="utf-8").split("\n%%\n")
+            corpora[path.stem] = [r.strip() for r in records if r.strip()]
+    return corpora
+
+
+def test_detection_on_public_corpora() -> None:
+    """Reported, not asserted: a record counts as detected when the scan gives it a blocking
+    finding. BIPIA's text attacks ask the model to change its answer ("reply in French",
+    "encode your response in Base64") - instructions a project's own context file gives too;
+    no lexical scan tells them apart, and this one is not meant to."""
+    from hermes_plugins.threat_scan import scan
+
+    from hermes_core.injection import HIGH, severity
+
+    for name, records in _public_corpora().items():
+        hits = sum(1 for r in records if any(severity(i) == HIGH for i in scan(r)))
+        print(f"\n{name}: {hits}/{len(records)} detected ({hits / max(1, len(records)):.1%})")
 
 
 def _sources() -> list[tuple[str, str, str, str]]:
