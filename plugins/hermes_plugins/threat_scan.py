@@ -27,6 +27,7 @@ those and blocks only the offending lines of the rest.
 from __future__ import annotations
 
 import bisect
+import functools
 import unicodedata
 from collections.abc import Sequence
 
@@ -51,9 +52,23 @@ _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery":
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
+#: Texts up to this size are remembered with their findings (``_remembered``): every session
+#: opened in the same repository scans the same AGENTS.md, and a file with a finding is then
+#: scanned line by line, where the same ordinary lines come back again and again.
+CACHE_CHARS = 64 * 1024
+
+
 def scan(text: str, scope: str = "context") -> list[str]:
     """The ids of what ``text`` holds, in rule order, each once."""
+    if len(text) <= CACHE_CHARS:
+        return list(_remembered(text, scope))
     return list(dict.fromkeys(_scan(text, scope, 0)))
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered(text: str, scope: str) -> tuple[str, ...]:
+    # bounded: at most 256 texts of at most 64 K characters (16 M characters at worst)
+    return tuple(dict.fromkeys(_scan(text, scope, 0)))
 
 
 def _scan(text: str, scope: str, depth: int) -> list[str]:

@@ -11,8 +11,8 @@
   named ``<owner>__<repo>__<path with / as __>``); a file whose sha256 differs is left out.
   A false positive is a non-blank line the build would cut (or every line of a file it would
   replace whole). The part skips when no file is there.
-* Cost: the scan of one realistic context file, per line; and the context-file block built
-  with the scanner against the same block with ``threat_scan`` blocked, timed in the same run.
+* Cost: the scan of one realistic context file, per line; and Session.open + system_prompt
+  with the scanner against the same with ``threat_scan`` blocked, timed in the same run.
 
 Run: python -m pytest tests/benchmarks/bench_threat_scan.py -p no:randomly -s
 """
@@ -177,7 +177,7 @@ def _doc() -> str:
 
 
 def test_scan_cost(host: PluginHost, tmp_path: Path) -> None:
-    from hermes_plugins.threat_scan import scan
+    from hermes_plugins.threat_scan import _scan, scan
 
     doc = _doc()
     lines = doc.count("\n") + 1
@@ -186,25 +186,64 @@ def test_scan_cost(host: PluginHost, tmp_path: Path) -> None:
     for _ in range(7):
         t0 = time.perf_counter()
         for _ in range(20):
-            scan(doc)
+            _scan(doc, "context", 0)  # the work itself, past the cache of seen texts
         runs.append((time.perf_counter() - t0) / 20)
     per_file = statistics.median(runs)
+    t0 = time.perf_counter()
+    for _ in range(200):
+        scan(doc)
+    cached = (time.perf_counter() - t0) / 200
     print(f"\nscan of a {len(doc):,}-char, {lines}-line context file: {per_file * 1e3:.2f} ms "
-          f"({per_file / lines * 1e6:.1f} µs per line)")
-    root = tmp_path / "cost"
-    (root / ".git").mkdir(parents=True)
-    (root / "AGENTS.md").write_text(doc, encoding="utf-8")
-    with_scan = _block(host, root)
-    without = _block(PluginHost.create(env={}, blocked=("threat_scan",)), root)
-    ratios = []
-    for _ in range(9):
-        t0 = time.perf_counter()
-        for _ in range(10):
+          f"({per_file / lines * 1e6:.1f} µs per line); seen before: {cached * 1e6:.1f} µs")
+
+
+def test_prompt_build_with_and_without_the_scan(tmp_path: Path) -> None:
+    """Session.open + system_prompt (the public entry point) for a project with a real-sized
+    AGENTS.md, SOUL.md and memory, with the scanner and with ``threat_scan`` blocked, timed
+    alternately in the same run. Scans per build: the AGENTS.md, SOUL.md (context), MEMORY.md
+    and USER.md (strict). The first build scans; the builds after it (another session in the
+    same repository) find the texts already seen: both are shown."""
+    from hermes_core import Session, load_config
+
+    home = tmp_path / "home"
+    (home / "memories").mkdir(parents=True)
+    (home / "SOUL.md").write_text("You are Hermes, a careful engineer.\n" * 10)
+    (home / "memories" / "MEMORY.md").write_text(
+        "\n§\n".join(f"Fact number {i} about the project." for i in range(40)))
+    (home / "memories" / "USER.md").write_text("Prefers short answers.\n§\nWorks in UTC.")
+    config = load_config(home=home, env={})
+    env = {"HOME": str(tmp_path), "HERMES_TIMEZONE": "UTC"}
+    for label, text in (("1 KB AGENTS.md", "Use the project's Makefile targets.\n" * 30),
+                        (f"{len(_doc()):,}-char AGENTS.md", _doc())):
+        project = tmp_path / f"project-{len(text)}"
+        project.mkdir()
+        (project / "AGENTS.md").write_text(text, encoding="utf-8")
+
+        def build(blocked: tuple[str, ...], project: Path = project) -> Callable[[], object]:
+            host = PluginHost.create(config=config, env={}, blocked=blocked)
+            kwargs = dict(home=home, cwd=project, env=env, config=config, host=host, model="gpt-4o",
+                          provider="openai", platform="cli", context_length=200_000)
+            Session.open(**kwargs, persist=False).system_prompt  # warm
+            return lambda: Session.open(**kwargs, persist=False).system_prompt
+
+        from hermes_plugins.threat_scan import _remembered
+
+        without, with_scan = build(("threat_scan",)), build(())
+        plain, first, later = [], [], []
+        for _ in range(15):
+            t0 = time.perf_counter()
             without()
-        t1 = time.perf_counter()
-        for _ in range(10):
+            t1 = time.perf_counter()
+            _remembered.cache_clear()  # a repository no session has opened yet
             with_scan()
-        t2 = time.perf_counter()
-        ratios.append((t2 - t1) / (t1 - t0))
-    print(f"context-file block with the scan / without it: {statistics.median(ratios):.2f}x "
-          f"({(t2 - t1) / 10 * 1e3:.2f} ms vs {(t1 - t0) / 10 * 1e3:.2f} ms, last round)")
+            t2 = time.perf_counter()
+            with_scan()  # another session in the same repository
+            t3 = time.perf_counter()
+            plain.append(t1 - t0)
+            first.append(t2 - t1)
+            later.append(t3 - t2)
+        a, f, b = statistics.median(plain), statistics.median(first), statistics.median(later)
+        print(f"\nfirst build, {label}: {f * 1e3:.2f} ms with the scan, {a * 1e3:.2f} ms without "
+              f"(+{(f - a) * 1e3:.2f} ms, {f / a:.2f}x)")
+        print(f"later builds, {label}: {b * 1e3:.2f} ms with the scan, {a * 1e3:.2f} ms without "
+              f"(+{(b - a) * 1e3:.2f} ms, {b / a:.2f}x)")
