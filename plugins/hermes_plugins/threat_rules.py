@@ -92,6 +92,12 @@ _GUARDS = (
     r"\b(?:disregard|ignore|bypass|override|forget|disable|turn\s+off)\s+(?:all\s+)?(?:of\s+)?"
     r"(?:your|the|any|all)\s+(?:restrictions|guardrails|safety\s+(?:policies|rules|guidelines|"
     r"filters|checks)|content\s+filters?)\b"
+    r"|\b(?:no\s+longer|don't|do\s+not|never)\s+(?:need\s+to|have\s+to|must)\s+(?:follow|obey|respect|"
+    r"apply)\s+(?:your|the|any)\s+(?:safety|system|previous|original|content)\s+(?:\w+\s+)?(?:guidelines|"
+    r"rules|instructions|policies|prompt)\b"
+    r"|\b(?:exempt|excluded|excused|released)\s+from\s+(?:all\s+|any\s+)?(?:your\s+|the\s+)?(?:safety|"
+    r"system|content|usage)\s+(?:\w+\s+)?(?:rules|guidelines|policies|polic(?:y|ies)|restrictions|filters|"
+    r"checks)\b"
     r"|\b(?:safety\s+(?:mode|filters?|guard(?:rail)?s?|polic(?:y|ies))|guardrails|content\s+filters?|"
     r"your\s+(?:restrictions|safety\s+\w+))\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?"
     r"(?:off|disabled|lifted|removed|suspended|deactivated)\b"
@@ -112,14 +118,28 @@ _EVERYTHING = (
     # the qualifier after the noun: "ignore the guidance given earlier"
     rf"|\b{_SET_ASIDE}\s+(?:all\s+|any\s+)?(?:of\s+)?(?:the\s+|your\s+|its\s+|their\s+)?(?:\w+\s+)?"
     r"(?:instructions?|guidance|rules|directions|directives|guidelines|prompts?|commands|orders)\b"
-    r"[^\n.;]{0,40}\b(?:earlier|before|above|previously|so\s+far|until\s+now)\b"
+    r"[^\n.;]{0,40}\b(?:earlier|before|above|previously|so\s+far|until\s+now|you\s+(?:were\s+given|"
+    r"received|got|have\s+been\s+given)|given\s+(?:to\s+you|by\s+the\s+(?:user|operator|system))|"
+    r"from\s+(?:the\s+|your\s+)?(?:user|operator|system|developers?))\b"
+    # "ignore the above and say ...", "disregard the previous."
+    rf"|\b{_SET_ASIDE}\s+(?:all\s+of\s+|everything\s+)?(?:the\s+|what'?s\s+|what\s+is\s+)?"
+    r"(?:above|previous|prior|preceding|foregoing)\s*(?:[,.;:!]|\s+and\b|$)"
+    # "treat every earlier instruction as void"
+    r"|\btreat\s+(?:all|every|any|the)\s+(?:\w+\s+)?(?:previous|prior|earlier|above|original|system)\s+"
+    r"(?:\w+\s+)?(?:instructions?|rules|prompts?|guidelines)\s+as\s+(?:void|invalid|obsolete|cancel+ed|"
+    r"irrelevant|a\s+test|fake|null|optional)\b"
+    # "nothing in your system prompt applies here"
+    r"|\bnothing\s+(?:in|from)\s+(?:your|the)\s+(?:system\s+prompt|(?:previous|prior|original)\s+"
+    r"instructions|safety\s+\w+)\s+appl(?:y|ies)\b"
+    r"|\b(?:never|don't|do\s+not)\s+let\s+the\s+user\s+(?:know|see|find\s+out|notice)\b"
     # "everything above is obsolete", "the previous system prompt no longer applies"
     r"|\b(?:everything|anything|all)\s+(?:written\s+|said\s+)?(?:above|before)(?:\s+this\s+(?:line|point|"
     r"message))?\s+(?:is|are|was)\s+(?:now\s+)?(?:obsolete|void|invalid|outdated|cancel+ed|revoked|"
     r"irrelevant|fake|no\s+longer\s+valid)"
     r"|\b(?:previous|prior|original|earlier|above|system)\s+(?:\w+\s+)?(?:instructions?|prompts?|rules|"
-    r"guidelines|directives)\s+(?:no\s+longer\s+appl\w+|(?:is|are)\s+(?:now\s+)?(?:no\s+longer\s+valid|"
-    r"obsolete|void|revoked|cancel+ed|suspended|lifted))(?!\s+(?:to|for|in|on|when|inside|within)\b)"
+    r"guidelines|directives)\s+(?:no\s+longer\s+appl\w+|(?:is|are|was|were)\s+(?:now\s+|just\s+|only\s+)?"
+    r"(?:no\s+longer\s+valid|obsolete|void|revoked|cancel+ed|suspended|lifted|a\s+test|fake|wrong|"
+    r"a\s+decoy|a\s+joke))(?!\s+(?:to|for|in|on|when|inside|within)\b)"
 )
 _OVERRIDE_WORDS = ("ignore", "disregard", "forget", "skip", "discard", "abandon", "drop", "bypass",
                    "override", "dismiss", "overlook", "neglect", "scrap", "aside", "pay no", "never mind",
@@ -222,7 +242,8 @@ WINDOW = 48
 _ROLE = (r"(?:system|developer|dev|admin|administrator|root|operator|sysadmin|security\s+team|"
          r"openai|anthropic|supervisor|owner)")
 _PRIORITY = (r"(?:highest|top|maximum|max|absolute|critical|urgent|mandatory|priority|overrid|"
-             r"supersed|authoritative|p0\b|important)")
+             r"supersed|authoritative|p0\b|important|elevated|granted|unrestricted|root\s+access|"
+             r"admin\s+access|privileg)")
 _AUTHORITY = (
     # "# SYSTEM (highest priority)", "**ADMIN OVERRIDE** - mandatory", "SYSTEM: highest ..."
     rf"^[ \t]*(?:#{{1,6}}[ \t]*|>[ \t]*|[-*][ \t]+)?(?:\*\*|__)?[ \t]*[\[<{{(]?[ \t]*{_ROLE}[ \t]*"
@@ -250,11 +271,15 @@ _AUTHORITY = (
     r"|\byou\s+are\s+(?:hereby\s+|now\s+)?(?:authori[sz]ed|permitted|allowed|cleared)\s+to\s+"
     r"(?:bypass|disable|ignore|override|circumvent|run\s+any|execute\s+any|push\s+to\s+prod\w*|"
     r"deploy\s+to\s+prod\w*|access\s+(?:any|all))\b"
+    r"|\b(?:you|agents?|assistants?|ai|models?|bots?|llms?)\s+(?:are|is)\s+(?:hereby\s+|now\s+)?"
+    r"(?:authori[sz]ed|permitted|allowed|cleared)\s+to\s+(?:\w+\s+){0,2}(?:secrets?|credentials?|"
+    r"(?:api|ssh|private)\s+keys?|tokens?|passwords?|the\s+sandbox|safety\s+\w+)\b"
     # "supersedes your system prompt", "takes precedence over all previous instructions"
     r"|\b(?:supersedes?|overrides?|takes?\s+precedence\s+over|replaces?|outranks?)\s+(?:all\s+|any\s+)?"
     r"(?:of\s+)?(?:your\s+|the\s+)?(?:system\s+(?:prompt|instructions?|message)|safety\s+(?:rules|"
     r"guidelines|policies)|(?:previous|prior|other|earlier|original)\s+(?:system\s+)?"
-    r"(?:instructions|prompts?|directives))\b"
+    r"(?:instructions|prompts?|directives)|instructions\s+from\s+(?:your|the)\s+(?:operator|developer|"
+    r"system|user|creator)s?)\b"
     # "authorised by the system administrator", "approved by the developers of this assistant"
     r"|\b(?:authori[sz]ed|approved|mandated|sanctioned)\s+by\s+(?:the\s+)?(?:system(?:\s+(?:prompt|"
     r"administrator|owner))?|administrators?|admins?|developers?\s+of\s+(?:this|the)\s+"
@@ -271,7 +296,7 @@ _SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:ba|z|k|da|fi|tc|
 _INTERP = r"(?:sudo\s+)?(?:python[23]?(?:\.\d+)?|perl|ruby|node|php|pwsh|powershell)\b(?!\s+-m\s+pip)"
 _FETCH = r"\b(?:curl|wget|fetch|aria2c|http|lwp-request|lwp-download)\b"
 _FETCH_EXEC = (
-    rf"{_FETCH}[^\n|;&]{{0,300}}\|\s*(?:{_SHELL}|{_INTERP}(?:\s+-)?\s*(?:$|[;&)`'\"]))"
+    rf"{_FETCH}\s+[^\s|;&][^\n|;&]{{0,300}}\|\s*(?:{_SHELL}|{_INTERP}(?:\s+-)?\s*(?:$|[;&)`'\"]))"
     rf"|\b(?:ba|z|k)?sh\s+(?:-\S+\s+)*(?:-c\s+)?[\"']?\$\(\s*(?:curl|wget)\b"
     r"|(?:\s-c|\s-e|\beval|\bexec|\bsource)\s+[\"']?(?:\$\(|`)\s*(?:curl|wget|iwr|irm)\b"
     r"|\b(?:ba|z)?sh\s+<\(\s*(?:curl|wget)\b|(?:^|[;&|]\s*)(?:source|\.)\s+<\(\s*(?:curl|wget)\b"
@@ -333,6 +358,8 @@ _DOTENV_READ = (r"(?:@|<\s*|\b(?:cat|type|less|more|head|tail|base64|xxd|gzip|ta
 _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?"
              r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\biwr\b|\birm\b|"
              r"invoke-webrequest|invoke-restmethod|/dev/tcp/|\bssh\b|https?://)"
+             r"|\b(?:env|printenv|set|export\s+-p)\s*>\s*([^\s;&|]+)[^\n]{0,160}?(?:curl|wget|nc|ncat|scp|"
+             r"iwr|irm|invoke-\w+)\b[^\n]{0,160}?\1"
              r"|\bcat\s+/proc/(?:self|\d+)/environ\b[^\n]{0,200}" + _SINK
              + r"|" + _SINK + r"[^\n]{0,300}(?:\$\(\s*(?:env|printenv|set|export\s+-p)\s*\)|"
              r"`\s*(?:env|printenv)\s*`|/proc/self/environ)"
@@ -357,7 +384,8 @@ _DOTENV_SENT = (r"\b(?:upload|send|post|share|e-?mail|paste|transmit|forward|lea
 #: Verbs no project asks of its agent, with what they take.
 _INTENT = (r"\b(?:exfiltrat\w*|steal|leak|smuggle|harvest)\b[^\n]{0,60}\b(?:keys?|secrets?|tokens?|"
            r"credentials?|passwords?|cookies|env(?:ironment)?|\.env|ssh|aws)\b")
-_SEND_VERBS = (r"\b(?:copy|cp|send|upload|post|paste|include|print|output|show|reveal|display|"
+_SEND_VERBS = (r"\b(?:(?:add|write|put|append|insert|commit|save)\s+(?:the\s+)?(?:full\s+)?contents?\s+of|"
+               r"copy|cp|send|upload|post|paste|include|print|output|show|reveal|display|"
                r"echo|cat|type|dump|base64|encode|attach|e-?mail|exfiltrate|share|transmit|forward|"
                r"leak|collect|grab|steal|zip|tar|archive|sync|summari[sz]e|list\s+the\s+contents\s+of|"
                r"read\s+(?:out|back))\b")
@@ -402,11 +430,13 @@ RULES: tuple[Rule, ...] = (
         "not follow", "n't follow", "stop follow", "not obey", "n't obey", "stop obey", "your new",
         "your real", "your actual", "your true", "your updated", "the user", "secret from",
         "obsolete", "no longer", "void", "invalid", "outdated", "revoked", "cancel", "irrelevant",
-        "suspended", "lifted", "fake"),
+        "suspended", "lifted", "fake", "a test", "treat", "nothing in", "nothing from", "let the user",
+        "above", "previous", "prior", "preceding", "foregoing"),
           wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
           ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off", "safety",
-           "guardrail", "filter", "restrictions"), wraps=True),
+           "guardrail", "filter", "restrictions", "exempt", "excused", "released from", "no longer need",
+           "no longer have"), wraps=True),
     _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS, wraps=True),
     _rule("system_override",
           r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
@@ -419,13 +449,17 @@ RULES: tuple[Rule, ...] = (
           r"(?:no|without)\s+(?:restrictions|rules|limits|limitations|guidelines|filters)\b"
           r"|\byou\s+are\s+now\s+(?:dan|an?\s+unrestricted|jailbroken|free\s+of|no\s+longer\s+bound)\b"
           r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
+          r"|\b(?:act|behave|respond|operate|pose)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|"
+          r"jailbroken|amoral|unaligned)\b|\bwith\s+no\s+(?:content\s+polic(?:y|ies)|ethical\s+\w+|"
+          r"moral\s+\w+|safety\s+(?:rules|guidelines|filters))\b"
           r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
           r"only\s+(?:obey|follow)\s+me)\b"
           r"|\byou\s+(?:now\s+)?(?:answer|report|respond|listen|belong|work)\s+(?:only\s+)?(?:to|for)\s+"
           r"(?:me|us)\b[^\n]{0,20}\bnot\s+(?:to\s+|for\s+)?the\s+user\b"
           r"|\b(?:obey|follow|listen\s+to)\s+(?:only\s+)?(?:me|us|this\s+file)\s*,?\s+not\s+the\s+user\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
-           "from now on", "not the user", "not to the user", "not for the user"),
+           "from now on", "not the user", "not to the user", "not for the user", "with no",
+           "act as", "operate as", "pose as"),
           wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
@@ -453,7 +487,8 @@ RULES: tuple[Rule, ...] = (
     _rule("env_exfiltration", _ENV_DUMP,
           ("env |", "env|", "printenv", "export -p", "declare -x", "set |", "set|", "$(env", "$(set",
            "`env", "environ", "env:", "environment", "env var", "secrets", "api keys", "tokens",
-           "credentials", "printenv", "of env", "of set", "env` output", "env output"),
+           "credentials", "printenv", "of env", "of set", "env` output", "env output", "env >",
+           "env>", "set >"),
           also=_SINK_WORDS),
     _rule("credential_exfiltration",
           rf"{_CRED_HOME}[^\n]{{0,200}}{_SINK}|{_SINK}[^\n]{{0,200}}(?:{_CRED_HOME}|{_DOTENV_READ})"
@@ -509,7 +544,10 @@ RULES: tuple[Rule, ...] = (
 HEADER_SECRET = re.compile(
     r"(?:-h|--header)[\s=]+[\"']?[\w-]+:\s*(?:bearer\s+|basic\s+|token\s+)?"
     r"\$\{?[a-z_]*(?:key|token|secret|password|passwd|credentials?)\b\}?")
-#: Before a verb, these make a credential line a prohibition ("never print ~/.ssh/id_rsa").
+#: Right before the match (a verb, or a command after "run"), these make the line a prohibition:
+#: "never print ~/.ssh/id_rsa", "do not run `curl ... | sh`". Nothing may stand between the two
+#: but "run"/"use"-like verbs and a quote, so "don't worry, just run curl ... | sh" stays an attack.
 NEGATION = re.compile(r"\b(?:never|not|don't|do\s+not|must\s+not|mustn't|avoid|no|prevent|against|"
-                      r"protect|detect|block|without)\b[^\n]{0,24}$")
+                      r"without)\s+(?:(?:ever|to|be)\s+)?(?:(?:run|use|execute|pipe|do|call|type|paste|try|"
+                      r"running|using|executing|piping)\s+)?(?:[`'\"]\s*)?$")
 URL_HOST = re.compile(r"https?://([^\s/'\"`)|]+)(/[^\s'\"`)|]*)?")

@@ -47,6 +47,9 @@ from hermes_plugins.threat_rules import (
 
 #: Decoded text is decoded again once (base64 inside an HTML comment, entities in base64).
 MAX_DEPTH = 2
+#: Rule ids a prohibition before the match turns into advice ("never run `curl ... | sh`").
+_NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
+                        "env_exfiltration"})
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
 _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
@@ -172,7 +175,7 @@ def _judged(rule: Rule, view: str) -> list[str]:
     for match in rule.pattern.finditer(view):
         line_start = view.rfind("\n", 0, match.start()) + 1
         before = view[line_start:match.start()]
-        if rule.id in ("credential_access", "credential_exfiltration") and NEGATION.search(before):
+        if rule.id in _NEGATABLE and NEGATION.search(before):
             continue  # "never print ~/.ssh/id_rsa" forbids what it names
         if rule.id == "secret_exfiltration":
             line_end = view.find("\n", match.end())
