@@ -43,8 +43,8 @@ FAMILIES: Mapping[str, str] = {
                      "ssh_key_access", "credential_files"), "exfiltration"),
     "persistence": "persistence",
     "dangerous_link": "link_scheme",
-    **dict.fromkeys(("chat_template_token", "tool_call_forgery", "tool_markup_mention"),
-                    "tool_forgery"),
+    **dict.fromkeys(("chat_template_token", "tool_call_forgery", "tool_markup_mention",
+                     "forged_turn"), "tool_forgery"),
     **dict.fromkeys(("hidden_comment_instruction", "hidden_comment_note", "hidden_html",
                      "invisible_characters", "joiner_characters", "encoded_payload",
                      "mixed_script"), "hidden"),
@@ -154,11 +154,9 @@ def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> 
         if span is None:
             break
         rows, hits = span
-        if any(literal and literal in lines[r] for r in rows for literal in literals):
-            pinned.update(hits)
-        else:
+        if rows and not any(literal and literal in lines[r] for r in rows for literal in literals):
             cuts[rows[0]] = (rows, hits)
-            pinned.update(hits)
+        pinned.update(hits)  # cut now, allowed, or inside lines already cut
         unpinned = [i for i in unpinned if i not in pinned]
     cut_rows = {r for rows, _hits in cuts.values() for r in rows}
     non_blank = sum(1 for line in lines if line.strip())
@@ -199,19 +197,18 @@ def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> 
 
 def _narrowest(ctx: Any, lines: Sequence[str], label: str, wanted: Sequence[str],
                cuts: Mapping[int, tuple[list[int], list[str]]]) -> tuple[list[int], list[str]] | None:
-    """The shortest run of lines (cut lines left out) that shows one of ``wanted``, found by
-    two binary searches: the first end at which the text up to it shows a finding, then the
+    """The shortest run of lines that shows one of ``wanted`` (its lines not cut yet, and the
+    findings it shows), found by two binary searches: the first end at which the text up to it shows a finding, then the
     last start from which the text up to that end still shows it. Scanners must flag any text
     that contains a passage they flag (the hook's contract), which makes both searches exact."""
     cut = {r for rows, _hits in cuts.values() for r in rows}
-    kept = [("" if i in cut else line) for i, line in enumerate(lines)]
 
     def shows(start: int, end: int) -> list[str]:
-        return [i for i in findings(ctx, "\n".join(kept[start:end]), label) if i in wanted]
+        return [i for i in findings(ctx, "\n".join(lines[start:end]), label) if i in wanted]
 
-    if not shows(0, len(kept)):
+    if not shows(0, len(lines)):
         return None
-    low, high = 1, len(kept)
+    low, high = 1, len(lines)
     while low < high:
         middle = (low + high) // 2
         if shows(0, middle):
@@ -226,8 +223,8 @@ def _narrowest(ctx: Any, lines: Sequence[str], label: str, wanted: Sequence[str]
             first = middle
         else:
             last = middle - 1
-    rows = [r for r in range(first, end) if r not in cut]
-    return (rows, shows(first, end)) if rows else None
+    rows = [r for r in range(first, end) if r not in cut and lines[r].strip()]
+    return rows, shows(first, end)
 
 
 def report(ctx: Any, text: str, label: str, *, path: str | None = None) -> list[dict[str, Any]]:

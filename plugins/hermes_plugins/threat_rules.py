@@ -507,6 +507,13 @@ RULES: tuple[Rule, ...] = (
                                     "onload", "onclick", "onmouseover", "onfocus", "onbegin")),
     _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>",
                                                "system>", "assistant>", "prompt>", "instructions>")),
+    # a forged turn: a role token on its own line, and the text it gives that role (the
+    # token line alone is chat_template_token; this finding shows only with the next line,
+    # so the screening cuts that line too)
+    _rule("forged_turn",
+          r"<[|\uff5c]\s*(?:im_start|start_header_id)\s*[|\uff5c]>[ \t]*(?:system|developer|assistant|user)"
+          r"[ \t]*(?:<[|\uff5c]\s*end_header_id\s*[|\uff5c]>)?[ \t]*\n\s*(?!<[|\uff5c])\S[^\n]*",
+          ("im_start", "start_header_id"), whole=True, view="skeleton"),
     _rule("tool_call_forgery", _TOOL_MARKUP,
           ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
            "\"tool\"", "\"function\"", "\"type\"")),

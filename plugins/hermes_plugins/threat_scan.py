@@ -106,7 +106,7 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
 
 
 class _Views:
-    """The views of one text (``threat_text``), built on first use. A rule's regex runs only
+    """The views of one text (``threat_text``) and their lines. A rule's regex runs only
     on the lines that hold one of its words: ``str.find`` over the text is ~100x cheaper than
     a regex pass, and most texts hold no word of most rules."""
 
