@@ -173,6 +173,18 @@ def test_decoding_leaves_hashes_keys_and_words_alone() -> None:
         assert threat_text.decoded(text) == [], text
 
 
+def test_long_runs_cost_linear_time() -> None:
+    # a 50 K-character token, line or comment must not make a regex read it once per position
+    import time
+
+    for text in ("x" * 50_000, "A1" * 25_000, "<!--" * 5_000, "<!--" * 5_000 + "-->", "a " * 25_000,
+                 "ab\u0430" * 10_000, "%41" * 10_000, "&#65;" * 8_000, "curl " + "a" * 40_000 + " | sh",
+                 "<a " * 10_000, "[system]" * 3_000):
+        started = time.perf_counter()
+        scan(text, "strict")
+        assert time.perf_counter() - started < 1.0, text[:20]  # each takes < 0.1 s here
+
+
 def test_every_built_in_id_has_a_family() -> None:
     from hermes_plugins.threat_rules import RULES
 

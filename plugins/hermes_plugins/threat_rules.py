@@ -37,6 +37,9 @@ class Rule:
     #: prose: a sentence soft-wrapped over two lines is one sentence, so each candidate line
     #: is read together with the next
     wraps: bool = False
+    #: the pattern reads one HTML comment at a time (``<!--`` to ``-->``, found in one pass):
+    #: run over the whole text, a comment pattern would start again at every ``<!--``
+    comments: bool = False
 
 
 _M = re.MULTILINE
@@ -44,14 +47,14 @@ _M = re.MULTILINE
 
 def _rule(id: str, pattern: str, words: tuple[str, ...] = (), *, view: str = "skeleton",
           scope: str = "context", flags: int = _M, also: tuple[str, ...] = (),
-          whole: bool = False, wraps: bool = False) -> Rule:
+          whole: bool = False, wraps: bool = False, comments: bool = False) -> Rule:
     # Patterns in other scripts are written as typed; NFKC makes them read like the text
     # they are matched against (the Devanagari nukta letters, the Arabic presentation forms).
     source = unicodedata.normalize("NFKC", pattern)
     return Rule(id=id, pattern=re.compile(source, flags), view=view,
                 words=tuple(unicodedata.normalize("NFKC", w) for w in words),
                 also=tuple(unicodedata.normalize("NFKC", w) for w in also), scope=scope,
-                whole=whole, wraps=wraps)
+                whole=whole or comments, wraps=wraps, comments=comments)
 
 
 #: Words of a network sink, the second gate of the exfiltration rules (what ``_SINK`` needs).
@@ -521,10 +524,10 @@ RULES: tuple[Rule, ...] = (
     _rule("hidden_comment_instruction",
           r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"
           r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
-          ("<!--",), flags=re.DOTALL, whole=True),
+          ("<!--",), flags=re.DOTALL, comments=True),
     _rule("hidden_comment_note",
           r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
-          ("<!--",), flags=re.DOTALL, whole=True),
+          ("<!--",), flags=re.DOTALL, comments=True),
     _rule("hidden_html",
           # a hidden element that holds words: a hidden template div named in docs holds none
           r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"

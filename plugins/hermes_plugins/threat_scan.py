@@ -81,7 +81,13 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
         if rule.scope == "strict" and scope != "strict":
             continue
         view = views.text(rule.view)
-        if rule.view == "raw" or rule.whole:  # a character class, or a comment across lines
+        if rule.comments:
+            if "<!--" in view:
+                # match, not search: each comment is read once, from its own "<!--"
+                if any(rule.pattern.match(comment) for comment in threat_text.comments(view)):
+                    found.append(rule.id)
+            continue
+        if rule.view == "raw" or rule.whole:  # a character class, or a pattern across lines
             if not rule.words or any(word in view for word in rule.words):
                 found.extend(_judged(rule, view))
             continue

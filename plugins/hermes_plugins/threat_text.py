@@ -133,7 +133,8 @@ def decoded(text: str) -> list[tuple[str, str]]:
         out.extend(("tags", "".join(chr(ord(c) - 0xE0000) for c in run))
                    for run in TAG_RUN.findall(text))
     if "<!--" in text:
-        out.extend(("comment", m.group(1)) for m in _COMMENT.finditer(text) if m.group(1).strip())
+        out.extend(("comment", c[4:].removesuffix("-->")) for c in comments(text)
+                   if c[4:].removesuffix("-->").strip())
     # Entities, percent-encoding and \\u escapes are decoded line by line, each changed line
     # scanned again: a document full of &amp; is not scanned twice whole.
     for line in text.split("\n") if ("&" in text or "%" in text or "\\u" in text) else ():
@@ -163,11 +164,23 @@ def decoded(text: str) -> list[tuple[str, str]]:
                 out.append(("hex", found))
         for match in _BASE64.finditer(token):
             run = match.group(0)
-            if not _LIKE_BASE64.search(run) or run.count("/") > len(run) // 12:
+            # match, not search: the lookaheads read the run once, not once per position
+            if not _LIKE_BASE64.match(run) or run.count("/") > len(run) // 12:
                 continue  # an identifier or a path: base64 of text mixes cases and digits
             found = _b64(run)
             if found is not None:
                 out.append(("base64", found))
+    return out
+
+
+def comments(text: str, limit: int = 1000) -> list[str]:
+    """The HTML comments of ``text``, ``<!--`` to ``-->`` (or to the end when one is left open),
+    found in one pass; at most ``limit`` of them."""
+    out = []
+    for match in _COMMENT.finditer(text):
+        out.append(match.group(0))
+        if len(out) >= limit:
+            break
     return out
 
 
