@@ -179,10 +179,11 @@ def test_long_runs_cost_linear_time() -> None:
 
     for text in ("x" * 50_000, "A1" * 25_000, "<!--" * 5_000, "<!--" * 5_000 + "-->", "a " * 25_000,
                  "ab\u0430" * 10_000, "%41" * 10_000, "&#65;" * 8_000, "curl " + "a" * 40_000 + " | sh",
-                 "<a " * 10_000, "[system]" * 3_000):
+                 "<a " * 10_000, "[system]" * 3_000, "<img onerror=" * 2_000, "wget -O x; " * 3_000,
+                 "cat .env " * 3_000, "~/.ssh/ " * 4_000):
         started = time.perf_counter()
         scan(text, "strict")
-        assert time.perf_counter() - started < 1.0, text[:20]  # each takes < 0.1 s here
+        assert time.perf_counter() - started < 2.0, text[:20]  # each takes < 0.3 s here
 
 
 def test_every_built_in_id_has_a_family() -> None:

@@ -295,7 +295,8 @@ _AUTHORITY = (
 
 # --- fetch and execute ----------------------------------------------------------------------
 
-_SHELL = r"(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+(?:\S+=\S*\s+)*)?(?:ba|z|k|da|fi|tc|c|a)?sh\b"
+_SHELL = (r"(?:sudo\s+(?:-\S{1,30}\s+){0,4})?(?:env\s+(?:[^\s=]{1,40}=\S{0,80}\s+){0,4})?"
+          r"(?:ba|z|k|da|fi|tc|c|a)?sh\b")
 _INTERP = r"(?:sudo\s+)?(?:python[23]?(?:\.\d+)?|perl|ruby|node|php|pwsh|powershell)\b(?!\s+-m\s+pip)"
 _FETCH = r"\b(?:curl|wget|fetch|aria2c|http|lwp-request|lwp-download)\b"
 _FETCH_EXEC = (
@@ -311,7 +312,7 @@ _FETCH_EXEC = (
     r"|\.downloadstring\s*\([^\n]{0,200}\|\s*iex\b"
     r"|\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:ba|z)?sh\b"
     # download to a file, then run that file
-    r"|\b(?:curl|wget)\b[^\n]{0,200}?\s(?:-o|-O|--output(?:-document)?)\s*=?\s*([^\s;&|]+)[^\n]{0,80}?"
+    r"|\b(?:curl|wget)\b[^\n]{0,120}?\s(?:-o|-O|--output(?:-document)?)\s*=?\s*([^\s;&|]{1,120})[^\n]{0,60}?"
     r"(?:&&|;)\s*(?:sudo\s+)?(?:(?:ba|z)?sh|python3?|perl|ruby|node|source|\.|chmod\s+\+x)\s+\1"
     r"|\bmshta(?:\.exe)?\s+(?:https?|vbscript|javascript):|\bregsvr32\b[^\n]{0,80}/i:https?:"
     r"|\bcertutil(?:\.exe)?\s+[^\n]{0,40}-urlcache\b"
@@ -353,11 +354,11 @@ _CRED_HOME = (
     r"|\bid_(?:rsa|ed25519|ecdsa|dsa)\b(?!\.pub)|/etc/(?:shadow|sudoers)\b|\blogin\.keychain"
     r"|\bkeychains?\b|\bsecurity\s+(?:dump-keychain|find-(?:generic|internet)-password)"
     r"|\b(?:browser|chrome|firefox|safari)(?:'s)?\s+(?:saved\s+)?(?:passwords|cookies)\b"
-    r"|\bwallet\.dat\b|\bservice[-_]account[\w.-]*\.json\b)"
+    r"|\bwallet\.dat\b|\bservice[-_]account[\w.-]{0,80}\.json\b)"
 )
 #: A ``.env`` that is read (``@.env``, ``cat .env``, ``< .env``), not one that is created.
 _DOTENV_READ = (r"(?:@|<\s*|\b(?:cat|type|less|more|head|tail|base64|xxd|gzip|tar\s+\S+)\s+)"
-                r"[\"']?(?:[~\w./$-]*/)?\.env(?:\.[\w]+)?\b(?!\.example|\.sample|\.template|\.dist)")
+                r"[\"']?(?:[~\w./$-]{0,120}/)?\.env(?:\.[\w]+)?\b(?!\.example|\.sample|\.template|\.dist)")
 _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?"
              r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\biwr\b|\birm\b|"
              r"invoke-webrequest|invoke-restmethod|/dev/tcp/|\bssh\b|https?://)"
@@ -382,7 +383,7 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?
 #: .env creates one, so copy is not among these verbs; ``cat .env`` is ``secret_file_read``).
 _DOTENV_SENT = (r"\b(?:upload|send|post|share|e-?mail|paste|transmit|forward|leak|exfiltrate|attach|"
                 r"include|print|output|show|reveal|display|dump)\b[^\n]{0,40}?(?:the\s+)?"
-                r"(?:contents?\s+of\s+)?[\"'`]?(?:[~\w./$-]*/)?\.env(?:\.\w+)?\b"
+                r"(?:contents?\s+of\s+)?[\"'`]?(?:[~\w./$-]{0,120}/)?\.env(?:\.\w+)?\b"
                 r"(?!\.example|\.sample|\.template|\.dist|\.local\.example)")
 #: Verbs no project asks of its agent, with what they take.
 _INTENT = (r"\b(?:exfiltrat\w*|steal|leak|smuggle|harvest)\b[^\n]{0,60}\b(?:keys?|secrets?|tokens?|"
@@ -404,7 +405,7 @@ _LINK = (
     r"|\bdata\s*:\s*(?:text/html|text/javascript|application/(?:x-)?(?:javascript|ecmascript|"
     r"xhtml\+xml|x-shockwave-flash))"
     r"|(?:\]\(\s*<?|\b(?:href|src)\s*=\s*[\"']?)\s*data\s*:\s*(?:image/svg|text/|application/)"
-    r"|<[a-z][^>\n]*\son(?:error|load|click|mouseover|focus|begin)\s*=\s*[\"']?[^\"'>\n]*(?:fetch|"
+    r"|<[a-z][^>\n]{0,160}?\son(?:error|load|click|mouseover|focus|begin)\s*=\s*[\"']?[^\"'>\n]{0,120}?(?:fetch|"
     r"document\.|window\.|location|eval|alert|atob|xmlhttprequest|import\()"
 )
 _CHAT_TOKEN = (
@@ -485,7 +486,7 @@ RULES: tuple[Rule, ...] = (
     # exfiltration
     _rule("secret_exfiltration",
           r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
-          r"\$\{?[A-Za-z_]*(?:key|token|secret|password|passwd|credentials?)\b",
+          r"\$\{?[A-Za-z_]{0,60}(?:key|token|secret|password|passwd|credentials?)\b",
           ("curl", "wget", "fetch", "webrequest", "iwr", "nc ", "ncat"), also=("$",)),
     _rule("env_exfiltration", _ENV_DUMP,
           ("env |", "env|", "printenv", "export -p", "declare -x", "set |", "set|", "$(env", "$(set",
@@ -503,7 +504,7 @@ RULES: tuple[Rule, ...] = (
           r"(?:the\s+|its\s+|their\s+)?(?:token|key|secret|password|contents?|it|them|output|result)\b",
           (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest")),
     _rule("secret_file_read",
-          r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S+\s+)*[\"']?(?:~|\$home)?[\w./-]*"
+          r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S{1,30}\s+){0,6}[\"']?(?:~|\$home)?[\w./-]{0,200}"
           r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
     # links, tool calls
     _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :", "onerror",
@@ -530,9 +531,9 @@ RULES: tuple[Rule, ...] = (
           ("<!--",), flags=re.DOTALL, comments=True),
     _rule("hidden_html",
           # a hidden element that holds words: a hidden template div named in docs holds none
-          r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
+          r"<[a-z][^>\n]{0,300}\bstyle\s*=\s*[\"'][^\"'\n]{0,200}(?:display\s*:\s*none|visibility\s*:\s*hidden|"
           r"font-size\s*:\s*0|opacity\s*:\s*0(?![.\d]*[1-9])|color\s*:\s*(?:transparent|white|#fff\b))"
-          r"[^>]*>\s*[^<`\s][^<`]*?[a-z]{2,}\s+[a-z]{2,}",
+          r"[^>\n]{0,300}>\s*[^<`\s][^<`\n]{0,200}?[a-z]{2,}\s+[a-z]{2,}",
           ("style",)),
     _rule("invisible_characters",
           "[\u200b\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069\u180e"
@@ -553,7 +554,7 @@ RULES: tuple[Rule, ...] = (
 #: to the API it is for; a secret in a URL or a body is what exfiltration looks like.
 HEADER_SECRET = re.compile(
     r"(?:-h|--header)[\s=]+[\"']?[\w-]+:\s*(?:bearer\s+|basic\s+|token\s+)?"
-    r"\$\{?[a-z_]*(?:key|token|secret|password|passwd|credentials?)\b\}?")
+    r"\$\{?[a-z_]{0,60}(?:key|token|secret|password|passwd|credentials?)\b\}?")
 #: Right before the match (a verb, or a command after "run"), these make the line a prohibition:
 #: "never print ~/.ssh/id_rsa", "do not run `curl ... | sh`". Nothing may stand between the two
 #: but "run"/"use"-like verbs and a quote, so "don't worry, just run curl ... | sh" stays an attack.

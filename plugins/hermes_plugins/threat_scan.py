@@ -125,6 +125,7 @@ class _Views:
         self._lines: dict[str, list[str]] = {}
         self._starts: dict[str, list[int]] = {}
         self._rows: dict[tuple[str, str], frozenset[int]] = {}
+        self._present: dict[tuple[str, str], bool] = {}
 
     def text(self, name: str) -> str:
         return self.texts[name]
@@ -139,7 +140,14 @@ class _Views:
         if self.ascii and name == "folded":
             name = "skeleton"
         view = self.texts[name]
-        present = [word for word in words if word in view]
+        seen = self._present
+        present = []
+        for word in words:
+            key = (name, word)
+            if key not in seen:  # rules share words: each is looked for once per view
+                seen[key] = word in view
+            if seen[key]:
+                present.append(word)
         if not present:
             return []
         lines = self.lines(name)

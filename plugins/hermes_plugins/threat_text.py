@@ -45,6 +45,8 @@ INVISIBLE = re.compile(
 TAG_RUN = re.compile("[\U000e0020-\U000e007e]{4,}")
 
 
+#: The longest stretch of one token that is looked at for base64 or hex.
+MAX_TOKEN = 64 * 1024
 NON_ASCII = re.compile(r"[^\x00-\x7f]+")
 #: The combining accents of Latin, Greek and Cyrillic letters (not the vowel signs of Indic
 #: scripts, which are letters' parts and stay for the folded view's patterns).
@@ -153,10 +155,13 @@ def decoded(text: str) -> list[tuple[str, str]]:
         for match in _SPACED.finditer(text):
             words = re.split(r"\s{2,}", match.group(0))
             out.append(("spaced", " ".join(w.replace(" ", "") for w in words)))
-    # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at
+    # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at, and of
+    # a token longer than MAX_TOKEN its start (an instruction is short; a megabyte of one
+    # character is not worth decoding)
     for token in text.split():
         if len(token) < 16:
             continue
+        token = token[:MAX_TOKEN]
         for match in _HEX.finditer(token):
             digits = re.sub(r"[\s:]|\\x", "", match.group(0))
             found = _readable(bytes.fromhex(digits[:len(digits) - len(digits) % 2]))
