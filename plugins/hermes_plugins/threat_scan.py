@@ -117,6 +117,8 @@ class _Views:
     a regex pass, and most texts hold no word of most rules."""
 
     def __init__(self, text: str) -> None:
+        if "\x00" in text:  # NUL is invisible too, and "ig\0nore" must read as "ignore"
+            text = text.replace("\x00", "")
         #: ASCII text has one view, lower case, under both names: one set of rows serves both
         self.ascii = text.isascii()
         skeleton = threat_text.skeleton(text)

@@ -151,8 +151,11 @@ def decoded(text: str) -> list[tuple[str, str]]:
         if "\\u" in line and _UESC.search(line):
             out.append(("escapes", _UESC.sub(_unescape, line)))
     # l e t t e r s  s p a c e d  o u t: one space inside a word, two or more between words
-    if " " in text:
-        for match in _SPACED.finditer(text):
+    # (only lines at least a third spaces are looked at: spelling out letters makes them so)
+    for line in text.split("\n") if " " in text else ():
+        if line.count(" ") * 3 < len(line):
+            continue
+        for match in _SPACED.finditer(line):
             words = re.split(r"\s{2,}", match.group(0))
             out.append(("spaced", " ".join(w.replace(" ", "") for w in words)))
     # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at, and of
