@@ -11,7 +11,8 @@ comment) costs the shortest run of lines that shows it, and the whole file is re
 when most of it is attack. A memory entry is replaced by a placeholder that tells the
 model how to remove it, and SOUL.md - the user's own file in HERMES_HOME - loads with a
 warning. ``threat_scan.allow`` in config accepts findings or lines per project. Every decision
-is a log event and a host warning naming the file, the lines and the findings.
+is a log event and a host warning naming the file, the lines and the findings with their
+family and severity (``FAMILIES``); ``report`` gives the same per line for ``hermes-ctx scan``.
 """
 
 from __future__ import annotations
