@@ -416,7 +416,8 @@ _CHAT_TOKEN = (
     r"[\u2581_ ](?:begin|end)|tool[\u2581_ ]call[\u2581_ ](?:begin|end)|tool[\u2581_ ]sep)\s*"
     r"[|\uff5c]>"
     r"|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
-    r"|</?(?:system|assistant|system[_-]prompt|instructions)>"
+    # bare role tags (not <instructions>: prompt-writing guides recommend such tags)
+    r"|</?(?:system|assistant|system[_-]prompt)>"
 )
 _TOOL_MARKUP = (
     r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
@@ -510,7 +511,7 @@ RULES: tuple[Rule, ...] = (
     _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :", "onerror",
                                     "onload", "onclick", "onmouseover", "onfocus", "onbegin")),
     _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>",
-                                               "system>", "assistant>", "prompt>", "instructions>")),
+                                               "system>", "assistant>", "prompt>")),
     # a forged turn: a role token on its own line, and the text it gives that role (the
     # token line alone is chat_template_token; this finding shows only with the next line,
     # so the screening cuts that line too)
