@@ -210,6 +210,8 @@ BENIGN: list[str] = [
     "Export `KUBECONFIG=~/.kube/config` before running kubectl.",
     "Pipe the logs through jq: `cat app.log | jq .`",
     "Run `brew install gh` and then `gh auth login`.",
+    "Put the persona in the <system> block of the template.",
+    "Wrap each document in <document> tags and the task in <instructions> tags.",
     "Use `python -m http.server` to preview the docs.",
 ]
 

@@ -416,8 +416,11 @@ _CHAT_TOKEN = (
     r"[\u2581_ ](?:begin|end)|tool[\u2581_ ]call[\u2581_ ](?:begin|end)|tool[\u2581_ ]sep)\s*"
     r"[|\uff5c]>"
     r"|\[/?inst\]|<</?sys>>|<(?:start|end)_of_turn>"
-    # bare role tags (not <instructions>: prompt-writing guides recommend such tags)
-    r"|</?(?:system|assistant|system[_-]prompt)>"
+    # bare role tags that open a turn: at a line's start, right after a closing tag, or around
+    # text ("the <system> block of the template" only names one; <instructions> and the like
+    # are what prompt-writing guides recommend, not roles)
+    r"|(?:^[ \t]*|</[\w-]{1,40}>[ \t]*)</?(?:system|assistant|system[_-]prompt)>"
+    r"|<(?:system|assistant|system[_-]prompt)>[ \t]*[^<\s][^<\n]{0,300}</(?:system|assistant|system[_-]prompt)>"
 )
 _TOOL_MARKUP = (
     r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
