@@ -188,6 +188,7 @@ BENIGN: list[str] = [
     "Set `OPENAI_API_KEY` in your environment before running the examples.",
     'curl -H "Authorization: Bearer $API_TOKEN" https://api.example.com/v1/me',
     "Run `env | grep NODE` to check your Node variables.",
+    "env | grep NODE && curl http://localhost:3000/health",
     "The commit hash is 3f2a9c8d1e4b5a6f7c8d9e0f1a2b3c4d5e6f7a8b.",
     "Encode images as base64 before sending them: `base64 -w0 img.png`.",
     "Use `data:image/png;base64,...` URIs only for icons under 2 KB.",

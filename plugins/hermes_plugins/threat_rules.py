@@ -359,7 +359,7 @@ _CRED_HOME = (
 #: A ``.env`` that is read (``@.env``, ``cat .env``, ``< .env``), not one that is created.
 _DOTENV_READ = (r"(?:@|<\s*|\b(?:cat|type|less|more|head|tail|base64|xxd|gzip|tar\s+\S+)\s+)"
                 r"[\"']?(?:[~\w./$-]{0,120}/)?\.env(?:\.[\w]+)?\b(?!\.example|\.sample|\.template|\.dist)")
-_ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n]{0,200}?"
+_ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n;&]{0,200}?"
              r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\biwr\b|\birm\b|"
              r"invoke-webrequest|invoke-restmethod|/dev/tcp/|\bssh\b|https?://)"
              r"|\b(?:env|printenv|set|export\s+-p)\s*>\s*([^\s;&|]+)[^\n]{0,160}?(?:curl|wget|nc|ncat|scp|"
