@@ -362,7 +362,9 @@ _DOTENV_READ = (r"(?:@|<\s*|\b(?:cat|type|less|more|head|tail|base64|xxd|gzip|ta
 _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n;&]{0,200}?"
              r"(?:\bcurl\b|\bwget\b|\bnc\b|\bncat\b|\bnetcat\b|\bsocat\b|\btelnet\b|\biwr\b|\birm\b|"
              r"invoke-webrequest|invoke-restmethod|/dev/tcp/|\bssh\b|https?://)"
-             r"|\b(?:env|printenv|set|export\s+-p)\s*>\s*([^\s;&|]+)[^\n]{0,160}?(?:curl|wget|nc|ncat|scp|"
+             # the environment captured, then sent: DATA=$(env | base64); curl ...?d=$DATA
+             r"|\$\(\s*(?:env|printenv|export\s+-p)\b[^)\n]{0,80}\)[^\n]{0,200}?" + _SINK
+             + r"|\b(?:env|printenv|set|export\s+-p)\s*>\s*([^\s;&|]+)[^\n]{0,160}?(?:curl|wget|nc|ncat|scp|"
              r"iwr|irm|invoke-\w+)\b[^\n]{0,160}?\1"
              r"|\bcat\s+/proc/(?:self|\d+)/environ\b[^\n]{0,200}" + _SINK
              + r"|" + _SINK + r"[^\n]{0,300}(?:\$\(\s*(?:env|printenv|set|export\s+-p)\s*\)|"
