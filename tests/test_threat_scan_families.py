@@ -18,7 +18,15 @@ from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from injection_payloads import BENIGN, BENIGN_HELD_OUT, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, PAYLOADS
+from injection_payloads import (
+    BENIGN,
+    BENIGN_HELD_OUT,
+    HELD_OUT_1,
+    HELD_OUT_2,
+    HELD_OUT_3,
+    HELD_OUT_4,
+    PAYLOADS,
+)
 
 from hermes_core import PluginHost
 from hermes_core.config import load_config
@@ -71,7 +79,7 @@ def test_each_payload_is_cut_alone_in_each_context_file(
     assert ", high)" in blocked[0].message
 
 
-@pytest.mark.parametrize("payload", HELD_OUT_1 + HELD_OUT_2 + HELD_OUT_3)
+@pytest.mark.parametrize("payload", HELD_OUT_1 + HELD_OUT_2 + HELD_OUT_3 + HELD_OUT_4)
 def test_the_held_out_phrasings_get_a_blocking_finding(payload: str) -> None:
     assert [i for i in scan(payload) if severity(i) == HIGH], payload
 

@@ -82,7 +82,8 @@ _SET_ASIDE = (r"(?:ignore|disregard|forget|skip|discard|abandon|drop|dismiss|ove
 _OVERRIDE = (
     rf"\b{_SET_ASIDE}\s+(?:all\s+|any\s+|every\s+|each\s+)?"
     r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|its\s+|their\s+)?"
-    r"(?:previous|prior|above|earlier|preceding|original|initial|former|foregoing|system)\s+"
+    r"(?:previous|prior|above|earlier|preceding|original|initial|former|foregoing|system|current|"
+    r"existing|default|standing|usual)\s+"
     r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directions|directives|guidelines|context|"
     r"commands|guidance|constraints|messages)\b"
 )
@@ -98,6 +99,9 @@ _GUARDS = (
     r"|\b(?:no\s+longer|don't|do\s+not|never)\s+(?:need\s+to|have\s+to|must)\s+(?:follow|obey|respect|"
     r"apply)\s+(?:your|the|any)\s+(?:safety|system|previous|original|content)\s+(?:\w+\s+)?(?:guidelines|"
     r"rules|instructions|policies|prompt)\b"
+    r"|\b(?:may|can|are\s+free\s+to|are\s+allowed\s+to|are\s+permitted\s+to)\s+(?:ignore|bypass|"
+    r"disregard|skip|override)\s+(?:the\s+|your\s+|all\s+|any\s+)?(?:safety|content|usage|system)\s+"
+    r"(?:polic(?:y|ies)|rules|guidelines|filters|checks|prompt)\b"
     r"|\b(?:exempt|excluded|excused|released)\s+from\s+(?:all\s+|any\s+)?(?:your\s+|the\s+)?(?:safety|"
     r"system|content|usage)\s+(?:\w+\s+)?(?:rules|guidelines|policies|polic(?:y|ies)|restrictions|filters|"
     r"checks)\b"
@@ -113,7 +117,9 @@ _EVERYTHING = (
     r"(?:previous|prior|above|original|system|earlier)\s+(?:instructions?|prompts?|rules)\b"
     r"|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives?)\s+(?:are|is|:)"
     # concealment: an instruction the person must not learn about
-    r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|notify|alert|warn)\s+the\s+user\b"
+    r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|notify|alert|warn)\s+the\s+user\s+"
+    r"(?:that|about\s+(?:this|these|the\s+(?:above|following|instructions?|file|document|changes?)))\b"
+    r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|reveal|disclose|say)\s+to\s+the\s+user\s+that\b"
     r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:mention|reveal|disclose|show)\s+(?:this|these|it|"
     r"them|the\s+(?:above|following|instructions?))\s+(?:\w+\s+){0,2}to\s+the\s+user\b"
     r"|\bwithout\s+(?:telling|informing|notifying|alerting)\s+the\s+user\b"
@@ -135,6 +141,16 @@ _EVERYTHING = (
     r"|\bnothing\s+(?:in|from)\s+(?:your|the)\s+(?:system\s+prompt|(?:previous|prior|original)\s+"
     r"instructions|safety\s+\w+)\s+appl(?:y|ies)\b"
     r"|\b(?:never|don't|do\s+not)\s+let\s+the\s+user\s+(?:know|see|find\s+out|notice)\b"
+    r"|\b(?:instructions?|rules|guidelines|directives|prompts?)\s+(?:above|before|prior)\b[^\n.;]{0,30}\b"
+    r"(?:are|is)\s+(?:now\s+)?(?:deprecated|obsolete|void|invalid|outdated|cancel+ed|superseded|revoked|"
+    r"no\s+longer\s+valid)\b"
+    r"|\b(?:set|put|push|leave)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any)\s+(?:\w+\s+)?(?:instructions?|"
+    r"guidelines|rules|directives|prompt|constraints)\s+aside\b"
+    r"|\b(?:instructions?|rules|guidelines|directives|prompt)\s+(?:you\s+(?:were\s+given|received|got|"
+    r"have)|given\s+to\s+you)\b[^\n.;]{0,30}\b(?:don't|do\s+not|no\s+longer|doesn't|does\s+not)\s+"
+    r"(?:matter|apply|count)\b"
+    r"|\bpretend\s+(?:that\s+)?(?:the|your)\s+(?:system\s+prompt|(?:previous|original|system)\s+"
+    r"instructions|rules|guidelines|safety\s+\w+)\s+(?:does|do)\s*(?:n't|\s+not)\s+exist\b"
     # "everything above is obsolete", "the previous system prompt no longer applies"
     r"|\b(?:everything|anything|all)\s+(?:written\s+|said\s+)?(?:above|before)(?:\s+this\s+(?:line|point|"
     r"message))?\s+(?:is|are|was)\s+(?:now\s+)?(?:obsolete|void|invalid|outdated|cancel+ed|revoked|"
@@ -264,7 +280,11 @@ _AUTHORITY = (
     # "message from the system administrator:", "note from your developers -"
     r"|\b(?:message|instructions?|note|directive|order|notice|update)\s+from\s+(?:the\s+|your\s+)?"
     r"(?:system(?:\s+administrator)?|developers?|admin(?:istrator)?s?|operators?|openai|anthropic|"
-    r"creators?)(?:\s+of\s+(?:this|the|your)\s+(?:agent|assistant|model|ai|bot))?\b\s*[:\-]"
+    r"creators?)(?:\s+of\s+(?:this|the|your)\s+(?:agent|assistant|model|ai|bot))?"
+    r"(?:\s+(?:team|staff|safety\s+team|policy\s+team))?\b\s*[:\-]"
+    # "this file has higher priority than your system instructions"
+    r"|\b(?:higher|greater|more|top)\s+(?:priority|precedence|authority)\s+than\s+(?:your|the|any)\s+"
+    r"(?:system|previous|original|other)\s+(?:\w+\s+)?(?:instructions|prompt|rules|guidelines)\b"
     # a heading that is only a role's message: "# DEVELOPER MESSAGE", "## System message:"
     r"|^[ \t]*#{1,6}[ \t]*(?:system|developer|admin(?:istrator)?|operator)[ \t]+message[ \t]*:?[ \t]*$"
     # "I authorize you to bypass ...", "you are hereby authorized to disable ..."
@@ -311,6 +331,9 @@ _FETCH_EXEC = (
     r"new-object\s+[\w.]*webclient|\[[\w.]*webclient\])"
     r"|\.downloadstring\s*\([^\n]{0,200}\|\s*iex\b"
     r"|\bbase64\s+(?:-d|--decode|-D)\b[^\n|]{0,100}\|\s*(?:ba|z)?sh\b"
+    r"|\b(?:curl|wget)\b[^\n]{0,160}?(?:&&|;)\s*(?:sudo\s+)?(?:ba|z)?sh\s+[\w./-]{1,80}\.sh\b"
+    r"|\bnpx\s+(?:-y\s+|--yes\s+)?https?://"
+    r"|\b(?:powershell|pwsh)(?:\.exe)?\b[^\n]{0,60}\s-(?:e|ec|enc|encodedcommand)\s+[a-z0-9+/=]{20,}"
     # download to a file, then run that file
     r"|\b(?:curl|wget)\b[^\n]{0,120}?\s(?:-o|-O|--output(?:-document)?)\s*=?\s*([^\s;&|]{1,120})[^\n]{0,60}?"
     r"(?:&&|;)\s*(?:sudo\s+)?(?:(?:ba|z)?sh|python3?|perl|ruby|node|source|\.|chmod\s+\+x)\s+\1"
@@ -407,6 +430,7 @@ _LINK = (
     r"|\bdata\s*:\s*(?:text/html|text/javascript|application/(?:x-)?(?:javascript|ecmascript|"
     r"xhtml\+xml|x-shockwave-flash))"
     r"|(?:\]\(\s*<?|\b(?:href|src)\s*=\s*[\"']?)\s*data\s*:\s*(?:image/svg|text/|application/)"
+    r"|\bsrcdoc\s*=\s*[\"']?[^\"'>\n]{0,200}?<\s*script"
     r"|<[a-z][^>\n]{0,160}?\son(?:error|load|click|mouseover|focus|begin)\s*=\s*[\"']?[^\"'>\n]{0,120}?(?:fetch|"
     r"document\.|window\.|location|eval|alert|atob|xmlhttprequest|import\()"
 )
@@ -441,7 +465,8 @@ RULES: tuple[Rule, ...] = (
         "your real", "your actual", "your true", "your updated", "the user", "secret from",
         "obsolete", "no longer", "void", "invalid", "outdated", "revoked", "cancel", "irrelevant",
         "suspended", "lifted", "fake", "a test", "treat", "nothing in", "nothing from", "let the user",
-        "above", "previous", "prior", "preceding", "foregoing"),
+        "above", "previous", "prior", "preceding", "foregoing", "aside", "matter", "pretend",
+        "deprecated", "superseded", "current", "existing", "default", "standing", "usual", "mention"),
           wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
           ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off", "safety",
@@ -460,7 +485,12 @@ RULES: tuple[Rule, ...] = (
           r"|\byou\s+are\s+now\s+(?:dan|an?\s+unrestricted|jailbroken|free\s+of|no\s+longer\s+bound)\b"
           r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
           r"|\b(?:act|behave|respond|operate|pose)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|"
-          r"jailbroken|amoral|unaligned)\b|\bwith\s+no\s+(?:content\s+polic(?:y|ies)|ethical\s+\w+|"
+          r"jailbroken|amoral|unaligned)\b"
+          r"|\byou(?:'re|\s+are)\s+now\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:without|with\s+no)\s+(?:any\s+)?"
+          r"(?:restrictions|rules|limits|filters|guidelines)\b"
+          r"|\b(?:act|behave|respond)\s+(?:like|as)\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:that|who|which)\s+"
+          r"(?:has|have)\s+no\s+(?:rules|restrictions|limits|filters|guidelines|ethics)\b"
+          r"|\bwith\s+no\s+(?:content\s+polic(?:y|ies)|ethical\s+\w+|"
           r"moral\s+\w+|safety\s+(?:rules|guidelines|filters))\b"
           r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
           r"only\s+(?:obey|follow)\s+me)\b"
@@ -469,7 +499,7 @@ RULES: tuple[Rule, ...] = (
           r"|\b(?:obey|follow|listen\s+to)\s+(?:only\s+)?(?:me|us|this\s+file)\s*,?\s+not\s+the\s+user\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
            "from now on", "not the user", "not to the user", "not for the user", "with no",
-           "act as", "operate as", "pose as"),
+           "act as", "operate as", "pose as", "act like", "behave like", "'re now", "are now"),
           wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
@@ -481,14 +511,15 @@ RULES: tuple[Rule, ...] = (
                                          "precedence", "supersede", "override", "authori", "outrank",
                                          "approved by", "mandated", "sanctioned", "replaces",
                                          "message", "permit", "allow", "cleared", "instruct you",
-                                         "granted", "notice", "note]", "alert]"),
+                                         "granted", "notice", "note]", "alert]", "than your",
+                                         "than the", "than any"),
           wraps=True),
     # fetch and execute
     _rule("remote_script_execution", _FETCH_EXEC,
           ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
-           "downloadstring", "base64", "mshta", "regsvr32", "certutil"),
+           "downloadstring", "base64", "mshta", "regsvr32", "certutil", "powershell", "pwsh"),
           also=("|", "$(", "<(", "`", "&&", ";", "iex", "invoke-expression", "downloadstring", "mshta",
-                "regsvr32", "certutil")),
+                "regsvr32", "certutil", "npx", " -e", " -enc", " -ec")),
     # exfiltration
     _rule("secret_exfiltration",
           r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
@@ -506,15 +537,19 @@ RULES: tuple[Rule, ...] = (
           (*_CRED_WORDS, ".env"), also=_SINK_WORDS),
     _rule("credential_access",
           f"{_SEND_VERBS}[^\\n]{{0,80}}?{_CRED_HOME}|{_DOTENV_SENT}|{_INTENT}"
+          r"|\b(?:paste|send|post|upload|share|e-?mail|include|reveal|show|print)\b[^\n]{0,40}\b(?:value|contents?)"
+          r"\s+of\s+[`$]?\{?[a-z][a-z0-9_]{0,60}(?:key|token|secret|password|credentials?)\b"
           f"|{_CRED_HOME}[^\\n]{{0,80}}\\b(?:paste|send|post|upload|share|e-?mail|attach|leak|include)\\s+"
           r"(?:the\s+|its\s+|their\s+)?(?:token|key|secret|password|contents?|it|them|output|result)\b",
-          (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest")),
+          (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest", "value of",
+           "contents of")),
     _rule("secret_file_read",
           r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S{1,30}\s+){0,6}[\"']?(?:~|\$home)?[\w./-]{0,200}"
           r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
     # links, tool calls
     _rule("dangerous_link", _LINK, ("script:", "script :", "mocha:", "data:", "data :", "onerror",
-                                    "onload", "onclick", "onmouseover", "onfocus", "onbegin")),
+                                    "onload", "onclick", "onmouseover", "onfocus", "onbegin",
+                                    "srcdoc")),
     _rule("chat_template_token", _CHAT_TOKEN, ("<|", "<\uff5c", "inst]", "<<sys", "_of_turn>",
                                                "system>", "assistant>", "prompt>")),
     # a forged turn: a role token on its own line, and the text it gives that role (the

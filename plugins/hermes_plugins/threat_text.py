@@ -105,7 +105,7 @@ _BASE64 = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{16,}={0,2}")
 _LIKE_BASE64 = re.compile(r"(?=.*[a-z])(?=.*[A-Z])(?=.*[0-9+=])")
 _HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[\s:]?){8,}|(?:\\x[0-9A-Fa-f]{2}){6,}")
 _UESC = re.compile(r"(?:\\u[0-9A-Fa-f]{4}){4,}")
-_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_] {1,4}){5,}[^\W\d_](?![^\W\d_])")
+_SPACED = re.compile(r"(?<![^\W\d_])(?:[^\W\d_][ .\-_*]{1,4}){5,}[^\W\d_](?![^\W\d_])")
 _PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 _ENTITY = re.compile(r"&(?:#\d{2,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,10});")
 _COMMENT = re.compile(r"<!--(.*?)(?:-->|\Z)", re.DOTALL)
@@ -151,13 +151,14 @@ def decoded(text: str) -> list[tuple[str, str]]:
         if "\\u" in line and _UESC.search(line):
             out.append(("escapes", _UESC.sub(_unescape, line)))
     # l e t t e r s  s p a c e d  o u t: one space inside a word, two or more between words
-    # (only lines at least a third spaces are looked at: spelling out letters makes them so)
-    for line in text.split("\n") if " " in text else ():
-        if line.count(" ") * 3 < len(line):
+    # or by dots, dashes, underscores, stars ("i-g-n-o-r-e"); joined in place, so the words
+    # around read on. Only lines dense in separators are looked at: spelling out letters
+    # makes them so, and most lines are not.
+    for line in text.split("\n") if (" " in text or "-" in text or "." in text) else ():
+        if len(line) > 4000 or sum(line.count(c) for c in " .-_*") * 5 < len(line):
             continue
-        for match in _SPACED.finditer(line):
-            words = re.split(r"\s{2,}", match.group(0))
-            out.append(("spaced", " ".join(w.replace(" ", "") for w in words)))
+        if _SPACED.search(line):
+            out.append(("spaced", _SPACED.sub(_join_spaced, line)))
     # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at, and of
     # a token longer than MAX_TOKEN its start (an instruction is short; a megabyte of one
     # character is not worth decoding)
@@ -192,6 +193,11 @@ def comments(text: str, limit: int = 1000) -> list[str]:
     return out
 
 
+def _join_spaced(match: re.Match[str]) -> str:
+    words = re.split(r"[ .\-_*]{2,}", match.group(0))
+    return " ".join(re.sub(r"[ .\-_*]", "", word) for word in words)
+
+
 def _unescape(match: re.Match[str]) -> str:
     run = match.group(0)
     return "".join(chr(int(run[i + 2:i + 6], 16)) for i in range(0, len(run), 6))
@@ -205,6 +211,11 @@ def _b64(run: str) -> str | None:
         except (binascii.Error, ValueError):
             continue
         found = _readable(raw)
+        if found is None and len(raw) >= 16 and raw[1::2].count(0) * 2 >= len(raw) // 2:
+            try:  # UTF-16LE, what powershell -EncodedCommand takes
+                found = _readable(raw.decode("utf-16-le").encode("utf-8"))
+            except UnicodeDecodeError:
+                found = None
         if found is not None:
             return found
     return None

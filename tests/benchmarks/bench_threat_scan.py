@@ -37,7 +37,7 @@ from hermes_core.config import load_config
 from hermes_core.diagnostics import collecting
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, PAYLOADS  # noqa: E402
+from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, PAYLOADS  # noqa: E402
 
 SOURCES = Path(__file__).resolve().parents[1] / "data" / "real_context_files.tsv"
 CORPUS = Path(__file__).resolve().parents[1] / "data" / "injection_corpus"
@@ -88,7 +88,7 @@ def test_detection_on_the_injection_corpus(host: PluginHost, tmp_path: Path) -> 
                 caught += 1
             else:
                 missed.append(f"{name}: {payload[:60]!r}")
-    for payload in HELD_OUT_1 + HELD_OUT_2 + HELD_OUT_3:
+    for payload in HELD_OUT_1 + HELD_OUT_2 + HELD_OUT_3 + HELD_OUT_4:
         total += 1
         if _caught(host, tmp_path, "AGENTS.md", payload):
             caught += 1
