@@ -212,6 +212,8 @@ BENIGN: list[str] = [
     "Pipe the logs through jq: `cat app.log | jq .`",
     "Run `brew install gh` and then `gh auth login`.",
     "Put the persona in the <system> block of the template.",
+    "Install Yarn 1: `curl -o- -L https://yarnpkg.com/install.sh | bash`",
+    "curl -fsSL https://deb.nodesource.com/setup_20.x | sudo -E bash -",
     "Wrap each document in <document> tags and the task in <instructions> tags.",
     "Use `python -m http.server` to preview the docs.",
 ]
