@@ -115,7 +115,7 @@ class ContextFile:
     kept_chars: int = 0
     truncated: bool = False
     blocked: tuple[str, ...] = ()
-    #: Lines the scan replaced by markers: ``{"line", "findings", "text"}`` each.
+    #: Lines the scan replaced by markers: ``{"line", "findings", "families", "text"}`` each.
     blocked_lines: tuple[Mapping[str, Any], ...] = ()
     #: Low-severity findings: warned about, the text kept.
     flagged: tuple[str, ...] = ()

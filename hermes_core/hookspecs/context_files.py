@@ -62,15 +62,22 @@ class ContextFileSpecs:
             context file, ids in ``hermes_core.injection.LOW_SEVERITY`` only warn; any other
             id (yours included) blocks: the file is scanned line by line and each line with
             such a finding becomes ``[BLOCKED: line <n> of <file> matched prompt-injection
-            pattern(s) <ids>; removed]`` (a finding no single line shows replaces the file by
+            pattern(s) <ids>; removed]``; a finding no single line shows is narrowed to the
+            shortest run of lines that shows it (``[BLOCKED: lines <a>-<b> of <file> ...]``),
+            and only a file with more than half its non-blank lines cut is replaced whole by
             ``[BLOCKED: <file> contained potential prompt injection (<ids>). Content not
-            loaded.]``); ``threat_scan.allow`` accepts ids or lines per project. A memory entry
+            loaded.]``. Warnings give each id's family and severity
+            (``hermes_core.injection.FAMILIES``; an unknown id is its own family).
+            ``threat_scan.allow`` accepts ids or lines per project. A memory entry
             with findings is replaced by a placeholder
             pointing to ``memory(action=remove)``; SOUL.md (the user's own file) loads with a
             warning. A scanner that raises is reported and counts as clean. A memory store is
-            scanned whole first and entry by entry only when that finds something, so a
-            scanner must flag any text that contains a passage it flags. The built-in
-            ``threat_scan`` is a small baseline; block it to scan with your own only.
+            scanned whole first and entry by entry only when that finds something, and a
+            multi-line finding is narrowed by scanning parts of the file, so a scanner must
+            flag any text that contains a passage it flags. The built-in ``threat_scan``
+            normalises (NFKC, confusable skeletons, invisibles removed), decodes hidden
+            payloads and covers the families of docs/context-files.md; block it to scan with
+            your own only.
 
         Example:
             ``@hookimpl def hermes_context_scan(text, source, scope): return my_scanner(text)``

@@ -1,143 +1,280 @@
-"""Built-in plugin ``threat_scan``: a baseline prompt-injection scanner (spec §9.4, §12).
+"""Built-in plugin ``threat_scan``: the prompt-injection scan (spec §9.4, §12; issue 31).
 
 Text from a cloned repository's AGENTS.md, from memory the model wrote, or from SOUL.md goes
 into the system prompt verbatim, so it is the easiest place to smuggle instructions in. This
-scanner knows a small set of well-known shapes - instruction overrides, hidden HTML, invisible
-characters, secret exfiltration - and answers ``hermes_context_scan`` with the ids it found.
-It is a baseline, not a library: add a scanner of your own through the same hook (findings
-are united), or block this one (``plugins.disabled: [threat_scan]``) to use only yours.
+scanner answers ``hermes_context_scan`` with the ids of what it found, by family (see
+``threat_rules``): instruction override (in 19 languages), fake authority, fetch-and-execute,
+credential and environment exfiltration, dangerous link schemes, tool-call forgery and hidden
+text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
+confusable skeletons (Unicode TS #39), invisible and bidi controls removed, and it decodes and
+scans what hides inside (base64, hex, percent-encoding, HTML entities and comments, tag
+characters). Add a scanner of your own through the same hook (findings are united), or block
+this one (``plugins.disabled: [threat_scan]``) to use only yours.
 
 Scope ``"context"`` (context files, SOUL.md) leaves out the strict patterns, which a project's
 own docs legitimately contain (``cat ~/.ssh/id_rsa.pub`` in a setup guide); scope
 ``"strict"`` (memory entries, which the model itself writes) uses every pattern.
 
-Judgement: the ids in ``LOW_SEVERITY`` name shapes that ordinary docs contain too - an
-override scoped to a topic ("ignore the previous rules about line length"), an HTML comment
-that addresses editors ("you must keep this list short"), the joiners emoji and Indic/Persian
-text need (U+200C/U+200D), a credential sent in a request header to the API it belongs to.
-``hermes_core.injection`` warns about those and blocks only the offending lines of the rest.
+Judgement: the ids in ``hermes_core.injection.LOW_SEVERITY`` name shapes that ordinary docs
+contain too - an override scoped to a topic ("ignore the previous rules about line length"),
+an HTML comment that addresses editors ("you must keep this list short"), the joiners emoji and
+Indic/Persian text need (U+200C/U+200D), a credential sent in a request header to the API it
+belongs to, an official installer piped to a shell, tool-call markup quoted in a code span, a
+word that mixes Latin with Cyrillic or Greek letters. ``hermes_core.injection`` warns about
+those and blocks only the offending lines of the rest.
 """
 
 from __future__ import annotations
 
-import re
+import bisect
+import functools
+import unicodedata
 from collections.abc import Sequence
 
 from hermes_core import hookimpl
-
-_I = re.IGNORECASE
-
-#: Followed by one of these, an override names what it is about: a project's own rule, not an
-#: attack on the agent ("ignore the previous rules about line length").
-_SCOPED = r"(?=\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
-_UNSCOPED = r"(?!\s+(?:about|on|regarding|concerning|when|around|that\s+(?:say|concern)))"
-_OVERRIDE = (
-    r"\b(?:ignore|disregard|forget|skip)\s+(?:all\s+|any\s+|every\s+)?(?:of\s+)?(?:the\s+|your\s+)?"
-    r"(?:previous|prior|above|earlier|preceding|original)\s+"
-    r"(?:instructions?|prompts?|rules|directions|guidelines|context)\b"
-)
-_RULES = (
-    r"\b(?:disregard|ignore|bypass|override|forget)\s+(?:all\s+)?(?:of\s+)?(?:your|the|any|all)\s+"
-    r"(?:rules|guidelines|instructions|restrictions|guardrails|safety\s+policies)\b"
+from hermes_core.injection import HIGH, severity
+from hermes_plugins import threat_text
+from hermes_plugins.threat_rules import (
+    HEADER_SECRET,
+    KNOWN_INSTALLERS,
+    LANGUAGES,
+    NEGATION,
+    RULES,
+    URL_HOST,
+    WINDOW,
+    Rule,
 )
 
-#: id -> pattern, for every scope.
-CONTEXT_PATTERNS: dict[str, re.Pattern[str]] = {
-    "prompt_injection": re.compile(_OVERRIDE + _UNSCOPED, _I),
-    "rule_override": re.compile(_RULES + _UNSCOPED, _I),
-    "scoped_override": re.compile(f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _I),
-    "system_override": re.compile(
-        r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak)\s+mode\s+"
-        r"(?:enabled|activated|on)\b|\boverride\s+(?:mode\s+)?activated\b", _I),
-    "role_hijack": re.compile(
-        r"\b(?:act|behave|pretend|respond)\s+as\s+(?:if|though)\s+you\s+(?:have|had|were)\s+"
-        r"(?:no|without)\s+(?:restrictions|rules|limits|limitations|guidelines|filters)\b"
-        r"|\byou\s+are\s+now\s+(?:DAN|an?\s+unrestricted|jailbroken|free\s+of)\b", _I),
-    "hidden_comment_instruction": re.compile(
-        r"<!--(?:(?!-->).){0,400}?\b(?:ignore|disregard|override|bypass|system\s+prompt|"
-        r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
-        _I | re.DOTALL),
-    "hidden_comment_note": re.compile(
-        r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
-        _I | re.DOTALL),
-    "hidden_html": re.compile(
-        r"<[a-z][^>]*\bstyle\s*=\s*[\"'][^\"']*(?:display\s*:\s*none|visibility\s*:\s*hidden|"
-        r"font-size\s*:\s*0)", _I),
-    "invisible_characters": re.compile("[\u200b\u2060\u2062\u2063\u2064\ufeff\u202a-\u202e\u2066-\u2069]"),
-    "joiner_characters": re.compile("[\u200c\u200d]"),
-    "secret_exfiltration": re.compile(
-        r"\b(?:curl|wget|fetch|invoke-webrequest|iwr|nc|ncat)\b[^\n]{0,200}"
-        r"\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b", _I),
-    "secret_file_read": re.compile(
-        r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S+\s+)*[\"']?(?:~|\$HOME)?[\w./-]*"
-        r"(?:/|\b)\.env\b", _I),
-    "execute_translation": re.compile(
-        r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
-        r"powershell|code|a\s+command)\s+and\s+(?:execute|run)\b", _I),
-}
-
-#: id -> pattern, added for scope ``"strict"`` (memory entries).
-STRICT_PATTERNS: dict[str, re.Pattern[str]] = {
-    "ssh_key_access": re.compile(r"~?/?\.ssh/(?:id_[a-z0-9]+|authorized_keys|config)\b", _I),
-    "persistence": re.compile(
-        r"\bcrontab\s+-[a-z]*e?\b|\b(?:systemctl\s+enable|launchctl\s+load)\b|"
-        r">>\s*~?/?\.(?:bashrc|zshrc|profile|bash_profile)\b", _I),
-    "remote_script_execution": re.compile(
-        r"\b(?:curl|wget)\b[^\n|]{0,200}\|\s*(?:sudo\s+)?(?:ba|z)?sh\b|"
-        r"\bbase64\s+(?:-d|--decode)\b[^\n|]{0,100}\|\s*(?:ba|z)?sh\b", _I),
-    "credential_files": re.compile(
-        r"/etc/(?:passwd|shadow)\b|\.aws/credentials\b|\.netrc\b|\.git-credentials\b", _I),
-}
+#: Decoded text is decoded again once (base64 inside an HTML comment, entities in base64).
+MAX_DEPTH = 2
+#: Rule ids a prohibition before the match turns into advice ("never run `curl ... | sh`").
+_NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
+                        "env_exfiltration"})
+#: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
+_MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
+_LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
-#: id -> words of which a match must contain at least one (lower case). A regex runs only on
-#: text that holds one of its words: most text holds none, and a substring test is ~100x
-#: cheaper than a case-insensitive regex pass (the scan runs on every context file).
-KEYWORDS: dict[str, tuple[str, ...]] = {
-    "prompt_injection": ("ignore", "disregard", "forget", "skip"),
-    "rule_override": ("disregard", "ignore", "bypass", "override", "forget"),
-    "system_override": ("system", "mode", "override"),
-    "role_hijack": ("act", "behave", "pretend", "respond", "you are now"),
-    "hidden_comment_instruction": ("<!--",),
-    "hidden_comment_note": ("<!--",),
-    "scoped_override": ("ignore", "disregard", "forget", "skip", "bypass", "override"),
-    "hidden_html": ("style",),
-    "secret_exfiltration": ("curl", "wget", "fetch", "webrequest", "iwr", "nc"),
-    "secret_file_read": (".env",),
-    "execute_translation": ("translate",),
-    "ssh_key_access": (".ssh/",),
-    "persistence": ("crontab", "systemctl", "launchctl", "rc", "profile"),
-    "remote_script_execution": ("curl", "wget", "base64"),
-    "credential_files": ("/etc/", ".aws", ".netrc", ".git-credentials"),
-}
-
-
-#: Findings that ordinary docs produce too: warned about, never blocked (see the docstring).
-LOW_SEVERITY = frozenset({"scoped_override", "hidden_comment_note", "joiner_characters",
-                          "credential_in_header"})
-
-#: A credential sent in a request header (``curl -H "Authorization: Bearer $API_TOKEN"``) goes
-#: to the API it is for; a secret in a URL or a body is what exfiltration looks like.
-_HEADER_SECRET = re.compile(
-    r"(?:-H|--header)[\s=]+[\"']?[\w-]+:\s*(?:Bearer\s+|Basic\s+|token\s+)?"
-    r"\$\{?[A-Za-z_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?)\b\}?", _I)
+#: Texts up to this size are remembered with their findings (``_remembered``): every session
+#: opened in the same repository scans the same AGENTS.md, and a file with a finding is then
+#: scanned line by line, where the same ordinary lines come back again and again.
+CACHE_CHARS = 64 * 1024
 
 
 def scan(text: str, scope: str = "context") -> list[str]:
-    """The ids of the patterns ``text`` matches, in table order."""
-    lower = text.lower()
-    table = list(CONTEXT_PATTERNS.items())
-    if scope == "strict":
-        table += STRICT_PATTERNS.items()
-    found = [
-        name for name, pattern in table
-        if (name not in KEYWORDS or any(word in lower for word in KEYWORDS[name]))
-        and pattern.search(text)
-    ]
-    if "secret_exfiltration" in found and _HEADER_SECRET.search(text):
-        without = _HEADER_SECRET.sub("", text)
-        if not CONTEXT_PATTERNS["secret_exfiltration"].search(without):
-            found[found.index("secret_exfiltration")] = "credential_in_header"
+    """The ids of what ``text`` holds, in rule order, each once."""
+    if len(text) <= CACHE_CHARS:
+        return list(_remembered(text, scope))
+    return list(dict.fromkeys(_scan(text, scope, 0)))
+
+
+@functools.lru_cache(maxsize=256)
+def _remembered(text: str, scope: str) -> tuple[str, ...]:
+    # bounded: at most 256 texts of at most 64 K characters (16 M characters at worst)
+    return tuple(dict.fromkeys(_scan(text, scope, 0)))
+
+
+def _scan(text: str, scope: str, depth: int) -> list[str]:
+    views = _Views(text)
+    found: list[str] = []
+    for rule in RULES:
+        if rule.scope == "strict" and scope != "strict":
+            continue
+        view = views.text(rule.view)
+        if rule.comments:
+            if "<!--" in view:
+                # match, not search: each comment is read once, from its own "<!--"
+                if any(rule.pattern.match(comment) for comment in threat_text.comments(view)):
+                    found.append(rule.id)
+            continue
+        if rule.view == "raw" or rule.whole:  # a character class, or a pattern across lines
+            if not rule.words or any(word in view for word in rule.words):
+                found.extend(_judged(rule, view))
+            continue
+        lines = views.lines(rule.view)
+        for row in views.rows(rule.view, rule.words):
+            line = lines[row]
+            if rule.also and not any(word in line for word in rule.also):
+                continue
+            if rule.wraps and row + 1 < len(lines):
+                line += "\n" + lines[row + 1]
+            ids = _judged(rule, line)
+            found.extend(ids)
+            if rule.id in ids:
+                break  # one blocking match is enough for this rule
+    if _override_in_any_language(views):
+        found.append("prompt_injection")
+    if not text.isascii() and _mixed_script(text):
+        found.append("mixed_script")
+    if depth < MAX_DEPTH:
+        found.extend(_hidden(text, scope, depth))
+    return found
+
+
+class _Views:
+    """The views of one text (``threat_text``) and their lines. A rule's regex runs only
+    on the lines that hold one of its words: ``str.find`` over the text is ~100x cheaper than
+    a regex pass, and most texts hold no word of most rules."""
+
+    def __init__(self, text: str) -> None:
+        if "\x00" in text:  # NUL is invisible too, and "ig\0nore" must read as "ignore"
+            text = text.replace("\x00", "")
+        #: ASCII text has one view, lower case, under both names: one set of rows serves both
+        self.ascii = text.isascii()
+        skeleton = threat_text.skeleton(text)
+        self.texts = {"raw": text, "skeleton": skeleton,
+                      "folded": skeleton if self.ascii else threat_text.folded(text)}
+        self._lines: dict[str, list[str]] = {}
+        self._starts: dict[str, list[int]] = {}
+        self._rows: dict[tuple[str, str], frozenset[int]] = {}
+        self._present: dict[tuple[str, str], bool] = {}
+
+    def text(self, name: str) -> str:
+        return self.texts[name]
+
+    def lines(self, name: str) -> list[str]:
+        if name not in self._lines:
+            self._lines[name] = self.texts[name].split("\n")
+        return self._lines[name]
+
+    def rows(self, name: str, words: Sequence[str]) -> list[int]:
+        """The line numbers that hold one of ``words``, in order."""
+        if self.ascii and name == "folded":
+            name = "skeleton"
+        view = self.texts[name]
+        seen = self._present
+        present = []
+        for word in words:
+            key = (name, word)
+            if key not in seen:  # rules share words: each is looked for once per view
+                seen[key] = word in view
+            if seen[key]:
+                present.append(word)
+        if not present:
+            return []
+        lines = self.lines(name)
+        if len(lines) <= 8:  # a line or a decoded payload: look at each line
+            return [row for row, line in enumerate(lines) if any(word in line for word in present)]
+        out: set[int] = set()
+        for word in present:
+            key = (name, word)
+            if key not in self._rows:
+                self._rows[key] = self._find(name, word)
+            out |= self._rows[key]
+        return sorted(out)
+
+    def _find(self, name: str, word: str) -> frozenset[int]:
+        view = self.texts[name]
+        at = view.find(word)
+        if at < 0:
+            return frozenset()
+        if name not in self._starts:
+            starts = [0]
+            index = view.find("\n")
+            while index >= 0:
+                starts.append(index + 1)
+                index = view.find("\n", index + 1)
+            self._starts[name] = starts
+        starts = self._starts[name]
+        rows = set()
+        while at >= 0:
+            row = bisect.bisect_right(starts, at) - 1
+            rows.add(row)
+            # the rest of this line cannot add a row: go on from the next one
+            at = view.find(word, starts[row + 1]) if row + 1 < len(starts) else -1
+        return frozenset(rows)
+
+
+def _judged(rule: Rule, view: str) -> list[str]:
+    """The ids one rule's matches give, after the judgement the pattern alone cannot make."""
+    ids: list[str] = []
+    for match in rule.pattern.finditer(view):
+        line_start = view.rfind("\n", 0, match.start()) + 1
+        before = view[line_start:match.start()]
+        if rule.id in _NEGATABLE and NEGATION.search(before):
+            continue  # "never print ~/.ssh/id_rsa" forbids what it names
+        if rule.id == "secret_exfiltration":
+            line_end = view.find("\n", match.end())
+            line = view[line_start:None if line_end < 0 else line_end]
+            if HEADER_SECRET.search(line) and not rule.pattern.search(HEADER_SECRET.sub("", line)):
+                ids.append("credential_in_header")
+                continue
+        if rule.id == "remote_script_execution" and _known_installer(match.group(0)):
+            ids.append("known_installer")
+            continue
+        if rule.id in _MENTIONED and before.count("`") % 2 == 1:
+            line_end = view.find("\n", match.end())
+            if "`" in view[match.end():None if line_end < 0 else line_end]:
+                ids.append(_MENTIONED[rule.id])  # quoted in a code span: a mention
+                continue
+        ids.append(rule.id)
+        break  # one high match is enough for this rule
+    return ids
+
+
+def _known_installer(command: str) -> bool:
+    """Whether every URL the command fetches is an official installer's (``KNOWN_INSTALLERS``)."""
+    urls = URL_HOST.findall(command)
+    if not urls:
+        return False
+    for host, path in urls:
+        host = host.lower().split("@")[-1].split(":")[0]
+        bare = host.removeprefix("www.")
+        if bare in KNOWN_INSTALLERS or any(bare.endswith("." + k) for k in KNOWN_INSTALLERS if "/" not in k):
+            continue
+        first = (path or "/").strip("/").split("/")[0].lower()
+        if f"{bare}/{first}" in KNOWN_INSTALLERS:
+            continue
+        return False
+    return True
+
+
+def _override_in_any_language(views: _Views) -> bool:
+    """A verb of ``LANGUAGES`` with an object and a qualifier of the same language near it, on
+    its own line (every pattern reads one line)."""
+    for view_name, verbs, objects, qualifiers in LANGUAGES.values():
+        if view_name == "folded" and views.ascii:
+            continue  # a language in another script cannot be in ASCII text
+        view = views.texts[view_name]
+        if not any(o in view for o in objects):
+            continue  # most texts hold no object word of most languages: one cheap test each
+        for verb in verbs:
+            start = view.find(verb)
+            while start >= 0:
+                begin = max(view.rfind("\n", 0, start) + 1, start - WINDOW)
+                newline = view.find("\n", start)
+                end = min(len(view) if newline < 0 else newline, start + len(verb) + WINDOW)
+                near = view[begin:end]
+                if any(o in near for o in objects) and any(q in near for q in qualifiers):
+                    return True
+                start = view.find(verb, start + 1)
+    return False
+
+
+def _mixed_script(text: str) -> bool:
+    """A word that mixes Latin letters with Cyrillic, Greek... look-alikes (TS #39 §5): a
+    non-ASCII run that touches an ASCII letter and holds a letter of a look-alike script."""
+    for match in threat_text.NON_ASCII.finditer(text):
+        start, end = match.span()
+        before = text[start - 1] if start else ""
+        after = text[end] if end < len(text) else ""
+        if not ((before.isascii() and before.isalpha()) or (after.isascii() and after.isalpha())):
+            continue
+        if any(unicodedata.name(c, "?").split(" ")[0] in _LOOKALIKE_SCRIPTS for c in match.group(0)):
+            return True
+    return False
+
+
+def _hidden(text: str, scope: str, depth: int) -> list[str]:
+    """Findings in what ``text`` hides: decoded payloads scanned like text of their own."""
+    found: list[str] = []
+    for kind, inner in threat_text.decoded(text):
+        ids = [i for i in _scan(inner, scope, depth + 1) if severity(i) == HIGH]
+        if not ids:
+            continue
+        found.extend(ids)
+        found.append({"comment": "hidden_comment_instruction", "tags": "invisible_characters",
+                      "entities": "encoded_payload"}.get(kind, "encoded_payload"))
     return found
 
 
