@@ -74,12 +74,14 @@ from hermes_plugins.compressor.framing import (
     unwrap,
 )
 from hermes_plugins.compressor.prompt import build_summary_prompt
+from hermes_plugins.tools.budget import budget_for_context_window
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
     PlannedTurns,
     PrunePlan,
     PruneStats,
     TurnDemotions,
+    limit_oversized_results,
     message_tokens,
     plan_free_passes,
 )
@@ -477,8 +479,14 @@ class CompressorEngine(ContextEngine):
                     repairs=repairs,
                 )
             work = self._trusting_text(repaired)
-            result = self._compress(work, current_tokens, focus_topic, force, report)
-            if result is work:
+            limited = self._limit_results(work, report)
+            result = self._compress(limited, current_tokens, focus_topic, force, report)
+            if result is limited and limited is not work:
+                # Nothing else to do, but the oversized results were limited: that stands
+                # (unless the run aborted, which leaves the conversation untouched).
+                result = repaired if report["aborted"] else \
+                    self._commit_limited(messages, limited, report, current_tokens)
+            elif result is work:
                 result = repaired
         finally:
             report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
@@ -494,6 +502,83 @@ class CompressorEngine(ContextEngine):
             elapsed_ms=report["elapsed_ms"],
         )
         return result
+
+    def result_limit(self) -> int:
+        """Characters of text one tool result may hold in the context, wherever it sits: the
+        tool pipeline's per-result budget for this window (15% of it, 8,000..100,000
+        characters, ``hermes_plugins.tools.budget``), so a result that came in past the
+        pipeline (a host's own tool loop, an old transcript) is held as a new one would be."""
+        return budget_for_context_window(self.context_length or None).default_result_size
+
+    def _limit_results(self, messages: list[dict[str, Any]], report: dict[str, Any]) -> list[dict[str, Any]]:
+        """Tool results over ``result_limit`` clipped, in the protected head and tail too
+        (counted in the report and a warning); the same list when none is."""
+        cap = self.result_limit()
+        limited, count, cut = limit_oversized_results(messages, cap)
+        if count:
+            report["phases"]["results_limited"] = count
+            report["phases"]["result_chars_cut"] = cut
+            self._warn(
+                report, "tool_results_limited",
+                f"{count} tool result(s) over the {cap:,}-character limit of one result were "
+                f"clipped ({cut:,} characters cut; the session archive keeps the full text)",
+                results=count, chars=cut,
+            )
+        return limited
+
+    def _commit_limited(
+        self, messages: list[dict[str, Any]], limited: list[dict[str, Any]], report: dict[str, Any],
+        current_tokens: int | None,
+    ) -> list[dict[str, Any]]:
+        """The limited results alone, committed (nothing else could be condensed)."""
+        after = estimate_messages_tokens(limited)
+        report.pop("note", None)
+        return self._commit(messages, limited, report, report["before"]["tokens"], after, current_tokens)
+
+    def fit_to(self, messages: list[dict[str, Any]], target_tokens: int) -> list[dict[str, Any]]:
+        """Further passes when a compaction left the request over ``target_tokens`` (this
+        engine's own estimate of messages, which the host scales from its counted figure):
+        (1) every tool result, protected or not, held to a share of the target; (2) the tail:
+        compressed again, forced, with the tail budget halved each round, until the estimate
+        is within the target or a round makes no progress. Returns the same list when
+        nothing could be done; the report accumulates what each pass did."""
+        report = self.last_compression_report if isinstance(self.last_compression_report, dict) else None
+        current = messages
+        # (1) no single result may take more than a quarter of what the request may hold.
+        cap = max(2_000, min(self.result_limit(), target_tokens))
+        limited, count, cut = limit_oversized_results(current, cap)
+        if count:
+            current = limited
+            if report is not None:
+                phases = report.setdefault("phases", {})
+                phases["results_limited"] = phases.get("results_limited", 0) + count
+                phases["result_chars_cut"] = phases.get("result_chars_cut", 0) + cut
+        if estimate_messages_tokens(current) <= target_tokens:
+            return current
+        # (2) the tail.
+        saved = self.tail_token_budget
+        budget = self._budget()
+        try:
+            for _ in range(6):
+                budget //= 2
+                if budget < 500:
+                    break
+                self.tail_token_budget = budget
+                out = self.compress(current, force=True)
+                if out is current:
+                    continue
+                current = out
+                if estimate_messages_tokens(current) <= target_tokens:
+                    break
+        finally:
+            self.tail_token_budget = saved
+        if report is not None and self.last_compression_report is not report:
+            # Each compress wrote its own report: carry the first one's counts forward.
+            latest = self.last_compression_report
+            if isinstance(latest, dict):
+                latest["before"] = report["before"]
+                latest["fit_passes"] = True
+        return current
 
     def _step(self, index: int) -> None:
         if self.progress is not None:
@@ -617,7 +702,9 @@ class CompressorEngine(ContextEngine):
         report["tool_pairs_repaired"] += repairs
         _lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
-            return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
+            if not (self._forced_growth_ok(force, before_tokens, after_tokens) and not merged):
+                return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
+            report["forced_growth"] = after_tokens - before_tokens
 
         self.compression_count += 1
         self._previous_summary = body
@@ -627,6 +714,20 @@ class CompressorEngine(ContextEngine):
         if error is not None:
             report["error"], report["error_kind"] = error
         return self._commit(messages, assembled, report, before_tokens, after_tokens, current_tokens)
+
+    def _forced_growth_ok(self, force: bool, before_tokens: int, after_tokens: int) -> bool:
+        """Whether a forced run (``/compress``, an overflow) uses a summary that grew the
+        estimate: asked to condense a short history, it condenses what lies between the
+        protected head and tail as the reference does, even when the framed notes are a little
+        denser than the few short messages they replace - by no more than the summary's own
+        minimum budget, and only while the result is within the threshold (the feedback says
+        the estimate rose; the report's ``forced_growth`` says by how much). A summariser that
+        writes far more is still refused, and so is rewriting an earlier summary of a history
+        this short (churn, nothing condensed)."""
+        return (
+            force and after_tokens - before_tokens <= SUMMARY_MIN_TOKENS
+            and (self.threshold_tokens <= 0 or after_tokens <= self.threshold_tokens)
+        )
 
     # --- outcomes ------------------------------------------------------------------------------
 
