@@ -235,6 +235,14 @@ class ContextEngine:
         """
         raise NotImplementedError(f"{type(self).__name__} must implement compress()")
 
+    def fit_to(self, messages: list[dict[str, Any]], target_tokens: int) -> list[dict[str, Any]]:
+        """Further passes after a ``compress`` whose request the host counted over the
+        threshold: shrink ``messages`` to about ``target_tokens`` of this engine's own
+        estimate (the host scales its counted target to it). Returns the same list object
+        when nothing more can be done, and the host reports ``would_not_fit``. The default
+        does nothing; the built-in compressor limits oversized results, then the tail."""
+        return messages
+
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """A real session boundary (exit, /reset): never called per turn."""
 

@@ -439,6 +439,8 @@ class CompressorEngine(ContextEngine):
         """Whether anything outside the protected head and tail could be summarised (§13)."""
         if not messages:
             return False
+        if limit_oversized_results(messages, self.result_limit())[1]:
+            return True  # a result over the limit is clipped wherever it sits
         messages = self._trusting_text(messages)
         # Asked before a manual compression, which has the forced floor.
         start = align_forward(messages, self._head_end(messages))
