@@ -300,3 +300,18 @@ def test_after_any_compaction_the_count_is_within_the_threshold_or_would_not_fit
     if report.status != "would_not_fit":
         assert recount <= session.engine.threshold_tokens, report.status
     assert pairing_problems(out) == []
+
+
+def test_a_manual_compress_limits_an_oversized_result_in_a_fully_protected_history(tmp_path: Path) -> None:
+    session = open_session(tmp_path, 64_000)
+    big = "row,value\n" + "\n".join(f"{k},{k * 3}" for k in range(100_000))
+    messages = [
+        {"role": "user", "content": "Export the table."},
+        {"role": "assistant", "content": "", "tool_calls": [call("c1", command="export")]},
+        {"role": "tool", "tool_call_id": "c1", "content": big},
+        {"role": "assistant", "content": "Exported."},
+    ]
+    result = session.compress(messages)
+    assert not result.feedback.headline.startswith("Nothing"), result.feedback.text
+    assert len(result.messages[2]["content"]) < session.engine.result_limit() + 40
+    assert result.messages[0] == messages[0] and result.messages[3]["content"].startswith("Exported.")

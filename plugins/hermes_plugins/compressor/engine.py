@@ -439,16 +439,17 @@ class CompressorEngine(ContextEngine):
         """Whether anything outside the protected head and tail could be summarised (§13)."""
         if not messages:
             return False
-        if limit_oversized_results(messages, self.result_limit())[1]:
-            return True  # a result over the limit is clipped wherever it sits
         messages = self._trusting_text(messages)
         # Asked before a manual compression, which has the forced floor.
         start = align_forward(messages, self._head_end(messages))
-        if self._too_few(messages, start, force=True):
-            return False
-        cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True),
-                            free_at_least=self._budget())
-        return any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages))))
+        if not self._too_few(messages, start, force=True):
+            cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True),
+                                free_at_least=self._budget())
+            if any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages)))):
+                return True
+        # All protected: still something to do when a result is over the limit (clipped
+        # wherever it sits, issue 28).
+        return bool(limit_oversized_results(messages, self.result_limit())[1])
 
     # --- compress -------------------------------------------------------------------------------
 
