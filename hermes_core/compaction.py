@@ -256,78 +256,22 @@ class CompactionLoop:
         over, the outcome is ``would_not_fit`` (report status and a warning), never a silent
         ``compressed``. The figures go into the report (``CompressionReport.tokens_after``)."""
         session = self.session
-        engine = session.engine
-        threshold = int(engine.threshold_tokens)
-        counter = self.counter()
-        first = engine.last_compression_report
-        tokens = self.counted(messages, tools)
-        rounds = 0
-        while threshold > 0 and tokens > threshold and rounds < FIT_ROUNDS:
-            rounds += 1
-            # The engine works in its own estimate of the messages: the counted target is
-            # scaled by how the estimate compares with the count on this very request.
-            rough = self.rough(messages, tools, keep=False)
-            fixed = estimate_tokens(session.system_prompt) + estimate_tools_tokens(tools)
-            target = int(threshold * rough / max(tokens, 1)) - fixed
-            out = self.run_engine(
-                messages, current_tokens=tokens, focus_topic=None, force=True, phase=phase,
-                fit_target=max(target, 1),
-            )
-            if out is messages:
-                break
-            messages = out
-            tokens = self.counted(messages, tools)
-        fits = threshold <= 0 or tokens <= threshold
-        method = counter.method + (f" +{counter.margin:.0%} margin" if counter.margin else "")
-        self.fit = {
-            "tokens_after": tokens, "counted_by": method, "threshold_tokens": threshold,
-            "fits": fits, "fit_rounds": rounds,
-        }
-        report = engine.last_compression_report
-        if isinstance(report, dict):
-            if rounds and isinstance(first, dict) and report is not first:
-                # The further passes wrote reports of their own: the first run's is the one
-                # that says what the compaction replaced; theirs are kept inside it.
-                first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
-                                                 "phases": report.get("phases")}}
-                engine.last_compression_report = report = first
-            report["fit"] = dict(self.fit)
-        if not fits:
-            if isinstance(report, dict):
-                report["status"] = "would_not_fit"
-                report.setdefault("warnings", [])
-            oversized = self.oversized_user(messages, threshold)
-            message = (
-                f"after compaction the request still counts {tokens:,} tokens ({method}), over "
-                f"the compression threshold of {threshold:,} tokens"
-                + (f"; user message {oversized[0]} alone is ~{oversized[1]:,} tokens and is never cut"
-                   if oversized else "")
-                + "; start a new session, or pick a model with a larger window"
-            )
-            if isinstance(report, dict):
-                report["warnings"].append(message)
-            record_warning(
-                "compression_would_not_fit", message,
-                session_id=session.session_id, tokens=tokens, threshold=threshold,
-            )
+        fixed = estimate_tokens(session.system_prompt) + estimate_tools_tokens(tools)
+
+        def further(current: list[dict[str, Any]], target: int, tokens: int) -> list[dict[str, Any]]:
+            return self.run_engine(current, current_tokens=tokens, focus_topic=None, force=True,
+                                   phase=phase, fit_target=target)
+
+        messages, self.fit = settle_fit(
+            session.engine, messages, self.counter(), further=further, fixed_rough=fixed,
+            system_prompt=session.system_prompt, tools=tools, session_id=session.session_id,
+        )
         return messages
 
     def oversized_user(self, messages: Sequence[Mapping[str, Any]], limit: int) -> tuple[int, int] | None:
         """``(index, tokens)`` of the largest user message when it alone is over ``limit``
-        tokens, counted as requests are (a string shorter than ``limit`` characters cannot be:
-        no tokenizer gives more than a token per character, margin aside)."""
-        counter = self.counter()
-        best: tuple[int, int] | None = None
-        for i, message in enumerate(messages):
-            if message.get("role") != "user":
-                continue
-            content = message.get("content")
-            if isinstance(content, str) and len(content) * (1.0 + counter.margin) < limit:
-                continue
-            tokens = int(counter.message_tokens(message) * (1.0 + counter.margin))
-            if tokens > limit and (best is None or tokens > best[1]):
-                best = (i, tokens)
-        return best
+        tokens, counted as requests are."""
+        return oversized_user(self.counter(), messages, limit)
 
     def warn_oversized_user(self, messages: Sequence[Mapping[str, Any]]) -> bool:
         """Whether a user message alone cannot fit the window; if so, said before the request
@@ -689,6 +633,91 @@ class CompactionLoop:
         return ManualCompression(
             messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)
         )
+
+
+def oversized_user(
+    counter: RequestCounter, messages: Sequence[Mapping[str, Any]], limit: int
+) -> tuple[int, int] | None:
+    """``(index, tokens)`` of the largest user message that alone counts over ``limit``
+    tokens (margin included). A string of fewer than ``limit / 3`` characters is not counted:
+    even emoji and rare scripts stay under three tokens a character."""
+    best: tuple[int, int] | None = None
+    for i, message in enumerate(messages):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str) and len(content) * 3 * (1.0 + counter.margin) < limit:
+            continue
+        tokens = int(counter.message_tokens(message) * (1.0 + counter.margin))
+        if tokens > limit and (best is None or tokens > best[1]):
+            best = (i, tokens)
+    return best
+
+
+def settle_fit(
+    engine: Any,
+    messages: list[dict[str, Any]],
+    counter: RequestCounter,
+    *,
+    further: Callable[[list[dict[str, Any]], int, int], list[dict[str, Any]]],
+    fixed_rough: int = 0,
+    system_prompt: str = "",
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    session_id: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The counted fit of a compaction's result (issue 29): ``(messages, fit)``.
+
+    The request (``system_prompt`` + ``messages`` + ``tools``) is counted with ``counter``; over
+    ``engine.threshold_tokens``, ``further(messages, target, tokens)`` runs the engine's further
+    passes (up to ``FIT_ROUNDS``), with ``target`` the threshold scaled into the engine's own
+    estimate of the messages (by how the estimate compares with the count on this very request,
+    less ``fixed_rough`` for the system prompt and tools). ``fit`` is ``{tokens_after,
+    counted_by, threshold_tokens, fits, fit_rounds}``; it goes into the engine's report mapping
+    (``fit``), and when the request still does not fit, the report's status becomes
+    ``would_not_fit`` and a ``compression_would_not_fit`` warning says so.
+    """
+    threshold = int(engine.threshold_tokens)
+    first = engine.last_compression_report
+    tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
+    rounds = 0
+    while threshold > 0 and tokens > threshold and rounds < FIT_ROUNDS:
+        rounds += 1
+        rough = estimate_request_tokens(messages, system_prompt=system_prompt, tools=tools)
+        target = max(1, int(threshold * rough / max(tokens, 1)) - fixed_rough)
+        out = further(messages, target, tokens)
+        if out is messages:
+            break
+        messages = out
+        tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
+    fits = threshold <= 0 or tokens <= threshold
+    method = counter.method + (f" +{counter.margin:.0%} margin" if counter.margin else "")
+    fit: dict[str, Any] = {
+        "tokens_after": tokens, "counted_by": method, "threshold_tokens": threshold,
+        "fits": fits, "fit_rounds": rounds,
+    }
+    report = engine.last_compression_report
+    if isinstance(report, dict):
+        if rounds and isinstance(first, dict) and report is not first:
+            # The further passes wrote reports of their own: the first run's says what the
+            # compaction replaced; what the further passes did is kept inside it.
+            first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
+                                             "phases": report.get("phases")}}
+            engine.last_compression_report = report = first
+        report["fit"] = dict(fit)
+    if not fits:
+        found = oversized_user(counter, messages, threshold)
+        message = (
+            f"after compaction the request still counts {tokens:,} tokens ({method}), over "
+            f"the compression threshold of {threshold:,} tokens"
+            + (f"; user message {found[0]} alone is ~{found[1]:,} tokens and is never cut" if found else "")
+            + "; start a new session, or pick a model with a larger window"
+        )
+        if isinstance(report, dict):
+            report["status"] = "would_not_fit"
+            report.setdefault("warnings", []).append(message)
+        record_warning("compression_would_not_fit", message, session_id=session_id, tokens=tokens,
+                       threshold=threshold)
+    return messages, fit
 
 
 def _extends(synced: Sequence[Any], messages: Sequence[Any]) -> bool:

@@ -315,3 +315,30 @@ def test_a_manual_compress_limits_an_oversized_result_in_a_fully_protected_histo
     assert not result.feedback.headline.startswith("Nothing"), result.feedback.text
     assert len(result.messages[2]["content"]) < session.engine.result_limit() + 40
     assert result.messages[0] == messages[0] and result.messages[3]["content"].startswith("Exported.")
+
+
+def test_the_cli_report_counts_the_result_and_says_when_it_does_not_fit(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from hermes_core.cli import cli
+
+    def run(path: Path) -> Any:
+        return CliRunner().invoke(cli, ["compress", str(path), "--context-length", "64000", "--model", "gpt-4o",
+                                        "--json"], catch_exceptions=False)
+
+    fits = tmp_path / "fits.json"
+    fits.write_text(json.dumps(parts_history(60)), encoding="utf-8")
+    result = run(fits)
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["fit"]["fits"] is True and report["fit"]["tokens_after"] <= report["fit"]["threshold_tokens"]
+    assert report["fit"]["counted_by"].startswith("stand-in:cl100k_base")
+
+    big = " ".join(f"w{k}x" for k in range(45_000))  # one user message over the threshold
+    too_big = tmp_path / "big.json"
+    too_big.write_text(json.dumps([*parts_history(10), {"role": "user", "content": big}]), encoding="utf-8")
+    result = run(too_big)
+    assert result.exit_code == 1
+    report = json.loads(result.stdout)
+    assert report["status"] == "would_not_fit" and report["fit"]["fits"] is False
+    assert any("never cut" in w for w in report["warnings"])
