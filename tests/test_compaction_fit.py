@@ -342,3 +342,13 @@ def test_the_cli_report_counts_the_result_and_says_when_it_does_not_fit(tmp_path
     report = json.loads(result.stdout)
     assert report["status"] == "would_not_fit" and report["fit"]["fits"] is False
     assert any("never cut" in w for w in report["warnings"])
+
+
+def test_the_spill_pipeline_sees_responses_text_parts(tmp_path: Path) -> None:
+    from hermes_plugins.tools.spill import process_tool_result
+
+    from hermes_core.records import ToolCallContext
+
+    parts = [{"type": "output_text", "text": "d" * 150_000}]
+    out = process_tool_result(parts, ToolCallContext(tool_name="web_extract", tool_call_id="r1", home=tmp_path))
+    assert out[0]["text"].startswith("<persisted-output>")

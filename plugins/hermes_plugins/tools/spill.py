@@ -57,8 +57,13 @@ def text_size(content: Any) -> int:
     return 0
 
 
+#: Text parts of every request shape: OpenAI chat and Anthropic ``text``, Responses
+#: ``input_text``/``output_text`` (issue 29: every content shape in every pass).
+_TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+
+
 def _is_text_part(part: Any) -> bool:
-    return isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    return isinstance(part, Mapping) and part.get("type") in _TEXT_PART_TYPES and isinstance(part.get("text"), str)
 
 
 def process_tool_result(content: Any, ctx: ToolCallContext) -> Any:
