@@ -211,7 +211,17 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
         chars, images = _content_chars(content)
     calls = message.get("tool_calls")
     if calls:
-        chars += _calls_chars(calls)
+        if type(calls) is list:  # the usual shape, inline (this runs per message)
+            for call in calls:
+                fn = call.get("function") if type(call) is dict else None
+                if type(fn) is dict:
+                    args = fn.get("arguments")
+                    chars += (len(args) if type(args) is str else len(str(args or ""))) \
+                        + len(fn.get("name") or "") + 40
+                else:
+                    chars += _calls_chars([call])
+        else:
+            chars += _calls_chars(calls)
     if len(message) > 3:
         more, media = _extra_chars(message)
         chars += more
