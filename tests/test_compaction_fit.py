@@ -352,3 +352,18 @@ def test_the_spill_pipeline_sees_responses_text_parts(tmp_path: Path) -> None:
     parts = [{"type": "output_text", "text": "d" * 150_000}]
     out = process_tool_result(parts, ToolCallContext(tool_name="web_extract", tool_call_id="r1", home=tmp_path))
     assert out[0]["text"].startswith("<persisted-output>")
+
+
+def test_a_read_file_page_as_a_list_of_parts_is_held_to_the_page_limits(tmp_path: Path) -> None:
+    from hermes_plugins.tools.spill import process_tool_result
+
+    from hermes_core.records import ToolCallContext
+
+    lines = "\n".join(f"line {k}" for k in range(5_000))
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    out = process_tool_result([{"type": "text", "text": lines}, image],
+                              ToolCallContext(tool_name="read_file", tool_call_id="p1", home=tmp_path))
+    assert out[1] is image
+    assert out[0]["text"].count("\n") <= 2_001 and "read on with read_file offset=2001" in out[0]["text"]
+    small = [{"type": "text", "text": "short page"}]
+    assert process_tool_result(small, ToolCallContext(tool_name="read_file", tool_call_id="p2", home=tmp_path)) is small
