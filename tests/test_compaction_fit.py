@@ -367,3 +367,51 @@ def test_a_read_file_page_as_a_list_of_parts_is_held_to_the_page_limits(tmp_path
     assert out[0]["text"].count("\n") <= 2_001 and "read on with read_file offset=2001" in out[0]["text"]
     small = [{"type": "text", "text": "short page"}]
     assert process_tool_result(small, ToolCallContext(tool_name="read_file", tool_call_id="p2", home=tmp_path)) is small
+
+
+def test_over_the_threshold_after_compress_the_further_passes_run_and_are_counted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    session = open_session(tmp_path, 32_000)
+    engine = session.engine
+    messages = parts_history(40)
+    calls: list[int] = []
+    real_fit_to, real_compress = engine.fit_to, engine.compress
+
+    def lazy_compress(messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> list[dict[str, Any]]:
+        if calls:  # inside the further passes: compress for real
+            return real_compress(messages, *args, **kwargs)
+        # Every run of the loop changes something but leaves the request far over the threshold.
+        engine.last_compression_report = {"status": "compressed", "before": {"messages": len(messages)},
+                                          "after": {"messages": len(messages) - 1}, "warnings": []}
+        return messages[:1] + messages[2:]
+
+    def spy_fit_to(messages: list[dict[str, Any]], target: int) -> list[dict[str, Any]]:
+        calls.append(target)
+        return real_fit_to(messages, target)
+
+    monkeypatch.setattr(engine, "compress", lazy_compress)
+    monkeypatch.setattr(engine, "fit_to", spy_fit_to)
+    out = session.before_request(messages)
+    report = session._loop.report()
+    assert calls and 0 < calls[0] < session.engine.threshold_tokens
+    assert report.details["fit"]["fit_rounds"] >= 1
+    assert report.fits and report.status != "would_not_fit"
+    assert RequestCounter("gpt-4o").count(out, system_prompt=session.system_prompt) <= report.threshold_tokens
+
+
+def test_the_engines_further_passes_limit_results_then_the_tail() -> None:
+    from hermes_plugins.compressor.engine import CompressorEngine
+
+    from hermes_core.tokens import estimate_messages_tokens
+
+    engine = CompressorEngine()
+    engine.update_model("gpt-4o", 64_000)
+    messages = parts_history(30, parts=2, part_words=200)
+    before = estimate_messages_tokens(messages)
+    count = engine.compression_count
+    out = engine.fit_to(messages, before // 4)
+    assert out is not messages and estimate_messages_tokens(out) <= before // 4
+    assert pairing_problems(out) == []
+    assert engine.compression_count == count  # part of the same compaction for the guard
+    assert out[-1] == messages[-1]

@@ -558,8 +558,13 @@ class CompressorEngine(ContextEngine):
                 phases["result_chars_cut"] = phases.get("result_chars_cut", 0) + cut
         if estimate_messages_tokens(current) <= target_tokens:
             return current
-        # (2) the tail.
+        # (2) the tail. These runs are part of the same compaction: the counters the
+        # anti-thrash guard keeps (compressions per turn, ineffective verdicts) are left as the
+        # first run set them.
         saved = self.tail_token_budget
+        guard = self._guard
+        stamps, count = len(guard.compression_turns), self.compression_count
+        verdicts = (guard.ineffective_count, guard.block_base_tokens)
         budget = self._budget()
         try:
             for _ in range(6):
@@ -575,6 +580,10 @@ class CompressorEngine(ContextEngine):
                     break
         finally:
             self.tail_token_budget = saved
+            while len(guard.compression_turns) > stamps:
+                guard.compression_turns.pop()
+            self.compression_count = count
+            guard.ineffective_count, guard.block_base_tokens = verdicts
         if report is not None and self.last_compression_report is not report:
             # Each compress wrote its own report: carry the first one's counts forward.
             latest = self.last_compression_report
