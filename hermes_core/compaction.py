@@ -776,6 +776,13 @@ def summarize_manual(
             "There are fewer messages now but the estimate rose: the summary is denser text than "
             "the short messages it replaced, and the rough estimate counts it in full."
         )
+    if typed.status == "would_not_fit" and typed.tokens_after is not None:
+        unfit = (
+            f"Counted after compaction: {typed.tokens_after:,} tokens ({typed.counted_by}), still "
+            f"over the threshold of {typed.threshold_tokens or 0:,}: the request does not fit; start "
+            "a new session or pick a model with a larger window."
+        )
+        note = f"{note} {unfit}" if note else unfit
     if error and (aborted or fallback):
         note = f"{note} Reason: {error}" if note else f"Reason: {error}"
     return CompressionFeedback(

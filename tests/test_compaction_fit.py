@@ -415,3 +415,13 @@ def test_the_engines_further_passes_limit_results_then_the_tail() -> None:
     assert pairing_problems(out) == []
     assert engine.compression_count == count  # part of the same compaction for the guard
     assert out[-1] == messages[-1]
+
+
+def test_a_manual_compress_that_cannot_fit_says_so_in_its_feedback(tmp_path: Path) -> None:
+    session = open_session(tmp_path, 64_000)
+    big = " ".join(f"w{k}x" for k in range(45_000))
+    messages = [*parts_history(10), {"role": "user", "content": big}]
+    result = session.compress(messages)
+    assert session._loop.report().status == "would_not_fit"
+    assert result.feedback.note is not None and "does not fit" in result.feedback.note
+    assert any(m.get("content") == big for m in result.messages)  # never cut
