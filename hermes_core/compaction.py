@@ -35,6 +35,7 @@ from hermes_core.pairing import holding_valid
 from hermes_core.diagnostics import record_warning
 from hermes_core.tokens import (
     RequestCounter,
+    estimate_messages_tokens,
     estimate_request_tokens,
     estimate_tokens,
     estimate_tools_tokens,
@@ -701,7 +702,8 @@ def settle_fit(
             # The further passes wrote reports of their own: the first run's says what the
             # compaction replaced; what the further passes did is kept inside it.
             first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
-                                             "phases": report.get("phases")}}
+                                             "phases": report.get("phases")},
+                     "after": {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}}
             engine.last_compression_report = report = first
         report["fit"] = dict(fit)
     if not fits:

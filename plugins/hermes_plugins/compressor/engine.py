@@ -544,7 +544,7 @@ class CompressorEngine(ContextEngine):
         (1) every tool result, protected or not, held to a share of the target; (2) the tail:
         compressed again, forced, with the tail budget halved each round, until the estimate
         is within the target or a round makes no progress. Returns the same list when
-        nothing could be done; the report accumulates what each pass did."""
+        nothing could be done."""
         report = self.last_compression_report if isinstance(self.last_compression_report, dict) else None
         current = messages
         # (1) no single result may take more than a quarter of what the request may hold.
@@ -563,7 +563,7 @@ class CompressorEngine(ContextEngine):
         # first run set them.
         saved = self.tail_token_budget
         guard = self._guard
-        stamps, count = len(guard.compression_turns), self.compression_count
+        stamps, compressions = len(guard.compression_turns), self.compression_count
         verdicts = (guard.ineffective_count, guard.block_base_tokens)
         budget = self._budget()
         try:
@@ -582,14 +582,13 @@ class CompressorEngine(ContextEngine):
             self.tail_token_budget = saved
             while len(guard.compression_turns) > stamps:
                 guard.compression_turns.pop()
-            self.compression_count = count
+            self.compression_count = compressions
             guard.ineffective_count, guard.block_base_tokens = verdicts
         if report is not None and self.last_compression_report is not report:
-            # Each compress wrote its own report: carry the first one's counts forward.
-            latest = self.last_compression_report
-            if isinstance(latest, dict):
-                latest["before"] = report["before"]
-                latest["fit_passes"] = True
+            # Each compress wrote a report of its own; the caller (``compaction.settle_fit``)
+            # keeps the first run's and notes what these did inside it.
+            self.last_compression_report = {**self.last_compression_report, "before": report["before"]} \
+                if isinstance(self.last_compression_report, dict) else report
         return current
 
     def _step(self, index: int) -> None:
