@@ -714,7 +714,8 @@ class CompressorEngine(ContextEngine):
         report["tool_pairs_repaired"] += repairs
         _lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
-            if not (self._forced_growth_ok(force, before_tokens, after_tokens) and not merged):
+            if not (self._forced_growth_ok(force, before_tokens, after_tokens)
+                    and not merged and len(assembled) < len(messages)):
                 return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
             report["forced_growth"] = after_tokens - before_tokens
 
@@ -735,7 +736,7 @@ class CompressorEngine(ContextEngine):
         minimum budget, and only while the result is within the threshold (the feedback says
         the estimate rose; the report's ``forced_growth`` says by how much). A summariser that
         writes far more is still refused, and so is rewriting an earlier summary of a history
-        this short (churn, nothing condensed)."""
+        this short, or a result with as many messages as before (churn, nothing condensed)."""
         return (
             force and after_tokens - before_tokens <= SUMMARY_MIN_TOKENS
             and (self.threshold_tokens <= 0 or after_tokens <= self.threshold_tokens)
