@@ -205,6 +205,8 @@ class CompactionLoop:
         self._counter_key: tuple[str, str] | None = None
         #: The counted fit of the last compaction (``check_fit``), overlaid on the report.
         self.fit: dict[str, Any] | None = None
+        #: Whether the last engine step was skipped (the compaction lease was held elsewhere).
+        self.skipped = False
 
     # -- figures
 
@@ -344,6 +346,7 @@ class CompactionLoop:
         session = self.session
         section = session.config.session_store
         store = session.store if session.persist else None
+        self.skipped = False
         try:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease);
             # waiting for it is no local work (hermes_core.collector).
@@ -375,6 +378,7 @@ class CompactionLoop:
                 _note_timing(session.engine, "archive", started)
                 return archived
         except LeaseHeld as held:
+            self.skipped = True
             reason, message = warn_held(session.session_id, section.lease_wait_seconds, held)
             self.emit(CompactionEvent(
                 kind="skipped", phase=phase, reason=reason, message=message,
@@ -453,8 +457,8 @@ class CompactionLoop:
                 break
             tokens = rough
         if not compacted:
-            if aborted:
-                return messages  # an aborted run leaves the conversation untouched
+            if aborted or self.skipped:
+                return messages  # an aborted run leaves the conversation untouched; a skipped one too
             # The engine changed nothing, yet the request was over the threshold: count it,
             # and the further passes may still make it fit; if not, it says so.
             current = self.check_fit(messages, tools, phase)
