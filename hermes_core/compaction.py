@@ -545,8 +545,14 @@ class CompactionLoop:
             self.anchor = (self.last_request_rough, u.prompt_tokens)
             tokens, counter = u.prompt_tokens, "provider"
         else:
-            # No usage reported: judge the rough request estimate, tool schemas included.
+            # No usage reported: judge the rough request estimate, tool schemas included (and
+            # near the line, the count, as the preflight does).
             tokens, counter = self.rough(messages, self.last_tools), "estimate"
+            threshold = engine.threshold_tokens
+            if threshold * NEAR_THRESHOLD <= tokens < threshold:
+                counted = self.counted(messages, self.last_tools)
+                if counted >= threshold:
+                    tokens, counter = counted, "counted"
         if not session.config.compression.enabled:
             return messages
         should, reason = session.host.engine_step("should_compress", engine, prompt_tokens=tokens) or (False, None)

@@ -155,7 +155,8 @@ def test_what_cannot_fit_is_would_not_fit_never_compressed(tmp_path: Path) -> No
     assert any(w.kind == "compression_would_not_fit" for w in session.warnings)
 
 
-def test_a_near_threshold_estimate_is_counted_and_compresses_when_the_count_is_over(tmp_path: Path) -> None:
+@pytest.mark.parametrize("step", ["before_request", "after_response"])
+def test_a_near_threshold_estimate_is_counted_and_compresses_when_the_count_is_over(tmp_path: Path, step: str) -> None:
     session = open_session(tmp_path, 64_000)
     threshold = session.engine.threshold_tokens
     # Chinese text: ~1 char a token, so chars/4 says about a quarter of the count.
@@ -166,7 +167,9 @@ def test_a_near_threshold_estimate_is_counted_and_compresses_when_the_count_is_o
         messages += [{"role": "user", "content": f"{i} {text}"}, {"role": "assistant", "content": f"{i} {text}"}]
         i += 1
     assert session._loop.rough(messages, None, keep=False) < threshold
-    out = session.before_request(messages)
+    # (after_response with no usage reported judges the estimate, as the preflight does)
+    out = session.before_request(messages) if step == "before_request" else \
+        session.after_response({"prompt_tokens": 0}, messages)
     assert out is not messages and len(out) < len(messages)
     report = session._loop.report()
     assert report.tokens_after is not None
