@@ -152,10 +152,10 @@ _TEXT_FIELDS = ("reasoning", "reasoning_content", "refusal")
 
 def _extra_chars(message: Mapping[str, Any], texts: list[str] | None = None) -> tuple[int, int]:
     """(characters, media) of what a message holds beyond role, content and tool calls: the
-    replayed reasoning and refusal text, and every ``_``-key payload that is a structure (or a
-    long string) - provider-native pieces kept for a byte-identical replay (thinking blocks,
-    Responses items, images) are sent, so they count by their size. Scalars under ``_``-keys
-    are our flags and never reach a provider."""
+    replayed reasoning and refusal text, and every ``_``-key payload that is a structure -
+    provider-native pieces kept for a byte-identical replay (thinking blocks, Responses items,
+    images) are sent, so they count by their size. Strings and scalars under ``_``-keys are our
+    metadata (``_reasoning`` text, flags) and never reach a provider as they are."""
     chars = media = 0
     for key, value in message.items():
         if type(key) is not str:
@@ -165,9 +165,7 @@ def _extra_chars(message: Mapping[str, Any], texts: list[str] | None = None) -> 
                 chars += len(value)
                 if texts is not None:
                     texts.append(value)
-        elif key[:1] == "_" and (
-            isinstance(value, (list, dict)) or (isinstance(value, str) and len(value) > 256)
-        ):
+        elif key[:1] == "_" and isinstance(value, (list, dict)):
             more, found = payload_size(value, texts)
             chars += more
             media += found

@@ -234,7 +234,8 @@ def test_every_content_shape_counts_in_the_estimate() -> None:
     assert estimate_message_tokens(kept) >= 1_000
     image = {"role": "user", "content": [{"type": "image", "source": {"type": "base64", "data": "A" * 100_000}}]}
     assert IMAGE_TOKEN_ESTIMATE <= estimate_message_tokens(image) < IMAGE_TOKEN_ESTIMATE + 50
-    flags = {"role": "tool", "tool_call_id": "a", "content": "hi", "_is_error": True, "_injected": True}
+    flags = {"role": "tool", "tool_call_id": "a", "content": "hi", "_is_error": True, "_injected": True,
+             "_reasoning": "our own note, never sent " * 50}
     assert estimate_message_tokens(flags) == estimate_message_tokens({"role": "tool", "tool_call_id": "a", "content": "hi"})
 
 
