@@ -429,3 +429,42 @@ def test_a_manual_compress_that_cannot_fit_says_so_in_its_feedback(tmp_path: Pat
     assert session._loop.report().status == "would_not_fit"
     assert result.feedback.note is not None and "does not fit" in result.feedback.note
     assert any(m.get("content") == big for m in result.messages)  # never cut
+
+
+def _short_history(shape: str) -> list[dict[str, Any]]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent."}]
+    for n, kind in enumerate(shape):
+        if kind == "u":
+            messages.append({"role": "user", "content": f"request {n}: please change module {n}"})
+        elif kind == "a":
+            messages.append({"role": "assistant", "content": f"reply {n}: changed module {n}"})
+        else:
+            messages.append({"role": "assistant", "content": "", "tool_calls": [call(f"c{n}", command=f"ls {n}")]})
+            messages.append({"role": "tool", "tool_call_id": f"c{n}", "content": f"out {n}"})
+    return messages[:9]
+
+
+def _touching_users(messages: list[dict[str, Any]]) -> int:
+    roles = [m["role"] for m in messages]
+    return sum(1 for a, b in zip(roles, roles[1:]) if a == b == "user")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(shape=st.text(alphabet="uaT", min_size=8, max_size=8))
+def test_a_forced_compress_of_a_short_history_never_makes_two_user_messages_touch(
+    tmp_path_factory: pytest.TempPathFactory, shape: str,
+) -> None:
+    session = open_session(tmp_path_factory.mktemp("short"), 64_000)
+    messages = _short_history(shape)
+    out = session.compress(messages).messages
+    assert _touching_users(out) <= _touching_users(messages)
+    assert pairing_problems(out) == []
+
+
+def test_the_kept_request_opens_the_tail_when_the_head_ends_on_a_user_message(tmp_path: Path) -> None:
+    session = open_session(tmp_path, 64_000)
+    messages = _short_history("uauauaaa")  # head ends on request 2; request 4 is the newest
+    out = session.compress(messages).messages
+    assert _touching_users(out) == 0
+    assert [m["content"] for m in out if m["role"] == "user"] == [
+        m["content"] for m in messages if m["role"] == "user"]  # every request kept whole

@@ -704,8 +704,16 @@ class CompressorEngine(ContextEngine):
         phases = report["phases"]
         phases["demoted"] = plan.demoted_between(0, start) + plan.demoted_between(cut, len(pruned))
         phases["demoted_in_summary"] = plan.demoted_between(start, cut) + plan.planned_between(start, cut)
-        head = pruned[:start] if pinned is None else [*pruned[:start], pinned]
-        assembled = assemble(head, body, pruned[cut:], compress_start=len(head), fallback=fallback)
+        head, tail = pruned[:start], pruned[cut:]
+        if pinned is not None:
+            if head and head[-1].get("role") == "user":
+                # Right after a head that ends on a user message the kept request would touch
+                # it: it opens the tail instead, and the summary (an assistant turn) stands
+                # between the two (a forced /compress of a short history, issue 29).
+                tail = [pinned, *tail]
+            else:
+                head = [*head, pinned]
+        assembled = assemble(head, body, tail, compress_start=len(head), fallback=fallback)
         assembled, repairs = sanitize_tool_pairs(assembled)
         assembled, stripped = strip_historical_media(assembled)
         after_tokens = estimate_messages_tokens(assembled)
