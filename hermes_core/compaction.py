@@ -31,7 +31,10 @@ from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid
+from hermes_core.diagnostics import record_warning
 from hermes_core.tokens import (
+    RequestCounter,
+    estimate_messages_tokens,
     estimate_request_tokens,
     estimate_tokens,
     estimate_tools_tokens,
@@ -48,14 +51,22 @@ Phase = Literal["preflight", "post_response", "overflow", "manual"]
 
 #: Progress: fewer messages, or the estimate below 95% of what it was (spec §15.1).
 PROGRESS_RATIO = 0.95
+#: A rough estimate (no provider figure yet) at this share of the threshold or above is
+#: checked by counting: chars/4 runs low on code, JSON and non-English text. Below it, a turn
+#: costs only the estimate (the steady, non-compressing turn stays cheap).
+NEAR_THRESHOLD = 0.85
+#: Rounds of further passes (``ContextEngine.fit_to``) after a compaction counted over the
+#: threshold, before the outcome is ``would_not_fit``.
+FIT_ROUNDS = 2
 
 
 @attrs.frozen(kw_only=True)
 class CompactionEvent:
     """What a host UI shows about one automatic compression or one blocked attempt.
 
-    ``kind``: ``compacted`` (messages replaced), ``fallback`` (compacted with the deterministic
-    handoff because the summariser failed), ``aborted`` (summariser failed; nothing dropped),
+    ``kind``: ``compacted`` (messages replaced), ``would_not_fit`` (compacted, further passes
+    too, and the request counted after it is still over the threshold), ``fallback``
+    (compacted with the deterministic handoff because the summariser failed), ``aborted`` (summariser failed; nothing dropped),
     ``ineffective`` (ran but saved too little), ``blocked`` (over the threshold but compression
     is blocked: ``reason`` is ``ineffective`` or ``cooldown:<seconds>``), ``thrashing`` (too many
     compressions in the last turns), ``skipped`` (the session's compaction lease could not be
@@ -189,6 +200,12 @@ class CompactionLoop:
         self.anchor: tuple[int, int] | None = None
         self.last_request_rough = 0
         self.last_tools: Sequence[Mapping[str, Any]] | None = None
+        self._counter: RequestCounter | None = None
+        self._counter_key: tuple[str, str] | None = None
+        #: The counted fit of the last compaction (``check_fit``), overlaid on the report.
+        self.fit: dict[str, Any] | None = None
+        #: Whether the last engine step was skipped (the compaction lease was held elsewhere).
+        self.skipped = False
 
     # -- figures
 
@@ -213,6 +230,72 @@ class CompactionLoop:
             cache.sync(messages)
             total = cache.message_tokens()
         return estimate_tokens(prompt) + int(total) + estimate_tools_tokens(tools)
+
+    def counter(self) -> RequestCounter:
+        """The request counter for the session's model (``hermes_core.tokens.counting_method``:
+        a plugin's tokenizer, the model's own encoding, or cl100k_base with a stated margin)."""
+        session = self.session
+        key = (session.model, session.provider)
+        if self._counter is None or self._counter_key != key:
+            try:
+                tokenizer = session.host.tokenizer(session.model)
+            except Exception:  # noqa: BLE001 - a failing tokenizer plugin: count with ours
+                log.warning("tokenizer_unavailable", model=session.model, exc_info=True)
+                tokenizer = None
+            self._counter = RequestCounter(session.model, session.provider, tokenizer)
+            self._counter_key = key
+        return self._counter
+
+    def counted(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None) -> int:
+        """The whole request counted (system prompt, messages, tool schemas), margin included."""
+        return self.counter().count(messages, system_prompt=self.session.system_prompt, tools=tools)
+
+    def check_fit(
+        self, messages: list[dict[str, Any]], tools: Sequence[Mapping[str, Any]] | None, phase: Phase,
+    ) -> list[dict[str, Any]]:
+        """After a compaction: count the request; over the threshold, run the engine's further
+        passes (``fit_to``: oversized results anywhere, then the tail) and count again; still
+        over, the outcome is ``would_not_fit`` (report status and a warning), never a silent
+        ``compressed``. The figures go into the report (``CompressionReport.tokens_after``)."""
+        session = self.session
+        fixed = estimate_tokens(session.system_prompt) + estimate_tools_tokens(tools)
+
+        def further(current: list[dict[str, Any]], target: int, tokens: int) -> list[dict[str, Any]]:
+            return self.run_engine(current, current_tokens=tokens, focus_topic=None, force=True,
+                                   phase=phase, fit_target=target)
+
+        messages, self.fit = settle_fit(
+            session.engine, messages, self.counter(), further=further, fixed_rough=fixed,
+            system_prompt=session.system_prompt, tools=tools, session_id=session.session_id,
+        )
+        return messages
+
+    def oversized_user(self, messages: Sequence[Mapping[str, Any]], limit: int) -> tuple[int, int] | None:
+        """``(index, tokens)`` of the largest user message when it alone is over ``limit``
+        tokens, counted as requests are."""
+        return oversized_user(self.counter(), messages, limit)
+
+    def warn_oversized_user(self, messages: Sequence[Mapping[str, Any]]) -> bool:
+        """Whether a user message alone cannot fit the window; if so, said before the request
+        goes out (a user message is never cut: the provider will refuse it, and
+        ``on_provider_error`` then raises ``ContextOverflowError``)."""
+        engine = self.session.engine
+        window = int(engine.context_length or 0)
+        if window <= 0:
+            return False
+        found = self.oversized_user(messages, window)
+        if found is None:
+            return False
+        index, tokens = found
+        record_warning(
+            "user_message_too_large",
+            f"user message {index} alone is ~{tokens:,} tokens, over the {window:,}-token context "
+            "window: a user message is never cut, so this request cannot fit and the provider "
+            "will refuse it (on_provider_error then raises ContextOverflowError); shorten the "
+            "message, attach it as a file, or pick a model with a larger window",
+            session_id=self.session.session_id, index=index, tokens=tokens, window=window,
+        )
+        return True
 
     def figure(self, rough: int) -> tuple[int, str]:
         if self.anchor is None:
@@ -255,10 +338,14 @@ class CompactionLoop:
         focus_topic: str | None,
         force: bool,
         phase: Phase,
+        fit_target: int | None = None,
     ) -> list[dict[str, Any]]:
+        """One engine step under the session's compaction lease, what it changed archived:
+        ``compress``, or with ``fit_target`` the engine's further passes (``fit_to``)."""
         session = self.session
         section = session.config.session_store
         store = session.store if session.persist else None
+        self.skipped = False
         try:
             # One compaction of a session at a time, whichever worker runs it (hermes_core.lease).
             with ExitStack() as stack:
@@ -276,10 +363,13 @@ class CompactionLoop:
                 else:
                     self.store_down = False
                     session.refresh_engine_state()  # another worker's compaction since we opened
-                out = session.host.engine_step(
-                    "compress", session.engine, messages=messages, current_tokens=current_tokens,
-                    focus_topic=focus_topic, force=force,
-                )
+                if fit_target is not None:
+                    out = session.engine.fit_to(messages, fit_target)
+                else:
+                    out = session.host.engine_step(
+                        "compress", session.engine, messages=messages, current_tokens=current_tokens,
+                        focus_topic=focus_topic, force=force,
+                    )
                 session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:
                     return messages
@@ -289,6 +379,7 @@ class CompactionLoop:
                 _note_timing(session.engine, "archive", started)
                 return archived
         except LeaseHeld as held:
+            self.skipped = True
             reason, message = warn_held(session.session_id, section.lease_wait_seconds, held)
             self.emit(CompactionEvent(
                 kind="skipped", phase=phase, reason=reason, message=message,
@@ -312,7 +403,16 @@ class CompactionLoop:
         self.last_request_rough = rough
 
     def report(self) -> CompressionReport:
-        return self.session.engine.compression_report() or CompressionReport()
+        report = self.session.engine.compression_report() or CompressionReport()
+        fit = self.fit
+        if fit is None or report.tokens_after is not None:
+            return report
+        # An engine whose report is not a mapping: the loop's counted fit is overlaid.
+        return attrs.evolve(
+            report, tokens_after=fit["tokens_after"], counted_by=fit["counted_by"],
+            threshold_tokens=fit["threshold_tokens"],
+            status=report.status if fit["fits"] else "would_not_fit",
+        )
 
     def compress_automatic(
         self,
@@ -329,9 +429,10 @@ class CompactionLoop:
         engine = session.engine
         attempts = max(1, min(int(session.config.compression.max_attempts), 10))
         current = messages
+        self.fit = None
         before_rough = self.rough(messages, tools)
         rough = before_rough
-        compacted = False
+        compacted = aborted = False
         for _ in range(attempts):
             out = self.run_engine(current, current_tokens=tokens, focus_topic=None, force=force, phase=phase)
             report = self.report()
@@ -345,6 +446,7 @@ class CompactionLoop:
                         "no messages were removed"
                     ),
                 ))
+                aborted = True
                 break
             if out is current:
                 break
@@ -356,11 +458,19 @@ class CompactionLoop:
                 break
             tokens = rough
         if not compacted:
-            return messages
+            if aborted or self.skipped:
+                return messages  # an aborted run leaves the conversation untouched; a skipped one too
+            # The engine changed nothing, yet the request was over the threshold: count it,
+            # and the further passes may still make it fit; if not, it says so.
+            current = self.check_fit(messages, tools, phase)
+            if current is messages:
+                return messages
+        else:
+            current = self.check_fit(current, tools, phase)
         self.after_compaction(current, tools)
         report = self.report()
         kind = "fallback" if report.fallback_used else (
-            "ineffective" if report.status == "ineffective" else "compacted"
+            report.status if report.status in ("ineffective", "would_not_fit") else "compacted"
         )
         after = self.last_request_rough
         dropped = max(0, len(messages) - len(current))
@@ -371,6 +481,9 @@ class CompactionLoop:
             message=(
                 f"context compacted: {_tokens_short(before_rough)} → {_tokens_short(after)} tokens "
                 f"({len(messages)} → {len(current)} messages)"
+                + (f"; counted {report.tokens_after:,} tokens, still over the threshold of "
+                   f"{report.threshold_tokens or 0:,}: it does not fit"
+                   if kind == "would_not_fit" and report.tokens_after is not None else "")
                 + (" using the deterministic fallback summary because the summariser failed"
                    if kind == "fallback" else "")
             ),
@@ -401,7 +514,14 @@ class CompactionLoop:
         if not session.config.compression.enabled:
             return messages
         tokens, counter = self.figure(rough)
-        if tokens < engine.threshold_tokens or engine.threshold_tokens <= 0:
+        threshold = engine.threshold_tokens
+        if counter == "estimate" and threshold * NEAR_THRESHOLD <= tokens < threshold:
+            # No provider figure yet and the estimate is near the line: count it (chars/4
+            # runs low on code and non-English text); only such turns pay for a count.
+            counted = self.counted(messages, tools)
+            if counted >= threshold:
+                tokens, counter = counted, "counted"
+        if tokens < threshold or threshold <= 0:
             return messages
         if engine.should_defer_preflight_to_real_usage(tokens):
             log.debug("preflight_deferred", tokens=tokens, counter=counter, session=session.session_id)
@@ -413,6 +533,8 @@ class CompactionLoop:
             return messages
         out = self.compress_automatic(messages, tools, phase="preflight", tokens=tokens, counter=counter)
         self.last_request_rough = self.rough(out, tools)
+        if self.last_request_rough >= threshold or (self.fit is not None and not self.fit["fits"]):
+            self.warn_oversized_user(out)
         return out
 
     def after_response(self, usage: Any, messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -424,8 +546,14 @@ class CompactionLoop:
             self.anchor = (self.last_request_rough, u.prompt_tokens)
             tokens, counter = u.prompt_tokens, "provider"
         else:
-            # No usage reported: judge the rough request estimate, tool schemas included.
+            # No usage reported: judge the rough request estimate, tool schemas included (and
+            # near the line, the count, as the preflight does).
             tokens, counter = self.rough(messages, self.last_tools), "estimate"
+            threshold = engine.threshold_tokens
+            if threshold * NEAR_THRESHOLD <= tokens < threshold:
+                counted = self.counted(messages, self.last_tools)
+                if counted >= threshold:
+                    tokens, counter = counted, "counted"
         if not session.config.compression.enabled:
             return messages
         should, reason = session.host.engine_step("should_compress", engine, prompt_tokens=tokens) or (False, None)
@@ -457,6 +585,16 @@ class CompactionLoop:
             log.info("context_length_learned", context_length=limit, session=session.session_id)
         if kind == "long_context_tier" and (not engine.context_length or engine.context_length > 200_000):
             engine.update_model(session.model, 200_000, provider=session.provider, max_tokens=session.max_tokens)
+        window = int(engine.context_length or 0)
+        oversized = self.oversized_user(messages, window) if window > 0 else None
+        if oversized is not None:
+            # Compression never cuts a user message: nothing it could do makes this fit.
+            raise ContextOverflowError(
+                f"user message {oversized[0]} alone is ~{oversized[1]:,} tokens, over the "
+                f"{window:,}-token context window ({kind}); a user message is never cut, so "
+                "compression cannot make the request fit: shorten the message, attach it as a "
+                "file, or pick a model with a larger window."
+            )
         tokens = max(self.rough(messages, self.last_tools), engine.threshold_tokens)
         out = self.compress_automatic(
             messages, self.last_tools, phase="overflow", tokens=tokens, counter="estimate", force=True
@@ -485,6 +623,7 @@ class CompactionLoop:
         # of it made here serves the engine's report too (``holding_estimates``), the proof of
         # its pairing the engine's input check (``holding_valid``) and the columns the archive
         # (``holding_scan``).
+        self.fit = None
         with holding_estimates(), holding_valid(messages if proven else None), holding_scan(messages, scan):
             if estimate is not None:
                 hold_estimate(messages, estimate)
@@ -498,11 +637,99 @@ class CompactionLoop:
                                   phase="manual")
         report = self.report()
         if out is not messages and not report.aborted:
+            out = self.check_fit(out, tools, "manual")
             self.after_compaction(out, tools)  # the prompt is rebuilt: plugins' hooks, memory files
+            report = self.report()
         after_tokens = before_tokens if out is messages else self.rough(out, tools)
         return ManualCompression(
             messages=out, feedback=summarize_manual(messages, out, before_tokens, after_tokens, report)
         )
+
+
+def oversized_user(
+    counter: RequestCounter, messages: Sequence[Mapping[str, Any]], limit: int
+) -> tuple[int, int] | None:
+    """``(index, tokens)`` of the largest user message that alone counts over ``limit``
+    tokens (margin included). A string of fewer than ``limit / 3`` characters is not counted:
+    even emoji and rare scripts stay under three tokens a character."""
+    best: tuple[int, int] | None = None
+    for i, message in enumerate(messages):
+        if message.get("role") != "user":
+            continue
+        content = message.get("content")
+        if isinstance(content, str) and len(content) * 3 * (1.0 + counter.margin) < limit:
+            continue
+        tokens = int(counter.message_tokens(message) * (1.0 + counter.margin))
+        if tokens > limit and (best is None or tokens > best[1]):
+            best = (i, tokens)
+    return best
+
+
+def settle_fit(
+    engine: Any,
+    messages: list[dict[str, Any]],
+    counter: RequestCounter,
+    *,
+    further: Callable[[list[dict[str, Any]], int, int], list[dict[str, Any]]],
+    fixed_rough: int = 0,
+    system_prompt: str = "",
+    tools: Sequence[Mapping[str, Any]] | None = None,
+    session_id: str | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The counted fit of a compaction's result (issue 29): ``(messages, fit)``.
+
+    The request (``system_prompt`` + ``messages`` + ``tools``) is counted with ``counter``; over
+    ``engine.threshold_tokens``, ``further(messages, target, tokens)`` runs the engine's further
+    passes (up to ``FIT_ROUNDS``), with ``target`` the threshold scaled into the engine's own
+    estimate of the messages (by how the estimate compares with the count on this very request,
+    less ``fixed_rough`` for the system prompt and tools). ``fit`` is ``{tokens_after,
+    counted_by, threshold_tokens, fits, fit_rounds}``; it goes into the engine's report mapping
+    (``fit``), and when the request still does not fit, the report's status becomes
+    ``would_not_fit`` and a ``compression_would_not_fit`` warning says so.
+    """
+    threshold = int(engine.threshold_tokens)
+    first = engine.last_compression_report
+    tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
+    rounds = 0
+    while threshold > 0 and tokens > threshold and rounds < FIT_ROUNDS:
+        rounds += 1
+        rough = estimate_request_tokens(messages, system_prompt=system_prompt, tools=tools)
+        target = max(1, int(threshold * rough / max(tokens, 1)) - fixed_rough)
+        out = further(messages, target, tokens)
+        if out is messages:
+            break
+        messages = out
+        tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
+    fits = threshold <= 0 or tokens <= threshold
+    method = counter.method + (f" +{counter.margin:.0%} margin" if counter.margin else "")
+    fit: dict[str, Any] = {
+        "tokens_after": tokens, "counted_by": method, "threshold_tokens": threshold,
+        "fits": fits, "fit_rounds": rounds,
+    }
+    report = engine.last_compression_report
+    if isinstance(report, dict):
+        if rounds and isinstance(first, dict) and report is not first:
+            # The further passes wrote reports of their own: the first run's says what the
+            # compaction replaced; what the further passes did is kept inside it.
+            first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
+                                             "phases": report.get("phases")},
+                     "after": {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}}
+            engine.last_compression_report = report = first
+        report["fit"] = dict(fit)
+    if not fits:
+        found = oversized_user(counter, messages, threshold)
+        message = (
+            f"after compaction the request still counts {tokens:,} tokens ({method}), over "
+            f"the compression threshold of {threshold:,} tokens"
+            + (f"; user message {found[0]} alone is ~{found[1]:,} tokens and is never cut" if found else "")
+            + "; start a new session, or pick a model with a larger window"
+        )
+        if isinstance(report, dict):
+            report["status"] = "would_not_fit"
+            report.setdefault("warnings", []).append(message)
+        record_warning("compression_would_not_fit", message, session_id=session_id, tokens=tokens,
+                       threshold=threshold)
+    return messages, fit
 
 
 def _extends(synced: Sequence[Any], messages: Sequence[Any]) -> bool:
@@ -561,6 +788,13 @@ def summarize_manual(
             "There are fewer messages now but the estimate rose: the summary is denser text than "
             "the short messages it replaced, and the rough estimate counts it in full."
         )
+    if typed.status == "would_not_fit" and typed.tokens_after is not None:
+        unfit = (
+            f"Counted after compaction: {typed.tokens_after:,} tokens ({typed.counted_by}), still "
+            f"over the threshold of {typed.threshold_tokens or 0:,}: the request does not fit; start "
+            "a new session or pick a model with a larger window."
+        )
+        note = f"{note} {unfit}" if note else unfit
     if error and (aborted or fallback):
         note = f"{note} Reason: {error}" if note else f"Reason: {error}"
     return CompressionFeedback(

@@ -83,8 +83,15 @@ def _int_or(value: Any, default: int | None) -> int | None:
 class CompressionReport:
     """What the last ``compress`` did, as the host reads it (any engine, same fields).
 
-    ``status`` is ``compressed``, ``nothing_to_compress``, ``ineffective`` or ``aborted``;
-    ``details`` keeps the engine's full report (``hermes-ctx compress --json`` shows it).
+    ``status`` is ``compressed``, ``nothing_to_compress``, ``ineffective``, ``aborted`` or
+    ``would_not_fit`` (the engine ran, and every further pass too, but the request counted
+    after it is still over the threshold: a warning says so); ``details`` keeps the engine's
+    full report (``hermes-ctx compress --json`` shows it).
+
+    ``tokens_after`` is the whole request after the compaction (system prompt, messages, tool
+    schemas) counted as ``counted_by`` says (``hermes_core.tokens.counting_method``: an exact
+    tokenizer, a stand-in, or an estimate with its margin), against ``threshold_tokens``;
+    ``None`` when no compaction ran in the request loop (an engine called on its own).
     """
 
     status: str = "nothing_to_compress"
@@ -96,7 +103,17 @@ class CompressionReport:
     dropped_count: int | None = None
     before_messages: int | None = None
     after_messages: int | None = None
+    tokens_after: int | None = None
+    counted_by: str | None = None
+    threshold_tokens: int | None = None
     details: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def fits(self) -> bool | None:
+        """Whether the counted request is within the threshold (``None``: not counted)."""
+        if self.tokens_after is None or self.threshold_tokens is None:
+            return None
+        return self.tokens_after <= self.threshold_tokens
 
     @classmethod
     def coerce(cls, report: CompressionReport | Mapping[str, Any] | None) -> CompressionReport:
@@ -108,6 +125,8 @@ class CompressionReport:
         after = raw.get("after") if isinstance(raw.get("after"), Mapping) else {}
         error = raw.get("error")
         kind = raw.get("error_kind")
+        fit = raw.get("fit") if isinstance(raw.get("fit"), Mapping) else {}
+        method = fit.get("counted_by")  # type: ignore[union-attr]
         return cls(
             status=str(raw.get("status") or "nothing_to_compress"),
             aborted=raw.get("aborted") is True,
@@ -118,6 +137,9 @@ class CompressionReport:
             dropped_count=_int_or(raw.get("dropped_count"), None),
             before_messages=_int_or(before.get("messages"), None),  # type: ignore[union-attr]
             after_messages=_int_or(after.get("messages"), None),  # type: ignore[union-attr]
+            tokens_after=_int_or(fit.get("tokens_after"), None),  # type: ignore[union-attr]
+            counted_by=method if isinstance(method, str) else None,
+            threshold_tokens=_int_or(fit.get("threshold_tokens"), None),  # type: ignore[union-attr]
             details=dict(raw),
         )
 
@@ -205,6 +227,14 @@ class ContextEngine:
         Returning the very same list object means "no progress".
         """
         raise NotImplementedError(f"{type(self).__name__} must implement compress()")
+
+    def fit_to(self, messages: list[dict[str, Any]], target_tokens: int) -> list[dict[str, Any]]:
+        """Further passes after a ``compress`` whose request the host counted over the
+        threshold: shrink ``messages`` to about ``target_tokens`` of this engine's own
+        estimate (the host scales its counted target to it). Returns the same list object
+        when nothing more can be done, and the host reports ``would_not_fit``. The default
+        does nothing; the built-in compressor limits oversized results, then the tail."""
+        return messages
 
     def on_session_end(self, session_id: str, messages: list[dict[str, Any]]) -> None:
         """A real session boundary (exit, /reset): never called per turn."""

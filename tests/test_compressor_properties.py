@@ -19,6 +19,7 @@ import json
 from typing import Any
 
 from hermes_plugins.compressor.assemble import MEDIA_PLACEHOLDER
+from hermes_plugins.compressor.engine import SUMMARY_MIN_TOKENS
 from hermes_plugins.compressor.framing import (
     SUMMARY_KEY,
     classify_message,
@@ -179,9 +180,15 @@ def check(messages: list[dict[str, Any]], out: list[dict[str, Any]], report: dic
             if arguments not in input_args:
                 json.loads(arguments)
     before, after = estimate_messages_tokens(messages), estimate_messages_tokens(out)
-    assert after <= before
-    if report["status"] == "compressed":
-        assert after < before
+    if report.get("forced_growth"):
+        # A forced run condenses a short history even when the framed notes are a little
+        # denser than the few messages they replace (issue 29), by at most the summary's floor.
+        assert report["forced"] and len(out) < len(messages)
+        assert after - before == report["forced_growth"] <= SUMMARY_MIN_TOKENS
+    else:
+        assert after <= before
+        if report["status"] == "compressed":
+            assert after < before
     # Kept messages may lose old images (placeholders), so compare their own text.
     input_texts = {plain_text(m.get("content")) for m in messages}
     for m in out:

@@ -6,8 +6,13 @@ observers see it like any other. Engines that keep a ``last_compression_report``
 built-in compressor does) get their figures shown; for others a report is derived from the
 before and after lists.
 
+The result is counted as a session counts a request (``hermes_core.compaction.settle_fit``:
+the model's tokenizer, or cl100k_base with a stated margin) and checked against the threshold,
+with the engine's further passes when it is over; the report's ``fit`` holds the figures.
+
 Exit codes: 0 compressed, nothing to compress or ineffective; 1 aborted (the summariser failed
-and nothing was removed); 2 invalid input or configuration.
+and nothing was removed) or would_not_fit (the counted result is still over the threshold);
+2 invalid input or configuration.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from hermes_core.tokens import estimate_messages_tokens
 DEFAULT_CONTEXT_LENGTH = 256_000
 #: Show a progress bar on stderr once a compression has run this long.
 PROGRESS_AFTER_SECONDS = 1.0
-STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted")
+STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted", "would_not_fit")
 
 
 @cli.command()
@@ -76,9 +81,18 @@ def compress(
         state.host.engine_step("on_session_start", engine, session_id="hermes-ctx-compress",
                                boundary_reason=None)
         result = _run_with_progress(state, engine, messages, focus)
-    if not isinstance(result, list):
-        result = messages
+        if not isinstance(result, list):
+            result = messages
+        aborted = getattr(engine.compression_report(), "aborted", False) if callable(
+            getattr(engine, "compression_report", None)) else False
+        fit = None
+        if not aborted:
+            result, fit = _settle_fit(state, engine, model, result)
     report = _report(engine, messages, result)
+    if fit is not None:
+        report["fit"] = fit
+        if not fit["fits"]:
+            report["status"] = "would_not_fit"
     report["warnings"] = list(report.get("warnings") or [])
     for warning in [*state.warnings, *bucket]:
         text = getattr(warning, "message", str(warning))
@@ -100,7 +114,7 @@ def compress(
         emit_json(report)
     else:
         _print_report(report)
-    if report["status"] == "aborted":
+    if report["status"] in ("aborted", "would_not_fit"):
         sys.exit(1)
 
 
@@ -147,6 +161,26 @@ def _run_with_progress(state: CliState, engine: Any, messages: list[dict[str, An
     return box.get("result")
 
 
+def _settle_fit(state: CliState, engine: Any, model: str, result: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Any]:
+    """The result counted as the session counts a request (``compaction.settle_fit``: the
+    model's tokenizer, or cl100k_base with a stated margin), with the engine's further passes
+    when it is over the threshold."""
+    from hermes_core.compaction import settle_fit
+    from hermes_core.tokens import RequestCounter
+
+    try:
+        tokenizer = state.host.tokenizer(model)
+    except Exception:  # noqa: BLE001 - a failing tokenizer plugin: count with ours
+        tokenizer = None
+    counter = RequestCounter(model, "", tokenizer)
+
+    def further(current: list[dict[str, Any]], target: int, tokens: int) -> list[dict[str, Any]]:
+        fit_to = getattr(engine, "fit_to", None)
+        return fit_to(current, target) if callable(fit_to) else current
+
+    return settle_fit(engine, result, counter, further=further)
+
+
 def _report(engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
     typed = engine.compression_report() if callable(getattr(engine, "compression_report", None)) else None
     if typed is not None and typed.status in STATUSES:
@@ -176,10 +210,16 @@ def _print_report(report: dict[str, Any]) -> None:
         "nothing_to_compress": "Nothing to compress",
         "ineffective": "Compressed, but saved under 10% (ineffective)",
         "aborted": "Compression aborted: no messages were removed",
+        "would_not_fit": "Compressed, but the result does not fit under the threshold (would_not_fit)",
     }[report["status"]]
     click.echo(f"{headline} (engine {report.get('engine', '?')})")
     click.echo(f"  messages  {before['messages']:,} -> {after['messages']:,}")
     click.echo(f"  tokens    ~{before['tokens']:,} -> ~{after['tokens']:,} (estimate)")
+    fit = report.get("fit")
+    if fit:
+        verdict = "fits" if fit["fits"] else "does NOT fit"
+        click.echo(f"  counted   {fit['tokens_after']:,} tokens ({fit['counted_by']}); threshold "
+                   f"{fit['threshold_tokens']:,}: {verdict}")
     phases = report.get("phases") or {}
     done = [f"{key.replace('_', ' ')} {value:,}" for key, value in phases.items() if value]
     if done:

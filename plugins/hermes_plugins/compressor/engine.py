@@ -72,12 +72,14 @@ from hermes_plugins.compressor.framing import (
     unwrap,
 )
 from hermes_plugins.compressor.prompt import build_summary_prompt
+from hermes_plugins.tools.budget import budget_for_context_window
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
     PlannedTurns,
     PrunePlan,
     PruneStats,
     TurnDemotions,
+    limit_oversized_results,
     message_tokens,
     plan_free_passes,
 )
@@ -435,11 +437,14 @@ class CompressorEngine(ContextEngine):
         messages = self._trusting_text(messages)
         # Asked before a manual compression, which has the forced floor.
         start = align_forward(messages, self._head_end(messages))
-        if self._too_few(messages, start, force=True):
-            return False
-        cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True),
-                            free_at_least=self._budget())
-        return any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages))))
+        if not self._too_few(messages, start, force=True):
+            cut = find_tail_cut(messages, start, self._budget(), self._tail_floor(True),
+                                free_at_least=self._budget())
+            if any(not is_summary_message(messages[i]) for i in range(start, min(cut, len(messages)))):
+                return True
+        # All protected: still something to do when a result is over the limit (clipped
+        # wherever it sits, issue 28).
+        return bool(limit_oversized_results(messages, self.result_limit())[1])
 
     # --- compress -------------------------------------------------------------------------------
 
@@ -472,8 +477,14 @@ class CompressorEngine(ContextEngine):
                     repairs=repairs,
                 )
             work = self._trusting_text(repaired)
-            result = self._compress(work, current_tokens, focus_topic, force, report)
-            if result is work:
+            limited = self._limit_results(work, report)
+            result = self._compress(limited, current_tokens, focus_topic, force, report)
+            if result is limited and limited is not work:
+                # Nothing else to do, but the oversized results were limited: that stands
+                # (unless the run aborted, which leaves the conversation untouched).
+                result = repaired if report["aborted"] else \
+                    self._commit_limited(messages, limited, report, current_tokens)
+            elif result is work:
                 result = repaired
         finally:
             report["elapsed_ms"] = round((time.perf_counter() - started) * 1000, 2)
@@ -489,6 +500,91 @@ class CompressorEngine(ContextEngine):
             elapsed_ms=report["elapsed_ms"],
         )
         return result
+
+    def result_limit(self) -> int:
+        """Characters of text one tool result may hold in the context, wherever it sits: the
+        tool pipeline's per-result budget for this window (15% of it, 8,000..100,000
+        characters, ``hermes_plugins.tools.budget``), so a result that came in past the
+        pipeline (a host's own tool loop, an old transcript) is held as a new one would be."""
+        return budget_for_context_window(self.context_length or None).default_result_size
+
+    def _limit_results(self, messages: list[dict[str, Any]], report: dict[str, Any]) -> list[dict[str, Any]]:
+        """Tool results over ``result_limit`` clipped, in the protected head and tail too
+        (counted in the report and a warning); the same list when none is."""
+        cap = self.result_limit()
+        limited, count, cut = limit_oversized_results(messages, cap)
+        if count:
+            report["phases"]["results_limited"] = count
+            report["phases"]["result_chars_cut"] = cut
+            self._warn(
+                report, "tool_results_limited",
+                f"{count} tool result(s) over the {cap:,}-character limit of one result were "
+                f"clipped ({cut:,} characters cut; the session archive keeps the full text)",
+                results=count, chars=cut,
+            )
+        return limited
+
+    def _commit_limited(
+        self, messages: list[dict[str, Any]], limited: list[dict[str, Any]], report: dict[str, Any],
+        current_tokens: int | None,
+    ) -> list[dict[str, Any]]:
+        """The limited results alone, committed (nothing else could be condensed)."""
+        after = estimate_messages_tokens(limited)
+        report.pop("note", None)
+        return self._commit(messages, limited, report, report["before"]["tokens"], after, current_tokens)
+
+    def fit_to(self, messages: list[dict[str, Any]], target_tokens: int) -> list[dict[str, Any]]:
+        """Further passes when a compaction left the request over ``target_tokens`` (this
+        engine's own estimate of messages, which the host scales from its counted figure):
+        (1) every tool result, protected or not, held to a share of the target; (2) the tail:
+        compressed again, forced, with the tail budget halved each round, until the estimate
+        is within the target or a round makes no progress. Returns the same list when
+        nothing could be done."""
+        report = self.last_compression_report if isinstance(self.last_compression_report, dict) else None
+        current = messages
+        # (1) no single result may take more than a quarter of what the request may hold.
+        cap = max(2_000, min(self.result_limit(), target_tokens))
+        limited, count, cut = limit_oversized_results(current, cap)
+        if count:
+            current = limited
+            if report is not None:
+                phases = report.setdefault("phases", {})
+                phases["results_limited"] = phases.get("results_limited", 0) + count
+                phases["result_chars_cut"] = phases.get("result_chars_cut", 0) + cut
+        if estimate_messages_tokens(current) <= target_tokens:
+            return current
+        # (2) the tail. These runs are part of the same compaction: the counters the
+        # anti-thrash guard keeps (compressions per turn, ineffective verdicts) are left as the
+        # first run set them.
+        saved = self.tail_token_budget
+        guard = self._guard
+        stamps, compressions = len(guard.compression_turns), self.compression_count
+        verdicts = (guard.ineffective_count, guard.block_base_tokens)
+        budget = self._budget()
+        try:
+            for _ in range(6):
+                budget //= 2
+                if budget < 500:
+                    break
+                self.tail_token_budget = budget
+                out = self.compress(current, force=True)
+                if out is current:
+                    continue
+                current = out
+                if estimate_messages_tokens(current) <= target_tokens:
+                    break
+        finally:
+            self.tail_token_budget = saved
+            while len(guard.compression_turns) > stamps:
+                guard.compression_turns.pop()
+            self.compression_count = compressions
+            guard.ineffective_count, guard.block_base_tokens = verdicts
+        if report is not None and self.last_compression_report is not report:
+            # Each compress wrote a report of its own; the caller (``compaction.settle_fit``)
+            # keeps the first run's and notes what these did inside it.
+            self.last_compression_report = {**self.last_compression_report, "before": report["before"]} \
+                if isinstance(self.last_compression_report, dict) else report
+        return current
 
     def _step(self, index: int) -> None:
         if self.progress is not None:
@@ -562,7 +658,10 @@ class CompressorEngine(ContextEngine):
             pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
             cut += 1
         merged = any(start <= h < cut for h in handoffs)
-        middle = _middle_turns(pruned, start, cut) if merged else pruned[start:cut]
+        # Merged summaries reduced to their text; where the planned results land is noted in
+        # the same walk (a second walk of a 100k middle cost ~1% of a compaction).
+        positions: dict[int, int] = {}
+        middle = _middle_turns(pruned, start, cut, plan.planned, positions) if merged else pruned[start:cut]
         mark = _lap(timings, "boundaries", mark)
         if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
             return self._phase1_only(messages, plan, report, force, before_tokens)
@@ -572,9 +671,7 @@ class CompressorEngine(ContextEngine):
             if self._reads_planned(self.config.compression.summary.provider):
                 # Handed raw with where the planned ones are: the summariser judges each result
                 # once (its verdict is needed anyway) and builds the lines it shows.
-                positions: dict[int, int] = {}
-                middle = PlannedTurns(_middle_turns(pruned, start, cut, plan.planned, positions) if merged
-                                      else middle)
+                middle = PlannedTurns(middle)
                 if not merged:
                     positions = {i - start: i for i in plan.planned if start <= i < cut}
                 middle.demotions = TurnDemotions(plan, positions)
@@ -602,8 +699,16 @@ class CompressorEngine(ContextEngine):
         phases = report["phases"]
         phases["demoted"] = plan.demoted_between(0, start) + plan.demoted_between(cut, len(pruned))
         phases["demoted_in_summary"] = plan.demoted_between(start, cut) + plan.planned_between(start, cut)
-        head = pruned[:start] if pinned is None else [*pruned[:start], pinned]
-        assembled = assemble(head, body, pruned[cut:], compress_start=len(head), fallback=fallback)
+        head, tail = pruned[:start], pruned[cut:]
+        if pinned is not None:
+            if head and head[-1].get("role") == "user":
+                # Right after a head that ends on a user message the kept request would touch
+                # it: it opens the tail instead, and the summary (an assistant turn) stands
+                # between the two (a forced /compress of a short history, issue 29).
+                tail = [pinned, *tail]
+            else:
+                head = [*head, pinned]
+        assembled = assemble(head, body, tail, compress_start=len(head), fallback=fallback)
         assembled, repairs = sanitize_tool_pairs(assembled)
         assembled, stripped = strip_historical_media(assembled)
         after_tokens = estimate_messages_tokens(assembled)
@@ -612,7 +717,10 @@ class CompressorEngine(ContextEngine):
         report["tool_pairs_repaired"] += repairs
         _lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
-            return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
+            if not (self._forced_growth_ok(force, before_tokens, after_tokens)
+                    and not merged and len(assembled) < len(messages)):
+                return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
+            report["forced_growth"] = after_tokens - before_tokens
 
         self.compression_count += 1
         self._previous_summary = body
@@ -622,6 +730,20 @@ class CompressorEngine(ContextEngine):
         if error is not None:
             report["error"], report["error_kind"] = error
         return self._commit(messages, assembled, report, before_tokens, after_tokens, current_tokens)
+
+    def _forced_growth_ok(self, force: bool, before_tokens: int, after_tokens: int) -> bool:
+        """Whether a forced run (``/compress``, an overflow) uses a summary that grew the
+        estimate: asked to condense a short history, it condenses what lies between the
+        protected head and tail as the reference does, even when the framed notes are a little
+        denser than the few short messages they replace - by no more than the summary's own
+        minimum budget, and only while the result is within the threshold (the feedback says
+        the estimate rose; the report's ``forced_growth`` says by how much). A summariser that
+        writes far more is still refused, and so is rewriting an earlier summary of a history
+        this short, or a result with as many messages as before (churn, nothing condensed)."""
+        return (
+            force and after_tokens - before_tokens <= SUMMARY_MIN_TOKENS
+            and (self.threshold_tokens <= 0 or after_tokens <= self.threshold_tokens)
+        )
 
     # --- outcomes ------------------------------------------------------------------------------
 

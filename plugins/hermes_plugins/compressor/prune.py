@@ -21,7 +21,7 @@ part a summary condenses. ``prune_tool_results`` is the plan with every line bui
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -29,8 +29,10 @@ import attrs
 import xxhash
 
 from hermes_core import bounded
+from hermes_core.messages import content_text
 from hermes_core.pairing import Match, match_results, pending_calls
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.tokens import MEDIA_PART_TYPES, estimate_message_tokens
+from hermes_plugins.tools.output_limits import clip_terminal_output
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     remembered_tool_line,
@@ -80,6 +82,8 @@ class PruneStats:
 def message_tokens(message: dict[str, Any]) -> int:
     """Rough budget tokens of a message: the shared estimate plus replayed reasoning text."""
     tokens = estimate_message_tokens(message)
+    if len(message) > 3:
+        return tokens  # the estimate read the reasoning fields itself (``_extra_chars``)
     for key in _REASONING_FIELDS:
         extra = message.get(key)
         if extra and isinstance(extra, str):
@@ -168,6 +172,86 @@ def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
     return out, removed
 
 
+def media_placeholder(part: Mapping[str, Any]) -> str:
+    """The visible text that takes a media part's place: what it was, and that it was removed."""
+    kind = part.get("type")
+    if kind in IMAGE_PART_TYPES:
+        return SCREENSHOT_PLACEHOLDER
+    return f"[{kind} attachment removed to save context]"
+
+
+def demote_parts(parts: list[Any], line: str) -> tuple[list[dict[str, Any]], int]:
+    """A list-of-parts result reduced to its one-liner: ``line`` (which stands for all of its
+    text parts) followed by a placeholder for each media part; ``(parts, media replaced)``.
+    One text part: valid as a tool result for every provider shape."""
+    notes = [media_placeholder(p) for p in parts if isinstance(p, Mapping) and p.get("type") in MEDIA_PART_TYPES]
+    text = "\n".join([line, *notes])
+    return [{"type": "text", "text": text}], len(notes)
+
+
+def clip_content(content: Any, cap: int) -> tuple[Any, int]:
+    """A tool result's content held to ``cap`` characters of text: a string clipped around a
+    marker (``clip_terminal_output``: head and tail kept, the cut stated); a list of parts has
+    each text part clipped to its share of ``cap``, media left. ``(content, characters cut)``;
+    the same object when it fits."""
+    if isinstance(content, str):
+        if len(content) <= cap:
+            return content, 0
+        clipped = clip_terminal_output(content, cap)
+        return clipped, len(content) - len(clipped)
+    if not isinstance(content, list):
+        return content, 0
+    texts = [len(p["text"]) if _is_text(p) else 0 for p in content]
+    total = sum(texts)
+    if total <= cap:
+        return content, 0
+    out: list[Any] = []
+    cut = 0
+    for part, size in zip(content, texts):
+        share = max(1_000, cap * size // total) if size else 0
+        if size > share:
+            clipped = clip_terminal_output(part["text"], share)
+            cut += size - len(clipped)
+            out.append({**part, "text": clipped})
+        else:
+            out.append(part)
+    return out, cut
+
+
+def _is_text(part: Any) -> bool:
+    return isinstance(part, Mapping) and isinstance(part.get("text"), str) and part.get("type") in (None, "text", "input_text", "output_text")
+
+
+def limit_oversized_results(
+    messages: list[dict[str, Any]], cap: int
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Every tool result over ``cap`` characters of text clipped to it, wherever it sits - the
+    protected tail protects messages, not unlimited sizes (issue 28: a 50 MB result in a short
+    history). ``(messages, results limited, characters cut)``; the same list when none was.
+    A walk of the roles and string lengths only: cheap next to everything else a compaction
+    does."""
+    out: list[dict[str, Any]] | None = None
+    limited = cut = 0
+    for i, message in enumerate(messages):
+        if message.get("role") != "tool":
+            continue
+        content = message.get("content")
+        if type(content) is str:
+            if len(content) <= cap:
+                continue
+        elif not isinstance(content, list):
+            continue
+        new, removed = clip_content(content, cap)
+        if not removed:
+            continue
+        if out is None:
+            out = list(messages)
+        out[i] = {**message, "content": new}
+        limited += 1
+        cut += removed
+    return (messages if out is None else out), limited, cut
+
+
 class _Pruner:
     """One run of the passes over one list; ``changed`` maps index -> replacement message.
 
@@ -250,6 +334,8 @@ class _Pruner:
         todo: list[tuple[int, Any, Any]] = []
         demoted = 0
         demoted_at = self.demoted_at
+        list_firsts: dict[str, int] = {}
+        lists: list[int] = []
         for i, message in enumerate(messages):
             role = message.get("role")
             if role != "tool":
@@ -273,7 +359,19 @@ class _Pruner:
                 continue
             content = message.get("content")
             if type(content) is not str:
-                if content is not None and i < boundary:
+                if type(content) is list:
+                    # A list of parts: deduped by its text, demoted once the walk knows
+                    # which are older copies (``lists``).
+                    text = content_text(content)
+                    if len(text) >= MIN_PRUNE_CHARS:
+                        first = list_firsts.get(text)
+                        if first is None:
+                            list_firsts[text] = i
+                        else:
+                            _join(groups, first, i)
+                    if i < boundary:
+                        lists.append(i)
+                elif content is not None and i < boundary:
                     self.demote_at(i)
                 continue
             size = len(content)
@@ -360,6 +458,9 @@ class _Pruner:
                 changed[i] = out[i] = noted
             self.stats.deduplicated += len(members) - 1
         self.stats.demoted += demoted
+        for i in lists:
+            if i not in changed:
+                self.demote_at(i)
         # The new one-liners are left to build (``PrunePlan``): most are never needed.
         planned = self.planned
         for i, name, arguments in todo:
@@ -429,6 +530,19 @@ class _Pruner:
             self.demoted_at.add(i)
             return True
         if isinstance(content, list):
+            text = content_text(content)
+            if len(text) > self.min_prune_chars and not looks_demoted(text):
+                # Text parts: one one-liner for all of them, as for a string result; media:
+                # a visible placeholder each (``demote_parts``).
+                name, arguments = self.call_for(i, str(message.get("tool_call_id") or ""))
+                line = summarize_tool_result(name, arguments, text, message.get("_is_error"))
+                if len(line) < len(text):
+                    parts, removed = demote_parts(content, line)
+                    self._put(i, {**message, "content": parts})
+                    self.stats.demoted += 1
+                    self.stats.media_stripped += removed
+                    self.demoted_at.add(i)
+                    return True
             parts, removed = _strip_images(content, SCREENSHOT_PLACEHOLDER)
             if not removed:
                 return False

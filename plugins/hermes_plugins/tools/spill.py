@@ -58,8 +58,13 @@ def text_size(content: Any) -> int:
     return 0
 
 
+#: Text parts of every request shape: OpenAI chat and Anthropic ``text``, Responses
+#: ``input_text``/``output_text`` (issue 29: every content shape in every pass).
+_TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+
+
 def _is_text_part(part: Any) -> bool:
-    return isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    return isinstance(part, Mapping) and part.get("type") in _TEXT_PART_TYPES and isinstance(part.get("text"), str)
 
 
 def process_tool_result(content: Any, ctx: ToolCallContext) -> Any:
@@ -81,13 +86,21 @@ def process_tool_result(content: Any, ctx: ToolCallContext) -> Any:
 
 
 def _limit_page(content: Any, ctx: ToolCallContext, config: Any) -> Any:
-    if not isinstance(content, str):
-        return content
     limits = limits_from_config(config)
     offset = ctx.arguments.get("offset") if isinstance(ctx.arguments, Mapping) else None
-    # Lines first, so the page's own note about where to read on is never clipped.
-    page, _ = clip_long_lines(content, limits.max_line_length)
-    return cap_page(page, limits.max_lines, offset)
+
+    def limit(text: str) -> str:
+        # Lines first, so the page's own note about where to read on is never clipped.
+        page, _ = clip_long_lines(text, limits.max_line_length)
+        return cap_page(page, limits.max_lines, offset)
+
+    if isinstance(content, str):
+        return limit(content)
+    if isinstance(content, list):
+        # A page as a list of parts: each text part held to the same limits, media kept.
+        out = [({**part, "text": limit(part["text"])} if _is_text_part(part) else part) for part in content]
+        return content if all(a is b or a == b for a, b in zip(out, content)) else out
+    return content
 
 
 def _spiller(name: str, call_id: str, budget: BudgetConfig, ctx: Any) -> Any:
