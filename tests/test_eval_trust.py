@@ -363,7 +363,6 @@ class _Inventor(ContextEngine):
     """Condenses the middle into a summary that states a failure no result shows."""
 
     name = "inventor"
-    compress_is_local = True
 
     def compress(self, messages: list[dict[str, Any]], current_tokens: int | None = None,
                  focus_topic: str | None = None, force: bool = False) -> list[dict[str, Any]]:
