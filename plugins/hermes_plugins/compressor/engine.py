@@ -52,7 +52,6 @@ from hermes_plugins.compressor.boundaries import (
     keep_bridge,
     last_actionable_user,
     pinned_request,
-    truncate_request,
 )
 from hermes_plugins.compressor.extractive import (
     LATEST,
@@ -106,8 +105,6 @@ PREVIOUS_SUMMARY_MAX = 20_000
 GROUNDED_REQUEST_MAX = 2_500
 #: A head message over this share of the threshold is condensed rather than protected.
 HEAD_MESSAGE_SHARE = 0.10
-#: The share of the tail budget the kept newest request may take before it is truncated.
-PINNED_SHARE = 0.5
 DEFER_TOLERANCE_MIN = 4_096
 DEFER_TOLERANCE_SHARE = 0.05
 PHASES = ("prune", "boundaries", "summary", "assemble")
@@ -632,9 +629,10 @@ class CompressorEngine(ContextEngine):
         pin = pinned_request(pruned, start, cut)
         pinned: dict[str, Any] | None = None
         if pin >= 0:
-            # The newest request stays live, counted against the tail budget (and truncated
-            # with a marker when it alone would take over half of it).
-            pinned = truncate_request(pruned[pin], int(self._budget() * PINNED_SHARE))
+            # The newest request stays live and whole (a user message is never cut, issue 28),
+            # counted against the tail budget; one that alone is too large for the window is
+            # the session's to report (user_message_too_large, would_not_fit).
+            pinned = pruned[pin]
             rest = max(1, self._budget() - message_tokens(pinned))
             cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
         handoffs = _summary_positions(pruned, messages)
@@ -655,7 +653,7 @@ class CompressorEngine(ContextEngine):
         if pin < 0 and cut < len(pruned) and cut == last_actionable_user(pruned, start):
             # The tail would open with the newest request, and a summary may be merged into
             # the first tail message: keep the request apart, right before the summary.
-            pin, pinned = cut, truncate_request(pruned[cut], int(self._budget() * PINNED_SHARE))
+            pin, pinned = cut, pruned[cut]
             cut += 1
         merged = any(start <= h < cut for h in handoffs)
         # Merged summaries reduced to their text; where the planned results land is noted in
