@@ -1,0 +1,76 @@
+"""Replay a transcript as a host would have lived it: request by request, compacting where the
+engine's threshold is crossed, so the report can show each compaction where it fired.
+
+The engine runs through ``Session.open(..., persist=False)`` (the path ``eval`` takes); each
+compaction is the session's ``compress`` with what the context held at that request. The
+context size is the core's estimate (``estimate_messages_tokens``), the figure the engine's
+preflight compares with its threshold.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import attrs
+
+from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_plugins.cache_report import request_ends
+from hermes_plugins.report.data import compaction_detail
+
+
+def replay_session(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    engine: str,
+    context_length: int,
+    config: Any,
+    host: Any,
+    model: str = "",
+    home: Any = None,
+) -> dict[str, Any]:
+    """``{"engine", "window", "threshold", "context": [{"message", "tokens"}], "compactions"}``.
+
+    ``context`` holds the context size after each request (and after each compaction, at the
+    same message); ``compactions`` one ``compaction_detail`` each, in order."""
+    from hermes_core.session import Session
+
+    config = attrs.evolve(config, context=attrs.evolve(config.context, engine=engine))
+    session = Session.open(config=config, host=host, persist=False, context_length=context_length,
+                           model=model, home=home)
+    points: list[dict[str, Any]] = []
+    compactions: list[dict[str, Any]] = []
+    try:
+        threshold = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
+        ends = request_ends(messages)
+        if not ends or ends[-1] != len(messages):
+            ends.append(len(messages))
+        context: list[dict[str, Any]] = []
+        total = 0
+        start = 0
+        for end in ends:
+            if end <= start:
+                continue
+            fresh = [dict(m) for m in messages[start:end]]
+            context.extend(fresh)
+            total += sum(estimate_message_tokens(m) for m in fresh)
+            start = end
+            points.append({"message": end - 1, "tokens": total})
+            if total < threshold:
+                continue
+            result = session.compress(list(context), force=True)
+            after = list(result.messages)
+            typed = session.engine.compression_report()
+            report = dict(typed.details) if typed is not None else {"status": "compressed"}
+            detail = compaction_detail(context, after, report, message=end - 1)
+            if detail["after"]["tokens"] >= detail["before"]["tokens"]:
+                # Nothing came out smaller: no compaction happened here; the next request tries again.
+                continue
+            compactions.append(detail)
+            context = after
+            total = estimate_messages_tokens(context)
+            points.append({"message": end - 1, "tokens": total})
+    finally:
+        session.close()
+    return {"engine": engine, "window": context_length, "threshold": threshold,
+            "context": points, "compactions": compactions}
