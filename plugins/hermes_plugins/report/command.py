@@ -98,7 +98,7 @@ def report_command(state: Any, transcript: Path, html_out: Path | None, as_json:
     """One report of a session: timeline, compactions, probes, cache economy (--html FILE: one offline page)."""
     from hermes_core.cli import emit_json, fail
     from hermes_plugins.evaluation.command import show_warnings
-    from hermes_plugins.report.pages import write_html
+    from hermes_plugins.report.html import render_html
 
     names = [n.strip() for n in (engines or state.config.context.engine).split(",") if n.strip()]
     known = state.host.context_engines()
@@ -111,7 +111,10 @@ def report_command(state: Any, transcript: Path, html_out: Path | None, as_json:
     finally:
         show_warnings(state)
     if html_out is not None:
-        write_html(html_out, data)
+        try:
+            html_out.write_text(render_html(data), encoding="utf-8")
+        except OSError as exc:
+            fail(f"{html_out}: cannot write the HTML report: {exc}")
     if as_json:
         emit_json(data)
     elif html_out is None:

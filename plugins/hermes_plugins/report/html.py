@@ -99,6 +99,7 @@ if(ev){
  chart('chart-eval-probes',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:60,right:20,bottom:60},
   xAxis:{type:'category',data:rn},yAxis:{type:'value',name:'probes'},
   series:['kept','recoverable','lost'].map(function(v){return {name:v,type:'bar',stack:'p',
+   color:{kept:'#2e7d32',recoverable:'#f9a825',lost:'#c62828'}[v],
    data:runs.map(function(r){return tot(r,v);})};})});
  chart('chart-eval-tokens',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:70,right:20,bottom:60},
   xAxis:{type:'category',data:rn},yAxis:{type:'value',name:'tokens'},
@@ -113,6 +114,7 @@ if(cr){
   xAxis:{type:'category',data:t.map(function(x){return x.index;}),name:'request'},
   yAxis:[{type:'value',name:'tokens'},{type:'value',name:'saving %',min:0,max:100}],
   dataZoom:[{type:'inside'},{type:'slider'}],
+  color:['#2e7d32','#f9a825','#c62828','#111'],
   series:[{name:'cache read',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.cache_read_tokens;})},
    {name:'cache write',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.cache_write_tokens;})},
    {name:'uncached',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.uncached_tokens;})},

@@ -10,7 +10,6 @@ transcript).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 from hermes_core.tokens import estimate_message_tokens
@@ -73,15 +72,3 @@ def eval_page(sources: Sequence[str], report: Mapping[str, Any]) -> dict[str, An
 def cache_page(source: str, report: Mapping[str, Any]) -> dict[str, Any]:
     """``cache-report --html``: per-request cache economy and prefix breaks."""
     return _redacted({"command": "cache-report", "source": source, "cache": dict(report)})
-
-
-def write_html(path: Path, data: Mapping[str, Any]) -> None:
-    """Render ``data`` into ``path``; a file that cannot be written exits 2 with one line."""
-    from hermes_core.cli import fail
-    from hermes_plugins.report.html import render_html
-
-    text = render_html(data)
-    try:
-        path.write_text(text, encoding="utf-8")
-    except OSError as exc:
-        fail(f"{path}: cannot write the HTML report: {exc}")
