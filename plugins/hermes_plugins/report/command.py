@@ -28,7 +28,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     from hermes_plugins.cache_report import CacheSimulator, replay, specs_from_transcript
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
-    from hermes_plugins.report.data import timeline
+    from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
     from hermes_plugins.report.replay import replay_session
     from hermes_core.tokens import estimate_messages_tokens
@@ -61,6 +61,12 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
         cache = simulator.report()
         cache["ttl"] = ctx.cache_ttl
     compactions = lived["compactions"]
+    hidden = limit_detail(compactions)
+    note = (f"The session replayed request by request with the {engines[0]} engine at a {size:,}-token window: "
+            f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    if hidden:
+        note += (f" The summary text and spans of {hidden} compaction(s) in the middle are not shown (the first "
+                 f"and last {DETAIL_EACH_END} are); their figures are in the table.")
     return _redacted({
         "command": "report",
         "source": str(path),
@@ -69,9 +75,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
         "timeline": timeline(messages, window=lived["window"], threshold=lived["threshold"],
                              context=lived["context"], compactions=compactions),
         "compactions": compactions,
-        "compactions_note": (f"The session replayed request by request with the {engines[0]} engine at a "
-                             f"{size:,}-token window: a compaction fires where the context reaches the "
-                             f"threshold ({lived['threshold']:,} tokens)."),
+        "compactions_note": note,
         "eval": ev,
         "cache": cache,
     })

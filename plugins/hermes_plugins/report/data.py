@@ -26,9 +26,14 @@ from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 #: Most points (messages or buckets of them) a timeline holds; longer sessions are aggregated.
 MAX_POINTS = 600
 #: Rows of a condensed span shown before and after a compaction (the rest is counted).
-SPAN_ROWS = 120
+SPAN_ROWS = 60
+#: Compactions shown in full (summary text, spans): the first and last this many each; the
+#: figures of every compaction are always there.
+DETAIL_EACH_END = 6
 #: Characters of a message shown in a span row (the rest is counted in the row).
 ROW_CHARS = 240
+#: Archive references named in one span row (the rest is counted).
+ROW_REFS = 8
 #: Characters of a summary shown (the rest is counted).
 SUMMARY_CHARS = 20_000
 
@@ -133,7 +138,10 @@ def _row(index: int | None, message: Mapping[str, Any]) -> dict[str, Any]:
     }
     refs = message.get("_refs") or ((message["_ref"],) if message.get("_ref") else ())
     if refs:
-        row["archive_refs"] = [str(r) for r in refs]
+        # A summary stands for every message it replaced: name the first few, count the rest.
+        row["archive_refs"] = [str(r) for r in refs[:ROW_REFS]]
+        if len(refs) > ROW_REFS:
+            row["archive_refs_not_shown"] = len(refs) - ROW_REFS
     if message.get("_summary") or message.get("_compressed_summary"):
         row["summary"] = True
     return row
@@ -183,3 +191,17 @@ def compaction_detail(
         "span_before": _rows([_row(i, before[i]) for i in sorted(condensed)]),
         "span_after": _rows([_row(i, m) for i, m in enumerate(after) if id(m) in made_ids]),
     }
+
+
+def limit_detail(compactions: list[dict[str, Any]]) -> int:
+    """Keep the summary text and spans of the first and last ``DETAIL_EACH_END`` compactions
+    only (a long session compacts dozens of times); the others keep their figures and say
+    ``detail_not_shown``. Returns how many lost their detail."""
+    if len(compactions) <= 2 * DETAIL_EACH_END:
+        return 0
+    middle = compactions[DETAIL_EACH_END:-DETAIL_EACH_END]
+    for compaction in middle:
+        for key in ("summary_text", "span_before", "span_after", "archive_refs"):
+            compaction.pop(key, None)
+        compaction["detail_not_shown"] = True
+    return len(middle)

@@ -52,6 +52,7 @@ padding:8px 12px;min-width:150px}.card b{display:block;font-size:18px}.warn{colo
 _JS = """
 (function(){
 var data=JSON.parse(document.getElementById('hermes-report-data').textContent);
+var view=JSON.parse(document.getElementById('hermes-report-view').textContent);
 var charts=[];
 function chart(id,option){var el=document.getElementById(id);if(!el)return;
  var c=echarts.init(el,null,{renderer:'canvas'});option.aria={enabled:true};option.animation=false;
@@ -106,21 +107,19 @@ if(ev){
   series:[{name:'tokens before',type:'bar',data:runs.map(function(r){return r.tokens_before;})},
    {name:'tokens after',type:'bar',data:runs.map(function(r){return r.tokens_after;})}]});
 }
-var cr=data.cache;
-if(cr){
- var t=cr.turns,ci=0,cc=0,saving=[];
- t.forEach(function(x){ci+=x.input_tokens;cc+=x.cost_ratio*x.input_tokens;saving.push(ci?+(100*(1-cc/ci)).toFixed(2):0);});
+var cv=view.cache;
+if(cv){
  chart('chart-cache',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:70,right:60,bottom:70},
-  xAxis:{type:'category',data:t.map(function(x){return x.index;}),name:'request'},
+  color:['#2e7d32','#f9a825','#c62828','#111'],
+  xAxis:{type:'category',data:cv.labels,name:'request'},
   yAxis:[{type:'value',name:'tokens'},{type:'value',name:'saving %',min:0,max:100}],
   dataZoom:[{type:'inside'},{type:'slider'}],
-  color:['#2e7d32','#f9a825','#c62828','#111'],
-  series:[{name:'cache read',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.cache_read_tokens;})},
-   {name:'cache write',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.cache_write_tokens;})},
-   {name:'uncached',type:'bar',stack:'t',large:true,data:t.map(function(x){return x.uncached_tokens;})},
-   {name:'cumulative saving %',type:'line',yAxisIndex:1,showSymbol:false,data:saving,
-    markPoint:{data:t.filter(function(x){return x.break;}).map(function(x){
-     return {name:'break',coord:[String(x.index),0],value:'break',symbol:'triangle',symbolSize:12};})}}]});
+  series:[{name:'cache read',type:'bar',stack:'t',large:true,data:cv.read},
+   {name:'cache write',type:'bar',stack:'t',large:true,data:cv.write},
+   {name:'uncached',type:'bar',stack:'t',large:true,data:cv.uncached},
+   {name:'cumulative saving %',type:'line',yAxisIndex:1,showSymbol:false,data:cv.saving,
+    markPoint:{data:cv.breaks.map(function(slot){
+     return {name:'break',coord:[slot,0],value:'break',symbol:'triangle',symbolSize:12};})}}]});
 }
 document.body.setAttribute('data-charts',String(charts.length));
 })();
@@ -240,6 +239,8 @@ def _span(rows: Mapping[str, Any], path: str, title: str) -> str:
     body = []
     for i, row in enumerate(rows["rows"]):
         refs = ", ".join(row.get("archive_refs") or ())
+        if row.get("archive_refs_not_shown"):
+            refs += f" and {row['archive_refs_not_shown']:,} more"
         text = ("[summary] " if row.get("summary") else "") + row["text"]
         body.append(_num(row["index"], f"{path}.rows.{i}.index") + _td(row["role"])
                     + _num(row["tokens"], f"{path}.rows.{i}.tokens") + _td(refs) + _td(text))
@@ -265,6 +266,8 @@ def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:
                        "kept unchanged", "condensed", *[k.replace("_", " ") for k in phase_keys]],
                       rows, caption="Compactions", numeric_from=0))
     for i, c in enumerate(comps):
+        if c.get("detail_not_shown"):
+            continue
         summary = c.get("summary") or {}
         out.append(f"<h3>Compaction {i + 1} (at message {c['message']:,})</h3>")
         facts = []
@@ -390,24 +393,52 @@ def _cache(cr: Mapping[str, Any]) -> str:
         out.append(_table(["request", "cause", "byte", "why"], rows, caption="Prefix breaks", numeric_from=0))
     else:
         out.append("<p>No prefix break: every request extended the one before it.</p>")
+    cv = cache_view(cr["turns"])
     rows = []
-    cum_in = 0.0
-    cum_cost = 0.0
-    for i, t in enumerate(cr["turns"]):
-        cost = t["cost_ratio"] * t["input_tokens"]
-        cum_in += t["input_tokens"]
-        cum_cost += cost
-        p = f"cache.turns.{i}"
-        rows.append(_num(t["index"], f"{p}.index") + _num(t["messages"], f"{p}.messages")
-                    + _num(t["input_tokens"], f"{p}.input_tokens") + _num(t["cache_read_tokens"], f"{p}.cache_read_tokens")
-                    + _num(t["cache_write_tokens"], f"{p}.cache_write_tokens")
-                    + _num(t["uncached_tokens"], f"{p}.uncached_tokens") + _num(t["cost_ratio"], f"{p}.cost_ratio")
-                    + _num(round(cost)) + _num(f"{(1 - cum_cost / cum_in) * 100:.1f}%" if cum_in else "-"))
-    out.append("<h3>Per request</h3>")
-    out.append(_rows_table(["request", "messages", "input", "cache read", "cache write", "uncached", "cost ratio",
-                            "cost", "cumulative saving"], rows, caption="Per request", numeric_from=0))
+    single = cv["bucket_size"] == 1
+    for slot, label in enumerate(cv["labels"]):
+        p = f"cache.turns.{slot}" if single else None
+        rows.append(_td(label) + _num(cv["messages"][slot], p and f"{p}.messages")
+                    + _num(cv["input"][slot], p and f"{p}.input_tokens") + _num(cv["read"][slot], p and f"{p}.cache_read_tokens")
+                    + _num(cv["write"][slot], p and f"{p}.cache_write_tokens")
+                    + _num(cv["uncached"][slot], p and f"{p}.uncached_tokens") + _num(cv["cost"][slot])
+                    + _num(f"{cv['saving'][slot]:.1f}%"))
+    out.append("<h3>Per request</h3>" if single else
+               f"<h3>Per {cv['bucket_size']:,} requests ({len(cr['turns']):,} requests, summed)</h3>")
+    out.append(_rows_table(["request" + ("" if single else "s"), "messages" if single else "messages (last)",
+                            "input", "cache read", "cache write", "uncached", "cost", "cumulative saving"],
+                           rows, caption="Per request"))
     out.append("</section>")
     return "".join(out)
+
+
+def cache_view(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The per-request series of the cache chart and its table: one slot per request, or per
+    bucket of requests (summed) past ``MAX_POINTS``; cost in uncached-token equivalents and the
+    cumulative saving against no caching at the end of each slot."""
+    from hermes_plugins.report.data import buckets
+
+    ranges = buckets(len(turns))
+    view: dict[str, Any] = {"bucket_size": (ranges[0][1] - ranges[0][0]) if ranges else 1, "labels": [],
+                            "messages": [], "input": [], "read": [], "write": [], "uncached": [], "cost": [],
+                            "saving": [], "breaks": []}
+    cum_in = cum_cost = 0.0
+    for slot, (start, end) in enumerate(ranges):
+        part = turns[start:end]
+        first, last = part[0]["index"], part[-1]["index"]
+        view["labels"].append(str(first) if first == last else f"{first}-{last}")
+        view["messages"].append(part[-1]["messages"])
+        for key, field in (("input", "input_tokens"), ("read", "cache_read_tokens"),
+                           ("write", "cache_write_tokens"), ("uncached", "uncached_tokens")):
+            view[key].append(sum(t[field] for t in part))
+        cost = sum(t["cost_ratio"] * t["input_tokens"] for t in part)
+        view["cost"].append(round(cost))
+        cum_in += view["input"][-1]
+        cum_cost += cost
+        view["saving"].append(round((1 - cum_cost / cum_in) * 100, 2) if cum_in else 0.0)
+        if any(t.get("break") for t in part):
+            view["breaks"].append(slot)
+    return view
 
 
 # --- the page ------------------------------------------------------------------------------
@@ -444,6 +475,7 @@ def render_html(data: Mapping[str, Any]) -> str:
         parts.append(_cache(data["cache"]))
         nav.append('<a href="#cache">Cache</a>')
     warnings = "".join(f'<p class="warn">warning: {_e(w)}</p>' for w in data.get("warnings") or ())
+    view = {"cache": cache_view(data["cache"]["turns"]) if data.get("cache") else None}
     return (
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -453,5 +485,6 @@ def render_html(data: Mapping[str, Any]) -> str:
         f"ECharts {ECHARTS_VERSION}, inlined). Every chart has a table with its figures below it.</p>"
         f"<nav>{''.join(nav)}</nav>{warnings}{''.join(parts)}"
         f'<script id="hermes-report-data" type="application/json">{_script_json(data)}</script>'
+        f'<script id="hermes-report-view" type="application/json">{_script_json(view)}</script>'
         f"<script>{echarts_source()}</script><script>{_JS}</script></body></html>\n"
     )

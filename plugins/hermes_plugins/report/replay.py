@@ -40,6 +40,7 @@ def replay_session(
                            model=model, home=home)
     points: list[dict[str, Any]] = []
     compactions: list[dict[str, Any]] = []
+    listed: set[str] = set()  # archive references named by an earlier compaction
     try:
         threshold = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
         ends = request_ends(messages)
@@ -66,6 +67,9 @@ def replay_session(
             if detail["after"]["tokens"] >= detail["before"]["tokens"]:
                 # Nothing came out smaller: no compaction happened here; the next request tries again.
                 continue
+            # A summary carries the references of the summaries before it: name only the new ones.
+            detail["archive_refs"] = [r for r in detail["archive_refs"] if r not in listed]
+            listed.update(detail["archive_refs"])
             compactions.append(detail)
             context = after
             total = estimate_messages_tokens(context)
