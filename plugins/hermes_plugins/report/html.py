@@ -19,6 +19,7 @@ import html
 import json
 from collections.abc import Mapping, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 ECHARTS_VERSION = "5.6.0"
@@ -456,7 +457,9 @@ def echarts_source() -> str:
 
 def render_html(data: Mapping[str, Any]) -> str:
     """The whole page for ``data`` (a report dict; see ``report.data``)."""
-    title = f"hermes-ctx {data.get('command', 'report')}: {data.get('source', '')}"
+    source = str(data.get("source", ""))
+    # The file's name heads the page (the full path is in the line below it).
+    title = f"hermes-ctx {data.get('command', 'report')}: " + ", ".join(Path(p).name for p in source.split(", "))
     parts: list[str] = []
     nav: list[str] = []
     if data.get("timeline"):
@@ -481,7 +484,7 @@ def render_html(data: Mapping[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{_e(title)}</title><style>{_CSS}.sr{{position:absolute;left:-9999px}}</style></head><body>"
         f"<h1>{_e(title)}</h1>"
-        f'<p class="meta">Made by hermes-ctx {_e(data.get("command", "report"))}; opens offline (charts: Apache '
+        f'<p class="meta">{_e(source)}. Made by hermes-ctx {_e(data.get("command", "report"))}; opens offline (charts: Apache '
         f"ECharts {ECHARTS_VERSION}, inlined). Every chart has a table with its figures below it.</p>"
         f"<nav>{''.join(nav)}</nav>{warnings}{''.join(parts)}"
         f'<script id="hermes-report-data" type="application/json">{_script_json(data)}</script>'
