@@ -123,7 +123,7 @@ def test_report_page_and_tables_without_javascript(chromium: Any, transcript: Pa
     out = tmp_path / "r.html"
     data = run_json("report", str(transcript), "--context-length", "16000", "--engine", "compressor,window",
                     "--json", "--html", str(out))
-    check_page(chromium, out, {key: data[key] for key in ("timeline", "compactions", "eval", "cache")}).close()
+    check_page(chromium, out, {key: data[key] for key in ("timeline", "compactions", "eval", "probes", "cache")}).close()
     page, watch = open_page(chromium, out, javascript=False)
     assert watch.network == []
     text = page.inner_text("body")

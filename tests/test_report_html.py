@@ -262,8 +262,17 @@ def test_report_command_json_is_the_page_data(transcript: Path, tmp_path: Path) 
     page = out.read_text(encoding="utf-8")
     assert page_data(page) == data
     assert data["compactions"] and data["eval"]["files"][0]["runs"] and data["cache"]["turns"]
-    for key in ("timeline", "compactions", "eval", "cache"):
+    for key in ("timeline", "compactions", "eval", "probes", "cache"):
         assert assert_figures_match(page, data[key], key) > 0
+    # Every probe listed with its verdict: the same counts as eval's run of the same engine.
+    for evaluated, detail in zip(data["eval"]["files"][0]["runs"], data["probes"]):
+        assert detail["engine"] == evaluated["engine"]
+        for kind, counts in evaluated["probes"].items():
+            assert detail["counts"][kind] == {v: counts[v] for v in ("kept", "recoverable", "lost")}
+        listed = [r for r in detail["rows"] if r["verdict"] != "kept"]
+        assert len(listed) == sum(c["recoverable"] + c["lost"] for c in evaluated["probes"].values())
+    window = data["probes"][1]
+    assert any(r["verdict"] == "recoverable" and r["archive_ref"] for r in window["rows"])
 
 
 def test_report_without_outputs_prints_one_line(transcript: Path) -> None:

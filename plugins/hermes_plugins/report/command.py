@@ -39,8 +39,13 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     size = window or _model_window(state, engines[0], model)
     lived = replay_session(messages, engine=engines[0], context_length=size, config=state.config,
                            host=state.host, model=model, home=state.home_path)
+    from hermes_plugins.report.probes import probe_details
+
     runs = []
+    details = []
     for name in engines:
+        details.append(probe_details(messages, engine=name, context_length=size, config=state.config,
+                                     host=state.host, model=model, home=state.home_path))
         run = evaluate(messages, engine=name, context_length=size, config=state.config, host=state.host,
                        model=model, home=state.home_path)
         run.pop("_after", None)
@@ -77,6 +82,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
         "compactions": compactions,
         "compactions_note": note,
         "eval": ev,
+        "probes": details,
         "cache": cache,
     })
 

@@ -355,6 +355,37 @@ def _eval(ev: Mapping[str, Any]) -> str:
     return "".join(out)
 
 
+ORDER_COLUMNS = ("verdict", "kind", "message", "archive ref", "probe")
+
+
+def _probes(runs: Sequence[Mapping[str, Any]]) -> str:
+    out = ['<section id="probes"><h2>Every probe: where it came from, where to get it back</h2>',
+           '<p class="meta">Each probe of each run, lost first: the message it came from (index in the '
+           "transcript) and the archive reference of that message's original (context_expand / hermes-ctx "
+           "history show), when it was archived.</p>"]
+    for r, run in enumerate(runs):
+        out.append(f"<h3>{_e(run['engine'])} @ {run['context_length']:,}</h3>")
+        rows = []
+        for kind, counts in run["counts"].items():
+            rows.append(_td(kind) + "".join(_num(counts[v], f"probes.{r}.counts.{kind}.{v}")
+                                            for v in ("kept", "recoverable", "lost")))
+        out.append(_table(["kind", "kept", "recoverable", "lost"], rows, caption="Probe verdicts per kind"))
+        rows = []
+        for j, row in enumerate(run["rows"]):
+            p = f"probes.{r}.rows.{j}"
+            rows.append(_td(row["verdict"], f"{p}.verdict") + _td(row["kind"], f"{p}.kind")
+                        + _num(row["message"], f"{p}.message") + _td(row.get("archive_ref") or "-")
+                        + _td(row["probe"], f"{p}.probe"))
+        if rows:
+            out.append(_rows_table(list(ORDER_COLUMNS), rows,
+                                   caption="Probes", numeric_from=len(ORDER_COLUMNS)))
+        if run.get("not_shown"):
+            out.append(f'<p class="meta">{run["not_shown"]:,} more probes not listed (lost ones are listed first; '
+                       "every probe is counted in the table above).</p>")
+    out.append("</section>")
+    return "".join(out)
+
+
 def _cache(cr: Mapping[str, Any]) -> str:
     from hermes_plugins.cache_report import READ_PRICE, WRITE_PRICE
 
@@ -474,6 +505,9 @@ def render_html(data: Mapping[str, Any]) -> str:
     if data.get("eval"):
         parts.append(_eval(data["eval"]))
         nav.append('<a href="#eval">Probes</a>')
+    if data.get("probes"):
+        parts.append(_probes(data["probes"]))
+        nav.append('<a href="#probes">Every probe</a>')
     if data.get("cache"):
         parts.append(_cache(data["cache"]))
         nav.append('<a href="#cache">Cache</a>')
