@@ -194,6 +194,27 @@ def test_replay_compacts_where_the_threshold_is_crossed(tmp_path: Path) -> None:
     assert points[-1]["message"] == len(messages) - 1
 
 
+def test_replay_backs_off_after_a_compaction_that_frees_nothing(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    from hermes_core.compaction import ManualCompression
+    from hermes_core.session import Session
+
+    calls: list[int] = []
+
+    def nothing(self: Any, messages: list[dict[str, Any]], *args: Any, **kwargs: Any) -> Any:
+        calls.append(len(messages))
+        return ManualCompression(messages=list(messages), feedback=None)
+
+    monkeypatch.setattr(Session, "compress", nothing)
+    messages = session(40)
+    lived = replay_session(messages, engine="compressor", context_length=16_000, config=load_config(),
+                           host=PluginHost.create(), home=tmp_path)
+    assert lived["compactions"] == []
+    requests_over = sum(1 for p in lived["context"] if p["tokens"] >= lived["threshold"])
+    assert 0 < len(calls) < requests_over
+    assert lived["context"][-1]["tokens"] == sum(estimate_message_tokens(m) for m in messages)
+
+
 # --- the page -------------------------------------------------------------------------------
 
 

@@ -18,6 +18,11 @@ from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
 from hermes_plugins.cache_report import request_ends
 from hermes_plugins.report.data import compaction_detail
 
+#: After a compaction that freed nothing, the next try waits until the context has grown by
+#: this share of the window (a host's engine backs off too; trying at every request would
+#: make a long session's report quadratic).
+RETRY_GROWTH = 0.05
+
 
 def replay_session(
     messages: Sequence[Mapping[str, Any]],
@@ -49,6 +54,7 @@ def replay_session(
         context: list[dict[str, Any]] = []
         total = 0
         start = 0
+        retry_at = 0
         for end in ends:
             if end <= start:
                 continue
@@ -57,7 +63,7 @@ def replay_session(
             total += sum(estimate_message_tokens(m) for m in fresh)
             start = end
             points.append({"message": end - 1, "tokens": total})
-            if total < threshold:
+            if total < max(threshold, retry_at):
                 continue
             result = session.compress(list(context), force=True)
             after = list(result.messages)
@@ -65,7 +71,8 @@ def replay_session(
             report = dict(typed.details) if typed is not None else {"status": "compressed"}
             detail = compaction_detail(context, after, report, message=end - 1)
             if detail["after"]["tokens"] >= detail["before"]["tokens"]:
-                # Nothing came out smaller: no compaction happened here; the next request tries again.
+                # Nothing came out smaller: no compaction happened here.
+                retry_at = total + max(1, int(context_length * RETRY_GROWTH))
                 continue
             # A summary carries the references of the summaries before it: name only the new ones.
             detail["archive_refs"] = [r for r in detail["archive_refs"] if r not in listed]
