@@ -330,9 +330,12 @@ def _eval(ev: Mapping[str, Any]) -> str:
                         + _num(run["savings"], f"{p}.savings", pct=True) + _num(run["elapsed_ms"], f"{p}.elapsed_ms")
                         + _num(run["valid"], f"{p}.valid") + _num(run.get("invented_failures"), f"{p}.invented_failures")
                         + _num(run["last_request_verbatim"], f"{p}.last_request_verbatim")
+                        + "".join(_num(sum(c[v] for c in run["probes"].values()))
+                                  for v in ("kept", "recoverable", "lost"))
                         + _td("; ".join(run.get("failed") or ()) or "-"))
         out.append(_table(["engine", "window", "tokens before", "tokens after", "counted", "limit", "saved", "ms",
-                           "valid", "invented", "last request verbatim", "failed"], rows, caption="Runs"))
+                           "valid", "invented", "last request verbatim", "probes kept", "recoverable", "lost",
+                           "failed"], rows, caption="Runs"))
         rows = []
         for r, run in enumerate(item["runs"]):
             for kind, counts in run["probes"].items():
