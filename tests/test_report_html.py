@@ -283,6 +283,10 @@ def test_report_command_json_is_the_page_data(transcript: Path, tmp_path: Path) 
     page = out.read_text(encoding="utf-8")
     assert page_data(page) == data
     assert data["compactions"] and data["eval"]["files"][0]["runs"] and data["cache"]["turns"]
+    # The cache is priced on the replayed requests: each compaction rewrites the history once.
+    breaks = [t for t in data["cache"]["turns"] if t["break"]]
+    assert len(breaks) == len(data["compactions"])
+    assert {b["break"]["cause"] for b in breaks} <= {"history_rewritten", "system_prompt_changed"}
     for key in ("timeline", "compactions", "eval", "probes", "cache"):
         assert assert_figures_match(page, data[key], key) > 0
     # Every probe listed with its verdict: the same counts as eval's run of the same engine.

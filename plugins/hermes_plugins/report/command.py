@@ -25,21 +25,41 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core import PayloadContext
-    from hermes_plugins.cache_report import CacheSimulator, replay, specs_from_transcript
+    from hermes_plugins.cache_report import CacheSimulator, RequestSpec, replay
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
-    from hermes_plugins.report.replay import replay_session
+    from hermes_plugins.report.probes import probe_details
+    from hermes_plugins.report.replay import lived_requests
     from hermes_core.tokens import estimate_messages_tokens
 
     transcript = load_for_cli(state, path, transcript_format, transcript_index)
     messages = list(transcript.chat_messages())
     model = model or str(transcript.model or "")
     size = window or _model_window(state, engines[0], model)
-    lived = replay_session(messages, engine=engines[0], context_length=size, config=state.config,
-                           host=state.host, model=model, home=state.home_path)
-    from hermes_plugins.report.probes import probe_details
+    # The cache is priced on the requests of the replayed session: after a compaction the
+    # history is rewritten, and the prefix break it causes is what the section explains.
+    lived: dict[str, Any] = {}
+    requests = lived_requests(messages, engine=engines[0], context_length=size, config=state.config,
+                              host=state.host, model=model, home=state.home_path, into=lived)
+    tools = tuple(transcript.tools)
+
+    def specs() -> Any:
+        for sent in requests:
+            if sent and sent[0].get("role") == "system" and isinstance(sent[0].get("content"), str):
+                yield RequestSpec(system=sent[0]["content"], tools=tools, messages=sent[1:])
+            else:
+                yield RequestSpec(system=transcript.system_prompt or "", tools=tools, messages=sent)
+
+    ctx = PayloadContext(provider=provider, model=model, session_id="hermes-ctx-report", config=state.config,
+                         cache_ttl=ttl or state.config.prompt_caching.cache_ttl)
+    simulator = CacheSimulator(provider)
+    for payload in replay(specs(), state.host.payload_cache_layout, ctx):
+        simulator.add(payload)
+    cache: dict[str, Any] | None = simulator.report() if simulator.turns else None
+    if cache is not None:
+        cache["ttl"] = ctx.cache_ttl
 
     runs = []
     details = []
@@ -55,20 +75,12 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
             "runs": runs}
     ev: dict[str, Any] = {"files": [item]}
     ev["failed_runs"] = failed_runs(ev)
-    cache: dict[str, Any] | None = None
-    specs = specs_from_transcript(transcript)
-    if specs:
-        ctx = PayloadContext(provider=provider, model=model, session_id="hermes-ctx-report", config=state.config,
-                             cache_ttl=ttl or state.config.prompt_caching.cache_ttl)
-        simulator = CacheSimulator(provider)
-        for payload in replay(specs, state.host.payload_cache_layout, ctx):
-            simulator.add(payload)
-        cache = simulator.report()
-        cache["ttl"] = ctx.cache_ttl
     compactions = lived["compactions"]
     hidden = limit_detail(compactions)
     note = (f"The session replayed request by request with the {engines[0]} engine at a {size:,}-token window: "
             f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    note += (" The cache economy below prices the requests of this replay, so each compaction's rewrite of the "
+             "history shows as a prefix break.")
     if hidden:
         note += (f" The summary text and spans of {hidden} compaction(s) in the middle are not shown (the first "
                  f"and last {DETAIL_EACH_END} are); their figures are in the table.")

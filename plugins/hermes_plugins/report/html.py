@@ -419,7 +419,7 @@ def _cache(cr: Mapping[str, Any]) -> str:
         for t in breaks:
             b = t["break"]
             i = t["index"]
-            where = f" at message {b['message']}" if b.get("message") is not None else ""
+            where = f" (message {b['message']} of that request)" if b.get("message") is not None else ""
             rows.append(_num(i, f"cache.turns.{i}.index") + _td(b["cause"], f"cache.turns.{i}.break.cause")
                         + _num(b["byte"], f"cache.turns.{i}.break.byte")
                         + _td(CAUSE_TEXT.get(b["cause"], b["cause"]) + where + f"; the cache is read up to byte "

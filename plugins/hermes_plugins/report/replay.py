@@ -9,7 +9,7 @@ preflight compares with its threshold.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -38,6 +38,28 @@ def replay_session(
 
     ``context`` holds the context size after each request (and after each compaction, at the
     same message); ``compactions`` one ``compaction_detail`` each, in order."""
+    into: dict[str, Any] = {}
+    for _request in lived_requests(messages, engine=engine, context_length=context_length, config=config,
+                                   host=host, model=model, home=home, into=into):
+        pass
+    return into
+
+
+def lived_requests(
+    messages: Sequence[Mapping[str, Any]],
+    *,
+    engine: str,
+    context_length: int,
+    config: Any,
+    host: Any,
+    into: dict[str, Any],
+    model: str = "",
+    home: Any = None,
+) -> Iterator[list[dict[str, Any]]]:
+    """The messages of each request the replayed session sends (compacted where it fired), in
+    order; when exhausted, ``into`` holds what ``replay_session`` returns. A message object
+    stays the same object from request to request until a compaction replaces it (the cache
+    simulator compares by identity)."""
     from hermes_core.session import Session
 
     config = attrs.evolve(config, context=attrs.evolve(config.context, engine=engine))
@@ -46,6 +68,7 @@ def replay_session(
     points: list[dict[str, Any]] = []
     compactions: list[dict[str, Any]] = []
     listed: set[str] = set()  # archive references named by an earlier compaction
+    threshold = context_length
     try:
         threshold = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
         ends = request_ends(messages)
@@ -63,25 +86,25 @@ def replay_session(
             total += sum(estimate_message_tokens(m) for m in fresh)
             start = end
             points.append({"message": end - 1, "tokens": total})
-            if total < max(threshold, retry_at):
-                continue
-            result = session.compress(list(context), force=True)
-            after = list(result.messages)
-            typed = session.engine.compression_report()
-            report = dict(typed.details) if typed is not None else {"status": "compressed"}
-            detail = compaction_detail(context, after, report, message=end - 1)
-            if detail["after"]["tokens"] >= detail["before"]["tokens"]:
-                # Nothing came out smaller: no compaction happened here.
-                retry_at = total + max(1, int(context_length * RETRY_GROWTH))
-                continue
-            # A summary carries the references of the summaries before it: name only the new ones.
-            detail["archive_refs"] = [r for r in detail["archive_refs"] if r not in listed]
-            listed.update(detail["archive_refs"])
-            compactions.append(detail)
-            context = after
-            total = estimate_messages_tokens(context)
-            points.append({"message": end - 1, "tokens": total})
+            if total >= max(threshold, retry_at):
+                result = session.compress(list(context), force=True)
+                after = list(result.messages)
+                typed = session.engine.compression_report()
+                report = dict(typed.details) if typed is not None else {"status": "compressed"}
+                detail = compaction_detail(context, after, report, message=end - 1)
+                if detail["after"]["tokens"] >= detail["before"]["tokens"]:
+                    # Nothing came out smaller: no compaction happened here.
+                    retry_at = total + max(1, int(context_length * RETRY_GROWTH))
+                else:
+                    # A summary carries the references of the summaries before it: name only the new ones.
+                    detail["archive_refs"] = [r for r in detail["archive_refs"] if r not in listed]
+                    listed.update(detail["archive_refs"])
+                    compactions.append(detail)
+                    context = after
+                    total = estimate_messages_tokens(context)
+                    points.append({"message": end - 1, "tokens": total})
+            yield list(context)
     finally:
         session.close()
-    return {"engine": engine, "window": context_length, "threshold": threshold,
-            "context": points, "compactions": compactions}
+        into.update({"engine": engine, "window": context_length, "threshold": threshold,
+                     "context": points, "compactions": compactions})
