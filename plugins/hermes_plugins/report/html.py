@@ -80,7 +80,7 @@ if(tl){
  }
  chart('chart-timeline',{tooltip:{trigger:'axis'},legend:{type:'scroll',top:0},grid:{top:40,left:60,right:70,bottom:70},
   xAxis:{type:'category',data:labels,name:'message'},
-  yAxis:[{type:'value',name:'tokens per message'},{type:'value',name:'context tokens',
+  yAxis:[{type:'value',name:size>1?'tokens per '+size+' messages':'tokens per message'},{type:'value',name:'context tokens',
    max:function(v){return Math.max(v.max,tl.window||0);}}],
   dataZoom:[{type:'inside'},{type:'slider'}],series:series});
 }
