@@ -133,6 +133,23 @@ def test_report_page_and_tables_without_javascript(chromium: Any, transcript: Pa
     page.close()
 
 
+def test_ten_thousand_messages_load_aggregated(chromium: Any, tmp_path: Path) -> None:
+    from hermes_plugins.report.data import MAX_POINTS, timeline
+    from hermes_plugins.report.html import render_html
+    from test_compressor_support import work_history
+
+    messages = work_history(2_500, result_chars=400)
+    page_path = tmp_path / "10k.html"
+    page_path.write_text(render_html({"command": "compress", "source": "10k.json", "timeline": timeline(messages)}),
+                         encoding="utf-8")
+    page, watch = open_page(chromium, page_path)
+    assert watch.errors == [] and watch.network == []
+    assert page.query_selector("#chart-timeline").evaluate(PAINTED) > 1_000
+    bars = page.evaluate(SERIES, "chart-timeline")[0]["data"]
+    assert len(messages) > 10_000 and len(bars) <= MAX_POINTS
+    page.close()
+
+
 def test_real_session_report(chromium: Any, real_sessions_dir: Path, tmp_path: Path) -> None:
     source = real_sessions_dir / "claude-code_8463c716.jsonl"
     out = tmp_path / "real.html"

@@ -95,8 +95,9 @@ if(comps.length){
 }
 var ev=data.eval;
 if(ev){
- var runs=[];ev.files.forEach(function(f){f.runs.forEach(function(r){runs.push(r);});});
- var rn=runs.map(function(r){return r.engine+' @ '+r.context_length.toLocaleString('en-US');});
+ var runs=[],rn=[],many=ev.files.length>1;
+ ev.files.forEach(function(f){f.runs.forEach(function(r){runs.push(r);
+  rn.push((many?f.file.split('/').pop()+': ':'')+r.engine+' @ '+r.context_length.toLocaleString('en-US'));});});
  var tot=function(r,v){var s=0;for(var k in r.probes){s+=r.probes[k][v];}return s;};
  chart('chart-eval-probes',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:60,right:20,bottom:60},
   xAxis:{type:'category',data:rn},yAxis:{type:'value',name:'probes'},
