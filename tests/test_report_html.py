@@ -309,7 +309,9 @@ def test_report_without_outputs_prints_one_line(transcript: Path) -> None:
 def test_bad_input_exits_2_with_one_line(tmp_path: Path, transcript: Path) -> None:
     broken = tmp_path / "broken.json"
     broken.write_text("{not json", encoding="utf-8")
-    for args in (("report", str(broken)), ("report", str(transcript), "--engine", "nope"),
+    empty = tmp_path / "empty.json"
+    empty.write_text("[]", encoding="utf-8")
+    for args in (("report", str(broken)), ("report", str(empty)), ("report", str(transcript), "--engine", "nope"),
                  ("compress", str(transcript), "--html", str(tmp_path / "missing" / "x.html")),
                  ("cache-report", str(transcript), "--html", str(tmp_path))):
         result = CliRunner().invoke(cli, list(args))

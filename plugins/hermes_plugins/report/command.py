@@ -36,6 +36,10 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
 
     transcript = load_for_cli(state, path, transcript_format, transcript_index)
     messages = list(transcript.chat_messages())
+    if not messages:
+        from hermes_core.cli import fail
+
+        fail(f"{path}: holds no message to report on")
     model = model or str(transcript.model or "")
     size = window or _model_window(state, engines[0], model)
     # The cache is priced on the requests of the replayed session: after a compaction the
