@@ -133,22 +133,25 @@ def _e(value: Any) -> str:
     return html.escape(str(value), quote=True)
 
 
+def _shown(value: Any, *, pct: bool = False) -> str:
+    """A figure as the page shows it: thousands separated, a share as a percentage."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if pct and isinstance(value, (int, float)):
+        return f"{value * 100:.1f}%"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.1f}"
+    return str(value)
+
+
 def _num(value: Any, path: str | None = None, *, pct: bool = False) -> str:
     """A right-aligned figure cell; ``path`` names where it is in the JSON."""
-    if value is None:
-        shown = "-"
-    elif pct and isinstance(value, (int, float)):
-        shown = f"{value * 100:.1f}%"
-    elif isinstance(value, bool):
-        shown = "yes" if value else "no"
-    elif isinstance(value, int):
-        shown = f"{value:,}"
-    elif isinstance(value, float):
-        shown = f"{value:,.4g}" if abs(value) < 1000 else f"{value:,.1f}"
-    else:
-        shown = str(value)
     attr = f' data-path="{_e(path)}"' if path else ""
-    return f'<td class="n"{attr}>{_e(shown)}</td>'
+    return f'<td class="n"{attr}>{_e(_shown(value, pct=pct))}</td>'
 
 
 def _td(value: Any, path: str | None = None) -> str:
@@ -181,10 +184,8 @@ def _figure(chart_id: str, label: str, caption: str) -> str:
 
 
 def _card(title: str, value: Any, path: str | None = None, *, pct: bool = False) -> str:
-    cell = _num(value, path, pct=pct)
-    shown = cell[cell.index(">") + 1: cell.rindex("<")]
     attr = f' data-path="{_e(path)}"' if path else ""
-    return f'<div class="card">{_e(title)}<b{attr}>{shown}</b></div>'
+    return f'<div class="card">{_e(title)}<b{attr}>{_e(_shown(value, pct=pct))}</b></div>'
 
 
 # --- sections ------------------------------------------------------------------------------
