@@ -326,3 +326,19 @@ def test_blocked_report_plugin_is_one_line(transcript: Path, tmp_path: Path) -> 
                                       str(tmp_path / "x.html")])
     assert result.exit_code == 2
     assert "no plugin renders an HTML report of compress" in result.stderr
+
+
+def test_pages_hold_no_secret_of_the_transcript(tmp_path: Path) -> None:
+    secret = "sk-abcdefghijklmnopqrstuvwxyz0123456789ABCD"
+    messages = session(30)
+    # A tool output the compaction condenses: its row in the span quotes it.
+    messages[3] = tool("r0", f"OPENAI_API_KEY={secret}\n" + "def f():\n    return 0\n" * 100)
+    path = tmp_path / "secret.json"
+    path.write_text(json.dumps(messages), encoding="utf-8")
+    for command in (("compress", str(path), "--context-length", "16000"),
+                    ("report", str(path), "--context-length", "16000")):
+        out = tmp_path / f"{command[0]}.html"
+        result = run(*command, "--html", str(out))
+        assert result.exit_code == 0, result.output
+        page = out.read_text(encoding="utf-8")
+        assert "OPENAI_API_KEY=[REDACTED]" in page and secret not in page
