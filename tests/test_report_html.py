@@ -342,3 +342,12 @@ def test_pages_hold_no_secret_of_the_transcript(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         page = out.read_text(encoding="utf-8")
         assert "OPENAI_API_KEY=[REDACTED]" in page and secret not in page
+
+
+def test_eval_page_shows_the_judge_scores() -> None:
+    run_ = {"engine": "compressor", "context_length": 32_000, "tokens_before": 10, "tokens_after": 5, "savings": 0.5,
+            "elapsed_ms": 1.0, "valid": True, "last_request_verbatim": True, "probes": {}, "losses": [],
+            "judge": {"provider": "fake", "scores": {"errors": 0.5, "files": 1.0}}}
+    page = render_html({"command": "eval", "source": "x", "eval": {"files": [
+        {"file": "x", "messages": 3, "tokens": 10, "runs": [run_]}]}})
+    assert "errors 50.0%, files 100.0%" in page

@@ -349,6 +349,18 @@ def _eval(ev: Mapping[str, Any]) -> str:
         out.append(_table(["engine", "window", "kind", "total", "kept", "recoverable", "lost"], rows,
                           caption="Probes per kind", numeric_from=3))
         rows = []
+        for run in item["runs"]:
+            judge = run.get("judge")
+            if not judge:
+                continue
+            scores = judge.get("scores") or {}
+            rows.append(_td(run["engine"]) + _num(run["context_length"]) + _td(judge.get("provider") or "-")
+                        + _td(", ".join(f"{name} {_shown(score, pct=True)}" for name, score in scores.items())
+                              or judge.get("error") or "-"))
+        if rows:
+            out.append("<h4>Judge (--judge): the summary provider's answers scored against the probes</h4>")
+            out.append(_table(["engine", "window", "provider", "scores"], rows, caption="Judge"))
+        rows = []
         for r, run in enumerate(item["runs"]):
             for j, loss in enumerate(run.get("losses") or ()):
                 p = f"eval.files.{f}.runs.{r}.losses.{j}"
