@@ -189,6 +189,9 @@ def test_replay_compacts_where_the_threshold_is_crossed(tmp_path: Path) -> None:
         assert compaction["before"]["tokens"] >= lived["threshold"]
         assert compaction["after"]["tokens"] < compaction["before"]["tokens"]
         assert compaction["span_before"]["rows"]
+    # The condensed originals name the reference they are archived under (context_expand).
+    first = lived["compactions"][0]["span_before"]["rows"]
+    assert any(re.fullmatch(r"m\d+\.\d+", ref) for row in first for ref in row.get("archive_refs", ()))
     points = lived["context"]
     assert [p["message"] for p in points] == sorted(p["message"] for p in points)
     assert points[-1]["message"] == len(messages) - 1

@@ -121,7 +121,8 @@ def timeline(
     }
 
 
-def _row(index: int | None, message: Mapping[str, Any]) -> dict[str, Any]:
+def _row(index: int | None, message: Mapping[str, Any],
+         archived: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
     text = content_text(message.get("content"))
     calls = message.get("tool_calls") or ()
     if calls:
@@ -137,6 +138,10 @@ def _row(index: int | None, message: Mapping[str, Any]) -> dict[str, Any]:
         "text": clip(" ".join(text.split()), ROW_CHARS),
     }
     refs = message.get("_refs") or ((message["_ref"],) if message.get("_ref") else ())
+    if not refs and archived:
+        from hermes_core.archive import message_text
+
+        refs = tuple(archived.get(message_text(message)) or ())
     if refs:
         # A summary stands for every message it replaced: name the first few, count the rest.
         row["archive_refs"] = [str(r) for r in refs[:ROW_REFS]]
@@ -158,11 +163,13 @@ def compaction_detail(
     report: Mapping[str, Any],
     *,
     message: int,
+    archived: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """One compaction: where it fired (``message``: the last input message's index in the
     transcript), the engine's report, the summary text, and the condensed span: the input
     messages that did not come out unchanged and the output messages that are new (summaries,
-    one-liners), each with its archive references."""
+    one-liners), each with its archive references. ``archived`` (an original's text -> the
+    references it is archived under) names the reference of each condensed input message."""
     from hermes_plugins.evaluation.runner import compare
 
     condensed, made = compare(before, after)
@@ -188,7 +195,7 @@ def compaction_detail(
         "summary": summary,
         "summary_text": None if text is None else clip(text, SUMMARY_CHARS),
         "archive_refs": refs,
-        "span_before": _rows([_row(i, before[i]) for i in sorted(condensed)]),
+        "span_before": _rows([_row(i, before[i], archived) for i in sorted(condensed)]),
         "span_after": _rows([_row(i, m) for i, m in enumerate(after) if id(m) in made_ids]),
     }
 

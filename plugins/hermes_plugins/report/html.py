@@ -250,7 +250,7 @@ def _span(rows: Mapping[str, Any], path: str, title: str) -> str:
                     + _num(row["tokens"], f"{path}.rows.{i}.tokens") + _td(refs) + _td(text))
     more = (f'<p class="meta">{rows["not_shown"]:,} more rows not shown.</p>' if rows["not_shown"] else "")
     return (f"<h4>{_e(title)} ({len(rows['rows']) + rows['not_shown']:,} messages)</h4>"
-            + _table(["#", "role", "tokens", "archive refs", "text"], body, caption=title, numeric_from=0) + more)
+            + _table(["#", "role", "tokens", "archive refs", "text"], body, caption=title, numeric_from=5) + more)
 
 
 def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:

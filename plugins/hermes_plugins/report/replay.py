@@ -69,6 +69,7 @@ def lived_requests(
     compactions: list[dict[str, Any]] = []
     listed: set[str] = set()  # archive references named by an earlier compaction
     threshold = context_length
+    archived: dict[str, list[str]] = {}  # original text -> references, read once per reference
     try:
         threshold = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
         ends = request_ends(messages)
@@ -91,7 +92,8 @@ def lived_requests(
                 after = list(result.messages)
                 typed = session.engine.compression_report()
                 report = dict(typed.details) if typed is not None else {"status": "compressed"}
-                detail = compaction_detail(context, after, report, message=end - 1)
+                _read_archive(session, archived)
+                detail = compaction_detail(context, after, report, message=end - 1, archived=archived)
                 if detail["after"]["tokens"] >= detail["before"]["tokens"]:
                     # Nothing came out smaller: no compaction happened here.
                     retry_at = total + max(1, int(context_length * RETRY_GROWTH))
@@ -108,3 +110,17 @@ def lived_requests(
         session.close()
         into.update({"engine": engine, "window": context_length, "threshold": threshold,
                      "context": points, "compactions": compactions})
+
+
+def _read_archive(session: Any, into: dict[str, list[str]]) -> None:
+    """Add the references archived since the last call to ``into`` (text -> references)."""
+    try:
+        archive = session.archive
+        archive.flush()
+        store, session_id = archive.store, archive.session_id
+        known = {ref for refs in into.values() for ref in refs}
+        for ref in sorted(set(store.archive_refs(session_id)) - known):
+            row = store.archive_get(session_id, ref) or {}
+            into.setdefault(str(row.get("text") or ""), []).append(ref)
+    except Exception:  # noqa: BLE001 - no archive to read: the rows name no reference
+        return
