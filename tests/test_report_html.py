@@ -303,6 +303,14 @@ def test_report_command_json_is_the_page_data(transcript: Path, tmp_path: Path) 
     assert any(r["verdict"] == "recoverable" and r["archive_ref"] for r in window["rows"])
 
 
+def test_report_prices_under_the_provider_and_ttl_asked(transcript: Path) -> None:
+    data = json.loads(run("report", str(transcript), "--context-length", "16000", "--provider", "openai",
+                          "--json").stdout)
+    assert data["cache"]["provider"] == "openai" and data["cache"]["total"]["cache_write_tokens"] == 0
+    data = json.loads(run("report", str(transcript), "--context-length", "16000", "--ttl", "1h", "--json").stdout)
+    assert data["cache"]["provider"] == "anthropic" and data["cache"]["ttl"] == "1h"
+
+
 def test_report_without_outputs_prints_one_line(transcript: Path) -> None:
     result = run("report", str(transcript), "--context-length", "16000")
     assert result.exit_code == 0, result.output

@@ -114,12 +114,14 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
               help="Window in tokens (default: the model's window).")
 @click.option("--provider", type=click.Choice(["anthropic", "openai"]), default="anthropic", show_default=True,
               help="Whose prompt-cache rules price the requests.")
+@click.option("--ttl", type=click.Choice(["5m", "1h"]), default=None,
+              help="Cache TTL (default: prompt_caching.cache_ttl).")
 @click.option("--model", default="", help="Model name when the transcript does not say.")
 @format_option
 @click.pass_obj
 @guarded
 def report_command(state: Any, transcript: Path, html_out: Path | None, as_json: bool, engines: str | None,
-                   window: int | None, provider: str, model: str, transcript_format: str,
+                   window: int | None, provider: str, ttl: str | None, model: str, transcript_format: str,
                    transcript_index: int | None) -> None:
     """One report of a session: timeline, compactions, probes, cache economy (--html FILE: one offline page)."""
     from hermes_core.cli import emit_json, fail
@@ -133,7 +135,7 @@ def report_command(state: Any, transcript: Path, html_out: Path | None, as_json:
         fail(f"unknown engine {unknown[0]!r}; available engines: {', '.join(sorted(known))}")
     try:
         data = build_report(state, transcript, engines=names, window=window, provider=provider, model=model,
-                            transcript_format=transcript_format, transcript_index=transcript_index)
+                            transcript_format=transcript_format, transcript_index=transcript_index, ttl=ttl)
     finally:
         show_warnings(state)
     if html_out is not None:
