@@ -817,6 +817,11 @@ class PluginHost:
         answer = self._first("hermes_payload_cache_layout", {"payload": payload, "ctx": ctx})[0]
         return payload if answer is None else answer
 
+    def report_html(self, request: Any) -> str | None:
+        """The HTML page of a command's report (``hermes_report_html``), or ``None``."""
+        answer = self._first("hermes_report_html", {"request": request})[0]
+        return None if answer is None else str(answer)
+
     def transcript_formats(self) -> dict[str, Any]:
         """Transcript format name -> ``TranscriptFormat``; a name declared twice is an error."""
         from hermes_core.transcripts import TranscriptFormat

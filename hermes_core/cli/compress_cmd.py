@@ -29,6 +29,7 @@ import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, fail, guarded
 from hermes_core.redaction import redact_data
+from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
 from hermes_core.tokens import estimate_messages_tokens
@@ -55,6 +56,7 @@ STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted", "woul
               help="Engine to use (default: context.engine).")
 @click.option("--json", "as_json", is_flag=True,
               help="JSON report: {status, before, after, phases, summary, warnings}.")
+@html_option
 @format_option
 @click.pass_obj
 @guarded
@@ -70,6 +72,7 @@ def compress(
     as_json: bool,
     transcript_format: str,
     transcript_index: int | None,
+    html_out: Path | None = None,
 ) -> None:
     """Compress a transcript (any format `hermes-ctx formats` lists; detected by content)."""
     messages = load_for_cli(state, file, transcript_format, transcript_index).chat_messages()
@@ -110,6 +113,9 @@ def compress(
     # What the report quotes (warnings, an error, the summariser's reason) may hold a secret
     # of the transcript: on screen it is masked (the -o file is the data asked for, as is).
     report = redact_data(report)
+    if html_out is not None:
+        write_report_html(state.host, html_out, command="compress", source=str(file), report=report,
+                          before=messages, after=result, engine=engine)
     if as_json:
         emit_json(report)
     else:

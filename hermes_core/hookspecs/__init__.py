@@ -12,6 +12,7 @@ from hermes_core.hookspecs.engine import EngineSpecs
 from hermes_core.hookspecs.host import HostSpecs
 from hermes_core.hookspecs.payload import PayloadSpecs
 from hermes_core.hookspecs.prompt import PromptSpecs
+from hermes_core.hookspecs.report import ReportSpecs
 from hermes_core.hookspecs.session import SessionSpecs
 from hermes_core.hookspecs.skills import SkillSpecs
 from hermes_core.hookspecs.tools import ToolSpecs
@@ -27,6 +28,7 @@ SPEC_CLASSES: tuple[type, ...] = (
     ToolSpecs,
     PayloadSpecs,
     TranscriptSpecs,
+    ReportSpecs,
 )
 
 __all__ = ["PROJECT", "SPEC_CLASSES", "hookimpl", "hookspec"]

@@ -37,6 +37,7 @@ import click
 
 from hermes_core import InvalidMessagesError, PayloadContext, bounded
 from hermes_core.cli import CliState, emit_json, emit_table, fail
+from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli, resolve_format
 from hermes_core.history import ProcessedHistory
 from hermes_core.messages import (
@@ -702,11 +703,12 @@ def _progress_target() -> Any:
 @click.option("--json", "as_json", is_flag=True,
               help="JSON: {turns: [{index, prefix_tokens, cache_write_tokens, cache_read_tokens, "
                    "uncached_tokens, break}], total: {input_tokens, cost_ratio}}.")
+@html_option
 @format_option
 @click.pass_obj
 def cache_report_command(state: CliState, file: str, provider: str, model: str,
                          ttl: str | None, as_json: bool, transcript_format: str = "auto",
-                         transcript_index: int | None = None) -> None:
+                         transcript_index: int | None = None, html_out: Path | None = None) -> None:
     """Replay a transcript request by request and price it under a provider's prompt cache.
 
     Takes the report's own shapes (OpenAI chat, ``{"requests": [...]}``) or a transcript in any
@@ -739,6 +741,8 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
             simulator.add(payload)
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
+    if html_out is not None:
+        write_report_html(state.host, html_out, command="cache-report", source=file, report=report)
     if as_json:
         emit_json(report, redact=True)
         return

@@ -38,6 +38,7 @@ from typing import Any
 import click
 
 from hermes_core.cli import guarded
+from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
@@ -245,6 +246,7 @@ def failed_runs(report: Mapping[str, Any]) -> int:
 )
 @format_option
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@html_option
 @click.option(
     "--judge",
     is_flag=True,
@@ -262,6 +264,7 @@ def eval_command(
     judge: bool,
     transcript_format: str,
     transcript_index: int | None,
+    html_out: Path | None = None,
 ) -> None:
     """Measure what compaction keeps: probes from the condensed part of each transcript.
 
@@ -270,7 +273,8 @@ def eval_command(
     (labelled file#N), or only the one --index N names.
     """
     try:
-        _eval_command(state, files, engines, windows, model, as_json, judge, transcript_format, transcript_index)
+        _eval_command(state, files, engines, windows, model, as_json, judge, transcript_format, transcript_index,
+                      html_out)
     finally:
         show_warnings(state)
 
@@ -300,6 +304,7 @@ def _eval_command(
     judge: bool,
     transcript_format: str,
     transcript_index: int | None,
+    html_out: Path | None = None,
 ) -> None:
     from hermes_core.cli import emit_json, fail
 
@@ -357,6 +362,9 @@ def _eval_command(
         why += [f"{path}: no transcript files in the folder" for path in empty]
         fail("no file could be evaluated: " + "; ".join(why or ["no transcript files given"]))
     report["failed_runs"] = failed_runs(report)
+    if html_out is not None:
+        write_report_html(state.host, html_out, command="eval", source=", ".join(str(p) for p in files),
+                          report=redacted(report))
     if as_json:
         emit_json(redacted(report))
     else:
