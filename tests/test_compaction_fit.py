@@ -64,7 +64,7 @@ def test_list_of_parts_results_over_the_window_are_trimmed_and_the_run_fits_when
     assert report.status == "compressed", report.details.get("warnings")
     assert report.tokens_after is not None and report.threshold_tokens == session.engine.threshold_tokens
     assert report.tokens_after <= report.threshold_tokens
-    assert report.counted_by == "stand-in:cl100k_base for o200k_base +5% margin"
+    assert report.counted_by == "exact:o200k_base"
     # Counted again independently: the request that goes out fits.
     assert RequestCounter("gpt-4o").count(out, system_prompt=session.system_prompt) == report.tokens_after
     assert pairing_problems(out) == []
@@ -250,7 +250,7 @@ def test_a_deep_payload_is_sized_without_recursion() -> None:
 
 def test_counting_methods_are_named_with_their_margin() -> None:
     assert counting_method("gpt-4-0613") == ("exact:cl100k_base", 0.0)
-    assert counting_method("openai/gpt-5-mini")[0].startswith("stand-in:")
+    assert counting_method("openai/gpt-5-mini") == ("exact:o200k_base", 0.0)
     assert counting_method("claude-opus-4-1")[0] == "estimate:cl100k_base"
     assert counting_method("claude-opus-4-1")[1] > 0
     assert CompressionReport.coerce({"fit": {"tokens_after": 10, "threshold_tokens": 9,
@@ -336,7 +336,7 @@ def test_the_cli_report_counts_the_result_and_says_when_it_does_not_fit(tmp_path
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert report["fit"]["fits"] is True and report["fit"]["tokens_after"] <= report["fit"]["threshold_tokens"]
-    assert report["fit"]["counted_by"].startswith("stand-in:cl100k_base")
+    assert report["fit"]["counted_by"] == "exact:o200k_base"
 
     big = " ".join(f"w{k}x" for k in range(45_000))  # one user message over the threshold
     too_big = tmp_path / "big.json"

@@ -20,7 +20,8 @@ from hermes_core.tokens import count_tokens
 from hermes_core.transcripts import MISSING_RESULT_TEXT
 from hermes_plugins.evaluation import command
 from hermes_plugins.evaluation.evidence import failure_line, is_person_request, pasted_tool_output
-from hermes_plugins.evaluation.fit import ESTIMATE_MARGIN, count_fit, is_openai_model
+from hermes_core.tokens import ANTHROPIC_MARGIN, o200k_tokenizer
+from hermes_plugins.evaluation.fit import count_fit
 from hermes_plugins.evaluation.index import ContextIndex
 from hermes_plugins.evaluation.invented import invented_failures
 from hermes_plugins.evaluation.probes import derive_probes
@@ -104,7 +105,7 @@ def test_a_run_that_does_not_fit_is_a_failure_shown_in_the_table_and_the_json(tm
                                    "--model", "gpt-4o"])
     assert json.loads(raw.stdout)["failed_runs"] == 1 and raw.exit_code == 1
     [out] = json.loads(raw.stdout)["files"][0]["runs"]
-    assert out["fits"] is False and out["failed"] and out["count_method"] == "tiktoken cl100k_base"
+    assert out["fits"] is False and out["failed"] and out["count_method"] == "exact:o200k_base"
 
 
 def test_a_run_that_fits_says_so_with_the_count() -> None:
@@ -113,19 +114,20 @@ def test_a_run_that_fits_says_so_with_the_count() -> None:
     assert "does not fit" not in " ".join(run["failed"])
 
 
-def test_the_count_is_tiktoken_for_openai_models_and_carries_a_margin_for_others() -> None:
+def test_the_count_is_the_models_own_encoding_and_carries_a_margin_for_others() -> None:
     messages = [{"role": "user", "content": "héllo wörld, count me exactly " * 40},
                 {"role": "assistant", "content": "", "tool_calls": [call("a", "terminal", command="ls -la")]}]
-    exact = count_fit(messages, "gpt-4o", 10_000)
     texts = [messages[0]["content"], "terminal", messages[1]["tool_calls"][0]["function"]["arguments"]]
-    assert exact["tokens"] == sum(count_tokens(t) for t in texts) + 2 * 4
+    gpt4 = count_fit(messages, "gpt-4-turbo", 10_000)  # cl100k_base, exact
+    assert gpt4["tokens"] == sum(count_tokens(t) for t in texts) + 2 * 4 and gpt4["method"] == "exact:cl100k_base"
+    exact = count_fit(messages, "gpt-4o", 10_000)  # o200k_base, shipped offline
+    o200k = o200k_tokenizer()
+    assert exact["tokens"] == sum(o200k.count(t) for t in texts) + 2 * 4 and exact["method"] == "exact:o200k_base"
     other = count_fit(messages, "claude-opus-4-6", 10_000)
-    assert other["tokens"] == int(exact["tokens"] * (1 + ESTIMATE_MARGIN) + 0.999)
-    assert "margin" in other["method"] and other["margin"] == ESTIMATE_MARGIN
+    assert other["tokens"] == int(gpt4["tokens"] * (1 + ANTHROPIC_MARGIN) + 0.999)
+    assert "margin" in other["method"] and other["margin"] == ANTHROPIC_MARGIN
     assert count_fit(messages, "gpt-4o", exact["tokens"])["fits"]
     assert not count_fit(messages, "gpt-4o", exact["tokens"] - 1)["fits"]
-    assert is_openai_model("openai/gpt-5.3-codex") and is_openai_model("o3-mini")
-    assert not is_openai_model("claude-3-opus") and not is_openai_model("gemini-2.5-pro")
 
 
 # --- secrets ------------------------------------------------------------------------------
