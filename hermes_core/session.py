@@ -144,6 +144,9 @@ class Session:
         self.tools = _tool_names(options.tools)
         self.toolsets = tuple(options.toolsets or ())
         self.system_message = options.system_message
+        #: The host's own identity text (``None``: SOUL.md, else the default identity). A host
+        #: that changes it calls ``invalidate_system_prompt()``.
+        self.identity = options.identity
         self.env = env
         self.clock = options.clock
         # A remote store (Redis) is bounded per turn (hermes_core.store_guard); a local one is not.
@@ -190,6 +193,7 @@ class Session:
         toolsets: Sequence[str] = (),
         session_id: str | None = None,
         system_message: str | None = None,
+        identity: str | None = None,
         context_length: int | None = None,
         max_tokens: int | None = None,
         config: Config | None = None,
@@ -212,6 +216,8 @@ class Session:
         ``environment`` is the terminal environment the tools run in (``None`` = local); the
         tool-result spill writers receive it. ``invoke(tool_name, arguments)`` runs one of the
         host's tools; the ``tool_call`` bridge tool calls it (see ``handle_tool_call``).
+        ``identity`` is the host's own identity text: it replaces SOUL.md and the default
+        identity, and no Hermes-specific block (the documentation pointer) is added.
 
         The same options may come as one ``SessionOptions`` record (``Session.open(options)``);
         giving the record and keywords together is an error.
@@ -221,7 +227,7 @@ class Session:
         keywords = given_keywords({
             "cwd": cwd, "home": home, "model": model, "provider": provider, "platform": platform,
             "tools": tools, "toolsets": toolsets, "session_id": session_id,
-            "system_message": system_message, "context_length": context_length,
+            "system_message": system_message, "identity": identity, "context_length": context_length,
             "max_tokens": max_tokens, "config": config, "host": host, "env": env, "clock": clock,
             "persist": persist, "on_status": on_status, "environment": environment,
             "invoke": invoke,
@@ -309,6 +315,7 @@ class Session:
             context_length=self.window,
             max_tokens=self.max_tokens,
             system_message=self.system_message,
+            identity=self.identity,
             backend=(self.config.terminal.backend or "local").strip().lower(),
             env=self.env,
             host=self.host,
