@@ -43,6 +43,7 @@ from hermes_core.store_guard import join_idle as join_idle_store_workers
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
+    from hermes_core.model_data import ModelInfo
 
 log = get_logger("hermes_core.session")
 
@@ -263,7 +264,15 @@ class Session:
             else:
                 cwd_path = (_usable_dir(config.terminal.cwd) or Path(os.getcwd())).resolve()
             engine = host.create_engine(config.context.engine, config)
-            engine.update_model(o.model, o.context_length or 0, provider=o.provider, max_tokens=o.max_tokens)
+            window = o.context_length or 0
+            if window <= 0 and o.model:
+                # A known model's window from the registry snapshot (read on first need only);
+                # the caller's context_length, and a window learned from an overflow, win.
+                from hermes_core.model_data import lookup
+
+                known = lookup(o.model, o.provider)
+                window = known.context_window if known is not None else 0
+            engine.update_model(o.model, window, provider=o.provider, max_tokens=o.max_tokens)
             host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)
             store = host.session_store(home_path, config) if (o.persist or known_id) else None
             session = cls(
@@ -289,10 +298,19 @@ class Session:
         """The context window (tokens) the prompt, the tools and the engine are all sized for.
 
         The engine's window once it has one (it learns a smaller one from an overflow error),
-        else the window the caller declared; ``None`` when nobody knows it.
+        else the window the caller declared, else the model's window from the registry snapshot
+        (``hermes_core.model_data``, given to the engine at open); ``None`` when nobody knows it.
         """
         learned = self.engine.context_length
         return learned if learned > 0 else self._declared_window
+
+    @property
+    def model_info(self) -> ModelInfo | None:
+        """What the registry snapshot knows of this session's model (window, output limit,
+        prices), or ``None``."""
+        from hermes_core.model_data import lookup
+
+        return lookup(self.model, self.provider) if self.model else None
 
     @property
     def context_length(self) -> int | None:

@@ -13,9 +13,12 @@ within the TTL):
 * ``anthropic`` - entries are written at breakpoints (units carrying ``cache_control``) whose
   prefix holds at least 1,024 tokens; a breakpoint reads the longest entry found at its own
   boundary or the 19 before it (20 boundaries, the lookback); tokens after the read point up to
-  the last cacheable breakpoint are written (1.25x for 5 m, 2x for 1 h), reads cost 0.1x.
+  the last cacheable breakpoint are written (1.25x for 5 m, 2x for 1 h), reads cost the model's
+  cached-read rate (0.1x when the model is not known).
 * ``openai`` - automatic: the longest prefix shared with any earlier request, from 1,024 tokens
-  on and in steps of 128, is read at 0.5x; nothing is charged extra for writing.
+  on and in steps of 128, is read at the model's cached-read rate (gpt-5 0.1x, gpt-4.1 0.25x,
+  gpt-4o 0.5x: ``read_rates``, from hermes_core.model_data; 0.5x for an unknown model); nothing
+  is charged extra for writing.
 
 Token figures are exact cl100k_base counts (``hermes_core.tokens.count_tokens``) of each unit's
 text (a text block's text, a tool result's text, otherwise the unit's JSON); the provider's own
@@ -235,10 +238,14 @@ class CacheSimulator:
     """
 
     def __init__(self, provider: str = "anthropic", *, count: Counter | None = None,
-                 min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS) -> None:
+                 min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS,
+                 read_price: float | None = None) -> None:
         if provider not in PROVIDERS:
             raise ValueError(f"no cache rules for provider {provider!r}; known: {', '.join(PROVIDERS)}")
         self.provider = provider
+        #: The cached-read price as a fraction of the input price: the model's (``read_rates``),
+        #: else the provider's default.
+        self.read_price = READ_PRICE[provider] if read_price is None else read_price
         self.min_tokens = min_tokens
         self.lookback = lookback
         self._maker = _UnitMaker(count or count_tokens)
@@ -346,7 +353,7 @@ class CacheSimulator:
         else:
             read, writes = self._openai(first_unit)
         written = sum(tokens for tokens, _ in writes)
-        cost = (total - read - written) + read * READ_PRICE[self.provider]
+        cost = (total - read - written) + read * self.read_price
         cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
 
         prefix_bytes = prefix_tokens = 0
@@ -467,13 +474,38 @@ class CacheSimulator:
         }
 
 
+def read_rates(provider: str, model: str) -> dict[str, Any]:
+    """The prices a report uses, as fractions of the input price, and where each came from.
+
+    The cached-read rate is the model's own (cache-read over input price in the model-data
+    snapshot: gpt-5 0.1x, gpt-4.1 0.25x, gpt-4o 0.5x ...); the provider's default only for a
+    model the snapshot does not know or has no cache price for. Write rates are Anthropic's
+    documented multipliers (1.25x for 5 minutes, 2x for one hour; OpenAI charges no write).
+    """
+    from hermes_core.model_data import lookup, snapshot_info
+
+    info = lookup(model, provider) if model else None
+    ratio = info.cache_read_ratio if info is not None else None
+    if ratio is not None and info is not None:
+        source = f"model {info.model} (model data {snapshot_info()['refreshed']})"
+    else:
+        ratio = READ_PRICE[provider]
+        source = f"{provider} default" + (f" (model {model!r} not in the model data)" if model else "")
+    writes = dict(WRITE_PRICE) if provider == "anthropic" else {"5m": 0.0, "1h": 0.0}
+    return {"read": ratio, "write_5m": writes["5m"], "write_1h": writes["1h"], "read_source": source}
+
+
 def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anthropic",
-                 count: Counter | None = None) -> dict[str, Any]:
-    """The report (JSON shape of ``hermes-ctx cache-report --json``) for laid-out payloads."""
-    simulator = CacheSimulator(provider, count=count)
+                 count: Counter | None = None, model: str = "") -> dict[str, Any]:
+    """The report (JSON shape of ``hermes-ctx cache-report --json``) for laid-out payloads;
+    ``model`` chooses the cached-read price (``read_rates``)."""
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, count=count, read_price=rates["read"])
     for payload in payloads:
         simulator.add(payload)
-    return simulator.report()
+    report = simulator.report()
+    report["rates"] = rates
+    return report
 
 
 # --- replaying a transcript -----------------------------------------------------------------
@@ -721,7 +753,8 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         provider=provider, model=model, session_id="cache-report", config=config,
         cache_ttl=ttl or config.prompt_caching.cache_ttl,
     )
-    simulator = CacheSimulator(provider)
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, read_price=rates["read"])
     payloads = replay(specs, state.host.payload_cache_layout, ctx, consume=True)
     terminal = _progress_target()
     if terminal is not None:
@@ -734,6 +767,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
             simulator.add(payload)
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
+    report["rates"] = rates
     if as_json:
         emit_json(report)
         return
@@ -756,3 +790,6 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         f"{total['cost_ratio']:.3f} (saving {(1 - total['cost_ratio']) * 100:.1f}%), "
         f"{total['breaks']} prefix break(s)"
     )
+    write = (f"written at {rates['write_5m']:g}x (5m) / {rates['write_1h']:g}x (1h)"
+             if provider == "anthropic" else "no write charge")
+    click.echo(f"rates: cached input read at {rates['read']:g}x the input price ({rates['read_source']}); {write}")
