@@ -44,6 +44,7 @@ if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
     from hermes_core.model_data import ModelInfo
+    from hermes_core.turn import TurnResult
 
 log = get_logger("hermes_core.session")
 
@@ -800,6 +801,27 @@ class Session:
         return self.process_tool_result(
             result, tool_name=name, tool_call_id=tool_call_id, arguments=args
         )
+
+    # --- a whole turn ---------------------------------------------------------------------
+
+    def create(
+        self, client: Any, messages: Sequence[Any], *, tools: Sequence[Mapping[str, Any]] | None = None,
+        max_steps: int = 50, max_tokens: int | None = None, **create_kwargs: Any,
+    ) -> TurnResult:
+        """Run one agent turn against an official SDK client and return a ``TurnResult``.
+
+        Until the model answers without calling a tool (at most ``max_steps`` provider calls):
+        ``assemble_tools(tools)``, ``before_request``, ``client.chat.completions.create`` (or
+        ``client.messages.create`` for ``provider="anthropic"``) with ``request``'s keywords plus
+        ``create_kwargs`` (``temperature``, ``reasoning_effort`` ...), ``after_response``, and each
+        tool call answered by ``handle_tool_call`` (through ``invoke``). An overflow error is
+        retried with ``on_provider_error``'s compressed messages; every other error is raised.
+        ``messages`` is not changed. See ``hermes_core.turn``.
+        """
+        from hermes_core.turn import run_turn
+
+        return run_turn(self, client, messages, tools=tools, max_steps=max_steps, max_tokens=max_tokens,
+                        **create_kwargs)
 
     # --- end ----------------------------------------------------------------------------
 
