@@ -740,7 +740,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
     format ``hermes-ctx formats`` lists (``--format``; detected by content)."""
     try:
         fmt = resolve_format(state, Path(file), transcript_format)
-        if fmt in (None, "openai"):
+        if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
             specs = load_report_input(file)
         else:
             specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
@@ -772,8 +772,9 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         emit_json(report)
         return
     emit_table(
-        ["TURN", "MSGS", "INPUT", "PREFIX_BYTES", "PREFIX_TOK", "READ", "WRITE", "UNCACHED",
-         "COST", "BREAK"],
+        # The keys of the JSON turns, upper-cased.
+        ["INDEX", "MESSAGES", "INPUT_TOKENS", "PREFIX_BYTES", "PREFIX_TOKENS", "CACHE_READ_TOKENS",
+         "CACHE_WRITE_TOKENS", "UNCACHED_TOKENS", "COST_RATIO", "BREAK"],
         [
             [t["index"], t["messages"], t["input_tokens"], t["prefix_bytes"], t["prefix_tokens"],
              t["cache_read_tokens"], t["cache_write_tokens"], t["uncached_tokens"],

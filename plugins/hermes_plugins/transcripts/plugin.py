@@ -15,6 +15,7 @@ from hermes_plugins.transcripts import (
     hermes_agent,
     openai_chat,
     openhands,
+    request_log,
     responses,
     swe_agent,
     tau_bench,
@@ -35,3 +36,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield openhands.FORMAT
     yield aider.FORMAT
     yield atif.FORMAT
+    yield request_log.FORMAT
