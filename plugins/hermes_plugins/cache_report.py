@@ -27,6 +27,7 @@ tokenizer differs, so read the figures as relative.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -51,6 +52,7 @@ from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_to
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_core.transcripts import Transcript, escape_surrogates_of
 from hermes_plugins.caching import LOOKBACK_BLOCKS
+from hermes_plugins.request_log_stream import RequestLog, open_request_log
 
 MIN_CACHEABLE_TOKENS = 1_024
 OPENAI_CACHE_STEP = 128
@@ -194,6 +196,14 @@ class _UnitMaker:
     def blocks(message: Mapping[str, Any]) -> tuple[str, list[dict[str, Any]]]:
         role = "assistant" if message.get("role") == "assistant" else "user"
         return role + ":", anthropic_blocks(message)
+
+    def forget_except(self, messages: Sequence[Any]) -> None:
+        """Drop the cached units of messages no longer in the conversation (a compression
+        rewrote it), so memory follows the current request, not every message ever replayed.
+        Checked when the cache has grown to twice the request: amortised, never per request."""
+        if len(self._by_message) > 2 * len(messages) + 64:
+            alive = {id(m) for m in messages}
+            self._by_message = {k: v for k, v in self._by_message.items() if k in alive}
 
     def message_units(self, message: Mapping[str, Any]) -> list[UnitKey]:
         cached = self._by_message.get(id(message))
@@ -346,6 +356,7 @@ class CacheSimulator:
                 self._push(key, index)
         self._head, self._head_data = head, head_data
         started, self._started = self._started, True
+        maker.forget_except(messages)
 
         total = self._tokens[-1] if self._tokens else 0
         if self.provider == "anthropic":
@@ -738,16 +749,6 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
 
     Takes the report's own shapes (OpenAI chat, ``{"requests": [...]}``) or a transcript in any
     format ``hermes-ctx formats`` lists (``--format``; detected by content)."""
-    try:
-        fmt = resolve_format(state, Path(file), transcript_format)
-        if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
-            specs = load_report_input(file)
-        else:
-            specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
-    except InvalidMessagesError as exc:
-        fail(str(exc))
-    if not specs:
-        fail(f"{file}: no request to replay (no user message or tool result)")
     config = state.config
     ctx = PayloadContext(
         provider=provider, model=model, session_id="cache-report", config=config,
@@ -755,16 +756,38 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
     )
     rates = read_rates(provider, model)
     simulator = CacheSimulator(provider, read_price=rates["read"])
-    payloads = replay(specs, state.host.payload_cache_layout, ctx, consume=True)
     terminal = _progress_target()
-    if terminal is not None:
-        with click.progressbar(payloads, length=len(specs), label="replaying requests",
-                               file=terminal) as bar:
-            for payload in bar:
+    with contextlib.ExitStack() as stack:
+        bar: Any = None
+        log: RequestLog | None = None
+        try:
+            if transcript_format in ("auto", "request-log") and Path(file).is_file():
+                # A request log streams, one request at a time: memory follows the largest
+                # request, not the file. The progress bar then counts the file's bytes.
+                if terminal is not None:
+                    bar = stack.enter_context(click.progressbar(
+                        length=Path(file).stat().st_size, label="replaying requests", file=terminal))
+                log = open_request_log(file, on_bytes=bar.update if bar is not None else None)
+            if log is not None:
+                stack.callback(log.close)
+                specs: Iterable[RequestSpec] = log.specs()
+            else:
+                fmt = resolve_format(state, Path(file), transcript_format)
+                if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
+                    specs = load_report_input(file)
+                else:
+                    specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
+                if terminal is not None:
+                    bar = stack.enter_context(click.progressbar(
+                        length=len(specs), label="replaying requests", file=terminal))
+            for payload in replay(specs, state.host.payload_cache_layout, ctx, consume=True):
                 simulator.add(payload)
-    else:
-        for payload in payloads:
-            simulator.add(payload)
+                if bar is not None and log is None:
+                    bar.update(1)
+        except InvalidMessagesError as exc:
+            fail(str(exc))
+    if not simulator.turns:
+        fail(f"{file}: no request to replay (no user message or tool result)")
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
     report["rates"] = rates
