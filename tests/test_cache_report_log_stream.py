@@ -116,3 +116,31 @@ def test_memory_follows_the_largest_request_not_the_file(tmp_path: Path) -> None
     stream_peak, whole_peak = _peak(streamed), _peak(whole)
     assert stream_peak < size, (stream_peak, size)  # the largest request is about an eighth of the file
     assert whole_peak > 2 * stream_peak, (whole_peak, stream_peak)  # the teeth: reading it whole does not
+
+
+class _Terminal:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def isatty(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+    def flush(self) -> None:
+        pass
+
+
+def test_the_progress_display_is_kept_for_a_streamed_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import hermes_plugins.cache_report as module
+
+    path = tmp_path / "log.json"
+    write_request_log(path, requests=30, output_bytes=500, segment=10)
+    terminal = _Terminal()
+    monkeypatch.setattr(module, "_progress_target", lambda: terminal)
+    result = _cli(str(path), "--json")
+    assert result.exit_code == 0
+    assert "replaying requests" in terminal.text and "100%" in terminal.text
+    assert json.loads(result.stdout)["total"]["requests"] == 30  # data on stdout, unchanged

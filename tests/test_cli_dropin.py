@@ -87,14 +87,18 @@ UNKNOWN = [
     ["history", "prune", "--session", "nope"],
     ["sessions", "show", "nope"],
     ["sessions", "rm", "nope"],
+    ["convert", str(ROOT / "examples" / "transcripts" / "support_chat.json"), "--index", "7"],
+    ["compress", str(ROOT / "examples" / "transcripts" / "support_chat.json"), "--index", "7"],
+    ["cache-report", str(ROOT / "examples" / "transcripts" / "support_chat.json"), "--index", "7"],
+    ["cache-report", str(ROOT / "examples" / "transcripts" / "compressed_session.json"), "--index", "7"],
 ]
 
 
-@pytest.mark.parametrize("args", UNKNOWN, ids=[" ".join(a) for a in UNKNOWN])
+@pytest.mark.parametrize("args", UNKNOWN, ids=[" ".join(Path(w).name for w in a) for a in UNKNOWN])
 def test_unknown_ids_exit_2_with_one_line(home: Path, args: list[str]) -> None:
     result = run("--home", str(home), *args)
     assert result.exit_code == 2, result.output
-    assert "nope" in result.stderr or "m99.9" in result.stderr
+    assert any(word in result.stderr for word in ("nope", "m99.9", "index 7"))
     assert "Traceback" not in result.output
 
 

@@ -761,7 +761,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         bar: Any = None
         log: RequestLog | None = None
         try:
-            if transcript_format in ("auto", "request-log") and Path(file).is_file():
+            if transcript_format in ("auto", "request-log") and not transcript_index and Path(file).is_file():
                 # A request log streams, one request at a time: memory follows the largest
                 # request, not the file. The progress bar then counts the file's bytes.
                 if terminal is not None:
@@ -774,6 +774,9 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
             else:
                 fmt = resolve_format(state, Path(file), transcript_format)
                 if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
+                    if transcript_index:
+                        fail(f"{file}: holds one conversation; there is no index {transcript_index} "
+                             "(0 is the only one)")
                     specs = load_report_input(file)
                 else:
                     specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
