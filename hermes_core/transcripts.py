@@ -751,12 +751,12 @@ def read_transcripts(
             f"{source.name}: not a valid {fmt.name} transcript ({type(exc).__name__}: {exc})"
         ) from None
     runs = result if isinstance(result, list) else [result]
-    wanted = source.options.get("index")
-    if not isinstance(result, list) and isinstance(wanted, int) and wanted != 0:
+    run_index = source.options.get("index")
+    if not isinstance(result, list) and isinstance(run_index, int) and run_index != 0:
         # A one-conversation format ignores the index: a run that does not exist is an error,
         # never silently the only one there is.
         raise InvalidMessagesError(
-            f"{source.name}: holds one conversation ({fmt.name}); there is no index {wanted} (0 is the only one)"
+            f"{source.name}: holds one conversation ({fmt.name}); there is no index {run_index} (0 is the only one)"
         )
     out = [_finish(run, fmt, source, single=len(runs) == 1) for run in runs]
     for transcript in out:
