@@ -140,3 +140,20 @@ def test_cache_report_prices_cached_reads_per_model_and_names_the_rates(tmp_path
     assert ratios["gpt-5"] < ratios["gpt-4.1"] < ratios["gpt-4o"]
     table = CliRunner().invoke(cli, ["cache-report", path, "--provider", "openai", "--model", "gpt-5"])
     assert "rates: cached input read at 0.1x the input price (model gpt-5" in table.stdout
+
+
+def test_compress_sizes_for_the_models_window(tmp_path: Path) -> None:
+    messages = [{"role": "user", "content": "word " * 3_000}, {"role": "assistant", "content": "ok"}] * 12
+    path = tmp_path / "t.json"
+    path.write_text(json.dumps(messages))
+
+    def after(*extra: str) -> int:
+        result = CliRunner().invoke(cli, ["compress", str(path), "--json", *extra])
+        assert result.exit_code == 0, result.output
+        return int(json.loads(result.stdout)["after"]["tokens"])
+
+    # The kept tail is sized for the window: gpt-4's 8,192 tokens keep far less than the
+    # 256,000 assumed for an unknown model; --context-length still wins over the model data.
+    unknown, small = after("--model", "house-model"), after("--model", "gpt-4")
+    assert small < unknown / 2
+    assert after("--model", "gpt-4", "--context-length", "256000") == unknown
