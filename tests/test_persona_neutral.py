@@ -19,6 +19,10 @@ PLATFORMS = ("", "cli", "tui", "desktop", "api_server", "telegram", "cron")
 def _prompt(tmp_path: Path, platform: str, **kwargs: object) -> str:
     home = tmp_path / "home"
     home.mkdir(exist_ok=True)
+    # The hermes-agent skill installed: its pointer ("questions about Hermes itself") is Hermes text.
+    skill = home / "skills" / "meta" / "hermes-agent"
+    skill.mkdir(parents=True, exist_ok=True)
+    (skill / "SKILL.md").write_text("---\nname: hermes-agent\ndescription: How Hermes works.\n---\nSteps.\n")
     work = tmp_path / "work"
     work.mkdir(exist_ok=True)
     env = {"HERMES_DESKTOP_TERMINAL": "1"}
@@ -31,6 +35,9 @@ def _prompt(tmp_path: Path, platform: str, **kwargs: object) -> str:
 
 
 def _hermes_specific(prompt: str) -> list[str]:
+    # The index lists the installed skill by name and description like any other (the user's
+    # own files); what must go is the text hermes-core itself adds about Hermes.
+    prompt = prompt.replace("hermes-agent: How Hermes works.", "")
     return [word for word in ("Hermes", "hermes-agent", "nousresearch") if word in prompt]
 
 
@@ -65,6 +72,7 @@ def test_without_an_identity_the_default_names_hermes_and_its_docs(tmp_path: Pat
     assert prompt.startswith("You are Hermes")
     assert "https://hermes-agent.nousresearch.com/docs" in prompt
     assert "skill_view(name='hermes-agent')" in prompt
+    assert "load the hermes-agent skill first" in prompt  # the skills index's pointer
     assert "Hermes" in prompt.split("https://hermes-agent.nousresearch.com/docs", 1)[1]  # the platform hint
 
 
