@@ -4,11 +4,14 @@ the file; the whole-file read it replaced passed 860 MB).
 Run: ``python -m pytest tests/benchmarks/bench_cache_report_memory.py -q -s``
 
 The log (tests/request_log_support.py) is one session: every request appends a tool call and a
-~5 kB output (code and log lines), and a compression rewrites the history every 1,000 requests,
+~5.2 kB output (code and log lines), and a compression rewrites the history every 1,000 requests,
 so the largest request holds ~5 MB of messages. Each figure is the peak RSS of a fresh process
 (``ru_maxrss``): the CLI as a user runs it (streaming), and beside it, in the same run, the same
 replay over the log read whole (``load_report_input``: the way every request log was read
 before).
+
+Measured 2026-12-06 (2 shared cores): log 107.2 MB, 20,000 requests: cache-report peak RSS
+148 MB (1.38x the file); read whole 543 MB (5.06x); 48 s for the whole benchmark.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ import pytest
 from request_log_support import write_request_log
 
 REQUESTS = 20_000
-OUTPUT_BYTES = 5_000
+OUTPUT_BYTES = 5_200
 SEGMENT = 1_000
 
 CLI = """
