@@ -116,8 +116,12 @@ def run_turn(
     reply: dict[str, Any] = {}
     response: Any = None
     while steps < max_steps:
-        tool_defs = session.assemble_tools(_catalog(tools)) if tools is not None else None
+        # Every step: the recall tools join once something is archived, even without tools.
+        tool_defs = session.assemble_tools(_catalog(tools or ())) or None
+        compressions = session.engine.compression_count
         history = session.before_request(history, tools=tool_defs)
+        if session.engine.compression_count != compressions:  # archived just now: offer recall
+            tool_defs = session.assemble_tools(_catalog(tools or ())) or None
         try:
             response = create(**session.request(history, tools=tool_defs, max_tokens=max_tokens), **create_kwargs)
         except Exception as error:  # noqa: BLE001 - only an overflow is handled; the rest is re-raised
@@ -152,8 +156,11 @@ async def run_turn_async(
     reply: dict[str, Any] = {}
     response: Any = None
     while steps < max_steps:
-        tool_defs = await session.assemble_tools(_catalog(tools)) if tools is not None else None
+        tool_defs = await session.assemble_tools(_catalog(tools or ())) or None
+        compressions = session.session.engine.compression_count
         history = await session.before_request(history, tools=tool_defs)
+        if session.session.engine.compression_count != compressions:  # archived just now: offer recall
+            tool_defs = await session.assemble_tools(_catalog(tools or ())) or None
         kwargs = await session.request(history, tools=tool_defs, max_tokens=max_tokens)
         try:
             response = await create(**kwargs, **create_kwargs)

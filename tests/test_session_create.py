@@ -167,3 +167,17 @@ def test_async_turns_with_the_async_openai_and_anthropic_clients(tmp_path: Path)
     assert result["type"] == "tool_result" and result["tool_use_id"] == "t1"
     assert "async contents of b.py" in json.dumps(result["content"])
     assert an_bodies[0]["max_tokens"] == 8192 and "system" in an_bodies[0]
+
+
+def test_the_recall_tools_are_offered_once_something_is_archived_even_without_tools(tmp_path: Path) -> None:
+    session = _open(tmp_path, model="gpt-5", provider="openai", context_length=16_000)
+    messages = _long_history()
+    with running("openai") as server:
+        server.push(_chat("first"), _chat("second"))
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        first = session.create(client, messages)  # compresses: the history is over the window
+        session.create(client, [*first.messages, {"role": "user", "content": "and?"}])
+        bodies = [r.json() for r in server.requests]
+    assert session.engine.compression_count >= 1
+    for body in bodies:  # the first request already: the compression before it archived
+        assert {t["function"]["name"] for t in body["tools"]} == {"context_search", "context_expand"}
