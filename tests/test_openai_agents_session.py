@@ -135,3 +135,23 @@ def test_a_long_history_is_compacted_at_the_start_of_a_run_and_recall_is_offered
     ids = {m.get("tool_call_id") for m in sent if m["role"] == "tool"}
     calls = {c["id"] for m in sent if m["role"] == "assistant" for c in m.get("tool_calls") or ()}
     assert ids <= calls  # every tool output still has its call
+
+
+def test_the_agent_can_take_the_sessions_prompt_with_its_own_identity(tmp_path: Path) -> None:
+    (tmp_path / "AGENTS.md").write_text("Run the tests with `make test`.\n")
+    memory = _memory(tmp_path)
+    prompt = memory.instructions("Be terse.")
+    assert prompt.startswith("Be terse.") and "make test" in prompt and "Hermes" not in prompt
+    assert memory.instructions("Be terse.") is prompt  # byte-stable: built once
+
+    async def main() -> list[Any]:
+        with running("openai") as server:
+            server.push(_chat("Hi."))
+            model = OpenAIChatCompletionsModel(model="gpt-5", openai_client=AsyncOpenAI(
+                base_url=server.base_url, api_key="sk-test", max_retries=0))
+            agent = Agent(name="Assistant", instructions=prompt, model=model)
+            await Runner.run(agent, "Hello", session=memory, run_config=NO_TRACING)
+            return [r.json() for r in server.requests]
+
+    bodies = asyncio.run(main())
+    assert bodies[0]["messages"][0] == {"role": "system", "content": prompt}

@@ -5,9 +5,13 @@ from agents import Agent, Runner
 from hermes_core.integrations.openai_agents import HermesAgentsSession
 
 memory = HermesAgentsSession(cwd=".", model="gpt-5", provider="openai")
-agent = Agent(name="Assistant", instructions="Be terse.", tools=my_tools)
+agent = Agent(name="Assistant", instructions=memory.instructions("Be terse."), tools=my_tools)
 result = await Runner.run(agent.clone(tools=memory.agent_tools(my_tools)), "Hi", session=memory)
 ```
+
+``instructions(own)`` is optional: it gives the agent hermes-core's byte-stable system prompt
+(context files, skills, memory) with the agent's own text as its identity; an agent with plain
+``instructions`` keeps them, and only the history is hermes-core's.
 
 The Agents SDK keeps a conversation as Responses-API *items* and asks its ``Session`` for them at
 the start of every ``Runner.run`` (``get_items``), then hands over the run's new items
@@ -187,6 +191,21 @@ class HermesAgentsSession:
     async def clear_session(self) -> None:
         async with self._lock:
             self._items.clear()
+
+    # --- the system prompt ------------------------------------------------------------------
+
+    def instructions(self, own: str | None = None) -> str:
+        """hermes-core's system prompt for ``Agent(instructions=...)``, with ``own`` (the agent's
+        own instructions) as its identity: no Hermes identity, the project's context files,
+        skills and memory after it, byte-stable across runs. Compaction then estimates what the
+        model is really sent."""
+        session = self.session
+        own = own.strip() if isinstance(own, str) else None
+        with session._lock:
+            if own and session.identity != own:
+                session.identity = own
+                session.invalidate_system_prompt()
+        return session.system_prompt
 
     # --- tools --------------------------------------------------------------------------
 
