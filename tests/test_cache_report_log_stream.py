@@ -144,3 +144,46 @@ def test_the_progress_display_is_kept_for_a_streamed_log(tmp_path: Path, monkeyp
     assert result.exit_code == 0
     assert "replaying requests" in terminal.text and "100%" in terminal.text
     assert json.loads(result.stdout)["total"]["requests"] == 30  # data on stdout, unchanged
+
+
+# --- property: the stream reads what the whole read reads, whatever the chunk boundaries ------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TEXT = st.text(alphabet=st.sampled_from("ab é€😀\"\\\n{}[],:0123456789"), max_size=40)
+_MESSAGE = st.one_of(
+    st.builds(lambda t: {"role": "user", "content": t}, _TEXT),
+    st.builds(lambda t: {"role": "assistant", "content": t}, _TEXT),
+    st.builds(lambda t: {"role": "system", "content": t}, _TEXT),
+)
+_ENTRY = st.fixed_dictionaries(
+    {},
+    optional={
+        "system": _TEXT,
+        "tools": st.lists(st.fixed_dictionaries({"type": st.just("function"), "n": st.integers(-10**20, 10**20)}),
+                          max_size=2),
+    },
+).flatmap(lambda base: st.one_of(
+    st.builds(lambda m: {**base, "messages": m}, st.lists(_MESSAGE, max_size=4)),
+    st.builds(lambda m: {**base, "append": m}, st.lists(_MESSAGE, max_size=3)),
+))
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(entries=st.lists(_ENTRY, min_size=1, max_size=8), system=st.one_of(st.none(), _TEXT),
+       chunk=st.integers(1, 64), indent=st.sampled_from([None, 1]))
+def test_streamed_specs_equal_the_whole_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entries: list[Any],
+                                             system: str | None, chunk: int, indent: int | None) -> None:
+    import hermes_plugins.request_log_stream as stream
+
+    monkeypatch.setattr(stream, "CHUNK_BYTES", chunk)  # values cut anywhere, numbers too
+    doc: dict[str, Any] = {} if system is None else {"system": system}
+    doc["requests"] = entries
+    path = tmp_path / "prop.json"
+    path.write_text(json.dumps(doc, indent=indent, ensure_ascii=False), encoding="utf-8")
+    log = open_request_log(path)
+    assert log is not None
+    streamed = [(s.system, s.tools, list(s.messages)) for s in log.specs()]
+    whole = [(s.system, s.tools, list(s.messages)) for s in load_report_input(path)]
+    assert streamed == whole
