@@ -12,6 +12,8 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
 from hermes_plugins.request_log_stream import open_request_log
 from request_log_support import write_request_log
@@ -148,8 +150,6 @@ def test_the_progress_display_is_kept_for_a_streamed_log(tmp_path: Path, monkeyp
 
 # --- property: the stream reads what the whole read reads, whatever the chunk boundaries ------
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _TEXT = st.text(alphabet=st.sampled_from("ab é€😀\"\\\n{}[],:0123456789"), max_size=40)
 _MESSAGE = st.one_of(
