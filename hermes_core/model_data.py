@@ -6,7 +6,8 @@ shows its refresh date. Neither package is imported at run time: the snapshot is
 read on the first lookup (under a millisecond), never by ``import hermes_core``.
 
 A model is looked up by its id as a host passes it: case-insensitive, a gateway prefix
-(``openrouter/openai/gpt-5``) dropped, then without a date suffix (``gpt-5-2025-08-07``),
+(``openrouter/openai/gpt-5``, ``openai:gpt-5``) or a Vertex version (``@20250929``) dropped,
+then without a date suffix (``gpt-5-2025-08-07``),
 ``-latest``, and for Claude with dots as dashes (``claude-opus-4.5``) or ``-0`` added
 (``claude-sonnet-4``). The provider named first is searched first, then every other.
 """
@@ -72,7 +73,11 @@ def _names(model: str) -> Iterator[str]:
         return
     seen: set[str] = set()
     bases = [name]
-    undated = _DATE_SUFFIX.sub("", name)
+    prefix, colon, rest = name.partition(":")
+    if colon and _PROVIDER_ALIASES.get(prefix, prefix) in _snapshot()["models"]:
+        bases.append(rest)  # LangChain's "openai:gpt-5"
+    bases = [b.split("@", 1)[0] for b in bases]  # Vertex's "claude-sonnet-4-5@20250929"
+    undated = _DATE_SUFFIX.sub("", bases[-1])
     bases.append(undated)
     if undated.endswith("-latest"):
         bases.append(undated[: -len("-latest")])
@@ -91,6 +96,7 @@ def _providers(provider: str, model: str, known: Mapping[str, Any]) -> list[str]
     hints = [provider.strip().lower()]
     parts = model.strip().lower().split("/")
     hints += parts[:-1]  # "openai/gpt-5", "openrouter/anthropic/claude-opus-4.5"
+    hints.append(parts[-1].partition(":")[0])  # "anthropic:claude-sonnet-4-5"
     order: list[str] = []
     for hint in hints:
         hint = _PROVIDER_ALIASES.get(hint, hint)

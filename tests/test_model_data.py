@@ -33,6 +33,10 @@ CURRENT = [
     ("gemini-2.5-pro", "google", 1_000_000, 65_000),
     ("gemini-2.5-flash", "", 1_000_000, 65_000),
     ("openrouter/openai/gpt-5", "openrouter", 400_000, 128_000),
+    ("openai:gpt-5", "", 400_000, 128_000),
+    ("anthropic:claude-sonnet-4-5", "", 200_000, 64_000),
+    ("claude-sonnet-4-5@20250929", "", 200_000, 64_000),
+    ("GPT-4o", "openai", 128_000, 16_000),
 ]
 
 
