@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
     from hermes_core.session_options import SessionOptions
+    from hermes_core.turn import TurnResult
 
 #: Where each public name lives (imported on first access).
 _LAZY: dict[str, str] = {
@@ -79,6 +80,7 @@ _LAZY: dict[str, str] = {
     "StoreError": "hermes_core.errors",
     "ToolCallContext": "hermes_core.records",
     "ToolsContext": "hermes_core.records",
+    "TurnResult": "hermes_core.turn",
     "UnknownEngineError": "hermes_core.errors",
     "Usage": "hermes_core.records",
     "as_message": "hermes_core.sdk",
@@ -122,6 +124,7 @@ __all__ = [
     "StoreError",
     "ToolCallContext",
     "ToolsContext",
+    "TurnResult",
     "UnknownEngineError",
     "Usage",
     "__version__",

@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # the summarisers import this module: keep it light
     from hermes_core.compaction import CompactionEvent, ManualCompression
     from hermes_core.records import HostWarning
     from hermes_core.session import Session
+    from hermes_core.turn import TurnResult
 
 __all__ = ["AsyncSession", "host_loop", "run_on_host_loop"]
 
@@ -251,6 +252,16 @@ class AsyncSession:
 
     async def fit_tool_results(self, results: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return await self._run(self.session.fit_tool_results, results)
+
+    async def create(
+        self, client: Any, messages: Sequence[Any], *, tools: Sequence[Mapping[str, Any]] | None = None,
+        max_steps: int = 50, max_tokens: int | None = None, **create_kwargs: Any,
+    ) -> TurnResult:
+        """``Session.create`` with an async SDK client (``AsyncOpenAI``, ``AsyncAnthropic``)."""
+        from hermes_core.turn import run_turn_async
+
+        return await run_turn_async(self, client, messages, tools=tools, max_steps=max_steps,
+                                    max_tokens=max_tokens, **create_kwargs)
 
     async def close(self, messages: Sequence[Any] | None = None) -> None:
         await _off_loop(self.session.close, list(messages) if messages is not None else None)

@@ -166,13 +166,19 @@ def _collect_blocks(
 
     def after(hook: str, blocks: tuple[PromptBlock, ...], ctx: PromptContext) -> PromptContext:
         for block in blocks:
-            if block.name == IDENTITY_BLOCK and isinstance(block.text, str) and (
+            if block.name != IDENTITY_BLOCK or not isinstance(block.text, str):
+                continue
+            meta = block.meta if isinstance(block.meta, Mapping) else {}
+            if meta.get("default_identity") is True and not ctx.default_identity:
+                # hermes-core's own identity: the blocks about Hermes itself may follow.
+                ctx = attrs.evolve(ctx, default_identity=True)
+            if not ctx.soul_loaded and (
                 isinstance(block.source, str) and block.source and Path(block.source) == soul_path
-                or isinstance(block.meta, Mapping) and block.meta.get("soul_refused") == str(soul_path)
+                or meta.get("soul_refused") == str(soul_path)
             ):
                 # SOUL.md is the identity now (or the identity refused it and said so); the
                 # context-file block must not load it again.
-                return attrs.evolve(ctx, soul_loaded=True)
+                ctx = attrs.evolve(ctx, soul_loaded=True)
         return ctx
 
     # One dispatch for the whole assembly (see hermes_core.prompt_dispatch); a hook left out

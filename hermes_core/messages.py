@@ -22,8 +22,12 @@ def read_transcript_text(path: str | Path) -> str:
     p = Path(path)
     try:
         return p.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InvalidMessagesError(f"{p}: cannot read transcript: {exc}") from None
+    except UnicodeDecodeError as exc:
+        from hermes_core.transcripts import decode_problem
+
+        raise InvalidMessagesError(decode_problem(p, exc)) from None
+    except OSError as exc:
+        raise InvalidMessagesError(f"{p}: cannot read transcript: {exc.strerror or exc}") from None
 
 
 def load_transcript(path: str | Path, format: str = "auto") -> list[dict[str, Any]]:

@@ -48,7 +48,9 @@ class PromptContext:
     """Everything a prompt-block plugin may read about the session being built.
 
     ``soul_loaded`` is set by the assembler after the identity block so that the context-file
-    blocks know SOUL.md is already the identity (or was refused by it, with a warning).
+    blocks know SOUL.md is already the identity (or was refused by it, with a warning);
+    ``default_identity`` likewise says the identity is hermes-core's own default (no SOUL.md,
+    no ``identity`` from the host), so Hermes-specific blocks know they apply.
     ``backend`` is the terminal backend
     (``local``, ``docker``, ``ssh`` ...); ``env`` is the snapshot of environment variables the
     session was opened with (never ``os.environ`` directly, so tests and workers stay isolated).
@@ -70,6 +72,12 @@ class PromptContext:
     backend: str = "local"
     env: Mapping[str, str] = attrs.field(factory=dict)
     soul_loaded: bool = False
+    #: The host's own identity (``Session.open(identity=...)``); ``None`` = not given.
+    identity: str | None = None
+    #: Set by the assembler after the identity block when that block is hermes-core's built-in
+    #: default identity (``meta={"default_identity": True}``): only then do blocks that speak
+    #: about Hermes itself (the documentation pointer, product names in platform hints) apply.
+    default_identity: bool = False
     compact_skill_categories: frozenset[str] = attrs.field(
         default=frozenset(), converter=_frozenset_of_str
     )

@@ -46,6 +46,8 @@ from hermes_core.store_guard import join_idle as join_idle_store_workers
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
+    from hermes_core.model_data import ModelInfo
+    from hermes_core.turn import TurnResult
 
 log = get_logger("hermes_core.session")
 
@@ -147,6 +149,9 @@ class Session:
         self.tools = _tool_names(options.tools)
         self.toolsets = tuple(options.toolsets or ())
         self.system_message = options.system_message
+        #: The host's own identity text (``None``: SOUL.md, else the default identity). A host
+        #: that changes it calls ``invalidate_system_prompt()``.
+        self.identity = options.identity
         self.env = env
         self.clock = options.clock
         # A remote store (Redis) is bounded per turn (hermes_core.store_guard); a local one is not.
@@ -199,6 +204,7 @@ class Session:
         toolsets: Sequence[str] = (),
         session_id: str | None = None,
         system_message: str | None = None,
+        identity: str | None = None,
         context_length: int | None = None,
         max_tokens: int | None = None,
         config: Config | None = None,
@@ -221,6 +227,8 @@ class Session:
         ``environment`` is the terminal environment the tools run in (``None`` = local); the
         tool-result spill writers receive it. ``invoke(tool_name, arguments)`` runs one of the
         host's tools; the ``tool_call`` bridge tool calls it (see ``handle_tool_call``).
+        ``identity`` is the host's own identity text: it replaces SOUL.md and the default
+        identity, and no Hermes-specific block (the documentation pointer) is added.
 
         The same options may come as one ``SessionOptions`` record (``Session.open(options)``);
         giving the record and keywords together is an error.
@@ -230,7 +238,7 @@ class Session:
         keywords = given_keywords({
             "cwd": cwd, "home": home, "model": model, "provider": provider, "platform": platform,
             "tools": tools, "toolsets": toolsets, "session_id": session_id,
-            "system_message": system_message, "context_length": context_length,
+            "system_message": system_message, "identity": identity, "context_length": context_length,
             "max_tokens": max_tokens, "config": config, "host": host, "env": env, "clock": clock,
             "persist": persist, "on_status": on_status, "environment": environment,
             "invoke": invoke,
@@ -266,7 +274,15 @@ class Session:
             else:
                 cwd_path = (_usable_dir(config.terminal.cwd) or Path(os.getcwd())).resolve()
             engine = host.create_engine(config.context.engine, config)
-            engine.update_model(o.model, o.context_length or 0, provider=o.provider, max_tokens=o.max_tokens)
+            window = o.context_length or 0
+            if window <= 0 and o.model:
+                # A known model's window from the registry snapshot (read on first need only);
+                # the caller's context_length, and a window learned from an overflow, win.
+                from hermes_core.model_data import lookup
+
+                known = lookup(o.model, o.provider)
+                window = known.context_window if known is not None else 0
+            engine.update_model(o.model, window, provider=o.provider, max_tokens=o.max_tokens)
             host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)
             store = host.session_store(home_path, config) if (o.persist or known_id) else None
             session = cls(
@@ -292,10 +308,19 @@ class Session:
         """The context window (tokens) the prompt, the tools and the engine are all sized for.
 
         The engine's window once it has one (it learns a smaller one from an overflow error),
-        else the window the caller declared; ``None`` when nobody knows it.
+        else the window the caller declared, else the model's window from the registry snapshot
+        (``hermes_core.model_data``, given to the engine at open); ``None`` when nobody knows it.
         """
         learned = self.engine.context_length
         return learned if learned > 0 else self._declared_window
+
+    @property
+    def model_info(self) -> ModelInfo | None:
+        """What the registry snapshot knows of this session's model (window, output limit,
+        prices), or ``None``."""
+        from hermes_core.model_data import lookup
+
+        return lookup(self.model, self.provider) if self.model else None
 
     @property
     def context_length(self) -> int | None:
@@ -318,6 +343,7 @@ class Session:
             context_length=self.window,
             max_tokens=self.max_tokens,
             system_message=self.system_message,
+            identity=self.identity,
             backend=(self.config.terminal.backend or "local").strip().lower(),
             env=self.env,
             host=self.host,
@@ -900,6 +926,27 @@ class Session:
         return self.process_tool_result(
             result, tool_name=name, tool_call_id=tool_call_id, arguments=args
         )
+
+    # --- a whole turn ---------------------------------------------------------------------
+
+    def create(
+        self, client: Any, messages: Sequence[Any], *, tools: Sequence[Mapping[str, Any]] | None = None,
+        max_steps: int = 50, max_tokens: int | None = None, **create_kwargs: Any,
+    ) -> TurnResult:
+        """Run one agent turn against an official SDK client and return a ``TurnResult``.
+
+        Until the model answers without calling a tool (at most ``max_steps`` provider calls):
+        ``assemble_tools(tools)``, ``before_request``, ``client.chat.completions.create`` (or
+        ``client.messages.create`` for ``provider="anthropic"``) with ``request``'s keywords plus
+        ``create_kwargs`` (``temperature``, ``reasoning_effort`` ...), ``after_response``, and each
+        tool call answered by ``handle_tool_call`` (through ``invoke``). An overflow error is
+        retried with ``on_provider_error``'s compressed messages; every other error is raised.
+        ``messages`` is not changed. See ``hermes_core.turn``.
+        """
+        from hermes_core.turn import run_turn
+
+        return run_turn(self, client, messages, tools=tools, max_steps=max_steps, max_tokens=max_tokens,
+                        **create_kwargs)
 
     # --- end ----------------------------------------------------------------------------
 

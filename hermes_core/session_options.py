@@ -32,6 +32,9 @@ class SessionOptions:
     toolsets: Sequence[str] = ()
     session_id: str | None = None
     system_message: str | None = None
+    #: The host's own identity text ("You are Acme's support agent..."): it is the identity
+    #: block, and no Hermes-specific text (identity, documentation pointer) enters the prompt.
+    identity: str | None = None
     #: The window the caller knows (tokens); the engine's learned window wins once it has one.
     context_length: int | None = None
     max_tokens: int | None = None

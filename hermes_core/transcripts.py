@@ -81,12 +81,44 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def looks_binary(head: bytes) -> bool:
+    """Whether the first bytes of a file are binary data rather than text: a NUL byte, or more
+    than a tenth of undecodable bytes and control characters (a text file with a stray invalid
+    byte is still text, read with the byte escaped)."""
+    if b"\x00" in head:
+        return True
+    text = head.decode("utf-8", errors="replace")
+    bad = sum(1 for ch in text if ch == "\ufffd" or (ord(ch) < 32 and ch not in "\t\n\r\f"))
+    return bad > max(8, len(text) // 10)
+
+
+def binary_detail(head: bytes) -> str:
+    """Where the first byte that is not text is, for the one-line error."""
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return f"byte 0x{head[exc.start]:02x} at offset {exc.start} is not UTF-8"
+    offset = next((i for i, b in enumerate(head) if b < 32 and b not in (9, 10, 12, 13)), 0)
+    return f"control byte 0x{head[offset]:02x} at offset {offset}" if head else "empty"
+
+
+def decode_problem(path: object, exc: UnicodeDecodeError) -> str:
+    """The one-line message for a file that is not UTF-8 text."""
+    byte = exc.object[exc.start] if exc.start < len(exc.object) else 0
+    return (f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}); a transcript is "
+            "JSON or JSON Lines in UTF-8")
+
+
 class UnknownTranscriptFormatError(InvalidMessagesError):
     """No format accepted the input; ``refusals`` maps each format tried to its reason."""
 
-    def __init__(self, source: str, refusals: Mapping[str, str]) -> None:
+    def __init__(self, source: str, refusals: Mapping[str, str], binary: str | None = None) -> None:
         tried = "; ".join(f"{name}: {why}" for name, why in refusals.items()) or "no formats installed"
-        super().__init__(f"{source}: not a transcript in any known format (tried {tried})")
+        if binary is not None:
+            super().__init__(f"{source}: not a transcript: binary data ({binary}); a transcript is "
+                             "UTF-8 JSON, JSON Lines or a SQLite database")
+        else:
+            super().__init__(f"{source}: not a transcript in any known format (tried {tried})")
         self.source = source
         self.refusals = dict(refusals)
 
@@ -437,6 +469,8 @@ class TranscriptSource:
         elif stripped[0] == "{":
             first, _, rest = stripped.partition("\n")
             self.kind = "jsonl" if rest.strip() and _is_json_object(first) else "json"
+        elif looks_binary(head):
+            self.kind = "binary"
         else:
             self.kind = "text"
 
@@ -663,6 +697,9 @@ def detect_format(
         key=lambda item: (-item[0], item[1]),
     )
     if not ranked:
+        if source.kind == "binary":
+            # One line a person can act on, not every format's refusal of the same bytes.
+            raise UnknownTranscriptFormatError(source.name, {}, binary_detail(source.head_bytes))
         if source.kind == "json":
             source.document()  # a document that does not parse: say so rather than "no format"
         raise UnknownTranscriptFormatError(source.name, {n: d.reason for n, d in answers.items()})
@@ -725,6 +762,13 @@ def read_transcripts(
             + _forced_hint(source, fmt, formats, wanted)
         ) from None
     runs = result if isinstance(result, list) else [result]
+    run_index = source.options.get("index")
+    if not isinstance(result, list) and isinstance(run_index, int) and run_index != 0:
+        # A one-conversation format ignores the index: a run that does not exist is an error,
+        # never silently the only one there is.
+        raise InvalidMessagesError(
+            f"{source.name}: holds one conversation ({fmt.name}); there is no index {run_index} (0 is the only one)"
+        )
     out = [_finish(run, fmt, source, single=len(runs) == 1) for run in runs]
     for transcript in out:
         report = transcript.conversion

@@ -285,7 +285,7 @@ def test_cli_json(tmp_path: Path) -> None:
 def test_cli_table_and_options(tmp_path: Path) -> None:
     path = write(tmp_path, transcript())
     table = CliRunner().invoke(cli, ["cache-report", path])
-    assert table.exit_code == 0 and "PREFIX_TOK" in table.stdout and "saving" in table.stdout
+    assert table.exit_code == 0 and "PREFIX_TOKENS" in table.stdout and "saving" in table.stdout
     five = json.loads(CliRunner().invoke(cli, ["cache-report", path, "--json"]).stdout)
     hour = json.loads(CliRunner().invoke(cli, ["cache-report", path, "--json", "--ttl", "1h"]).stdout)
     assert hour["total"]["cost_ratio"] > five["total"]["cost_ratio"]

@@ -21,6 +21,7 @@ from hermes_core.steer import STEER_MARKER_CLOSE, STEER_MARKER_OPEN
 
 
 def ctx(tmp_path: Path, *, config: dict[str, Any] | None = None, **kwargs: Any) -> PromptContext:
+    kwargs.setdefault("default_identity", True)  # the default prompt: Hermes' own identity
     return PromptContext(
         cwd=tmp_path, home=tmp_path, config=load_config(data=config or {}, env={}), **kwargs
     )

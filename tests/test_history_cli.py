@@ -44,7 +44,7 @@ def test_list_json(home: Path) -> None:
     assert rows["s1"]["count"] == 2 and rows["s2"]["count"] == 1
     assert rows["s1"]["bytes"] == len(f"KeyError: 'region'\ntoken={SECRET}\n") + len("let's use PostgreSQL")
     table = run(home, "list").stdout
-    assert table.splitlines()[0].split()[:3] == ["SESSION", "MESSAGES", "SIZE"] and "s1" in table
+    assert table.splitlines()[0].split()[:3] == ["SESSION_ID", "COUNT", "BYTES"] and "s1" in table
 
 
 def test_search_and_show_mask_a_secret_stored_verbatim(home: Path) -> None:

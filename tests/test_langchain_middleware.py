@@ -29,8 +29,10 @@ class RecordingFakeModel(FakeMessagesListChatModel):
 
     seen: list[list[BaseMessage]] = []
     bound: list[list[str]] = []
+    settings: list[dict[str, Any]] = []
 
     def bind_tools(self, tools: Any, **kwargs: Any) -> Any:
+        self.settings.append(dict(kwargs))
         names = []
         for t in tools:
             names.append(t["function"]["name"] if isinstance(t, dict) and "function" in t
@@ -81,7 +83,7 @@ def script() -> list[AIMessage]:
 
 
 def test_a_sixty_turn_agent_run_with_a_compaction(tmp_path: Path) -> None:
-    RecordingFakeModel.seen, RecordingFakeModel.bound = [], []
+    RecordingFakeModel.seen, RecordingFakeModel.bound, RecordingFakeModel.settings = [], [], []
     model = RecordingFakeModel(responses=script())
     statuses: list[Any] = []
     middleware = HermesMiddleware(cwd=tmp_path, model="gpt-5", provider="openai",
@@ -104,7 +106,13 @@ def test_a_sixty_turn_agent_run_with_a_compaction(tmp_path: Path) -> None:
     assert len(model.seen) == TURNS + 1
     for sent in model.seen:
         assert isinstance(sent[0], SystemMessage)
-        assert sent[0].content == prompt + "\n\nBe terse."  # hermes' prompt, then the agent's
+        assert sent[0].content == prompt  # one byte-stable prompt ...
+    # ... whose identity is the agent's own system_prompt: nothing says Hermes (issue 34)
+    assert prompt.startswith("Be terse.\n\n") and "Hermes" not in prompt and "hermes-agent" not in prompt
+    # the session's prompt_cache_key reaches the model on every call (OpenAI provider)
+    keys = {s.get("prompt_cache_key") for s in model.settings}
+    assert len(model.settings) == TURNS + 1 and len(keys) == 1 and str(keys.pop()).startswith("hermes-")
+    for sent in model.seen:
         history = convert_to_openai_messages(sent[1:])
         assert pairing_problems(history, allow_pending=False) == [], pairing_problems(history)
     # tool search: the sourced tool is behind the bridge; the agent's own tool stays visible

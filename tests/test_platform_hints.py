@@ -20,7 +20,7 @@ from hermes_core import PromptContext, load_config
 def hint(tmp_path: Path, platform: str, config: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> str | None:
     ctx = PromptContext(
         cwd=tmp_path, home=tmp_path, config=load_config(data=config or {}, env={}),
-        platform=platform, env=env or {},
+        platform=platform, env=env or {}, default_identity=True,  # the default prompt's hints
     )
     result = hermes_prompt_platform_hint(ctx)
     if isinstance(result, list):

@@ -17,9 +17,9 @@ PUBLIC = {
     "ContextFileLoader", "ContextOverflowError", "EngineSpec", "FrozenTools", "HermesError",
     "HermesPluginError", "HostWarning", "InvalidMessagesError", "PayloadContext", "PluginHost",
     "PluginRecord", "PromptBlock", "PromptContext", "RequestReport", "Session", "SessionOptions", "SkillSource",
-    "StoreError",
-    "ToolCallContext", "ToolsContext", "UnknownEngineError", "Usage", "__version__", "as_message",
-    "coerce_usage", "content_tokens", "drain_warnings", "freeze_tools", "get_logger", "hookimpl", "hookspec",
+    "StoreError", "ToolCallContext", "ToolsContext", "TurnResult", "UnknownEngineError", "Usage", "__version__",
+    "as_message", "coerce_usage", "content_tokens", "drain_warnings", "freeze_tools", "get_logger", "hookimpl",
+    "hookspec",
     "load_config", "normalize_messages", "record_warning", "refresh_plugins",
 }
 

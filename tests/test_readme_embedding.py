@@ -1,6 +1,7 @@
-"""The README's "Embedding it" snippet runs as written against local fake OpenAI and Anthropic
-servers through the official SDKs, and each server receives what a host needs it to: the
-session's system prompt, the cache layout, valid tool pairs and the bridge's answers."""
+"""The README's "Embedding it" snippet (one ``session.create`` call per turn) and the loop written
+out in docs/embedding.md run as written against local fake OpenAI and Anthropic servers through
+the official SDKs, and each server receives what a host needs it to: the session's system
+prompt, the cache layout, valid tool pairs and the bridge's answers."""
 
 from __future__ import annotations
 
@@ -22,15 +23,22 @@ from fake_llm_servers import anthropic_message, json_reply, running  # noqa: E40
 TITLE = "README is terse"
 
 
-def _readme_snippet() -> str:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Embedding it", 1)[1].split("\n## ", 1)[0]
+def _snippet(page: str, heading: str) -> str:
+    text = (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```python\n(.*?)```", section, re.DOTALL)
-    assert block is not None, "README's Embedding it section has no python block"
+    assert block is not None, f"{page}'s {heading} section has no python block"
     return block.group(1)
 
 
-README_SNIPPET = _readme_snippet()
+README_SNIPPET = _snippet("README.md", "## Embedding it")
+LOOP_SNIPPET = _snippet("docs/embedding.md", "## The loop written out")
+SNIPPETS = {"readme_create": README_SNIPPET, "docs_loop": LOOP_SNIPPET}
+
+
+def test_the_readme_runs_a_turn_in_one_call() -> None:
+    assert "session.create(client, messages, tools=tools)" in README_SNIPPET
+    assert "for _turn in range" not in README_SNIPPET and "for _turn in range" in LOOP_SNIPPET
 
 
 def _openai_reply(content: str | None, calls: list[tuple[str, str, dict[str, Any]]]) -> Any:
@@ -83,14 +91,15 @@ def _check_tools(tools: list[dict[str, Any]], name_of: Any) -> None:
     assert all("source" not in t and "source" not in t.get("function", {}) for t in tools)
 
 
+@pytest.mark.parametrize("snippet", sorted(SNIPPETS))
 def test_the_readme_snippet_against_the_openai_sdk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], snippet: str
 ) -> None:
     with running("openai") as server:
         server.push(*(_openai_reply(text, calls) for text, calls in SCRIPT))
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
         monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-        ns = _run_snippet(README_SNIPPET, tmp_path, monkeypatch)
+        ns = _run_snippet(SNIPPETS[snippet], tmp_path, monkeypatch)
         bodies = [r.json() for r in server.requests]
 
     assert len(bodies) == 3
@@ -112,27 +121,31 @@ def test_the_readme_snippet_against_the_openai_sdk(
 
 
 def _anthropic_variant(snippet: str) -> str:
-    """The three changes the README names for Anthropic, each required to apply once."""
+    """The changes the docs name for Anthropic, each required to apply once (the provider call
+    only in the loop written out: ``session.create`` picks it from the provider)."""
     code = snippet
-    for old, new in (
+    changes = [
         ("from openai import OpenAI", "from anthropic import Anthropic"),
         ("client = OpenAI()", "client = Anthropic()"),
         ('model="gpt-5", provider="openai"', 'model="claude-x", provider="anthropic"'),
-        ("client.chat.completions.create(", "client.messages.create("),
-    ):
+    ]
+    if "session.create(" not in code:
+        changes.append(("client.chat.completions.create(", "client.messages.create("))
+    for old, new in changes:
         assert code.count(old) == 1, old
         code = code.replace(old, new)
     return code
 
 
+@pytest.mark.parametrize("snippet", sorted(SNIPPETS))
 def test_the_readme_snippet_against_the_anthropic_sdk(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], snippet: str
 ) -> None:
     with running("anthropic") as server:
         server.push(*(_anthropic_reply(text, calls) for text, calls in SCRIPT))
         monkeypatch.setenv("ANTHROPIC_BASE_URL", server.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-test")
-        ns = _run_snippet(_anthropic_variant(README_SNIPPET), tmp_path, monkeypatch)
+        ns = _run_snippet(_anthropic_variant(SNIPPETS[snippet]), tmp_path, monkeypatch)
         bodies = [r.json() for r in server.requests]
 
     assert len(bodies) == 3

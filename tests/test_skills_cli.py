@@ -74,9 +74,9 @@ def test_external_skills_say_so(home: Path, tmp_path: Path) -> None:
 def test_table(home: Path) -> None:
     out = run("--home", str(home), "skills", "--tool", "skill_view").stdout
     lines = out.splitlines()
-    assert lines[0].split() == ["CATEGORY", "NAME", "STATUS", "DESCRIPTION", "(as", "the", "model", "sees", "it)"]
+    assert lines[0].split() == ["CATEGORY", "NAME", "SHOWN", "INDEX_DESCRIPTION"]
     assert any("python-debug" in line and "[over 60]" in line and LONG[:57] + "..." in line for line in lines)
-    assert any("search" in line and "hidden: tools" in line for line in lines)
+    assert any("search" in line and "no: tools" in line for line in lines)
 
 
 def test_check_flags_long_descriptions_and_exits_1(home: Path) -> None:

@@ -143,7 +143,7 @@ def test_formats_lists_readers_and_writers() -> None:
     assert rows["openai"]["writes"] and rows["anthropic"]["writes"] and not rows["claude-code"]["writes"]
     assert rows["claude-code"]["plugin"] == "transcripts"
     table = run("formats")
-    assert table.stdout.splitlines()[0].split()[:2] == ["NAME", "WRITE"]
+    assert table.stdout.splitlines()[0].split()[:2] == ["NAME", "WRITES"]
 
 
 def test_cache_report_reads_any_format() -> None:

@@ -47,7 +47,7 @@ STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted", "woul
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the resulting messages here (a JSON array).")
 @click.option("--context-length", type=click.IntRange(min=1), default=None,
-              help=f"Model window in tokens (default {DEFAULT_CONTEXT_LENGTH:,}).")
+              help=f"Model window in tokens (default: --model's from the model data, else {DEFAULT_CONTEXT_LENGTH:,}).")
 @click.option("--max-tokens", type=click.IntRange(min=1), default=None,
               help="Output tokens reserved from the window.")
 @click.option("--model", default="", help="Model name (per-model thresholds, summariser fallback).")
@@ -79,6 +79,11 @@ def compress(
     config = state.config
     name = engine_name or config.context.engine
     engine = state.host.create_engine(name, config)
+    if not context_length and model:
+        from hermes_core.model_data import lookup
+
+        known = lookup(model)  # the model's window from the model data, when it knows the model
+        context_length = known.context_window if known is not None else None
     engine.update_model(model, context_length or DEFAULT_CONTEXT_LENGTH, max_tokens=max_tokens)
     with collecting() as bucket:
         state.host.engine_step("on_session_start", engine, session_id="hermes-ctx-compress",

@@ -150,21 +150,29 @@ def engines(state: CliState, as_json: bool) -> None:
 
 
 @cli.command(name="config")
-@click.option("--json", "as_json", is_flag=True, help="JSON: {path, values: [{key, value, source, owner}]}.")
+@click.option("--json", "as_json", is_flag=True,
+              help="JSON: {path, model_data: {refreshed, sources, models}, values: [{key, value, source, owner}]}.")
 @click.pass_obj
 @guarded
 def config_cmd(state: CliState, as_json: bool) -> None:
     """Print the effective configuration, where each value came from and who owns each key
-    (``hermes-core`` or the plugin that declares it)."""
+    (``hermes-core`` or the plugin that declares it), and the date of the model-data snapshot
+    (context windows and prices of known models)."""
+    from hermes_core.model_data import snapshot_info
+
     config = state.config
     rows = [(k, v, s, config.owner(k)) for k, v, s in config.items()]
+    models = snapshot_info()
     if as_json:
         emit_json({
             "path": config.path,
+            "model_data": models,
             "values": [{"key": k, "value": _plain(v), "source": s, "owner": o} for k, v, s, o in rows],
         })
         return
-    click.echo(f"# config file: {config.path or '(none; defaults)'}")
+    sources = ", ".join(f"{name} {ver}" for name, ver in sorted(models["sources"].items()))
+    click.echo(f"# config file: {config.path or '(none; defaults)'}; model data refreshed "
+               f"{models['refreshed']} ({models['models']} models from {sources})")
     emit_table(["KEY", "VALUE", "SOURCE", "OWNER"], [[k, _show(v), s, o] for k, v, s, o in rows])
 
 

@@ -63,6 +63,8 @@ def load_for_cli(state: CliState, path: Path, fmt: str = "auto", index: int | No
         return read_transcript(path, fmt, host=state.host, index=index,
                                progress=progress if show else None)
     except UnknownTranscriptFormatError as exc:
+        if not exc.refusals:  # binary data: one line, no list of formats refusing the same bytes
+            fail(str(exc))
         lines = [f"{path}: not a transcript in any known format; formats tried:"]
         lines += [f"  {name}: {why}" for name, why in exc.refusals.items()]
         fail("\n".join(lines))
@@ -102,7 +104,7 @@ def formats_command(state: CliState, as_json: bool) -> None:
     if as_json:
         emit_json(rows)
         return
-    emit_table(["NAME", "WRITE", "VERSIONS", "PLUGIN", "DESCRIPTION"],
+    emit_table(["NAME", "WRITES", "VERSIONS", "PLUGIN", "DESCRIPTION"],
                [[r["name"], "yes" if r["writes"] else "-", r["versions"] or "-", r["plugin"], r["description"]]
                 for r in rows])
 

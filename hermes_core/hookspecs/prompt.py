@@ -26,7 +26,10 @@ class PromptSpecs:
         Called: once per system-prompt build (the first request of a session, and once after
         each compression); never per turn.
 
-        The built-in reads ``$HERMES_HOME/SOUL.md`` and falls back to a default identity; a block whose
+        The built-in answers with ``ctx.identity`` when the host gave one
+        (``Session.open(identity=...)``), else reads ``$HERMES_HOME/SOUL.md`` and falls back to
+        hermes-core's default identity, marked ``meta={"default_identity": True}`` (the assembler
+        then sets ``ctx.default_identity`` so the blocks about Hermes itself apply); a block whose
         ``source`` is the SOUL.md path tells the assembler SOUL.md is loaded (``ctx.soul_loaded``),
         and so does ``meta={"soul_refused": path}``: SOUL.md is there but unusable and the
         identity has warned about it, so the context-file block does not try it again.

@@ -16,7 +16,9 @@ What it does at each step of the loop:
   replaced (unchanged messages keep their objects and ids). Status events ("context compacted:
   ...") reach ``on_status`` and the graph's custom stream (``stream_mode="custom"``).
 * ``wrap_model_call``: the session's byte-stable system prompt becomes the system message (an
-  agent's own ``system_prompt`` follows it), and the tools go through
+  agent's own ``system_prompt`` is its identity block: no Hermes identity or documentation
+  pointer then), the session's ``prompt_cache_key`` (OpenAI-style providers) goes into the
+  model settings, and the tools go through
   ``Session.assemble_tools``: tools with a ``source`` (``tool.metadata["source"]``, as MCP
   adapters set it) or listed in ``tools.search.defer`` go behind ``tool_search`` /
   ``tool_describe`` / ``tool_call``.
@@ -124,6 +126,8 @@ class HermesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
             session._loop.on_status = self._status
         self.session = session
         self.tools: list[BaseTool] = []
+        self._prompt_cache_key: str | None = None
+        self._cache_key_asked = False
         self._tools_by_name: dict[str, BaseTool] = {}
 
     @property
@@ -190,11 +194,34 @@ class HermesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
 
     # --- the model call -----------------------------------------------------------------
 
+    def _adopt_identity(self, own: str) -> None:
+        # The agent's own system_prompt is who the agent is: it becomes the session's identity
+        # block (no Hermes identity or documentation pointer), built once while it is the same.
+        session = self.session
+        with session._lock:
+            if session.identity != own:
+                session.identity = own
+                session.invalidate_system_prompt()
+
+    def _cache_key(self) -> str | None:
+        # The payload hooks decide (provider, prompt_caching.prompt_cache_key); asked once.
+        if not self._cache_key_asked:
+            probe = self.session.request([{"role": "user", "content": "."}])
+            key = probe.get("prompt_cache_key")
+            self._prompt_cache_key = key if isinstance(key, str) and key else None
+            self._cache_key_asked = True
+        return self._prompt_cache_key
+
     def _request(self, request: ModelRequest) -> ModelRequest:  # type: ignore[type-arg]
-        system = self.session.system_prompt
         own = request.system_message
         if own is not None and own.text.strip():
-            system = system + "\n\n" + own.text.strip()
+            self._adopt_identity(own.text.strip())
+        system = self.session.system_prompt
+        settings = dict(request.model_settings or {})
+        key = self._cache_key()
+        if key and "prompt_cache_key" not in settings:
+            # Bound into the chat model's call (ChatOpenAI sends it as the request parameter).
+            settings["prompt_cache_key"] = key
         real = [t for t in request.tools if _tool_name(t) not in BRIDGE_TOOLS]
         self._tools_by_name = {t.name: t for t in real if isinstance(t, BaseTool)}
         by_name = {_tool_name(t): t for t in real}
@@ -203,7 +230,7 @@ class HermesMiddleware(AgentMiddleware):  # type: ignore[type-arg]
         for definition in assembled:
             name = _tool_name(definition)
             tools.append(definition if name in BRIDGE_TOOLS else by_name.get(name, definition))
-        return request.override(system_message=SystemMessage(content=system), tools=tools)
+        return request.override(system_message=SystemMessage(content=system), tools=tools, model_settings=settings)
 
     def wrap_model_call(
         self, request: ModelRequest, handler: Callable[[ModelRequest], ModelResponse]  # type: ignore[type-arg]

@@ -13,9 +13,12 @@ within the TTL):
 * ``anthropic`` - entries are written at breakpoints (units carrying ``cache_control``) whose
   prefix holds at least 1,024 tokens; a breakpoint reads the longest entry found at its own
   boundary or the 19 before it (20 boundaries, the lookback); tokens after the read point up to
-  the last cacheable breakpoint are written (1.25x for 5 m, 2x for 1 h), reads cost 0.1x.
+  the last cacheable breakpoint are written (1.25x for 5 m, 2x for 1 h), reads cost the model's
+  cached-read rate (0.1x when the model is not known).
 * ``openai`` - automatic: the longest prefix shared with any earlier request, from 1,024 tokens
-  on and in steps of 128, is read at 0.5x; nothing is charged extra for writing.
+  on and in steps of 128, is read at the model's cached-read rate (gpt-5 0.1x, gpt-4.1 0.25x,
+  gpt-4o 0.5x: ``read_rates``, from hermes_core.model_data; 0.5x for an unknown model); nothing
+  is charged extra for writing.
 
 Token figures are exact cl100k_base counts (``hermes_core.tokens.count_tokens``) of each unit's
 text (a text block's text, a tool result's text, otherwise the unit's JSON); the provider's own
@@ -24,6 +27,7 @@ tokenizer differs, so read the figures as relative.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import json
@@ -49,6 +53,7 @@ from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_to
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_core.transcripts import Transcript, escape_surrogates_of
 from hermes_plugins.caching import LOOKBACK_BLOCKS
+from hermes_plugins.request_log_stream import RequestLog, open_request_log
 
 MIN_CACHEABLE_TOKENS = 1_024
 OPENAI_CACHE_STEP = 128
@@ -193,6 +198,14 @@ class _UnitMaker:
         role = "assistant" if message.get("role") == "assistant" else "user"
         return role + ":", anthropic_blocks(message)
 
+    def forget_except(self, messages: Sequence[Any]) -> None:
+        """Drop the cached units of messages no longer in the conversation (a compression
+        rewrote it), so memory follows the current request, not every message ever replayed.
+        Checked when the cache has grown to twice the request: amortised, never per request."""
+        if len(self._by_message) > 2 * len(messages) + 64:
+            alive = {id(m) for m in messages}
+            self._by_message = {k: v for k, v in self._by_message.items() if k in alive}
+
     def message_units(self, message: Mapping[str, Any]) -> list[UnitKey]:
         cached = self._by_message.get(id(message))
         if cached is not None and cached[0] is message:
@@ -236,10 +249,14 @@ class CacheSimulator:
     """
 
     def __init__(self, provider: str = "anthropic", *, count: Counter | None = None,
-                 min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS) -> None:
+                 min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS,
+                 read_price: float | None = None) -> None:
         if provider not in PROVIDERS:
             raise ValueError(f"no cache rules for provider {provider!r}; known: {', '.join(PROVIDERS)}")
         self.provider = provider
+        #: The cached-read price as a fraction of the input price: the model's (``read_rates``),
+        #: else the provider's default.
+        self.read_price = READ_PRICE[provider] if read_price is None else read_price
         self.min_tokens = min_tokens
         self.lookback = lookback
         self._maker = _UnitMaker(count or count_tokens)
@@ -340,6 +357,7 @@ class CacheSimulator:
                 self._push(key, index)
         self._head, self._head_data = head, head_data
         started, self._started = self._started, True
+        maker.forget_except(messages)
 
         total = self._tokens[-1] if self._tokens else 0
         if self.provider == "anthropic":
@@ -347,7 +365,7 @@ class CacheSimulator:
         else:
             read, writes = self._openai(first_unit)
         written = sum(tokens for tokens, _ in writes)
-        cost = (total - read - written) + read * READ_PRICE[self.provider]
+        cost = (total - read - written) + read * self.read_price
         cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
 
         prefix_bytes = prefix_tokens = 0
@@ -468,13 +486,38 @@ class CacheSimulator:
         }
 
 
+def read_rates(provider: str, model: str) -> dict[str, Any]:
+    """The prices a report uses, as fractions of the input price, and where each came from.
+
+    The cached-read rate is the model's own (cache-read over input price in the model-data
+    snapshot: gpt-5 0.1x, gpt-4.1 0.25x, gpt-4o 0.5x ...); the provider's default only for a
+    model the snapshot does not know or has no cache price for. Write rates are Anthropic's
+    documented multipliers (1.25x for 5 minutes, 2x for one hour; OpenAI charges no write).
+    """
+    from hermes_core.model_data import lookup, snapshot_info
+
+    info = lookup(model, provider) if model else None
+    ratio = info.cache_read_ratio if info is not None else None
+    if ratio is not None and info is not None:
+        source = f"model {info.model} (model data {snapshot_info()['refreshed']})"
+    else:
+        ratio = READ_PRICE[provider]
+        source = f"{provider} default" + (f" (model {model!r} not in the model data)" if model else "")
+    writes = dict(WRITE_PRICE) if provider == "anthropic" else {"5m": 0.0, "1h": 0.0}
+    return {"read": ratio, "write_5m": writes["5m"], "write_1h": writes["1h"], "read_source": source}
+
+
 def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anthropic",
-                 count: Counter | None = None) -> dict[str, Any]:
-    """The report (JSON shape of ``hermes-ctx cache-report --json``) for laid-out payloads."""
-    simulator = CacheSimulator(provider, count=count)
+                 count: Counter | None = None, model: str = "") -> dict[str, Any]:
+    """The report (JSON shape of ``hermes-ctx cache-report --json``) for laid-out payloads;
+    ``model`` chooses the cached-read price (``read_rates``)."""
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, count=count, read_price=rates["read"])
     for payload in payloads:
         simulator.add(payload)
-    return simulator.report()
+    report = simulator.report()
+    report["rates"] = rates
+    return report
 
 
 # --- replaying a transcript -----------------------------------------------------------------
@@ -713,42 +756,60 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
 
     Takes the report's own shapes (OpenAI chat, ``{"requests": [...]}``) or a transcript in any
     format ``hermes-ctx formats`` lists (``--format``; detected by content)."""
-    try:
-        fmt = resolve_format(state, Path(file), transcript_format)
-        if fmt in (None, "openai"):
-            specs = load_report_input(file)
-        else:
-            specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
-    except InvalidMessagesError as exc:
-        fail(str(exc))
-    if not specs:
-        fail(f"{file}: no request to replay (no user message or tool result)")
     config = state.config
     ctx = PayloadContext(
         provider=provider, model=model, session_id="cache-report", config=config,
         cache_ttl=ttl or config.prompt_caching.cache_ttl,
     )
-    simulator = CacheSimulator(provider)
-    payloads = replay(specs, state.host.payload_cache_layout, ctx, consume=True)
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, read_price=rates["read"])
     terminal = _progress_target()
-    if terminal is not None:
-        with click.progressbar(payloads, length=len(specs), label="replaying requests",
-                               file=terminal) as bar:
-            for payload in bar:
+    with contextlib.ExitStack() as stack:
+        bar: Any = None
+        log: RequestLog | None = None
+        try:
+            if transcript_format in ("auto", "request-log") and not transcript_index and Path(file).is_file():
+                # A request log streams, one request at a time: memory follows the largest
+                # request, not the file. The progress bar then counts the file's bytes.
+                if terminal is not None:
+                    bar = stack.enter_context(click.progressbar(
+                        length=Path(file).stat().st_size, label="replaying requests", file=terminal))
+                log = open_request_log(file, on_bytes=bar.update if bar is not None else None)
+            if log is not None:
+                stack.callback(log.close)
+                specs: Iterable[RequestSpec] = log.specs()
+            else:
+                fmt = resolve_format(state, Path(file), transcript_format)
+                if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
+                    if transcript_index:
+                        fail(f"{file}: holds one conversation; there is no index {transcript_index} "
+                             "(0 is the only one)")
+                    specs = load_report_input(file)
+                else:
+                    specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
+                if terminal is not None:
+                    bar = stack.enter_context(click.progressbar(
+                        length=len(specs), label="replaying requests", file=terminal))
+            for payload in replay(specs, state.host.payload_cache_layout, ctx, consume=True):
                 simulator.add(payload)
-    else:
-        for payload in payloads:
-            simulator.add(payload)
+                if bar is not None and log is None:
+                    bar.update(1)
+        except InvalidMessagesError as exc:
+            fail(str(exc))
+    if not simulator.turns:
+        fail(f"{file}: no request to replay (no user message or tool result)")
     report = simulator.report()
     report["ttl"] = ctx.cache_ttl
+    report["rates"] = rates
     if html_out is not None:
         write_report_html(state.host, html_out, command="cache-report", source=file, report=report)
     if as_json:
         emit_json(report, redact=True)
         return
     emit_table(
-        ["TURN", "MSGS", "INPUT", "PREFIX_BYTES", "PREFIX_TOK", "READ", "WRITE", "UNCACHED",
-         "COST", "BREAK"],
+        # The keys of the JSON turns, upper-cased.
+        ["INDEX", "MESSAGES", "INPUT_TOKENS", "PREFIX_BYTES", "PREFIX_TOKENS", "CACHE_READ_TOKENS",
+         "CACHE_WRITE_TOKENS", "UNCACHED_TOKENS", "COST_RATIO", "BREAK"],
         [
             [t["index"], t["messages"], t["input_tokens"], t["prefix_bytes"], t["prefix_tokens"],
              t["cache_read_tokens"], t["cache_write_tokens"], t["uncached_tokens"],
@@ -766,3 +827,6 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         f"{total['cost_ratio']:.3f} (saving {(1 - total['cost_ratio']) * 100:.1f}%), "
         f"{total['breaks']} prefix break(s)"
     )
+    write = (f"written at {rates['write_5m']:g}x (5m) / {rates['write_1h']:g}x (1h)"
+             if provider == "anthropic" else "no write charge")
+    click.echo(f"rates: cached input read at {rates['read']:g}x the input price ({rates['read_source']}); {write}")

@@ -227,7 +227,7 @@ def _probe(runner: Callable[[str, float], Any], backend: str) -> str:
 def remote_environment(ctx: PromptContext, backend: str) -> list[str]:
     intro = (
         f"Terminal backend: {backend}. The {REMOTE_TOOLS} tools run inside this environment, not "
-        "on the machine that hosts Hermes; paths and commands refer to it."
+        "on the machine that hosts the agent; paths and commands refer to it."
     )
     probed = probe_backend(ctx, backend)
     if probed:

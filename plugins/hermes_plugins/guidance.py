@@ -200,8 +200,12 @@ def gate_applies(setting: Any, model: str, defaults: Iterable[str]) -> bool:
 
 @hookimpl(trylast=True)
 def hermes_prompt_general_guidance(ctx: PromptContext) -> list[PromptBlock]:
-    help_text = HELP_GUIDANCE + (HELP_SKILL_POINTER if "skill_view" in ctx.tools else "")
-    blocks = [PromptBlock(name="help", text=help_text)]
+    blocks: list[PromptBlock] = []
+    # The pointer to hermes-agent's documentation is about the Hermes product: it follows the
+    # default identity only, never a host's own (SOUL.md, Session.open(identity=...)).
+    if ctx.default_identity:
+        help_text = HELP_GUIDANCE + (HELP_SKILL_POINTER if "skill_view" in ctx.tools else "")
+        blocks.append(PromptBlock(name="help", text=help_text))
     agent = ctx.config.section(GUIDANCE)
     if ctx.tools and agent.task_completion_guidance:
         blocks.append(PromptBlock(name="task_completion", text=TASK_COMPLETION_GUIDANCE))

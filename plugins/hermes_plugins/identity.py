@@ -1,4 +1,6 @@
-"""The identity block: ``$HERMES_HOME/SOUL.md``, else hermes-core's default identity.
+"""The identity block: the host's ``identity``, else ``$HERMES_HOME/SOUL.md``, else hermes-core's
+default identity (the only one that says "Hermes"; it is marked so that the blocks about Hermes
+itself - the documentation pointer, product names in platform hints - follow it and nothing else).
 
 SOUL.md is read from HERMES_HOME only (a SOUL.md in the working directory is ignored), once per
 prompt build; when it is the identity, the context-file block never loads it again.
@@ -33,14 +35,22 @@ def read_soul(ctx: PromptContext) -> tuple[str | None, str]:
     return (text.strip() or None) if text is not None else None, str(path)
 
 
+#: The ``source`` of an identity the host passed to ``Session.open(identity=...)``.
+HOST_IDENTITY_SOURCE = "<Session.open(identity=...)>"
+
+
 @hookimpl(trylast=True)
 def hermes_prompt_identity(ctx: PromptContext) -> PromptBlock:
+    own = ctx.identity.strip() if isinstance(ctx.identity, str) else ""
+    if own:
+        # The host's identity wins over SOUL.md (which the context-file block then appends).
+        return PromptBlock(name="identity", text=own, source=HOST_IDENTITY_SOURCE)
     text, path = read_soul(ctx)
     if text is None:
         # A SOUL.md that is there but unusable was reported once, here: the context-file block
         # (which appends SOUL.md when another identity replaced this one) leaves it alone.
         refused = {"soul_refused": path} if os.path.lexists(path) else {}
-        return PromptBlock(name="identity", text=DEFAULT_IDENTITY, meta=refused)
+        return PromptBlock(name="identity", text=DEFAULT_IDENTITY, meta={**refused, "default_identity": True})
     ids = findings(ctx, text, "SOUL.md")
     if ids:
         flagged_soul(ids, path=path)  # the user's own file: loaded, with a warning

@@ -124,6 +124,15 @@ PLATFORM_HINTS: Mapping[str, str] = {
     ),
 }
 
+#: The same hints without the product's name, for a host that brings its own identity: the
+#: agent is told where it runs, not that it is Hermes.
+NEUTRAL_HINTS: Mapping[str, str] = {
+    "cli": PLATFORM_HINTS["cli"].replace("in a terminal (the Hermes CLI)", "in a terminal"),
+    "tui": PLATFORM_HINTS["tui"].replace("the Hermes terminal UI", "a terminal UI"),
+    "desktop": PLATFORM_HINTS["desktop"].replace("the Hermes desktop app", "a desktop app"),
+    "api_server": PLATFORM_HINTS["api_server"].replace("the Hermes API server", "an API server"),
+}
+
 TELEGRAM_RICH_MESSAGES_HINT = (
     "This chat has rich messages switched on: formatting renders fully, so lean into it with "
     "headings, tables and task lists (- [ ] / - [x]) where they make the answer clearer."
@@ -132,6 +141,7 @@ DESKTOP_TERMINAL_NOTE = (
     "This terminal UI runs inside the Hermes desktop app's embedded terminal pane; the user "
     "sees the same session in the app window."
 )
+NEUTRAL_DESKTOP_TERMINAL_NOTE = DESKTOP_TERMINAL_NOTE.replace("the Hermes desktop app's", "the desktop app's")
 
 
 def _telegram_extra(config: Any) -> Mapping[str, Any]:
@@ -149,7 +159,8 @@ def _telegram_extra(config: Any) -> Mapping[str, Any]:
 
 
 def default_hint(ctx: PromptContext, key: str) -> str:
-    hint = PLATFORM_HINTS.get(key, "")
+    named = ctx.default_identity  # the product is named only beside its own identity
+    hint = PLATFORM_HINTS.get(key, "") if named else NEUTRAL_HINTS.get(key, PLATFORM_HINTS.get(key, ""))
     if key == "telegram" and hint:
         try:
             rich = _telegram_extra(ctx.config).get("rich_messages")
@@ -157,8 +168,9 @@ def default_hint(ctx: PromptContext, key: str) -> str:
             rich = False
         if _truthy(rich) if isinstance(rich, str) else bool(rich):
             hint = hint.rstrip() + " " + TELEGRAM_RICH_MESSAGES_HINT
-    if key == "tui" and _truthy(ctx.env.get("HERMES_DESKTOP_TERMINAL")) and DESKTOP_TERMINAL_NOTE not in hint:
-        hint = hint.rstrip() + " " + DESKTOP_TERMINAL_NOTE
+    note = DESKTOP_TERMINAL_NOTE if named else NEUTRAL_DESKTOP_TERMINAL_NOTE
+    if key == "tui" and _truthy(ctx.env.get("HERMES_DESKTOP_TERMINAL")) and note not in hint:
+        hint = hint.rstrip() + " " + note
     return hint
 
 

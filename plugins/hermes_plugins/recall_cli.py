@@ -61,7 +61,7 @@ def history_group() -> None:
 
 
 @history_group.command(name="list")
-@click.option("--json", "as_json", is_flag=True, help="JSON output.")
+@click.option("--json", "as_json", is_flag=True, help="JSON: [{session_id, count, bytes, first, last}].")
 @click.pass_obj
 @guarded
 def history_list(state: CliState, as_json: bool) -> None:
@@ -71,7 +71,7 @@ def history_list(state: CliState, as_json: bool) -> None:
         emit_json([{k: r[k] for k in ("session_id", "count", "bytes", "first", "last")} for r in rows], redact=True)
         return
     emit_table(
-        ("SESSION", "MESSAGES", "SIZE", "FIRST", "LAST"),
+        ("SESSION_ID", "COUNT", "BYTES", "FIRST", "LAST"),  # the JSON keys, upper-cased
         [(r["session_id"], r["count"], _size(r["bytes"]), _when(r["first"]), _when(r["last"])) for r in rows],
         redact=True,
     )
@@ -100,8 +100,9 @@ def history_search(state: CliState, session_id: str, query: str, limit: int, as_
         emit_json({"session_id": session_id, "query": query, "hits": out}, redact=True)
         return
     emit_table(
-        ("REF", "ROLE", "TOOL", "SNIPPET"),
-        [(h["ref"], h["role"], h["tool"] or "-", " ".join(h["snippet"].split())) for h in out],
+        ("REF", "ROLE", "TOOL", "TURN", "SNIPPET"),  # the keys of the JSON hits
+        [(h["ref"], h["role"], h["tool"] or "-", h["turn"] if h["turn"] is not None else "-",
+          " ".join(h["snippet"].split())) for h in out],
         redact=True,
     )
 

@@ -64,8 +64,9 @@ def sessions_list(state: CliState, as_json: bool) -> None:
         emit_json(rows)
         return
     emit_table(
-        ("SESSION", "MODEL", "UPDATED", "PROMPT", "ARCHIVED"),
-        [(r["session_id"], r["model"] or "-", _when(r["updated_at"]), r["prompt_chars"], r["archived"]) for r in rows],
+        ("SESSION_ID", "MODEL", "PROVIDER", "UPDATED_AT", "PROMPT_CHARS", "ARCHIVED", "ARCHIVED_BYTES"),
+        [(r["session_id"], r["model"] or "-", r["provider"] or "-", _when(r["updated_at"]), r["prompt_chars"],
+          r["archived"], r["archived_bytes"]) for r in rows],
     )
 
 

@@ -116,11 +116,12 @@ def skills_command(
         click.echo("No skills found in: " + ", ".join(s.path for s in request.sources), err=True)
         return
     emit_table(
-        ["CATEGORY", "NAME", "STATUS", "DESCRIPTION (as the model sees it)"],
+        # The JSON keys, upper-cased: INDEX_DESCRIPTION is the description as the model sees it.
+        ["CATEGORY", "NAME", "SHOWN", "INDEX_DESCRIPTION"],
         [
             [
                 r["category"], r["name"],
-                "shown" if r["shown"] else f"hidden: {r['hidden_reason']}",
+                "yes" if r["shown"] else f"no: {r['hidden_reason']}",
                 r["index_description"] + ("  [over 60]" if r["over_limit"] else ""),
             ]
             for r in rows

@@ -63,6 +63,9 @@ class IndexRequest(NamedTuple):
     budget: int | None
     #: ``files.max_read_bytes``: the most bytes read from one skill file.
     max_file_bytes: int = DEFAULT_MAX_BYTES
+    #: The prompt's identity is hermes-core's own: the pointer to the hermes-agent skill for
+    #: questions about Hermes may be given (never beside a host's own identity).
+    hermes_pointer: bool = True
 
 
 @attrs.frozen(kw_only=True)
@@ -310,6 +313,7 @@ def _compose(
         compact=request.compact,
         budget=request.budget,
         manage=request.tools is None or "skill_manage" in request.tools,
+        hermes_pointer=request.hermes_pointer,
     )
     return selection, rendered, found
 

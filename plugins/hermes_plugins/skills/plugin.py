@@ -145,6 +145,7 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
         compact=ctx.compact_skill_categories,
         budget=budget_for(config.index_max_tokens, ctx.context_length),
         max_file_bytes=max_read_bytes(ctx.config),
+        hermes_pointer=ctx.default_identity,
     )
 
 

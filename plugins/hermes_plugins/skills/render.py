@@ -75,6 +75,7 @@ def render_index(
     compact: Collection[str] = (),
     budget: int | None = None,
     manage: bool = True,
+    hermes_pointer: bool = True,
 ) -> Rendered:
     """Render the block for ``groups``: category -> skill rows sorted by name, one per name
     (what ``index.select`` returns). No skill at all: ``text == ""``."""
@@ -90,7 +91,7 @@ def render_index(
     paragraph = [INSTRUCTIONS]
     if manage:
         paragraph.append(MANAGE_INSTRUCTIONS)
-    if any(_has_name(groups[c], HERMES_SKILL) for c in categories):
+    if hermes_pointer and any(_has_name(groups[c], HERMES_SKILL) for c in categories):
         paragraph.append(HERMES_INSTRUCTIONS)
     intro = HEADER + "\n" + " ".join(paragraph)
     names_only = set(compacted)

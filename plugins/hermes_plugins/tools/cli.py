@@ -39,8 +39,11 @@ def load_catalog(path: str) -> list[dict[str, Any]]:
         fail(f"{path}: JSON nested more than {bounded.MAX_DEPTH} levels deep")
     except FileNotFoundError:
         fail(f"{path}: catalog file not found")
-    except (OSError, UnicodeDecodeError) as exc:
-        fail(f"{path}: cannot read the catalog: {exc}")
+    except UnicodeDecodeError as exc:
+        byte = exc.object[exc.start] if exc.start < len(exc.object) else 0
+        fail(f"{path}: not UTF-8 text (byte 0x{byte:02x} at offset {exc.start}); a catalog is a JSON list of tools")
+    except OSError as exc:
+        fail(f"{path}: cannot read the catalog: {exc.strerror or exc}")
     except json.JSONDecodeError as exc:
         fail(f"{path}, line {exc.lineno}: invalid JSON: {exc.msg}")
     if isinstance(data, dict) and isinstance(data.get("tools"), list):

@@ -21,6 +21,7 @@ from hermes_plugins.transcripts import (
     openhands,
     openhands_jsonl,
     qwen_code,
+    request_log,
     responses,
     swe_agent,
     tau_bench,
@@ -48,3 +49,4 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield cline.ROO_CODE
     yield goose.FORMAT
     yield openhands_jsonl.FORMAT
+    yield request_log.FORMAT
