@@ -333,6 +333,7 @@ def _eval_command(
             paths.append(path)
     report: dict[str, Any] = {"files": []}
     unreadable = 0
+    reasons: list[str] = []
     with progress(len(paths)) as bar:
         for path in paths:
             bar.show(path.name)
@@ -343,8 +344,10 @@ def _eval_command(
                 unreadable += 1
                 log.debug("eval_transcript_unreadable", path=str(path), error=redact(str(exc)))
                 reason = str(exc) if str(exc).startswith(str(path)) else f"{path}: {exc}"
-                record_warning("eval_unreadable", redact(f"cannot read the transcript {reason}"),
-                               plugin="evaluation")
+                reasons.append(reason)
+                if len(paths) > 1:  # one file alone: its reason is the error line itself
+                    record_warning("eval_unreadable", redact(f"cannot read the transcript {reason}"),
+                                   plugin="evaluation")
                 bar.file_done()
                 continue
             if not conversations:
@@ -358,7 +361,10 @@ def _eval_command(
                 )
             bar.file_done()
     if not report["files"]:
-        why = [f"{unreadable} file(s), none readable (each one's reason is below)"] if unreadable else []
+        if unreadable == 1 and len(paths) == 1 and reasons:
+            why = [redact(f"cannot read the transcript {reasons[0]}")]  # one file: the reason is the error
+        else:
+            why = [f"{unreadable} file(s), none readable (each one's reason is below)"] if unreadable else []
         why += [f"{path}: no transcript files in the folder" for path in empty]
         fail("no file could be evaluated: " + "; ".join(why or ["no transcript files given"]))
     report["failed_runs"] = failed_runs(report)
