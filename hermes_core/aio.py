@@ -255,13 +255,13 @@ class AsyncSession:
 
     async def create(
         self, client: Any, messages: Sequence[Any], *, tools: Sequence[Mapping[str, Any]] | None = None,
-        max_steps: int = 50, max_tokens: int | None = None, **create_kwargs: Any,
+        max_steps: int = 50, max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
     ) -> TurnResult:
         """``Session.create`` with an async SDK client (``AsyncOpenAI``, ``AsyncAnthropic``)."""
         from hermes_core.turn import run_turn_async
 
         return await run_turn_async(self, client, messages, tools=tools, max_steps=max_steps,
-                                    max_tokens=max_tokens, **create_kwargs)
+                                    max_tokens=max_tokens, api=api, **create_kwargs)
 
     async def close(self, messages: Sequence[Any] | None = None) -> None:
         await _off_loop(self.session.close, list(messages) if messages is not None else None)

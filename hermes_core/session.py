@@ -931,13 +931,14 @@ class Session:
 
     def create(
         self, client: Any, messages: Sequence[Any], *, tools: Sequence[Mapping[str, Any]] | None = None,
-        max_steps: int = 50, max_tokens: int | None = None, **create_kwargs: Any,
+        max_steps: int = 50, max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
     ) -> TurnResult:
         """Run one agent turn against an official SDK client and return a ``TurnResult``.
 
         Until the model answers without calling a tool (at most ``max_steps`` provider calls):
         ``assemble_tools(tools)``, ``before_request``, ``client.chat.completions.create`` (or
-        ``client.messages.create`` for ``provider="anthropic"``) with ``request``'s keywords plus
+        ``client.messages.create`` for ``provider="anthropic"``, ``client.responses.create`` with
+        ``api="responses"``) with ``request``'s keywords plus
         ``create_kwargs`` (``temperature``, ``reasoning_effort`` ...), ``after_response``, and each
         tool call answered by ``handle_tool_call`` (through ``invoke``). An overflow error is
         retried with ``on_provider_error``'s compressed messages; every other error is raised.
@@ -946,7 +947,7 @@ class Session:
         from hermes_core.turn import run_turn
 
         return run_turn(self, client, messages, tools=tools, max_steps=max_steps, max_tokens=max_tokens,
-                        **create_kwargs)
+                        api=api, **create_kwargs)
 
     # --- end ----------------------------------------------------------------------------
 

@@ -61,9 +61,11 @@ class TurnResult:
         return self.reply.get("content")
 
 
-def _endpoint(client: Any, provider: str) -> Callable[..., Any]:
-    """The SDK method a request of this session's provider goes to."""
-    if wire_format(provider) == "anthropic":
+def _endpoint(client: Any, provider: str, api: str | None = None) -> Callable[..., Any]:
+    """The SDK method a request of this session's provider (or of ``api``) goes to."""
+    if api == "responses":
+        method, path = getattr(getattr(client, "responses", None), "create", None), "client.responses.create"
+    elif wire_format(provider) == "anthropic":
         method, path = getattr(getattr(client, "messages", None), "create", None), "client.messages.create"
     else:
         completions = getattr(getattr(client, "chat", None), "completions", None)
@@ -106,11 +108,11 @@ def _result(messages: list[dict[str, Any]], reply: dict[str, Any], response: Any
 def run_turn(
     session: Session, client: Any, messages: Sequence[Any], *,
     tools: Sequence[Mapping[str, Any]] | None = None, max_steps: int = 50,
-    max_tokens: int | None = None, **create_kwargs: Any,
+    max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
 ) -> TurnResult:
     """``Session.create``: see the module docstring."""
     _check_extra(create_kwargs)
-    create = _endpoint(client, session.provider)
+    create = _endpoint(client, session.provider, api)
     history = list(messages)
     steps = retries = 0
     reply: dict[str, Any] = {}
@@ -123,7 +125,8 @@ def run_turn(
         if session.engine.compression_count != compressions:  # archived just now: offer recall
             tool_defs = session.assemble_tools(_catalog(tools or ())) or None
         try:
-            response = create(**session.request(history, tools=tool_defs, max_tokens=max_tokens), **create_kwargs)
+            response = create(**session.request(history, tools=tool_defs, max_tokens=max_tokens, api=api),
+                              **create_kwargs)
         except Exception as error:  # noqa: BLE001 - only an overflow is handled; the rest is re-raised
             retry = session.on_provider_error(error, history) if retries < MAX_OVERFLOW_RETRIES else None
             if retry is None:
@@ -145,12 +148,12 @@ def run_turn(
 async def run_turn_async(
     session: AsyncSession, client: Any, messages: Sequence[Any], *,
     tools: Sequence[Mapping[str, Any]] | None = None, max_steps: int = 50,
-    max_tokens: int | None = None, **create_kwargs: Any,
+    max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
 ) -> TurnResult:
     """``AsyncSession.create``: the same turn with an async client (``AsyncOpenAI``,
     ``AsyncAnthropic``); the session's work runs off the loop as every ``AsyncSession`` step."""
     _check_extra(create_kwargs)
-    create: Callable[..., Awaitable[Any]] = _endpoint(client, session.session.provider)
+    create: Callable[..., Awaitable[Any]] = _endpoint(client, session.session.provider, api)
     history = list(messages)
     steps = retries = 0
     reply: dict[str, Any] = {}
@@ -161,7 +164,7 @@ async def run_turn_async(
         history = await session.before_request(history, tools=tool_defs)
         if session.session.engine.compression_count != compressions:  # archived just now: offer recall
             tool_defs = await session.assemble_tools(_catalog(tools or ())) or None
-        kwargs = await session.request(history, tools=tool_defs, max_tokens=max_tokens)
+        kwargs = await session.request(history, tools=tool_defs, max_tokens=max_tokens, api=api)
         try:
             response = await create(**kwargs, **create_kwargs)
         except Exception as error:  # noqa: BLE001 - only an overflow is handled; the rest is re-raised

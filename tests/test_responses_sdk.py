@@ -107,3 +107,41 @@ def test_the_async_session_takes_the_same_api_keyword(tmp_path: Path) -> None:
     kwargs = asyncio.run(main())
     vr.check(kwargs)
     assert kwargs["input"][1:3] == [REASONING, CALL]
+
+
+def test_session_create_runs_a_responses_turn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The one-call turn (issue 34) speaks the Responses API too: the reply's items go back as
+    # they came, the tool's output as a function_call_output, every request valid.
+    from openai import OpenAI
+
+    from hermes_core import Session
+
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "README.md").write_text("# demo\nA tiny project.\n", encoding="utf-8")
+    monkeypatch.chdir(work)
+
+    def run_tool(name: str, arguments: dict[str, Any]) -> str:
+        return Path(arguments["path"]).read_text(encoding="utf-8")
+
+    tools = [{"type": "function", "function": {
+        "name": "read_file", "description": "Read a text file.",
+        "parameters": {"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}}}]
+    with running("responses") as server:
+        server.push(responses_reply([REASONING, CALL], input_tokens=1200),
+                    responses_reply([ANSWER], input_tokens=1300))
+        client = OpenAI(base_url=server.base_url, api_key="sk-test")
+        session = Session.open(cwd=str(work), home=str(tmp_path / "home"), model="gpt-5", provider="openai",
+                               invoke=run_tool, env={})
+        turn = session.create(client, [{"role": "user", "content": "What is this project?"}], tools=tools,
+                              api="responses")
+        received = list(server.requests)
+    assert [r.path for r in received] == ["/v1/responses", "/v1/responses"]
+    bodies = [r.json() for r in received]
+    for body in bodies:
+        vr.check(body)
+    assert bodies[1]["input"][1:3] == [REASONING, CALL]
+    # the tool's result went through the result limits (surrounding whitespace trimmed)
+    assert bodies[1]["input"][3] == {"type": "function_call_output", "call_id": "call_1",
+                                     "output": "# demo\nA tiny project."}
+    assert turn.finished and turn.steps == 2 and "tiny demo project" in str(turn.content)
