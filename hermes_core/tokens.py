@@ -359,7 +359,6 @@ _CL100K_PATTERN = (
 
 _default_exact: ExactTokenizer | None = None
 _default_lock = threading.Lock()
-_o200k_exact: ExactTokenizer | None = None
 
 
 def exact_tokenizer() -> ExactTokenizer:
@@ -373,15 +372,11 @@ def exact_tokenizer() -> ExactTokenizer:
 
 
 def o200k_tokenizer() -> ExactTokenizer:
-    """The process-wide o200k_base counter (gpt-4o, gpt-4.1, gpt-5, the o-series)."""
-    global _o200k_exact
-    if _o200k_exact is None:
-        with _default_lock:
-            if _o200k_exact is None:
-                from hermes_core.encodings import o200k_base
+    """An o200k_base counter (gpt-4o, gpt-4.1, gpt-5, the o-series); the encoding itself is
+    built once per process by ``hermes_core.encodings``."""
+    from hermes_core.encodings import o200k_base
 
-                _o200k_exact = ExactTokenizer("o200k_base", o200k_base)
-    return _o200k_exact
+    return ExactTokenizer("o200k_base", o200k_base)
 
 
 def count_tokens(text: str) -> int:
