@@ -438,7 +438,8 @@ class RequestCounter:
 
     def __init__(self, model: str = "", provider: str = "", tokenizer: Tokenizer | None = None) -> None:
         self.method, self.margin = counting_method(model, provider, tokenizer)
-        if tokenizer is None:
+        if tokenizer is None or isinstance(tokenizer, ExactTokenizer):
+            # The built-in counters: the model's own encoding where it runs offline.
             tokenizer = o200k_tokenizer() if self.method == "exact:o200k_base" else exact_tokenizer()
         self.tokenizer: Tokenizer = tokenizer
         # id(message) -> (message, tokens): the message is held so its id stays its own.
