@@ -1,0 +1,232 @@
+"""One history mixing every provider's shapes (QA, issue 28).
+
+Anthropic blocks (signed thinking, redacted thinking, images inside tool results, ``is_error``),
+OpenAI Chat parts (image_url, text parts as tool content, refusals) and Responses items
+(reasoning with ``encrypted_content``, function_call / function_call_output) in ONE history, as
+an agent that switched provider mid-conversation holds it, through before_request / request
+(Anthropic, OpenAI Chat, ``api="responses"``) / after_response / compress at random windows:
+
+- every request validates against its provider's rules (tests/validators_*.py);
+- the newest user request reaches every request verbatim (one text block/part equal to it);
+- the latest assistant turn's thinking goes to Anthropic byte-identical and first, and its
+  reasoning items go to the Responses API byte-identical.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import validators_anthropic
+import validators_openai_chat
+import validators_openai_responses
+from fidelity_fixtures import PNG_B64, open_session
+from hypothesis import HealthCheck, Phase, event, given, settings
+from hypothesis import strategies as st
+
+from hermes_core.errors import ContextOverflowError
+
+_words = st.sampled_from(["alpha", "build", "crash", "deploy", "error", "file", "grep", "handler",
+                          "index", "json", "kernel", "log", "merge", "null", "output", "parser"])
+
+
+@st.composite
+def _text(draw: Any, low: int = 1, high: int = 40) -> str:
+    return " ".join(draw(st.lists(_words, min_size=low, max_size=high)))
+
+
+A_IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+C_IMAGE = {"type": "image_url", "image_url": {"url": f"data:image/png;base64,{PNG_B64}"}}
+
+
+def _user(draw: Any, text: str) -> list[dict[str, Any]]:
+    """A user request in one of the three shapes (Responses: a role-bearing message item)."""
+    shape = draw(st.sampled_from(["chat", "chat_parts", "anthropic", "responses"]))
+    if shape == "chat":
+        return [{"role": "user", "content": text}]
+    if shape == "chat_parts":
+        parts: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if draw(st.booleans()):
+            parts.append(C_IMAGE)
+        return [{"role": "user", "content": parts}]
+    if shape == "anthropic":
+        blocks: list[dict[str, Any]] = [{"type": "text", "text": text}]
+        if draw(st.booleans()):
+            blocks.append(A_IMAGE)
+        return [{"role": "user", "content": blocks}]
+    return [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}]
+
+
+class _Ids:
+    def __init__(self) -> None:
+        self.n = 0
+
+    def next(self) -> int:
+        self.n += 1
+        return self.n
+
+
+def _anthropic_round(draw: Any, ids: _Ids) -> list[dict[str, Any]]:
+    n = ids.next()
+    blocks: list[dict[str, Any]] = [{"type": "thinking", "thinking": draw(_text(2, 20)),
+                                     "signature": f"sig-{n}-" + "x" * draw(st.integers(1, 30))}]
+    if draw(st.booleans()):
+        blocks.append({"type": "redacted_thinking", "data": f"redacted-{n}"})
+    calls = [f"toolu_{n:03d}_{k}" for k in range(draw(st.integers(1, 2)))]
+    blocks += [{"type": "tool_use", "id": c, "name": "read_file", "input": {"path": f"f{n}.py"}}
+               for c in calls]
+    results: list[dict[str, Any]] = []
+    for c in calls:
+        result: dict[str, Any] = {"type": "tool_result", "tool_use_id": c, "content": draw(_text(5, 300))}
+        if draw(st.booleans()):
+            result["content"] = [{"type": "text", "text": result["content"]}, A_IMAGE]
+        if draw(st.integers(0, 2)) == 0:
+            result["is_error"] = True
+        results.append(result)
+    return [{"role": "assistant", "content": blocks}, {"role": "user", "content": results}]
+
+
+def _chat_round(draw: Any, ids: _Ids) -> list[dict[str, Any]]:
+    calls = []
+    for _ in range(draw(st.integers(1, 2))):
+        n = ids.next()
+        calls.append({"id": f"call_{n}", "type": "function",
+                      "function": {"name": "grep", "arguments": json.dumps({"q": f"w{n}"})}})
+    out: list[dict[str, Any]] = [{"role": "assistant", "content": draw(st.none() | _text()), "tool_calls": calls}]
+    for c in calls:
+        content: Any = draw(_text(5, 300))
+        if draw(st.booleans()):
+            content = [{"type": "text", "text": content}, {"type": "text", "text": draw(_text())}]
+        message: dict[str, Any] = {"role": "tool", "tool_call_id": c["id"], "content": content}
+        if draw(st.integers(0, 2)) == 0:
+            message["_is_error"] = True
+        out.append(message)
+    return out
+
+
+def _responses_round(draw: Any, ids: _Ids) -> list[dict[str, Any]]:
+    n = ids.next()
+    out: list[dict[str, Any]] = [{"type": "reasoning", "id": f"rs_{n}", "encrypted_content": f"gAAAA-{n}==",
+                                  "summary": [{"type": "summary_text", "text": draw(_text(1, 8))}]}]
+    calls = [ids.next() for _ in range(draw(st.integers(1, 2)))]
+    out += [{"type": "function_call", "id": f"fc_{c}", "call_id": f"rc_{c}", "name": "read_file",
+             "arguments": json.dumps({"path": f"r{c}.py"}), "status": "completed"} for c in calls]
+    out += [{"type": "function_call_output", "call_id": f"rc_{c}", "output": draw(_text(5, 300))}
+            for c in calls]
+    return out
+
+
+def _answer(draw: Any, ids: _Ids) -> list[dict[str, Any]]:
+    """The assistant's closing answer of a turn, in one of the shapes."""
+    n = ids.next()
+    shape = draw(st.sampled_from(["chat", "refusal", "anthropic", "responses"]))
+    if shape == "chat":
+        return [{"role": "assistant", "content": draw(_text())}]
+    if shape == "refusal":
+        return [{"role": "assistant", "content": None, "refusal": draw(_text())}]
+    if shape == "anthropic":
+        return [{"role": "assistant", "content": [
+            {"type": "thinking", "thinking": draw(_text(2, 12)), "signature": f"sig-end-{n}"},
+            {"type": "text", "text": draw(_text())}]}]
+    return [{"type": "reasoning", "id": f"rs_end_{n}", "encrypted_content": f"gAAAA-end-{n}==", "summary": []},
+            {"type": "message", "id": f"msg_{n}", "role": "assistant", "status": "completed",
+             "content": [{"type": "output_text", "text": draw(_text()), "annotations": []}]}]
+
+
+ROUNDS = {"anthropic": _anthropic_round, "chat": _chat_round, "responses": _responses_round}
+
+
+@st.composite
+def mixed_histories(draw: Any) -> tuple[list[dict[str, Any]], str, list[dict[str, Any]]]:
+    """(history, the newest request's text, the latest assistant turn's items)."""
+    ids = _Ids()
+    history: list[dict[str, Any]] = []
+    last: list[dict[str, Any]] = []
+    for turn in range(draw(st.integers(1, 4))):
+        history += _user(draw, f"request {turn}: " + draw(_text()))
+        for _ in range(draw(st.integers(0, 3))):
+            history += ROUNDS[draw(st.sampled_from(sorted(ROUNDS)))](draw, ids)
+        last = _answer(draw, ids)
+        history += last
+    newest = "now please " + draw(_text(3, 30))
+    history += _user(draw, newest)
+    return history, newest, copy.deepcopy(last)
+
+
+def _texts(content: Any) -> list[str]:
+    if isinstance(content, str):
+        return [content]
+    if isinstance(content, list):
+        return [p.get("text") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+    return []
+
+
+def _check_newest(request: dict[str, Any], newest: str, key: str) -> None:
+    """The newest request is in the last user message (or input item), verbatim."""
+    items = request[key]
+    users = [m for m in items if isinstance(m, dict) and m.get("role") == "user"]
+    assert users, "no user message at all"
+    assert newest in _texts(users[-1].get("content")), (newest, users[-1])
+
+
+def _check_anthropic_thinking(request: dict[str, Any], last: list[dict[str, Any]]) -> None:
+    if not (len(last) == 1 and isinstance(last[0].get("content"), list)):
+        return  # the latest turn is not an Anthropic turn with thinking
+    want = [json.dumps(b, sort_keys=True) for b in last[0]["content"] if b["type"] == "thinking"]
+    sent = [m for m in request["messages"] if m["role"] == "assistant"]
+    assert sent, "the latest assistant turn is missing"
+    got = [json.dumps(b, sort_keys=True) for b in sent[-1]["content"]
+           if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+    assert got == want
+    assert sent[-1]["content"][0]["type"] == "thinking"
+
+
+def _check_responses_reasoning(request: dict[str, Any], last: list[dict[str, Any]]) -> None:
+    if last[0].get("type") != "reasoning":
+        return
+    want = json.dumps(last[0], sort_keys=True)
+    assert want in [json.dumps(i, sort_keys=True) for i in request["input"]], "latest reasoning altered"
+
+
+def _check_all(session: Any, messages: list[dict[str, Any]], newest: str, last: list[dict[str, Any]]) -> None:
+    anthropic = session.request(messages)
+    validators_anthropic.check(anthropic, thinking=True)
+    _check_newest(anthropic, newest, "messages")
+    _check_anthropic_thinking(anthropic, last)
+    chat = session.request(messages, provider="openai")
+    validators_openai_chat.check(chat)
+    _check_newest(chat, newest, "messages")
+    responses = session.request(messages, provider="openai", api="responses")
+    validators_openai_responses.check(responses)
+    _check_newest(responses, newest, "input")
+    _check_responses_reasoning(responses, last)
+
+
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate)  # no shrinking: each example is ~1 s
+WINDOWS = st.sampled_from([4_000, 8_000, 16_000, 64_000])
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@given(case=mixed_histories(), window=WINDOWS)
+def test_mixed_histories_give_valid_requests_for_every_api(case: Any, window: int) -> None:
+    history, newest, last = case
+    with tempfile.TemporaryDirectory() as tmp:
+        session = open_session(Path(tmp), context_length=window)
+        try:
+            try:
+                messages = session.before_request(copy.deepcopy(history))
+            except ContextOverflowError:
+                event("overflow")
+                return
+            event(f"compacted before the request: {len(messages) < len(history)}")
+            _check_all(session, messages, newest, last)
+            messages = session.after_response({"input_tokens": window}, messages)
+            _check_all(session, messages, newest, last)
+            manual = session.compress(messages)
+            event(f"manual: {manual.messages is not messages}")
+            _check_all(session, manual.messages, newest, last)
+        finally:
+            session.close()
