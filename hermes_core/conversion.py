@@ -30,6 +30,7 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 
 __all__ = [
+    "REASONING_OMITTED",
     "ANTHROPIC_CONTENT",
     "RequestReport",
     "anthropic_part",
@@ -49,7 +50,10 @@ __all__ = [
 ANTHROPIC_CONTENT = "_anthropic_content"
 #: ``_``-keys the canonical (wire) message keeps for the wire conversion to read; every other
 #: ``_``-key is removed when the payload is built, and these are removed by the conversion.
-WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control"})
+WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control", "_reasoning_omitted"})
+#: Set by the payload on an assistant message whose only content was Responses reasoning
+#: items (the characters of their summaries): OpenAI Chat shows a counted placeholder there.
+REASONING_OMITTED = "_reasoning_omitted"
 #: The host's own ``cache_control`` marker of an Anthropic ``tool_result`` block, kept on the
 #: ``tool`` message it became (a top-level ``cache_control`` is the layout's form, removed).
 TOOL_RESULT_MARKER = "_cache_control"

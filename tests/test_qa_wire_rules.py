@@ -1,0 +1,98 @@
+"""Histories a host really holds that reached a provider invalid (QA findings, issue 28).
+
+Each case went out breaking the provider's documented rules (tests/validators_*.py) before:
+a model's invalid-JSON tool arguments as an ``_``-key on the Anthropic wire, JSON arguments that
+are not an object as a non-object ``input``, tool-call ids other providers write
+(``functions.read_file:0``) that the Messages API's id pattern rejects, tool-call arguments a
+host holds as an object sent to Chat as an object, and a Responses turn of reasoning alone sent
+to Chat as an empty assistant message.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import validators_anthropic
+import validators_openai_chat
+import validators_openai_responses
+from fidelity_fixtures import open_session
+
+
+def _call_history(arguments: Any, ident: str = "call_1") -> list[dict[str, Any]]:
+    return [
+        {"role": "user", "content": "read it"},
+        {"role": "assistant", "content": None, "tool_calls": [
+            {"id": ident, "type": "function", "function": {"name": "read_file", "arguments": arguments}}]},
+        {"role": "tool", "tool_call_id": ident, "content": "file text"},
+        {"role": "user", "content": "and now?"},
+    ]
+
+
+def _tool_use(request: dict[str, Any]) -> dict[str, Any]:
+    return next(b for m in request["messages"] if m["role"] == "assistant" for b in m["content"]
+                if b["type"] == "tool_use")
+
+
+@pytest.mark.parametrize("arguments", ["not json{", "[1,2]", "7", '"a string"'])
+def test_arguments_that_are_not_a_json_object_reach_anthropic_as_written(tmp_path: Path, arguments: str) -> None:
+    session = open_session(tmp_path)
+    request = session.request(session.before_request(_call_history(arguments)))
+    validators_anthropic.check(request)
+    assert _tool_use(request)["input"] == {"arguments": arguments}
+    assert sum(session.last_request_report.converted.values()) == 1
+
+
+def test_object_arguments_still_go_as_the_object(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    request = session.request(session.before_request(_call_history('{"path": "a.py"}')))
+    assert _tool_use(request)["input"] == {"path": "a.py"}
+    assert session.last_request_report.lossless
+
+
+def test_ids_the_messages_api_rejects_are_renamed_with_their_results(tmp_path: Path) -> None:
+    history = _call_history('{"path": "a.py"}', ident="functions.read_file:0")
+    history += _call_history('{"path": "b.py"}', ident="functions.read_file;0")[1:]
+    session = open_session(tmp_path)
+    request = session.request(session.before_request(history))
+    validators_anthropic.check(request)
+    uses = [b["id"] for m in request["messages"] for b in m["content"] if b["type"] == "tool_use"]
+    results = [b["tool_use_id"] for m in request["messages"] for b in m["content"]
+               if b["type"] == "tool_result"]
+    assert uses == results and len(set(uses)) == 2  # two ids stay two, each with its result
+    # OpenAI takes them as they are.
+    chat = session.request(session.before_request(history), provider="openai")
+    assert [c["id"] for m in chat["messages"] for c in m.get("tool_calls") or ()] == [
+        "functions.read_file:0", "functions.read_file;0"]
+
+
+def test_arguments_held_as_an_object_reach_chat_as_json_text(tmp_path: Path) -> None:
+    session = open_session(tmp_path, provider="openai")
+    request = session.request(session.before_request(_call_history({"path": "a.py"})))
+    validators_openai_chat.check(request)
+    call = request["messages"][2]["tool_calls"][0]
+    assert json.loads(call["function"]["arguments"]) == {"path": "a.py"}
+    assert sum(session.last_request_report.converted.values()) == 1
+
+
+REASONING = {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA-1==",
+             "summary": [{"type": "summary_text", "text": "plan the fix"}]}
+
+
+def test_a_turn_of_reasoning_alone_reaches_chat_as_a_counted_placeholder(tmp_path: Path) -> None:
+    history = [{"role": "user", "content": "think first"}, dict(REASONING),
+               {"role": "user", "content": "now answer"}]
+    session = open_session(tmp_path, provider="openai")
+    messages = session.before_request(history)
+    chat = session.request(messages)
+    validators_openai_chat.check(chat)
+    assert chat["messages"][2] == {"role": "assistant", "content": "[reasoning omitted: 12 characters]"}
+    assert session.last_request_report.placeholders == {"reasoning": 1}
+    # The other two shapes are unchanged: both valid, each leaving the lone reasoning out,
+    # counted (a Responses reasoning item must be followed by the item it preceded).
+    responses = session.request(messages, api="responses")
+    validators_openai_responses.check(responses)
+    anthropic = session.request(messages, provider="anthropic")
+    validators_anthropic.check(anthropic)
