@@ -230,3 +230,56 @@ def test_mixed_histories_give_valid_requests_for_every_api(case: Any, window: in
             _check_all(session, manual.messages, newest, last)
         finally:
             session.close()
+
+
+#: Arguments a model nested 5,000 deep (bounded: a valid request, never a RecursionError).
+DEEP_ARGUMENTS = "[" * 5_000 + "]" * 5_000
+
+
+@st.composite
+def loop_in_progress(draw: Any) -> tuple[list[dict[str, Any]], str, list[dict[str, Any]]]:
+    """A mixed history whose last turn is a tool loop in progress in one of the three shapes
+    (sometimes with deep arguments): (history, that loop's shape, the loop's items)."""
+    history, _newest, _last = draw(mixed_histories())
+    ids = _Ids()
+    ids.n = 1_000  # ids of the loop never collide with the history's
+    kind = draw(st.sampled_from(sorted(ROUNDS)))
+    loop = ROUNDS[kind](draw, ids)
+    if kind != "anthropic" and draw(st.integers(0, 3)) == 0:
+        for item in loop:
+            if item.get("type") == "function_call":
+                item["arguments"] = DEEP_ARGUMENTS
+            for call in item.get("tool_calls") or ():
+                call["function"]["arguments"] = DEEP_ARGUMENTS
+    return history + loop, kind, copy.deepcopy(loop)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@given(case=loop_in_progress(), window=WINDOWS)
+def test_a_loop_in_progress_in_any_shape_gives_valid_requests(case: Any, window: int) -> None:
+    history, kind, loop = case
+    with tempfile.TemporaryDirectory() as tmp:
+        session = open_session(Path(tmp), context_length=window)
+        try:
+            try:
+                messages = session.before_request(copy.deepcopy(history))
+            except ContextOverflowError:
+                event("overflow")
+                return
+            for step in range(3):
+                # Thinking can only be required where the loop came from Anthropic.
+                anthropic = session.request(messages)
+                validators_anthropic.check(anthropic, thinking=kind == "anthropic")
+                if kind == "anthropic":
+                    _check_anthropic_thinking(anthropic, loop[:1])
+                validators_openai_chat.check(session.request(messages, provider="openai"))
+                responses = session.request(messages, provider="openai", api="responses")
+                validators_openai_responses.check(responses)
+                if kind == "responses":
+                    _check_responses_reasoning(responses, loop)
+                if step == 0:
+                    messages = session.after_response({"input_tokens": window}, messages)
+                else:
+                    messages = session.compress(messages).messages
+        finally:
+            session.close()
