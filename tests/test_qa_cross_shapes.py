@@ -175,7 +175,8 @@ def _check_newest(request: dict[str, Any], newest: str, key: str) -> None:
 def _check_anthropic_thinking(request: dict[str, Any], last: list[dict[str, Any]]) -> None:
     if not (len(last) == 1 and isinstance(last[0].get("content"), list)):
         return  # the latest turn is not an Anthropic turn with thinking
-    want = [json.dumps(b, sort_keys=True) for b in last[0]["content"] if b["type"] == "thinking"]
+    want = [json.dumps(b, sort_keys=True) for b in last[0]["content"]
+            if b["type"] in ("thinking", "redacted_thinking")]
     sent = [m for m in request["messages"] if m["role"] == "assistant"]
     assert sent, "the latest assistant turn is missing"
     got = [json.dumps(b, sort_keys=True) for b in sent[-1]["content"]

@@ -96,3 +96,36 @@ def test_a_turn_of_reasoning_alone_reaches_chat_as_a_counted_placeholder(tmp_pat
     validators_openai_responses.check(responses)
     anthropic = session.request(messages, provider="anthropic")
     validators_anthropic.check(anthropic)
+
+
+# A byte a host decoded with errors="surrogateescape" (a file name that is not UTF-8, a
+# command's output) is a lone surrogate: no UTF-8 encoder takes it and the Messages API answers
+# "The request body is not valid JSON: no low surrogate in string" on every later turn.
+SURROGATE_HISTORY = [
+    {"role": "user", "content": "list the folder"},
+    {"role": "assistant", "content": None, "tool_calls": [
+        {"id": "c1", "type": "function", "function": {"name": "ls", "arguments": '{"path": "caf\udce9"}'}}]},
+    {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "caf\udce9.txt\nnotes.md"}]},
+    {"role": "user", "content": "open the first \ud800 one"},
+]
+
+
+@pytest.mark.parametrize("target", [{}, {"provider": "openai"}, {"provider": "openai", "api": "responses"}])
+def test_lone_surrogates_go_out_as_escape_text_with_a_warning(tmp_path: Path, target: dict[str, str]) -> None:
+    session = open_session(tmp_path)
+    history = json.loads(json.dumps(SURROGATE_HISTORY))  # the same strings, a copy
+    messages = session.before_request(history)
+    request = session.request(messages, **target)
+    body = json.dumps(request, ensure_ascii=False)
+    body.encode("utf-8")  # raised UnicodeEncodeError before
+    assert "caf\\\\udce9.txt" in body and "\\\\ud800" in body  # visible as text, nothing lost
+    kinds = [w.kind for w in session.warnings]
+    assert kinds.count("lone_surrogates_escaped") == 3  # the call, its result, the request
+    assert history == SURROGATE_HISTORY  # the host's messages are not changed
+
+
+def test_the_arguments_keep_the_escape_text_when_parsed(tmp_path: Path) -> None:
+    session = open_session(tmp_path)
+    request = session.request(session.before_request(json.loads(json.dumps(SURROGATE_HISTORY))))
+    use = _tool_use(request)
+    assert use["input"] == {"path": "caf\\udce9"}
