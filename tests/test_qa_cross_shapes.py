@@ -9,7 +9,8 @@ an agent that switched provider mid-conversation holds it, through before_reques
 - every request validates against its provider's rules (tests/validators_*.py);
 - the newest user request reaches every request verbatim (one text block/part equal to it);
 - the latest assistant turn's thinking goes to Anthropic byte-identical and first, and its
-  reasoning items go to the Responses API byte-identical.
+  reasoning items go to the Responses API byte-identical;
+- every tool result still in a request keeps its error flag (``is_error`` / ``[tool error]``).
 """
 
 from __future__ import annotations
@@ -192,7 +193,34 @@ def _check_responses_reasoning(request: dict[str, Any], last: list[dict[str, Any
     assert want in [json.dumps(i, sort_keys=True) for i in request["input"]], "latest reasoning altered"
 
 
-def _check_all(session: Any, messages: list[dict[str, Any]], newest: str, last: list[dict[str, Any]]) -> None:
+def error_flags(history: list[dict[str, Any]]) -> dict[str, bool]:
+    """Call id -> whether the provider flagged its result as an error, from the original shapes."""
+    out: dict[str, bool] = {}
+    for m in history:
+        if m.get("role") == "tool":
+            out[m["tool_call_id"]] = bool(m.get("_is_error"))
+        elif m.get("role") == "user" and isinstance(m.get("content"), list):
+            for b in m["content"]:
+                if b.get("type") == "tool_result":
+                    out[b["tool_use_id"]] = bool(b.get("is_error"))
+    return out
+
+
+def _check_errors(anthropic: dict[str, Any], chat: dict[str, Any], flags: dict[str, bool]) -> None:
+    """A result still in the request keeps its error flag: ``is_error`` for Anthropic, the
+    ``[tool error]`` marker for Chat; a success gets neither."""
+    for message in anthropic["messages"]:
+        for b in message["content"] if isinstance(message["content"], list) else ():
+            if b.get("type") == "tool_result" and b["tool_use_id"] in flags:
+                assert bool(b.get("is_error")) == flags[b["tool_use_id"]], b
+    for message in chat["messages"]:
+        if message["role"] == "tool" and message["tool_call_id"] in flags:
+            text = " ".join(_texts(message["content"]))
+            assert text.startswith("[tool error]") == flags[message["tool_call_id"]], message
+
+
+def _check_all(session: Any, messages: list[dict[str, Any]], newest: str, last: list[dict[str, Any]],
+               flags: dict[str, bool]) -> None:
     anthropic = session.request(messages)
     validators_anthropic.check(anthropic, thinking=True)
     _check_newest(anthropic, newest, "messages")
@@ -200,6 +228,7 @@ def _check_all(session: Any, messages: list[dict[str, Any]], newest: str, last: 
     chat = session.request(messages, provider="openai")
     validators_openai_chat.check(chat)
     _check_newest(chat, newest, "messages")
+    _check_errors(anthropic, chat, flags)
     responses = session.request(messages, provider="openai", api="responses")
     validators_openai_responses.check(responses)
     _check_newest(responses, newest, "input")
@@ -214,6 +243,7 @@ WINDOWS = st.sampled_from([4_000, 8_000, 16_000, 64_000])
 @given(case=mixed_histories(), window=WINDOWS)
 def test_mixed_histories_give_valid_requests_for_every_api(case: Any, window: int) -> None:
     history, newest, last = case
+    flags = error_flags(history)
     with tempfile.TemporaryDirectory() as tmp:
         session = open_session(Path(tmp), context_length=window)
         try:
@@ -223,12 +253,12 @@ def test_mixed_histories_give_valid_requests_for_every_api(case: Any, window: in
                 event("overflow")
                 return
             event(f"compacted before the request: {len(messages) < len(history)}")
-            _check_all(session, messages, newest, last)
+            _check_all(session, messages, newest, last, flags)
             messages = session.after_response({"input_tokens": window}, messages)
-            _check_all(session, messages, newest, last)
+            _check_all(session, messages, newest, last, flags)
             manual = session.compress(messages)
             event(f"manual: {manual.messages is not messages}")
-            _check_all(session, manual.messages, newest, last)
+            _check_all(session, manual.messages, newest, last, flags)
         finally:
             session.close()
 
