@@ -547,6 +547,10 @@ def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> Non
         note(notes, "dropped:Anthropic blocks of a message rewritten since the reply", lost)
 
 
+#: The roles of OpenAI Chat messages.
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
 def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = None, *,
                    keep_markers: bool = False, relocated: list[Any] | None = None) -> Mapping[str, Any]:
     """One canonical message as OpenAI Chat takes it: the same object when nothing changes.
@@ -559,10 +563,17 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
     placeholders.
     """
     content = message.get("content")
+    role = message.get("role")
+    if role not in CHAT_ROLES:
+        # A role Chat does not know (none, or a reader's own): user text, counted, as the
+        # Anthropic conversion does; Chat rejects the request otherwise.
+        note(notes, f"converted:{role or 'role-less'} message in the history -> user text")
+        message = {**message, "role": "user"}
+        role = "user"
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message:
         return message
-    role = str(message.get("role") or "")
+    role = str(role or "")
     if REASONING_OMITTED in message:
         # A Responses turn of reasoning items alone: Chat cannot carry them and rejects an
         # assistant message with nothing in it, so a counted placeholder says what was there
@@ -660,7 +671,8 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -
         wire = []
         relocated: dict[int, list[Any]] = {}
         for index, message in enumerate(laid_out):
-            if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
+            if type(message.get("content")) is str and len(message) < 3 and (  # {"role", "content"}
+                    message.get("role") in CHAT_ROLES):
                 wire.append(message)
                 continue
             images: list[Any] = []

@@ -129,3 +129,17 @@ def test_the_arguments_keep_the_escape_text_when_parsed(tmp_path: Path) -> None:
     request = session.request(session.before_request(json.loads(json.dumps(SURROGATE_HISTORY))))
     use = _tool_use(request)
     assert use["input"] == {"path": "caf\\udce9"}
+
+
+@pytest.mark.parametrize("odd", [{"content": "from a reader without a role"},
+                                 {"role": "wizard", "content": "a role of some reader's own"}])
+def test_a_message_with_a_role_chat_does_not_know_goes_as_user_text_counted(tmp_path: Path,
+                                                                             odd: dict[str, Any]) -> None:
+    history = [{"role": "user", "content": "start"}, {"role": "assistant", "content": "ok"}, dict(odd)]
+    session = open_session(tmp_path, provider="openai")
+    chat = session.request(session.before_request(history))
+    validators_openai_chat.check(chat)  # role-less or unknown: rejected before
+    assert chat["messages"][-1] == {"role": "user", "content": odd["content"]}
+    assert sum(session.last_request_report.converted.values()) == 1
+    # As the Anthropic conversion already did.
+    validators_anthropic.check(session.request(history, provider="anthropic"))
