@@ -112,11 +112,14 @@ class IdRenamer:
     Every step can be undone (``undo``), so the incremental path can rewind to an edit.
     """
 
-    __slots__ = ("counts", "open")
+    __slots__ = ("counts", "open", "sanitize")
 
-    def __init__(self) -> None:
+    def __init__(self, *, sanitize: bool = True) -> None:
         self.counts: dict[str, int] = {}
         self.open: dict[str, list[tuple[int, str]]] = {}
+        #: Whether ids get the Messages API's pattern (``anthropic_id``); the Responses API
+        #: renames only reused ids.
+        self.sanitize = sanitize
 
     def calls(self, index: int, ids: Sequence[str]) -> tuple[list[str], list[Any]]:
         """New ids for one assistant message's calls, and the undo log."""
@@ -125,7 +128,7 @@ class IdRenamer:
         for ident in ids:
             count = self.counts.get(ident, 0) + 1
             self.counts[ident] = count
-            base = anthropic_id(ident)
+            base = anthropic_id(ident) if self.sanitize else ident
             new = base if count == 1 or not ident else f"{base}__r{count}"
             self.open.setdefault(ident, []).append((index, new))
             undo.append(("call", ident))

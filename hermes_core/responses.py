@@ -603,7 +603,7 @@ def responses_input(
     messages themselves. A message born of Responses items that no pass changed goes back as
     those items, byte-identical.
     """
-    renamer = IdRenamer()
+    renamer = IdRenamer(sanitize=False)
     return join_items([
         message_items(message, canonical[index] if canonical is not None else None,
                       anthropic_ids(message, index, renamer)[0])
@@ -620,7 +620,7 @@ class InputCache:
         self._seen: list[Any] = []
         self._wire: list[Any] = []
         self._items: list[tuple[list[Mapping[str, Any]], dict[str, int]]] = []
-        self._renamer = IdRenamer()
+        self._renamer = IdRenamer(sanitize=False)
         self._undo: list[list[Any]] = []  # each message's renamer steps, to rewind them
         self._joined: list[Mapping[str, Any]] = []
         self._start: list[int] = []  # where each message's items begin in ``_joined``

@@ -62,10 +62,15 @@ def test_ids_the_messages_api_rejects_are_renamed_with_their_results(tmp_path: P
     results = [b["tool_use_id"] for m in request["messages"] for b in m["content"]
                if b["type"] == "tool_result"]
     assert uses == results and len(set(uses)) == 2  # two ids stay two, each with its result
-    # OpenAI takes them as they are.
+    # OpenAI takes them as they are, in Chat and in the Responses API (no rename, no warning).
     chat = session.request(session.before_request(history), provider="openai")
     assert [c["id"] for m in chat["messages"] for c in m.get("tool_calls") or ()] == [
         "functions.read_file:0", "functions.read_file;0"]
+    session.warnings  # noqa: B018 - drained: only the Responses request's are read below
+    responses = session.request(session.before_request(history), provider="openai", api="responses")
+    assert [i["call_id"] for i in responses["input"] if i.get("type") == "function_call"] == [
+        "functions.read_file:0", "functions.read_file;0"]
+    assert session.warnings == []
 
 
 def test_arguments_held_as_an_object_reach_chat_as_json_text(tmp_path: Path) -> None:
