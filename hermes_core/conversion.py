@@ -270,7 +270,9 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
     kind = kind if isinstance(kind, str) else None  # a malformed part: no type to go by
     if kind == "text" or kind in ("input_text", "output_text"):
         text = part.get("text")
-        if not isinstance(text, str) or not text:
+        # The Messages API rejects a text block of whitespace alone ("text content blocks must
+        # contain non-whitespace text"), and it carries nothing.
+        if not isinstance(text, str) or not text.strip():
             note(notes, "dropped:empty text part")
             return None
         if kind != "text":
@@ -512,9 +514,16 @@ def _same_arguments(a: Any, b: Any) -> bool:
         return False
 
 
+def _blank_text(block: Any) -> bool:
+    return (isinstance(block, Mapping) and block.get("type") == "text"
+            and not str(block.get("text") or "").strip())
+
+
 def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any]:
     """``blocks`` with the input of a ``tool_use`` that cannot be written as JSON replaced by
-    a note (counted); every other block, thinking included, the same object."""
+    a note (counted) and text blocks of whitespace alone left out (counted: the model itself
+    sometimes answers ``"\n\n"`` beside a call, and the Messages API rejects such a block in
+    the next request); every other block, thinking included, the same object."""
     out = blocks
     for i, block in enumerate(blocks):
         if (isinstance(block, Mapping) and block.get("type") == "tool_use"
@@ -524,6 +533,9 @@ def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any
                 out = list(blocks)
             out[i] = {**block, "input": json.loads(UNSERIALISABLE_INPUT)}
             note(notes, "placeholder:tool input nested too deep")
+    if any(_blank_text(b) for b in out):
+        note(notes, "dropped:whitespace-only text block", sum(1 for b in out if _blank_text(b)))
+        out = [b for b in out if not _blank_text(b)]
     return out
 
 

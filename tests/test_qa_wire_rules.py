@@ -148,3 +148,38 @@ def test_a_message_with_a_role_chat_does_not_know_goes_as_user_text_counted(tmp_
     assert sum(session.last_request_report.converted.values()) == 1
     # As the Anthropic conversion already did.
     validators_anthropic.check(session.request(history, provider="anthropic"))
+
+
+# The Messages API answers "text content blocks must contain non-whitespace text" to a text
+# block of whitespace alone, and Claude itself sometimes replies "\n\n" beside a tool call:
+# sent back as kept, that reply got every later request rejected.
+BLANK_CASES = {
+    "a kept reply's blank text beside its call": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [
+            {"type": "thinking", "thinking": "plan", "signature": "sig-1"},
+            {"type": "text", "text": "\n\n"},
+            {"type": "tool_use", "id": "toolu_1", "name": "ls", "input": {}}]},
+        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "a.py"}]},
+    ],
+    "a kept reply of blank text alone": [
+        {"role": "user", "content": "go"},
+        {"role": "assistant", "content": [{"type": "text", "text": " \n"}]},
+        {"role": "user", "content": "next"},
+    ],
+    "a blank text part beside the request": [
+        {"role": "user", "content": [{"type": "text", "text": "  "}, {"type": "text", "text": "what is it?"}]},
+    ],
+}
+
+
+@pytest.mark.parametrize("name", sorted(BLANK_CASES))
+def test_text_blocks_of_whitespace_alone_are_left_out_counted(tmp_path: Path, name: str) -> None:
+    session = open_session(tmp_path)
+    history = json.loads(json.dumps(BLANK_CASES[name]))
+    request = session.request(session.before_request(history))
+    validators_anthropic.check(request, thinking=True)
+    assert sum(session.last_request_report.dropped.values()) >= 1
+    if name.startswith("a kept reply's"):  # the thinking and the call go back as they came
+        assert request["messages"][1]["content"][0] == BLANK_CASES[name][1]["content"][0]
+        assert [b["type"] for b in request["messages"][1]["content"]] == ["thinking", "tool_use"]
