@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +31,8 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 
 __all__ = [
+    "has_lone_surrogate",
+    "surrogates_escaped",
     "REASONING_OMITTED",
     "ANTHROPIC_CONTENT",
     "RequestReport",
@@ -143,6 +146,83 @@ def report_of(target: str, notes: Mapping[str, int], *, user_breakpoints: int = 
         user_breakpoints=user_breakpoints,
         layout_breakpoints=layout_breakpoints,
     )
+
+
+# --- lone surrogates --------------------------------------------------------------------------
+
+
+#: A UTF-16 surrogate on its own: JSON's ``"\\ud800"`` or a byte a host decoded with
+#: ``errors="surrogateescape"`` (a file name, a command's output). No UTF-8 encoder takes one and
+#: the Messages API rejects the request ("no low surrogate in string") on every later turn.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _not_unicode(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:  # the encoder finds a lone surrogate several times faster than a regex search
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def has_lone_surrogate(message: Mapping[str, Any]) -> bool:
+    """Whether a string of ``message`` (outside our ``_`` metadata) holds a lone surrogate.
+    A message of plain strings costs one pass over its items; parts and calls are walked
+    iteratively (a model's arguments may nest deep)."""
+    stack: list[Any] = []
+    for key, value in message.items():
+        if type(value) is str:
+            if _not_unicode(value):
+                return True
+        elif isinstance(value, (Mapping, list)) and not (isinstance(key, str) and key[:1] == "_"):
+            stack.append(value)
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            if _not_unicode(item):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+            stack.extend(k for k in item if type(k) is str)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def surrogates_escaped(message: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """A copy of ``message`` (its containers rebuilt, iteratively; ``_`` keys shared) with each
+    lone surrogate written as ``\\udNNN`` text, as the transcript readers write them; and how
+    many. In a call's arguments (JSON text) the backslash is escaped too, so that the parsed
+    arguments hold the same ``\\udNNN`` text rather than the surrogate again."""
+    count = 0
+
+    def fix(text: str, json_text: bool = False) -> str:
+        nonlocal count
+        found = len(_LONE_SURROGATE.findall(text))
+        if not found:
+            return text
+        count += found
+        slash = "\\\\" if json_text else "\\"
+        return _LONE_SURROGATE.sub(lambda m: f"{slash}u{ord(m.group()):04x}", text)
+
+    out = dict(message)
+    stack: list[tuple[Any, Any]] = [(out, k) for k in out if not (isinstance(k, str) and k[:1] == "_")]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if type(item) is str:
+            container[key] = fix(item, json_text=key == "arguments")
+        elif isinstance(item, Mapping):
+            copy = {fix(k) if type(k) is str else k: v for k, v in item.items()}
+            container[key] = copy
+            stack.extend((copy, k) for k in copy)
+        elif isinstance(item, list):
+            copied = list(item)
+            container[key] = copied
+            stack.extend((copied, i) for i in range(len(copied)))
+    return out, count
 
 
 # --- placeholders -------------------------------------------------------------------------------

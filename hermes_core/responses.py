@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from hermes_core import bounded
+from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
 from hermes_core.history import IdRenamer, anthropic_ids
 
 __all__ = [
@@ -551,6 +552,12 @@ def message_items(
         items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
                            conversion)
     items = _renamed(items, message, ids, conversion)
+    if any(has_lone_surrogate(item) for item in items):
+        # An item kept as it came may hold a lone surrogate no encoder takes: written as
+        # \udNNN text, counted (as the Chat and Anthropic requests do, hermes_core.payload).
+        fixed = [surrogates_escaped(item) for item in items]
+        items = [item for item, _count in fixed]
+        conversion.add("lone_surrogates_escaped", sum(count for _item, count in fixed))
     return _drop_dangling_reasoning(items, conversion, keep_tail=True), conversion.counts
 
 

@@ -183,3 +183,20 @@ def test_text_blocks_of_whitespace_alone_are_left_out_counted(tmp_path: Path, na
     if name.startswith("a kept reply's"):  # the thinking and the call go back as they came
         assert request["messages"][1]["content"][0] == BLANK_CASES[name][1]["content"][0]
         assert [b["type"] for b in request["messages"][1]["content"]] == ["thinking", "tool_use"]
+
+
+def test_a_responses_item_kept_as_it_came_has_its_lone_surrogates_escaped_too(tmp_path: Path) -> None:
+    history = [
+        {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "ls"}]},
+        {"type": "function_call", "id": "fc_1", "call_id": "c1", "name": "ls", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": "caf\udce9.txt"},
+        {"role": "user", "content": "next"},
+    ]
+    session = open_session(tmp_path, provider="openai")
+    request = session.request(session.before_request(history), api="responses")
+    validators_openai_responses.check(request)
+    json.dumps(request, ensure_ascii=False).encode("utf-8")  # raised UnicodeEncodeError before
+    output = next(i for i in request["input"] if i.get("type") == "function_call_output")
+    assert output["output"] == "caf\\udce9.txt"
+    warned = [w for w in session.warnings if w.kind == "responses_conversion"]
+    assert warned and warned[0].details["lone_surrogates_escaped"] == 1
