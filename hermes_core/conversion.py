@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -30,6 +31,9 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 
 __all__ = [
+    "has_lone_surrogate",
+    "surrogates_escaped",
+    "REASONING_OMITTED",
     "ANTHROPIC_CONTENT",
     "RequestReport",
     "anthropic_part",
@@ -49,7 +53,10 @@ __all__ = [
 ANTHROPIC_CONTENT = "_anthropic_content"
 #: ``_``-keys the canonical (wire) message keeps for the wire conversion to read; every other
 #: ``_``-key is removed when the payload is built, and these are removed by the conversion.
-WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control"})
+WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control", "_reasoning_omitted"})
+#: Set by the payload on an assistant message whose only content was Responses reasoning
+#: items (the characters of their summaries): OpenAI Chat shows a counted placeholder there.
+REASONING_OMITTED = "_reasoning_omitted"
 #: The host's own ``cache_control`` marker of an Anthropic ``tool_result`` block, kept on the
 #: ``tool`` message it became (a top-level ``cache_control`` is the layout's form, removed).
 TOOL_RESULT_MARKER = "_cache_control"
@@ -139,6 +146,83 @@ def report_of(target: str, notes: Mapping[str, int], *, user_breakpoints: int = 
         user_breakpoints=user_breakpoints,
         layout_breakpoints=layout_breakpoints,
     )
+
+
+# --- lone surrogates --------------------------------------------------------------------------
+
+
+#: A UTF-16 surrogate on its own: JSON's ``"\\ud800"`` or a byte a host decoded with
+#: ``errors="surrogateescape"`` (a file name, a command's output). No UTF-8 encoder takes one and
+#: the Messages API rejects the request ("no low surrogate in string") on every later turn.
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _not_unicode(text: str) -> bool:
+    if text.isascii():
+        return False
+    try:  # the encoder finds a lone surrogate several times faster than a regex search
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def has_lone_surrogate(message: Mapping[str, Any]) -> bool:
+    """Whether a string of ``message`` (outside our ``_`` metadata) holds a lone surrogate.
+    A message of plain strings costs one pass over its items; parts and calls are walked
+    iteratively (a model's arguments may nest deep)."""
+    stack: list[Any] = []
+    for key, value in message.items():
+        if type(value) is str:
+            if _not_unicode(value):
+                return True
+        elif isinstance(value, (Mapping, list)) and not (isinstance(key, str) and key[:1] == "_"):
+            stack.append(value)
+    while stack:
+        item = stack.pop()
+        if type(item) is str:
+            if _not_unicode(item):
+                return True
+        elif isinstance(item, Mapping):
+            stack.extend(item.values())
+            stack.extend(k for k in item if type(k) is str)
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def surrogates_escaped(message: Mapping[str, Any]) -> tuple[dict[str, Any], int]:
+    """A copy of ``message`` (its containers rebuilt, iteratively; ``_`` keys shared) with each
+    lone surrogate written as ``\\udNNN`` text, as the transcript readers write them; and how
+    many. In a call's arguments (JSON text) the backslash is escaped too, so that the parsed
+    arguments hold the same ``\\udNNN`` text rather than the surrogate again."""
+    count = 0
+
+    def fix(text: str, json_text: bool = False) -> str:
+        nonlocal count
+        found = len(_LONE_SURROGATE.findall(text))
+        if not found:
+            return text
+        count += found
+        slash = "\\\\" if json_text else "\\"
+        return _LONE_SURROGATE.sub(lambda m: f"{slash}u{ord(m.group()):04x}", text)
+
+    out = dict(message)
+    stack: list[tuple[Any, Any]] = [(out, k) for k in out if not (isinstance(k, str) and k[:1] == "_")]
+    while stack:
+        container, key = stack.pop()
+        item = container[key]
+        if type(item) is str:
+            container[key] = fix(item, json_text=key == "arguments")
+        elif isinstance(item, Mapping):
+            copy = {fix(k) if type(k) is str else k: v for k, v in item.items()}
+            container[key] = copy
+            stack.extend((copy, k) for k in copy)
+        elif isinstance(item, list):
+            copied = list(item)
+            container[key] = copied
+            stack.extend((copied, i) for i in range(len(copied)))
+    return out, count
 
 
 # --- placeholders -------------------------------------------------------------------------------
@@ -266,7 +350,9 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
     kind = kind if isinstance(kind, str) else None  # a malformed part: no type to go by
     if kind == "text" or kind in ("input_text", "output_text"):
         text = part.get("text")
-        if not isinstance(text, str) or not text:
+        # The Messages API rejects a text block of whitespace alone ("text content blocks must
+        # contain non-whitespace text"), and it carries nothing.
+        if not isinstance(text, str) or not text.strip():
             note(notes, "dropped:empty text part")
             return None
         if kind != "text":
@@ -508,9 +594,16 @@ def _same_arguments(a: Any, b: Any) -> bool:
         return False
 
 
+def _blank_text(block: Any) -> bool:
+    return (isinstance(block, Mapping) and block.get("type") == "text"
+            and not str(block.get("text") or "").strip())
+
+
 def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any]:
     """``blocks`` with the input of a ``tool_use`` that cannot be written as JSON replaced by
-    a note (counted); every other block, thinking included, the same object."""
+    a note (counted) and text blocks of whitespace alone left out (counted: the model itself
+    sometimes answers ``"\n\n"`` beside a call, and the Messages API rejects such a block in
+    the next request); every other block, thinking included, the same object."""
     out = blocks
     for i, block in enumerate(blocks):
         if (isinstance(block, Mapping) and block.get("type") == "tool_use"
@@ -520,6 +613,9 @@ def sendable_blocks(blocks: list[Any], notes: dict[str, int] | None) -> list[Any
                 out = list(blocks)
             out[i] = {**block, "input": json.loads(UNSERIALISABLE_INPUT)}
             note(notes, "placeholder:tool input nested too deep")
+    if any(_blank_text(b) for b in out):
+        note(notes, "dropped:whitespace-only text block", sum(1 for b in out if _blank_text(b)))
+        out = [b for b in out if not _blank_text(b)]
     return out
 
 

@@ -37,6 +37,8 @@ the garbage collector's work does not grow with the history.
 
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -84,8 +86,24 @@ def snapshot(message: Mapping[str, Any]) -> tuple[Any, ...]:
     return tuple(out)
 
 
+#: The ids the Messages API takes for ``tool_use`` / ``tool_result`` (its documented pattern).
+_ANTHROPIC_ID = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def anthropic_id(ident: str) -> str:
+    """``ident`` as the Messages API takes it: the same when it matches ``^[A-Za-z0-9_-]+$``,
+    else its other characters as ``_`` plus a short hash of the original (so two ids that
+    differ only in those characters stay two). Other providers' ids such as
+    ``functions.read_file:0`` would get the whole request rejected."""
+    if not ident or _ANTHROPIC_ID.fullmatch(ident):
+        return ident
+    digest = hashlib.sha1(ident.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    return f"{re.sub(r'[^A-Za-z0-9_-]', '_', ident)}_{digest}"
+
+
 class IdRenamer:
-    """Renames reused tool-call ids for Anthropic, which rejects a repeated ``tool_use`` id.
+    """Renames reused tool-call ids for Anthropic, which rejects a repeated ``tool_use`` id,
+    and ids with characters it does not take (``anthropic_id``).
 
     The n-th call with an id (n >= 2) becomes ``<id>__r<n>``; a result takes the new id of the
     call it answers under ``hermes_core.pairing``'s rule (the nearest preceding unanswered call
@@ -94,11 +112,14 @@ class IdRenamer:
     Every step can be undone (``undo``), so the incremental path can rewind to an edit.
     """
 
-    __slots__ = ("counts", "open")
+    __slots__ = ("counts", "open", "sanitize")
 
-    def __init__(self) -> None:
+    def __init__(self, *, sanitize: bool = True) -> None:
         self.counts: dict[str, int] = {}
         self.open: dict[str, list[tuple[int, str]]] = {}
+        #: Whether ids get the Messages API's pattern (``anthropic_id``); the Responses API
+        #: renames only reused ids.
+        self.sanitize = sanitize
 
     def calls(self, index: int, ids: Sequence[str]) -> tuple[list[str], list[Any]]:
         """New ids for one assistant message's calls, and the undo log."""
@@ -107,7 +128,8 @@ class IdRenamer:
         for ident in ids:
             count = self.counts.get(ident, 0) + 1
             self.counts[ident] = count
-            new = ident if count == 1 or not ident else f"{ident}__r{count}"
+            base = anthropic_id(ident) if self.sanitize else ident
+            new = base if count == 1 or not ident else f"{base}__r{count}"
             self.open.setdefault(ident, []).append((index, new))
             undo.append(("call", ident))
             out.append(new)

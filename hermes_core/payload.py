@@ -45,16 +45,21 @@ from typing import TYPE_CHECKING, Any
 from hermes_core import bounded
 from hermes_core.conversion import (
     ANTHROPIC_CONTENT,
+    REASONING_OMITTED,
     TOOL_RESULT_MARKER,
     WIRE_METADATA,
     anthropic_part,
+    arguments_text,
     note,
     openai_part,
     original_blocks,
+    has_lone_surrogate,
     placeholder,
     sendable_blocks,
+    surrogates_escaped,
     user_image_part,
 )
+from hermes_core.diagnostics import record_warning
 from hermes_core.history import (
     IdRenamer,
     ProcessedHistory,
@@ -63,6 +68,7 @@ from hermes_core.history import (
     renamed_blocks,
 )
 from hermes_core.records import PayloadContext
+from hermes_core.responses import ORIGINAL_KEY as RESPONSES_ORIGINAL
 
 if TYPE_CHECKING:
     from hermes_core.session import Session
@@ -165,7 +171,25 @@ _UNCHANGED: Any = object()
 
 
 def canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
-    """One message as it goes on the wire; the same object when nothing needs to change."""
+    """One message as it goes on the wire; the same object when nothing needs to change.
+
+    Lone surrogates are written as ``\\udNNN`` text (a warning says how many): a request that
+    holds one cannot be encoded, and Anthropic rejects it."""
+    out = _canonical_message(message)
+    if not has_lone_surrogate(out):
+        return out
+    fixed, count = surrogates_escaped(out)
+    record_warning(
+        "lone_surrogates_escaped",
+        f"{count} lone surrogate(s) in a {message.get('role') or 'role-less'} message (text that "
+        "is not valid Unicode, e.g. a file name decoded with surrogateescape) went out as "
+        "\\udNNN text: no provider accepts them",
+        count=count,
+    )
+    return fixed
+
+
+def _canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
     content = message.get("content")
     new_content = _UNCHANGED
     if isinstance(content, str):
@@ -178,6 +202,9 @@ def canonical_message(message: Mapping[str, Any]) -> Mapping[str, Any]:
     if new_content is _UNCHANGED and new_calls is calls and not dropped:
         return message
     out = {k: v for k, v in message.items() if not _is_dropped(k)} if dropped else dict(message)
+    if dropped and _reasoning_only(message):  # what Chat shows in its place (openai_message)
+        reasoning = message.get("_reasoning")
+        out[REASONING_OMITTED] = len(reasoning) if isinstance(reasoning, str) else 0
     if new_content is not _UNCHANGED:
         out["content"] = new_content
     if new_calls is not calls:
@@ -447,6 +474,10 @@ def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> Non
         note(notes, "dropped:Anthropic blocks of a message rewritten since the reply", lost)
 
 
+#: The roles of OpenAI Chat messages.
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+
+
 def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = None, *,
                    keep_markers: bool = False, relocated: list[Any] | None = None) -> Mapping[str, Any]:
     """One canonical message as OpenAI Chat takes it: the same object when nothing changes.
@@ -459,10 +490,31 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
     placeholders.
     """
     content = message.get("content")
+    role = message.get("role")
+    if role not in CHAT_ROLES:
+        # A role Chat does not know (none, or a reader's own): user text, counted, as the
+        # Anthropic conversion does; Chat rejects the request otherwise.
+        note(notes, f"converted:{role or 'role-less'} message in the history -> user text")
+        message = {**message, "role": "user"}
+        role = "user"
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
-            TOOL_RESULT_MARKER not in message):
+            TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message:
         return message
-    role = str(message.get("role") or "")
+    role = str(role or "")
+    if REASONING_OMITTED in message:
+        # A Responses turn of reasoning items alone: Chat cannot carry them and rejects an
+        # assistant message with nothing in it, so a counted placeholder says what was there
+        # (as for another vendor's thinking).
+        note(notes, "placeholder:reasoning")
+        chars = message[REASONING_OMITTED]
+        out = {k: v for k, v in message.items() if k not in WIRE_METADATA}
+        out["content"] = placeholder("reasoning", f"{chars:,} characters" if chars else "")
+        return out
+    calls = message.get("tool_calls")
+    if type(calls) is list and any(_object_arguments(c) for c in calls):
+        # Chat takes a call's arguments as JSON text only; a host may hold them as an object.
+        note(notes, "converted:tool-call arguments object -> JSON text")
+        message = {**message, "tool_calls": [_text_arguments(c) for c in calls]}
     new_content = _openai_content(message, role, notes, keep_markers, relocated)
     if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message):
@@ -478,6 +530,27 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         else:
             out["content"] = f"[tool error] {new_content or ''}".rstrip()
     return out
+
+
+def _reasoning_only(message: Mapping[str, Any]) -> bool:
+    """An assistant message whose only content was Responses reasoning (nothing Chat takes)."""
+    return (message.get("role") == "assistant" and not message.get("content")
+            and not message.get("tool_calls") and not message.get("refusal")
+            and ANTHROPIC_CONTENT not in message
+            and any(isinstance(i, Mapping) and i.get("type") == "reasoning"
+                    for i in message.get(RESPONSES_ORIGINAL) or ()))
+
+
+def _object_arguments(call: Any) -> bool:
+    fn = call.get("function") if isinstance(call, Mapping) else None
+    return isinstance(fn, Mapping) and fn.get("arguments") is not None and not isinstance(fn["arguments"], str)
+
+
+def _text_arguments(call: Any) -> Any:
+    if not _object_arguments(call):
+        return call
+    fn = call["function"]
+    return {**call, "function": {**fn, "arguments": arguments_text(fn["arguments"])}}
 
 
 def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]]) -> list[Any]:
@@ -525,7 +598,8 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None) -
         wire = []
         relocated: dict[int, list[Any]] = {}
         for index, message in enumerate(laid_out):
-            if type(message.get("content")) is str and len(message) < 3:  # {"role", "content"}
+            if type(message.get("content")) is str and len(message) < 3 and (  # {"role", "content"}
+                    message.get("role") in CHAT_ROLES):
                 wire.append(message)
                 continue
             images: list[Any] = []
@@ -557,13 +631,25 @@ def _anthropic_tool(tool: Any) -> Any:
     return tool
 
 
-def _tool_input(arguments: Any) -> Any:
+def _tool_input(arguments: Any, notes: dict[str, int] | None) -> Any:
+    """A Chat tool call's arguments as a ``tool_use`` input, which must be a JSON object.
+
+    Arguments that are not one (invalid JSON a model wrote, too deep to parse, a list or a
+    number) go as ``{"arguments": <as they were>}``, counted: the model sees what it wrote, and
+    no ``_`` key (our metadata, never sent) carries it.
+    """
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        return {}
+    value: Any = arguments
     if isinstance(arguments, str):
         try:
-            return bounded.loads(arguments) if arguments.strip() else {}
+            value = bounded.loads(arguments)
         except ValueError:  # invalid, or too deep to parse (bounded.TooDeepError)
-            return {"_raw_arguments": arguments}
-    return arguments if arguments is not None else {}
+            value = None
+    if isinstance(value, Mapping):
+        return value
+    note(notes, "converted:tool arguments that are not a JSON object -> {\"arguments\": ...}")
+    return {"arguments": arguments}
 
 
 def _layout_marker(message: Mapping[str, Any]) -> Any:
@@ -658,7 +744,7 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
                 "type": "tool_use",
                 "id": str(call.get("id") or call.get("call_id") or ""),
                 "name": str(fn.get("name") or ""),
-                "input": _tool_input(fn.get("arguments")),
+                "input": _tool_input(fn.get("arguments"), notes),
             })
     marker = message.get(CACHE_CONTROL)
     if marker is not None and blocks:

@@ -37,6 +37,7 @@ from typing import Any
 import attrs
 
 from hermes_core import bounded
+from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
 from hermes_core.history import IdRenamer, anthropic_ids
 
 __all__ = [
@@ -551,6 +552,12 @@ def message_items(
         items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
                            conversion)
     items = _renamed(items, message, ids, conversion)
+    if any(has_lone_surrogate(item) for item in items):
+        # An item kept as it came may hold a lone surrogate no encoder takes: written as
+        # \udNNN text, counted (as the Chat and Anthropic requests do, hermes_core.payload).
+        fixed = [surrogates_escaped(item) for item in items]
+        items = [item for item, _count in fixed]
+        conversion.add("lone_surrogates_escaped", sum(count for _item, count in fixed))
     return _drop_dangling_reasoning(items, conversion, keep_tail=True), conversion.counts
 
 
@@ -603,7 +610,7 @@ def responses_input(
     messages themselves. A message born of Responses items that no pass changed goes back as
     those items, byte-identical.
     """
-    renamer = IdRenamer()
+    renamer = IdRenamer(sanitize=False)
     return join_items([
         message_items(message, canonical[index] if canonical is not None else None,
                       anthropic_ids(message, index, renamer)[0])
@@ -620,7 +627,7 @@ class InputCache:
         self._seen: list[Any] = []
         self._wire: list[Any] = []
         self._items: list[tuple[list[Mapping[str, Any]], dict[str, int]]] = []
-        self._renamer = IdRenamer()
+        self._renamer = IdRenamer(sanitize=False)
         self._undo: list[list[Any]] = []  # each message's renamer steps, to rewind them
         self._joined: list[Mapping[str, Any]] = []
         self._start: list[int] = []  # where each message's items begin in ``_joined``

@@ -7,7 +7,8 @@ thinking, prompt caching, vision, PDF support, search results):
 * ``model`` a string, ``max_tokens`` a positive integer, ``messages`` a non-empty list;
   ``system`` a string or a list of non-empty ``text`` blocks.
 * Every message has role ``user`` or ``assistant`` and a non-empty content (a non-empty string
-  or a non-empty list of blocks); text blocks hold non-empty text. Roles alternate (the API
+  or a non-empty list of blocks); text blocks hold text that is not whitespace alone ("text
+  content blocks must contain non-whitespace text"). Roles alternate (the API
   would combine consecutive turns of one role into one; a request builder sends them as one).
 * Block types per role: user - text, image, document, search_result, tool_result,
   container_upload; assistant - text, thinking, redacted_thinking, tool_use and the server-tool
@@ -113,8 +114,8 @@ def _check_block(block: Any, role: str, at: str, out: list[str], *, in_result: b
     if kind not in allowed:
         out.append(f"{at}: block type {kind!r} not allowed in {'a tool_result' if in_result else role}")
         return
-    if kind == "text" and (not isinstance(block.get("text"), str) or not block["text"]):
-        out.append(f"{at}: empty text block")
+    if kind == "text" and (not isinstance(block.get("text"), str) or not block["text"].strip()):
+        out.append(f"{at}: empty or whitespace-only text block")
     elif kind == "image":
         _check_image(block, at, out)
     elif kind == "document":

@@ -212,8 +212,13 @@ def to_anthropic(transcript: Transcript, notes: ReportBuilder) -> dict[str, Any]
             }
             if message.get("_is_error"):
                 block["is_error"] = True
-            out.append({"role": "user", "content": [block],
-                        **{k: v for k, v in meta.items() if k != "_is_error"}})
+            rest = {k: v for k, v in meta.items() if k != "_is_error"}
+            if not rest and out and out[-1].get("_results_only"):
+                # Results of one turn's parallel calls go in one user message: the Messages
+                # API takes a call's result only in the message right after the call.
+                out[-1]["content"].append(block)
+                continue
+            out.append({"role": "user", "content": [block], **rest, "_results_only": not rest})
         elif role == "user":
             out.append({"role": "user", "content": message.get("content")
                         if isinstance(message.get("content"), str)
@@ -222,6 +227,8 @@ def to_anthropic(transcript: Transcript, notes: ReportBuilder) -> dict[str, Any]
             notes.relabelled(f"{role}_message_to_user")
             out.append({"role": "user", "content": _blocks_of(message.get("content")),
                         "_injected": f"{role}-message", **meta})
+    for message in out:
+        message.pop("_results_only", None)
     body: dict[str, Any] = {}
     if transcript.model:
         body["model"] = transcript.model
