@@ -279,6 +279,11 @@ def eval_command(
         show_warnings(state)
 
 
+#: Warnings about the sessions eval opens for itself (their archive masked a secret, as any
+#: session's does): true of every run and of nothing the user keeps, so not shown.
+EVAL_OWN_SESSIONS_ONLY = frozenset({"secrets_masked_in_archive"})
+
+
 def show_warnings(state: Any) -> None:
     """The run's warnings on stderr, each once and redacted (a reader's or an engine's message
     may quote the transcript); the CLI then prints none of them again."""
@@ -287,6 +292,8 @@ def show_warnings(state: Any) -> None:
     seen: set[tuple[str, str]] = set()
     for warning in [*(getattr(state, "warnings", None) or ()), *drain_warnings()]:
         key = (str(getattr(warning, "kind", "")), str(getattr(warning, "message", warning)))
+        if key[0] in EVAL_OWN_SESSIONS_ONLY:
+            continue  # about the throwaway sessions eval opens, not the user's data
         if key not in seen:
             seen.add(key)
             click.echo(f"warning: {redact(key[1])}", err=True)
