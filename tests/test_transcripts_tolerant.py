@@ -227,3 +227,18 @@ def test_detection_tolerates_record_kinds_of_later_versions() -> None:
     ]) + "\n"
     s = read_transcript(stream.encode())
     assert s.format == "gemini-cli" and s.conversion is not None and s.conversion.dropped == {"unknown:thought": 1}
+
+
+@pytest.mark.parametrize("shape", ["jsonl", "json"])
+def test_a_chat_file_that_opens_with_an_unknown_role_is_read_not_refused(tmp_path: Path, shape: str) -> None:
+    # The first message's role is one no reader knows: the file is still read as OpenAI chat,
+    # that message kept as marked user text and counted (tolerant reading, issue 30).
+    messages = [{"role": "wizard", "content": "a spell"}, {"role": "user", "content": "do X"},
+                {"role": "assistant", "content": "done"}]
+    path = tmp_path / f"chat.{shape}"
+    path.write_text("\n".join(json.dumps(m) for m in messages) if shape == "jsonl" else json.dumps(messages))
+    transcript = read_transcript(path)
+    assert transcript.format == "openai"
+    first = transcript.messages[0]
+    assert first["role"] == "user" and first["_injected"] == "unknown-role" and first["_role"] == "wizard"
+    assert [m["content"] for m in transcript.messages[1:]] == ["do X", "done"]

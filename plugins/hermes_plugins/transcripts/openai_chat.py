@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
@@ -46,6 +46,12 @@ def _messages_of(doc: Any) -> list[Any] | None:
     return None
 
 
+def _roles_all_named(records: Sequence[Any]) -> bool:
+    """Every record a message with a string role, at least one of them a role we know."""
+    return bool(records) and all(isinstance(r, Mapping) and isinstance(r.get("role"), str) for r in records) \
+        and any(is_openai_message(r) for r in records)
+
+
 def detect(source: TranscriptSource) -> Detection:
     if source.kind == "jsonl":
         records = [r for r in source.head_records if r is not None]
@@ -55,6 +61,10 @@ def detect(source: TranscriptSource) -> Detection:
             if has_anthropic_blocks(records):
                 return Detection.refuse("lines hold Anthropic content blocks")
             return Detection.accept(0.6, "every line is a chat message with a role")
+        if _roles_all_named(records) and not has_anthropic_blocks(records):
+            # Chat messages, some with a role this reader does not know: read, each unknown one
+            # kept as marked user text (tolerant reading), rather than the whole file refused.
+            return Detection.accept(0.25, "chat messages, some with roles of their own")
         return Detection.refuse("JSON lines that are not chat messages (no role)")
     if source.kind != "json":
         return Detection.refuse(f"not JSON ({source.kind})")
@@ -66,7 +76,8 @@ def detect(source: TranscriptSource) -> Detection:
         return Detection.accept(0.3, "an empty message list")
     sample = messages[:200]
     if not all(is_openai_message(m) for m in sample):
-        if isinstance(sample[0], Mapping) and is_openai_message(sample[0]) and not has_anthropic_blocks(sample):
+        if ((isinstance(sample[0], Mapping) and is_openai_message(sample[0])) or _roles_all_named(sample)) \
+                and not has_anthropic_blocks(sample):
             # Mostly messages: read it, so the error names the malformed one.
             return Detection.accept(0.25, "a list that starts with chat messages")
         return Detection.refuse("items are not chat messages with a known role")
