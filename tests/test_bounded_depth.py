@@ -245,3 +245,19 @@ def test_deep_json_tool_results_are_spilled_and_compressed_without_a_plugin_fail
     json.dumps(session.request(session.before_request(messages)))
     failed = [w for w in session.warnings if w.kind == "plugin_hook_failed"]
     assert failed == [], [w.message for w in failed]
+
+
+def test_a_tool_schema_nested_too_deep_is_not_compiled_and_the_bridge_still_answers(tmp_path: Path) -> None:
+    # An MCP server's schema is outside data too: json.dumps, the nullable rewrite and
+    # jsonschema recurse per level, so a schema past the bound is left uncompiled.
+    from hermes_plugins.tools.schema_check import SchemaValidators
+
+    schema: dict[str, Any] = {"type": "object"}
+    node = schema
+    for _ in range(DEPTH):
+        child: dict[str, Any] = {"type": "object"}
+        node["properties"] = {"x": child}
+        node = child
+    validator = SchemaValidators().get(schema)
+    assert list(validator.iter_errors({"x": {}})) == []
+    assert "levels deep" in validator.reason

@@ -26,6 +26,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core import bounded
 from hermes_core.logging import get_logger
 
 log = get_logger(__name__)
@@ -235,6 +236,11 @@ class SchemaValidators:
         self._lock = threading.Lock()
 
     def get(self, schema: Mapping[str, Any]) -> Any:
+        if bounded.value_depth(schema) > bounded.MAX_DEPTH:
+            # A server's schema nested past the bound: json.dumps, openapi_nullable and
+            # jsonschema all recurse per level, so it is not compiled (the call's own check
+            # still runs: the arguments' depth is bounded before they get here).
+            return _BrokenSchema(f"schema nested more than {bounded.MAX_DEPTH} levels deep")
         key = json.dumps(schema, sort_keys=True, default=str)
         with self._lock:
             known = self._entries.get(key)
