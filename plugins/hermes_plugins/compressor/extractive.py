@@ -386,8 +386,15 @@ class _Facts:
         self.last_step: list[str] = []
         self.texts: list[str] = []
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
-        #: The person's words of the newest request, whole (``request_text``).
+        #: The person's words of the newest request after the anchor (of all turns when there
+        #: is none), whole (``request_text``).
         self.latest_request: str | None = None
+        #: What the turns before the anchor held, as the walk had it there: their requests,
+        #: their newest request and how many of ``summaries`` are theirs (``build_handoff``
+        #: puts the older turns' facts before the previous summary's, the newer turns' after).
+        self.older_requests: list[str] = []
+        self.older_latest: str | None = None
+        self.older_summaries = 0
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
         self._planned_calls = demotions.plan.planned if demotions is not None else None
@@ -420,6 +427,9 @@ class _Facts:
                 # anchor splits the turns (``build_handoff``): noted here, not by another walk.
                 if role == "system" and self.anchor < 0 and turn.get("content") == SUMMARY_ANCHOR:
                     self.anchor = index
+                    self.older_requests = list(self._requests)
+                    self.older_latest, self.latest_request = self.latest_request, None
+                    self.older_summaries = len(self.summaries)
                 continue
             # ``message_text`` inline for the usual plain string (it changes nothing there).
             text = turn.get("content")
@@ -1060,20 +1070,13 @@ def build_handoff(
     protected head): their facts go before the summary's, the newer turns' after.
     """
     max_chars = max(1_000, int(max_chars))
-    # One pass over the turns in the usual case (no anchor): all turns are the newer ones. The
-    # walk skips system turns, the anchor included, so it reads the turns around the anchor as
-    # one list; it notes the anchor, and only then are the two sides read again on their own.
+    # One walk over all the turns, the anchor included: it notes what the turns before the
+    # anchor held (requests, summaries), so neither side is read again on its own.
     facts = _Facts(turns, demotions)
-    older_turns: Sequence[Mapping[str, Any]] = ()
-    newer_turns: Sequence[Mapping[str, Any]] = turns
-    if facts.anchor >= 0:
-        older_turns, newer_turns = list(turns[: facts.anchor]), list(turns[facts.anchor + 1:])
-    older = _Facts(older_turns, demotions) if older_turns else None
-    newer = _Facts(newer_turns, demotions.shifted(facts.anchor + 1) if demotions else None) \
-        if older_turns else facts
+    older_summaries = facts.summaries[: facts.older_summaries]
+    newer_summaries = facts.summaries[facts.older_summaries:]
     previous: dict[str, list[str] | str] = {}
-    for text in [*(older.summaries if older else []), *([previous_summary] if previous_summary else []),
-                 *newer.summaries]:
+    for text in [*older_summaries, *([previous_summary] if previous_summary else []), *newer_summaries]:
         for title, value in parse_sections(text).items():
             if isinstance(value, str):
                 previous[title] = value
@@ -1085,16 +1088,15 @@ def build_handoff(
         value = previous.get(title)
         return list(value) if isinstance(value, list) else []
 
-    newer_requests = newer.requests
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
         and prev_latest.strip() != NO_USER_SENTINEL else None
-    latest_full = newer.latest_request
-    if latest_full is None and not newer_requests:
-        latest_full = prev_latest_text or (older.latest_request if older else None)
+    latest_full = facts.latest_request  # ``None``: no request after the anchor
+    if latest_full is None:
+        latest_full = prev_latest_text or facts.older_latest
 
     # Requests: older turns', then the previous summary's (its latest one included), then new.
-    older_requests = older.requests if older else []
+    older_requests = facts.older_requests
     previous_requests = prev(REQUESTS) + ([_clip(prev_latest_text, REQUEST_ITEM_MAX)] if prev_latest_text else [])
     older_set = set(older_requests)
     requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_set])
