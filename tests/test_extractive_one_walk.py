@@ -99,3 +99,21 @@ def test_without_requests_after_the_anchor_the_latest_is_the_previous_summarys_t
     if alone.latest_request is not None:
         latest = build_handoff(turns).split("## Latest user request\n", 1)[1]
         assert latest.startswith(alone.latest_request.strip("\n")[:100])
+
+
+def test_previous_errors_are_rejudged_against_one_set_of_successes(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Built once per merge, not once per previous item (the merge was quadratic at 100k messages).
+    built: list[int] = []
+    key_set = extractive._Facts.succeeded_key_set
+
+    def counted(self: Any) -> set[str]:
+        built.append(1)
+        return key_set(self)
+
+    monkeypatch.setattr(extractive._Facts, "succeeded_key_set", counted)
+    previous = "## Errors\n" + "".join(f"- `make t{i}` -> exit 2: boom — still failing\n" for i in range(50))
+    turns = [user("fix the build"), assistant("", call("c1", "terminal", command="make t3")), tool("c1", "ok")]
+    text = build_handoff(turns, previous_summary=previous)
+    assert len(built) == 1
+    assert "`make t3` -> exit 2: boom — resolved" in text
+    assert "`make t4` -> exit 2: boom — still failing" in text

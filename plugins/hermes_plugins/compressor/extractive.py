@@ -912,12 +912,13 @@ def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now:
     """Previous error items re-judged by the new turns, then the new ones."""
     old_failing: list[str] = []
     old_resolved: list[str] = []
+    succeeded = facts.succeeded_key_set()  # once: built per item, the merge was quadratic
     for item in previous:
         status = _STATUS.search(item)
         body = item[: status.start()] if status else item
         key = body.split(": ", 1)[0].split(" -> exit ", 1)[0]
         key = key.split("] ", 1)[1] if key.startswith("[") and "] " in key else key
-        if (status and status.group(1) == RESOLVED) or key in facts.succeeded_key_set():
+        if (status and status.group(1) == RESOLVED) or key in succeeded:
             old_resolved.append(f"{body} — {RESOLVED}")
         elif status:
             old_failing.append(f"{body} — {STILL_FAILING}")
