@@ -117,3 +117,24 @@ def test_previous_errors_are_rejudged_against_one_set_of_successes(monkeypatch: 
     assert len(built) == 1
     assert "`make t3` -> exit 2: boom — resolved" in text
     assert "`make t4` -> exit 2: boom — still failing" in text
+
+
+_ITEMS = st.lists(st.sampled_from(["a", " a", "b ", "c", "", "  ", "d"]), max_size=6)
+
+
+@given(st.lists(_ITEMS, max_size=6))
+@settings(max_examples=100, deadline=None)
+def test_merging_one_group_at_a_time_is_merging_them_all_at_once(groups: list[list[str]]) -> None:
+    merged: dict[str, None] = {}
+    for group in groups:
+        extractive._merge_into(merged, group)
+    assert list(merged) == extractive._merge(*groups)
+
+
+def test_the_summaries_among_the_turns_merge_in_order_a_repeated_item_at_its_newest_place() -> None:
+    summaries = [f"[CONTEXT SUMMARY]: part {i}\n## Decisions\n- rule {i}\n- keep the API stable\n" for i in range(3)]
+    turns: list[dict[str, Any]] = []
+    for i, text in enumerate(summaries):
+        turns += [user(text), assistant(f"Continuing {i}.")]
+    decisions = build_handoff(turns).split("## Decisions and constraints\n", 1)[1].split("\n\n", 1)[0]
+    assert decisions.splitlines() == ["- rule 0", "- rule 1", "- rule 2", "- keep the API stable"]

@@ -899,12 +899,17 @@ def parse_sections(summary: str) -> dict[str, list[str] | str]:
 def _merge(*groups: Sequence[str]) -> list[str]:
     out: dict[str, None] = {}
     for group in groups:
-        for item in group:
-            item = item.strip()
-            if item:
-                out.pop(item, None)
-                out[item] = None  # a repeated item moves to its newest place
+        _merge_into(out, group)
     return list(out)
+
+
+def _merge_into(out: dict[str, None], items: Sequence[str]) -> None:
+    """``items`` added to the ordered set ``out`` (``_merge`` one group at a time)."""
+    for item in items:
+        item = item.strip()
+        if item:
+            out.pop(item, None)
+            out[item] = None  # a repeated item moves to its newest place
 
 
 def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now: Sequence[str],
@@ -1076,18 +1081,22 @@ def build_handoff(
     facts = _Facts(turns, demotions)
     older_summaries = facts.summaries[: facts.older_summaries]
     newer_summaries = facts.summaries[facts.older_summaries:]
-    previous: dict[str, list[str] | str] = {}
+    # Each section's items merged into one ordered set as the summaries come (copying the
+    # merged list for every summary was quadratic: a long session holds hundreds of them).
+    previous: dict[str, dict[str, None] | str] = {}
     for text in [*older_summaries, *([previous_summary] if previous_summary else []), *newer_summaries]:
         for title, value in parse_sections(text).items():
             if isinstance(value, str):
                 previous[title] = value
-            else:
-                existing = previous.get(title)
-                previous[title] = _merge(existing if isinstance(existing, list) else [], value)
+                continue
+            merged = previous.get(title)
+            if not isinstance(merged, dict):
+                merged = previous[title] = {}
+            _merge_into(merged, value)
 
     def prev(title: str) -> list[str]:
         value = previous.get(title)
-        return list(value) if isinstance(value, list) else []
+        return list(value) if isinstance(value, dict) else []
 
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
