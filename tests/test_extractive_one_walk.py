@@ -138,3 +138,26 @@ def test_the_summaries_among_the_turns_merge_in_order_a_repeated_item_at_its_new
         turns += [user(text), assistant(f"Continuing {i}.")]
     decisions = build_handoff(turns).split("## Decisions and constraints\n", 1)[1].split("\n\n", 1)[0]
     assert decisions.splitlines() == ["- rule 0", "- rule 1", "- rule 2", "- keep the API stable"]
+
+
+def _recording_redact(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    seen: list[str] = []
+    real = extractive.redact
+
+    def recording(text: str) -> str:
+        seen.append(text)
+        return real(text)
+
+    monkeypatch.setattr(extractive, "redact", recording)
+    return seen
+
+
+@pytest.mark.parametrize("body", ['{"output": "Error: boom", "exit_code": 2}', '{"output": "ok", "exit_code": 0}'])
+def test_a_long_command_is_redacted_once_for_all_its_clips(monkeypatch: pytest.MonkeyPatch, body: str) -> None:
+    # Clipped for its key (160), its failure line (160) or its success count (80): one redaction.
+    command = "export TOKEN=ghp_" + "Zb4" * 12 + " && " + " && ".join(f"make step{i}" for i in range(40))
+    turns = [user("build it"), assistant("", call("c1", "terminal", command=command)), tool("c1", body)]
+    seen = _recording_redact(monkeypatch)
+    text = build_handoff(turns)
+    assert seen.count(command) == 1
+    assert "Zb4Zb4" not in text and "make step0" in text

@@ -163,16 +163,17 @@ def _one_line(text: str) -> bool:
     return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
-def _clip(text: str, limit: int) -> str:
+def _clip(text: str, limit: int, redacting: Callable[[str], str] = redact) -> str:
     """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split).
 
     A text that has to change is redacted first: joining lines hides a ``name: value`` line
     from the line-start pattern and a cut can leave too little of a key to recognise it. A
     text that stays as it is gets redacted with the rendered summary (``build_handoff``).
+    ``redacting``: ``redact``, or the walk's memo of it (``_Facts.clip``).
     """
     if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text  # already one clean line (``_one_line``, inline: most texts end here)
-    text = redact(text)
+    text = redacting(text)
     if not _one_line(text):
         # Collapsing the whitespace of a prefix gives a prefix of the whole's collapse: once
         # that is longer than the limit, the rest of a long text (a pasted log) cannot change
@@ -398,7 +399,22 @@ class _Facts:
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
         self._planned_calls = demotions.plan.planned if demotions is not None else None
+        #: The last text ``clip`` redacted, and its redaction (see ``_redact_last``).
+        self._last_redacted = ("", "")
         self._collect(turns)
+
+    def clip(self, text: str, limit: int) -> str:
+        """``_clip`` with the last redaction remembered: the walk clips one command for its
+        key, its failure and its success count (one pasted target twice), one after another,
+        and redacts it once."""
+        return _clip(text, limit, self._redact_last)
+
+    def _redact_last(self, text: str) -> str:
+        raw, redacted = self._last_redacted
+        if text != raw:
+            redacted = redact(text)
+            self._last_redacted = (text, redacted)
+        return redacted
 
     @property
     def requests(self) -> list[str]:
@@ -451,7 +467,7 @@ class _Facts:
                     continue
                 if turn.get("_injected") == "orphan-tool-result":
                     # A result that answers no call: kept as what it is, never an error item.
-                    self.actions.append(_clip(redact(text), ITEM_MAX))
+                    self.actions.append(self.clip(redact(text), ITEM_MAX))
                     continue
                 if text[:1] == "[" and self._pasted_result(text):
                     pass  # a tool result pasted as user text (Cline/Roo); its <feedback> may count
@@ -506,9 +522,9 @@ class _Facts:
         for sentence in _SENTENCE.split(last_assistant_text):
             sentence = sentence.strip()
             if sentence.endswith("?") and len(sentence) > 8:
-                self.open_items.append(_clip(sentence, ITEM_MAX))
+                self.open_items.append(self.clip(sentence, ITEM_MAX))
         if last_assistant_text.strip():
-            self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
+            self.last_step.append("assistant: " + self.clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
             self.last_step.append("last tool call: " + self.line(last_action))
 
@@ -570,7 +586,7 @@ class _Facts:
         return {**result, "content": line}
 
     def _add_request(self, text: str) -> None:
-        item = _clip(text, REQUEST_ITEM_MAX)
+        item = self.clip(text, REQUEST_ITEM_MAX)
         requests = self._requests
         requests.pop(item, None)
         requests[item] = None
@@ -579,7 +595,7 @@ class _Facts:
         for sentence in _SENTENCE.split(text):
             sentence = sentence.strip()
             if len(sentence) >= 8 and _DECISION.search(sentence):
-                self._decisions.setdefault(_clip(sentence, ITEM_MAX))
+                self._decisions.setdefault(self.clip(sentence, ITEM_MAX))
 
     def _call(
         self, call: Mapping[str, Any], result: Mapping[str, Any] | None, planned: int = -1
@@ -652,11 +668,11 @@ class _Facts:
                 next((p for p, v in paths if v != "read"), None) or paths[0][0]
         if result is not None:
             if command:
-                key = f"`{_clip(command, 160)}`"
+                key = f"`{self.clip(command, 160)}`"
             elif path_key:
                 key = path_key
             else:
-                key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
+                key = f"{name} {self.clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
             if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
                 # A back-reference, not an outcome: the later copy it names carries it (_resolve).
                 found = content.find(DUPLICATE_OF_CALL)
@@ -664,7 +680,7 @@ class _Facts:
                     later = content[found + len(DUPLICATE_OF_CALL):].split(";", 1)[0]
                     self._duplicates.setdefault(later, []).append((key, command, bool(is_error)))
                 if command:  # its place among the successes, taken if the later copy succeeds
-                    self.succeeded_commands.setdefault(_clip(command, 80), 0)
+                    self.succeeded_commands.setdefault(self.clip(command, 80), 0)
                 failed = _DUPLICATE
             elif quiet:
                 failed = None
@@ -695,12 +711,12 @@ class _Facts:
                 todos = args.get("todos")
                 if isinstance(todos, list):
                     pending = [
-                        _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                        self.clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
                         for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
                     ]
                     return action, pending
             elif isinstance(args.get("question"), str):  # clarify
-                self.open_items.append(_clip(args["question"], ITEM_MAX))
+                self.open_items.append(self.clip(args["question"], ITEM_MAX))
         return action, None
 
     def line(self, action: _Action) -> str:
@@ -730,7 +746,7 @@ class _Facts:
             self.error_keys_failing[key] = len(self.errors)
             self.resolved.discard(key)
             if command:
-                self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
+                self.failed_commands.append(f"`{self.clip(command, 160)}`{exit_part or ' -> failed'}: {self.clip(error, 160)}")
             return
         self._succeeded(key, command)
 
@@ -740,7 +756,7 @@ class _Facts:
         if key in self.error_keys_failing:
             self.resolved.add(key)
         if command:
-            shown = _clip(command, 80)
+            shown = self.clip(command, 80)
             self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
 
     def _pasted_result(self, text: str) -> bool:
@@ -760,8 +776,8 @@ class _Facts:
             failure = failure_of(body, reads=tool in _PASTED_READS or tool in READ_TOOLS)
         shell = tool in SHELL_TOOLS
         command = target if shell and target else None
-        key = f"`{_clip(target, 160)}`" if command else (target or tool)
-        shown = key if command else f"[{tool}] {_clip(target, 160)}".rstrip()
+        key = f"`{self.clip(target, 160)}`" if command else (target or tool)
+        shown = key if command else f"[{tool}] {self.clip(target, 160)}".rstrip()
         self._outcome(key, shown, command, _failed(failure))
         line = shown if failure is None else f"{shown}; {redact(failure.error or 'failed')}"
         self.actions.append(line if command is None else f"[{tool}] ran {line}")
@@ -780,7 +796,7 @@ class _Facts:
         failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
         if command is None and failure is None:
             return
-        key = f"`{_clip(command, 160)}`" if command else "(observation)"
+        key = f"`{self.clip(command, 160)}`" if command else "(observation)"
         self._outcome(key, key, command, _failed(failure))
 
     def succeeded_key_set(self) -> set[str]:
@@ -806,7 +822,7 @@ class _Facts:
         if self.succeeded_commands:
             total = sum(self.succeeded_commands.values())
             shown = ", ".join(f"`{c}` ×{n}" if n > 1 else f"`{c}`" for c, n in self.succeeded_commands.items())
-            items.append(_clip(f"succeeded ({total}): {shown}", 900))
+            items.append(self.clip(f"succeeded ({total}): {shown}", 900))
         return items
 
 
