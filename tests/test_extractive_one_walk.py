@@ -161,3 +161,14 @@ def test_a_long_command_is_redacted_once_for_all_its_clips(monkeypatch: pytest.M
     text = build_handoff(turns)
     assert seen.count(command) == 1
     assert "Zb4Zb4" not in text and "make step0" in text
+
+
+def test_the_latest_request_is_redacted_once_for_its_verbatim_form_and_its_item(
+    monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Once as the walk reads it (its request item), once for the summary (verbatim and item).
+    request = "deploy with the key sk-proj-" + "Q7x" * 12 + "\n" + "and keep the rollout slow " * 20
+    seen = _recording_redact(monkeypatch)
+    text = build_handoff([user("first, set up the bucket"), assistant("Done."), user(request), assistant("On it.")])
+    assert seen.count(request) == 2
+    assert "Q7xQ7x" not in text and "## Latest user request\ndeploy with the key sk-proj-[REDACTED]" in text

@@ -163,17 +163,17 @@ def _one_line(text: str) -> bool:
     return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
-def _clip(text: str, limit: int, redacting: Callable[[str], str] = redact) -> str:
+def _clip(text: str, limit: int, redacting: Callable[[str], str] | None = None) -> str:
     """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split).
 
     A text that has to change is redacted first: joining lines hides a ``name: value`` line
     from the line-start pattern and a cut can leave too little of a key to recognise it. A
     text that stays as it is gets redacted with the rendered summary (``build_handoff``).
-    ``redacting``: ``redact``, or the walk's memo of it (``_Facts.clip``).
+    ``redacting``: the walk's memo of ``redact`` (``_Facts.clip``), else ``redact``.
     """
     if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text  # already one clean line (``_one_line``, inline: most texts end here)
-    text = redacting(text)
+    text = redact(text) if redacting is None else redacting(text)
     if not _one_line(text):
         # Collapsing the whitespace of a prefix gives a prefix of the whole's collapse: once
         # that is longer than the limit, the rest of a long text (a pasted log) cannot change
@@ -399,7 +399,7 @@ class _Facts:
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
         self._planned_calls = demotions.plan.planned if demotions is not None else None
-        #: The last text ``clip`` redacted, and its redaction (see ``_redact_last``).
+        #: The last text ``clip`` redacted, and its redaction (see ``redacted``).
         self._last_redacted = ("", "")
         self._collect(turns)
 
@@ -407,9 +407,10 @@ class _Facts:
         """``_clip`` with the last redaction remembered: the walk clips one command for its
         key, its failure and its success count (one pasted target twice), one after another,
         and redacts it once."""
-        return _clip(text, limit, self._redact_last)
+        return _clip(text, limit, self.redacted)
 
-    def _redact_last(self, text: str) -> str:
+    def redacted(self, text: str) -> str:
+        """``redact(text)``, reusing the last result when ``text`` is the last text redacted."""
         raw, redacted = self._last_redacted
         if text != raw:
             redacted = redact(text)
@@ -1146,7 +1147,8 @@ def build_handoff(
     parts: list[str] = []
     if note:
         parts.append(note.strip() + "\n")
-    parts.append(f"## {LATEST}\n{verbatim(redact(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
+    # The latest request is redacted once for its verbatim form and its item (``latest_item``).
+    parts.append(f"## {LATEST}\n{verbatim(facts.redacted(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
     fixed = sum(len(p) + 1 for p in parts)
     budget = _Budget(max(0, max_chars - fixed - 8))
     focus_block = ""
@@ -1160,7 +1162,7 @@ def build_handoff(
         else:
             focus_block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
             budget.room -= len(focus_block) + 1
-    latest_item = _clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
+    latest_item = facts.clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
     # The person's requests first (issue 29): every one is kept while the budget allows, the
     # oldest shortened to their opening when it is tight; only past that are the oldest left out
     # (counted). The share bounds what they may take; they take only what they need.
