@@ -163,16 +163,17 @@ def _one_line(text: str) -> bool:
     return text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " "
 
 
-def _clip(text: str, limit: int) -> str:
+def _clip(text: str, limit: int, redacting: Callable[[str], str] | None = None) -> str:
     """``text`` on one line, cut at a word boundary within ``limit`` (identifiers never split).
 
     A text that has to change is redacted first: joining lines hides a ``name: value`` line
     from the line-start pattern and a cut can leave too little of a key to recognise it. A
     text that stays as it is gets redacted with the rendered summary (``build_handoff``).
+    ``redacting``: the walk's memo of ``redact`` (``_Facts.clip``), else ``redact``.
     """
     if len(text) <= limit and text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
         return text  # already one clean line (``_one_line``, inline: most texts end here)
-    text = redact(text)
+    text = redact(text) if redacting is None else redacting(text)
     if not _one_line(text):
         # Collapsing the whitespace of a prefix gives a prefix of the whole's collapse: once
         # that is longer than the limit, the rest of a long text (a pasted log) cannot change
@@ -386,12 +387,35 @@ class _Facts:
         self.last_step: list[str] = []
         self.texts: list[str] = []
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
-        #: The person's words of the newest request, whole (``request_text``).
+        #: The person's words of the newest request after the anchor (of all turns when there
+        #: is none), whole (``request_text``).
         self.latest_request: str | None = None
+        #: What the turns before the anchor held, as the walk had it there: their requests,
+        #: their newest request and how many of ``summaries`` are theirs (``build_handoff``
+        #: puts the older turns' facts before the previous summary's, the newer turns' after).
+        self.older_requests: list[str] = []
+        self.older_latest: str | None = None
+        self.older_summaries = 0
         #: Results the free passes planned to demote, read as their one-liners (see ``_result``).
         self._demotions = demotions
         self._planned_calls = demotions.plan.planned if demotions is not None else None
+        #: The last text ``clip`` redacted, and its redaction (see ``redacted``).
+        self._last_redacted = ("", "")
         self._collect(turns)
+
+    def clip(self, text: str, limit: int) -> str:
+        """``_clip`` with the last redaction remembered: the walk clips one command for its
+        key, its failure and its success count (one pasted target twice), one after another,
+        and redacts it once."""
+        return _clip(text, limit, self.redacted)
+
+    def redacted(self, text: str) -> str:
+        """``redact(text)``, reusing the last result when ``text`` is the last text redacted."""
+        raw, redacted = self._last_redacted
+        if text != raw:
+            redacted = redact(text)
+            self._last_redacted = (text, redacted)
+        return redacted
 
     @property
     def requests(self) -> list[str]:
@@ -420,6 +444,9 @@ class _Facts:
                 # anchor splits the turns (``build_handoff``): noted here, not by another walk.
                 if role == "system" and self.anchor < 0 and turn.get("content") == SUMMARY_ANCHOR:
                     self.anchor = index
+                    self.older_requests = list(self._requests)
+                    self.older_latest, self.latest_request = self.latest_request, None
+                    self.older_summaries = len(self.summaries)
                 continue
             # ``message_text`` inline for the usual plain string (it changes nothing there).
             text = turn.get("content")
@@ -441,7 +468,7 @@ class _Facts:
                     continue
                 if turn.get("_injected") == "orphan-tool-result":
                     # A result that answers no call: kept as what it is, never an error item.
-                    self.actions.append(_clip(redact(text), ITEM_MAX))
+                    self.actions.append(self.clip(redact(text), ITEM_MAX))
                     continue
                 if text[:1] == "[" and self._pasted_result(text):
                     pass  # a tool result pasted as user text (Cline/Roo); its <feedback> may count
@@ -496,9 +523,9 @@ class _Facts:
         for sentence in _SENTENCE.split(last_assistant_text):
             sentence = sentence.strip()
             if sentence.endswith("?") and len(sentence) > 8:
-                self.open_items.append(_clip(sentence, ITEM_MAX))
+                self.open_items.append(self.clip(sentence, ITEM_MAX))
         if last_assistant_text.strip():
-            self.last_step.append("assistant: " + _clip(last_assistant_text, RECENT_TEXT_MAX))
+            self.last_step.append("assistant: " + self.clip(last_assistant_text, RECENT_TEXT_MAX))
         if last_action:
             self.last_step.append("last tool call: " + self.line(last_action))
 
@@ -560,7 +587,7 @@ class _Facts:
         return {**result, "content": line}
 
     def _add_request(self, text: str) -> None:
-        item = _clip(text, REQUEST_ITEM_MAX)
+        item = self.clip(text, REQUEST_ITEM_MAX)
         requests = self._requests
         requests.pop(item, None)
         requests[item] = None
@@ -569,7 +596,7 @@ class _Facts:
         for sentence in _SENTENCE.split(text):
             sentence = sentence.strip()
             if len(sentence) >= 8 and _DECISION.search(sentence):
-                self._decisions.setdefault(_clip(sentence, ITEM_MAX))
+                self._decisions.setdefault(self.clip(sentence, ITEM_MAX))
 
     def _call(
         self, call: Mapping[str, Any], result: Mapping[str, Any] | None, planned: int = -1
@@ -642,11 +669,11 @@ class _Facts:
                 next((p for p, v in paths if v != "read"), None) or paths[0][0]
         if result is not None:
             if command:
-                key = f"`{_clip(command, 160)}`"
+                key = f"`{self.clip(command, 160)}`"
             elif path_key:
                 key = path_key
             else:
-                key = f"{name} {_clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
+                key = f"{name} {self.clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
             if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
                 # A back-reference, not an outcome: the later copy it names carries it (_resolve).
                 found = content.find(DUPLICATE_OF_CALL)
@@ -654,7 +681,7 @@ class _Facts:
                     later = content[found + len(DUPLICATE_OF_CALL):].split(";", 1)[0]
                     self._duplicates.setdefault(later, []).append((key, command, bool(is_error)))
                 if command:  # its place among the successes, taken if the later copy succeeds
-                    self.succeeded_commands.setdefault(_clip(command, 80), 0)
+                    self.succeeded_commands.setdefault(self.clip(command, 80), 0)
                 failed = _DUPLICATE
             elif quiet:
                 failed = None
@@ -685,12 +712,12 @@ class _Facts:
                 todos = args.get("todos")
                 if isinstance(todos, list):
                     pending = [
-                        _clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                        self.clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
                         for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
                     ]
                     return action, pending
             elif isinstance(args.get("question"), str):  # clarify
-                self.open_items.append(_clip(args["question"], ITEM_MAX))
+                self.open_items.append(self.clip(args["question"], ITEM_MAX))
         return action, None
 
     def line(self, action: _Action) -> str:
@@ -720,7 +747,7 @@ class _Facts:
             self.error_keys_failing[key] = len(self.errors)
             self.resolved.discard(key)
             if command:
-                self.failed_commands.append(f"`{_clip(command, 160)}`{exit_part or ' -> failed'}: {_clip(error, 160)}")
+                self.failed_commands.append(f"`{self.clip(command, 160)}`{exit_part or ' -> failed'}: {self.clip(error, 160)}")
             return
         self._succeeded(key, command)
 
@@ -730,7 +757,7 @@ class _Facts:
         if key in self.error_keys_failing:
             self.resolved.add(key)
         if command:
-            shown = _clip(command, 80)
+            shown = self.clip(command, 80)
             self.succeeded_commands[shown] = self.succeeded_commands.get(shown, 0) + 1
 
     def _pasted_result(self, text: str) -> bool:
@@ -750,8 +777,8 @@ class _Facts:
             failure = failure_of(body, reads=tool in _PASTED_READS or tool in READ_TOOLS)
         shell = tool in SHELL_TOOLS
         command = target if shell and target else None
-        key = f"`{_clip(target, 160)}`" if command else (target or tool)
-        shown = key if command else f"[{tool}] {_clip(target, 160)}".rstrip()
+        key = f"`{self.clip(target, 160)}`" if command else (target or tool)
+        shown = key if command else f"[{tool}] {self.clip(target, 160)}".rstrip()
         self._outcome(key, shown, command, _failed(failure))
         line = shown if failure is None else f"{shown}; {redact(failure.error or 'failed')}"
         self.actions.append(line if command is None else f"[{tool}] ran {line}")
@@ -770,7 +797,7 @@ class _Facts:
         failure = failure_of(text, is_error=turn.get("_is_error") or turn.get("_injected") == "error-observation")
         if command is None and failure is None:
             return
-        key = f"`{_clip(command, 160)}`" if command else "(observation)"
+        key = f"`{self.clip(command, 160)}`" if command else "(observation)"
         self._outcome(key, key, command, _failed(failure))
 
     def succeeded_key_set(self) -> set[str]:
@@ -796,7 +823,7 @@ class _Facts:
         if self.succeeded_commands:
             total = sum(self.succeeded_commands.values())
             shown = ", ".join(f"`{c}` ×{n}" if n > 1 else f"`{c}`" for c, n in self.succeeded_commands.items())
-            items.append(_clip(f"succeeded ({total}): {shown}", 900))
+            items.append(self.clip(f"succeeded ({total}): {shown}", 900))
         return items
 
 
@@ -889,12 +916,17 @@ def parse_sections(summary: str) -> dict[str, list[str] | str]:
 def _merge(*groups: Sequence[str]) -> list[str]:
     out: dict[str, None] = {}
     for group in groups:
-        for item in group:
-            item = item.strip()
-            if item:
-                out.pop(item, None)
-                out[item] = None  # a repeated item moves to its newest place
+        _merge_into(out, group)
     return list(out)
+
+
+def _merge_into(out: dict[str, None], items: Sequence[str]) -> None:
+    """``items`` added to the ordered set ``out`` (``_merge`` one group at a time)."""
+    for item in items:
+        item = item.strip()
+        if item:
+            out.pop(item, None)
+            out[item] = None  # a repeated item moves to its newest place
 
 
 def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now: Sequence[str],
@@ -902,12 +934,13 @@ def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now:
     """Previous error items re-judged by the new turns, then the new ones."""
     old_failing: list[str] = []
     old_resolved: list[str] = []
+    succeeded = facts.succeeded_key_set()  # once: built per item, the merge was quadratic
     for item in previous:
         status = _STATUS.search(item)
         body = item[: status.start()] if status else item
         key = body.split(": ", 1)[0].split(" -> exit ", 1)[0]
         key = key.split("] ", 1)[1] if key.startswith("[") and "] " in key else key
-        if (status and status.group(1) == RESOLVED) or key in facts.succeeded_key_set():
+        if (status and status.group(1) == RESOLVED) or key in succeeded:
             old_resolved.append(f"{body} — {RESOLVED}")
         elif status:
             old_failing.append(f"{body} — {STILL_FAILING}")
@@ -1060,41 +1093,37 @@ def build_handoff(
     protected head): their facts go before the summary's, the newer turns' after.
     """
     max_chars = max(1_000, int(max_chars))
-    # One pass over the turns in the usual case (no anchor): all turns are the newer ones. The
-    # walk skips system turns, the anchor included, so it reads the turns around the anchor as
-    # one list; it notes the anchor, and only then are the two sides read again on their own.
+    # One walk over all the turns, the anchor included: it notes what the turns before the
+    # anchor held (requests, summaries), so neither side is read again on its own.
     facts = _Facts(turns, demotions)
-    older_turns: Sequence[Mapping[str, Any]] = ()
-    newer_turns: Sequence[Mapping[str, Any]] = turns
-    if facts.anchor >= 0:
-        older_turns, newer_turns = list(turns[: facts.anchor]), list(turns[facts.anchor + 1:])
-    older = _Facts(older_turns, demotions) if older_turns else None
-    newer = _Facts(newer_turns, demotions.shifted(facts.anchor + 1) if demotions else None) \
-        if older_turns else facts
-    previous: dict[str, list[str] | str] = {}
-    for text in [*(older.summaries if older else []), *([previous_summary] if previous_summary else []),
-                 *newer.summaries]:
+    older_summaries = facts.summaries[: facts.older_summaries]
+    newer_summaries = facts.summaries[facts.older_summaries:]
+    # Each section's items merged into one ordered set as the summaries come (copying the
+    # merged list for every summary was quadratic: a long session holds hundreds of them).
+    previous: dict[str, dict[str, None] | str] = {}
+    for text in [*older_summaries, *([previous_summary] if previous_summary else []), *newer_summaries]:
         for title, value in parse_sections(text).items():
             if isinstance(value, str):
                 previous[title] = value
-            else:
-                existing = previous.get(title)
-                previous[title] = _merge(existing if isinstance(existing, list) else [], value)
+                continue
+            merged = previous.get(title)
+            if not isinstance(merged, dict):
+                merged = previous[title] = {}
+            _merge_into(merged, value)
 
     def prev(title: str) -> list[str]:
         value = previous.get(title)
-        return list(value) if isinstance(value, list) else []
+        return list(value) if isinstance(value, dict) else []
 
-    newer_requests = newer.requests
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
         and prev_latest.strip() != NO_USER_SENTINEL else None
-    latest_full = newer.latest_request
-    if latest_full is None and not newer_requests:
-        latest_full = prev_latest_text or (older.latest_request if older else None)
+    latest_full = facts.latest_request  # ``None``: no request after the anchor
+    if latest_full is None:
+        latest_full = prev_latest_text or facts.older_latest
 
     # Requests: older turns', then the previous summary's (its latest one included), then new.
-    older_requests = older.requests if older else []
+    older_requests = facts.older_requests
     previous_requests = prev(REQUESTS) + ([_clip(prev_latest_text, REQUEST_ITEM_MAX)] if prev_latest_text else [])
     older_set = set(older_requests)
     requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_set])
@@ -1118,7 +1147,8 @@ def build_handoff(
     parts: list[str] = []
     if note:
         parts.append(note.strip() + "\n")
-    parts.append(f"## {LATEST}\n{verbatim(redact(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
+    # The latest request is redacted once for its verbatim form and its item (``latest_item``).
+    parts.append(f"## {LATEST}\n{verbatim(facts.redacted(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
     fixed = sum(len(p) + 1 for p in parts)
     budget = _Budget(max(0, max_chars - fixed - 8))
     focus_block = ""
@@ -1132,7 +1162,7 @@ def build_handoff(
         else:
             focus_block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
             budget.room -= len(focus_block) + 1
-    latest_item = _clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
+    latest_item = facts.clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
     # The person's requests first (issue 29): every one is kept while the budget allows, the
     # oldest shortened to their opening when it is tight; only past that are the oldest left out
     # (counted). The share bounds what they may take; they take only what they need.

@@ -799,10 +799,6 @@ class TurnDemotions:
     def index(self, position: int) -> int | None:
         return self.positions.get(position)
 
-    def shifted(self, offset: int) -> TurnDemotions:
-        """The same for the turns from ``offset`` on (a list that starts there)."""
-        return TurnDemotions(self.plan, {p - offset: i for p, i in self.positions.items() if p >= offset})
-
 
 class PlannedTurns(list):  # type: ignore[type-arg]
     """A summariser's turns holding planned results raw, with their ``demotions``."""
