@@ -293,7 +293,7 @@ class PluginHost:
         declared: set[str] = set()
         # Each ``dist.name`` / ``dist.version`` parses the distribution's whole METADATA file
         # (README included): read them once per distribution, not twice or thrice per entry
-        # point (70% of a host's build time with 23 built-ins in one distribution).
+        # point: 23 -> 9 ms of CPU per host with 23 built-ins in one distribution.
         entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
         about: dict[int, tuple[str, str]] = {}
         for ep in entry_points:

@@ -1,8 +1,8 @@
 """Building a plugin host reads each distribution's metadata once.
 
 ``Distribution.name`` and ``.version`` each parse the whole METADATA file (hermes-core's carries
-the README): read per entry point, that was ~70% of a host's build, paid by every first
-``Session.open`` and by every test after ``refresh_plugins()``.
+the README): read per entry point, that was ~60% of a host's build (23 ms of CPU; 9 ms now),
+paid by every first ``Session.open`` and by every test after ``refresh_plugins()``.
 """
 
 from __future__ import annotations
