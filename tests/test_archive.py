@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from recall_support import TestEngines, history
 
 from hermes_core import Session
@@ -292,7 +293,7 @@ def _parts_by_regex(text: str) -> str:
     return " ".join(" ".join(_CAMEL_PART.findall(word)) for word in words)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.sampled_from(["KeyError", "parseHTTPResponse", "getX", "aB", "URLPath", "snake_case",
                                  "src/app/MainView.py", "é", "ÉtéFoo", "\ud800", "中文", "x1Y", " ", "_",
                                  "\n", "lower", "UPPER", "zZzZ", "a", "B"]), max_size=30)
@@ -536,7 +537,7 @@ def test_the_sqlite_store_writes_a_batch_from_its_columns_without_a_dict_per_ent
 _CALL_IDS = st.sampled_from(["c1", "c2", "c3", "", None, 7, ("t",)])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), _CALL_IDS), min_size=1, max_size=40),
        st.lists(st.booleans(), max_size=40), st.lists(st.tuples(st.integers(0, 40), _CALL_IDS), max_size=6))
 def test_replacement_runs_read_call_ids_by_position_as_from_the_messages(

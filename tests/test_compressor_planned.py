@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from hermes_plugins._common import failures
 from hermes_plugins._common.toolkinds import DATA_TOOLS
 from hermes_plugins.compressor import engine as engine_module
@@ -251,7 +252,7 @@ _values = st.one_of(
 )
 
 
-@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(200), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from([*oneliners._BY_TOOL, "acme_lookup", "x;y", "duplicate tool output", "a\nb", "Edit"]),
     args=st.dictionaries(st.sampled_from(["path", "file_path", "command", "query", "url", "ref", "code", "name",

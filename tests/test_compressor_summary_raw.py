@@ -326,6 +326,7 @@ _WORDS = st.lists(st.one_of(st.text(alphabet="ab-_=:./", min_size=1, max_size=12
 _GAPS = st.sampled_from([" ", "  ", "\n", "\t", " \n ", "\u2003", ""])
 
 
+@pytest.mark.slow
 @given(st.one_of(st.text(max_size=900), st.tuples(_WORDS, _GAPS).map(lambda p: p[1].join(p[0])),
                  st.tuples(_WORDS, _GAPS, st.integers(0, 400)).map(lambda p: " " * p[2] + p[1].join(p[0]) + "\n" * 3)),
        st.sampled_from([10, 80, 160, 200]))

@@ -11,6 +11,7 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 from hermes_plugins._common import toolkinds
 from hermes_plugins._common.toolkinds import file_actions
 from hermes_plugins.compressor import extractive, oneliners
@@ -31,7 +32,7 @@ _args = st.dictionaries(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_names, _args)
 def test_a_names_kind_is_what_the_tool_sets_say(name: str, args: dict[str, Any]) -> None:
     kind = _kind_of(name)
@@ -46,7 +47,7 @@ def test_a_names_kind_is_what_the_tool_sets_say(name: str, args: dict[str, Any])
         assert file_actions(name, args, "[File: src/a.py (3 lines total)]") == []
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(_names, st.one_of(st.text(max_size=40), st.sampled_from(['{"path": "a.py"}', '{"a": [1]}', '{"k": "a;b"}'])))
 def test_plain_lines_decided_in_two_parts_as_in_one(name: str, arguments: str) -> None:
     whole = oneliners.plain_line_certain(name, arguments)
@@ -60,7 +61,7 @@ _json_values = st.recursive(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.dictionaries(st.text(alphabet="abk: 1", max_size=4), _json_values, max_size=4), st.booleans(), st.booleans())
 def test_the_arguments_part_of_a_plain_line_is_what_parsing_finds(args: dict[str, Any], compact: bool, parsed: bool) -> None:
     import json

@@ -11,6 +11,7 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from hermes_plugins._common import failures
 
@@ -28,7 +29,7 @@ def windows(draw: st.DrawFn) -> str:
     return "".join(line + brk for line, brk in zip(lines, breaks, strict=True)) + draw(_LINE_TEXT)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(windows(), st.integers(min_value=1, max_value=6))
 def test_body_lines_from_a_prefix_equal_the_lines_of_the_whole_window(window: str, limit: int) -> None:
     assert failures._body_lines(window, limit) == failures._body_lines_plain(window, limit)
@@ -57,7 +58,7 @@ _KEYS = st.sampled_from(
 _STATUS = st.one_of(_JSON, st.sampled_from(["Error: boom", "Traceback (most recent call last):\nKeyError: 'k'", ""]))
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.dictionaries(_KEYS, _STATUS, max_size=5),
     st.sampled_from(["", " ", "\n\nContext file: AGENTS.md\n", "}"]),
@@ -162,7 +163,7 @@ def outputs_with_regions(draw: st.DrawFn) -> str:
     return "\n".join(lines[:where]) + "\n" + padding + "\n".join(lines[where:])
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(outputs_with_regions())
 def test_one_regex_pass_finds_what_the_four_needle_scans_find(text: str) -> None:
     assert failures._text_says_failed(text) == failures._text_says_failed_plain(text)
@@ -190,7 +191,7 @@ def plain_failure_exit_code(text: str) -> str | None:
     return found.group(1) if found else None
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(outputs_with_regions())
 def test_exit_codes_are_the_last_match_in_the_tail(text: str) -> None:
     assert failures._exit_code(text) == plain_failure_exit_code(text)
@@ -206,7 +207,7 @@ def test_exit_codes_in_any_case() -> None:
         assert failures._exit_code(text) == plain_failure_exit_code(text) == code, text
 
 
-@settings(max_examples=600, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(outputs_with_regions())
 def test_first_and_last_error_lines_from_both_ends_equal_all_lines(text: str) -> None:
     assert failures.error_lines(text) == failures.error_lines_plain(text)
@@ -226,7 +227,7 @@ def test_last_error_line_is_found_past_long_lines_and_repeats() -> None:
     assert failures.error_lines(cases[3]) == ("Error: same", "")
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet='ab ,"\t\n\\', max_size=80), st.integers(min_value=0, max_value=80))
 def test_json_body_end_is_the_stripped_slice(text: str, start: int) -> None:
     start = min(start, len(text))
@@ -242,7 +243,7 @@ def test_json_body_end_of_a_long_separator_run() -> None:
 _SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.sampled_from(["a", "b", "é", "漢", " ", "\x1b", "\x1b[31m", "\x00", *_SPACES]), max_size=60),
        st.sampled_from([0, 1, 2_040, 2_050]))
 def test_a_line_collapses_as_its_words_joined(parts: list[str], pad: int) -> None:
@@ -272,7 +273,7 @@ _STATUS_PARTS = st.sampled_from([
 ])
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_STATUS_PARTS, max_size=12).map("".join))
 def test_json_failure_hints_start_at_their_keys_as_everywhere(body: str) -> None:
     text = "{" + body + "}"

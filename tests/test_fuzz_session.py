@@ -125,6 +125,7 @@ def text_of(content: Any) -> Any:
     return content
 
 
+@pytest.mark.slow
 @settings(max_examples=max(FUZZ_EXAMPLES, settings.default.max_examples), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])

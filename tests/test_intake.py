@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_budget import examples
 
 from hermes_core import Session, pairing
 from hermes_core.pairing import holding_valid, pairing_problems
@@ -97,7 +98,7 @@ def block(draw: st.DrawFn) -> tuple[list[Any], bool]:
 
 
 @given(st.lists(block(), max_size=10), st.booleans())
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_the_proof_never_passes_what_the_full_check_refuses(blocks: list[tuple[list[Any], bool]], cut: bool) -> None:
     messages = [m for found, _ in blocks for m in found]
     if cut and messages:
@@ -349,7 +350,7 @@ def mixed_history(draw: st.DrawFn) -> list[Any]:
 
 
 @given(mixed_history(), st.booleans())
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any], scan: bool) -> None:
     from hermes_core.intake import _read_plain
 
@@ -372,7 +373,7 @@ def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any],
      {"role": "assistant", "content": "summary", "_compressed_summary": True},
      {"role": "tool", "tool_call_id": "c1", "content": "x", "_summary": "codex"},
      {"role": "user", "content": "not one", "_summary": ""}])), max_size=4))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_summary_positions_from_the_held_pass_are_the_full_walks(messages: list[Any], summaries: list[Any]) -> None:
     from hermes_core.archive import holding_scan
     from hermes_plugins.compressor.engine import _summary_positions

@@ -34,6 +34,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+import pytest
 from redis_support import redis_server
 
 WORKERS = int(os.environ.get("HERMES_SOAK_WORKERS", "4"))
@@ -163,6 +164,7 @@ def test_the_overlap_check_sees_an_overlap() -> None:
     assert overlaps(runs) == 1 and overlaps(runs[::2]) == 0
 
 
+@pytest.mark.slow
 def test_workers_share_sessions_through_redis(tmp_path: Path) -> None:
     with redis_server(tmp_path) as url:
         import redis

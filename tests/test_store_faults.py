@@ -79,6 +79,7 @@ def _healthy_slowest(home: Path, url: str) -> float:
     return float(figures["slowest"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fault", ["delay", "drop", "reset"])
 def test_a_faulty_store_costs_at_most_the_budget_and_never_the_fit(
     fault: str, tmp_path: Path, redis_url: str
