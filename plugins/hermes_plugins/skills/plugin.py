@@ -87,7 +87,8 @@ def default_sources(ctx: PromptContext) -> tuple[SkillSource, ...]:
     memo_key = None if any("$" in entry for entry in external) else (home, external, os.environ.get("HOME"))
     if memo_key is None or ctx.host is None:
         return _resolve_sources(home, external, ctx.env)
-    memo = ctx.host.state(SkillsState).sources
+    state: SkillsState = ctx.host.state(SkillsState)  # ctx.host is typed Any (records sit below the host)
+    memo = state.sources
     known = memo.get(memo_key)
     if known is not None:
         return known

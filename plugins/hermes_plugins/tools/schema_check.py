@@ -23,10 +23,13 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_core.logging import get_logger
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 log = get_logger(__name__)
 
@@ -224,6 +227,13 @@ def _check_object(
 VALIDATORS_MAX = 256
 
 
+class _Validator(Protocol):
+    """What the library pass needs of a compiled schema: a jsonschema validator, or a
+    ``_BrokenSchema`` standing in for a schema jsonschema rejects."""
+
+    def iter_errors(self, instance: Any, /) -> Iterable[ValidationError]: ...
+
+
 class SchemaValidators:
     """Compiled validators by schema text, one LRU per plugin host
     (``host.state(SchemaValidators)``): compiling costs far more than validating."""
@@ -231,10 +241,10 @@ class SchemaValidators:
     __slots__ = ("_entries", "_lock")
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[str, Any] = OrderedDict()
+        self._entries: OrderedDict[str, _Validator] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, schema: Mapping[str, Any]) -> Any:
+    def get(self, schema: Mapping[str, Any]) -> _Validator:
         key = json.dumps(schema, sort_keys=True, default=str)
         with self._lock:
             known = self._entries.get(key)
@@ -273,11 +283,12 @@ def openapi_nullable(schema: Any) -> Any:
     return out
 
 
-def _compile(schema: Mapping[str, Any]) -> Any:
+def _compile(schema: Mapping[str, Any]) -> _Validator:
     import jsonschema  # on first use: most sessions never check a bridged call
 
     spelled = openapi_nullable(schema)
     cls = jsonschema.validators.validator_for(spelled, default=jsonschema.Draft202012Validator)
+    validator: _Validator
     try:
         cls.check_schema(spelled)
         validator = cls(spelled, format_checker=cls.FORMAT_CHECKER)
@@ -292,7 +303,7 @@ class _BrokenSchema:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def iter_errors(self, value: Any) -> list[Any]:
+    def iter_errors(self, instance: Any, /) -> list[ValidationError]:
         log.debug("tool_schema_invalid", reason=self.reason)
         return []
 

@@ -174,8 +174,8 @@ def _exec_item(item: Mapping[str, Any], out: list[dict[str, Any]], reasoning: li
     elif kind == "mcp_tool_call":
         call = make_tool_call(ident, f"{item.get('server') or ''}.{item.get('tool') or ''}".strip("."),
                               item.get("arguments"))
-        outcome = item.get("result") if isinstance(item.get("result"), Mapping) else {}
-        error = item.get("error") if isinstance(item.get("error"), Mapping) else {}
+        outcome = mapping(item.get("result"))
+        error = mapping(item.get("error"))
         texts = [str(c.get("text") or "") for c in listed(outcome.get("content")) if isinstance(c, Mapping)]
         result["content"] = "\n".join(texts) or str(error.get("message") or "")
         failed = bool(error) or item.get("status") == "failed"

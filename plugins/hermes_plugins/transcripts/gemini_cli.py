@@ -215,17 +215,20 @@ def _content_list(doc: Any) -> list[Any] | None:
 def _contents(doc: Any) -> list[Any] | None:
     """The saved chat's list when it is Content (detection: all but a stray item or two)."""
     doc = _content_list(doc)
-    sample = doc[:200] if isinstance(doc, list) else []
+    if not isinstance(doc, list):
+        return None
+    sample = doc[:200]
     # Tolerant: a stray item or two (a role of another version) is read as marked text.
     if sample and _is_content(sample[0]) and len(sample) - sum(map(_is_content, sample)) <= max(1, len(sample) // 10):
-        return doc  # type: ignore[no-any-return]
+        return doc
     return None
 
 
 def _recording(doc: Any) -> list[Any] | None:
-    if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list) and "sessionId" in doc \
-            and "projectHash" in doc:
-        return doc["messages"]
+    if isinstance(doc, Mapping) and "sessionId" in doc and "projectHash" in doc:
+        messages = doc.get("messages")
+        if isinstance(messages, list):
+            return messages
     return None
 
 
