@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from hermes_core.frozen import FrozenTools, all_frozen
-from hermes_plugins.tools.catalog import source_label
+from hermes_plugins.tools.sources import source_label
 from hermes_plugins.tools.state import ToolSearchState
 
 K1 = 1.5
