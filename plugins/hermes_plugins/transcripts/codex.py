@@ -79,46 +79,35 @@ def read(source: TranscriptSource) -> Transcript:
         return _read_exec_events(source)
     if head and any(isinstance(r.get("msg"), Mapping) for r in head[:3]):
         return _read_exec_legacy(source)
-    report = source.report
-    converter = ItemConverter(report)
-    metadata: dict[str, Any] = {}
-    compactions: list[dict[str, Any]] = []
-    model = None
-    system_prompt = None
+    rollout = _Rollout(source.report)
     for lineno, record in object_records(source):
+        rollout.add(lineno, record)
+    return rollout.transcript(source)
+
+
+#: Response items that hold an encrypted compaction (nothing readable: dropped, counted).
+_COMPACTION_ITEMS = ("compaction", "compaction_summary")
+
+
+class _Rollout:
+    """A rollout file read record by record: ``{timestamp, type, payload}`` envelopes, or the
+    legacy form (a session header line, then bare Responses items)."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.converter = ItemConverter(report)
+        self.metadata: dict[str, Any] = {}
+        self.compactions: list[dict[str, Any]] = []
+        self.model: str | None = None
+        self.system_prompt: str | None = None
+
+    def add(self, lineno: int, record: Mapping[str, Any]) -> None:
+        report = self.report
         kind = tag(record.get("type"))
         payload = record.get("payload")
-        if kind == "response_item" and isinstance(payload, Mapping) and payload.get("type") not in (
-                "compaction", "compaction_summary"):
-            converter.add(payload)
-        elif kind == "session_meta" and isinstance(payload, Mapping):
-            for key in ("id", "cwd", "cli_version", "originator", "model_provider", "source"):
-                if payload.get(key) is not None:
-                    metadata.setdefault("session_id" if key == "id" else key, payload[key])
-            base = payload.get("base_instructions") or payload.get("instructions")
-            if isinstance(base, Mapping):
-                base = base.get("text")
-            if isinstance(base, str) and system_prompt is None:
-                system_prompt = base
-            report.absorbed("session_meta")
-        elif kind == "turn_context" and isinstance(payload, Mapping):
-            if isinstance(payload.get("model"), str):
-                model = model or payload["model"]
-            report.absorbed("turn_context")
-        elif kind == "compacted" and isinstance(payload, Mapping):
-            text = payload.get("message")
-            replaced = payload.get("replacement_history")
-            converter._open = None
-            if isinstance(replaced, list):
-                # The history the model continued from; the items it replaced are above in the file.
-                compactions.append({"replacement_items": len(replaced), "summary": bool(text)})
-            if isinstance(text, str) and text.strip():
-                converter.messages.append({"role": "user", "content": text, "_summary": "codex"})
-                report.converted()
-                report.relabelled("marked_summary:codex")
-            else:  # remote compaction: no summary text in the file, only the new history
-                report.absorbed("compacted_without_summary_text")
-        elif kind == "response_item" and mapping(payload).get("type") in ("compaction", "compaction_summary"):
+        if isinstance(payload, Mapping) and self._envelope(kind, payload):
+            return
+        if kind == "response_item" and mapping(payload).get("type") in _COMPACTION_ITEMS:
             report.changed("encrypted_compaction_dropped")
             report.dropped("item:compaction")
         elif kind == "event_msg":
@@ -126,20 +115,67 @@ def read(source: TranscriptSource) -> Transcript:
             report.dropped(f"event_msg:{event}")
         elif lineno == 1 and "instructions" in record and "payload" not in record:
             if isinstance(record.get("instructions"), str):
-                system_prompt = record["instructions"] or None
-            metadata["session_id"] = record.get("id")
+                self.system_prompt = record["instructions"] or None
+            self.metadata["session_id"] = record.get("id")
             report.absorbed("legacy_session_header")
         elif record.get("record_type") == "state":
             report.dropped("legacy_state")
         elif kind in ITEM_TYPES:
-            converter.add(record)
+            self.converter.add(record)
         else:
             report.dropped(f"unknown:{kind}")
-    if converter.system_prompt and system_prompt is None:
-        system_prompt = converter.system_prompt
-    if compactions:
-        metadata["compactions"] = compactions
-    return source.transcript(converter.finish(), system_prompt=system_prompt, model=model, metadata=metadata)
+
+    def _envelope(self, kind: str | None, payload: Mapping[str, Any]) -> bool:
+        """Read an envelope this reader takes in; whether it was one."""
+        if kind == "response_item" and payload.get("type") not in _COMPACTION_ITEMS:
+            self.converter.add(payload)
+        elif kind == "session_meta":
+            self._session_meta(payload)
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str):
+                self.model = self.model or payload["model"]
+            self.report.absorbed("turn_context")
+        elif kind == "compacted":
+            self._compacted(payload)
+        else:
+            return False
+        return True
+
+    def _session_meta(self, payload: Mapping[str, Any]) -> None:
+        for key in ("id", "cwd", "cli_version", "originator", "model_provider", "source"):
+            if payload.get(key) is not None:
+                self.metadata.setdefault("session_id" if key == "id" else key, payload[key])
+        base = payload.get("base_instructions") or payload.get("instructions")
+        if isinstance(base, Mapping):
+            base = base.get("text")
+        if isinstance(base, str) and self.system_prompt is None:
+            self.system_prompt = base
+        self.report.absorbed("session_meta")
+
+    def _compacted(self, payload: Mapping[str, Any]) -> None:
+        report = self.report
+        text = payload.get("message")
+        replaced = payload.get("replacement_history")
+        self.converter._open = None
+        if isinstance(replaced, list):
+            # The history the model continued from; the items it replaced are above in the file.
+            self.compactions.append({"replacement_items": len(replaced), "summary": bool(text)})
+        if isinstance(text, str) and text.strip():
+            self.converter.messages.append({"role": "user", "content": text, "_summary": "codex"})
+            report.converted()
+            report.relabelled("marked_summary:codex")
+        else:  # remote compaction: no summary text in the file, only the new history
+            report.absorbed("compacted_without_summary_text")
+
+    def transcript(self, source: TranscriptSource) -> Transcript:
+        converter = self.converter
+        system_prompt = self.system_prompt
+        if converter.system_prompt and system_prompt is None:
+            system_prompt = converter.system_prompt
+        if self.compactions:
+            self.metadata["compactions"] = self.compactions
+        return source.transcript(converter.finish(), system_prompt=system_prompt, model=self.model,
+                                 metadata=self.metadata)
 
 
 def _exec_item(item: Mapping[str, Any], out: list[dict[str, Any]], reasoning: list[str],
