@@ -295,6 +295,26 @@ def _legacy_result(msg: Mapping[str, Any]) -> tuple[str, bool]:
     return "\n".join(texts), bool(ok.get("isError") or ok.get("is_error"))
 
 
+def _with_reasoning(message: dict[str, Any], reasoning: list[str]) -> dict[str, Any]:
+    """``message`` with the reasoning read since the last reply (then forgotten), if any."""
+    if reasoning:
+        message["_reasoning"] = "\n\n".join(reasoning)
+        reasoning.clear()
+    return message
+
+
+def _legacy_call(kind: str, msg: Mapping[str, Any], ident: str) -> dict[str, Any]:
+    """The tool call a ``*_begin`` event announces."""
+    if kind == "mcp_tool_call_begin":
+        invocation = mapping(msg.get("invocation"))
+        name = f"{invocation.get('server') or ''}.{invocation.get('tool') or ''}".strip(".")
+        args: Any = invocation.get("arguments")
+    else:
+        name = _BEGINS[kind]
+        args = {k: msg[k] for k in ("command", "cwd", "changes", "query") if k in msg}
+    return make_tool_call(ident, name, args)
+
+
 def _read_exec_legacy(source: TranscriptSource) -> Transcript:
     """``codex exec --json`` before 0.44: a config line, a ``{"prompt"}`` line, then protocol
     events ``{id, msg: {type, ...}}`` (the same ``EventMsg`` a rollout's ``event_msg`` holds)."""
@@ -321,11 +341,7 @@ def _read_exec_legacy(source: TranscriptSource) -> Transcript:
         kind = tag(msg.get("type"))
         ident = str(msg.get("call_id") or "")
         if kind == "agent_message":
-            message: dict[str, Any] = {"role": "assistant", "content": str(msg.get("message") or "")}
-            if reasoning:
-                message["_reasoning"] = "\n\n".join(reasoning)
-                reasoning.clear()
-            out.append(message)
+            out.append(_with_reasoning({"role": "assistant", "content": str(msg.get("message") or "")}, reasoning))
             report.converted()
         elif kind == "agent_reasoning" and msg.get("text"):
             reasoning.append(str(msg["text"]))
@@ -335,19 +351,8 @@ def _read_exec_legacy(source: TranscriptSource) -> Transcript:
             out.append(mark_user_text({"role": "user", "content": str(msg.get("message") or "")}, report))
             report.converted()
         elif kind in _BEGINS:
-            if kind == "mcp_tool_call_begin":
-                invocation = mapping(msg.get("invocation"))
-                name = f"{invocation.get('server') or ''}.{invocation.get('tool') or ''}".strip(".")
-                args: Any = invocation.get("arguments")
-            else:
-                name = _BEGINS[kind]
-                args = {k: msg[k] for k in ("command", "cwd", "changes", "query") if k in msg}
-            assistant: dict[str, Any] = {"role": "assistant", "content": None,
-                                         "tool_calls": [make_tool_call(ident, name, args)]}
-            if reasoning:
-                assistant["_reasoning"] = "\n\n".join(reasoning)
-                reasoning.clear()
-            out.append(assistant)
+            call = _legacy_call(kind, msg, ident)
+            out.append(_with_reasoning({"role": "assistant", "content": None, "tool_calls": [call]}, reasoning))
             report.converted()
         elif kind in _ENDS:
             text, failed = _legacy_result(msg)
