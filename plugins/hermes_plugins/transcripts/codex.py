@@ -80,13 +80,22 @@ def read(source: TranscriptSource) -> Transcript:
     if head and any(isinstance(r.get("msg"), Mapping) for r in head[:3]):
         return _read_exec_legacy(source)
     rollout = _Rollout(source.report)
+    add_item = rollout.converter.add
     for lineno, record in object_records(source):
-        rollout.add(lineno, record)
+        kind = tag(record.get("type"))
+        payload = record.get("payload")
+        # Most records are response items: read here, without a call per record.
+        if kind == "response_item" and isinstance(payload, Mapping) and payload.get("type") not in _COMPACTION_ITEMS:
+            add_item(payload)
+        else:
+            rollout.add(lineno, record, kind, payload)
     return rollout.transcript(source)
 
 
 #: Response items that hold an encrypted compaction (nothing readable: dropped, counted).
 _COMPACTION_ITEMS = ("compaction", "compaction_summary")
+#: The envelopes ``_Rollout._envelope`` reads.
+_READ_ENVELOPES = frozenset({"session_meta", "turn_context", "compacted"})
 
 
 class _Rollout:
@@ -101,11 +110,10 @@ class _Rollout:
         self.model: str | None = None
         self.system_prompt: str | None = None
 
-    def add(self, lineno: int, record: Mapping[str, Any]) -> None:
+    def add(self, lineno: int, record: Mapping[str, Any], kind: str | None, payload: Any) -> None:
+        """Any record but a response item in an envelope (``read`` takes those itself)."""
         report = self.report
-        kind = tag(record.get("type"))
-        payload = record.get("payload")
-        if isinstance(payload, Mapping) and self._envelope(kind, payload):
+        if kind in _READ_ENVELOPES and isinstance(payload, Mapping) and self._envelope(kind, payload):
             return
         if kind == "response_item" and mapping(payload).get("type") in _COMPACTION_ITEMS:
             report.changed("encrypted_compaction_dropped")
@@ -127,9 +135,7 @@ class _Rollout:
 
     def _envelope(self, kind: str | None, payload: Mapping[str, Any]) -> bool:
         """Read an envelope this reader takes in; whether it was one."""
-        if kind == "response_item" and payload.get("type") not in _COMPACTION_ITEMS:
-            self.converter.add(payload)
-        elif kind == "session_meta":
+        if kind == "session_meta":
             self._session_meta(payload)
         elif kind == "turn_context":
             if isinstance(payload.get("model"), str):
