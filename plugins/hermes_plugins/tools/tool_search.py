@@ -7,8 +7,9 @@ The host answers bridge calls with ``Session.handle_tool_call`` (this plugin's
 ``hermes_tool_call``), over the catalog the session last assembled and the host's ``invoke``.
 
 Modules: ``catalog`` (what is deferred), ``bm25`` (search), ``sources`` (a tool's source label,
-read by both), ``listing`` (the listing and its degradation), ``bridge`` (schemas and dispatch), ``schema_check`` (argument checking),
-``assembly`` (the assembly itself), ``cli`` (``hermes-ctx tools ...``).
+read by both), ``listing`` (the listing and its degradation), ``bridge`` (schemas and dispatch),
+``schema_check`` (argument checking), ``assembly`` (the assembly itself), ``cli``
+(``hermes-ctx tools ...``).
 """
 
 from __future__ import annotations
