@@ -105,6 +105,64 @@ def _check_document(block: Mapping[str, Any], at: str, out: list[str]) -> None:
         out.append(f"{at}: document source type {kind!r}")
 
 
+def _check_text(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if not isinstance(block.get("text"), str) or not block["text"].strip():
+        out.append(f"{at}: empty or whitespace-only text block")
+
+
+def _check_search_result(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if not all(isinstance(block.get(k), str) for k in ("source", "title")) or not isinstance(
+            block.get("content"), list):
+        out.append(f"{at}: search_result needs source, title and content")
+
+
+def _check_thinking(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if not isinstance(block.get("thinking"), str) or not block.get("signature"):
+        out.append(f"{at}: thinking block without its signature")
+    if "cache_control" in block:
+        out.append(f"{at}: cache_control on a thinking block")
+
+
+def _check_redacted_thinking(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if not isinstance(block.get("data"), str) or not block["data"]:
+        out.append(f"{at}: redacted_thinking without data")
+    if "cache_control" in block:
+        out.append(f"{at}: cache_control on a redacted_thinking block")
+
+
+def _check_tool_use(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if not isinstance(block.get("id"), str) or not TOOL_ID.match(block["id"]):
+        out.append(f"{at}: tool_use id {block.get('id')!r} invalid")
+    if not isinstance(block.get("name"), str) or not block["name"]:
+        out.append(f"{at}: tool_use without a name")
+    if not isinstance(block.get("input"), Mapping):
+        out.append(f"{at}: tool_use input must be an object")
+
+
+def _check_tool_result(block: Mapping[str, Any], at: str, out: list[str]) -> None:
+    if "is_error" in block and not isinstance(block["is_error"], bool):
+        out.append(f"{at}: is_error must be a bool")
+    content = block.get("content")
+    if isinstance(content, list):
+        for j, inner in enumerate(content):
+            _check_block(inner, "user", f"{at}.content[{j}]", out, in_result=True)
+    elif content is not None and not isinstance(content, str):
+        out.append(f"{at}: tool_result content must be a string or a list")
+
+
+#: The rules of each block type beyond being allowed where it stands (others: none checked).
+_BLOCK_CHECKS = {
+    "text": _check_text,
+    "image": _check_image,
+    "document": _check_document,
+    "search_result": _check_search_result,
+    "thinking": _check_thinking,
+    "redacted_thinking": _check_redacted_thinking,
+    "tool_use": _check_tool_use,
+    "tool_result": _check_tool_result,
+}
+
+
 def _check_block(block: Any, role: str, at: str, out: list[str], *, in_result: bool = False) -> None:
     if not isinstance(block, Mapping):
         out.append(f"{at}: a block must be an object")
@@ -114,47 +172,12 @@ def _check_block(block: Any, role: str, at: str, out: list[str], *, in_result: b
     if kind not in allowed:
         out.append(f"{at}: block type {kind!r} not allowed in {'a tool_result' if in_result else role}")
         return
-    if kind == "text" and (not isinstance(block.get("text"), str) or not block["text"].strip()):
-        out.append(f"{at}: empty or whitespace-only text block")
-    elif kind == "image":
-        _check_image(block, at, out)
-    elif kind == "document":
-        _check_document(block, at, out)
-    elif kind == "search_result":
-        if not all(isinstance(block.get(k), str) for k in ("source", "title")) or not isinstance(
-                block.get("content"), list):
-            out.append(f"{at}: search_result needs source, title and content")
-    elif kind == "thinking":
-        if not isinstance(block.get("thinking"), str) or not block.get("signature"):
-            out.append(f"{at}: thinking block without its signature")
-        if "cache_control" in block:
-            out.append(f"{at}: cache_control on a thinking block")
-    elif kind == "redacted_thinking":
-        if not isinstance(block.get("data"), str) or not block["data"]:
-            out.append(f"{at}: redacted_thinking without data")
-        if "cache_control" in block:
-            out.append(f"{at}: cache_control on a redacted_thinking block")
-    elif kind == "tool_use":
-        if not isinstance(block.get("id"), str) or not TOOL_ID.match(block["id"]):
-            out.append(f"{at}: tool_use id {block.get('id')!r} invalid")
-        if not isinstance(block.get("name"), str) or not block["name"]:
-            out.append(f"{at}: tool_use without a name")
-        if not isinstance(block.get("input"), Mapping):
-            out.append(f"{at}: tool_use input must be an object")
-    elif kind == "tool_result":
-        if "is_error" in block and not isinstance(block["is_error"], bool):
-            out.append(f"{at}: is_error must be a bool")
-        content = block.get("content")
-        if isinstance(content, list):
-            for j, inner in enumerate(content):
-                _check_block(inner, role, f"{at}.content[{j}]", out, in_result=True)
-        elif content is not None and not isinstance(content, str):
-            out.append(f"{at}: tool_result content must be a string or a list")
+    checker = _BLOCK_CHECKS.get(kind)
+    if checker is not None:
+        checker(block, at, out)
 
 
-def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]:
-    """Every rule ``request`` (keyword arguments of ``messages.create``) breaks, as lines."""
-    out: list[str] = []
+def _request_fields(request: Mapping[str, Any], out: list[str]) -> None:
     if not isinstance(request.get("model"), str) or not request["model"]:
         out.append("model missing")
     if not isinstance(request.get("max_tokens"), int) or request["max_tokens"] <= 0:
@@ -164,10 +187,16 @@ def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]
         if not isinstance(system, list) or not all(
                 isinstance(b, Mapping) and b.get("type") == "text" and b.get("text") for b in system):
             out.append("system must be a string or non-empty text blocks")
+
+
+def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]:
+    """Every rule ``request`` (keyword arguments of ``messages.create``) breaks, as lines."""
+    out: list[str] = []
+    _request_fields(request, out)
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return [*out, "messages must be a non-empty list"]
-    if _markers(request.get("tools")) + _markers(system) + _markers(messages) > MAX_BREAKPOINTS:
+    if _markers(request.get("tools")) + _markers(request.get("system")) + _markers(messages) > MAX_BREAKPOINTS:
         out.append("more than four cache_control markers")
     _underscore_keys(messages, "messages", out)
     seen_ids: set[str] = set()
@@ -179,15 +208,8 @@ def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]
             continue
         if i and isinstance(messages[i - 1], Mapping) and messages[i - 1].get("role") == role:
             out.append(f"{at}: two {role} messages in a row (roles must alternate)")
-        content = message.get("content")
-        if isinstance(content, str):
-            if not content:
-                out.append(f"{at}: empty content")
-            blocks: list[Any] = []
-        elif isinstance(content, list) and content:
-            blocks = content
-        else:
-            out.append(f"{at}: content must be a non-empty string or list")
+        blocks = _blocks(message.get("content"), at, out)
+        if blocks is None:
             continue
         for j, block in enumerate(blocks):
             _check_block(block, role, f"{at}.content[{j}]", out)
@@ -196,34 +218,56 @@ def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]
             if ident in seen_ids:
                 out.append(f"{at}: tool_use id {ident!r} used twice")
             seen_ids.add(ident)
-        results = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
-        if results:
-            previous = messages[i - 1] if i else None
-            prev_uses = [b.get("id") for b in (previous or {}).get("content") or ()
-                         if isinstance(b, Mapping) and b.get("type") == "tool_use"] if (
-                isinstance(previous, Mapping) and previous.get("role") == "assistant"
-                and isinstance(previous.get("content"), list)) else []
-            for block in results:
-                if block.get("tool_use_id") not in prev_uses:
-                    out.append(f"{at}: tool_result {block.get('tool_use_id')!r} answers no tool_use "
-                               "of the message right before")
-            first_other = next((k for k, b in enumerate(blocks)
-                                if not (isinstance(b, Mapping) and b.get("type") == "tool_result")), len(blocks))
-            if any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks[first_other:]):
-                out.append(f"{at}: tool_result blocks must come first")
-        if uses:
-            nxt = messages[i + 1] if i + 1 < len(messages) else None
-            if nxt is None:
-                continue  # the last message: the model's own pending turn, not sent back yet
-            answered = [b.get("tool_use_id") for b in nxt.get("content") or ()
-                        if isinstance(b, Mapping) and b.get("type") == "tool_result"] if (
-                nxt.get("role") == "user" and isinstance(nxt.get("content"), list)) else []
-            missing = [u for u in uses if u not in answered]
-            if missing:
-                out.append(f"{at}: tool_use {missing} without a tool_result right after")
+        _check_results(messages, i, blocks, out)
+        if uses and i + 1 < len(messages):  # the last message: the model's own pending turn
+            _check_answered(uses, messages[i + 1], at, out)
     if thinking:
         out.extend(_thinking_placement(messages))
     return out
+
+
+def _blocks(content: Any, at: str, out: list[str]) -> list[Any] | None:
+    """The blocks of a message's content (none for a string); ``None`` when it is neither."""
+    if isinstance(content, str):
+        if not content:
+            out.append(f"{at}: empty content")
+        return []
+    if isinstance(content, list) and content:
+        return content
+    out.append(f"{at}: content must be a non-empty string or list")
+    return None
+
+
+def _check_results(messages: list[Any], i: int, blocks: list[Any], out: list[str]) -> None:
+    """The tool_result blocks of ``messages[i]`` answer tool_use blocks of the message right
+    before it and come first."""
+    at = f"messages[{i}]"
+    results = [b for b in blocks if isinstance(b, Mapping) and b.get("type") == "tool_result"]
+    if not results:
+        return
+    previous = messages[i - 1] if i else None
+    prev_uses = [b.get("id") for b in (previous or {}).get("content") or ()
+                 if isinstance(b, Mapping) and b.get("type") == "tool_use"] if (
+        isinstance(previous, Mapping) and previous.get("role") == "assistant"
+        and isinstance(previous.get("content"), list)) else []
+    for block in results:
+        if block.get("tool_use_id") not in prev_uses:
+            out.append(f"{at}: tool_result {block.get('tool_use_id')!r} answers no tool_use "
+                       "of the message right before")
+    first_other = next((k for k, b in enumerate(blocks)
+                        if not (isinstance(b, Mapping) and b.get("type") == "tool_result")), len(blocks))
+    if any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks[first_other:]):
+        out.append(f"{at}: tool_result blocks must come first")
+
+
+def _check_answered(uses: list[Any], nxt: Any, at: str, out: list[str]) -> None:
+    """Every tool_use id of the message at ``at`` has a tool_result in ``nxt``, the message after."""
+    answered = [b.get("tool_use_id") for b in nxt.get("content") or ()
+                if isinstance(b, Mapping) and b.get("type") == "tool_result"] if (
+        nxt.get("role") == "user" and isinstance(nxt.get("content"), list)) else []
+    missing = [u for u in uses if u not in answered]
+    if missing:
+        out.append(f"{at}: tool_use {missing} without a tool_result right after")
 
 
 def _is_results_only(message: Mapping[str, Any]) -> bool:

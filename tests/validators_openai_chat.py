@@ -80,7 +80,7 @@ def problems(request: Mapping[str, Any], *, openrouter: bool = False) -> list[st
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return [*out, "messages must be a non-empty list"]
-    open_calls: list[str] = []
+    open_calls: list[str] = []  # ids of the calls not answered yet
     seen: set[str] = set()
     for i, message in enumerate(messages):
         at = f"messages[{i}]"
@@ -95,45 +95,67 @@ def problems(request: Mapping[str, Any], *, openrouter: bool = False) -> list[st
         content = message.get("content")
         if role != "tool" and open_calls:
             out.append(f"{at}: tool calls {open_calls} unanswered before a {role} message")
-            open_calls = []
-        if isinstance(content, list):
-            if not content and role != "assistant":
-                out.append(f"{at}: empty content list")
-            for j, part in enumerate(content):
-                out.extend(_part_problems(part, role, f"{at}.content[{j}]", openrouter))
-        elif content is not None and not isinstance(content, str):
-            out.append(f"{at}: content must be a string, a list or null")
-        if role in ("system", "developer", "user") and not content:
-            out.append(f"{at}: empty {role} content")
+            open_calls.clear()
+        out.extend(_content_problems(content, role, at, openrouter))
         if role == "assistant":
-            calls = message.get("tool_calls")
-            refusal = message.get("refusal")
-            if refusal is not None and not isinstance(refusal, str):
-                out.append(f"{at}: refusal must be a string")
-            if not content and not calls and not refusal:
-                out.append(f"{at}: assistant message with neither content, tool_calls nor refusal")
-            for j, call in enumerate(calls or ()):
-                fn = call.get("function") if isinstance(call, Mapping) else None
-                if (not isinstance(call, Mapping) or call.get("type") != "function"
-                        or not isinstance(call.get("id"), str) or not call["id"]
-                        or not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str)
-                        or not isinstance(fn.get("arguments"), str)):
-                    out.append(f"{at}.tool_calls[{j}]: malformed tool call")
-                    continue
-                if call["id"] in seen:
-                    out.append(f"{at}.tool_calls[{j}]: id {call['id']!r} used twice")
-                seen.add(call["id"])
-                open_calls.append(call["id"])
+            out.extend(_assistant_problems(message, content, at, seen, open_calls))
         if role == "tool":
-            ident = message.get("tool_call_id")
-            if ident not in open_calls:
-                out.append(f"{at}: tool result {ident!r} answers no open call")
-            else:
-                open_calls.remove(ident)
-            if content is None:
-                out.append(f"{at}: tool content missing")
+            out.extend(_tool_problems(message, content, at, open_calls))
     if open_calls:
         out.append(f"tool calls {open_calls} never answered")
+    return out
+
+
+def _content_problems(content: Any, role: str, at: str, openrouter: bool) -> list[str]:
+    out: list[str] = []
+    if isinstance(content, list):
+        if not content and role != "assistant":
+            out.append(f"{at}: empty content list")
+        for j, part in enumerate(content):
+            out.extend(_part_problems(part, role, f"{at}.content[{j}]", openrouter))
+    elif content is not None and not isinstance(content, str):
+        out.append(f"{at}: content must be a string, a list or null")
+    if role in ("system", "developer", "user") and not content:
+        out.append(f"{at}: empty {role} content")
+    return out
+
+
+def _assistant_problems(message: Mapping[str, Any], content: Any, at: str, seen: set[str],
+                        open_calls: list[str]) -> list[str]:
+    """An assistant message's refusal and tool calls; each well-formed call's id joins ``seen``
+    and ``open_calls``."""
+    out: list[str] = []
+    calls = message.get("tool_calls")
+    refusal = message.get("refusal")
+    if refusal is not None and not isinstance(refusal, str):
+        out.append(f"{at}: refusal must be a string")
+    if not content and not calls and not refusal:
+        out.append(f"{at}: assistant message with neither content, tool_calls nor refusal")
+    for j, call in enumerate(calls or ()):
+        fn = call.get("function") if isinstance(call, Mapping) else None
+        if (not isinstance(call, Mapping) or call.get("type") != "function"
+                or not isinstance(call.get("id"), str) or not call["id"]
+                or not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str)
+                or not isinstance(fn.get("arguments"), str)):
+            out.append(f"{at}.tool_calls[{j}]: malformed tool call")
+            continue
+        if call["id"] in seen:
+            out.append(f"{at}.tool_calls[{j}]: id {call['id']!r} used twice")
+        seen.add(call["id"])
+        open_calls.append(call["id"])
+    return out
+
+
+def _tool_problems(message: Mapping[str, Any], content: Any, at: str, open_calls: list[str]) -> list[str]:
+    """A tool message answers one of ``open_calls`` (removed from it) and has content."""
+    out: list[str] = []
+    ident = message.get("tool_call_id")
+    if ident not in open_calls:
+        out.append(f"{at}: tool result {ident!r} answers no open call")
+    else:
+        open_calls.remove(ident)
+    if content is None:
+        out.append(f"{at}: tool content missing")
     return out
 
 

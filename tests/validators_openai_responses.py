@@ -114,6 +114,53 @@ def _follows_reasoning(item: Mapping[str, Any]) -> bool:
         "mcp_approval_response", "item_reference")
 
 
+def _leaked(item: Mapping[str, Any], where: str) -> list[str]:
+    leaked = [k for k in item if isinstance(k, str) and k.startswith("_")]
+    return [f"{where}: metadata keys reach the provider: {leaked}"] if leaked else []
+
+
+def _reasoning_problems(item: Mapping[str, Any], where: str) -> list[str]:
+    out: list[str] = []
+    if not isinstance(item.get("id"), str) or not item.get("id"):
+        out.append(f"{where}: reasoning needs its id")
+    if not isinstance(item.get("summary"), list):
+        out.append(f"{where}: reasoning needs a summary list")
+    if "encrypted_content" in item and not isinstance(item["encrypted_content"], (str, type(None))):
+        out.append(f"{where}: encrypted_content must be a string")
+    return out
+
+
+def _call_problems(item: Mapping[str, Any], kind: str, where: str, calls: dict[str, str]) -> list[str]:
+    """A client-side call: its call_id (recorded in ``calls``) and its fields."""
+    ident = item.get("call_id")
+    if not isinstance(ident, str) or not ident:
+        return [f"{where}: {kind} needs a non-empty call_id"]
+    out: list[str] = []
+    if ident in calls:
+        out.append(f"{where}: call_id {ident!r} used by two calls")
+    calls[ident] = kind
+    if kind == "function_call" and not (isinstance(item.get("name"), str) and item["name"]
+                                         and isinstance(item.get("arguments"), str)):
+        out.append(f"{where}: function_call needs a name and string arguments")
+    if kind == "custom_tool_call" and not isinstance(item.get("input"), str):
+        out.append(f"{where}: custom_tool_call needs a string input")
+    return out
+
+
+def _answer_problems(item: Mapping[str, Any], kind: str, where: str, calls: dict[str, str],
+                     answered: set[str]) -> list[str]:
+    """A call's output: it answers, once, a call of its type made before it (recorded in ``answered``)."""
+    out: list[str] = []
+    ident = item.get("id") if kind == "local_shell_call_output" else item.get("call_id")
+    if calls.get(str(ident)) != OUTPUT_CALL[kind]:
+        out.append(f"{where}: {kind} for {ident!r} has no {OUTPUT_CALL[kind]} before it")
+    elif ident in answered:
+        out.append(f"{where}: a second output for {ident!r}")
+    answered.add(str(ident))
+    out.extend(_output_problems(item, where))
+    return out
+
+
 def input_problems(items: Any, *, allow_pending: bool = False) -> list[str]:
     if not isinstance(items, list):
         return ["input must be a list of items"]
@@ -126,9 +173,7 @@ def input_problems(items: Any, *, allow_pending: bool = False) -> list[str]:
         if not isinstance(item, Mapping):
             out.append(f"{where}: an item must be an object")
             continue
-        leaked = [k for k in item if isinstance(k, str) and k.startswith("_")]
-        if leaked:
-            out.append(f"{where}: metadata keys reach the provider: {leaked}")
+        out.extend(_leaked(item, where))
         kind = item.get("type", "message" if "role" in item else None)
         if kind not in ITEM_TYPES:
             out.append(f"{where}: unknown item type {kind!r}")
@@ -141,35 +186,13 @@ def input_problems(items: Any, *, allow_pending: bool = False) -> list[str]:
         if kind == "message":
             out.extend(_message_problems(item, where))
         elif kind == "reasoning":
-            if not isinstance(item.get("id"), str) or not item.get("id"):
-                out.append(f"{where}: reasoning needs its id")
-            if not isinstance(item.get("summary"), list):
-                out.append(f"{where}: reasoning needs a summary list")
-            if "encrypted_content" in item and not isinstance(item["encrypted_content"], (str, type(None))):
-                out.append(f"{where}: encrypted_content must be a string")
+            out.extend(_reasoning_problems(item, where))
             if reasoning_open is None:
                 reasoning_open = index
         elif kind in CALL_OUTPUT:
-            ident = item.get("call_id")
-            if not isinstance(ident, str) or not ident:
-                out.append(f"{where}: {kind} needs a non-empty call_id")
-                continue
-            if ident in calls:
-                out.append(f"{where}: call_id {ident!r} used by two calls")
-            calls[ident] = str(kind)
-            if kind == "function_call" and not (isinstance(item.get("name"), str) and item["name"]
-                                                 and isinstance(item.get("arguments"), str)):
-                out.append(f"{where}: function_call needs a name and string arguments")
-            if kind == "custom_tool_call" and not isinstance(item.get("input"), str):
-                out.append(f"{where}: custom_tool_call needs a string input")
+            out.extend(_call_problems(item, str(kind), where, calls))
         elif kind in OUTPUT_CALL:
-            ident = item.get("id") if kind == "local_shell_call_output" else item.get("call_id")
-            if calls.get(str(ident)) != OUTPUT_CALL[kind]:
-                out.append(f"{where}: {kind} for {ident!r} has no {OUTPUT_CALL[kind]} before it")
-            elif ident in answered:
-                out.append(f"{where}: a second output for {ident!r}")
-            answered.add(str(ident))
-            out.extend(_output_problems(item, where))
+            out.extend(_answer_problems(item, str(kind), where, calls, answered))
     if reasoning_open is not None:
         out.append(f"input[{reasoning_open}]: reasoning item at the end, with nothing after it")
     if not allow_pending:

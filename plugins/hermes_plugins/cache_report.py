@@ -29,10 +29,9 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import itertools
 import json
 import sys
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -52,7 +51,8 @@ from hermes_core.messages import (
 from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_tools
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_core.transcripts import Transcript, escape_surrogates_of
-from hermes_plugins.caching import LOOKBACK_BLOCKS
+from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
+from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 from hermes_plugins.request_log_stream import RequestLog, open_request_log
 
 MIN_CACHEABLE_TOKENS = 1_024
@@ -521,47 +521,6 @@ def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anth
 
 
 # --- replaying a transcript -----------------------------------------------------------------
-
-
-class MessagesPrefix(Sequence[Any]):
-    """The first ``end`` messages of a list, without copying them: every request of a replayed
-    conversation is a prefix of the same list, and copies would make memory quadratic."""
-
-    __slots__ = ("base", "end")
-
-    def __init__(self, base: list[Any], end: int) -> None:
-        self.base = base
-        self.end = end
-
-    def __len__(self) -> int:
-        return self.end
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return self.base[: self.end][index]
-        if index < 0:
-            index += self.end
-        if not 0 <= index < self.end:
-            raise IndexError(index)
-        return self.base[index]
-
-    def __iter__(self) -> Iterator[Any]:
-        return itertools.islice(self.base, self.end)
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Sequence) and list(self) == list(other)
-
-    def __repr__(self) -> str:
-        return f"MessagesPrefix({self.end} of {len(self.base)} messages)"
-
-
-@attrs.frozen(kw_only=True)
-class RequestSpec:
-    """One request to replay: its system text, tool definitions and messages."""
-
-    system: str
-    tools: tuple[Any, ...]
-    messages: Sequence[Mapping[str, Any]]
 
 
 def request_ends(messages: Sequence[Mapping[str, Any]]) -> list[int]:

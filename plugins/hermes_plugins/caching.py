@@ -24,12 +24,9 @@ from typing import Any
 import click
 
 from hermes_core import PayloadContext, hookimpl
+from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
 
 MAX_BREAKPOINTS = 4
-#: A breakpoint finds an earlier cache entry only this many block boundaries back (its own
-#: boundary included), so a turn that adds more blocks than that must keep a breakpoint on the
-#: previous request's last message (see ``choose_breakpoints``).
-LOOKBACK_BLOCKS = 20
 TTL_5M = "5m"
 TTL_1H = "1h"
 _TTL_RANK = {TTL_5M: 0, TTL_1H: 1}

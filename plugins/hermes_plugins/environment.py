@@ -186,7 +186,7 @@ def probe_backend(ctx: PromptContext, backend: str) -> str | None:
     """
     if ctx.host is None:
         return None  # the runner comes from a host's plugins
-    cache = ctx.host.state(ProbeCache)
+    cache: ProbeCache = ctx.host.state(ProbeCache)  # ctx.host is typed Any (records sit below the host)
     cwd = ctx.config.terminal.cwd or os.fspath(ctx.cwd)
     key = (backend, cwd)
     with cache.lock:

@@ -473,6 +473,8 @@ class RedisSessionStore:
 
 def _entry(raw: str) -> dict[str, Any]:
     entry = json.loads(raw)
+    if not isinstance(entry, dict):  # the store guard reports it as a StoreError naming the store
+        raise ValueError(f"an archive row holds a JSON {type(entry).__name__}, not an object")
     entry.setdefault("extra", {})
     return entry
 

@@ -22,6 +22,7 @@ from typing import Any
 
 from hermes_core import InvalidMessagesError
 from hermes_core.messages import validate_messages
+from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 
 CHUNK_BYTES = 1 << 20
 _WHITESPACE = " \t\n\r"
@@ -143,8 +144,6 @@ class RequestLog:
         self._reader.close()
 
     def specs(self) -> Iterator[Any]:
-        from hermes_plugins.cache_report import MessagesPrefix, RequestSpec
-
         reader = self._reader
         source = str(reader.path)
         system, tools = self._system, self._tools

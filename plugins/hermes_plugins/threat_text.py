@@ -129,7 +129,7 @@ def _readable(raw: bytes) -> str | None:
 def decoded(text: str) -> list[tuple[str, str]]:
     """``(kind, text)`` for each readable text hidden in ``text`` (one level; see the
     docstring). Kinds: ``tags``, ``comment``, ``entities``, ``percent``, ``escapes``,
-    ``hex``, ``base64``."""
+    ``spaced``, ``hex``, ``base64``."""
     out: list[tuple[str, str]] = []
     if not text.isascii() and TAG_RUN.search(text):
         out.extend(("tags", "".join(chr(ord(c) - 0xE0000) for c in run))
@@ -137,9 +137,18 @@ def decoded(text: str) -> list[tuple[str, str]]:
     if "<!--" in text:
         out.extend(("comment", c[4:].removesuffix("-->")) for c in comments(text)
                    if c[4:].removesuffix("-->").strip())
+    if "&" in text or "%" in text or "\\u" in text:
+        _escaped_lines(text, out)
+    if " " in text or "-" in text or "." in text:
+        _spaced_lines(text, out)
+    _encoded_tokens(text, out)
+    return out
+
+
+def _escaped_lines(text: str, out: list[tuple[str, str]]) -> None:
     # Entities, percent-encoding and \\u escapes are decoded line by line, each changed line
     # scanned again: a document full of &amp; is not scanned twice whole.
-    for line in text.split("\n") if ("&" in text or "%" in text or "\\u" in text) else ():
+    for line in text.split("\n"):
         if "&" in line and _ENTITY.search(line):
             unescaped = html.unescape(line)
             if unescaped != line:
@@ -150,15 +159,21 @@ def decoded(text: str) -> list[tuple[str, str]]:
                 out.append(("percent", unquoted))
         if "\\u" in line and _UESC.search(line):
             out.append(("escapes", _UESC.sub(_unescape, line)))
+
+
+def _spaced_lines(text: str, out: list[tuple[str, str]]) -> None:
     # l e t t e r s  s p a c e d  o u t: one space inside a word, two or more between words
     # or by dots, dashes, underscores, stars ("i-g-n-o-r-e"); joined in place, so the words
     # around read on. Only lines dense in separators are looked at: spelling out letters
     # makes them so, and most lines are not.
-    for line in text.split("\n") if (" " in text or "-" in text or "." in text) else ():
+    for line in text.split("\n"):
         if len(line) > 4000 or sum(line.count(c) for c in " .-_*") * 5 < len(line):
             continue
         if _SPACED.search(line):
             out.append(("spaced", _SPACED.sub(_join_spaced, line)))
+
+
+def _encoded_tokens(text: str, out: list[tuple[str, str]]) -> None:
     # base64 and hex runs are long tokens: only tokens of 16+ characters are looked at, and of
     # a token longer than MAX_TOKEN its start (an instruction is short; a megabyte of one
     # character is not worth decoding)
@@ -179,7 +194,6 @@ def decoded(text: str) -> list[tuple[str, str]]:
             found = _b64(run)
             if found is not None:
                 out.append(("base64", found))
-    return out
 
 
 def comments(text: str, limit: int = 1000) -> list[str]:

@@ -37,7 +37,7 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import guarded
+from hermes_core.cli import emit_json, fail, guarded
 from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option
 from hermes_core.diagnostics import record_warning
@@ -313,31 +313,8 @@ def _eval_command(
     transcript_index: int | None,
     html_out: Path | None = None,
 ) -> None:
-    from hermes_core.cli import emit_json, fail
-
-    names = [
-        n.strip()
-        for n in (engines or state.config.context.engine).split(",")
-        if n.strip()
-    ]
-    known_formats = state.host.transcript_formats()
-    if transcript_format.strip().lower() not in ("auto", *known_formats):
-        fail(f"unknown transcript format {transcript_format!r}; installed: "
-             f"{', '.join(sorted(known_formats)) or '(none)'}")
-    known_engines = state.host.context_engines()
-    unknown = [n for n in names if n not in known_engines]
-    if unknown:
-        fail(f"unknown engine {unknown[0]!r}; available engines: {', '.join(sorted(known_engines))}")
-    paths: list[Path] = []
-    empty: list[Path] = []
-    for path in files:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(("README", ".")))
-            paths.extend(found)
-            if not found:
-                empty.append(path)
-        else:
-            paths.append(path)
+    names = _engine_names(state, engines, transcript_format)
+    paths, empty = _transcript_paths(files)
     report: dict[str, Any] = {"files": []}
     unreadable = 0
     reasons: list[str] = []
@@ -386,6 +363,36 @@ def _eval_command(
         # A run that does not fit, invents a failure or is invalid fails the evaluation: a
         # script (CI) sees it in the exit code, the reasons are in the output above.
         sys.exit(1)
+
+
+def _engine_names(state: Any, engines: str | None, transcript_format: str) -> list[str]:
+    """The engines to evaluate (``--engines``, else the configured one); exits 2 naming an
+    unknown engine or transcript format."""
+    names = [n.strip() for n in (engines or state.config.context.engine).split(",") if n.strip()]
+    known_formats = state.host.transcript_formats()
+    if transcript_format.strip().lower() not in ("auto", *known_formats):
+        fail(f"unknown transcript format {transcript_format!r}; installed: "
+             f"{', '.join(sorted(known_formats)) or '(none)'}")
+    known_engines = state.host.context_engines()
+    unknown = [n for n in names if n not in known_engines]
+    if unknown:
+        fail(f"unknown engine {unknown[0]!r}; available engines: {', '.join(sorted(known_engines))}")
+    return names
+
+
+def _transcript_paths(files: tuple[Path, ...]) -> tuple[list[Path], list[Path]]:
+    """(the files to read: each file given and the files of each folder, the folders that hold none)."""
+    paths: list[Path] = []
+    empty: list[Path] = []
+    for path in files:
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(("README", ".")))
+            paths.extend(found)
+            if not found:
+                empty.append(path)
+        else:
+            paths.append(path)
+    return paths, empty
 
 
 class Progress:
@@ -467,8 +474,6 @@ def _evaluate_file(
                     run["judge"] = judge_run(messages, run, engine=name, context_length=size,
                                              state=state, model=model or found_model)
                 except JudgeUnavailable as exc:
-                    from hermes_core.cli import fail
-
                     fail(str(exc))
             run.pop("_after", None)
             run.pop("_probes", None)

@@ -96,75 +96,92 @@ def derive_probes(
 
     ``redacted`` (text -> redacted text) receives the user texts redacted here, for the
     recall check to reuse."""
-    answers, _unanswered = match_results(messages)
-    redacted = {} if redacted is None else redacted
-    parsed: dict[int, tuple[str, dict[str, Any]]] = {}
-
-    def arguments(call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
-        found = parsed.get(id(call))
-        if found is None:
-            found = parsed[id(call)] = _arguments(call)
-        return found
-
-    probes: list[Probe] = []
-    seen: set[tuple[str, str]] = set()
-    # The person's words per user turn, by the rule the summary uses (hermes_plugins._common.
-    # injected: harness blocks cut out, hand-offs and Aider commands left out).
-    requests = requests_of(messages)
-
-    def add(category: str, key: str, index: int) -> None:
-        # Keys come from redacted text; redacting the key again is the net for a clipped one.
-        key = one_line(redact(key))
-        if len(key) >= 3 and (category, key) not in seen:
-            seen.add((category, key))
-            probes.append(Probe(category=category, key=key, index=index))
-
+    found = _Probes(messages, {} if redacted is None else redacted)
     for index in sorted(condensed):
         message = messages[index]
         role = message.get("role")
-        words = requests.get(index) if role == "user" else None
+        words = found.requests.get(index) if role == "user" else None
         raw = content_text(message.get("content")) if words is not None else ""
         if words is not None and (words != raw or pasted_tool_output(raw) is None):
-            text = redacted[words] = redact(words)
-            add("requests", _clip(one_line(text), REQUEST_KEY), index)
-            for sentence in _SENTENCE.split(text):
-                if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
-                    add("decisions", _clip(one_line(sentence), REQUEST_KEY), index)
-            for match in _IDENTIFIER.finditer(text):
-                add("identifiers", match.group(0).rstrip(".,;:"), index)
+            found.user_words(words, index)
         elif role == "user" and (is_observation(message)
                                  or pasted_tool_output(content_text(message.get("content")))):
-            # Output in the user role (a text agent's observation, Cline's results): its failure
-            # is a failed result's (no call names a file).
-            text = content_text(message.get("content"))
-            pasted = pasted_result(text)
-            # A pasted result is judged on its output alone, and a read tool's text is no evidence.
-            line = failure_line(pasted[2], reads=is_read_tool(pasted[0], {})) if pasted else failure_line(
-                text, is_error=message.get("_is_error") or message.get("_injected") == "error-observation")
-            if line:
-                add("errors", _clip(line, ERROR_KEY), index)
-            for path, _verb, _how in message_edits(message):
-                add("files_modified", path, index)
+            found.user_output(message, index)
         elif role == "assistant":
             # Tool calls, edits written in the text (Aider, Cline/Roo XML, apply_patch) and shell
             # writes: the routes the summary's "Files" section reads (``message_edits``).
             for path, _verb, _how in message_edits(message):
-                add("files_modified", path, index)
-        elif role == "tool" and index in answers:
-            at, position = answers[index]
-            calls = messages[at].get("tool_calls") or []
-            name, args = arguments(calls[position]) if position < len(calls) else ("", {})
-            content = content_text(message.get("content"))
-            if not file_actions(name, args):  # SWE-agent's edit names its file in the result only
-                for path, verb in file_actions(name, args, content):
-                    if verb != "read":
-                        add("files_modified", path, index)
-            line = failure_line(content, is_error=message.get("_is_error"), reads=is_read_tool(name, args))
-            if line is None:
-                continue
-            add("errors", _clip(line, ERROR_KEY), index)
-            if is_shell_tool(name):
-                command = command_of(args)
-                if command:
-                    add("failed_commands", _clip(one_line(redact(command)), COMMAND_KEY), index)
-    return probes
+                found.add("files_modified", path, index)
+        elif role == "tool" and index in found.answers:
+            found.tool_result(message, index)
+    return found.probes
+
+
+class _Probes:
+    """The probes found so far in one list of messages, and what finding them reuses."""
+
+    def __init__(self, messages: Sequence[Mapping[str, Any]], redacted: dict[str, str]) -> None:
+        self.messages = messages
+        self.redacted = redacted
+        self.answers = match_results(messages)[0]
+        # The person's words per user turn, by the rule the summary uses (hermes_plugins._common.
+        # injected: harness blocks cut out, hand-offs and Aider commands left out).
+        self.requests = requests_of(messages)
+        self.probes: list[Probe] = []
+        self._seen: set[tuple[str, str]] = set()
+        self._parsed: dict[int, tuple[str, dict[str, Any]]] = {}
+
+    def add(self, category: str, key: str, index: int) -> None:
+        # Keys come from redacted text; redacting the key again is the net for a clipped one.
+        key = one_line(redact(key))
+        if len(key) >= 3 and (category, key) not in self._seen:
+            self._seen.add((category, key))
+            self.probes.append(Probe(category=category, key=key, index=index))
+
+    def _arguments(self, call: Mapping[str, Any]) -> tuple[str, dict[str, Any]]:
+        found = self._parsed.get(id(call))
+        if found is None:
+            found = self._parsed[id(call)] = _arguments(call)
+        return found
+
+    def user_words(self, words: str, index: int) -> None:
+        """What the person typed: the request, the decisions and identifiers in it."""
+        text = self.redacted[words] = redact(words)
+        self.add("requests", _clip(one_line(text), REQUEST_KEY), index)
+        for sentence in _SENTENCE.split(text):
+            if 8 <= len(sentence.strip()) and _DECISION.search(sentence):
+                self.add("decisions", _clip(one_line(sentence), REQUEST_KEY), index)
+        for match in _IDENTIFIER.finditer(text):
+            self.add("identifiers", match.group(0).rstrip(".,;:"), index)
+
+    def user_output(self, message: Mapping[str, Any], index: int) -> None:
+        """Output in the user role (a text agent's observation, Cline's results): its failure
+        is a failed result's (no call names a file)."""
+        text = content_text(message.get("content"))
+        pasted = pasted_result(text)
+        # A pasted result is judged on its output alone, and a read tool's text is no evidence.
+        line = failure_line(pasted[2], reads=is_read_tool(pasted[0], {})) if pasted else failure_line(
+            text, is_error=message.get("_is_error") or message.get("_injected") == "error-observation")
+        if line:
+            self.add("errors", _clip(line, ERROR_KEY), index)
+        for path, _verb, _how in message_edits(message):
+            self.add("files_modified", path, index)
+
+    def tool_result(self, message: Mapping[str, Any], index: int) -> None:
+        """A tool result, read with the call it answers: files it wrote, its failure."""
+        at, position = self.answers[index]
+        calls = self.messages[at].get("tool_calls") or []
+        name, args = self._arguments(calls[position]) if position < len(calls) else ("", {})
+        content = content_text(message.get("content"))
+        if not file_actions(name, args):  # SWE-agent's edit names its file in the result only
+            for path, verb in file_actions(name, args, content):
+                if verb != "read":
+                    self.add("files_modified", path, index)
+        line = failure_line(content, is_error=message.get("_is_error"), reads=is_read_tool(name, args))
+        if line is None:
+            return
+        self.add("errors", _clip(line, ERROR_KEY), index)
+        if is_shell_tool(name):
+            command = command_of(args)
+            if command:
+                self.add("failed_commands", _clip(one_line(redact(command)), COMMAND_KEY), index)

@@ -25,7 +25,8 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core import PayloadContext
-    from hermes_plugins.cache_report import CacheSimulator, RequestSpec, replay
+    from hermes_plugins.cache_report import CacheSimulator, replay
+    from hermes_plugins.replay_requests import RequestSpec
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline

@@ -16,10 +16,11 @@ from hermes_core.tokens import estimate_message_tokens
 from hermes_plugins.report.data import compaction_detail, timeline
 
 
-def _redacted(value: Any) -> Any:
+def _redacted(page: Mapping[str, Any]) -> dict[str, Any]:
+    """``page`` with every string value redacted (its keys are ours)."""
     from hermes_plugins.evaluation.command import redacted
 
-    return redacted(value)
+    return {key: redacted(value) for key, value in page.items()}
 
 
 def cumulative_context(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ is the archived original of the message the probe came from (or of the call it a
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import attrs
@@ -22,7 +22,7 @@ ORDER = {"lost": 0, "recoverable": 1, "kept": 2}
 
 
 def probe_details(
-    messages: Sequence[Mapping[str, Any]],
+    messages: Sequence[dict[str, Any]],
     *,
     engine: str,
     context_length: int,

@@ -26,7 +26,7 @@ from hermes_plugins.skills.metadata import (
     ROW_PATH,
     index_description,
 )
-from hermes_plugins.skills.plugin import request_for
+from hermes_plugins.skills.inputs import request_for
 
 #: A cold scan that lasts longer than this shows a progress bar on stderr.
 PROGRESS_AFTER_SECONDS = 1.0

@@ -36,7 +36,7 @@ from typing import Any, NamedTuple
 import attrs
 
 from hermes_core.frozen import FrozenTools, all_frozen
-from hermes_plugins.tools.catalog import source_label
+from hermes_plugins.tools.sources import source_label
 from hermes_plugins.tools.state import ToolSearchState
 
 K1 = 1.5
@@ -135,7 +135,7 @@ def normalise_key(raw: tuple[Any, ...]) -> ToolKey | None:
 def _text(value: Any) -> str:
     """A string field as plain ``str`` (subclasses too: equal strings index the same), else ""."""
     if value.__class__ is str:
-        return value  # type: ignore[no-any-return]
+        return value
     return str.__str__(value) if isinstance(value, str) else ""
 
 
@@ -369,7 +369,7 @@ def fingerprint(
     list of frozen definitions is compared by identity, item by item.
     """
     if definitions.__class__ is FrozenTools:
-        return definitions  # type: ignore[return-value]
+        return definitions
     if definitions and all_frozen(definitions):
         return (_FROZEN, *definitions)
     return _plain_fingerprint(definitions, state or ToolSearchState())[0]

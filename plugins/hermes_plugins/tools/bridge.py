@@ -38,9 +38,9 @@ from hermes_plugins.tools.catalog import (
     entry_of,
     function_of,
     search_settings,
-    source_label,
     tool_name,
 )
+from hermes_plugins.tools.sources import source_label
 from hermes_plugins.tools.schema_check import SchemaValidators, check
 
 log = get_logger(__name__)

@@ -17,7 +17,6 @@ import contextvars
 import functools
 import json
 import math
-import re
 import weakref
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
@@ -27,6 +26,8 @@ import attrs
 from hermes_core.config import Config
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_core.frozen import FrozenTools, as_frozen_tools
+from hermes_plugins.tools import bm25
+from hermes_plugins.tools.sources import UNKNOWN_SOURCE, source_label
 from hermes_plugins.tools.state import ToolSearchState
 
 TOOL_SEARCH = "tool_search"
@@ -58,8 +59,6 @@ DEFAULT_DEFER = ("computer_use", "read_window_below", "apply_layout", "list_wind
 VISIBLE_SOURCES = frozenset({"desktop_ui", "project", "setup"})
 
 CHARS_PER_TOKEN = 4.0
-_MCP_NAME = re.compile(r"^mcp__([^_].*?)__(.+)$")
-_SOURCE_PREFIX = re.compile(r"^mcp[-_:]+", re.IGNORECASE)
 
 
 def search_settings(config: Config | ToolSearchSection | None) -> ToolSearchSection:
@@ -115,28 +114,6 @@ def raw_source(definition: Any) -> str:
         return ""
     value = definition.get("source")
     return value.strip() if isinstance(value, str) else ""
-
-
-@functools.lru_cache(maxsize=1024)
-def _label_of_source(source: str) -> str:
-    return _SOURCE_PREFIX.sub("", source).strip()
-
-
-#: The label of a tool that declares no source: the host's own, which stays visible.
-UNKNOWN_SOURCE = "other"
-
-
-def source_label(source: str, name: str) -> str:
-    """Display label of a tool's origin: ``mcp-github`` -> ``github``; ``other`` when unknown."""
-    if source:
-        label = _label_of_source(source)
-        if label:
-            return label
-    if name.startswith("mcp__"):
-        match = _MCP_NAME.match(name)
-        if match:
-            return match.group(1)
-    return UNKNOWN_SOURCE
 
 
 def is_deferrable(
@@ -463,9 +440,3 @@ def listing_budget(settings: ToolSearchSection, context_length: int | None) -> i
     else:
         share = int(context_length * settings.threshold_pct / 100.0)
     return max(0, min(settings.listing_max_tokens, share))
-
-
-# At the bottom: bm25 imports ``source_label`` from this module, which is defined by now
-# whichever of the two is imported first; a function-level import would run an import
-# statement on every assembly.
-from hermes_plugins.tools import bm25  # noqa: E402

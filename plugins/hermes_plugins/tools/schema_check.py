@@ -23,11 +23,14 @@ import json
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_core import bounded
 from hermes_core.logging import get_logger
+
+if TYPE_CHECKING:
+    from jsonschema.exceptions import ValidationError
 
 log = get_logger(__name__)
 
@@ -58,43 +61,57 @@ def _join(path: str, part: str | int) -> str:
 
 def _as_type(value: Any, wanted: str) -> tuple[bool, Any]:
     """(matches, value after coercion) for one JSON type name."""
-    if wanted == "string":
-        return isinstance(value, str), value
     if wanted == "boolean":
-        if isinstance(value, bool):
-            return True, value
-        if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
-            return True, value.strip().lower() == "true"
-        return False, value
+        return _as_boolean(value)
     if wanted == "integer":
-        if isinstance(value, bool):
-            return False, value
-        if isinstance(value, int):
-            return True, value
-        if isinstance(value, float) and value.is_integer():
-            return True, int(value)
-        if isinstance(value, str) and _INT.match(value):
-            return True, int(value)
-        return False, value
+        return _as_integer(value)
     if wanted == "number":
-        if isinstance(value, bool):
-            return False, value
-        if isinstance(value, (int, float)):
-            return True, value
-        if isinstance(value, str):
-            try:
-                number = float(value)
-            except ValueError:
-                return False, value
-            return True, int(number) if _INT.match(value) else number
+        return _as_number(value)
+    plain = _PLAIN_TYPES.get(wanted)
+    return (True if plain is None else plain(value)), value  # an unknown type name constrains nothing
+
+
+#: The JSON types no string is coerced to.
+_PLAIN_TYPES: dict[str, Callable[[Any], bool]] = {
+    "string": lambda value: isinstance(value, str),
+    "array": lambda value: isinstance(value, list),
+    "object": lambda value: isinstance(value, Mapping),
+    "null": lambda value: value is None,
+}
+
+
+def _as_boolean(value: Any) -> tuple[bool, Any]:
+    if isinstance(value, bool):
+        return True, value
+    if isinstance(value, str) and value.strip().lower() in {"true", "false"}:
+        return True, value.strip().lower() == "true"
+    return False, value
+
+
+def _as_integer(value: Any) -> tuple[bool, Any]:
+    if isinstance(value, bool):
         return False, value
-    if wanted == "array":
-        return isinstance(value, list), value
-    if wanted == "object":
-        return isinstance(value, Mapping), value
-    if wanted == "null":
-        return value is None, value
-    return True, value  # an unknown type name constrains nothing
+    if isinstance(value, int):
+        return True, value
+    if isinstance(value, float) and value.is_integer():
+        return True, int(value)
+    if isinstance(value, str) and _INT.match(value):
+        return True, int(value)
+    return False, value
+
+
+def _as_number(value: Any) -> tuple[bool, Any]:
+    if isinstance(value, bool):
+        return False, value
+    if isinstance(value, (int, float)):
+        return True, value
+    if isinstance(value, str):
+        try:
+            number = float(value)
+        except ValueError:
+            return False, value
+        return True, int(number) if _INT.match(value) else number
+    return False, value
 
 
 def check(
@@ -121,23 +138,15 @@ def _check(value: Any, schema: Any, path: str, problems: list[str]) -> Any:
     for keyword in ("anyOf", "oneOf"):
         options = schema.get(keyword)
         if isinstance(options, list) and options:
-            for option in options:
-                coerced, errors = check(value, option, path)
-                if not errors:
-                    value = coerced
-                    break
-            else:
+            ok, value = _first_shape(value, options, path)
+            if not ok:
                 problems.append(f"{where}: matches none of the allowed shapes ({keyword})")
                 return value
     wanted = schema.get("type")
     if wanted is not None:
         names = wanted if isinstance(wanted, list) else [wanted]
-        for name in names:
-            ok, coerced = _as_type(value, str(name))
-            if ok:
-                value = coerced
-                break
-        else:
+        ok, value = _first_type(value, names)
+        if not ok:
             problems.append(f"{where}: expected {' or '.join(map(str, names))}, got {_describe(value)}")
             return value
     if "enum" in schema and isinstance(schema["enum"], list) and value not in schema["enum"]:
@@ -155,6 +164,24 @@ def _check(value: Any, schema: Any, path: str, problems: list[str]) -> Any:
     elif isinstance(value, Mapping):
         value = _check_object(value, schema, path, problems)
     return value
+
+
+def _first_shape(value: Any, options: list[Any], path: str) -> tuple[bool, Any]:
+    """(whether one of the ``anyOf``/``oneOf`` options takes ``value``, its coercion by the first that does)."""
+    for option in options:
+        coerced, errors = check(value, option, path)
+        if not errors:
+            return True, coerced
+    return False, value
+
+
+def _first_type(value: Any, names: list[Any]) -> tuple[bool, Any]:
+    """(whether one of the type ``names`` takes ``value``, its coercion by the first that does)."""
+    for name in names:
+        ok, coerced = _as_type(value, str(name))
+        if ok:
+            return True, coerced
+    return False, value
 
 
 def _bounds(value: float, schema: Mapping[str, Any], where: str, problems: list[str]) -> None:
@@ -225,6 +252,13 @@ def _check_object(
 VALIDATORS_MAX = 256
 
 
+class _Validator(Protocol):
+    """What the library pass needs of a compiled schema: a jsonschema validator, or a
+    ``_BrokenSchema`` standing in for a schema jsonschema rejects."""
+
+    def iter_errors(self, instance: Any, /) -> Iterable[ValidationError]: ...
+
+
 class SchemaValidators:
     """Compiled validators by schema text, one LRU per plugin host
     (``host.state(SchemaValidators)``): compiling costs far more than validating."""
@@ -232,10 +266,10 @@ class SchemaValidators:
     __slots__ = ("_entries", "_lock")
 
     def __init__(self) -> None:
-        self._entries: OrderedDict[str, Any] = OrderedDict()
+        self._entries: OrderedDict[str, _Validator] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, schema: Mapping[str, Any]) -> Any:
+    def get(self, schema: Mapping[str, Any]) -> _Validator:
         if bounded.value_depth(schema) > bounded.MAX_DEPTH:
             # A server's schema nested past the bound: json.dumps, openapi_nullable and
             # jsonschema all recurse per level, so it is not compiled (the call's own check
@@ -279,11 +313,12 @@ def openapi_nullable(schema: Any) -> Any:
     return out
 
 
-def _compile(schema: Mapping[str, Any]) -> Any:
+def _compile(schema: Mapping[str, Any]) -> _Validator:
     import jsonschema  # on first use: most sessions never check a bridged call
 
     spelled = openapi_nullable(schema)
     cls = jsonschema.validators.validator_for(spelled, default=jsonschema.Draft202012Validator)
+    validator: _Validator
     try:
         cls.check_schema(spelled)
         validator = cls(spelled, format_checker=cls.FORMAT_CHECKER)
@@ -298,7 +333,7 @@ class _BrokenSchema:
     def __init__(self, reason: str) -> None:
         self.reason = reason
 
-    def iter_errors(self, value: Any) -> list[Any]:
+    def iter_errors(self, instance: Any, /) -> list[ValidationError]:
         log.debug("tool_schema_invalid", reason=self.reason)
         return []
 

@@ -6,9 +6,10 @@ three bridge tools ``tool_search`` / ``tool_describe`` / ``tool_call`` instead o
 The host answers bridge calls with ``Session.handle_tool_call`` (this plugin's
 ``hermes_tool_call``), over the catalog the session last assembled and the host's ``invoke``.
 
-Modules: ``catalog`` (what is deferred), ``bm25`` (search), ``listing`` (the listing and its
-degradation), ``bridge`` (schemas and dispatch), ``schema_check`` (argument checking),
-``assembly`` (the assembly itself), ``cli`` (``hermes-ctx tools ...``).
+Modules: ``catalog`` (what is deferred), ``bm25`` (search), ``sources`` (a tool's source label,
+read by both), ``listing`` (the listing and its degradation), ``bridge`` (schemas and dispatch),
+``schema_check`` (argument checking), ``assembly`` (the assembly itself), ``cli``
+(``hermes-ctx tools ...``).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import json
 import logging
 from collections.abc import Mapping, Sequence
 from itertools import repeat
-from typing import Any
+from typing import Any, TypeGuard
 
 from hermes_core import hookimpl
 from hermes_core.config import ConfigSection
@@ -66,9 +67,14 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
             session=ctx.session_id or None,
         )
     out = list(result.tool_defs)
-    if not all(map(isinstance, out, repeat(dict))):
-        out = [d if isinstance(d, dict) else dict(d) for d in out]
-    return out
+    if _all_dicts(out):
+        return out
+    return [d if isinstance(d, dict) else dict(d) for d in out]
+
+
+def _all_dicts(definitions: list[Mapping[str, Any]]) -> TypeGuard[list[dict[str, Any]]]:
+    """Every definition a plain dict: one C-level pass, so the common case costs no copy."""
+    return all(map(isinstance, definitions, repeat(dict)))
 
 
 def _no_invoke(ctx: ToolCallContext) -> Any:

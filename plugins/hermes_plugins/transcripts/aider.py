@@ -13,6 +13,7 @@ from typing import Any
 
 from hermes_core.transcripts import (
     Detection,
+    ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
@@ -34,68 +35,85 @@ def detect(source: TranscriptSource) -> Detection:
 
 
 def read(source: TranscriptSource) -> Transcript:
-    report = source.report
-    messages: list[dict[str, Any]] = []
-    sessions: list[str] = []
-    kind: str | None = None
-    lines: list[str] = []
+    history = _History(source.report)
+    for line in source.read_text().splitlines():
+        history.add(line)
+    history.flush()
+    sessions = history.sessions
+    return source.transcript(history.messages, metadata={"sessions_started": sessions} if sessions else {})
 
-    def flush() -> None:
-        nonlocal kind, lines
+
+def _block_of(line: str, kind: str | None) -> tuple[str | None, str]:
+    """(the kind of block ``line`` belongs to, its text without the marker); ``None`` for a blank
+    line before any block."""
+    if line.startswith("#### "):
+        return "user", line[5:]
+    if line.startswith(">"):
+        return "output", line[2:] if line.startswith("> ") else line[1:]
+    if not line.strip() and kind in (None, "header"):
+        return None, line
+    if not line.strip() and kind in ("user", "output"):
+        return kind, line  # a blank line inside a request or an output block
+    return "assistant", line
+
+
+class _History:
+    """The blocks of a chat history read so far: the lines of the open block, and the messages
+    of the closed ones."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.messages: list[dict[str, Any]] = []
+        self.sessions: list[str] = []
+        self.kind: str | None = None
+        self.lines: list[str] = []
+        self.fenced = False  # inside a code fence of a reply, '>' and '####' lines are the model's text
+
+    def add(self, line: str) -> None:
+        report = self.report
+        if self.kind == "assistant" and line.lstrip().startswith("```"):
+            self.fenced = not self.fenced
+        if self.fenced:
+            self.lines.append(line)
+            return
+        started = _STARTED.match(line)
+        if started:
+            self.flush()
+            report.saw()
+            report.absorbed("session_header")
+            self.sessions.append(started.group(1).strip())
+            self.kind = "header"
+            return
+        block, line = _block_of(line, self.kind)
+        if block is None:
+            return
+        if block != self.kind:
+            self.flush()
+            report.saw()
+            self.kind = block
+        self.lines.append(line)
+
+    def flush(self) -> None:
+        """Close the open block: its message, or a count when it is empty."""
+        kind, report = self.kind, self.report
         if kind is None:
             return
-        text = "\n".join(lines).strip("\n")
+        text = "\n".join(self.lines).strip("\n")
         if kind == "header":
             pass
         elif not text.strip():
             report.dropped(f"empty_{kind}_block")
         elif kind == "user":
-            messages.append({"role": "user", "content": text})
+            self.messages.append({"role": "user", "content": text})
             report.converted()
         elif kind == "output":
-            messages.append({"role": "user", "content": text, "_injected": "aider-output"})
+            self.messages.append({"role": "user", "content": text, "_injected": "aider-output"})
             report.relabelled("marked_injected:aider-output")
             report.converted()
         else:
-            messages.append({"role": "assistant", "content": text})
+            self.messages.append({"role": "assistant", "content": text})
             report.converted()
-        kind, lines = None, []
-
-    fenced = False  # inside a code fence of a reply, '>' and '####' lines are the model's text
-    for line in source.read_text().splitlines():
-        if kind == "assistant" and line.lstrip().startswith("```"):
-            fenced = not fenced
-        if fenced:
-            lines.append(line)
-            continue
-        started = _STARTED.match(line)
-        if started:
-            flush()
-            report.saw()
-            report.absorbed("session_header")
-            sessions.append(started.group(1).strip())
-            kind = "header"
-            continue
-        if line.startswith("#### "):
-            block = "user"
-            line = line[5:]
-        elif line.startswith(">"):
-            block = "output"
-            line = line[2:] if line.startswith("> ") else line[1:]
-        elif kind in (None, "header") and not line.strip():
-            continue
-        elif kind in ("user", "output") and not line.strip():
-            lines.append(line)
-            continue
-        else:
-            block = "assistant"
-        if block != kind:
-            flush()
-            report.saw()
-            kind = block
-        lines.append(line)
-    flush()
-    return source.transcript(messages, metadata={"sessions_started": sessions} if sessions else {})
+        self.kind, self.lines = None, []
 
 
 FORMAT = TranscriptFormat(

@@ -39,9 +39,8 @@ NAME = "anthropic"
 def _messages_of(doc: Any) -> list[Any] | None:
     if isinstance(doc, list):
         return doc
-    if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list):
-        return doc["messages"]
-    return None
+    messages = doc.get("messages") if isinstance(doc, Mapping) else None
+    return messages if isinstance(messages, list) else None
 
 
 @reads("json")

@@ -61,7 +61,9 @@ _NOT_TOOLS = frozenset({"thinking", "task", "environment_details", "feedback", "
 
 def _messages(doc: Any) -> list[Any] | None:
     # Most entries are messages; Roo Code also keeps role-less entries (encrypted reasoning items).
-    sample = doc[:200] if isinstance(doc, list) else []
+    if not isinstance(doc, list):
+        return None
+    sample = doc[:200]
     if sample and all(isinstance(m, Mapping) for m in sample) and len(sample) - sum(
         isinstance(m.get("role"), str) for m in sample
     ) <= max(1, len(sample) // 10):
@@ -194,9 +196,9 @@ def _user_message(item: Mapping[str, Any], pairing: _Pairing, report: ReportBuil
                 current = {"role": "tool", "tool_call_id": ident}
                 report.changed("tool_result_text_attached_to_its_call")
             else:  # no call to answer: the result stays text, marked as the environment's
-                current = {"role": "user", "_injected": "observation", "_header": text[: header.end()].strip()}
+                current = {"role": "user", "_injected": "observation", "_header": header.string[: header.end()].strip()}
                 report.relabelled("unattached_tool_result_text:observation")
-            remainder = str(text)[header.end():]
+            remainder = header.string[header.end():]
             if remainder.strip():
                 body.append({"type": "text", "text": remainder})
             continue

@@ -79,46 +79,43 @@ def read(source: TranscriptSource) -> Transcript:
         return _read_exec_events(source)
     if head and any(isinstance(r.get("msg"), Mapping) for r in head[:3]):
         return _read_exec_legacy(source)
-    report = source.report
-    converter = ItemConverter(report)
-    metadata: dict[str, Any] = {}
-    compactions: list[dict[str, Any]] = []
-    model = None
-    system_prompt = None
+    rollout = _Rollout(source.report)
+    add_item = rollout.converter.add
     for lineno, record in object_records(source):
         kind = tag(record.get("type"))
         payload = record.get("payload")
-        if kind == "response_item" and isinstance(payload, Mapping) and payload.get("type") not in (
-                "compaction", "compaction_summary"):
-            converter.add(payload)
-        elif kind == "session_meta" and isinstance(payload, Mapping):
-            for key in ("id", "cwd", "cli_version", "originator", "model_provider", "source"):
-                if payload.get(key) is not None:
-                    metadata.setdefault("session_id" if key == "id" else key, payload[key])
-            base = payload.get("base_instructions") or payload.get("instructions")
-            if isinstance(base, Mapping):
-                base = base.get("text")
-            if isinstance(base, str) and system_prompt is None:
-                system_prompt = base
-            report.absorbed("session_meta")
-        elif kind == "turn_context" and isinstance(payload, Mapping):
-            if isinstance(payload.get("model"), str):
-                model = model or payload["model"]
-            report.absorbed("turn_context")
-        elif kind == "compacted" and isinstance(payload, Mapping):
-            text = payload.get("message")
-            replaced = payload.get("replacement_history")
-            converter._open = None
-            if isinstance(replaced, list):
-                # The history the model continued from; the items it replaced are above in the file.
-                compactions.append({"replacement_items": len(replaced), "summary": bool(text)})
-            if isinstance(text, str) and text.strip():
-                converter.messages.append({"role": "user", "content": text, "_summary": "codex"})
-                report.converted()
-                report.relabelled("marked_summary:codex")
-            else:  # remote compaction: no summary text in the file, only the new history
-                report.absorbed("compacted_without_summary_text")
-        elif kind == "response_item" and mapping(payload).get("type") in ("compaction", "compaction_summary"):
+        # Most records are response items: read here, without a call per record.
+        if kind == "response_item" and isinstance(payload, Mapping) and payload.get("type") not in _COMPACTION_ITEMS:
+            add_item(payload)
+        else:
+            rollout.add(lineno, record, kind, payload)
+    return rollout.transcript(source)
+
+
+#: Response items that hold an encrypted compaction (nothing readable: dropped, counted).
+_COMPACTION_ITEMS = ("compaction", "compaction_summary")
+#: The envelopes ``_Rollout._envelope`` reads.
+_READ_ENVELOPES = frozenset({"session_meta", "turn_context", "compacted"})
+
+
+class _Rollout:
+    """A rollout file read record by record: ``{timestamp, type, payload}`` envelopes, or the
+    legacy form (a session header line, then bare Responses items)."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.converter = ItemConverter(report)
+        self.metadata: dict[str, Any] = {}
+        self.compactions: list[dict[str, Any]] = []
+        self.model: str | None = None
+        self.system_prompt: str | None = None
+
+    def add(self, lineno: int, record: Mapping[str, Any], kind: str | None, payload: Any) -> None:
+        """Any record but a response item in an envelope (``read`` takes those itself)."""
+        report = self.report
+        if kind in _READ_ENVELOPES and isinstance(payload, Mapping) and self._envelope(kind, payload):
+            return
+        if kind == "response_item" and mapping(payload).get("type") in _COMPACTION_ITEMS:
             report.changed("encrypted_compaction_dropped")
             report.dropped("item:compaction")
         elif kind == "event_msg":
@@ -126,20 +123,65 @@ def read(source: TranscriptSource) -> Transcript:
             report.dropped(f"event_msg:{event}")
         elif lineno == 1 and "instructions" in record and "payload" not in record:
             if isinstance(record.get("instructions"), str):
-                system_prompt = record["instructions"] or None
-            metadata["session_id"] = record.get("id")
+                self.system_prompt = record["instructions"] or None
+            self.metadata["session_id"] = record.get("id")
             report.absorbed("legacy_session_header")
         elif record.get("record_type") == "state":
             report.dropped("legacy_state")
         elif kind in ITEM_TYPES:
-            converter.add(record)
+            self.converter.add(record)
         else:
             report.dropped(f"unknown:{kind}")
-    if converter.system_prompt and system_prompt is None:
-        system_prompt = converter.system_prompt
-    if compactions:
-        metadata["compactions"] = compactions
-    return source.transcript(converter.finish(), system_prompt=system_prompt, model=model, metadata=metadata)
+
+    def _envelope(self, kind: str | None, payload: Mapping[str, Any]) -> bool:
+        """Read an envelope this reader takes in; whether it was one."""
+        if kind == "session_meta":
+            self._session_meta(payload)
+        elif kind == "turn_context":
+            if isinstance(payload.get("model"), str):
+                self.model = self.model or payload["model"]
+            self.report.absorbed("turn_context")
+        elif kind == "compacted":
+            self._compacted(payload)
+        else:
+            return False
+        return True
+
+    def _session_meta(self, payload: Mapping[str, Any]) -> None:
+        for key in ("id", "cwd", "cli_version", "originator", "model_provider", "source"):
+            if payload.get(key) is not None:
+                self.metadata.setdefault("session_id" if key == "id" else key, payload[key])
+        base = payload.get("base_instructions") or payload.get("instructions")
+        if isinstance(base, Mapping):
+            base = base.get("text")
+        if isinstance(base, str) and self.system_prompt is None:
+            self.system_prompt = base
+        self.report.absorbed("session_meta")
+
+    def _compacted(self, payload: Mapping[str, Any]) -> None:
+        report = self.report
+        text = payload.get("message")
+        replaced = payload.get("replacement_history")
+        self.converter._open = None
+        if isinstance(replaced, list):
+            # The history the model continued from; the items it replaced are above in the file.
+            self.compactions.append({"replacement_items": len(replaced), "summary": bool(text)})
+        if isinstance(text, str) and text.strip():
+            self.converter.messages.append({"role": "user", "content": text, "_summary": "codex"})
+            report.converted()
+            report.relabelled("marked_summary:codex")
+        else:  # remote compaction: no summary text in the file, only the new history
+            report.absorbed("compacted_without_summary_text")
+
+    def transcript(self, source: TranscriptSource) -> Transcript:
+        converter = self.converter
+        system_prompt = self.system_prompt
+        if converter.system_prompt and system_prompt is None:
+            system_prompt = converter.system_prompt
+        if self.compactions:
+            self.metadata["compactions"] = self.compactions
+        return source.transcript(converter.finish(), system_prompt=system_prompt, model=self.model,
+                                 metadata=self.metadata)
 
 
 def _exec_item(item: Mapping[str, Any], out: list[dict[str, Any]], reasoning: list[str],
@@ -174,8 +216,8 @@ def _exec_item(item: Mapping[str, Any], out: list[dict[str, Any]], reasoning: li
     elif kind == "mcp_tool_call":
         call = make_tool_call(ident, f"{item.get('server') or ''}.{item.get('tool') or ''}".strip("."),
                               item.get("arguments"))
-        outcome = item.get("result") if isinstance(item.get("result"), Mapping) else {}
-        error = item.get("error") if isinstance(item.get("error"), Mapping) else {}
+        outcome = mapping(item.get("result"))
+        error = mapping(item.get("error"))
         texts = [str(c.get("text") or "") for c in listed(outcome.get("content")) if isinstance(c, Mapping)]
         result["content"] = "\n".join(texts) or str(error.get("message") or "")
         failed = bool(error) or item.get("status") == "failed"
@@ -259,6 +301,26 @@ def _legacy_result(msg: Mapping[str, Any]) -> tuple[str, bool]:
     return "\n".join(texts), bool(ok.get("isError") or ok.get("is_error"))
 
 
+def _with_reasoning(message: dict[str, Any], reasoning: list[str]) -> dict[str, Any]:
+    """``message`` with the reasoning read since the last reply (then forgotten), if any."""
+    if reasoning:
+        message["_reasoning"] = "\n\n".join(reasoning)
+        reasoning.clear()
+    return message
+
+
+def _legacy_call(kind: str, msg: Mapping[str, Any], ident: str) -> dict[str, Any]:
+    """The tool call a ``*_begin`` event announces."""
+    if kind == "mcp_tool_call_begin":
+        invocation = mapping(msg.get("invocation"))
+        name = f"{invocation.get('server') or ''}.{invocation.get('tool') or ''}".strip(".")
+        args: Any = invocation.get("arguments")
+    else:
+        name = _BEGINS[kind]
+        args = {k: msg[k] for k in ("command", "cwd", "changes", "query") if k in msg}
+    return make_tool_call(ident, name, args)
+
+
 def _read_exec_legacy(source: TranscriptSource) -> Transcript:
     """``codex exec --json`` before 0.44: a config line, a ``{"prompt"}`` line, then protocol
     events ``{id, msg: {type, ...}}`` (the same ``EventMsg`` a rollout's ``event_msg`` holds)."""
@@ -285,11 +347,7 @@ def _read_exec_legacy(source: TranscriptSource) -> Transcript:
         kind = tag(msg.get("type"))
         ident = str(msg.get("call_id") or "")
         if kind == "agent_message":
-            message: dict[str, Any] = {"role": "assistant", "content": str(msg.get("message") or "")}
-            if reasoning:
-                message["_reasoning"] = "\n\n".join(reasoning)
-                reasoning.clear()
-            out.append(message)
+            out.append(_with_reasoning({"role": "assistant", "content": str(msg.get("message") or "")}, reasoning))
             report.converted()
         elif kind == "agent_reasoning" and msg.get("text"):
             reasoning.append(str(msg["text"]))
@@ -299,19 +357,8 @@ def _read_exec_legacy(source: TranscriptSource) -> Transcript:
             out.append(mark_user_text({"role": "user", "content": str(msg.get("message") or "")}, report))
             report.converted()
         elif kind in _BEGINS:
-            if kind == "mcp_tool_call_begin":
-                invocation = mapping(msg.get("invocation"))
-                name = f"{invocation.get('server') or ''}.{invocation.get('tool') or ''}".strip(".")
-                args: Any = invocation.get("arguments")
-            else:
-                name = _BEGINS[kind]
-                args = {k: msg[k] for k in ("command", "cwd", "changes", "query") if k in msg}
-            assistant: dict[str, Any] = {"role": "assistant", "content": None,
-                                         "tool_calls": [make_tool_call(ident, name, args)]}
-            if reasoning:
-                assistant["_reasoning"] = "\n\n".join(reasoning)
-                reasoning.clear()
-            out.append(assistant)
+            call = _legacy_call(kind, msg, ident)
+            out.append(_with_reasoning({"role": "assistant", "content": None, "tool_calls": [call]}, reasoning))
             report.converted()
         elif kind in _ENDS:
             text, failed = _legacy_result(msg)

@@ -298,7 +298,7 @@ def _first(block: Mapping[str, Any], keys: tuple[str, ...]) -> Any:
 
 def call_from_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
     """A non-standard ``tool_call`` content block as an OpenAI tool call (counted)."""
-    fn = block.get("function") if isinstance(block.get("function"), Mapping) else {}
+    fn = mapping(block.get("function"))
     name = _first(block, _CALL_NAME_KEYS) or fn.get("name") or ""
     args = _first(block, _CALL_ARG_KEYS)
     if args is None:

@@ -215,17 +215,20 @@ def _content_list(doc: Any) -> list[Any] | None:
 def _contents(doc: Any) -> list[Any] | None:
     """The saved chat's list when it is Content (detection: all but a stray item or two)."""
     doc = _content_list(doc)
-    sample = doc[:200] if isinstance(doc, list) else []
+    if not isinstance(doc, list):
+        return None
+    sample = doc[:200]
     # Tolerant: a stray item or two (a role of another version) is read as marked text.
     if sample and _is_content(sample[0]) and len(sample) - sum(map(_is_content, sample)) <= max(1, len(sample) // 10):
-        return doc  # type: ignore[no-any-return]
+        return doc
     return None
 
 
 def _recording(doc: Any) -> list[Any] | None:
-    if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list) and "sessionId" in doc \
-            and "projectHash" in doc:
-        return doc["messages"]
+    if isinstance(doc, Mapping) and "sessionId" in doc and "projectHash" in doc:
+        messages = doc.get("messages")
+        if isinstance(messages, list):
+            return messages
     return None
 
 
@@ -390,63 +393,92 @@ def _read_recording_lines(source: TranscriptSource) -> Transcript:
 
 
 def _read_stream(source: TranscriptSource) -> Transcript:
-    report = source.report
-    out: list[dict[str, Any]] = []
-    metadata: dict[str, Any] = {}
-    model = None
-    open_text: dict[str, Any] | None = None  # the assistant reply still taking delta chunks
-    chunks: list[str] = []
-    open_calls: dict[str, Any] | None = None  # the assistant message still taking tool_use events
+    stream = _Stream(source.report)
     for _lineno, event in object_records(source):
+        stream.add(event)
+    return source.transcript(stream.finish(), model=stream.model, metadata=stream.metadata)
+
+
+class _Stream:
+    """``--output-format stream-json`` events read so far: an assistant reply takes its
+    ``delta`` chunks, then the ``tool_use`` events of the same response."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.out: list[dict[str, Any]] = []
+        self.metadata: dict[str, Any] = {}
+        self.model: str | None = None
+        self.open_text: dict[str, Any] | None = None  # the assistant reply still taking delta chunks
+        self.chunks: list[str] = []
+        self.open_calls: dict[str, Any] | None = None  # the assistant message still taking tool_use events
+
+    def add(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
         if kind == "message" and event.get("role") == "assistant":
-            text = str(event.get("content") or "")
-            if open_text is not None and event.get("delta") and open_calls is None:
-                chunks.append(text)  # joined in batches: no copy of the whole text per chunk
-                if len(chunks) >= 1024:
-                    chunks[:] = ["".join(chunks)]
-                report.merged("assistant_delta_chunks")
-                continue
-            open_text = {"role": "assistant", "content": text}
-            chunks = open_text["_chunks"] = [text]
-            open_calls = None
-            out.append(open_text)
-            report.converted()
+            self._assistant_text(event)
         elif kind == "message":
-            open_text = open_calls = None
-            out.append(mark_user_text({"role": "user", "content": str(event.get("content") or "")}, report))
-            report.converted()
+            self.open_text = self.open_calls = None
+            self.out.append(mark_user_text({"role": "user", "content": str(event.get("content") or "")}, self.report))
+            self.report.converted()
         elif kind == "tool_use":
-            call = make_tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""),
-                                  event.get("parameters"))
-            holder = open_calls or (open_text if open_text is not None and "tool_calls" not in open_text else None)
-            if holder is not None:
-                holder.setdefault("tool_calls", []).append(call)
-                if not holder.get("content"):
-                    holder["content"] = None
-                report.merged("calls_of_one_response")
-            else:
-                holder = {"role": "assistant", "content": None, "tool_calls": [call]}
-                out.append(holder)
-                report.converted()
-            open_calls, open_text = holder, None
+            self._tool_use(event)
         elif kind == "tool_result":
-            open_text = None
-            error = mapping(event.get("error"))
-            content = event.get("output")
-            if content is None and error:
-                content = str(error.get("message") or "")
-            result: dict[str, Any] = {"role": "tool", "tool_call_id": str(event.get("tool_id") or ""),
-                                      "content": str(content or "")}
-            if event.get("status") == "error" or error:
-                result["_is_error"] = True
-            out.append(result)
-            report.converted()
-            # Results of one batch of calls stay after it; the next tool_use starts a new reply.
-            open_calls = None
-        elif kind == "init":
+            self._tool_result(event)
+        else:
+            self._notice(kind, event)
+
+    def _assistant_text(self, event: Mapping[str, Any]) -> None:
+        text = str(event.get("content") or "")
+        if self.open_text is not None and event.get("delta") and self.open_calls is None:
+            chunks = self.chunks
+            chunks.append(text)  # joined in batches: no copy of the whole text per chunk
+            if len(chunks) >= 1024:
+                chunks[:] = ["".join(chunks)]
+            self.report.merged("assistant_delta_chunks")
+            return
+        self.open_text = {"role": "assistant", "content": text}
+        self.chunks = self.open_text["_chunks"] = [text]
+        self.open_calls = None
+        self.out.append(self.open_text)
+        self.report.converted()
+
+    def _tool_use(self, event: Mapping[str, Any]) -> None:
+        call = make_tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""),
+                              event.get("parameters"))
+        open_text = self.open_text
+        holder = self.open_calls or (open_text if open_text is not None and "tool_calls" not in open_text else None)
+        if holder is not None:
+            holder.setdefault("tool_calls", []).append(call)
+            if not holder.get("content"):
+                holder["content"] = None
+            self.report.merged("calls_of_one_response")
+        else:
+            holder = {"role": "assistant", "content": None, "tool_calls": [call]}
+            self.out.append(holder)
+            self.report.converted()
+        self.open_calls, self.open_text = holder, None
+
+    def _tool_result(self, event: Mapping[str, Any]) -> None:
+        self.open_text = None
+        error = mapping(event.get("error"))
+        content = event.get("output")
+        if content is None and error:
+            content = str(error.get("message") or "")
+        result: dict[str, Any] = {"role": "tool", "tool_call_id": str(event.get("tool_id") or ""),
+                                  "content": str(content or "")}
+        if event.get("status") == "error" or error:
+            result["_is_error"] = True
+        self.out.append(result)
+        self.report.converted()
+        # Results of one batch of calls stay after it; the next tool_use starts a new reply.
+        self.open_calls = None
+
+    def _notice(self, kind: Any, event: Mapping[str, Any]) -> None:
+        """The session's init, result and error events (metadata), anything else dropped."""
+        report, metadata = self.report, self.metadata
+        if kind == "init":
             metadata.update({k: event[k] for k in ("session_id", "model") if event.get(k) is not None})
-            model = model or (event.get("model") if isinstance(event.get("model"), str) else None)
+            self.model = self.model or (event.get("model") if isinstance(event.get("model"), str) else None)
             report.absorbed("init")
         elif kind == "result":
             metadata["status"] = event.get("status")
@@ -459,10 +491,13 @@ def _read_stream(source: TranscriptSource) -> Transcript:
             report.absorbed("error_notice")
         else:
             report.dropped(f"unknown:{kind}")
-    for message in out:
-        if "_chunks" in message:
-            message["content"] = "".join(message.pop("_chunks"))
-    return source.transcript(out, model=model, metadata=metadata)
+
+    def finish(self) -> list[dict[str, Any]]:
+        """The messages, each assistant reply's chunks joined."""
+        for message in self.out:
+            if "_chunks" in message:
+                message["content"] = "".join(message.pop("_chunks"))
+        return self.out
 
 
 FORMAT = TranscriptFormat(

@@ -145,29 +145,37 @@ def _convert(record: Mapping[str, Any], report: ReportBuilder) -> list[dict[str,
             report.changed("encrypted_reasoning_dropped")
         else:
             report.changed(f"ui_blocks_dropped:{kind}")
-    out: list[dict[str, Any]] = []
     if role == "assistant":
-        if parts or calls or reasoning:
-            message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else None}
-            if calls:
-                message["tool_calls"] = calls
-            elif message["content"] is None:
-                message["content"] = ""
-            if reasoning:
-                message["_reasoning"] = "\n\n".join(reasoning)
-            out.append(message)
-        out.extend(results)  # a response in an assistant message (rare): after its calls
-        return out
-    out.extend(results)
-    if parts:
-        message = {"role": "user", "content": simplify_parts(parts)}
-        if mapping(record.get("metadata")).get("userVisible") is False:
-            message["_injected"] = "harness-message"
-            report.relabelled("marked_injected:harness-message")
-        else:
-            mark_user_text(message, report)
-        out.append(message)
-    return out
+        # A response in an assistant message (rare) goes after its calls.
+        return [*_assistant(parts, calls, reasoning), *results]
+    return [*results, *_user(record, parts, report)]
+
+
+def _assistant(parts: list[dict[str, Any]], calls: list[dict[str, Any]], reasoning: list[str]) -> list[dict[str, Any]]:
+    """The assistant message of a record's text, calls and reasoning (none when it has none)."""
+    if not (parts or calls or reasoning):
+        return []
+    message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(parts) if parts else None}
+    if calls:
+        message["tool_calls"] = calls
+    elif message["content"] is None:
+        message["content"] = ""
+    if reasoning:
+        message["_reasoning"] = "\n\n".join(reasoning)
+    return [message]
+
+
+def _user(record: Mapping[str, Any], parts: list[dict[str, Any]], report: ReportBuilder) -> list[dict[str, Any]]:
+    """The user message of a record's text, marked (none when it has no text)."""
+    if not parts:
+        return []
+    message = {"role": "user", "content": simplify_parts(parts)}
+    if mapping(record.get("metadata")).get("userVisible") is False:
+        message["_injected"] = "harness-message"
+        report.relabelled("marked_injected:harness-message")
+    else:
+        mark_user_text(message, report)
+    return [message]
 
 
 def read(source: TranscriptSource) -> Transcript:

@@ -130,25 +130,8 @@ def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcrip
     session_cols = _columns(db, "sessions")
     message_cols = _columns(db, "messages")
     order = "started_at, id" if "started_at" in session_cols else "rowid"
-    sessions = list(db.execute(f"SELECT * FROM sessions ORDER BY {order}"))
-    wanted = source.options.get("session")
-    index = source.options.get("index")
-    if wanted is not None:
-        chosen = [s for s in sessions if s["id"] == wanted]
-        if not chosen:
-            raise InvalidMessagesError(f"{source.name}: no session {wanted!r}")
-    elif index is not None:
-        if not 0 <= int(index) < len(sessions):
-            raise InvalidMessagesError(f"{source.name}: index {index} out of range ({len(sessions)} sessions)")
-        chosen = [sessions[int(index)]]
-    else:
-        chosen = sessions
-    prompts = {}
-    if "system_prompt_hash" in session_cols:
-        try:
-            prompts = {row[0]: row[1] for row in db.execute("SELECT hash, content FROM system_prompts")}
-        except sqlite3.Error:
-            prompts = {}
+    chosen = _chosen(list(db.execute(f"SELECT * FROM sessions ORDER BY {order}")), source)
+    prompts = _system_prompts(db) if "system_prompt_hash" in session_cols else {}
     out = []
     for session in chosen:
         report = source.report if len(chosen) == 1 else ReportBuilder(format=DB_NAME, source=source.name)
@@ -163,23 +146,7 @@ def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcrip
             if "active" in message_cols and row["active"] == 0:
                 report.dropped("inactive_rows")
                 continue
-            message: dict[str, Any] = {"role": row["role"], "content": row["content"]}
-            if row["tool_calls"]:
-                try:
-                    message["tool_calls"] = json.loads(row["tool_calls"])
-                except json.JSONDecodeError:
-                    raise InvalidMessagesError(f"{source.name}: message row {row['id']}: tool_calls is not JSON") from None
-            if row["tool_call_id"]:
-                message["tool_call_id"] = row["tool_call_id"]
-            for key in ("reasoning", "reasoning_content", *_ENCRYPTED):
-                if key in message_cols and row[key]:
-                    value = row[key]
-                    if key in _ENCRYPTED:
-                        try:
-                            value = json.loads(value)
-                        except json.JSONDecodeError:
-                            pass
-                    message[key] = value
+            message = _row_message(row, message_cols, source)
             if not messages and message["role"] == "system" and isinstance(message["content"], str):
                 prompt = prompt or message["content"]
                 report.absorbed("system_prompt")
@@ -191,6 +158,52 @@ def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcrip
         out.append(run_transcript(source, report, messages, system_prompt=prompt,
                                   model=session["model"] if "model" in keys else None, metadata=metadata))
     return out
+
+
+def _chosen(sessions: list[sqlite3.Row], source: TranscriptSource) -> list[sqlite3.Row]:
+    """The sessions asked for: ``options["session"]`` (an id), ``options["index"]``, else all."""
+    wanted = source.options.get("session")
+    index = source.options.get("index")
+    if wanted is not None:
+        chosen = [s for s in sessions if s["id"] == wanted]
+        if not chosen:
+            raise InvalidMessagesError(f"{source.name}: no session {wanted!r}")
+        return chosen
+    if index is not None:
+        if not 0 <= int(index) < len(sessions):
+            raise InvalidMessagesError(f"{source.name}: index {index} out of range ({len(sessions)} sessions)")
+        return [sessions[int(index)]]
+    return sessions
+
+
+def _system_prompts(db: sqlite3.Connection) -> dict[Any, Any]:
+    """System prompts by hash (newer stores keep each prompt once); none when the table is unreadable."""
+    try:
+        return {row[0]: row[1] for row in db.execute("SELECT hash, content FROM system_prompts")}
+    except sqlite3.Error:
+        return {}
+
+
+def _row_message(row: sqlite3.Row, message_cols: set[str], source: TranscriptSource) -> dict[str, Any]:
+    """One ``messages`` row as a chat message, with the reasoning columns the row fills."""
+    message: dict[str, Any] = {"role": row["role"], "content": row["content"]}
+    if row["tool_calls"]:
+        try:
+            message["tool_calls"] = json.loads(row["tool_calls"])
+        except json.JSONDecodeError:
+            raise InvalidMessagesError(f"{source.name}: message row {row['id']}: tool_calls is not JSON") from None
+    if row["tool_call_id"]:
+        message["tool_call_id"] = row["tool_call_id"]
+    for key in ("reasoning", "reasoning_content", *_ENCRYPTED):
+        if key in message_cols and row[key]:
+            value = row[key]
+            if key in _ENCRYPTED:
+                try:
+                    value = json.loads(value)
+                except json.JSONDecodeError:
+                    pass
+            message[key] = value
+    return message
 
 
 DB_FORMAT = TranscriptFormat(

@@ -53,76 +53,97 @@ def _failed(extra: Mapping[str, Any]) -> bool:
 
 
 def read(source: TranscriptSource) -> Transcript:
-    report = source.report
     doc, raw = document_list(source, "messages")
     info = mapping(doc.get("info"))
-    fmt = str(doc.get("trajectory_format") or "")
-    version = "2.x" if fmt == "mini-swe-agent-1.1" or str(info.get("mini_version", "")).startswith("2") else "1.x"
-    converter = ItemConverter(report)  # Responses items (2.x on the Responses API) and chat messages
-    messages = converter.messages
-    system_prompt: str | None = None
-    metadata: dict[str, Any] = {"trajectory_format": fmt or None, "mini_swe_agent_version": version}
-    for key in ("exit_status", "submission", "mini_version"):
-        if info.get(key) is not None:
-            metadata[key] = info[key]
-    if isinstance(info.get("model_stats"), Mapping):
-        metadata["model_stats"] = dict(info["model_stats"])
-    acted = False
+    trajectory = _Trajectory(source, info, str(doc.get("trajectory_format") or ""))
     for number, item in enumerate(raw):
+        trajectory.add(number, item)
+    model_cfg = mapping(mapping(info.get("config")).get("model"))
+    model = model_cfg.get("model_name") if isinstance(model_cfg.get("model_name"), str) else None
+    metadata = {k: v for k, v in trajectory.metadata.items() if v is not None}
+    return source.transcript(trajectory.converter.finish(), system_prompt=trajectory.system_prompt,
+                             model=model, metadata=metadata)
+
+
+class _Trajectory:
+    """The messages of a trajectory read so far: Responses items (2.x on the Responses API) go
+    through an ``ItemConverter``, chat messages are checked, marked and appended to its list."""
+
+    def __init__(self, source: TranscriptSource, info: Mapping[str, Any], fmt: str) -> None:
+        self.source = source
+        self.report = report = source.report
+        self.version = "2.x" if fmt == "mini-swe-agent-1.1" or str(info.get("mini_version", "")).startswith("2") \
+            else "1.x"
+        self.converter = ItemConverter(report)
+        self.system_prompt: str | None = None
+        self.metadata: dict[str, Any] = {"trajectory_format": fmt or None, "mini_swe_agent_version": self.version}
+        for key in ("exit_status", "submission", "mini_version"):
+            if info.get(key) is not None:
+                self.metadata[key] = info[key]
+        if isinstance(info.get("model_stats"), Mapping):
+            self.metadata["model_stats"] = dict(info["model_stats"])
+        self.acted = False  # the agent has acted: later user turns are the environment's
+
+    def add(self, number: int, item: Any) -> None:
+        report = self.report
         if not isinstance(item, Mapping):
             report.dropped("not_an_object")
-            continue
+            return
         extra = mapping(item.get("extra"))
         if "extra" in item:
             report.changed("extra_metadata_dropped")
         if tag(item.get("type")) in ITEM_TYPES:
-            before = len(messages)
-            converter.add({k: v for k, v in item.items() if k != "extra"})
-            acted = acted or item.get("type") != "message"
-            if extra.get("interrupt_type") and len(messages) > before and messages[-1]["role"] == "user":
-                messages[-1]["_injected"] = "harness-message"
-                report.relabelled("marked_injected:harness-message")
-            continue
-        converter._open = None  # a chat message ends any open Responses turn
+            self._item(item, extra)
+            return
+        self.converter._open = None  # a chat message ends any open Responses turn
         role = item.get("role")
         if role == "exit":
-            metadata.setdefault("exit_status", extra.get("exit_status"))
-            metadata.setdefault("submission", extra.get("submission", item.get("content")))
+            self.metadata.setdefault("exit_status", extra.get("exit_status"))
+            self.metadata.setdefault("submission", extra.get("submission", item.get("content")))
             report.absorbed("exit_message")
-            continue
-        if not isinstance(role, str) or role not in ROLES:
+        elif not isinstance(role, str) or role not in ROLES:
             kept = unknown_role_message(item, str(role or "none"), report)
             if kept is not None:
-                messages.append(kept)
-            continue
+                self.converter.messages.append(kept)
+        else:
+            self._message(number, role, item, extra)
+
+    def _item(self, item: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
+        messages = self.converter.messages
+        before = len(messages)
+        self.converter.add({k: v for k, v in item.items() if k != "extra"})
+        self.acted = self.acted or item.get("type") != "message"
+        if extra.get("interrupt_type") and len(messages) > before and messages[-1]["role"] == "user":
+            messages[-1]["_injected"] = "harness-message"
+            self.report.relabelled("marked_injected:harness-message")
+
+    def _message(self, number: int, role: str, item: Mapping[str, Any], extra: Mapping[str, Any]) -> None:
+        report, messages = self.report, self.converter.messages
         message = {k: v for k, v in item.items() if k != "extra"}
         try:
             validate_messages((message,))
         except InvalidMessagesError as exc:  # a malformed message (not an odd role): named
             what = str(exc).partition(": ")[2]
-            raise InvalidMessagesError(f"{source.name}: message {number}: {what}", index=number) from None
-        if role == "system" and not messages and system_prompt is None and isinstance(message.get("content"), str):
-            system_prompt = message["content"]
+            raise InvalidMessagesError(f"{self.source.name}: message {number}: {what}", index=number) from None
+        if role == "system" and not messages and self.system_prompt is None \
+                and isinstance(message.get("content"), str):
+            self.system_prompt = message["content"]
             report.absorbed("system_prompt")
-            continue
+            return
         if role == "assistant":
-            acted = True
+            self.acted = True
         elif role == "tool" and _failed(extra):
             message["_is_error"] = True
-        elif role == "user" and acted:
+        elif role == "user" and self.acted:
             if extra.get("interrupt_type"):
                 message["_injected"] = "harness-message"
                 report.relabelled("marked_injected:harness-message")
-            elif version == "1.x" or "returncode" in extra:
+            elif self.version == "1.x" or "returncode" in extra:
                 # 1.x writes every observation (and the agent's own errors) as a user turn.
                 message["_injected"] = "observation"
                 report.relabelled("marked_injected:observation")
         messages.append(convert_message(message, report))
         report.converted()
-    model_cfg = mapping(mapping(info.get("config")).get("model"))
-    model = model_cfg.get("model_name") if isinstance(model_cfg.get("model_name"), str) else None
-    return source.transcript(converter.finish(), system_prompt=system_prompt, model=model,
-                             metadata={k: v for k, v in metadata.items() if v is not None})
 
 
 FORMAT = TranscriptFormat(

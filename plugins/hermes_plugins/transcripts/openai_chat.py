@@ -39,8 +39,9 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 def _messages_of(doc: Any) -> list[Any] | None:
     if isinstance(doc, list):
         return doc
-    if isinstance(doc, Mapping) and isinstance(doc.get("messages"), list):
-        return doc["messages"]
+    messages = doc.get("messages") if isinstance(doc, Mapping) else None
+    if isinstance(messages, list):
+        return messages
     if isinstance(doc, Mapping) and isinstance(doc.get("role"), str):
         return [doc]  # a single message (a one-line JSON Lines file)
     return None
@@ -87,7 +88,7 @@ def detect(source: TranscriptSource) -> Detection:
     return Detection.accept(0.6 if sure else 0.5, "chat messages with OpenAI roles")
 
 
-def convert_message(message: Any, report: ReportBuilder) -> dict[str, Any]:
+def convert_message(message: dict[str, Any], report: ReportBuilder) -> dict[str, Any]:
     """Normalise one message in place: images become placeholders, dict arguments JSON.
 
     Messages pass through with their own keys, so their depth is checked here (readers that

@@ -31,8 +31,9 @@ _ERRORS = frozenset({"error", "user_rejected"})
 def _events(doc: Any) -> list[Any] | None:
     if isinstance(doc, Mapping):
         for key in ("trajectory", "history", "events"):
-            if isinstance(doc.get(key), list):
-                return doc[key]
+            events = doc.get(key)
+            if isinstance(events, list):
+                return events
         return None
     return doc if isinstance(doc, list) else None
 
@@ -66,9 +67,9 @@ def _arguments(event: Mapping[str, Any], meta: Mapping[str, Any]) -> Any:
 def _assistant_text(response: Any) -> str:
     if isinstance(response, Mapping):
         for choice in listed(response.get("choices")):
-            message = choice.get("message") if isinstance(choice, Mapping) else None
-            if isinstance(message, Mapping) and isinstance(message.get("content"), str):
-                return message["content"]
+            content = mapping(mapping(choice).get("message")).get("content")
+            if isinstance(content, str):
+                return content
     return ""
 
 

@@ -22,7 +22,7 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
-from hermes_plugins.transcripts.common import head_objects, object_records, reads, run_transcript
+from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads, run_transcript
 from hermes_plugins.transcripts.openhands import EventConverter, flatten
 
 NAME = "openhands-jsonl"
@@ -86,11 +86,8 @@ def _read_instances(source: TranscriptSource) -> list[Transcript]:
             converter.add(event)
         report.absorbed("instance_record")
         metadata = {"run_index": number, **{k: _scalars(record[k]) for k in _INSTANCE_FIELDS if k in record}}
-        model = None
-        llm = record.get("metadata") if isinstance(record.get("metadata"), Mapping) else {}
-        llm_config = llm.get("llm_config") if isinstance(llm.get("llm_config"), Mapping) else {}
-        if isinstance(llm_config.get("model"), str):
-            model = llm_config["model"]
+        model = mapping(mapping(record.get("metadata")).get("llm_config")).get("model")
+        model = model if isinstance(model, str) else None
         out.append(run_transcript(source, report, converter.messages,
                                   system_prompt=converter.system_prompt, model=model, metadata=metadata))
     if wanted is not None and not out:

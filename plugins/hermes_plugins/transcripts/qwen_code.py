@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcripts import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads, tag
 from hermes_plugins.transcripts.gemini_cli import GeminiContents
 
@@ -55,51 +55,77 @@ ALIAS_WINDOW = 1024
 
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
-    kept: dict[str, Mapping[str, Any]] = {}  # uuid -> record (conversation records only)
-    up: dict[str, str | None] = {}  # conversation uuid -> its nearest conversation ancestor
-    # Bookkeeping uuid -> nearest conversation ancestor, for the last ALIAS_WINDOW of them only:
-    # memory follows the messages, not the records (a session is mostly telemetry records).
-    alias: dict[str, str | None] = {}
-    tail: str | None = None  # the newest conversation record read
-    tip: str | None = None  # nearest conversation ancestor of the newest record
-    metadata: dict[str, Any] = {}
-    compactions: list[dict[str, Any]] = []
+    tree = _RecordTree(report)
+    for _lineno, record in object_records(source):
+        tree.add(record)
+    chain = tree.active_chain()
+    converter = GeminiContents(report)
+    model = None
+    for uuid, record in tree.kept.items():
+        if uuid not in chain:
+            report.dropped("off_the_active_branch")
+            continue
+        if _convert(record, converter, report) and record["type"] == "assistant" \
+                and isinstance(record.get("model"), str):
+            model = model or record["model"]
+    if tree.compactions:
+        tree.metadata["compactions"] = tree.compactions
+    return source.transcript(converter.messages, model=model, metadata=tree.metadata)
 
-    def resolve(parent: Any) -> str | None:
+
+class _RecordTree:
+    """The conversation records read so far, linked by ``parentUuid``; bookkeeping records are
+    counted and, for the last ``ALIAS_WINDOW`` of them, remembered by the ancestor they stand for."""
+
+    def __init__(self, report: ReportBuilder) -> None:
+        self.report = report
+        self.kept: dict[str, Mapping[str, Any]] = {}  # uuid -> record (conversation records only)
+        self.up: dict[str, str | None] = {}  # conversation uuid -> its nearest conversation ancestor
+        # Bookkeeping uuid -> nearest conversation ancestor, for the last ALIAS_WINDOW of them only:
+        # memory follows the messages, not the records (a session is mostly telemetry records).
+        self.alias: dict[str, str | None] = {}
+        self.tail: str | None = None  # the newest conversation record read
+        self.tip: str | None = None  # nearest conversation ancestor of the newest record
+        self.metadata: dict[str, Any] = {}
+        self.compactions: list[dict[str, Any]] = []
+
+    def _resolve(self, parent: Any) -> str | None:
         if not isinstance(parent, str):
             return None
-        if parent in kept:
+        if parent in self.kept:
             return parent
-        if parent in alias:
-            return alias[parent]
-        report.changed("parent_outside_window_read_as_linear")
-        return tail
+        if parent in self.alias:
+            return self.alias[parent]
+        self.report.changed("parent_outside_window_read_as_linear")
+        return self.tail
 
-    for _lineno, record in object_records(source):
+    def add(self, record: Mapping[str, Any]) -> None:
         uuid = record.get("uuid")
         kind = tag(record.get("type"))
-        if not metadata and record.get("sessionId"):
-            metadata = {k: record[k] for k in ("sessionId", "cwd", "version", "gitBranch") if record.get(k)}
-        conversation = kind in ("user", "assistant", "tool_result") and isinstance(uuid, str) \
-            and isinstance(record.get("message"), Mapping)
+        if not self.metadata and record.get("sessionId"):
+            self.metadata = {k: record[k] for k in ("sessionId", "cwd", "version", "gitBranch") if record.get(k)}
         if isinstance(uuid, str):
-            ancestor = resolve(record.get("parentUuid"))
-            if conversation:
-                if uuid in kept:
-                    report.dropped("duplicate_uuid")  # written again (a resumed session): the later stands
-                    del kept[uuid]
-                up[uuid] = ancestor if ancestor != uuid else None
-                kept[uuid] = record
-                tail = tip = uuid
-                continue
-            alias[uuid] = ancestor
-            if len(alias) > ALIAS_WINDOW:
-                del alias[next(iter(alias))]
-            tip = ancestor
+            ancestor = self._resolve(record.get("parentUuid"))
+            if kind in ("user", "assistant", "tool_result") and isinstance(record.get("message"), Mapping):
+                if uuid in self.kept:
+                    self.report.dropped("duplicate_uuid")  # written again (a resumed session): the later stands
+                    del self.kept[uuid]
+                self.up[uuid] = ancestor if ancestor != uuid else None
+                self.kept[uuid] = record
+                self.tail = self.tip = uuid
+                return
+            self.alias[uuid] = ancestor
+            if len(self.alias) > ALIAS_WINDOW:
+                del self.alias[next(iter(self.alias))]
+            self.tip = ancestor
+        self._bookkeeping(record, kind)
+
+    def _bookkeeping(self, record: Mapping[str, Any], kind: str | None) -> None:
+        report = self.report
         if kind == "system" and record.get("subtype") == "chat_compression":
-            compactions.append({"timestamp": record.get("timestamp"),
-                                **{k: v for k, v in mapping(record.get("systemPayload")).items()
-                                   if isinstance(v, (str, int, float, bool))}})
+            self.compactions.append({"timestamp": record.get("timestamp"),
+                                     **{k: v for k, v in mapping(record.get("systemPayload")).items()
+                                        if isinstance(v, (str, int, float, bool))}})
             report.absorbed("chat_compression")
         elif kind == "system":
             report.dropped(f"system:{record.get('subtype')}")
@@ -107,44 +133,40 @@ def read(source: TranscriptSource) -> Transcript:
             report.dropped(f"{kind}_without_message")
         else:
             report.dropped(f"unknown:{kind}")
-    chain: set[str] = set()
-    node = tip
-    while node is not None and node not in chain:
-        chain.add(node)
-        node = up.get(node)
-    converter = GeminiContents(report)
-    model = None
-    for uuid, record in kept.items():
-        if uuid not in chain:
-            report.dropped("off_the_active_branch")
-            continue
-        message = mapping(record.get("message"))
-        kind = record["type"]
-        content = {"role": "model" if kind == "assistant" else "user", "parts": message.get("parts")}
-        before = len(converter.messages)
-        converter.add(content)
-        added = converter.messages[before:]
-        if not added:
-            report.dropped(f"empty_{kind}_record")
-            continue
-        report.converted()
-        if kind == "assistant" and isinstance(record.get("model"), str):
-            model = model or record["model"]
-        result = mapping(record.get("toolCallResult"))
-        if kind == "tool_result" and result.get("error"):
-            for item in added:
-                if item["role"] == "tool":
-                    item["_is_error"] = True
-        provenance = record.get("provenance")
-        if kind == "user" and (tag(record.get("subtype")) in _HARNESS_SUBTYPES
-                               or provenance not in (None, "real_user")):
-            for item in added:
-                if item["role"] == "user" and "_injected" not in item:
-                    item["_injected"] = "harness-message"
-                    report.relabelled("marked_injected:harness-message")
-    if compactions:
-        metadata["compactions"] = compactions
-    return source.transcript(converter.messages, model=model, metadata=metadata)
+
+    def active_chain(self) -> set[str]:
+        """The conversation records on the chain that ends at the newest record."""
+        chain: set[str] = set()
+        node = self.tip
+        while node is not None and node not in chain:
+            chain.add(node)
+            node = self.up.get(node)
+        return chain
+
+
+def _convert(record: Mapping[str, Any], converter: GeminiContents, report: ReportBuilder) -> bool:
+    """Add ``record``'s messages to ``converter``, marked; whether it gave any."""
+    kind = record["type"]
+    message = mapping(record.get("message"))
+    before = len(converter.messages)
+    converter.add({"role": "model" if kind == "assistant" else "user", "parts": message.get("parts")})
+    added = converter.messages[before:]
+    if not added:
+        report.dropped(f"empty_{kind}_record")
+        return False
+    report.converted()
+    if kind == "tool_result" and mapping(record.get("toolCallResult")).get("error"):
+        for item in added:
+            if item["role"] == "tool":
+                item["_is_error"] = True
+    provenance = record.get("provenance")
+    if kind == "user" and (tag(record.get("subtype")) in _HARNESS_SUBTYPES
+                           or provenance not in (None, "real_user")):
+        for item in added:
+            if item["role"] == "user" and "_injected" not in item:
+                item["_injected"] = "harness-message"
+                report.relabelled("marked_injected:harness-message")
+    return True
 
 
 FORMAT = TranscriptFormat(

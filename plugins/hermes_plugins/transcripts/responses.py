@@ -205,8 +205,9 @@ def _items_of(doc: Any) -> list[Any] | None:
         return doc
     if isinstance(doc, Mapping):
         for key in ("input", "output", "items"):
-            if isinstance(doc.get(key), list):
-                return doc[key]
+            items = doc.get(key)
+            if isinstance(items, list):
+                return items
     return None
 
 

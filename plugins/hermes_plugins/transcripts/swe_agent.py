@@ -12,11 +12,13 @@ are dropped with a count; ``trajectory`` steps repeat the history and are counte
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.transcripts import (
     Detection,
+    ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
@@ -61,18 +63,8 @@ def read(source: TranscriptSource) -> Transcript:
             if system_prompt is not None:
                 report.absorbed("system_prompt")
                 continue
-        if item["role"] == "tool":
-            ids = item.get("tool_call_ids") or ([item["tool_call_id"]] if item.get("tool_call_id") else [])
-            message["tool_call_id"] = str(ids[0]) if ids else ""
-            if len(ids) > 1:
-                # One observation answering several calls: one result each, the text on the first.
-                messages.append(convert_message(message, report))
-                for extra in ids[1:]:
-                    messages.append({"role": "tool", "tool_call_id": str(extra),
-                                     "content": "[see the previous result: one observation answered several calls]"})
-                    report.changed("observation_shared_by_calls_split")
-                report.converted()
-                continue
+        if item["role"] == "tool" and _one_result_per_call(item, message, messages, report):
+            continue
         if demo:
             message["_demonstration"] = True
             report.relabelled("marked_demonstration")
@@ -88,20 +80,38 @@ def read(source: TranscriptSource) -> Transcript:
     metadata = {"swe_agent_version": version, **{k: info[k] for k in ("exit_status", "submission") if k in info}}
     if stats:
         metadata["model_stats"] = dict(stats)
-    replay = doc.get("replay_config")
-    model = None
-    if isinstance(replay, str):
-        import json
+    return source.transcript(messages, system_prompt=system_prompt, model=_model(doc), metadata=metadata)
 
+
+def _one_result_per_call(item: Mapping[str, Any], message: dict[str, Any], messages: list[dict[str, Any]],
+                         report: ReportBuilder) -> bool:
+    """Give the tool ``message`` the id of the call it answers; when one observation answers
+    several calls, add one result each (the text on the first) and say so (``True``)."""
+    ids = item.get("tool_call_ids") or ([item["tool_call_id"]] if item.get("tool_call_id") else [])
+    message["tool_call_id"] = str(ids[0]) if ids else ""
+    if len(ids) <= 1:
+        return False
+    messages.append(convert_message(message, report))
+    for extra in ids[1:]:
+        messages.append({"role": "tool", "tool_call_id": str(extra),
+                         "content": "[see the previous result: one observation answered several calls]"})
+        report.changed("observation_shared_by_calls_split")
+    report.converted()
+    return True
+
+
+def _model(doc: Mapping[str, Any]) -> str | None:
+    """The model the run's ``replay_config`` (an object, or its JSON text) names."""
+    replay = doc.get("replay_config")
+    if isinstance(replay, str):
         try:
             replay = json.loads(replay)
         except ValueError:
             replay = None
-    if isinstance(replay, Mapping):
-        agent = mapping(replay.get("agent"))
-        model_cfg = mapping(agent.get("model"))
-        model = model_cfg.get("name") if isinstance(model_cfg.get("name"), str) else None
-    return source.transcript(messages, system_prompt=system_prompt, model=model, metadata=metadata)
+    if not isinstance(replay, Mapping):
+        return None
+    model_cfg = mapping(mapping(replay.get("agent")).get("model"))
+    return model_cfg.get("name") if isinstance(model_cfg.get("name"), str) else None
 
 
 def _is_observation(item: Mapping[str, Any], messages: list[dict[str, Any]], version: str) -> bool:
