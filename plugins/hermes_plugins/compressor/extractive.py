@@ -500,7 +500,7 @@ class _Facts:
                 at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
                 result = None if at is None else turns[at]
                 planned = -1
-                if result is not None and positions is not None:
+                if result is not None and positions is not None and at is not None:
                     found = positions.get(at)  # ``demotions.index``, inline
                     if found is not None:
                         planned = found
@@ -722,7 +722,7 @@ class _Facts:
 
     def line(self, action: _Action) -> str:
         """The one-liner of an action (see ``_Action``)."""
-        if type(action) is str:
+        if isinstance(action, str):
             return action
         planned = self._planned_actions.get(action)
         if planned is not None:
