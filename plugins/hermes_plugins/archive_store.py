@@ -257,6 +257,7 @@ class _Writer:
         self.error: BaseException | None = None
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._leaving: threading.Thread | None = None  # found the queue empty, returning
 
     def put(self, session_id: str, records: Sequence[Mapping[str, Any]], max_bytes: int | None) -> None:
         with self._lock:
@@ -268,7 +269,9 @@ class _Writer:
     def flush(self) -> None:
         self.queue.join()
         with self._lock:
-            thread = self._thread
+            # The running writer, else the one on its way out (it may still be closing its
+            # connection): a flushed writer has no thread left alive.
+            thread = self._thread or self._leaving
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout=60)  # on its way out unless a batch came meanwhile
         error, self.error = self.error, None
@@ -287,6 +290,7 @@ class _Writer:
                 return self.queue.get_nowait()
             except queue.Empty:
                 self._thread = None  # a later put starts a new thread
+                self._leaving = threading.current_thread()
                 return None
 
     def _run(self) -> None:
