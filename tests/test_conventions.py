@@ -48,7 +48,10 @@ def test_ci_runs_the_gates_after_the_tests() -> None:
     root = Path(__file__).resolve().parents[1]
     lines = [line.strip() for line in (root / ".ci" / "run").read_text().splitlines()]
     tests = next(i for i, line in enumerate(lines) if "python -m pytest" in line)
-    assert lines[tests + 1:] == ["ruff check .", "mypy --strict hermes_core"]
+    assert lines[tests + 1:] == [
+        "ruff check .",
+        "mypy --strict hermes_core plugins/hermes_plugins contrib_engines/hermes-engine-window/hermes_engine_window",
+    ]
     extra = (root / "pyproject.toml").read_text()
     for requirement in ('"ruff>=', '"mypy>=', '"types-PyYAML>='):
         assert requirement in extra
