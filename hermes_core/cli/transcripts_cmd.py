@@ -110,7 +110,7 @@ def formats_command(state: CliState, as_json: bool) -> None:
 
 
 @cli.command("convert")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the converted transcript here (default: stdout).")
 @click.option("--to", "target", type=click.Choice(TARGETS), default="openai", show_default=True,

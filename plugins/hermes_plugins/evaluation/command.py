@@ -331,8 +331,11 @@ def _eval_command(
     paths: list[Path] = []
     empty: list[Path] = []
     for path in files:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(("README", ".")))
+        if path.is_dir() and not _is_transcript_folder(path, transcript_format, state.host):
+            # A folder of transcripts: every file in it, and every subfolder that is itself one
+            # transcript (an OpenHands session folder of event files).
+            found = sorted(p for p in path.iterdir() if not p.name.startswith(("README", "."))
+                           and (p.is_file() or (p.is_dir() and _is_transcript_folder(p, transcript_format, state.host))))
             paths.extend(found)
             if not found:
                 empty.append(path)
@@ -386,6 +389,28 @@ def _eval_command(
         # A run that does not fit, invents a failure or is invalid fails the evaluation: a
         # script (CI) sees it in the exit code, the reasons are in the output above.
         sys.exit(1)
+
+
+def _is_transcript_folder(path: Path, fmt: str, host: Any) -> bool:
+    """Whether a reader takes the folder itself as one transcript (an OpenHands session folder:
+    one event a numbered file) rather than as a folder of transcript files."""
+    from hermes_core.transcripts import sniff_format
+
+    if fmt.strip().lower() != "auto":
+        formats = host.transcript_formats()
+        chosen = formats.get(fmt.strip().lower())
+        return chosen is not None and _detects(chosen, path)
+    return sniff_format(path, host=host) is not None
+
+
+def _detects(fmt: Any, path: Path) -> bool:
+    from hermes_core.errors import InvalidMessagesError
+    from hermes_core.transcripts import TranscriptSource
+
+    try:
+        return fmt.detect(TranscriptSource.open(path)).confidence is not None
+    except InvalidMessagesError:
+        return False
 
 
 class Progress:

@@ -19,6 +19,7 @@ from hermes_plugins.transcripts import (
     mini_swe_agent,
     openai_chat,
     openhands,
+    openhands_events,
     openhands_jsonl,
     qwen_code,
     request_log,
@@ -49,4 +50,5 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield cline.ROO_CODE
     yield goose.FORMAT
     yield openhands_jsonl.FORMAT
+    yield openhands_events.FORMAT
     yield request_log.FORMAT
