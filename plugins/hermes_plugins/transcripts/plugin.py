@@ -15,6 +15,7 @@ from hermes_plugins.transcripts import (
     codex,
     gemini_cli,
     goose,
+    goose_db,
     hermes_agent,
     mini_swe_agent,
     openai_chat,
@@ -49,6 +50,7 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield cline.CLINE
     yield cline.ROO_CODE
     yield goose.FORMAT
+    yield goose_db.FORMAT
     yield openhands_jsonl.FORMAT
     yield openhands_events.FORMAT
     yield request_log.FORMAT
