@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
@@ -169,3 +172,29 @@ def test_convert_with_index_on_the_command_line(db_path: Path, tmp_path: Path) -
     written = json.loads(out.read_text(encoding="utf-8"))
     messages = written["messages"] if isinstance(written, dict) else written
     assert [m["content"] for m in messages] == ["What does this repo do?", "It is an ORM."]
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=6),
+                     st.sampled_from(["text", "toolRequest", "toolResponse", "thinking", "image", "user", "error"]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
+        ["type", "text", "id", "toolCall", "toolResult", "status", "value", "content", "isError",
+         "agentVisible", "userVisible"]), inner, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "system", ""]), _values, _values), max_size=8))
+def test_random_rows_never_refuse_the_database(rows: list[tuple[str, Any, Any]]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "sessions.db"
+        make_db(path)
+        db = sqlite3.connect(path)
+        for role, content, metadata in rows:
+            db.execute("INSERT INTO messages (session_id, role, content_json, created_timestamp, timestamp, "
+                       "metadata_json) VALUES ('s1', ?, ?, 0, '2026-01-05 10:00:30', ?)",
+                       (role, json.dumps(content), json.dumps(metadata)))
+        db.commit()
+        db.close()
+        t = read_transcript(path, index=0)
+        accounted(t)
+        assert t.conversion is not None and t.conversion.records == 9 + len(rows)

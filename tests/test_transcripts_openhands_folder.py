@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
@@ -141,3 +144,33 @@ def test_a_file_format_forced_on_a_folder_says_so_in_one_line(forced: str) -> No
     assert result.exit_code == 2
     assert "a folder, read only by a format of folders" in result.output
     assert "try --format openhands-events" in result.output and "Traceback" not in result.output
+
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=6),
+                     st.sampled_from(["agent", "user", "environment", "run", "message", "recall", "error", "system"]))
+_values = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
+        ["action", "observation", "source", "args", "content", "tool_call_metadata", "tool_call_id",
+         "model_response", "id", "extras", "exit_code"]), inner, max_size=3)), max_leaves=8)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 2), _values), min_size=1, max_size=10))
+def test_random_event_files_never_refuse_the_folder(changes: list[tuple[int, int, Any]]) -> None:
+    events = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in (SESSION / "events").iterdir()}
+    names = sorted(events, key=lambda n: int(n.split(".")[0]))
+    for which, how, value in changes:
+        event = events[names[which]]
+        if how == 0 or not isinstance(event, dict):
+            events[names[which]] = value  # a whole event replaced by random JSON
+        else:
+            keys = sorted(event) or ["action"]
+            event[keys[(which + how) % len(keys)]] = value  # one field of the wrong shape
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "events"
+        folder.mkdir()
+        for name, event in events.items():
+            (folder / name).write_text(json.dumps(event), encoding="utf-8")
+        t = read_transcript(folder, "openhands-events")
+        accounted(t)
+        assert t.conversion is not None and t.conversion.records == len(events)
