@@ -22,6 +22,7 @@ from hermes_core.transcripts import Transcript, UnknownTranscriptFormatError, re
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSION = DATA / "openhands_session"
+SDK = DATA / "openhands_sdk_conversation"
 
 
 def accounted(t: Transcript) -> dict[str, Any]:
@@ -90,14 +91,36 @@ def test_other_folders_are_refused_with_every_format_tried(tmp_path: Path) -> No
     assert sniff_format(tmp_path) is None
 
 
-def test_the_sdk_layout_is_refused_with_its_reason(tmp_path: Path) -> None:
-    events = tmp_path / "events"
-    events.mkdir()
-    (events / "event-00000-ab12.json").write_text(json.dumps({"kind": "MessageEvent", "source": "user"}),
-                                                   encoding="utf-8")
-    with pytest.raises(UnknownTranscriptFormatError) as err:
-        read_transcript(tmp_path)
-    assert "SDK" in err.value.refusals["openhands-events"]
+def test_the_sdk_conversation_folder_reads_by_its_event_model() -> None:
+    t = read_transcript(SDK)
+    assert t.format == "openhands-events"
+    assert t.model == "litellm_proxy/claude-sonnet-4-5"  # base_state.json's agent.llm.model
+    assert t.system_prompt == "You are OpenHands agent.\nRepository: acme/orm"  # with the dynamic context
+    assert t.tools == () and t.metadata["tools"] == ["terminal", "file_editor"]  # no schemas stored: names only
+    assert [m["role"] for m in t.messages] == ["user", "assistant", "tool", "tool", "assistant", "tool", "assistant",
+                                              "tool", "assistant"]
+    first = t.messages[1]
+    assert [c["id"] for c in first["tool_calls"]] == ["toolu_01", "toolu_02"]  # one llm_response_id
+    assert first["_reasoning"] == "Start with the failing test."
+    assert t.messages[5] == {"role": "tool", "tool_call_id": "toolu_03", "content": "Action rejected: Not that command",
+                             "_is_error": True}
+    assert t.messages[7]["_is_error"] is True and "not found" in t.messages[7]["content"]
+    assert t.metadata["compactions"] == ["The user asked to fix the ORM join; the test fails on join."]
+    report = accounted(t)
+    assert report["records"] == 15  # 14 event files + base_state.json
+    assert report["dropped"] == {"kind:ConversationStateUpdateEvent": 1, "kind:PauseEvent": 1}
+    assert read_transcript(SDK / "events").messages == t.messages
+
+
+def test_an_sdk_observation_flagged_as_an_error_is_an_error_result(tmp_path: Path) -> None:
+    folder = tmp_path / "events"
+    shutil.copytree(SDK / "events", folder)
+    path = folder / "event-00005-e5.json"
+    event = json.loads(path.read_text(encoding="utf-8"))
+    event["observation"]["is_error"] = True
+    path.write_text(json.dumps(event), encoding="utf-8")
+    result = read_transcript(folder).messages[2]
+    assert result["_is_error"] is True and result["content"].startswith("Tool Execution Error. FAILED")
 
 
 def test_a_file_input_still_reads_as_before() -> None:
@@ -147,18 +170,21 @@ def test_a_file_format_forced_on_a_folder_says_so_in_one_line(forced: str) -> No
 
 
 _scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.text(max_size=6),
-                     st.sampled_from(["agent", "user", "environment", "run", "message", "recall", "error", "system"]))
+                     st.sampled_from(["agent", "user", "environment", "run", "message", "recall", "error", "system",
+                                      "ActionEvent", "ObservationEvent", "MessageEvent", "text", "image"]))
 _values = st.recursive(_scalars, lambda inner: st.one_of(
     st.lists(inner, max_size=3), st.dictionaries(st.sampled_from(
         ["action", "observation", "source", "args", "content", "tool_call_metadata", "tool_call_id",
-         "model_response", "id", "extras", "exit_code"]), inner, max_size=3)), max_leaves=8)
+         "model_response", "id", "extras", "exit_code", "kind", "llm_message", "tool_call", "thought",
+         "is_error", "text", "type", "system_prompt", "llm_response_id"]), inner, max_size=3)), max_leaves=8)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(st.tuples(st.integers(0, 11), st.integers(0, 2), _values), min_size=1, max_size=10))
-def test_random_event_files_never_refuse_the_folder(changes: list[tuple[int, int, Any]]) -> None:
-    events = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in (SESSION / "events").iterdir()}
-    names = sorted(events, key=lambda n: int(n.split(".")[0]))
+@pytest.mark.parametrize("folder", [SESSION, SDK], ids=["0.x", "sdk"])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(changes=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 2), _values), min_size=1, max_size=10))
+def test_random_event_files_never_refuse_the_folder(folder: Path, changes: list[tuple[int, int, Any]]) -> None:
+    events = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in (folder / "events").iterdir()}
+    names = sorted(events, key=lambda n: int(n.split(".")[0]) if n[0].isdigit() else n)
     for which, how, value in changes:
         event = events[names[which]]
         if how == 0 or not isinstance(event, dict):
@@ -167,10 +193,10 @@ def test_random_event_files_never_refuse_the_folder(changes: list[tuple[int, int
             keys = sorted(event) or ["action"]
             event[keys[(which + how) % len(keys)]] = value  # one field of the wrong shape
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "events"
-        folder.mkdir()
+        target = Path(tmp) / "events"
+        target.mkdir()
         for name, event in events.items():
-            (folder / name).write_text(json.dumps(event), encoding="utf-8")
-        t = read_transcript(folder, "openhands-events")
+            (target / name).write_text(json.dumps(event), encoding="utf-8")
+        t = read_transcript(target, "openhands-events")
         accounted(t)
         assert t.conversion is not None and t.conversion.records == len(events)

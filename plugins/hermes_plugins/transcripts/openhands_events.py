@@ -11,8 +11,10 @@ of its name: ``10.json`` comes after ``9.json``) as the ``openhands`` reader rea
 pickle (never unpickled); their names are listed under ``metadata["files_not_read"]``. A gap in
 the numbering (an event file missing) is a warning naming the missing numbers.
 
-The OpenHands SDK's newer layout (``events/event-00000-<uuid>.json`` holding ``kind`` events)
-is a different event model and is refused with that reason.
+The OpenHands SDK's layout (OpenHands 1.x, its CLI and app server: ``conversations/<id>/``
+with ``base_state.json`` and ``events/event-00000-<id>.json``, ``kind``-tagged events) is read
+the same way by the SDK's event model (``openhands_sdk``), ordered by the index in the file
+name; ``base_state.json`` is absorbed (its ``agent.llm.model`` the model).
 """
 
 from __future__ import annotations
@@ -24,63 +26,69 @@ from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
 from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
-from hermes_plugins.transcripts.common import reads
+from hermes_plugins.transcripts.common import mapping, reads
 from hermes_plugins.transcripts.openhands import EventConverter
+from hermes_plugins.transcripts.openhands_sdk import SdkEventConverter
 
 NAME = "openhands-events"
 _NUMBERED = re.compile(r"^(\d+)\.json$")
-_SDK_EVENT = re.compile(r"^event-\d+-.+\.json$")
+_SDK_EVENT = re.compile(r"^event-(\d+)-.+\.json$")
 #: Event files detection parses (the first by number).
 _SAMPLE = 5
 
 
-def _numbered(files: list[Path]) -> list[tuple[int, Path]]:
-    found = ((_NUMBERED.match(p.name), p) for p in files)
+def _numbered(files: list[Path], pattern: re.Pattern[str] = _NUMBERED) -> list[tuple[int, Path]]:
+    found = ((pattern.match(p.name), p) for p in files)
     return sorted((int(m.group(1)), p) for m, p in found if m)
 
 
-def _events_folder(source: TranscriptSource) -> tuple[str, list[tuple[int, Path]]]:
+def _events_folder(source: TranscriptSource) -> tuple[str, list[tuple[int, Path]], bool]:
     """Which folder holds the event files (``""``: the input itself, ``"events"``: its
-    subfolder) and those files by number."""
-    own = _numbered(source.files())
-    if own:
-        return "", own
-    return "events", _numbered(source.files("events"))
+    subfolder), those files by number, and whether they are the SDK's (``event-N-<id>.json``)."""
+    for sub in ("", "events"):
+        files = source.files(sub)
+        own = _numbered(files)
+        if own:
+            return sub, own, False
+        sdk = _numbered(files, _SDK_EVENT)
+        if sdk:
+            return sub, sdk, True
+    return "events", [], False
 
 
-def _is_event(value: Any) -> bool:
+def _is_event(value: Any, sdk: bool) -> bool:
+    if sdk:
+        return isinstance(value, Mapping) and isinstance(value.get("kind"), str) and "id" in value
     return isinstance(value, Mapping) and ("action" in value or "observation" in value) and "source" in value
 
 
 @reads("directory")
 def detect(source: TranscriptSource) -> Detection:
-    sub, numbered = _events_folder(source)
+    sub, numbered, sdk = _events_folder(source)
     if not numbered:
-        names = [p.name for p in source.files("events")] + [p.name for p in source.files()]
-        if any(_SDK_EVENT.match(n) for n in names):
-            return Detection.refuse("OpenHands SDK event files (event-N-<id>.json, 'kind' events) are not read")
-        return Detection.refuse("no numbered event files (0.json, 1.json ...) in it or in its events/ folder")
+        return Detection.refuse("no numbered event files (0.json, 1.json ... or event-00000-<id>.json) "
+                                "in it or in its events/ folder")
     sample = []
     for _number, path in numbered[:_SAMPLE]:
         try:
             sample.append(source.load_json(path))
         except InvalidMessagesError:
             sample.append(None)
-    events = [e for e in sample if _is_event(e)]
+    events = [e for e in sample if _is_event(e, sdk)]
     where = f"{sub}/" if sub else ""
+    what = "OpenHands SDK events (kind)" if sdk else "OpenHands events (action/observation with a source)"
     if len(events) >= max(1, len(sample) * 0.75):  # a later version may add an event kind
-        return Detection.accept(0.95, f"numbered OpenHands event files in {where or 'the folder'}")
-    return Detection.refuse(f"numbered files in {where or 'the folder'} are not OpenHands events "
-                            "(action/observation with a source)")
+        return Detection.accept(0.95, f"numbered {what} in {where or 'the folder'}")
+    return Detection.refuse(f"numbered files in {where or 'the folder'} are not {what}")
 
 
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
     assert source.path is not None
-    sub, numbered = _events_folder(source)
+    sub, numbered, sdk = _events_folder(source)
     if not numbered:
         raise InvalidMessagesError(f"{source.name}: no numbered event files (0.json, 1.json ...) to read")
-    converter = EventConverter(report)
+    converter: EventConverter | SdkEventConverter = SdkEventConverter(report) if sdk else EventConverter(report)
     expected = numbered[0][0]
     missing: list[int] = []
     for number, path in numbered:
@@ -100,31 +108,41 @@ def read(source: TranscriptSource) -> Transcript:
                     "events OpenHands wrote are not in the folder")
     metadata: dict[str, Any] = {"events_folder": str(source.path / sub) if sub else str(source.path)}
     model = None
-    if sub:  # the session folder: its metadata.json, and what is not read
-        meta_path = source.path / "metadata.json"
+    state_file = "base_state.json" if sdk else "metadata.json"
+    if sub:  # the session folder: its metadata.json (base_state.json), and what is not read
+        meta_path = source.path / state_file
         if meta_path.is_file():
             report.saw()
             meta = source.load_json(meta_path)
-            report.absorbed("conversation_metadata")
+            report.absorbed("conversation_state" if sdk else "conversation_metadata")
             if isinstance(meta, Mapping):
                 metadata["conversation"] = {str(k): v for k, v in meta.items()
                                             if isinstance(v, (str, int, float, bool)) or v is None}
-                model = meta.get("llm_model") if isinstance(meta.get("llm_model"), str) else None
+                found = meta.get("llm_model")
+                if sdk:
+                    found = mapping(mapping(meta.get("agent")).get("llm")).get("model")
+                model = found if isinstance(found, str) else None
         skipped = sorted(p.name for p in source.path.iterdir()
-                         if p.name not in ("events", "metadata.json") and not p.name.startswith("."))
+                         if p.name not in ("events", state_file) and not p.name.startswith("."))
     else:
         numbered_names = {p.name for _n, p in numbered}
         skipped = [p.name for p in source.files() if p.name not in numbered_names]
     if skipped:
         metadata["files_not_read"] = skipped
+    if isinstance(converter, SdkEventConverter):
+        if converter.tools:
+            metadata["tools"] = converter.tools
+        if converter.compactions:
+            metadata["compactions"] = converter.compactions
     return source.transcript(converter.messages, system_prompt=converter.system_prompt, model=model,
                              metadata=metadata)
 
 
 FORMAT = TranscriptFormat(
     name=NAME,
-    description="OpenHands session folder (sessions/<id>/ or its events/: one event a numbered JSON file)",
-    versions="OpenHands 0.x file store (sessions/<id>/events/<n>.json)",
+    description="OpenHands session folder (sessions/<id>/, conversations/<id>/ or its events/: one event a file)",
+    versions="OpenHands 0.x file store (sessions/<id>/events/<n>.json); OpenHands SDK 1.x persistence "
+             "(events/event-<n>-<id>.json)",
     detect=detect,
     read=read,
 )
