@@ -200,3 +200,18 @@ def test_random_event_files_never_refuse_the_folder(folder: Path, changes: list[
         t = read_transcript(target, "openhands-events")
         accounted(t)
         assert t.conversion is not None and t.conversion.records == len(events)
+
+
+def test_a_long_folder_reports_progress_in_files_and_a_short_one_none(tmp_path: Path) -> None:
+    folder = tmp_path / "events"
+    folder.mkdir()
+    for n in range(1100):
+        (folder / f"{n}.json").write_text(json.dumps(
+            {"id": n, "source": "user", "action": "message", "args": {"content": f"note {n}"}}), encoding="utf-8")
+    calls: list[tuple[int, int]] = []
+    t = read_transcript(folder, progress=lambda done, total: calls.append((done, total)))
+    assert accounted(t)["records"] == 1100
+    assert calls == [(512, 1100), (1024, 1100), (1100, 1100)]
+    quiet: list[tuple[int, int]] = []
+    read_transcript(SESSION, progress=lambda done, total: quiet.append((done, total)))
+    assert quiet == []

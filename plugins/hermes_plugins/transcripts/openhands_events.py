@@ -91,7 +91,10 @@ def read(source: TranscriptSource) -> Transcript:
     converter: EventConverter | SdkEventConverter = SdkEventConverter(report) if sdk else EventConverter(report)
     expected = numbered[0][0]
     missing: list[int] = []
-    for number, path in numbered:
+    total = len(numbered)
+    for done, (number, path) in enumerate(numbered, 1):
+        if source.progress is not None and done % 512 == 0:
+            source.progress(done, total)  # in files: a terminal shows a bar while a long session reads
         missing.extend(range(expected, number))
         expected = number + 1
         report.saw()
@@ -100,6 +103,8 @@ def read(source: TranscriptSource) -> Transcript:
         except InvalidMessagesError as exc:
             raise InvalidMessagesError(f"{exc} (event file {number}, read as {NAME})") from None
         converter.add(event)
+    if source.progress is not None and total >= 512:
+        source.progress(total, total)
     if numbered[0][0] != 0:
         missing[:0] = range(0, numbered[0][0])
     if missing:
