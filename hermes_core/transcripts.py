@@ -397,8 +397,9 @@ def _loads(text: str, where: str, report: ReportBuilder | None) -> Any:
 class TranscriptSource:
     """The input as every format sees it: the head for detection, then the whole for reading.
 
-    ``kind`` is ``"json"`` (one document), ``"jsonl"``, ``"sqlite"``, ``"text"`` or
-    ``"empty"``. ``options`` carries reader options (``index``: which run of a multi-run file).
+    ``kind`` is ``"json"`` (one document), ``"jsonl"``, ``"sqlite"``, ``"text"``,
+    ``"directory"`` (a folder: ``files()`` lists it, ``load_json(path)`` parses one of its files)
+    or ``"empty"``. ``options`` carries reader options (``index``: which run of a multi-run file).
     """
 
     name: str
@@ -434,14 +435,17 @@ class TranscriptSource:
             and not path_or_text.lstrip().startswith(("[", "{")) and len(path_or_text) < 4096
         ):
             path = Path(path_or_text)
+            if path.is_dir():
+                # A folder is one transcript when a format says so by its files (an OpenHands
+                # ``sessions/<id>/events/`` folder holds one event a file).
+                src = cls(name=str(path), path=path, options=options, progress=progress, kind="directory")
+                return src
             try:
                 size = path.stat().st_size
                 with path.open("rb") as fh:
                     head = fh.read(HEAD_BYTES)
             except OSError as exc:
                 raise InvalidMessagesError(f"{path}: cannot read transcript: {exc}") from None
-            if path.is_dir():
-                raise InvalidMessagesError(f"{path}: is a directory, not a transcript")
             src = cls(name=str(path), path=path, options=options, progress=progress, size=size)
             src.head_bytes = head
         else:
@@ -481,6 +485,8 @@ class TranscriptSource:
         if self.text is not None:
             return self.text
         assert self.path is not None
+        if self.kind == "directory":
+            raise InvalidMessagesError(f"{self.name}: a folder, read only by a format of folders")
         try:
             data = self.path.read_bytes()
         except OSError as exc:
@@ -544,7 +550,12 @@ class TranscriptSource:
             lines = self.text.splitlines()
         else:
             assert self.path is not None
-            handle = self.path.open("rb")
+            if self.kind == "directory":
+                raise InvalidMessagesError(f"{self.name}: a folder, read only by a format of folders")
+            try:
+                handle = self.path.open("rb")
+            except OSError as exc:
+                raise InvalidMessagesError(f"{self.name}: cannot read transcript: {exc}") from None
             lines = handle
         try:
             for lineno, raw in enumerate(lines, 1):
@@ -567,6 +578,36 @@ class TranscriptSource:
                 handle.close()
             if self.progress is not None:
                 self.progress(total, total)
+
+    # -- a folder ------------------------------------------------------------------------------
+
+    def files(self, subfolder: str = "") -> list[Path]:
+        """The regular files of a directory source (or of its ``subfolder``), hidden ones left
+        out, sorted by name; ``[]`` when the source is not a folder or the subfolder is absent."""
+        if self.kind != "directory" or self.path is None:
+            return []
+        folder = self.path / subfolder if subfolder else self.path
+        try:
+            entries = list(folder.iterdir()) if folder.is_dir() else []
+        except OSError as exc:
+            raise InvalidMessagesError(f"{folder}: cannot list the folder: {exc}") from None
+        return sorted((p for p in entries if not p.name.startswith(".") and p.is_file()), key=lambda p: p.name)
+
+    def load_json(self, path: Path) -> Any:
+        """One JSON file of a directory source, parsed with the same care as a whole input
+        (invalid UTF-8 and lone surrogates escaped and counted, depth bounded); an
+        ``InvalidMessagesError`` naming the file when it cannot be read or is not JSON."""
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InvalidMessagesError(f"{path}: cannot read: {exc}") from None
+        if data.startswith(b"\xef\xbb\xbf"):
+            data = data[3:]
+        try:
+            return _loads(_decode(data, self.report), str(path), self.report)
+        except json.JSONDecodeError as exc:
+            raise InvalidMessagesError(
+                f"{path}: not JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}") from None
 
     def transcript(
         self,

@@ -43,7 +43,7 @@ STATUSES = ("compressed", "nothing_to_compress", "ineffective", "aborted", "woul
 
 
 @cli.command()
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the resulting messages here (a JSON array).")
 @click.option("--context-length", type=click.IntRange(min=1), default=None,

@@ -58,7 +58,8 @@ def load_for_cli(state: CliState, path: Path, fmt: str = "auto", index: int | No
         bar.update(max(0, done - shown[0]))
         shown[0] = done
 
-    show = _stderr_is_tty() and path.is_file() and path.stat().st_size >= PROGRESS_MIN_BYTES
+    # A folder (one event a file) reports progress in files; its reader calls only past 512.
+    show = _stderr_is_tty() and (path.is_dir() or (path.is_file() and path.stat().st_size >= PROGRESS_MIN_BYTES))
     try:
         return read_transcript(path, fmt, host=state.host, index=index,
                                progress=progress if show else None)
@@ -110,7 +111,7 @@ def formats_command(state: CliState, as_json: bool) -> None:
 
 
 @cli.command("convert")
-@click.argument("file", type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("file", type=click.Path(path_type=Path))
 @click.option("-o", "--output", "out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the converted transcript here (default: stdout).")
 @click.option("--to", "target", type=click.Choice(TARGETS), default="openai", show_default=True,

@@ -314,7 +314,7 @@ def _eval_command(
     html_out: Path | None = None,
 ) -> None:
     names = _engine_names(state, engines, transcript_format)
-    paths, empty = _transcript_paths(files)
+    paths, empty = _transcript_paths(files, transcript_format, state.host)
     report: dict[str, Any] = {"files": []}
     unreadable = 0
     reasons: list[str] = []
@@ -380,19 +380,46 @@ def _engine_names(state: Any, engines: str | None, transcript_format: str) -> li
     return names
 
 
-def _transcript_paths(files: tuple[Path, ...]) -> tuple[list[Path], list[Path]]:
-    """(the files to read: each file given and the files of each folder, the folders that hold none)."""
+def _transcript_paths(
+    files: tuple[Path, ...], transcript_format: str, host: Any
+) -> tuple[list[Path], list[Path]]:
+    """(the transcripts to read, the folders that hold none): each file given; a folder a reader
+    takes as one transcript (an OpenHands session folder); else every file of a folder and every
+    subfolder that is itself one transcript."""
     paths: list[Path] = []
     empty: list[Path] = []
     for path in files:
-        if path.is_dir():
-            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith(("README", ".")))
+        if path.is_dir() and not _is_transcript_folder(path, transcript_format, host):
+            found = sorted(p for p in path.iterdir() if not p.name.startswith(("README", "."))
+                           and (p.is_file() or (p.is_dir() and _is_transcript_folder(p, transcript_format, host))))
             paths.extend(found)
             if not found:
                 empty.append(path)
         else:
             paths.append(path)
     return paths, empty
+
+
+def _is_transcript_folder(path: Path, fmt: str, host: Any) -> bool:
+    """Whether a reader takes the folder itself as one transcript (an OpenHands session folder:
+    one event a numbered file) rather than as a folder of transcript files."""
+    from hermes_core.transcripts import sniff_format
+
+    if fmt.strip().lower() != "auto":
+        formats = host.transcript_formats()
+        chosen = formats.get(fmt.strip().lower())
+        return chosen is not None and _detects(chosen, path)
+    return sniff_format(path, host=host) is not None
+
+
+def _detects(fmt: Any, path: Path) -> bool:
+    from hermes_core.errors import InvalidMessagesError
+    from hermes_core.transcripts import TranscriptSource
+
+    try:
+        return fmt.detect(TranscriptSource.open(path)).confidence is not None
+    except InvalidMessagesError:
+        return False
 
 
 class Progress:

@@ -25,6 +25,7 @@ Detect = Callable[[TranscriptSource], Detection]
 #: How a refusal names each source kind a reader may require.
 _KIND_NAMES = {
     "json": "one JSON document", "jsonl": "JSON Lines", "text": "Markdown text", "sqlite": "an SQLite database",
+    "directory": "a folder",
 }
 
 def reads(kind: str) -> Callable[[Detect], Detect]:

@@ -20,6 +20,13 @@
   absorbed), ``message`` (``delta: true`` chunks of one reply are merged), ``tool_use`` /
   ``tool_result`` (a call and its result, ``status: error`` marks ``_is_error``), ``error``
   (the CLI's notices: metadata) and ``result`` (stats: metadata).
+- **json** (``gemini -p ... --output-format json``): one object ``{session_id?, response?,
+  stats?, error?}`` (later versions add ``auth_method``, ``user_tier``, diagnostics). It holds the
+  final reply only: ``response`` is one assistant message; the prompt and the turn's tool calls
+  are not in it - ``stats.tools.totalCalls`` says how many there were, and a warning says they
+  are missing (never invented). ``stats`` and ``error`` go to the metadata (an error is a warning
+  too); the model is ``stats.models``' only key (several: all listed, none chosen). Each
+  top-level field is a record.
 
 ``GeminiContents`` (Content lists) is shared with Qwen Code, whose records hold the same Content.
 """
@@ -251,6 +258,8 @@ def detect(source: TranscriptSource) -> Detection:
     if source.kind != "json":
         return Detection.refuse(f"not JSON nor JSON Lines ({source.kind})")
     doc = source.document_or_none()
+    if _json_output(doc):
+        return Detection.accept(0.85, "--output-format json output {session_id, response, stats}")
     if _recording(doc) is not None:
         return Detection.accept(0.95, "a session recording {sessionId, projectHash, messages}")
     if _contents(doc) is not None:
@@ -268,6 +277,8 @@ def read(source: TranscriptSource) -> Transcript:
             return _read_recording_lines(source)
         return _read_stream(source)
     doc = source.document()
+    if _json_output(doc):
+        return _read_json_output(source, doc)
     records = _recording(doc)
     if records is not None:
         source.report.saw(len(records))
@@ -296,6 +307,57 @@ def read(source: TranscriptSource) -> Transcript:
         else:
             report.dropped("empty_content")
     return source.transcript(converter.messages)
+
+
+#: The fields of ``--output-format json`` (``JsonOutput`` in Gemini CLI's output types).
+_JSON_OUTPUT_FIELDS = frozenset({"session_id", "response", "stats", "error", "auth_method", "user_tier",
+                                 "diagnostics", "retry_count", "loop_detected", "loop_type"})
+
+
+def _json_output(doc: Any) -> bool:
+    """Whether ``doc`` is the one object ``--output-format json`` prints: only its fields, a
+    string reply or an error object, and stats (when present) with per-model ``models``."""
+    if not isinstance(doc, Mapping) or not doc or not set(doc) <= _JSON_OUTPUT_FIELDS:
+        return False
+    stats = doc.get("stats")
+    if stats is not None and not (isinstance(stats, Mapping) and isinstance(stats.get("models"), Mapping)):
+        return False
+    return isinstance(doc.get("response"), str) or isinstance(doc.get("error"), Mapping)
+
+
+def _read_json_output(source: TranscriptSource, doc: Mapping[str, Any]) -> Transcript:
+    report = source.report
+    report.saw(len(doc))
+    messages: list[dict[str, Any]] = []
+    metadata: dict[str, Any] = {"output_format": "json"}
+    model = None
+    for key, value in doc.items():
+        if key == "response":
+            if isinstance(value, str) and value:
+                messages.append({"role": "assistant", "content": value})
+                report.converted()
+            else:
+                report.dropped("empty_response")
+            continue
+        metadata[key] = value
+        report.absorbed(key)
+    stats = mapping(doc.get("stats"))
+    models = [str(name) for name in mapping(stats.get("models"))]
+    if len(models) == 1:
+        model = models[0]
+    elif models:
+        metadata["models"] = models
+    calls = mapping(stats.get("tools")).get("totalCalls")
+    if isinstance(calls, int) and calls > 0:
+        report.warn(f"the json output holds the final reply only: the {calls} tool call(s) of the turn "
+                    "(stats.tools) and the prompt are not in it; read a session recording or stream-json "
+                    "for the whole turn")
+    else:
+        report.warn("the json output holds the final reply only: the prompt is not in it")
+    error = mapping(doc.get("error"))
+    if error:
+        report.warn(f"the run ended in an error: {error.get('type') or 'error'}: {error.get('message') or ''}".rstrip())
+    return source.transcript(messages, model=model, metadata=metadata)
 
 
 def _record_messages(record: Mapping[str, Any], converter: GeminiContents, report: ReportBuilder) -> int:
@@ -502,8 +564,9 @@ class _Stream:
 
 FORMAT = TranscriptFormat(
     name=NAME,
-    description="Gemini CLI saved chats, session recordings (JSON/JSONL) and stream-json events",
-    versions="Gemini CLI: /chat save checkpoints, chats/session-*.json and .jsonl recordings, stream-json events",
+    description="Gemini CLI saved chats, session recordings (JSON/JSONL), stream-json events and json output",
+    versions="Gemini CLI: /chat save checkpoints, chats/session-*.json and .jsonl recordings, stream-json events, "
+             "--output-format json objects (with and without session_id)",
     detect=detect,
     read=read,
 )

@@ -120,7 +120,9 @@ def _result(item: Mapping[str, Any], report: ReportBuilder) -> dict[str, Any]:
     return result
 
 
-def _convert(record: Mapping[str, Any], report: ReportBuilder) -> list[dict[str, Any]]:
+def convert_message(record: Mapping[str, Any], report: ReportBuilder) -> list[dict[str, Any]]:
+    """One goose message (a JSONL line or a sessions.db row: role, typed content, metadata) as
+    OpenAI chat messages; shared with the sessions.db reader."""
     role = record["role"]
     parts: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
@@ -194,7 +196,7 @@ def read(source: TranscriptSource) -> Transcript:
             report.dropped("not_visible_to_the_model")
             continue
         records = {**record, "content": [c for c in record["content"] if isinstance(c, Mapping)]}
-        converted = _convert(records, report)
+        converted = convert_message(records, report)
         if not converted:
             report.dropped(f"empty_{record['role']}_message")
             continue

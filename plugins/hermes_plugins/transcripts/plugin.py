@@ -15,10 +15,12 @@ from hermes_plugins.transcripts import (
     codex,
     gemini_cli,
     goose,
+    goose_db,
     hermes_agent,
     mini_swe_agent,
     openai_chat,
     openhands,
+    openhands_events,
     openhands_jsonl,
     qwen_code,
     request_log,
@@ -48,5 +50,7 @@ def hermes_transcript_formats() -> Iterator[TranscriptFormat]:
     yield cline.CLINE
     yield cline.ROO_CODE
     yield goose.FORMAT
+    yield goose_db.FORMAT
     yield openhands_jsonl.FORMAT
+    yield openhands_events.FORMAT
     yield request_log.FORMAT
