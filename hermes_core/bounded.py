@@ -65,10 +65,25 @@ def json_depth(text: str | bytes, limit: int = MAX_DEPTH) -> int:
 
 
 def loads(text: str | bytes, limit: int = MAX_DEPTH) -> Any:
-    """``json.loads(text)``, refused with ``TooDeepError`` when it nests deeper than ``limit``."""
-    if json_depth(text, limit) > limit:
+    """``json.loads(text)``, refused with ``TooDeepError`` when it nests deeper than ``limit``.
+
+    A text with at most ``limit`` brackets cannot be deeper (two ``count`` calls). Otherwise it
+    is parsed first - the C scanner stops at the interpreter's own limit and raises
+    ``RecursionError``, which is this bound's refusal too - and the parsed value's depth is
+    measured without recursion: a walk of its containers, far cheaper than a scan of every
+    character of long strings (a tool result of code holds many brackets and little nesting).
+    """
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", errors="surrogatepass")
+    if text.count("{") + text.count("[") <= limit:
+        return json.loads(text)
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeepError(f"JSON nested more than {limit} levels deep") from None
+    if value_depth(value, limit) > limit:
         raise TooDeepError(f"JSON nested more than {limit} levels deep")
-    return json.loads(text)
+    return value
 
 
 def value_depth(value: Any, limit: int = MAX_DEPTH) -> int:
