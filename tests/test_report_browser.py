@@ -160,3 +160,14 @@ def test_real_session_report(chromium: Any, real_sessions_dir: Path, tmp_path: P
     shot = os.environ.get("HERMES_REPORT_SCREENSHOT")
     page.screenshot(path=shot or str(tmp_path / "report.png"))
     page.close()
+
+
+def test_cache_page_in_dollars(chromium: Any, transcript: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cr-usd.html"
+    report = run_json("cache-report", str(transcript), "--model", "claude-sonnet-4-5", "--json", "--html", str(out))
+    page = check_page(chromium, out, {"cache": report})
+    series = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-cache")}
+    assert series["cumulative saving, USD"] == [t["cumulative_saving_usd"] for t in report["turns"]]
+    shown = dict(page.evaluate(SHOWN))
+    assert shown["cache.total.saving_usd"] == f"{report['total']['saving_usd']:,.6f}"
+    page.close()

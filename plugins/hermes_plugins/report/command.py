@@ -25,7 +25,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core import PayloadContext
-    from hermes_plugins.cache_report import CacheSimulator, RequestSpec, replay
+    from hermes_plugins.cache_report import CacheSimulator, RequestSpec, read_rates, replay, usd_prices
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
@@ -58,12 +58,15 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
 
     ctx = PayloadContext(provider=provider, model=model, session_id="hermes-ctx-report", config=state.config,
                          cache_ttl=ttl or state.config.prompt_caching.cache_ttl)
-    simulator = CacheSimulator(provider)
+    # The model's own prices: the cached-read rate, and dollars when the model data has them.
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))
     for payload in replay(specs(), state.host.payload_cache_layout, ctx):
         simulator.add(payload)
     cache: dict[str, Any] | None = simulator.report() if simulator.turns else None
     if cache is not None:
         cache["ttl"] = ctx.cache_ttl
+        cache["rates"] = rates
 
     runs = []
     details = []
