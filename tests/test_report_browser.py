@@ -171,3 +171,16 @@ def test_cache_page_in_dollars(chromium: Any, transcript: Path, tmp_path: Path) 
     shown = dict(page.evaluate(SHOWN))
     assert shown["cache.total.saving_usd"] == f"{report['total']['saving_usd']:,.6f}"
     page.close()
+
+
+def test_report_page_shows_the_spills_per_compaction(chromium: Any, tmp_path: Path) -> None:
+    from test_report_spills import big_session
+
+    source = tmp_path / "big.json"
+    source.write_text(json.dumps(big_session()), encoding="utf-8")
+    out = tmp_path / "spills.html"
+    data = run_json("report", str(source), "--context-length", "16000", "--json", "--html", str(out))
+    page = check_page(chromium, out, {"compactions": data["compactions"], "timeline": data["timeline"]})
+    series = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-compactions")}
+    assert series["spilled"] == [c["spilled"] for c in data["compactions"]] and sum(series["spilled"]) > 0
+    page.close()

@@ -86,6 +86,12 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     hidden = limit_detail(compactions)
     note = (f"The session replayed request by request with the {engines[0]} engine at a {size:,}-token window: "
             f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    piped = lived["tool_results"]
+    note += (f" Tool results went through the tool-result pipeline as they arrived, as in a host that routes them "
+             f"through hermes: {piped['spilled']:,} spilled to a file (replaced by a preview), {piped['limited']:,} "
+             f"held to the output limits ({piped['after_last_compaction']['spilled']:,} and "
+             f"{piped['after_last_compaction']['limited']:,} of them after the last compaction); the spill files were "
+             "written to a temporary folder, removed after the replay, so the paths the previews name do not exist.")
     note += (" The cache economy below prices the requests of this replay, so each compaction's rewrite of the "
              "history shows as a prefix break.")
     if hidden:
@@ -100,6 +106,8 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                              context=lived["context"], compactions=compactions),
         "compactions": compactions,
         "compactions_note": note,
+        "tool_results": piped,
+        "warnings": [f"the replay's tool-result pipeline: {w}" for w in piped["warnings"]],
         "eval": ev,
         "probes": details,
         "cache": cache,

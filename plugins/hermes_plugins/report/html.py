@@ -88,10 +88,11 @@ var comps=data.compactions||[];
 if(comps.length){
  var names=comps.map(function(c,i){return '#'+(i+1)+' @'+c.message;});
  var keys=['deduplicated','demoted','summarized_messages','kept_unchanged'];
+ if(comps[0].spilled!==undefined)keys.splice(3,0,'spilled');
  chart('chart-compactions',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:60,right:20,bottom:40},
   xAxis:{type:'category',data:names},yAxis:{type:'value',name:'messages'},
   series:keys.map(function(k){return {name:k.replace('_',' '),type:'bar',
-   data:comps.map(function(c){return k==='kept_unchanged'?c.kept_unchanged:(c.phases[k]||0);})};})});
+   data:comps.map(function(c){return k==='kept_unchanged'||k==='spilled'?c[k]:(c.phases[k]||0);})};})});
 }
 var ev=data.eval;
 if(ev){
@@ -260,9 +261,13 @@ def _span(rows: Mapping[str, Any], path: str, title: str) -> str:
 
 def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:
     out = ['<section id="compactions"><h2>What each compaction did</h2>', f'<p class="meta">{_e(intro)}</p>']
+    spilled = any("spilled" in c for c in comps)
     out.append(_figure("chart-compactions", "Messages deduplicated, demoted, summarised and kept per compaction",
-                       "Messages each compaction deduplicated, demoted to one-liners, summarised, and kept unchanged."))
+                       "Messages each compaction deduplicated, demoted to one-liners, summarised, and kept unchanged"
+                       + ("; tool results spilled to files since the previous compaction." if spilled else ".")))
     phase_keys = sorted({k for c in comps for k in c["phases"]})
+    # The replay's tool-result pipeline (report): results spilled / limited since the previous compaction.
+    piped = [k for k in ("spilled", "limited") if any(k in c for c in comps)]
     rows = []
     for i, c in enumerate(comps):
         p = f"compactions.{i}"
@@ -270,9 +275,11 @@ def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:
                     + _num(c["before"]["messages"], f"{p}.before.messages") + _num(c["before"]["tokens"], f"{p}.before.tokens")
                     + _num(c["after"]["messages"], f"{p}.after.messages") + _num(c["after"]["tokens"], f"{p}.after.tokens")
                     + _num(c["kept_unchanged"], f"{p}.kept_unchanged") + _num(c["condensed"], f"{p}.condensed")
+                    + "".join(_num(c.get(k), f"{p}.{k}") for k in piped)
                     + "".join(_num(c["phases"].get(k), f"{p}.phases.{k}") for k in phase_keys))
     out.append(_table(["#", "at message", "status", "msgs before", "tokens before", "msgs after", "tokens after",
-                       "kept unchanged", "condensed", *[k.replace("_", " ") for k in phase_keys]],
+                       "kept unchanged", "condensed", *[f"{k} before it" for k in piped],
+                       *[k.replace("_", " ") for k in phase_keys]],
                       rows, caption="Compactions", numeric_from=0))
     for i, c in enumerate(comps):
         if c.get("detail_not_shown"):
