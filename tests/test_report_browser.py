@@ -105,6 +105,9 @@ def test_eval_page_puts_engines_side_by_side(chromium: Any, transcript: Path, tm
     assert series["tokens after"] == [r["tokens_after"] for r in runs]
     probes = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-eval-probes")}
     assert probes["lost"] == [sum(c["lost"] for c in r["probes"].values()) for r in runs]
+    # Every listed probe is a row on the page (its figures were compared above).
+    listed = page.evaluate("() => document.querySelectorAll('[data-path$=\".verdict\"]').length")
+    assert listed == sum(len(r["probe_detail"]) for r in runs) > 0
     page.close()
 
 

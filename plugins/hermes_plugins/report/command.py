@@ -30,7 +30,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     from hermes_plugins.evaluation.runner import evaluate
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
-    from hermes_plugins.report.probes import probe_details
+    from hermes_plugins.report.probes import probe_section
     from hermes_plugins.report.replay import lived_requests
     from hermes_core.tokens import estimate_messages_tokens
 
@@ -71,12 +71,14 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     runs = []
     details = []
     for name in engines:
-        details.append(probe_details(messages, engine=name, context_length=size, config=state.config,
-                                     host=state.host, model=model, home=state.home_path))
         run = evaluate(messages, engine=name, context_length=size, config=state.config, host=state.host,
                        model=model, home=state.home_path)
         run.pop("_after", None)
         run.pop("_probes", None)
+        # Listed once, in the probes section (the eval section keeps the counts and losses).
+        details.append(probe_section(run))
+        run.pop("probe_detail", None)
+        run.pop("probe_detail_not_shown", None)
         runs.append(run)
     item = {"file": str(path), "messages": len(messages), "tokens": estimate_messages_tokens(messages),
             "runs": runs}

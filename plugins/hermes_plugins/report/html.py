@@ -381,18 +381,42 @@ def _eval(ev: Mapping[str, Any]) -> str:
         if rows:
             out.append("<h4>Most important losses (the message each came from)</h4>")
             out.append(_table(["engine", "window", "kind", "message", "probe"], rows, caption="Losses"))
+        for r, run in enumerate(item["runs"]):
+            if "probe_detail" not in run:
+                continue
+            out.append(f"<h4>Every probe of {_e(run['engine'])} @ {run['context_length']:,}: the message it came "
+                       "from and the archive reference that recovers it</h4>")
+            out.append(_probe_rows(run["probe_detail"], f"eval.files.{f}.runs.{r}.probe_detail",
+                                   int(run.get("probe_detail_not_shown") or 0)))
     out.append("</section>")
     return "".join(out)
 
 
-ORDER_COLUMNS = ("verdict", "kind", "message", "archive ref", "probe")
+PROBE_COLUMNS = ("verdict", "kind", "message", "role", "archive ref", "source message", "probe")
+
+
+def _probe_rows(rows: Sequence[Mapping[str, Any]], path: str, not_shown: int) -> str:
+    """One row per probe: verdict, kind, the message it came from (index, role, quoted), the
+    archive reference of that message's original, the probe's text."""
+    body = []
+    for j, row in enumerate(rows):
+        p = f"{path}.{j}"
+        body.append(_td(row["verdict"], f"{p}.verdict") + _td(row["kind"], f"{p}.kind")
+                    + _num(row["message"], f"{p}.message") + _td(row.get("role") or "-")
+                    + _td(row.get("archive_ref") or "-", f"{p}.archive_ref" if row.get("archive_ref") else None)
+                    + _td(row.get("source") or "-") + _td(row["probe"], f"{p}.probe"))
+    out = _rows_table(list(PROBE_COLUMNS), body, caption="Probes", numeric_from=len(PROBE_COLUMNS)) if body else ""
+    if not_shown:
+        out += (f'<p class="meta">{not_shown:,} more probes not listed (lost ones are listed first; every probe '
+                "is counted in the table of probes per kind).</p>")
+    return out
 
 
 def _probes(runs: Sequence[Mapping[str, Any]]) -> str:
     out = ['<section id="probes"><h2>Every probe: where it came from, where to get it back</h2>',
            '<p class="meta">Each probe of each run, lost first: the message it came from (index in the '
-           "transcript) and the archive reference of that message's original (context_expand / hermes-ctx "
-           "history show), when it was archived.</p>"]
+           "transcript, role, its text) and the archive reference of that message's original (context_expand / "
+           "hermes-ctx history show), when it was archived.</p>"]
     for r, run in enumerate(runs):
         out.append(f"<h3>{_e(run['engine'])} @ {run['context_length']:,}</h3>")
         rows = []
@@ -400,18 +424,7 @@ def _probes(runs: Sequence[Mapping[str, Any]]) -> str:
             rows.append(_td(kind) + "".join(_num(counts[v], f"probes.{r}.counts.{kind}.{v}")
                                             for v in ("kept", "recoverable", "lost")))
         out.append(_table(["kind", "kept", "recoverable", "lost"], rows, caption="Probe verdicts per kind"))
-        rows = []
-        for j, row in enumerate(run["rows"]):
-            p = f"probes.{r}.rows.{j}"
-            rows.append(_td(row["verdict"], f"{p}.verdict") + _td(row["kind"], f"{p}.kind")
-                        + _num(row["message"], f"{p}.message") + _td(row.get("archive_ref") or "-")
-                        + _td(row["probe"], f"{p}.probe"))
-        if rows:
-            out.append(_rows_table(list(ORDER_COLUMNS), rows,
-                                   caption="Probes", numeric_from=len(ORDER_COLUMNS)))
-        if run.get("not_shown"):
-            out.append(f'<p class="meta">{run["not_shown"]:,} more probes not listed (lost ones are listed first; '
-                       "every probe is counted in the table above).</p>")
+        out.append(_probe_rows(run["rows"], f"probes.{r}.rows", int(run.get("not_shown") or 0)))
     out.append("</section>")
     return "".join(out)
 
