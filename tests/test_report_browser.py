@@ -159,7 +159,11 @@ def test_real_session_report(chromium: Any, real_sessions_dir: Path, tmp_path: P
     data = run_json("report", str(source), "--context-length", "32000", "--json", "--html", str(out))
     assert data["compactions"], "a 137k-token session compacts in a 32k window"
     assert out.stat().st_size <= 5_000_000
-    page = check_page(chromium, out, {"timeline": data["timeline"], "cache": data["cache"]})
+    # The session names its model (claude-opus-4-6): the model data prices it in dollars.
+    assert data["cache"]["prices"]["model"] and data["cache"]["total"]["saving_usd"] > 0
+    assert sum(c["spilled"] for c in data["compactions"]) + data["tool_results"]["after_last_compaction"]["spilled"] \
+        == data["tool_results"]["spilled"]
+    page = check_page(chromium, out, {key: data[key] for key in ("timeline", "cache", "compactions", "probes")})
     shot = os.environ.get("HERMES_REPORT_SCREENSHOT")
     page.screenshot(path=shot or str(tmp_path / "report.png"))
     page.close()
