@@ -10,13 +10,15 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from test_report_html import page_data, resolve, session, shown_figures
 
 from hermes_core.cli import cli
 from hermes_core.payload import assemble_payload
 from hermes_plugins.cache_report import CacheSimulator, usd_prices
 from hermes_plugins.caching import anthropic_layout
-from hermes_plugins.report.html import money
+from hermes_plugins.report.html import cache_view, money
 
 
 def run(*args: str) -> Any:
@@ -118,3 +120,52 @@ def test_report_prices_its_replay_at_the_models_rates(transcript: Path, tmp_path
     assert len(cells) == 3 * len(cache["turns"]) + 3
     for path, shown in cells.items():
         assert shown == money(resolve(cache, path.split(".", 1)[1])), path
+
+
+@settings(max_examples=30, deadline=None)
+@given(steps=st.lists(st.tuples(st.sampled_from(["append", "rewrite"]), st.integers(1, 4_000),
+                                st.sampled_from(["5m", "1h"])), min_size=1, max_size=12),
+       provider=st.sampled_from(["anthropic", "openai"]))
+def test_dollar_figures_add_up(steps: list[tuple[str, int, str]], provider: str) -> None:
+    model = "claude-sonnet-4-5" if provider == "anthropic" else "gpt-5"
+    prices = usd_prices(provider, model)
+    assert prices is not None
+    sim = CacheSimulator(provider, count=len, min_tokens=200, usd=prices)
+    messages: list[dict[str, Any]] = []
+    for op, size, ttl in steps:
+        if op == "rewrite" and messages:
+            messages = [{"role": "user", "content": f"summary {size}"}, *messages[len(messages) // 2:]]
+        messages = [*messages, {"role": "user", "content": "q" * size}]
+        payload = assemble_payload("s" * 1_500, messages, [])
+        sim.add(anthropic_layout(payload, ttl=ttl) if provider == "anthropic" else payload)
+    report = sim.report()
+    cheapest = min(prices["cache_read"], prices["input"])
+    dearest = max(prices["input"], prices["cache_write_1h"])
+    spent = plain = 0.0
+    for turn in report["turns"]:
+        assert turn["input_tokens"] * cheapest / 1e6 - 1e-6 <= turn["cost_usd"] <= turn["input_tokens"] * dearest / 1e6 + 1e-6
+        spent += turn["cost_usd"]
+        plain += turn["input_tokens"] * prices["input"] / 1e6
+        assert turn["cumulative_cost_usd"] == pytest.approx(spent, abs=1e-5)
+        assert turn["cumulative_saving_usd"] == pytest.approx(plain - spent, abs=1e-5)
+    total = report["total"]
+    assert total["cost_usd_without_caching"] == pytest.approx(plain, abs=1e-5)
+    assert total["saving_usd"] == report["turns"][-1]["cumulative_saving_usd"]
+
+
+def test_long_sessions_sum_dollars_per_bucket() -> None:
+    turns = [{"index": i, "messages": i + 1, "input_tokens": 1_000, "cache_read_tokens": 900, "cache_write_tokens": 0,
+              "uncached_tokens": 100, "cost_ratio": 0.19, "break": None, "cost_usd": 0.00057,
+              "cumulative_cost_usd": round(0.00057 * (i + 1), 6), "cumulative_saving_usd": round(0.00243 * (i + 1), 6)}
+             for i in range(1_500)]
+    view = cache_view(turns)
+    assert view["bucket_size"] > 1 and len(view["cost_usd"]) == len(view["labels"])
+    assert sum(view["cost_usd"]) == pytest.approx(0.00057 * 1_500, abs=1e-5)
+    assert view["cumulative_saving_usd"][-1] == turns[-1]["cumulative_saving_usd"]
+
+
+def test_cache_report_text_names_the_dollars(transcript: Path) -> None:
+    out = run("cache-report", str(transcript), "--model", "claude-sonnet-4-5").stdout
+    report = json.loads(run("cache-report", str(transcript), "--model", "claude-sonnet-4-5", "--json").stdout)
+    assert f"${report['total']['saving_usd']:,.6f}" in out and "anthropic/claude-sonnet-4-5" in out
+    assert "in dollars" not in run("cache-report", str(transcript)).stdout
