@@ -105,6 +105,9 @@ def test_eval_page_puts_engines_side_by_side(chromium: Any, transcript: Path, tm
     assert series["tokens after"] == [r["tokens_after"] for r in runs]
     probes = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-eval-probes")}
     assert probes["lost"] == [sum(c["lost"] for c in r["probes"].values()) for r in runs]
+    # Every listed probe is a row on the page (its figures were compared above).
+    listed = page.evaluate("() => document.querySelectorAll('[data-path$=\".verdict\"]').length")
+    assert listed == sum(len(r["probe_detail"]) for r in runs) > 0
     page.close()
 
 
@@ -156,7 +159,35 @@ def test_real_session_report(chromium: Any, real_sessions_dir: Path, tmp_path: P
     data = run_json("report", str(source), "--context-length", "32000", "--json", "--html", str(out))
     assert data["compactions"], "a 137k-token session compacts in a 32k window"
     assert out.stat().st_size <= 5_000_000
-    page = check_page(chromium, out, {"timeline": data["timeline"], "cache": data["cache"]})
+    # The session names its model (claude-opus-4-6): the model data prices it in dollars.
+    assert data["cache"]["prices"]["model"] and data["cache"]["total"]["saving_usd"] > 0
+    assert sum(c["spilled"] for c in data["compactions"]) + data["tool_results"]["after_last_compaction"]["spilled"] \
+        == data["tool_results"]["spilled"]
+    page = check_page(chromium, out, {key: data[key] for key in ("timeline", "cache", "compactions", "probes")})
     shot = os.environ.get("HERMES_REPORT_SCREENSHOT")
     page.screenshot(path=shot or str(tmp_path / "report.png"))
+    page.close()
+
+
+def test_cache_page_in_dollars(chromium: Any, transcript: Path, tmp_path: Path) -> None:
+    out = tmp_path / "cr-usd.html"
+    report = run_json("cache-report", str(transcript), "--model", "claude-sonnet-4-5", "--json", "--html", str(out))
+    page = check_page(chromium, out, {"cache": report})
+    series = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-cache")}
+    assert series["cumulative saving, USD"] == [t["cumulative_saving_usd"] for t in report["turns"]]
+    shown = dict(page.evaluate(SHOWN))
+    assert shown["cache.total.saving_usd"] == f"{report['total']['saving_usd']:,.6f}"
+    page.close()
+
+
+def test_report_page_shows_the_spills_per_compaction(chromium: Any, tmp_path: Path) -> None:
+    from test_report_spills import big_session
+
+    source = tmp_path / "big.json"
+    source.write_text(json.dumps(big_session()), encoding="utf-8")
+    out = tmp_path / "spills.html"
+    data = run_json("report", str(source), "--context-length", "16000", "--json", "--html", str(out))
+    page = check_page(chromium, out, {"compactions": data["compactions"], "timeline": data["timeline"]})
+    series = {s["name"]: s["data"] for s in page.evaluate(SERIES, "chart-compactions")}
+    assert series["spilled"] == [c["spilled"] for c in data["compactions"]] and sum(series["spilled"]) > 0
     page.close()

@@ -60,6 +60,9 @@ OPENAI_CACHE_STEP = 128
 WRITE_PRICE = {"5m": 1.25, "1h": 2.0}
 READ_PRICE = {"anthropic": 0.1, "openai": 0.5}
 PROVIDERS = ("anthropic", "openai")
+#: Dollar figures are rounded to micro-dollars.
+USD_DIGITS = 6
+PER_TOKENS = 1_000_000
 
 TOOLS, SYSTEM, MESSAGES = "tools", "system", "messages"
 CAUSES = {
@@ -83,9 +86,12 @@ class TurnReport:
     uncached_tokens: int
     cost: float
     break_: dict[str, Any] | None
+    #: The request's price in US dollars at the model's prices (``usd_prices``); ``None``
+    #: when they are not known.
+    cost_usd: float | None = None
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out = {
             "index": self.index,
             "messages": self.messages,
             "input_tokens": self.input_tokens,
@@ -97,6 +103,9 @@ class TurnReport:
             "cost_ratio": round(self.cost / self.input_tokens, 4) if self.input_tokens else 1.0,
             "break": self.break_,
         }
+        if self.cost_usd is not None:
+            out["cost_usd"] = round(self.cost_usd, USD_DIGITS)
+        return out
 
 
 # --- units ----------------------------------------------------------------------------------
@@ -250,13 +259,15 @@ class CacheSimulator:
 
     def __init__(self, provider: str = "anthropic", *, count: Counter | None = None,
                  min_tokens: int = MIN_CACHEABLE_TOKENS, lookback: int = LOOKBACK_BLOCKS,
-                 read_price: float | None = None) -> None:
+                 read_price: float | None = None, usd: Mapping[str, Any] | None = None) -> None:
         if provider not in PROVIDERS:
             raise ValueError(f"no cache rules for provider {provider!r}; known: {', '.join(PROVIDERS)}")
         self.provider = provider
         #: The cached-read price as a fraction of the input price: the model's (``read_rates``),
         #: else the provider's default.
         self.read_price = READ_PRICE[provider] if read_price is None else read_price
+        #: USD per million tokens (``usd_prices``): each request is priced in dollars too.
+        self.usd = dict(usd) if usd is not None else None
         self.min_tokens = min_tokens
         self.lookback = lookback
         self._maker = _UnitMaker(count or count_tokens)
@@ -367,6 +378,11 @@ class CacheSimulator:
         written = sum(tokens for tokens, _ in writes)
         cost = (total - read - written) + read * self.read_price
         cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
+        cost_usd = None
+        if self.usd is not None:
+            usd = self.usd
+            cost_usd = ((total - read - written) * usd["input"] + read * usd["cache_read"]
+                        + sum(tokens * usd[f"cache_write_{ttl}"] for tokens, ttl in writes)) / PER_TOKENS
 
         prefix_bytes = prefix_tokens = 0
         brk: dict[str, Any] | None = None
@@ -409,6 +425,7 @@ class CacheSimulator:
             uncached_tokens=total - read - written,
             cost=cost,
             break_=brk,
+            cost_usd=cost_usd,
         )
         self.turns.append(report)
         return report
@@ -478,12 +495,24 @@ class CacheSimulator:
         }
 
     def report(self) -> dict[str, Any]:
-        return {
-            "provider": self.provider,
-            "counter": "cl100k_base",
-            "turns": [t.as_json() for t in self.turns],
-            "total": self.summary(),
-        }
+        turns = [t.as_json() for t in self.turns]
+        total = self.summary()
+        if self.usd is not None:
+            # Cumulative figures from the unrounded costs; the saving is against the same
+            # requests with every input token at the uncached price.
+            spent = plain = 0.0
+            for turn, raw in zip(turns, self.turns):
+                spent += raw.cost_usd or 0.0
+                plain += raw.input_tokens * self.usd["input"] / PER_TOKENS
+                turn["cumulative_cost_usd"] = round(spent, USD_DIGITS)
+                turn["cumulative_saving_usd"] = round(plain - spent, USD_DIGITS)
+            total["cost_usd"] = round(spent, USD_DIGITS)
+            total["cost_usd_without_caching"] = round(plain, USD_DIGITS)
+            total["saving_usd"] = round(plain - spent, USD_DIGITS)
+        out = {"provider": self.provider, "counter": "cl100k_base", "turns": turns, "total": total}
+        if self.usd is not None:
+            out["prices"] = dict(self.usd)
+        return out
 
 
 def read_rates(provider: str, model: str) -> dict[str, Any]:
@@ -507,12 +536,36 @@ def read_rates(provider: str, model: str) -> dict[str, Any]:
     return {"read": ratio, "write_5m": writes["5m"], "write_1h": writes["1h"], "read_source": source}
 
 
+def usd_prices(provider: str, model: str) -> dict[str, Any] | None:
+    """The dollar prices a report uses (USD per million tokens) and where they come from, or
+    ``None`` when the model data does not give the model's input and cached-input prices (the
+    report then stays in uncached-token equivalents: no price is made up).
+
+    Input and cached read are the model's; a cache write (Anthropic) is the model's write price
+    for 5 minutes, else 1.25x input, and 2x input for one hour (Anthropic's documented
+    multipliers); OpenAI charges no write."""
+    from hermes_core.model_data import lookup, snapshot_info
+
+    info = lookup(model, provider) if model else None
+    if info is None or not info.input_price or info.cache_read_price is None:
+        return None
+    base = info.input_price
+    if provider == "anthropic":
+        write_5m = info.cache_write_price if info.cache_write_price is not None else base * WRITE_PRICE["5m"]
+        write_1h = base * WRITE_PRICE["1h"]
+    else:
+        write_5m = write_1h = 0.0
+    return {"currency": "USD", "per_tokens": PER_TOKENS, "model": info.model, "input": base,
+            "cache_read": info.cache_read_price, "cache_write_5m": write_5m, "cache_write_1h": write_1h,
+            "source": f"model data {snapshot_info()['refreshed']} ({info.provider}/{info.model})"}
+
+
 def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anthropic",
                  count: Counter | None = None, model: str = "") -> dict[str, Any]:
     """The report (JSON shape of ``hermes-ctx cache-report --json``) for laid-out payloads;
-    ``model`` chooses the cached-read price (``read_rates``)."""
+    ``model`` chooses the cached-read price (``read_rates``) and the dollar prices (``usd_prices``)."""
     rates = read_rates(provider, model)
-    simulator = CacheSimulator(provider, count=count, read_price=rates["read"])
+    simulator = CacheSimulator(provider, count=count, read_price=rates["read"], usd=usd_prices(provider, model))
     for payload in payloads:
         simulator.add(payload)
     report = simulator.report()
@@ -721,7 +774,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
         cache_ttl=ttl or config.prompt_caching.cache_ttl,
     )
     rates = read_rates(provider, model)
-    simulator = CacheSimulator(provider, read_price=rates["read"])
+    simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))
     terminal = _progress_target()
     with contextlib.ExitStack() as stack:
         bar: Any = None
@@ -789,3 +842,6 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
     write = (f"written at {rates['write_5m']:g}x (5m) / {rates['write_1h']:g}x (1h)"
              if provider == "anthropic" else "no write charge")
     click.echo(f"rates: cached input read at {rates['read']:g}x the input price ({rates['read_source']}); {write}")
+    if report.get("prices"):
+        click.echo(f"in dollars: ${total['cost_usd']:,.6f} with caching, ${total['cost_usd_without_caching']:,.6f} "
+                   f"without, saving ${total['saving_usd']:,.6f} ({report['prices']['source']})")

@@ -43,6 +43,12 @@ from hermes_plugins.evaluation.probes import CATEGORIES, Probe, derive_probes, o
 log = get_logger(__name__)
 
 LOSSES_SHOWN = 5
+#: Probes listed one by one per run (``probe_detail``), lost first, then recoverable, then
+#: kept; the rest is counted (``probe_detail_not_shown``); every probe is in ``probes``.
+PROBE_ROWS = 300
+#: Characters of a probe's source message quoted in its row (the rest is counted).
+SOURCE_CHARS = 200
+VERDICT_ORDER = {"lost": 0, "recoverable": 1, "kept": 2}
 SEARCH_LIMIT = 5
 
 
@@ -353,15 +359,19 @@ def evaluate(
         recall = Recall(session, known=redacted_texts)
         verdicts: dict[str, Counter[str]] = {c: Counter() for c in CATEGORIES}
         lost: list[Probe] = []
+        judged: list[tuple[Probe, str, list[str]]] = []
         for probe in probes:
+            texts = [message_text(messages[i]) for i in _origins(probe.index, answers)]
             if probe.key in index:
                 verdict = "kept"
-            elif recall.finds(probe.key, *(message_text(messages[i]) for i in _origins(probe.index, answers))):
+            elif recall.finds(probe.key, *texts):
                 verdict = "recoverable"
             else:
                 verdict = "lost"
                 lost.append(probe)
             verdicts[probe.category][verdict] += 1
+            judged.append((probe, verdict, texts))
+        detail = probe_rows(messages, judged, archived_refs(session))
     finally:
         session.close()
     last_request = next((m for m in reversed(messages) if is_person_request(m)), None)
@@ -411,10 +421,45 @@ def evaluate(
         "losses": [
             {"category": p.category, "probe": p.key, "message": p.index} for p in lost[:LOSSES_SHOWN]
         ],
+        "probe_detail": detail[:PROBE_ROWS],
+        "probe_detail_not_shown": max(0, len(detail) - PROBE_ROWS),
         # For --judge; the command drops them before printing.
         "_after": after,
         "_probes": probes,
     }
+
+
+def archived_refs(session: Any) -> dict[str, list[str]]:
+    """Archived original text -> its references (sorted), from ``session``'s archive."""
+    out: dict[str, list[str]] = {}
+    try:
+        archive = session.archive
+        archive.flush()
+        store, session_id = archive.store, archive.session_id
+        for ref in sorted(store.archive_refs(session_id)):
+            row = store.archive_get(session_id, ref) or {}
+            out.setdefault(str(row.get("text") or ""), []).append(ref)
+    except Exception:  # noqa: BLE001 - no archive to read: no reference to name (verdicts stand)
+        return {}
+    return out
+
+
+def probe_rows(messages: Sequence[Mapping[str, Any]], judged: Sequence[tuple[Probe, str, list[str]]],
+               refs_of: Mapping[str, Sequence[str]]) -> list[dict[str, Any]]:
+    """One row per probe, lost first: ``{kind, probe, verdict, message, role, source,
+    archive_ref}``. ``source`` quotes the message the probe came from (its first
+    ``SOURCE_CHARS`` characters, the rest counted); ``archive_ref`` is the reference of that
+    message's archived original (or of the call it answers), ``None`` when none was archived."""
+    rows: list[dict[str, Any]] = []
+    for probe, verdict, texts in judged:
+        source = one_line(texts[0]) if texts else ""
+        if len(source) > SOURCE_CHARS:
+            source = f"{source[:SOURCE_CHARS]}… [{len(source) - SOURCE_CHARS:,} more characters]"
+        ref = next((refs_of[t][0] for t in texts if refs_of.get(t)), None)
+        rows.append({"kind": probe.category, "probe": probe.key, "verdict": verdict, "message": probe.index,
+                     "role": str(messages[probe.index].get("role") or "?"), "source": source, "archive_ref": ref})
+    rows.sort(key=lambda r: (VERDICT_ORDER[r["verdict"]], CATEGORIES.index(r["kind"]), r["message"]))
+    return rows
 
 
 def share(counts: Mapping[str, int], verdict: str) -> float | None:

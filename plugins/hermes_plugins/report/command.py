@@ -25,13 +25,13 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core import PayloadContext
-    from hermes_plugins.cache_report import CacheSimulator, replay
+    from hermes_plugins.cache_report import CacheSimulator, read_rates, replay, usd_prices
     from hermes_plugins.replay_requests import RequestSpec
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
-    from hermes_plugins.report.probes import probe_details
+    from hermes_plugins.report.probes import probe_section
     from hermes_plugins.report.replay import lived_requests
     from hermes_core.tokens import estimate_messages_tokens
 
@@ -59,22 +59,27 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
 
     ctx = PayloadContext(provider=provider, model=model, session_id="hermes-ctx-report", config=state.config,
                          cache_ttl=ttl or state.config.prompt_caching.cache_ttl)
-    simulator = CacheSimulator(provider)
+    # The model's own prices: the cached-read rate, and dollars when the model data has them.
+    rates = read_rates(provider, model)
+    simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))
     for payload in replay(specs(), state.host.payload_cache_layout, ctx):
         simulator.add(payload)
     cache: dict[str, Any] | None = simulator.report() if simulator.turns else None
     if cache is not None:
         cache["ttl"] = ctx.cache_ttl
+        cache["rates"] = rates
 
     runs = []
     details = []
     for name in engines:
-        details.append(probe_details(messages, engine=name, context_length=size, config=state.config,
-                                     host=state.host, model=model, home=state.home_path))
         run = evaluate(messages, engine=name, context_length=size, config=state.config, host=state.host,
                        model=model, home=state.home_path)
         run.pop("_after", None)
         run.pop("_probes", None)
+        # Listed once, in the probes section (the eval section keeps the counts and losses).
+        details.append(probe_section(run))
+        run.pop("probe_detail", None)
+        run.pop("probe_detail_not_shown", None)
         runs.append(run)
     item = {"file": str(path), "messages": len(messages), "tokens": estimate_messages_tokens(messages),
             "runs": runs}
@@ -84,6 +89,12 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     hidden = limit_detail(compactions)
     note = (f"The session replayed request by request with the {engines[0]} engine at a {size:,}-token window: "
             f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    piped = lived["tool_results"]
+    note += (f" Tool results went through the tool-result pipeline as they arrived, as in a host that routes them "
+             f"through hermes: {piped['spilled']:,} spilled to a file (replaced by a preview), {piped['limited']:,} "
+             f"held to the output limits ({piped['after_last_compaction']['spilled']:,} and "
+             f"{piped['after_last_compaction']['limited']:,} of them after the last compaction); the spill files were "
+             "written to a temporary folder, removed after the replay, so the paths the previews name do not exist.")
     note += (" The cache economy below prices the requests of this replay, so each compaction's rewrite of the "
              "history shows as a prefix break.")
     if hidden:
@@ -98,6 +109,8 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                              context=lived["context"], compactions=compactions),
         "compactions": compactions,
         "compactions_note": note,
+        "tool_results": piped,
+        "warnings": [f"the replay's tool-result pipeline: {w}" for w in piped["warnings"]],
         "eval": ev,
         "probes": details,
         "cache": cache,

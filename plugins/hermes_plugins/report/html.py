@@ -88,10 +88,11 @@ var comps=data.compactions||[];
 if(comps.length){
  var names=comps.map(function(c,i){return '#'+(i+1)+' @'+c.message;});
  var keys=['deduplicated','demoted','summarized_messages','kept_unchanged'];
+ if(comps[0].spilled!==undefined)keys.splice(3,0,'spilled');
  chart('chart-compactions',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:60,right:20,bottom:40},
   xAxis:{type:'category',data:names},yAxis:{type:'value',name:'messages'},
   series:keys.map(function(k){return {name:k.replace('_',' '),type:'bar',
-   data:comps.map(function(c){return k==='kept_unchanged'?c.kept_unchanged:(c.phases[k]||0);})};})});
+   data:comps.map(function(c){return k==='kept_unchanged'||k==='spilled'?c[k]:(c.phases[k]||0);})};})});
 }
 var ev=data.eval;
 if(ev){
@@ -114,13 +115,14 @@ if(cv){
  chart('chart-cache',{tooltip:{trigger:'axis'},legend:{top:0},grid:{top:40,left:70,right:60,bottom:70},
   color:['#2e7d32','#f9a825','#c62828','#111'],
   xAxis:{type:'category',data:cv.labels,name:'request'},
-  yAxis:[{type:'value',name:'tokens'},{type:'value',name:'saving %',max:100,
-   min:function(v){return Math.min(0,Math.floor(v.min/10)*10);}}],
+  yAxis:[{type:'value',name:'tokens'},cv.cumulative_saving_usd?{type:'value',name:'saving, USD'}:
+   {type:'value',name:'saving %',max:100,min:function(v){return Math.min(0,Math.floor(v.min/10)*10);}}],
   dataZoom:[{type:'inside'},{type:'slider'}],
   series:[{name:'cache read',type:'bar',stack:'t',large:true,data:cv.read},
    {name:'cache write',type:'bar',stack:'t',large:true,data:cv.write},
    {name:'uncached',type:'bar',stack:'t',large:true,data:cv.uncached},
-   {name:'cumulative saving %',type:'line',yAxisIndex:1,showSymbol:false,data:cv.saving,
+   {name:cv.cumulative_saving_usd?'cumulative saving, USD':'cumulative saving %',type:'line',yAxisIndex:1,
+    showSymbol:false,data:cv.cumulative_saving_usd||cv.saving,
     markPoint:{data:cv.breaks.map(function(slot){
      return {name:'break',coord:[slot,0],value:'break',symbol:'triangle',symbolSize:12};})}}]});
 }
@@ -181,6 +183,10 @@ def _rows_table(headers: Sequence[str], rows: Sequence[str], *, caption: str, nu
 def _figure(chart_id: str, label: str, caption: str) -> str:
     return (f'<figure><div id="{chart_id}" class="plot" role="img" aria-label="{_e(label)}"></div>'
             f"<figcaption>{_e(caption)} The table below holds the same figures.</figcaption></figure>")
+
+
+def _money_card(title: str, value: Any, path: str) -> str:
+    return f'<div class="card">{_e(title)}<b data-path="{_e(path)}">{_e(money(value))}</b></div>'
 
 
 def _card(title: str, value: Any, path: str | None = None, *, pct: bool = False) -> str:
@@ -255,9 +261,13 @@ def _span(rows: Mapping[str, Any], path: str, title: str) -> str:
 
 def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:
     out = ['<section id="compactions"><h2>What each compaction did</h2>', f'<p class="meta">{_e(intro)}</p>']
+    spilled = any("spilled" in c for c in comps)
     out.append(_figure("chart-compactions", "Messages deduplicated, demoted, summarised and kept per compaction",
-                       "Messages each compaction deduplicated, demoted to one-liners, summarised, and kept unchanged."))
+                       "Messages each compaction deduplicated, demoted to one-liners, summarised, and kept unchanged"
+                       + ("; tool results spilled to files since the previous compaction." if spilled else ".")))
     phase_keys = sorted({k for c in comps for k in c["phases"]})
+    # The replay's tool-result pipeline (report): results spilled / limited since the previous compaction.
+    piped = [k for k in ("spilled", "limited") if any(k in c for c in comps)]
     rows = []
     for i, c in enumerate(comps):
         p = f"compactions.{i}"
@@ -265,9 +275,11 @@ def _compactions(comps: Sequence[Mapping[str, Any]], intro: str) -> str:
                     + _num(c["before"]["messages"], f"{p}.before.messages") + _num(c["before"]["tokens"], f"{p}.before.tokens")
                     + _num(c["after"]["messages"], f"{p}.after.messages") + _num(c["after"]["tokens"], f"{p}.after.tokens")
                     + _num(c["kept_unchanged"], f"{p}.kept_unchanged") + _num(c["condensed"], f"{p}.condensed")
+                    + "".join(_num(c.get(k), f"{p}.{k}") for k in piped)
                     + "".join(_num(c["phases"].get(k), f"{p}.phases.{k}") for k in phase_keys))
     out.append(_table(["#", "at message", "status", "msgs before", "tokens before", "msgs after", "tokens after",
-                       "kept unchanged", "condensed", *[k.replace("_", " ") for k in phase_keys]],
+                       "kept unchanged", "condensed", *[f"{k} before it" for k in piped],
+                       *[k.replace("_", " ") for k in phase_keys]],
                       rows, caption="Compactions", numeric_from=0))
     for i, c in enumerate(comps):
         if c.get("detail_not_shown"):
@@ -369,18 +381,42 @@ def _eval(ev: Mapping[str, Any]) -> str:
         if rows:
             out.append("<h4>Most important losses (the message each came from)</h4>")
             out.append(_table(["engine", "window", "kind", "message", "probe"], rows, caption="Losses"))
+        for r, run in enumerate(item["runs"]):
+            if "probe_detail" not in run:
+                continue
+            out.append(f"<h4>Every probe of {_e(run['engine'])} @ {run['context_length']:,}: the message it came "
+                       "from and the archive reference that recovers it</h4>")
+            out.append(_probe_rows(run["probe_detail"], f"eval.files.{f}.runs.{r}.probe_detail",
+                                   int(run.get("probe_detail_not_shown") or 0)))
     out.append("</section>")
     return "".join(out)
 
 
-ORDER_COLUMNS = ("verdict", "kind", "message", "archive ref", "probe")
+PROBE_COLUMNS = ("verdict", "kind", "message", "role", "archive ref", "source message", "probe")
+
+
+def _probe_rows(rows: Sequence[Mapping[str, Any]], path: str, not_shown: int) -> str:
+    """One row per probe: verdict, kind, the message it came from (index, role, quoted), the
+    archive reference of that message's original, the probe's text."""
+    body = []
+    for j, row in enumerate(rows):
+        p = f"{path}.{j}"
+        body.append(_td(row["verdict"], f"{p}.verdict") + _td(row["kind"], f"{p}.kind")
+                    + _num(row["message"], f"{p}.message") + _td(row.get("role") or "-")
+                    + _td(row.get("archive_ref") or "-", f"{p}.archive_ref" if row.get("archive_ref") else None)
+                    + _td(row.get("source") or "-") + _td(row["probe"], f"{p}.probe"))
+    out = _rows_table(list(PROBE_COLUMNS), body, caption="Probes", numeric_from=len(PROBE_COLUMNS)) if body else ""
+    if not_shown:
+        out += (f'<p class="meta">{not_shown:,} more probes not listed (lost ones are listed first; every probe '
+                "is counted in the table of probes per kind).</p>")
+    return out
 
 
 def _probes(runs: Sequence[Mapping[str, Any]]) -> str:
     out = ['<section id="probes"><h2>Every probe: where it came from, where to get it back</h2>',
            '<p class="meta">Each probe of each run, lost first: the message it came from (index in the '
-           "transcript) and the archive reference of that message's original (context_expand / hermes-ctx "
-           "history show), when it was archived.</p>"]
+           "transcript, role, its text) and the archive reference of that message's original (context_expand / "
+           "hermes-ctx history show), when it was archived.</p>"]
     for r, run in enumerate(runs):
         out.append(f"<h3>{_e(run['engine'])} @ {run['context_length']:,}</h3>")
         rows = []
@@ -388,20 +424,19 @@ def _probes(runs: Sequence[Mapping[str, Any]]) -> str:
             rows.append(_td(kind) + "".join(_num(counts[v], f"probes.{r}.counts.{kind}.{v}")
                                             for v in ("kept", "recoverable", "lost")))
         out.append(_table(["kind", "kept", "recoverable", "lost"], rows, caption="Probe verdicts per kind"))
-        rows = []
-        for j, row in enumerate(run["rows"]):
-            p = f"probes.{r}.rows.{j}"
-            rows.append(_td(row["verdict"], f"{p}.verdict") + _td(row["kind"], f"{p}.kind")
-                        + _num(row["message"], f"{p}.message") + _td(row.get("archive_ref") or "-")
-                        + _td(row["probe"], f"{p}.probe"))
-        if rows:
-            out.append(_rows_table(list(ORDER_COLUMNS), rows,
-                                   caption="Probes", numeric_from=len(ORDER_COLUMNS)))
-        if run.get("not_shown"):
-            out.append(f'<p class="meta">{run["not_shown"]:,} more probes not listed (lost ones are listed first; '
-                       "every probe is counted in the table above).</p>")
+        out.append(_probe_rows(run["rows"], f"probes.{r}.rows", int(run.get("not_shown") or 0)))
     out.append("</section>")
     return "".join(out)
+
+
+def _usd(value: Any, path: str | None = None) -> str:
+    """A dollar figure cell: the JSON's micro-dollars, all six decimals (the header says USD)."""
+    attr = f' data-path="{_e(path)}"' if path else ""
+    return f'<td class="n"{attr}>{_e(money(value))}</td>'
+
+
+def money(value: Any) -> str:
+    return "-" if value is None else f"{value:,.6f}"
 
 
 def _cache(cr: Mapping[str, Any]) -> str:
@@ -409,25 +444,43 @@ def _cache(cr: Mapping[str, Any]) -> str:
 
     total = cr["total"]
     provider = cr.get("provider", "?")
-    prices = f"cache read {READ_PRICE.get(provider, '?')}x"
+    usd = cr.get("prices")
+    rates = cr.get("rates") or {}
+    read = rates.get("read", READ_PRICE.get(provider, "?"))
+    prices = f"cache read {read}x"
     if provider == "anthropic":
         prices += f", cache write {WRITE_PRICE['5m']}x (5 m) / {WRITE_PRICE['1h']}x (1 h)"
     else:
         prices += ", cache write free (automatic caching)"
+    if usd:
+        unit = (f"Cost in US dollars at {_e(usd['model'])}'s prices per million tokens ({_e(usd['source'])}): "
+                f"input ${usd['input']:g}, cached read ${usd['cache_read']:g}")
+        unit += (f", cache write ${usd['cache_write_5m']:g} (5 m) / ${usd['cache_write_1h']:g} (1 h)"
+                 if provider == "anthropic" else ", no write charge")
+        unit += "; the saving is against the same requests with every input token at the input price."
+    else:
+        unit = ("Cost is in uncached-token equivalents (the model's prices are not in the model data"
+                + (f": {_e(rates['read_source'])}" if rates.get("read_source") else "")
+                + "); the saving is against the same requests with no caching.")
     out = ['<section id="cache"><h2>Cache economy</h2>',
            f'<p class="meta">Provider {_e(provider)}, TTL {_e(cr.get("ttl", "-"))}; prices relative to an uncached '
-           f"input token: {_e(prices)}. Cost is in uncached-token equivalents; the saving is against the same "
-           f"requests with no caching. Tokens counted with {_e(cr.get('counter', '?'))}.</p>",
+           f"input token: {_e(prices)}. {unit} Tokens counted with {_e(cr.get('counter', '?'))}.</p>",
            '<div class="cards">', _card("requests", total["requests"], "cache.total.requests"),
            _card("input tokens", total["input_tokens"], "cache.total.input_tokens"),
            _card("cache read", total["cache_read_tokens"], "cache.total.cache_read_tokens"),
            _card("cache write", total["cache_write_tokens"], "cache.total.cache_write_tokens"),
            _card("uncached", total["uncached_tokens"], "cache.total.uncached_tokens"),
-           _card("cost with / without caching", total["cost_ratio"], "cache.total.cost_ratio"),
-           _card("prefix breaks", total["breaks"], "cache.total.breaks"), "</div>"]
+           _card("cost with / without caching", total["cost_ratio"], "cache.total.cost_ratio")]
+    if usd:
+        out += [_money_card("cost, USD", total["cost_usd"], "cache.total.cost_usd"),
+                _money_card("without caching, USD", total["cost_usd_without_caching"],
+                            "cache.total.cost_usd_without_caching"),
+                _money_card("saving, USD", total["saving_usd"], "cache.total.saving_usd")]
+    out += [_card("prefix breaks", total["breaks"], "cache.total.breaks"), "</div>"]
+    line = "cumulative saving in US dollars" if usd else "cumulative saving against no caching"
     out.append(_figure("chart-cache", "Cached read, cache write and uncached tokens per request, with the "
-                       "cumulative saving", "Bars: tokens per request (read, write, uncached). Line: cumulative "
-                       "saving against no caching. Triangles: prefix breaks."))
+                       "cumulative saving", f"Bars: tokens per request (read, write, uncached). Line: {line}. "
+                       "Triangles: prefix breaks."))
     breaks = [t for t in cr["turns"] if t.get("break")]
     if breaks:
         rows = []
@@ -448,15 +501,23 @@ def _cache(cr: Mapping[str, Any]) -> str:
     single = cv["bucket_size"] == 1
     for slot, label in enumerate(cv["labels"]):
         p = f"cache.turns.{slot}" if single else None
-        rows.append(_td(label) + _num(cv["messages"][slot], p and f"{p}.messages")
-                    + _num(cv["input"][slot], p and f"{p}.input_tokens") + _num(cv["read"][slot], p and f"{p}.cache_read_tokens")
-                    + _num(cv["write"][slot], p and f"{p}.cache_write_tokens")
-                    + _num(cv["uncached"][slot], p and f"{p}.uncached_tokens") + _num(cv["cost"][slot])
-                    + _num(f"{cv['saving'][slot]:.1f}%"))
+        row = (_td(label) + _num(cv["messages"][slot], p and f"{p}.messages")
+               + _num(cv["input"][slot], p and f"{p}.input_tokens") + _num(cv["read"][slot], p and f"{p}.cache_read_tokens")
+               + _num(cv["write"][slot], p and f"{p}.cache_write_tokens")
+               + _num(cv["uncached"][slot], p and f"{p}.uncached_tokens"))
+        if usd:
+            row += (_usd(cv["cost_usd"][slot], p and f"{p}.cost_usd")
+                    + _usd(cv["cumulative_cost_usd"][slot], p and f"{p}.cumulative_cost_usd")
+                    + _usd(cv["cumulative_saving_usd"][slot], p and f"{p}.cumulative_saving_usd"))
+        else:
+            row += _num(cv["cost"][slot]) + _num(f"{cv['saving'][slot]:.1f}%")
+        rows.append(row)
     out.append("<h3>Per request</h3>" if single else
                f"<h3>Per {cv['bucket_size']:,} requests ({len(cr['turns']):,} requests, summed)</h3>")
+    money_columns = ["cost, USD", "cumulative cost, USD", "cumulative saving, USD"]
     out.append(_rows_table(["request" + ("" if single else "s"), "messages" if single else "messages (last)",
-                            "input", "cache read", "cache write", "uncached", "cost", "cumulative saving"],
+                            "input", "cache read", "cache write", "uncached",
+                            *(money_columns if usd else ["cost", "cumulative saving"])],
                            rows, caption="Per request"))
     out.append("</section>")
     return "".join(out)
@@ -466,6 +527,7 @@ def cache_view(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The per-request series of the cache chart and its table: one slot per request, or per
     bucket of requests (summed) past ``MAX_POINTS``; cost in uncached-token equivalents and the
     cumulative saving against no caching at the end of each slot."""
+    from hermes_plugins.cache_report import USD_DIGITS
     from hermes_plugins.report.data import buckets
 
     ranges = buckets(len(turns))
@@ -488,6 +550,11 @@ def cache_view(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         view["saving"].append(round((1 - cum_cost / cum_in) * 100, 2) if cum_in else 0.0)
         if any(t.get("break") for t in part):
             view["breaks"].append(slot)
+        if "cost_usd" in part[-1]:
+            # Dollars as the JSON has them: a slot's sum, and the cumulative figures at its end.
+            view.setdefault("cost_usd", []).append(round(sum(t["cost_usd"] for t in part), USD_DIGITS))
+            for key in ("cumulative_cost_usd", "cumulative_saving_usd"):
+                view.setdefault(key, []).append(part[-1][key])
     return view
 
 

@@ -34,10 +34,13 @@ def replay_session(
     model: str = "",
     home: Any = None,
 ) -> dict[str, Any]:
-    """``{"engine", "window", "threshold", "context": [{"message", "tokens"}], "compactions"}``.
+    """``{"engine", "window", "threshold", "context": [{"message", "tokens"}], "compactions",
+    "tool_results"}``.
 
     ``context`` holds the context size after each request (and after each compaction, at the
-    same message); ``compactions`` one ``compaction_detail`` each, in order."""
+    same message); ``compactions`` one ``compaction_detail`` each, in order, with ``spilled`` and
+    ``limited``: the tool results the pipeline spilled to files or held to the output limits
+    since the previous compaction (``report.spills``); ``tool_results`` the totals."""
     into: dict[str, Any] = {}
     for _request in lived_requests(messages, engine=engine, context_length=context_length, config=config,
                                    host=host, model=model, home=home, into=into):
@@ -61,10 +64,19 @@ def lived_requests(
     stays the same object from request to request until a compaction replaces it (the cache
     simulator compares by identity)."""
     from hermes_core.session import Session
+    from hermes_plugins.report.spills import ReplaySpills
 
     config = attrs.evolve(config, context=attrs.evolve(config.context, engine=engine))
     session = Session.open(config=config, host=host, persist=False, context_length=context_length,
                            model=model, home=home)
+    try:
+        # Tool results reach the context the way the pipeline lets them (spill files in a
+        # temporary folder, never the user's home).
+        spills = ReplaySpills(messages, config=config, host=host, context_length=context_length, model=model)
+    except BaseException:
+        session.close()
+        raise
+    since = (0, 0)  # spilled, limited at the previous compaction
     points: list[dict[str, Any]] = []
     compactions: list[dict[str, Any]] = []
     listed: set[str] = set()  # archive references named by an earlier compaction
@@ -82,7 +94,7 @@ def lived_requests(
         for end in ends:
             if end <= start:
                 continue
-            fresh = [dict(m) for m in messages[start:end]]
+            fresh = spills.process(start, [dict(m) for m in messages[start:end]])
             context.extend(fresh)
             total += sum(estimate_message_tokens(m) for m in fresh)
             start = end
@@ -100,6 +112,9 @@ def lived_requests(
                 else:
                     # A summary carries the references of the summaries before it: name only the new ones.
                     detail["archive_refs"] = [r for r in detail["archive_refs"] if r not in listed]
+                    detail["spilled"] = spills.spilled - since[0]
+                    detail["limited"] = spills.limited - since[1]
+                    since = (spills.spilled, spills.limited)
                     listed.update(detail["archive_refs"])
                     compactions.append(detail)
                     context = after
@@ -107,9 +122,16 @@ def lived_requests(
                     points.append({"message": end - 1, "tokens": total})
             yield list(context)
     finally:
-        session.close()
+        try:
+            session.close()
+        finally:
+            spills.close()
         into.update({"engine": engine, "window": context_length, "threshold": threshold,
-                     "context": points, "compactions": compactions})
+                     "context": points, "compactions": compactions,
+                     "tool_results": {"spilled": spills.spilled, "limited": spills.limited,
+                                      "after_last_compaction": {"spilled": spills.spilled - since[0],
+                                                                "limited": spills.limited - since[1]},
+                                      "warnings": spills.warnings}})
 
 
 def _read_archive(session: Any, into: dict[str, list[str]]) -> None:
