@@ -2,6 +2,8 @@
 
 from pathlib import Path
 
+import pytest
+
 from conftest import find_real_sessions
 
 
@@ -15,5 +17,6 @@ def test_found_beside_the_checkout_or_an_ancestor(tmp_path: Path) -> None:
 
 
 def test_absent_points_beside_the_checkout(tmp_path: Path) -> None:
-    # (the temporary folder's own ancestors hold no shared/real-sessions)
+    if any((folder / "shared" / "real-sessions").is_dir() for folder in tmp_path.parents):
+        pytest.skip("this machine keeps a shared/real-sessions above the temporary folder")
     assert find_real_sessions(tmp_path / "a" / "repo", None) == tmp_path / "a" / "shared" / "real-sessions"

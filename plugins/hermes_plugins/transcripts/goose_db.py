@@ -27,6 +27,7 @@ from hermes_core.errors import InvalidMessagesError
 from hermes_core.transcripts import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import reads, run_transcript
 from hermes_plugins.transcripts.goose import convert_message
+from hermes_plugins.transcripts.sqlite_db import columns, open_readonly, read_database
 
 NAME = "goose-db"
 _SESSION_FIELDS = (
@@ -36,23 +37,14 @@ _SESSION_FIELDS = (
 )
 
 
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-
-
-def _open(source: TranscriptSource) -> sqlite3.Connection:
-    assert source.path is not None
-    return sqlite3.connect(f"file:{source.path}?mode=ro", uri=True)
-
-
 @reads("sqlite")
 def detect(source: TranscriptSource) -> Detection:
     if source.path is None:
         return Detection.refuse("an SQLite database must be read from a file")
     try:
-        db = _open(source)
+        db = open_readonly(source)
         try:
-            sessions, messages = _columns(db, "sessions"), _columns(db, "messages")
+            sessions, messages = columns(db, "sessions"), columns(db, "messages")
         finally:
             db.close()
     except sqlite3.Error as exc:
@@ -63,17 +55,7 @@ def detect(source: TranscriptSource) -> Detection:
 
 
 def read(source: TranscriptSource) -> list[Transcript]:
-    try:
-        db = _open(source)
-    except sqlite3.Error as exc:
-        raise InvalidMessagesError(f"{source.name}: cannot open the database: {exc}") from None
-    db.row_factory = sqlite3.Row
-    try:
-        return _read(db, source)
-    except sqlite3.Error as exc:
-        raise InvalidMessagesError(f"{source.name}: cannot read the database: {exc} (read as {NAME})") from None
-    finally:
-        db.close()
+    return read_database(source, _read, reader=NAME)
 
 
 def _model(session: sqlite3.Row) -> str | None:
@@ -88,8 +70,8 @@ def _model(session: sqlite3.Row) -> str | None:
 
 
 def _read(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcript]:
-    session_cols = _columns(db, "sessions")
-    message_cols = _columns(db, "messages")
+    session_cols = columns(db, "sessions")
+    message_cols = columns(db, "messages")
     order = "created_at, rowid" if "created_at" in session_cols else "rowid"
     sessions = list(db.execute(f"SELECT * FROM sessions ORDER BY {order}"))
     wanted = source.options.get("session")

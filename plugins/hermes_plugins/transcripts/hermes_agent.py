@@ -24,6 +24,7 @@ from hermes_core.transcripts import (
 )
 from hermes_plugins.transcripts.common import document_list, mark_user_text, reads, run_transcript, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
+from hermes_plugins.transcripts.sqlite_db import columns, open_readonly, read_database
 
 NAME = "hermes-agent"
 DB_NAME = "hermes-agent-db"
@@ -90,18 +91,14 @@ FORMAT = TranscriptFormat(
 # --- state.db ---------------------------------------------------------------------------------
 
 
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-
-
 @reads("sqlite")
 def detect_db(source: TranscriptSource) -> Detection:
     if source.path is None:
         return Detection.refuse("an SQLite database must be read from a file")
     try:
-        db = sqlite3.connect(f"file:{source.path}?mode=ro", uri=True)
+        db = open_readonly(source)
         try:
-            sessions, messages = _columns(db, "sessions"), _columns(db, "messages")
+            sessions, messages = columns(db, "sessions"), columns(db, "messages")
         finally:
             db.close()
     except sqlite3.Error as exc:
@@ -112,23 +109,12 @@ def detect_db(source: TranscriptSource) -> Detection:
 
 
 def read_db(source: TranscriptSource) -> list[Transcript]:
-    assert source.path is not None
-    try:
-        db = sqlite3.connect(f"file:{source.path}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        raise InvalidMessagesError(f"{source.name}: cannot open the database: {exc}") from None
-    db.row_factory = sqlite3.Row
-    try:
-        return _read_db(db, source)
-    except sqlite3.Error as exc:
-        raise InvalidMessagesError(f"{source.name}: cannot read the database: {exc}") from None
-    finally:
-        db.close()
+    return read_database(source, _read_db, reader="hermes-agent-db")
 
 
 def _read_db(db: sqlite3.Connection, source: TranscriptSource) -> list[Transcript]:
-    session_cols = _columns(db, "sessions")
-    message_cols = _columns(db, "messages")
+    session_cols = columns(db, "sessions")
+    message_cols = columns(db, "messages")
     order = "started_at, id" if "started_at" in session_cols else "rowid"
     chosen = _chosen(list(db.execute(f"SELECT * FROM sessions ORDER BY {order}")), source)
     prompts = _system_prompts(db) if "system_prompt_hash" in session_cols else {}
