@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from hermes_core.aio import AsyncSession
     from hermes_core.config import Config, load_config
+    from hermes_core.content_tokens import content_tokens
+    from hermes_core.conversion import RequestReport
     from hermes_core.diagnostics import drain_warnings, record_warning
     from hermes_core.engine import CompressionReport, ContextEngine, coerce_usage
     from hermes_core.errors import (
@@ -45,8 +47,6 @@ if TYPE_CHECKING:
         ToolsContext,
         Usage,
     )
-    from hermes_core.content_tokens import content_tokens
-    from hermes_core.conversion import RequestReport
     from hermes_core.sdk import as_message, normalize_messages
     from hermes_core.session import Session
     from hermes_core.session_options import SessionOptions

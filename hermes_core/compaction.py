@@ -26,12 +26,12 @@ from typing import TYPE_CHECKING, Any, Literal
 import attrs
 
 from hermes_core.archive import HistoryScan, holding_scan
+from hermes_core.diagnostics import record_warning
 from hermes_core.engine import CompressionReport, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
 from hermes_core.pairing import holding_valid
-from hermes_core.diagnostics import record_warning
 from hermes_core.tokens import (
     RequestCounter,
     estimate_messages_tokens,

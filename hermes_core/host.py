@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import attrs
 import pluggy
 
+from hermes_core.config import ConfigSection
 from hermes_core.daemon_pool import DaemonPool
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
@@ -45,8 +46,6 @@ from hermes_core.records import (
     PromptContext,
     SkillSource,
 )
-
-from hermes_core.config import ConfigSection
 
 if TYPE_CHECKING:
     from hermes_core.config import Config

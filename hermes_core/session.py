@@ -31,17 +31,17 @@ from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.logging import get_logger
 from hermes_core.pairing import PairingGuard
-from hermes_core.redaction import Redactor
-from hermes_core.session_options import SessionOptions, given_keywords
 from hermes_core.records import (
     HostWarning,
     PromptContext,
     ToolCallContext,
     ToolsContext,
 )
-from hermes_core.stored_copy import stored_copy, warn_masked, was_masked
+from hermes_core.redaction import Redactor
+from hermes_core.session_options import SessionOptions, given_keywords
 from hermes_core.store_guard import budgeted
 from hermes_core.store_guard import join_idle as join_idle_store_workers
+from hermes_core.stored_copy import stored_copy, warn_masked, was_masked
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine

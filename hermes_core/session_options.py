@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
+    from hermes_core.compaction import CompactionEvent
     from hermes_core.config import Config
     from hermes_core.host import PluginHost
-    from hermes_core.compaction import CompactionEvent
     from hermes_core.session import Clock
 
 

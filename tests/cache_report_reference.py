@@ -8,6 +8,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
+
+from hermes_core.payload import anthropic_blocks
+from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_plugins.cache_report import (
     CAUSES,
     MESSAGES,
@@ -26,9 +29,6 @@ from hermes_plugins.cache_report import (
     _token_text,
 )
 from hermes_plugins.caching import LOOKBACK_BLOCKS
-
-from hermes_core.payload import anthropic_blocks
-from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 
 
 @attrs.frozen(kw_only=True)

@@ -5,11 +5,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fake_dists import site_dir  # noqa: F401  (fixture)
 
 from hermes_core.diagnostics import drain_warnings
 from hermes_core.host import refresh_plugins
 from hermes_core.logging import reset_logging
+
+from fake_dists import site_dir  # noqa: F401  (fixture)
 
 pytest_plugins = ["hermes_core.testing"]
 

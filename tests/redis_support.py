@@ -14,7 +14,6 @@ from typing import Any, NoReturn
 
 import pytest
 
-
 #: Seconds a starting redis-server may take to answer: only a hang guard (two shared cores).
 START_GUARD = 60.0
 

@@ -14,8 +14,6 @@ from typing import Any
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
-from recall_support import TestEngines, history
 
 from hermes_core import Session
 from hermes_core import archive as archive_module
@@ -29,6 +27,9 @@ from hermes_core.archive import (
 )
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+
+from hypothesis_budget import examples
+from recall_support import TestEngines, history
 
 
 def open_session(home: Path, engine: str = "drophalf", session_id: str = "s1", **config: Any) -> Session:

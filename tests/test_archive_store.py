@@ -10,9 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core.archive import ArchiveError, MemoryArchiveStore, has_archive
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
+
 from redis_support import redis_server
 
 StoreFactory = Callable[[Path], Any]

@@ -10,6 +10,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+
+from hermes_core import InvalidMessagesError, PayloadContext
+from hermes_core.cli import cli
+from hermes_core.payload import assemble_payload
+from hermes_core.tokens import estimate_tokens
 from hermes_plugins.cache_report import (
     CacheSimulator,
     cache_report,
@@ -18,11 +23,6 @@ from hermes_plugins.cache_report import (
     request_ends,
 )
 from hermes_plugins.caching import anthropic_layout, apply_cache_marker, cache_marker
-
-from hermes_core import InvalidMessagesError, PayloadContext
-from hermes_core.cli import cli
-from hermes_core.payload import assemble_payload
-from hermes_core.tokens import estimate_tokens
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = ROOT / "examples" / "transcripts"

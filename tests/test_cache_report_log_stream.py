@@ -14,13 +14,14 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
-from hermes_plugins.request_log_stream import open_request_log
-from request_log_support import write_request_log
 
 from hermes_core import PayloadContext, load_config
 from hermes_core.cli import cli
 from hermes_core.host import PluginHost
+from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
+from hermes_plugins.request_log_stream import open_request_log
+
+from request_log_support import write_request_log
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -13,10 +13,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from hermes_plugins.cache_report import CacheSimulator
-
 from hermes_core import Session
 from hermes_core.tokens import estimate_tokens
+from hermes_plugins.cache_report import CacheSimulator
 
 TOOL_NAMES = ["terminal", "read_file", "memory", "skills_list", "skill_view", "web_search", "patch"]
 COMPRESSIONS = (120, 170)  # request indices right after a compression

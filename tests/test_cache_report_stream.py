@@ -8,15 +8,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-from cache_report_reference import ReferenceSimulator
 from click.testing import CliRunner
-from hermes_plugins.cache_report import CacheSimulator, parse_report_input
-from hermes_plugins.caching import anthropic_layout
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.cli import cli
 from hermes_core.payload import assemble_payload
+from hermes_plugins.cache_report import CacheSimulator, parse_report_input
+from hermes_plugins.caching import anthropic_layout
+
+from cache_report_reference import ReferenceSimulator
 
 
 def chars(text: str) -> int:

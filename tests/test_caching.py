@@ -8,6 +8,9 @@ from typing import Any
 
 import attrs
 import pytest
+
+from hermes_core import Config, PayloadContext, PluginHost, hookimpl
+from hermes_core.payload import assemble_payload
 from hermes_plugins import caching
 from hermes_plugins.caching import (
     LOOKBACK_BLOCKS,
@@ -19,9 +22,6 @@ from hermes_plugins.caching import (
     choose_breakpoints,
     previous_request_end,
 )
-
-from hermes_core import Config, PayloadContext, PluginHost, hookimpl
-from hermes_core.payload import assemble_payload
 
 MARKER = {"type": "ephemeral"}
 

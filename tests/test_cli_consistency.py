@@ -10,10 +10,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_dists import make_dist
 
 from hermes_core.cli import cli
 from hermes_core.cli.app import hoist_global_options
+
+from fake_dists import make_dist
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
 

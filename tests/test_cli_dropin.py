@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core.cli import cli
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES = sorted((ROOT / "examples" / "transcripts").glob("*.json"))

@@ -6,9 +6,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-from fake_llm_servers import refused_port
 
 from hermes_core.cli import cli
+
+from fake_llm_servers import refused_port
 
 
 def _run(home: Path, *args: str) -> tuple[int, str, str]:

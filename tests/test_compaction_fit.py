@@ -349,9 +349,8 @@ def test_the_cli_report_counts_the_result_and_says_when_it_does_not_fit(tmp_path
 
 
 def test_the_spill_pipeline_sees_responses_text_parts(tmp_path: Path) -> None:
-    from hermes_plugins.tools.spill import process_tool_result
-
     from hermes_core.records import ToolCallContext
+    from hermes_plugins.tools.spill import process_tool_result
 
     parts = [{"type": "output_text", "text": "d" * 150_000}]
     out = process_tool_result(parts, ToolCallContext(tool_name="web_extract", tool_call_id="r1", home=tmp_path))
@@ -359,9 +358,8 @@ def test_the_spill_pipeline_sees_responses_text_parts(tmp_path: Path) -> None:
 
 
 def test_a_read_file_page_as_a_list_of_parts_is_held_to_the_page_limits(tmp_path: Path) -> None:
-    from hermes_plugins.tools.spill import process_tool_result
-
     from hermes_core.records import ToolCallContext
+    from hermes_plugins.tools.spill import process_tool_result
 
     lines = "\n".join(f"line {k}" for k in range(5_000))
     image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
@@ -405,9 +403,8 @@ def test_over_the_threshold_after_compress_the_further_passes_run_and_are_counte
 
 
 def test_the_engines_further_passes_limit_results_then_the_tail() -> None:
-    from hermes_plugins.compressor.engine import CompressorEngine
-
     from hermes_core.tokens import estimate_messages_tokens
+    from hermes_plugins.compressor.engine import CompressorEngine
 
     engine = CompressorEngine()
     engine.update_model("gpt-4o", 64_000)

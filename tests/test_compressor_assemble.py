@@ -26,6 +26,7 @@ from hermes_plugins.compressor.framing import (
     split_summary_text,
     unwrap,
 )
+
 from test_compressor_support import (
     assistant,
     call,

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from hermes_plugins.compressor.framing import OWNER_KEY, SUMMARY_KEY, frame_summary, compose_standalone
+
+from hermes_plugins.compressor.framing import OWNER_KEY, SUMMARY_KEY, compose_standalone, frame_summary
+
 from test_compressor_support import assistant, call, make_engine, system, tool, user
 
 BANNERS = ["[HANDOFF NOTES - please read these notes first", "[CONTEXT SUMMARY]: my own words",

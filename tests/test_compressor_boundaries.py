@@ -23,6 +23,7 @@ from hermes_plugins.compressor.framing import (
     frame_summary,
 )
 from hermes_plugins.compressor.prune import message_tokens
+
 from test_compressor_support import (
     assistant,
     call,

@@ -5,9 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+
+from hermes_core import Config, PluginHost
+from hermes_core.testing.conformance import EngineConformance
+from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.engine import CompressorEngine
 from hermes_plugins.compressor.framing import SUMMARY_KEY
 from hermes_plugins.compressor.plugin import hermes_context_engines, hermes_summarizers
+
 from test_compressor_support import (
     FakeClock,
     assistant,
@@ -20,10 +25,6 @@ from test_compressor_support import (
     user,
     work_history,
 )
-
-from hermes_core import Config, PluginHost
-from hermes_core.testing.conformance import EngineConformance
-from hermes_core.tokens import estimate_messages_tokens
 
 
 class TestCompressorConformance(EngineConformance):

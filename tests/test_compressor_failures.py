@@ -5,16 +5,16 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_plugins._common.failures import ERROR_MAX, failure_of
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     summarize_tool_result,
     tool_line,
 )
 from hermes_plugins.compressor.prune import prune_tool_results
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_plugins._common.failures import ERROR_MAX, failure_of
 
 PYTEST_OUTPUT = (
     "============================= test session starts ==============================\n"

@@ -13,6 +13,10 @@ import json
 import re
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core.pairing import match_results, pending_calls, repair_pairing
 from hermes_plugins._common import failures
 from hermes_plugins.compressor import oneliners, prune
 from hermes_plugins.compressor.oneliners import (
@@ -31,11 +35,8 @@ from hermes_plugins.compressor.prune import (
     prune_tool_results,
     shorten_arguments,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_compressor_support import assistant, call, tool, user
 
-from hermes_core.pairing import match_results, pending_calls, repair_pairing
+from test_compressor_support import assistant, call, tool, user
 
 # --- plain forms ------------------------------------------------------------------------
 

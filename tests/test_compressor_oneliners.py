@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from hermes_plugins.compressor.oneliners import (
     exit_code_of,
     looks_demoted,

@@ -13,15 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.compressor.framing import MERGED_KEY
-from hermes_plugins.compressor.prune import prune_tool_results
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_compressor_support import assistant, call, make_engine, snapshot, system, tool, user
 
 from hermes_core import Session
 from hermes_core.host import PluginHost
 from hermes_core.pairing import is_valid_pairing, match_results, pairing_problems
+from hermes_plugins.compressor.framing import MERGED_KEY
+from hermes_plugins.compressor.prune import prune_tool_results
+
+from test_compressor_support import assistant, call, make_engine, snapshot, system, tool, user
 
 
 def test_demotion_describes_the_call_each_result_answers_when_ids_repeat() -> None:

@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
+
+from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common import failures
 from hermes_plugins._common.toolkinds import DATA_TOOLS
 from hermes_plugins.compressor import engine as engine_module
@@ -25,9 +26,9 @@ from hermes_plugins.compressor import oneliners, prune
 from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.oneliners import looks_demoted
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, PlannedTurns, plan_free_passes, prune_tool_results
-from test_compressor_support import assistant, make_engine, system, tool, user, work_history
 
-from hermes_core.summarizer import SummaryRequest
+from hypothesis_budget import examples
+from test_compressor_support import assistant, make_engine, system, tool, user, work_history
 
 TOOLS = ("terminal", "read_file", "Write", "Edit", "TodoWrite", "str_replace_editor", "Grep",
          "search_files", "acme_lookup", "Bash")

@@ -18,6 +18,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import HealthCheck, event, given, settings
+from hypothesis import strategies as st
+
+from hermes_core.messages import content_text
+from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.assemble import MEDIA_PLACEHOLDER
 from hermes_plugins.compressor.engine import SUMMARY_MIN_TOKENS
 from hermes_plugins.compressor.framing import (
@@ -28,12 +33,8 @@ from hermes_plugins.compressor.framing import (
     frame_summary,
 )
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
-from hypothesis import HealthCheck, event, given, settings
-from hypothesis import strategies as st
-from test_compressor_support import make_engine, snapshot
 
-from hermes_core.messages import content_text
-from hermes_core.tokens import estimate_messages_tokens
+from test_compressor_support import make_engine, snapshot
 
 SECRETS = (
     "sk-proj-Q7wE9rT1yU3iO5pA7sD9fG1h",

@@ -12,6 +12,7 @@ from hermes_plugins.compressor.prune import (
     prune_tool_results,
     shorten_arguments,
 )
+
 from test_compressor_support import (
     assistant,
     call,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from hermes_plugins.compressor.redact import MASK, redact
 
 VENDOR_KEYS = [

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_compressor_support import assistant, call, make_engine, system, tool, user
 
 from hermes_core import Session
 from hermes_core.pairing import pairing_problems
 from hermes_core.tokens import estimate_messages_tokens
+
+from test_compressor_support import assistant, call, make_engine, system, tool, user
 
 
 def heavy_history() -> list[dict[str, Any]]:

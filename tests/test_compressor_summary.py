@@ -6,6 +6,16 @@ import json
 from typing import Any
 
 import pytest
+
+from hermes_core import PluginHost, hookimpl
+from hermes_core.summarizer import (
+    SummarizerAuthError,
+    SummarizerError,
+    SummarizerModelNotFoundError,
+    SummarizerNetworkError,
+    SummarizerTimeoutError,
+    SummaryRequest,
+)
 from hermes_plugins.compressor.extractive import (
     ExtractiveSummarizer,
     build_handoff,
@@ -21,6 +31,7 @@ from hermes_plugins.compressor.serialize import (
     serialize_turn,
     serialize_turns,
 )
+
 from test_compressor_support import (
     FakeClock,
     assistant,
@@ -31,16 +42,6 @@ from test_compressor_support import (
     tool,
     user,
     work_history,
-)
-
-from hermes_core import PluginHost, hookimpl
-from hermes_core.summarizer import (
-    SummarizerAuthError,
-    SummarizerError,
-    SummarizerModelNotFoundError,
-    SummarizerNetworkError,
-    SummarizerTimeoutError,
-    SummaryRequest,
 )
 
 # --- serialisation --------------------------------------------------------------------------

@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.injected import (
     INJECTED_OPENINGS,
     SUMMARY_OPENINGS,
@@ -24,9 +26,8 @@ from hermes_plugins.compressor import engine as engine_module
 from hermes_plugins.compressor import extractive
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.serialize import message_text, prepare_turns
-from test_compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
 
-from hermes_core.summarizer import SummaryRequest
+from test_compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
 
 VENDOR_KEY = "sk-proj-" + "Q7x" * 12
 GITHUB_TOKEN = "ghp_" + "Zb4" * 12

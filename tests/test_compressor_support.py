@@ -5,9 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_plugins.compressor.engine import CompressorEngine
-
 from hermes_core.config import Config, load_config
+from hermes_plugins.compressor.engine import CompressorEngine
 
 
 def call(ident: str, name: str = "read_file", **args: Any) -> dict[str, Any]:

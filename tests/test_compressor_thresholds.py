@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import pytest
+
+from hermes_core.config import Config, load_config
 from hermes_plugins.compressor.engine import CompressorEngine
 from hermes_plugins.compressor.thresholds import (
     compute_threshold_tokens,
     derive_thresholds,
     resolve_model_threshold,
 )
-
-from hermes_core.config import Config, load_config
 
 
 def engine_for(data: dict | None = None) -> CompressorEngine:

@@ -10,9 +10,9 @@ from click.testing import CliRunner
 
 from hermes_core.cli import cli
 from hermes_core.config import Config, known_keys, load_config, resolve_home
-from hermes_core.host import PluginHost
 from hermes_core.diagnostics import collecting
 from hermes_core.errors import ConfigError
+from hermes_core.host import PluginHost
 
 
 @pytest.fixture(scope="module")

@@ -10,8 +10,7 @@ from typing import Any
 
 import pytest
 
-from hermes_core import Session, refresh_plugins
-from hermes_core import config_cache
+from hermes_core import Session, config_cache, refresh_plugins
 
 
 @pytest.fixture(autouse=True)

@@ -11,13 +11,14 @@ from typing import Any
 import attrs
 import pytest
 from click.testing import CliRunner
-from fake_dists import make_dist
 
 from hermes_core import ConfigError, PluginHost, Session, hookimpl, load_config
 from hermes_core.cli import cli
 from hermes_core.config import ConfigSection, bind_sections, field
 from hermes_core.diagnostics import collecting
 from hermes_core.hookdocs import render_config_markdown
+
+from fake_dists import make_dist
 
 SECTION_PLUGIN = """
 import attrs

@@ -10,12 +10,12 @@ from pathlib import Path
 from typing import Any, Self
 
 import pytest
-from hermes_plugins.context_files import reading
-from hermes_plugins.context_files.gitroot import find_git_root
 
 from hermes_core import Config, PluginHost, PromptBlock, PromptContext, load_config
 from hermes_core.diagnostics import collecting
 from hermes_core.records import HostWarning
+from hermes_plugins.context_files import reading
+from hermes_plugins.context_files.gitroot import find_git_root
 
 #: Only a hang guard: how long a blocked fake read waits before giving up.
 HANG_GUARD = 30.0

@@ -10,8 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.context_files import plugin as block_module
-from hermes_plugins.context_files.gitroot import find_git_root
 
 from hermes_core import (
     Config,
@@ -25,6 +23,8 @@ from hermes_core import (
 )
 from hermes_core.diagnostics import collecting, drain_warnings
 from hermes_core.records import HostWarning
+from hermes_plugins.context_files import plugin as block_module
+from hermes_plugins.context_files.gitroot import find_git_root
 
 Register = Callable[[object, str], object]
 

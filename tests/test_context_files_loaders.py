@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.context_files import gitroot
-from hermes_plugins.context_files.gitroot import find_git_root
-from hermes_plugins.context_files.hermes_md import strip_frontmatter
 
 from hermes_core import Config, PluginHost, PromptBlock, PromptContext
 from hermes_core.diagnostics import collecting
 from hermes_core.records import HostWarning
+from hermes_plugins.context_files import gitroot
+from hermes_plugins.context_files.gitroot import find_git_root
+from hermes_plugins.context_files.hermes_md import strip_frontmatter
 
 
 def git_init(path: Path) -> Path:

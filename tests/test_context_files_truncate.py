@@ -5,6 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_core import Config, load_config
+from hermes_core.diagnostics import collecting
 from hermes_plugins.context_files import reading
 from hermes_plugins.context_files.reading import read_candidate
 from hermes_plugins.context_files.sizing import fit_files, max_chars, share
@@ -16,11 +21,6 @@ from hermes_plugins.context_files.truncate import (
     part_sizes,
     truncate_text,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
-
-from hermes_core import Config, load_config
-from hermes_core.diagnostics import collecting
 
 MARKER_SLACK = 4  # the blank lines around the marker
 

@@ -9,7 +9,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_dists import make_dist
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -17,6 +16,8 @@ from hermes_core import ContextEngine, PluginHost, Session, hookimpl, load_confi
 from hermes_core.cli import cli
 from hermes_core.compaction import summarize_manual
 from hermes_core.engine import CompressionReport, model_threshold
+
+from fake_dists import make_dist
 
 LAST_N_ENGINE = """
 from hermes_core import ContextEngine, hookimpl

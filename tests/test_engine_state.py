@@ -6,13 +6,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_store import close_connections
-from recall_support import history
-from redis_support import redis_server
 
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.session_store import close_connections
+
+from recall_support import history
+from redis_support import redis_server
 
 
 @pytest.fixture(scope="module")

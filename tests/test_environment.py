@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from hermes_core import PluginHost, PromptContext, hookimpl, load_config
+from hermes_core.diagnostics import collecting
 from hermes_plugins import environment
 from hermes_plugins.environment import (
     PROBE_COMMAND,
@@ -17,9 +20,6 @@ from hermes_plugins.environment import (
     hermes_prompt_environment,
     local_environment,
 )
-
-from hermes_core import PluginHost, PromptContext, hookimpl, load_config
-from hermes_core.diagnostics import collecting
 
 PROBE_OUTPUT = "os=Linux\nkernel=6.1.0-18\nhome=/root\ncwd=/workspace\nuser=root\n"
 

@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_llm_servers import openai_completion, running
 
 from hermes_core import Config, PluginHost, hookimpl
 from hermes_core.cli import cli
 from hermes_plugins.evaluation.probes import derive_probes
 from hermes_plugins.evaluation.runner import condensed_indices, context_text, evaluate
+
+from fake_llm_servers import openai_completion, running
 
 TRACEBACK = (
     "Traceback (most recent call last):\n"

@@ -17,6 +17,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
+
+from hermes_core import Config, PluginHost
+from hermes_plugins.evaluation.command import DEFAULT_WINDOWS, _model_window, read_conversations
+from hermes_plugins.evaluation.runner import evaluate
+
 from eval_scenarios import (
     BACKOFF,
     DECISION,
@@ -47,10 +52,6 @@ from eval_scenarios import (
     swe_agent_1x,
     tau_bench,
 )
-
-from hermes_core import Config, PluginHost
-from hermes_plugins.evaluation.command import DEFAULT_WINDOWS, _model_window, read_conversations
-from hermes_plugins.evaluation.runner import evaluate
 
 BAR = {"errors": 0.90, "files_modified": 0.95, "requests": 0.90}
 PASSED = "6 passed in 0.38s"

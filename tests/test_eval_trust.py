@@ -16,11 +16,10 @@ from hypothesis import strategies as st
 
 from hermes_core import Config, ContextEngine, PluginHost, hookimpl
 from hermes_core.cli import cli
-from hermes_core.tokens import count_tokens
+from hermes_core.tokens import ANTHROPIC_MARGIN, count_tokens, o200k_tokenizer
 from hermes_core.transcripts import MISSING_RESULT_TEXT
 from hermes_plugins.evaluation import command
 from hermes_plugins.evaluation.evidence import failure_line, is_person_request, pasted_tool_output
-from hermes_core.tokens import ANTHROPIC_MARGIN, o200k_tokenizer
 from hermes_plugins.evaluation.fit import count_fit
 from hermes_plugins.evaluation.index import ContextIndex
 from hermes_plugins.evaluation.invented import invented_failures

@@ -11,11 +11,13 @@ from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
+
 from hermes_plugins._common import toolkinds
 from hermes_plugins._common.toolkinds import file_actions
 from hermes_plugins.compressor import extractive, oneliners
 from hermes_plugins.compressor.extractive import _kind_of
+
+from hypothesis_budget import examples
 
 _NAMES = sorted(
     toolkinds.SHELL_TOOLS | toolkinds.READ_TOOLS | toolkinds.WRITE_TOOLS | toolkinds.EDIT_TOOLS

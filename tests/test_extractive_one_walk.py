@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from hermes_plugins.compressor import extractive
 from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+
 from test_compressor_support import assistant, call, tool, user
 
 ANCHOR = {"role": "system", "content": SUMMARY_ANCHOR}

@@ -11,9 +11,10 @@ import json
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from hermes_plugins._common import failures
+
+from hypothesis_budget import examples
 
 _BREAKS = ("\n", "\r\n", "\r", "\x0b", "\x85", "\u2028", "\n\n")
 _LINE_TEXT = st.one_of(

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hermes_core import bounded
+from hermes_core.sdk import normalize_messages
+
 import validators_anthropic
 from fidelity_fixtures import (
     DOCUMENT,
@@ -19,9 +22,6 @@ from fidelity_fixtures import (
     anthropic_history,
     open_session,
 )
-
-from hermes_core import bounded
-from hermes_core.sdk import normalize_messages
 
 
 def _blocks(request: dict[str, Any], role: str) -> list[list[dict[str, Any]]]:

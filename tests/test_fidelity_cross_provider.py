@@ -9,6 +9,8 @@ import re
 from pathlib import Path
 from typing import Any
 
+from hermes_core.conversion import placeholder
+
 import validators_anthropic
 import validators_openai_chat
 from fidelity_fixtures import (
@@ -19,8 +21,6 @@ from fidelity_fixtures import (
     open_session,
     openai_history,
 )
-
-from hermes_core.conversion import placeholder
 
 
 def _warnings(session: Any) -> list[Any]:

@@ -10,14 +10,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import validators_anthropic
-import validators_openai_chat
-from fidelity_fixtures import DOCUMENT, PNG_B64, SEARCH, URL_IMAGE, open_session
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import ContextOverflowError
 from hermes_core.sdk import normalize_messages
+
+import validators_anthropic
+import validators_openai_chat
+from fidelity_fixtures import DOCUMENT, PNG_B64, SEARCH, URL_IMAGE, open_session
 
 _words = st.sampled_from(["alpha", "build", "crash", "deploy", "error", "file", "grep", "handler",
                           "index", "json", "kernel", "log", "merge", "null", "output"])

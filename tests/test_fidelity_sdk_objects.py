@@ -8,11 +8,12 @@ import json
 from pathlib import Path
 
 import pytest
+
+from hermes_core.sdk import as_message
+
 import validators_anthropic
 import validators_openai_chat
 from fidelity_fixtures import open_session
-
-from hermes_core.sdk import as_message
 
 anthropic_types = pytest.importorskip("anthropic.types")
 openai_types = pytest.importorskip("openai.types.chat")

@@ -11,12 +11,8 @@ from typing import Any
 
 import orjson
 import pytest
-from hermes_plugins.tools import bm25
-from hermes_plugins.tools.catalog import classify
-from hermes_plugins.tools.state import ToolSearchState
 
 from hermes_core import Session
-from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_core.frozen import (
     FrozenDict,
     FrozenList,
@@ -27,6 +23,10 @@ from hermes_core.frozen import (
     thaw,
 )
 from hermes_core.payload import assemble_payload
+from hermes_plugins.tools import bm25
+from hermes_plugins.tools.catalog import classify
+from hermes_plugins.tools.settings import ToolSearchSection
+from hermes_plugins.tools.state import ToolSearchState
 
 
 def tool(name: str, desc: str, params: tuple[str, ...] = (), source: str = "mcp-zoo") -> dict[str, Any]:

@@ -6,6 +6,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from hermes_core import PromptContext, load_config
+from hermes_core.steer import STEER_MARKER_CLOSE, STEER_MARKER_OPEN
 from hermes_plugins import guidance
 from hermes_plugins.guidance import (
     EXECUTION_GUIDANCE_MODELS,
@@ -15,9 +18,6 @@ from hermes_plugins.guidance import (
     hermes_prompt_model_guidance,
     hermes_prompt_tool_guidance,
 )
-
-from hermes_core import PromptContext, load_config
-from hermes_core.steer import STEER_MARKER_CLOSE, STEER_MARKER_OPEN
 
 
 def ctx(tmp_path: Path, *, config: dict[str, Any] | None = None, **kwargs: Any) -> PromptContext:

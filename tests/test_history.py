@@ -8,7 +8,6 @@ import threading
 from typing import Any
 
 import attrs
-from hermes_plugins import caching
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +24,7 @@ from hermes_core.payload import (
 from hermes_core.records import PayloadContext
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
+from hermes_plugins import caching
 
 SYSTEM = "you are a careful agent"
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core.cli import cli
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 SECRET = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6"
 

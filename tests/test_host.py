@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from fake_dists import make_dist
 
 from hermes_core import (
     Config,
@@ -22,6 +21,8 @@ from hermes_core import (
 from hermes_core.cli import cli
 from hermes_core.diagnostics import collecting
 from hermes_core.errors import UnknownEngineError
+
+from fake_dists import make_dist
 
 ENGINE_MODULE = """
 from hermes_core import ContextEngine, hookimpl

@@ -11,12 +11,13 @@ from typing import Any
 import attrs
 import pytest
 from click.testing import CliRunner
-from fake_dists import make_dist
 
 from hermes_core import Config, ContextFileLoader, HermesPluginError, PluginHost, PromptBlock, PromptContext, hookimpl
 from hermes_core.cli import cli
 from hermes_core.diagnostics import collecting
 from hermes_core.records import SkillSource
+
+from fake_dists import make_dist
 
 
 def ctx(tmp_path: Path, host: PluginHost | None = None, config: Config | None = None) -> PromptContext:

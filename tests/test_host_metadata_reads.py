@@ -12,9 +12,10 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from fake_dists import make_dist
 
 from hermes_core.host import PluginHost
+
+from fake_dists import make_dist
 
 PLUGIN = '''"""A plugin that implements no hook: only its distribution matters here."""'''
 

@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import settings
+
 from hypothesis_budget import examples
 
 

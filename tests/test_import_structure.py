@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from import_graph import cycles, graph, imports_of, module_name
-
 import hermes_core
+
+from import_graph import cycles, graph, imports_of, module_name
 
 CORE = Path(hermes_core.__file__).parent
 

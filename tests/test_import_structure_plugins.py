@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from import_graph import cycles, graph
-
 import hermes_plugins
+
+from import_graph import cycles, graph
 
 PLUGINS = Path(hermes_plugins.__file__).parent
 ENGINE = Path(__file__).parents[1] / "contrib_engines" / "hermes-engine-window" / "hermes_engine_window"

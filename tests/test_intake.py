@@ -17,14 +17,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from hypothesis_budget import examples
 
 from hermes_core import Session, pairing
-from hermes_core.pairing import holding_valid, pairing_problems
 from hermes_core.config import load_config
 from hermes_core.intake import read_history
+from hermes_core.pairing import holding_valid, pairing_problems
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
+
+from hypothesis_budget import examples
 
 IDS = ["c1", "c2", "c3"]  # a small pool: providers reuse ids
 

@@ -14,8 +14,12 @@ pytest.importorskip("langchain.agents")
 
 from langchain.agents import create_agent  # noqa: E402
 from langchain_core.language_models.fake_chat_models import FakeMessagesListChatModel  # noqa: E402
-from langchain_core.messages import AIMessage, BaseMessage, SystemMessage  # noqa: E402
-from langchain_core.messages import convert_to_openai_messages  # noqa: E402
+from langchain_core.messages import (  # noqa: E402
+    AIMessage,
+    BaseMessage,
+    SystemMessage,
+    convert_to_openai_messages,  # noqa: E402
+)
 from langchain_core.tools import tool  # noqa: E402
 
 from hermes_core.integrations.langchain import HermesMiddleware  # noqa: E402

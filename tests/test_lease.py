@@ -13,15 +13,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
-from recall_support import history
-from redis_support import redis_server
 
 from hermes_core import ContextEngine, Session, hookimpl
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.lease import LeaseHeld, compaction_lease
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
+from recall_support import history
+from redis_support import redis_server
 
 #: The lifetime of the leases these tests expect to see renewed: renewals come every third of
 #: it, so a renewer thread may be scheduled up to two thirds of it late on a loaded machine.

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.memory import RULE, hermes_prompt_memory, read_entries, render_block
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_core import PromptContext, load_config
 from hermes_core.diagnostics import collecting
+from hermes_plugins.memory import RULE, hermes_prompt_memory, read_entries, render_block
 
 
 def write(home: Path, name: str, text: str) -> Path:

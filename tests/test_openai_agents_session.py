@@ -17,10 +17,11 @@ pytest.importorskip("agents")
 
 from agents import Agent, OpenAIChatCompletionsModel, RunConfig, Runner, function_tool  # noqa: E402
 from agents.memory import Session as AgentsSessionProtocol  # noqa: E402
-from fake_llm_servers import json_reply, running  # noqa: E402
 from openai import AsyncOpenAI  # noqa: E402
 
 from hermes_core.integrations.openai_agents import HermesAgentsSession  # noqa: E402
+
+from fake_llm_servers import json_reply, running  # noqa: E402
 
 NO_TRACING = RunConfig(tracing_disabled=True)
 

@@ -6,6 +6,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
+from hermes_core import PromptContext, load_config
 from hermes_plugins.platform_hints import (
     DESKTOP_TERMINAL_NOTE,
     PLATFORM_HINTS,
@@ -13,8 +15,6 @@ from hermes_plugins.platform_hints import (
     hermes_prompt_platform_hint,
     resolve_hint,
 )
-
-from hermes_core import PromptContext, load_config
 
 
 def hint(tmp_path: Path, platform: str, config: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> str | None:

@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 from hermes_core.cli import cli
+from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 
 @pytest.fixture

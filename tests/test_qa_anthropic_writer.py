@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import validators_anthropic
-
 from hermes_core.transcripts import Transcript, read_transcript, write_transcript
+
+import validators_anthropic
 
 
 def _call(ident: str, path: str) -> dict[str, Any]:

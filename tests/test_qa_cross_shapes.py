@@ -21,14 +21,15 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import validators_anthropic
-import validators_openai_chat
-import validators_openai_responses
-from fidelity_fixtures import PNG_B64, open_session
 from hypothesis import HealthCheck, Phase, event, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.errors import ContextOverflowError
+
+import validators_anthropic
+import validators_openai_chat
+import validators_openai_responses
+from fidelity_fixtures import PNG_B64, open_session
 
 _words = st.sampled_from(["alpha", "build", "crash", "deploy", "error", "file", "grep", "handler",
                           "index", "json", "kernel", "log", "merge", "null", "output", "parser"])

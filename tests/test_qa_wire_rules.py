@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import validators_anthropic
 import validators_openai_chat
 import validators_openai_responses

@@ -7,11 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from recall_support import TestEngines, call
-
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+
+from recall_support import TestEngines, call
 
 
 def _history() -> list[dict[str, Any]]:

@@ -13,12 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recall_support import TestEngines, call
 
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.tokens import estimate_request_tokens
+
+from recall_support import TestEngines, call
 
 SECRET = "sk-ant-api03-" + "Zx8Cv6Bn4Mq2Wr9Ty7Ui5Op3As1Df0Gh"
 FACTS = {

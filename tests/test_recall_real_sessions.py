@@ -15,13 +15,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recall_support import TestEngines
 
 from hermes_core import Session
 from hermes_core.archive import message_text
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.tokens import estimate_request_tokens
+
+from recall_support import TestEngines
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:[./-][A-Za-z0-9_]+)*")
 

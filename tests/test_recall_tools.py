@@ -8,11 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recall_support import TestEngines, history
 
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+
+from recall_support import TestEngines, history
 
 SECRET = "sk-proj-" + "Q7w9E2r4T6y8U1i3O5p7A9s2D4f6G8h0"
 

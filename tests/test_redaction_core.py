@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hermes_core.redaction as core
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+import hermes_core.redaction as core
 import hermes_plugins.compressor.redact as compat
 
 

@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.redaction import FAMILIES, MASK, Redactor, redact, redact_data, redact_text
+
 from secret_samples import AWS_ID, GITHUB, OPENAI, PASSWORD, SAMPLES, SECRETS, STS_TOKEN
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z_]+)#([0-9a-f]{6})\]")

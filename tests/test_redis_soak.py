@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from redis_support import redis_server
 
 WORKERS = int(os.environ.get("HERMES_SOAK_WORKERS", "4"))

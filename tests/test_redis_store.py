@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from recall_support import TestEngines, history
-from fake_llm_servers import refused_port
-from redis_support import redis_server
 
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+
+from fake_llm_servers import refused_port
+from recall_support import TestEngines, history
+from redis_support import redis_server
 
 
 @pytest.fixture(scope="module")

@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_support import PageWatch, browser
 from click.testing import CliRunner
 from test_report_html import resolve, same_figure, session
 
 from hermes_core.cli import cli
+
+from browser_support import PageWatch, browser
 
 PAINTED = """el => {
   const canvas = el.querySelector('canvas');
@@ -139,6 +140,7 @@ def test_report_page_and_tables_without_javascript(chromium: Any, transcript: Pa
 def test_ten_thousand_messages_load_aggregated(chromium: Any, tmp_path: Path) -> None:
     from hermes_plugins.report.data import MAX_POINTS, timeline
     from hermes_plugins.report.html import render_html
+
     from test_compressor_support import work_history
 
     messages = work_history(2_500, result_chars=400)

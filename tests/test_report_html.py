@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_compressor_support import assistant, call, system, tool, user, work_history
 
 from hermes_core.cli import cli
 from hermes_core.config import load_config
@@ -33,6 +32,8 @@ from hermes_plugins.report.data import (
 )
 from hermes_plugins.report.html import render_html
 from hermes_plugins.report.replay import replay_session
+
+from test_compressor_support import assistant, call, system, tool, user, work_history
 
 
 def run(*args: str) -> Any:

@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from test_compressor_support import assistant, call, system, tool, user
 from test_report_html import assert_figures_match, page_data, session
 
 from hermes_core.cli import cli
@@ -19,6 +18,8 @@ from hermes_core.host import PluginHost
 from hermes_plugins.report.replay import replay_session
 from hermes_plugins.report.spills import ReplaySpills, is_spilled
 from hermes_plugins.tools.persist import extract_persisted_path
+
+from test_compressor_support import assistant, call, system, tool, user
 
 BIG = "line of a large build log\n" * 2_000  # 52,000 characters: over any 16k-window threshold
 

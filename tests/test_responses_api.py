@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import validators_openai_responses as vr
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hermes_core import Session, as_message, normalize_messages
 from hermes_core.pairing import pairing_problems
 from hermes_core.responses import ORIGINAL_KEY, responses_input, responses_tool
+
+import validators_openai_responses as vr
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read a file.",

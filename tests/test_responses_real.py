@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import validators_openai_responses as vr
-
 from hermes_core import Session
 from hermes_core.transcripts import read_transcripts
+
+import validators_openai_responses as vr
 
 
 def test_every_real_session_gives_valid_responses_requests(real_sessions_dir: Path, tmp_path: Path) -> None:

@@ -11,13 +11,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 import validators_openai_responses as vr
 
 pytest.importorskip("openai")
 
-from fake_llm_servers import responses_reply, running  # noqa: E402
-
 from hermes_core import AsyncSession  # noqa: E402
+
+from fake_llm_servers import responses_reply, running  # noqa: E402
 
 REASONING = {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA-signed-blob==",
              "summary": [{"type": "summary_text", "text": "Read the file first."}]}

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner
-from hermes_plugins.skills import filters
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_skills_support import write_skill
@@ -19,6 +18,7 @@ from hermes_core.cli import cli
 from hermes_core.config import load_config
 from hermes_core.errors import ConfigError
 from hermes_core.safeyaml import YAMLLimitError, load_yaml
+from hermes_plugins.skills import filters
 
 
 def laughs(levels: int = 9, width: int = 9, key: str = "lol") -> str:

@@ -7,11 +7,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hermes_plugins.tools.bridge import handle_bridge_call
-from hermes_plugins.tools import schema_check
-from hermes_plugins.tools.schema_check import SchemaValidators, check, openapi_nullable
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
+from hermes_plugins.tools import schema_check
+from hermes_plugins.tools.bridge import handle_bridge_call
+from hermes_plugins.tools.schema_check import SchemaValidators, check, openapi_nullable
 
 pytest.importorskip("jsonschema")
 

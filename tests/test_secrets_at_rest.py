@@ -19,15 +19,16 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from hermes_plugins.session_store import close_connections
-from hermes_plugins.tools.spill import process_tool_result
-from recall_support import TestEngines, call
 
 from hermes_core import Session, ToolCallContext
 from hermes_core.cli import cli
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.logging import ROOT
+from hermes_plugins.session_store import close_connections
+from hermes_plugins.tools.spill import process_tool_result
+
+from recall_support import TestEngines, call
 from secret_samples import SAMPLES
 
 _FILLER = " ".join(f"line{i} passed" for i in range(40))
@@ -150,10 +151,10 @@ def test_a_log_event_quoting_a_secret_is_masked_and_logging_config_is_untouched(
 
 
 def test_the_redis_store_holds_no_planted_secret(tmp_path: Path) -> None:
-    from hermes_plugins.redis_store import RedisSessionStore
-    from redis_support import redis_server
-
     from hermes_core.archive import SessionArchive
+    from hermes_plugins.redis_store import RedisSessionStore
+
+    from redis_support import redis_server
 
     texts = [text for _, text, _ in SAMPLES]
     secrets = [secret for _, _, secret in SAMPLES]

@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from hermes_plugins.tools.spill import process_tool_result
-
 from hermes_core import ToolCallContext
 from hermes_core.config import load_config
 from hermes_core.redaction import Redactor
+from hermes_plugins.tools.spill import process_tool_result
+
 from secret_samples import SAMPLES, SECRETS
 
 

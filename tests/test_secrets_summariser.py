@@ -6,10 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from test_compressor_support import make_engine, summary_of, work_history
-
 from hermes_core.summarizer import SummaryRequest
-from secret_samples import SAMPLES, SECRETS, STS_TOKEN, _B64
+
+from secret_samples import _B64, SAMPLES, SECRETS, STS_TOKEN
+from test_compressor_support import make_engine, summary_of, work_history
 
 
 class Recording:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 

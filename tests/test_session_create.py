@@ -18,10 +18,11 @@ pytest.importorskip("anthropic")
 
 import anthropic  # noqa: E402
 import openai  # noqa: E402
-from fake_llm_servers import anthropic_message, json_reply, openai_error, running  # noqa: E402
 
 from hermes_core import AsyncSession, Session  # noqa: E402
 from hermes_core.pairing import pairing_problems  # noqa: E402
+
+from fake_llm_servers import anthropic_message, json_reply, openai_error, running  # noqa: E402
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read a file.",

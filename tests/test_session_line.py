@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_line import hermes_prompt_session_line, zone_suffix
 
 from hermes_core import PromptContext, load_config
 from hermes_core.diagnostics import collecting
+from hermes_plugins.session_line import hermes_prompt_session_line, zone_suffix
 
 NOON_UTC = datetime(2026, 1, 2, 12, 0, tzinfo=UTC)
 

@@ -6,14 +6,14 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-from datetime import datetime, timedelta, UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 from hermes_core import PluginHost, PromptBlock, PromptContext, Session, hookimpl
+from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 
 @pytest.fixture

@@ -8,10 +8,11 @@ from typing import Any
 
 import attrs
 import pytest
-from fake_dists import make_dist
 
 import hermes_core.host as host_module
 from hermes_core import Config, PluginHost, Session, refresh_plugins
+
+from fake_dists import make_dist
 
 
 def open_session(tmp_path: Path, **kwargs: Any) -> Session:

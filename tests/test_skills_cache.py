@@ -10,11 +10,11 @@ from typing import Any
 
 import attrs
 import pytest
-from hermes_plugins.skills import plugin
-from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
 from test_skills_support import age, make_ctx, skills_host, write_skill
 
 from hermes_core import Config
+from hermes_plugins.skills import plugin
+from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
 from hermes_plugins.skills.settings import SkillsSection
 
 

@@ -8,6 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from test_skills_support import write_category, write_skill
+
 from hermes_plugins.skills import discovery
 from hermes_plugins.skills.discovery import (
     GROUP_CONDITIONAL,
@@ -26,7 +28,6 @@ from hermes_plugins.skills.metadata import (
     ROW_PATH,
     conditions,
 )
-from test_skills_support import write_category, write_skill
 
 
 def names(scan: discovery.SourceScan) -> list[tuple[str, str]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from hermes_plugins.skills import filters
 from hermes_plugins.skills.filters import (
     current_environments,

@@ -6,6 +6,9 @@ from typing import Any
 
 import pytest
 import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from hermes_plugins.skills.frontmatter import (
     _WORDS,
     parse_fast,
@@ -13,8 +16,6 @@ from hermes_plugins.skills.frontmatter import (
     parse_yaml,
     split_frontmatter,
 )
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 ACTIVE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # what the fallback uses
 LOADERS = [yaml.SafeLoader] + ([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import attrs
 import pytest
-from hermes_plugins.skills import filters, plugin
 from test_skills_support import (
     SKILL_TOOLS,
     age,
@@ -26,8 +25,9 @@ from hermes_core import (
     hookimpl,
     load_config,
 )
-from hermes_plugins.skills.settings import SkillsSection
 from hermes_core.diagnostics import collecting
+from hermes_plugins.skills import filters, plugin
+from hermes_plugins.skills.settings import SkillsSection
 
 
 @pytest.fixture(autouse=True)

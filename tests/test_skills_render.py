@@ -5,6 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_skills_support import index_lines
+
 from hermes_plugins.skills.metadata import index_description, make_row
 from hermes_plugins.skills.render import (
     CLOSING,
@@ -16,9 +20,6 @@ from hermes_plugins.skills.render import (
     estimate,
     render_index,
 )
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from test_skills_support import index_lines
 
 
 def rows(category: str, *skills: tuple[str, str]) -> list[list[Any]]:

@@ -10,11 +10,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.skills import filters, plugin, snapshot
-from hermes_plugins.skills.snapshot import SNAPSHOT_NAME, load_snapshot, write_snapshot
 from test_skills_support import age, make_ctx, touch, write_category, write_skill
 
 from hermes_core.diagnostics import collecting
+from hermes_plugins.skills import filters, plugin, snapshot
+from hermes_plugins.skills.snapshot import SNAPSHOT_NAME, load_snapshot, write_snapshot
 
 
 def build(home: Path, **kwargs: object) -> tuple[object, list]:

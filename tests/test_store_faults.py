@@ -17,13 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fault_proxy import FaultProxy
-from recall_support import history
-from redis_support import free_port, missing, redis_server
 
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.tokens import estimate_messages_tokens
+
+from fault_proxy import FaultProxy
+from recall_support import history
+from redis_support import free_port, missing, redis_server
 
 BUDGET = 1.0
 FACTS = {3: "ModuleNotFoundError: No module named 'yaml'", 9: "PermissionError: /srv/data/cache.lock",

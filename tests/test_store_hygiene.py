@@ -9,15 +9,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore, close_connections
-from hermes_plugins.tools.persist import extract_persisted_path, spill
-from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename, spill_dir
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import Session
 from hermes_core.redaction import MASK
 from hermes_core.stored_copy import was_masked
+from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore, close_connections
+from hermes_plugins.tools.persist import extract_persisted_path, spill
+from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename, spill_dir
 
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
 GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"

@@ -20,6 +20,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
 from hermes_plugins import archive_store
 from hermes_plugins.archive_store import ensure_private
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections

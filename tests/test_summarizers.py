@@ -9,18 +9,6 @@ from typing import Any
 
 import attrs
 import pytest
-from fake_llm_servers import (
-    GATE_GUARD,
-    FakeLLMServer,
-    Reply,
-    anthropic_error,
-    anthropic_message,
-    openai_completion,
-    openai_error,
-    refused_port,
-    running,
-)
-from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer
 
 from hermes_core import load_config
 from hermes_core.summarizer import (
@@ -32,6 +20,19 @@ from hermes_core.summarizer import (
     SummarizerNetworkError,
     SummarizerTimeoutError,
     SummaryRequest,
+)
+from hermes_plugins.summarizers import AnthropicSummarizer, OpenAISummarizer
+
+from fake_llm_servers import (
+    GATE_GUARD,
+    FakeLLMServer,
+    Reply,
+    anthropic_error,
+    anthropic_message,
+    openai_completion,
+    openai_error,
+    refused_port,
+    running,
 )
 
 pytest.importorskip("openai")

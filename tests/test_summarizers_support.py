@@ -5,6 +5,16 @@ from __future__ import annotations
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, load_config
+from hermes_core.summarizer import (
+    SummarizerError,
+    SummarizerMissingDependencyError,
+    SummaryRequest,
+)
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.summarizer_http import (
     AUTH_STATUSES,
     TIMEOUT_STATUSES,
@@ -16,16 +26,6 @@ from hermes_plugins.summarizers import (
     AnthropicSummarizer,
     OpenAISummarizer,
     max_tokens_for,
-)
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_core import PluginHost, load_config
-from hermes_plugins._common.reasoning import strip_reasoning
-from hermes_core.summarizer import (
-    SummarizerError,
-    SummarizerMissingDependencyError,
-    SummaryRequest,
 )
 
 

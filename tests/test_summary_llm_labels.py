@@ -7,6 +7,7 @@ from __future__ import annotations
 from hermes_core.transcripts import MISSING_RESULT_TEXT
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.serialize import prepare_turns, serialize_turns
+
 from test_compressor_support import assistant, call, tool, user
 
 

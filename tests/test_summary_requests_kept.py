@@ -15,6 +15,7 @@ import pytest
 
 from hermes_plugins._common.injected import is_request, request_text, requests_of
 from hermes_plugins.compressor.extractive import REQUEST_SHORT, build_handoff, fit_requests
+
 from test_compressor_support import assistant, call, tool, user
 
 

@@ -13,11 +13,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost
+from hermes_core.config import load_config
+from hermes_core.diagnostics import collecting
+from hermes_core.injection import FAMILIES, HIGH, family, severity
+from hermes_core.records import PromptContext
 from hermes_plugins import threat_text
 from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+
 from injection_payloads import (
     BENIGN,
     BENIGN_HELD_OUT,
@@ -27,12 +34,6 @@ from injection_payloads import (
     HELD_OUT_4,
     PAYLOADS,
 )
-
-from hermes_core import PluginHost
-from hermes_core.config import load_config
-from hermes_core.diagnostics import collecting
-from hermes_core.injection import FAMILIES, HIGH, family, severity
-from hermes_core.records import PromptContext
 
 FILES = ["AGENTS.md", "CLAUDE.md", ".cursorrules"]
 BEFORE = ["# Project rules", "Use tabs for indentation.", "Run `make test` before pushing."]

@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.tools import output_limits as ol
-from hermes_plugins.tools.settings import ToolOutputSection
 
 from hermes_core import PluginHost, ToolCallContext
 from hermes_core.config import Config, known_keys
 from hermes_core.diagnostics import collecting
+from hermes_plugins.tools import output_limits as ol
+from hermes_plugins.tools.settings import ToolOutputSection
 
 
 def write_config(home: Path, text: str) -> None:

@@ -10,6 +10,12 @@ import random
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, ToolsContext
+from hermes_core.config import Config, load_config
+from hermes_core.diagnostics import collecting
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.catalog import (
@@ -24,14 +30,8 @@ from hermes_plugins.tools.catalog import (
     source_label,
 )
 from hermes_plugins.tools.listing import render_listing, short_desc
-from hermes_plugins.tools.state import ToolSearchState
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_core import PluginHost, ToolsContext
-from hermes_core.config import Config, load_config
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
-from hermes_core.diagnostics import collecting
+from hermes_plugins.tools.state import ToolSearchState
 
 
 def tool(

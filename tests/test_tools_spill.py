@@ -11,7 +11,13 @@ from typing import Any
 
 import attrs
 import pytest
-from hermes_plugins.tools.settings import ToolBudgetSection
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core import PluginHost, ToolCallContext, ToolsContext, hookimpl
+from hermes_core.config import Config
+from hermes_core.diagnostics import collecting
+from hermes_plugins.tools import spill as spill_plugin
 from hermes_plugins.tools.budget import (
     DEFAULT_BUDGET,
     PINNED_THRESHOLDS,
@@ -24,15 +30,9 @@ from hermes_plugins.tools.persist import (
     persisted_block,
     spill,
 )
-from hermes_plugins.tools import spill as spill_plugin
+from hermes_plugins.tools.settings import ToolBudgetSection
 from hermes_plugins.tools.spill import enforce_turn_budget, process_tool_result
 from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename
-from hypothesis import given, settings
-from hypothesis import strategies as st
-
-from hermes_core import PluginHost, ToolCallContext, ToolsContext, hookimpl
-from hermes_core.config import Config
-from hermes_core.diagnostics import collecting
 
 
 def spill_dir(home: Path) -> Path:

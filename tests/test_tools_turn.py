@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.tools import bm25, catalog
-from hermes_plugins.tools.state import state_of
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import PluginHost, Session, freeze_tools
+from hermes_plugins.tools import bm25, catalog
+from hermes_plugins.tools.state import state_of
 
 
 def tools(n: int) -> list[dict[str, Any]]:

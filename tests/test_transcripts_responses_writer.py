@@ -7,10 +7,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import validators_openai_responses as vr
 from click.testing import CliRunner
 
 from hermes_core.cli import cli
+
+import validators_openai_responses as vr
 
 CHAT = [
     {"role": "system", "content": "Be brief."},

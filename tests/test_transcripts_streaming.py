@@ -8,10 +8,11 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from transcript_streams import GENERATORS, lines, quiet
 
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, read_transcript
+
+from transcript_streams import GENERATORS, lines, quiet
 
 FORMAT_OF = {name: name.split(" ")[0] for name in GENERATORS}
 

@@ -28,10 +28,10 @@ from typing import Any
 import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, fail, guarded
-from hermes_core.redaction import redact_data
 from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
+from hermes_core.redaction import redact_data
 from hermes_core.tokens import estimate_messages_tokens
 
 #: The window assumed when neither ``--context-length`` nor anything else says (the

@@ -6,10 +6,10 @@ order ``hermes-ctx hooks`` shows them (which is also the order hooks run in a se
 
 from __future__ import annotations
 
-from hermes_core.hookspecs.markers import PROJECT, hookimpl, hookspec
 from hermes_core.hookspecs.context_files import ContextFileSpecs
 from hermes_core.hookspecs.engine import EngineSpecs
 from hermes_core.hookspecs.host import HostSpecs
+from hermes_core.hookspecs.markers import PROJECT, hookimpl, hookspec
 from hermes_core.hookspecs.payload import PayloadSpecs
 from hermes_core.hookspecs.prompt import PromptSpecs
 from hermes_core.hookspecs.report import ReportSpecs

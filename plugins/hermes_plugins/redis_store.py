@@ -24,9 +24,9 @@ import os
 import secrets
 import threading
 import time
-from urllib.parse import urlsplit, urlunsplit
 from collections.abc import Mapping, Sequence
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 from hermes_core import hookimpl
 from hermes_core.archive import ArchiveIndex, query_words

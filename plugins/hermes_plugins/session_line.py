@@ -7,7 +7,7 @@ the exact time can ask a tool.
 
 from __future__ import annotations
 
-from datetime import datetime, tzinfo, UTC
+from datetime import UTC, datetime, tzinfo
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs

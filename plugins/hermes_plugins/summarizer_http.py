@@ -19,7 +19,6 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_core.summarizer import (
     SummarizerAuthError,
     SummarizerEmptyError,
@@ -29,6 +28,7 @@ from hermes_core.summarizer import (
     SummarizerNetworkError,
     SummarizerTimeoutError,
 )
+from hermes_plugins._common.reasoning import strip_reasoning
 
 # Local servers (vLLM, Ollama, llama.cpp) ignore the key, but both SDKs refuse to build a client
 # without one.

@@ -22,6 +22,7 @@ import sys
 from pathlib import Path
 
 import pytest
+
 from request_log_support import write_request_log
 
 REQUESTS = 20_000

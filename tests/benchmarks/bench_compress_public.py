@@ -41,9 +41,9 @@ import pytest
 from bench_compressor import reference_pass, synthetic_history
 
 from hermes_core import Session
-from hermes_plugins._common import failures
 from hermes_core.config import load_config
 from hermes_core.pairing import pairing_problems
+from hermes_plugins._common import failures
 
 PHASES = ("free_passes", "boundaries", "summary", "assemble", "archive")
 

@@ -35,9 +35,9 @@ from typing import Any
 
 import pytest
 import xxhash
-from hermes_plugins.compressor.prune import prune_tool_results
 
 from hermes_plugins._common import failures
+from hermes_plugins.compressor.prune import prune_tool_results
 
 _TOOLS = (
     "terminal", "read_file", "search_files", "web_search", "write_file", "patch",

@@ -35,7 +35,6 @@ from hermes_core.config import load_config
 from hermes_core.tokens import exact_tokenizer
 
 
-
 def _real_sessions() -> Path:
     """``$HERMES_REAL_SESSIONS``, else the nearest ``shared/real-sessions`` above the checkout."""
     if os.environ.get("HERMES_REAL_SESSIONS"):

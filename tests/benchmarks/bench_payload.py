@@ -24,10 +24,10 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from hermes_plugins.caching import anthropic_layout
 
 from hermes_core.payload import assemble_payload
 from hermes_core.tokens import estimate_messages_tokens
+from hermes_plugins.caching import anthropic_layout
 
 MESSAGES = 10_000
 RATIOS: dict[str, float] = {}

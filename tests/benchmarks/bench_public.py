@@ -36,9 +36,9 @@ from bench_tool_search import (
     synthetic_catalog,
 )
 from click.testing import CliRunner
-from hermes_plugins.tools.state import state_of
 
 from hermes_core import Session, freeze_tools
+from hermes_plugins.tools.state import state_of
 
 RESULTS: dict[str, float] = {}
 

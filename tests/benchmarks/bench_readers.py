@@ -22,10 +22,11 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
-from transcript_streams import GENERATORS, lines, quiet
 
 from hermes_core.host import PluginHost
 from hermes_core.transcripts import read_transcript
+
+from transcript_streams import GENERATORS, lines, quiet
 
 ROUNDS = 5
 RECORDS = 100_000

@@ -36,12 +36,12 @@ from typing import Any
 
 import pytest
 from bench_compressor import reference_pass, synthetic_history
-from hermes_plugins import archive_store
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core import Session
 from hermes_core.archive import SessionArchive, fts_match, message_text, query_words
 from hermes_core.config import load_config
+from hermes_plugins import archive_store
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 SCALE = float(os.environ.get("HERMES_BENCH_SCALE_100K", "0.1"))
 ROUNDS = int(os.environ.get("HERMES_BENCH_ROUNDS", "2"))

@@ -35,10 +35,10 @@ from typing import Any
 
 import pytest
 from bench_compressor import synthetic_history
-from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from hermes_core.archive import SessionArchive
 from hermes_core.redaction import Redactor, redact, redact_text
+from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 #: The last commit with the family-by-family implementation.
 BEFORE = "34861a0"

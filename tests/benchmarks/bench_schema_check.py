@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hermes_plugins.tools import schema_check
 
 from hermes_core import Session
+from hermes_plugins.tools import schema_check
 
 fastjsonschema = pytest.importorskip("fastjsonschema")
 

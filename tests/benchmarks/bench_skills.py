@@ -37,11 +37,11 @@ from typing import Any
 
 import pytest
 import structlog
+
+from hermes_core import Config, PluginHost, PromptContext
 from hermes_plugins.skills import plugin
 from hermes_plugins.skills.index import build_index
 from hermes_plugins.skills.snapshot import SNAPSHOT_NAME
-
-from hermes_core import Config, PluginHost, PromptContext
 
 try:  # the baseline's reference loads with orjson; keep the benchmark runnable without it
     from orjson import loads

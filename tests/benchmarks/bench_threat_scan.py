@@ -118,9 +118,8 @@ def test_detection_on_public_corpora() -> None:
     finding. BIPIA's text attacks ask the model to change its answer ("reply in French",
     "encode your response in Base64") - instructions a project's own context file gives too;
     no lexical scan tells them apart, and this one is not meant to."""
-    from hermes_plugins.threat_scan import scan
-
     from hermes_core.injection import HIGH, severity
+    from hermes_plugins.threat_scan import scan
 
     for name, records in _public_corpora().items():
         hits = sum(1 for r in records if any(severity(i) == HIGH for i in scan(r)))

@@ -47,10 +47,10 @@ from typing import Any
 
 import pytest
 import structlog
-from hermes_plugins.tools import bm25
-from hermes_plugins.tools.state import ToolSearchState
 
 from hermes_core.frozen import freeze_tools
+from hermes_plugins.tools import bm25
+from hermes_plugins.tools.state import ToolSearchState
 
 np = pytest.importorskip("numpy")
 rank_bm25 = pytest.importorskip("rank_bm25")

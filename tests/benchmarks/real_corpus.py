@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 
-
 def _find_real_sessions() -> Path:
     """``$HERMES_REAL_SESSIONS``, else the nearest ``shared/real-sessions`` beside the checkout
     or one of its ancestors (the rule of tests/conftest.py)."""

@@ -30,9 +30,10 @@ def test_console_script_sees_it():
 
 
 def test_marker_says_what_was_dropped():
+    from hermes_engine_window import WindowEngine
+
     from hermes_core import Config
     from hermes_core.testing.conformance import long_history
-    from hermes_engine_window import WindowEngine
 
     engine = WindowEngine(config=Config())
     engine.update_model("m", 20_000)

@@ -4,11 +4,11 @@ demonstration or an observation that happens to sit in the user role."""
 import json
 
 import pytest
+from hermes_engine_window import MARKER_KEY, WindowEngine, is_request
 
 from hermes_core import Config
 from hermes_core.pairing import is_valid_pairing
 from hermes_core.transcripts import read_transcript
-from hermes_engine_window import MARKER_KEY, WindowEngine, is_request
 
 TASK = "We're currently solving the following issue within our repository. ISSUE: frobnicate() drops the last item"
 

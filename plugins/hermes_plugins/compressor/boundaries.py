@@ -14,7 +14,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from hermes_core.messages import content_text
-
 from hermes_plugins.compressor.framing import (
     CONTINUATION_MARKER,
     is_summary_message,

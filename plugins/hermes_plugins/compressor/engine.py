@@ -32,11 +32,12 @@ from typing import Any
 from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.archive import held_scan
 from hermes_core.errors import HermesPluginError
-from hermes_plugins._common.injected import request_text
 from hermes_core.logging import get_logger
-from hermes_plugins._common.reasoning import strip_reasoning
+from hermes_core.redaction import redact
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
 from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_plugins._common.injected import request_text
+from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.antithrash import AntiThrash
 from hermes_plugins.compressor.assemble import (
     assemble,
@@ -71,7 +72,6 @@ from hermes_plugins.compressor.framing import (
     unwrap,
 )
 from hermes_plugins.compressor.prompt import build_summary_prompt
-from hermes_plugins.tools.budget import budget_for_context_window
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
     PlannedTurns,
@@ -82,7 +82,6 @@ from hermes_plugins.compressor.prune import (
     message_tokens,
     plan_free_passes,
 )
-from hermes_core.redaction import redact
 from hermes_plugins.compressor.serialize import (
     bound_text,
     message_text,
@@ -95,6 +94,7 @@ from hermes_plugins.compressor.thresholds import (
     derive_thresholds,
     resolve_model_threshold,
 )
+from hermes_plugins.tools.budget import budget_for_context_window
 
 log = get_logger(__name__)
 

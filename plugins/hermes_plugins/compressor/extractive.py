@@ -32,16 +32,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.config import Config
+from hermes_core.pairing import answered_in_order, match_results
 from hermes_core.redaction import redact
+from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
     Failure,
     compose_error,
     error_lines,
     failure_of,
-    location,
     is_no_result,
     line_verdict,
+    location,
     memo_entry,
 )
 from hermes_plugins._common.injected import (
@@ -56,8 +58,6 @@ from hermes_plugins._common.injected import (
     request_text,
     summary_author,
 )
-from hermes_core.pairing import answered_in_order, match_results
-from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common.textedits import shell_writes, text_edits
 from hermes_plugins._common.toolkinds import (
     EDIT_TOOLS,

@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-
 SUMMARY_KEY = "_compressed_summary"
 HAS_USER_TURN_KEY = "_compressed_summary_has_user_turn"
 MERGED_KEY = "_compressed_summary_merged"

@@ -18,8 +18,8 @@ from hermes_core.redaction import redact
 from hermes_plugins._common import failures as _failures
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
-    Failure,
     NO_RESULT,
+    Failure,
     _failure_of,
     failure_of,
     no_result,

@@ -32,13 +32,13 @@ from hermes_core import bounded
 from hermes_core.messages import content_text
 from hermes_core.pairing import Match, match_results, pending_calls
 from hermes_core.tokens import MEDIA_PART_TYPES, estimate_message_tokens
-from hermes_plugins.tools.output_limits import clip_terminal_output
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     remembered_tool_line,
     summarize_tool_result,
     tool_line,
 )
+from hermes_plugins.tools.output_limits import clip_terminal_output
 
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
 SCREENSHOT_PLACEHOLDER = "[screenshot removed to save context]"

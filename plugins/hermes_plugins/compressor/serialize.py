@@ -13,11 +13,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from hermes_core.pairing import match_results
+from hermes_core.redaction import redact
 from hermes_plugins._common.failures import NO_RESULT, is_no_result
 from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
-from hermes_core.redaction import redact
 
 CONTENT_MAX = 6_000
 CONTENT_HEAD = 4_000

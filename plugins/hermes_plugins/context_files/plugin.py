@@ -26,11 +26,11 @@ from hermes_core import (
     hookimpl,
     record_warning,
 )
+from hermes_core.config import ConfigSection
 from hermes_core.injection import findings, flagged_soul, screen_file
 from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.search import one_build
-from hermes_core.config import ConfigSection
 from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share
 
 log = get_logger(__name__)

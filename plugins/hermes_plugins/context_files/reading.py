@@ -26,8 +26,8 @@ import attrs
 from hermes_core import record_warning
 from hermes_core.files import FileRefused, open_regular
 from hermes_core.logging import get_logger
-from hermes_plugins.context_files import workers
 from hermes_plugins._common.truncation import part_sizes
+from hermes_plugins.context_files import workers
 
 log = get_logger(__name__)
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from hermes_plugins._common.truncation import part_sizes
+
 # A cut moves back (head) or forward (tail) to a line break when one lies this close, so the
 # model sees whole lines; never further, or a file of very long lines would lose most of a part.
 LINE_SLACK_RATIO = 0.1

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import content_text
-from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_core.summarizer import SummarizerError, SummaryRequest
+from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.probes import Probe, one_line
 
 CONTEXT_MAX = 160_000

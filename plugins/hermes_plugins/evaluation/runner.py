@@ -27,8 +27,8 @@ from typing import Any
 
 import attrs
 
-from hermes_core.archive import message_text
 from hermes_core import bounded
+from hermes_core.archive import message_text
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results, pairing_problems

@@ -18,6 +18,7 @@ import click
 from hermes_core import PromptContext
 from hermes_core.cli import CliState, emit_json, emit_table, guarded
 from hermes_plugins.skills.index import load_sources, select
+from hermes_plugins.skills.inputs import request_for
 from hermes_plugins.skills.metadata import (
     DESCRIPTION_LIMIT,
     ROW_CATEGORY,
@@ -26,7 +27,6 @@ from hermes_plugins.skills.metadata import (
     ROW_PATH,
     index_description,
 )
-from hermes_plugins.skills.inputs import request_for
 
 #: A cold scan that lasts longer than this shows a progress bar on stderr.
 PROGRESS_AFTER_SECONDS = 1.0

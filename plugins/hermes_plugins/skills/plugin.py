@@ -28,7 +28,6 @@ from hermes_core import (
 from hermes_core.config import ConfigSection
 from hermes_core.host import host_state
 from hermes_plugins.skills.cache import IndexCache
-from hermes_plugins.skills.settings import SKILLS, SkillsSection
 from hermes_plugins.skills.index import (
     PLUGIN,
     IndexRequest,
@@ -37,6 +36,7 @@ from hermes_plugins.skills.index import (
     build_index,
 )
 from hermes_plugins.skills.inputs import SkillsState, default_sources, request_for
+from hermes_plugins.skills.settings import SKILLS, SkillsSection
 
 #: The index is offered only to sessions that can act on it.
 SKILL_TOOLS = frozenset({"skills_list", "skill_view", "skill_manage"})

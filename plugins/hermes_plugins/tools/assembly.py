@@ -22,10 +22,9 @@ from typing import Any
 import attrs
 
 from hermes_core.config import Config
-from hermes_plugins.tools.settings import ToolSearchSection
+from hermes_core.frozen import FrozenTools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
-from hermes_core.frozen import FrozenTools
 from hermes_plugins.tools.catalog import (
     Classified,
     classify,
@@ -35,6 +34,7 @@ from hermes_plugins.tools.catalog import (
     search_settings,
 )
 from hermes_plugins.tools.listing import render_listing
+from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_plugins.tools.state import ToolSearchState
 
 _MEMO_MAX = 16

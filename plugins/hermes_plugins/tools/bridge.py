@@ -22,8 +22,6 @@ from hermes_core import bounded
 from hermes_core.config import Config
 from hermes_core.frozen import FrozenTools
 from hermes_core.host import host_state
-from hermes_plugins.tools.state import ToolSearchState, state_of
-from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_core.logging import get_logger, stdlib_name
 from hermes_core.records import ToolCallContext
 from hermes_plugins.tools import bm25
@@ -40,8 +38,10 @@ from hermes_plugins.tools.catalog import (
     search_settings,
     tool_name,
 )
-from hermes_plugins.tools.sources import source_label
 from hermes_plugins.tools.schema_check import SchemaValidators, check
+from hermes_plugins.tools.settings import ToolSearchSection
+from hermes_plugins.tools.sources import source_label
+from hermes_plugins.tools.state import ToolSearchState, state_of
 
 log = get_logger(__name__)
 #: The stdlib level check behind ``log`` (cached by logging; ~0.1 us against ~3 us for a

@@ -30,9 +30,9 @@ from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_core.redaction import Redactor, redact_text
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
-    config_for,
     cap_page,
     clip_long_lines,
+    config_for,
     limits_from_config,
 )
 from hermes_plugins.tools.persist import is_persisted, spill

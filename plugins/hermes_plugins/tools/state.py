@@ -13,7 +13,6 @@ import threading
 from collections import OrderedDict
 from typing import TYPE_CHECKING, Any
 
-
 if TYPE_CHECKING:  # the modules below import this one
     from hermes_plugins.tools.bm25 import SearchIndex, _Seen
     from hermes_plugins.tools.catalog import Classified, _Positions

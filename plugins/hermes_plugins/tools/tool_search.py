@@ -27,7 +27,6 @@ from hermes_core.logging import get_logger, stdlib_name
 from hermes_core.records import ToolCallContext, ToolsContext
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.bridge import answer_bridge_call
-from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.catalog import (
     BRIDGE_TOOL_NAMES,
     TOOL_CALL,
@@ -36,6 +35,7 @@ from hermes_plugins.tools.catalog import (
     remember_turn,
     search_settings,
 )
+from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.state import state_of
 
 log = get_logger(__name__)

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core import bounded
+from hermes_core.messages import content_text
 from hermes_core.pairing import match_results
 from hermes_core.transcripts import (
     Detection,
@@ -23,7 +24,6 @@ from hermes_core.transcripts import (
     TranscriptFormat,
     TranscriptSource,
 )
-from hermes_core.messages import content_text
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,

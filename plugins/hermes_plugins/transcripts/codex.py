@@ -31,7 +31,6 @@ from hermes_core.transcripts import (
     TranscriptSource,
     make_tool_call,
 )
-
 from hermes_plugins.transcripts.common import (
     head_objects,
     listed,

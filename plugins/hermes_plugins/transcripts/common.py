@@ -10,7 +10,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import ROLES, content_text
-from hermes_plugins._common.injected import opening_injected_kind, opening_summary_author
 from hermes_core.transcripts import (
     Detection,
     ReportBuilder,
@@ -19,6 +18,7 @@ from hermes_core.transcripts import (
     image_placeholder,
     make_tool_call,
 )
+from hermes_plugins._common.injected import opening_injected_kind, opening_summary_author
 
 Detect = Callable[[TranscriptSource], Detection]
 
