@@ -254,18 +254,7 @@ def failed_runs(report: Mapping[str, Any]) -> int:
 )
 @click.pass_obj
 @guarded
-def eval_command(
-    state: Any,
-    files: tuple[Path, ...],
-    engines: str | None,
-    windows: tuple[int, ...],
-    model: str,
-    as_json: bool,
-    judge: bool,
-    transcript_format: str,
-    transcript_index: int | None,
-    html_out: Path | None = None,
-) -> None:
+def eval_command(state: Any, **options: Any) -> None:
     """Measure what compaction keeps: probes from the condensed part of each transcript.
 
     FILES are transcripts in any format `hermes-ctx formats` lists, or folders of them; a file
@@ -273,8 +262,7 @@ def eval_command(
     (labelled file#N), or only the one --index N names.
     """
     try:
-        _eval_command(state, files, engines, windows, model, as_json, judge, transcript_format, transcript_index,
-                      html_out)
+        _eval_command(state, **options)  # the options as click names them (see the decorators)
     finally:
         show_warnings(state)
 

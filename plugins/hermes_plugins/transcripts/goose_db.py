@@ -27,7 +27,7 @@ from hermes_core.errors import InvalidMessagesError
 from hermes_core.transcripts import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import reads, run_transcript
 from hermes_plugins.transcripts.goose import convert_message
-from hermes_plugins.transcripts.sqlite_db import columns, open_readonly, read_database
+from hermes_plugins.transcripts.sqlite_db import columns, read_database, schema_of
 
 NAME = "goose-db"
 _SESSION_FIELDS = (
@@ -39,16 +39,10 @@ _SESSION_FIELDS = (
 
 @reads("sqlite")
 def detect(source: TranscriptSource) -> Detection:
-    if source.path is None:
-        return Detection.refuse("an SQLite database must be read from a file")
-    try:
-        db = open_readonly(source)
-        try:
-            sessions, messages = columns(db, "sessions"), columns(db, "messages")
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        return Detection.refuse(f"cannot open the database: {exc}")
+    found = schema_of(source, "sessions", "messages")
+    if isinstance(found, str):
+        return Detection.refuse(found)
+    sessions, messages = found["sessions"], found["messages"]
     if {"id", "working_dir"} <= sessions and {"session_id", "role", "content_json"} <= messages:
         return Detection.accept(0.95, "sessions and messages (content_json) tables of goose's sessions.db")
     return Detection.refuse("no sessions/messages tables with goose's columns (working_dir, content_json)")

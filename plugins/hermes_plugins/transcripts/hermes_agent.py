@@ -24,7 +24,7 @@ from hermes_core.transcripts import (
 )
 from hermes_plugins.transcripts.common import document_list, mark_user_text, reads, run_transcript, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
-from hermes_plugins.transcripts.sqlite_db import columns, open_readonly, read_database
+from hermes_plugins.transcripts.sqlite_db import columns, read_database, schema_of
 
 NAME = "hermes-agent"
 DB_NAME = "hermes-agent-db"
@@ -93,16 +93,10 @@ FORMAT = TranscriptFormat(
 
 @reads("sqlite")
 def detect_db(source: TranscriptSource) -> Detection:
-    if source.path is None:
-        return Detection.refuse("an SQLite database must be read from a file")
-    try:
-        db = open_readonly(source)
-        try:
-            sessions, messages = columns(db, "sessions"), columns(db, "messages")
-        finally:
-            db.close()
-    except sqlite3.Error as exc:
-        return Detection.refuse(f"cannot open the database: {exc}")
+    found = schema_of(source, "sessions", "messages")
+    if isinstance(found, str):
+        return Detection.refuse(found)
+    sessions, messages = found["sessions"], found["messages"]
     if {"id"} <= sessions and {"session_id", "role", "content", "tool_calls"} <= messages:
         return Detection.accept(0.95, "sessions and messages tables of Hermes Agent's state.db")
     return Detection.refuse("no sessions/messages tables with Hermes Agent's columns")

@@ -25,6 +25,21 @@ def columns(db: sqlite3.Connection, table: str) -> set[str]:
     return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
 
 
+def schema_of(source: TranscriptSource, *tables: str) -> dict[str, set[str]] | str:
+    """The columns of each of ``tables`` in the database of ``source``, or why it could not be
+    read (a detector refuses with that reason)."""
+    if source.path is None:
+        return "an SQLite database must be read from a file"
+    try:
+        db = open_readonly(source)
+        try:
+            return {table: columns(db, table) for table in tables}
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        return f"cannot open the database: {exc}"
+
+
 def read_database(source: TranscriptSource, read: Callable[[sqlite3.Connection, TranscriptSource], _T],
                   *, reader: str) -> _T:
     """``read(db, source)`` over the database opened read-only with rows by name; a driver
