@@ -749,7 +749,7 @@ def _progress_target() -> Any:
 
 
 @click.command("cache-report")
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path())
 @click.option("--provider", type=click.Choice(PROVIDERS), default="anthropic", show_default=True,
               help="Whose cache rules and layout to replay under.")
 @click.option("--model", default="", help="Model name passed to the layout hook.")
@@ -792,7 +792,9 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
                 specs: Iterable[RequestSpec] = log.specs()
             else:
                 fmt = resolve_format(state, Path(file), transcript_format)
-                if fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
+                if Path(file).is_dir():  # a session folder: the readers take it, or name every format tried
+                    specs = specs_from_transcript(load_for_cli(state, Path(file), fmt or "auto", transcript_index))
+                elif fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
                     if transcript_index:
                         fail(f"{file}: holds one conversation; there is no index {transcript_index} "
                              "(0 is the only one)")

@@ -118,7 +118,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
 
 
 @click.command("report")
-@click.argument("transcript", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument("transcript", type=click.Path(exists=True, path_type=Path))
 @click.option("--html", "html_out", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write the report as one self-contained HTML file (opens offline).")
 @click.option("--json", "as_json", is_flag=True, help="Print the report's data as JSON.")
