@@ -340,15 +340,6 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     return out
 
 
-def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
-    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass
-    (``hermes_core.intake.read_history``, which a forced compression calls directly)."""
-    from hermes_core.intake import read_history
-
-    found = read_history(messages)
-    return found.messages, found.estimate
-
-
 def response_usage(response: Any) -> Any:
     """The usage of a whole SDK response (``ChatCompletion``, ``Message``) or the usage itself."""
     if response is None:
