@@ -38,7 +38,7 @@ import attrs
 
 from hermes_core import bounded
 from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
-from hermes_core.history import IdRenamer, anthropic_ids
+from hermes_core.wire_ids import IdRenamer, anthropic_ids
 
 __all__ = [
     "ORIGINAL_KEY",
@@ -532,7 +532,7 @@ def message_items(
 ) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
     """The Responses items of one canonical message (``wire``: its canonical payload form) and
     what they could not carry; a trailing reasoning run is left for ``join_items`` to judge.
-    ``ids``: the renamed call ids of a reused id (``hermes_core.history.anthropic_ids``): two
+    ``ids``: the renamed call ids of a reused id (``hermes_core.wire_ids.anthropic_ids``): two
     calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed."""
     conversion = Conversion()
     wire = message if wire is None else wire
