@@ -61,7 +61,7 @@ from hermes_core.conversion import (
 )
 from hermes_core.diagnostics import record_warning
 from hermes_core.records import PayloadContext
-from hermes_core.responses import ORIGINAL_KEY as RESPONSES_ORIGINAL
+from hermes_core.responses_items import ORIGINAL_KEY as RESPONSES_ORIGINAL
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 if TYPE_CHECKING:
