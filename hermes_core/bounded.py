@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from typing import Any
 
 __all__ = [
@@ -23,6 +24,7 @@ __all__ = [
     "json_depth",
     "loads",
     "too_deep_note",
+    "tool_arguments",
     "value_depth",
 ]
 
@@ -119,3 +121,25 @@ def too_deep_note(what: str = "arguments", limit: int = MAX_DEPTH) -> str:
     provider sent as an object, never as text): visible to the model and to a reader. Its key
     has no leading underscore: ``_`` keys are our metadata, stripped from what goes on the wire."""
     return json.dumps({"note": f"the {what} nested more than {limit} levels deep were removed"})
+
+
+def tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
+    """A tool call's arguments (JSON text, a mapping or nothing) as a dict, or ``None`` and
+    why not: not JSON, not an object, or nested past ``MAX_DEPTH``."""
+    if arguments is None or arguments == "":
+        return {}, ""
+    # A model writes the arguments: their depth is bounded before anything recursive (the
+    # parser, the schema check, deepcopy, repr) sees them.
+    too_deep = f"arguments are nested more than {MAX_DEPTH} levels deep"
+    if isinstance(arguments, str):
+        try:
+            arguments = loads(arguments)  # the depth is checked on the text
+        except TooDeepError:
+            return None, too_deep
+        except json.JSONDecodeError as exc:
+            return None, f"arguments are not valid JSON ({exc.msg})"
+    elif value_depth(arguments) > MAX_DEPTH:  # the host's own object
+        return None, too_deep
+    if arguments.__class__ is not dict and not isinstance(arguments, Mapping):
+        return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
+    return dict(arguments), ""

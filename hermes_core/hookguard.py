@@ -22,6 +22,7 @@ from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError
 from hermes_core.logging import get_logger
 from hermes_core.records import ContextFileLoader, PromptBlock, SkillSource
+from hermes_core.transcript_format import TranscriptFormat
 
 log = get_logger("hermes_core.hookguard")
 
@@ -162,13 +163,6 @@ def _decision(value: Any) -> Any:
 _PROMPT = _one_or_many(PromptBlock, "PromptBlock")
 
 
-def _transcript_formats(value: Any) -> Any:
-    # Imported when a format plugin answers, not with the host: most sessions never read a
-    # transcript, and the transcripts module is one of the costliest to import.
-    from hermes_core.transcripts import TranscriptFormat
-
-    return _one_or_many(TranscriptFormat, "TranscriptFormat")(value)
-
 #: What each hook's (non-``None``) result must be, beyond "anything".
 CHECKS: dict[str, Callable[[Any], Any]] = {
     "hermes_config_sections": _one_or_many(ConfigSection, "ConfigSection"),
@@ -186,7 +180,7 @@ CHECKS: dict[str, Callable[[Any], Any]] = {
     "hermes_tools_assemble": _instance(list, "a list of tool definitions"),
     "hermes_tool_results_turn_budget": _instance(list, "a list of tool results"),
     "hermes_payload_cache_layout": _instance(dict, "a payload dict"),
-    "hermes_transcript_formats": _transcript_formats,
+    "hermes_transcript_formats": _one_or_many(TranscriptFormat, "TranscriptFormat"),
 }
 
 

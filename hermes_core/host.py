@@ -46,6 +46,7 @@ from hermes_core.records import (
     PromptContext,
     SkillSource,
 )
+from hermes_core.transcript_format import TranscriptFormat
 
 if TYPE_CHECKING:
     from hermes_core.config import Config
@@ -830,8 +831,6 @@ class PluginHost:
 
     def transcript_formats(self) -> dict[str, Any]:
         """Transcript format name -> ``TranscriptFormat``; a name declared twice is an error."""
-        from hermes_core.transcripts import TranscriptFormat
-
         out: dict[str, Any] = {}
         for plugin, result in self._collect("hermes_transcript_formats", {}):
             items = (result,) if isinstance(result, TranscriptFormat) else tuple(result)

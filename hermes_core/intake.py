@@ -30,7 +30,7 @@ from hermes_core.archive import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
-__all__ = ["HistoryRead", "read_history"]
+__all__ = ["HistoryRead", "normalize_estimating", "read_history"]
 
 
 @attrs.define(kw_only=True, slots=True)
@@ -308,3 +308,9 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     if out is None:
         out = messages if isinstance(messages, list) else list(messages)
     return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
+
+
+def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
+    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass."""
+    found = read_history(messages)
+    return found.messages, found.estimate

@@ -12,6 +12,7 @@ from typing import Any
 
 from hermes_core import bounded
 from hermes_core.errors import InvalidMessagesError
+from hermes_core.text_repair import decode_problem, escape_surrogates_of
 
 ROLES = frozenset({"system", "user", "assistant", "tool", "developer", "function"})
 
@@ -23,19 +24,9 @@ def read_transcript_text(path: str | Path) -> str:
     try:
         return p.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
-        from hermes_core.transcripts import decode_problem
-
         raise InvalidMessagesError(decode_problem(p, exc)) from None
     except OSError as exc:
         raise InvalidMessagesError(f"{p}: cannot read transcript: {exc.strerror or exc}") from None
-
-
-def load_transcript(path: str | Path, format: str = "auto") -> list[dict[str, Any]]:
-    """Read a transcript file in any installed format as OpenAI chat messages (system prompt
-    first). See ``hermes_core.transcripts.read_transcript`` for the conversion report."""
-    from hermes_core.transcripts import read_transcript
-
-    return read_transcript(Path(path), format).chat_messages()
 
 
 def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, Any]]:
@@ -67,8 +58,6 @@ def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, An
     if not isinstance(messages, list):
         raise InvalidMessagesError(f"{source}: expected a JSON array of messages")
     validate_messages(messages)
-    from hermes_core.transcripts import escape_surrogates_of
-
     return escape_surrogates_of(stripped, messages)  # type: ignore[no-any-return]
 
 

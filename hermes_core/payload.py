@@ -60,17 +60,12 @@ from hermes_core.conversion import (
     user_image_part,
 )
 from hermes_core.diagnostics import record_warning
-from hermes_core.history import (
-    IdRenamer,
-    ProcessedHistory,
-    anthropic_ids,
-    joins,
-    renamed_blocks,
-)
 from hermes_core.records import PayloadContext
-from hermes_core.responses import ORIGINAL_KEY as RESPONSES_ORIGINAL
+from hermes_core.responses_items import ORIGINAL_KEY as RESPONSES_ORIGINAL
+from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 if TYPE_CHECKING:
+    from hermes_core.history import ProcessedHistory
     from hermes_core.session import Session
 
 __all__ = [
@@ -788,7 +783,7 @@ def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]],
                        notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The Anthropic ``messages`` of canonical payload messages, built from scratch.
 
-    Reused tool-call ids are renamed (``hermes_core.history.IdRenamer``): the Messages API
+    Reused tool-call ids are renamed (``hermes_core.wire_ids.IdRenamer``): the Messages API
     rejects a request with two ``tool_use`` blocks of one id, and providers reuse ids.
     """
     renamer = IdRenamer()

@@ -1,274 +1,51 @@
-"""The OpenAI Responses API: its items in the history, and its request shape out.
+"""The OpenAI Responses API request: canonical messages out as ``input`` items.
 
-In: a history may hold Responses items (what ``response.output`` holds, what a host sends as
-``input``): ``message`` items with ``input_text``/``output_text`` parts, ``reasoning`` (with
-``encrypted_content``), ``function_call``/``function_call_output`` and the other client-side
-call/output pairs (``custom_tool_call``, ``computer_call``, ``local_shell_call``, ``shell_call``,
-``apply_patch_call``), and items the server ran itself (``web_search_call``, ``file_search_call``,
-``image_generation_call``, ``code_interpreter_call``, ``mcp_call``, ``item_reference`` ...).
-``canonical_messages`` turns a run of them into the canonical history every pass works on
-(OpenAI-Chat-shaped dicts):
-
-* the items of one assistant turn - reasoning, assistant messages, calls, server-side items, in
-  any order - become ONE assistant message: text as ``content``, client-side calls as
-  ``tool_calls`` (by ``call_id``), reasoning summaries as ``_reasoning``, and each server-side
-  item as a one-line placeholder in the text (the only way a Chat or Anthropic model can see
-  it). Reasoning therefore always travels with the items it precedes: compaction keeps or
-  removes the turn whole, and a call's result pairs with it by ``call_id``;
-* an output item becomes a ``tool`` message; a user/system/developer message item a message of
-  that role, its parts as Chat parts;
-* every canonical message keeps the items it stands for, unchanged, under ``_responses``
-  (``ORIGINAL_KEY``): a Responses request sends them back byte-identical while the message is
-  unchanged (``responses_input``), and rebuilds only what a pass changed.
-
-Out: ``responses_input`` builds ``input`` for ``client.responses.create`` from canonical
-messages of any origin, and counts in a ``Conversion`` what it could not send as it was
-(reasoning of another vendor, images in an assistant turn, a reasoning item left with nothing
-to precede); ``not_sent_elsewhere`` counts what a Chat or Anthropic request leaves out of
-Responses-born messages. Nothing here recurses on the data (``hermes_core.bounded``).
+``responses_input`` builds ``input`` for ``client.responses.create`` from canonical messages of
+any origin: a message born of Responses items (``hermes_core.responses_items``) sends its
+items back byte-identical while no pass changed it, and only what a pass changed is rebuilt.
+What could not be sent as it was (reasoning of another vendor, images in an assistant turn, a
+reasoning item left with nothing to precede) is counted in a ``Conversion``;
+``not_sent_elsewhere`` counts what a Chat or Anthropic request leaves out of Responses-born
+messages. ``InputCache`` and ``LeftOutCounter`` do both at the cost of the new messages.
+Nothing here recurses on the data (``hermes_core.bounded``).
 """
+
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from hermes_core import bounded
 from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
-from hermes_core.history import IdRenamer, anthropic_ids
+from hermes_core.responses_items import (
+    CALL_OUTPUT,
+    ORIGINAL_KEY,
+    OUTPUTS,
+    PART_TYPES,
+    assistant_message,
+    call_id_of,
+    canonical_messages,
+    dumps,
+    placeholder,
+    tool_call,
+)
+from hermes_core.wire_ids import IdRenamer, anthropic_ids
+
+if TYPE_CHECKING:
+    from hermes_core.history import ProcessedHistory
 
 __all__ = [
-    "ORIGINAL_KEY",
     "Conversion",
-    "canonical_messages",
-    "is_item",
+    "InputCache",
+    "LeftOutCounter",
+    "ResponsesMemory",
     "not_sent_elsewhere",
     "responses_input",
+    "responses_kwargs",
     "responses_tool",
-    "run_end",
 ]
-
-#: The key of a canonical message that holds the Responses items it stands for.
-ORIGINAL_KEY = "_responses"
-
-#: Client-side calls and the type of the item that answers each (paired by ``call_id``; a
-#: ``local_shell_call_output`` names its call in ``id``).
-CALL_OUTPUT = {
-    "function_call": "function_call_output",
-    "custom_tool_call": "custom_tool_call_output",
-    "computer_call": "computer_call_output",
-    "local_shell_call": "local_shell_call_output",
-    "shell_call": "shell_call_output",
-    "apply_patch_call": "apply_patch_call_output",
-}
-OUTPUTS = frozenset(CALL_OUTPUT.values())
-#: Content part types of a Responses message (Chat uses ``text``, ``image_url`` ...).
-PART_TYPES = frozenset({"input_text", "output_text", "refusal", "input_image", "input_file"})
-_CALL_META = ("type", "id", "call_id", "status")
-
-
-def is_item(data: Any) -> bool:
-    """Whether ``data`` (a plain dict) is a Responses item rather than a Chat message or an
-    Anthropic message: a typed dict without a role, or a message whose parts are Responses
-    parts (or a string, with ``"type": "message"``)."""
-    if not isinstance(data, Mapping):
-        return False
-    if "role" not in data:
-        return isinstance(data.get("type"), str)
-    content = data.get("content")
-    if isinstance(content, list):
-        return any(isinstance(p, Mapping) and p.get("type") in PART_TYPES for p in content)
-    return bool(data.get("type") == "message" and isinstance(content, str))
-
-
-def run_end(messages: Sequence[Any], start: int, plain: Callable[[Any], Any]) -> int:
-    """The end of the run of Responses items that starts at ``start`` (``start`` when none)."""
-    end = start
-    n = len(messages)
-    while end < n and is_item(plain(messages[end])):
-        end += 1
-    return end
-
-
-# --- in: items to canonical messages ------------------------------------------------------------
-
-
-def _dumps(value: Any) -> str:
-    if bounded.value_depth(value) > bounded.MAX_DEPTH:
-        return bounded.too_deep_note("tool-call arguments")
-    return json.dumps(value, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
-
-
-def _call_id(item: Mapping[str, Any]) -> str:
-    ident = item.get("call_id")
-    if not ident and item.get("type") == "local_shell_call_output":
-        ident = item.get("id")
-    return str(ident or "")
-
-
-def _tool_call(item: Mapping[str, Any]) -> dict[str, Any]:
-    kind = item.get("type")
-    if kind == "function_call":
-        name, arguments = item.get("name"), item.get("arguments")
-    elif kind == "custom_tool_call":
-        name, arguments = item.get("name"), item.get("input")
-    else:  # computer, local shell, shell, apply_patch: the action is the arguments
-        name = item.get("name") or str(kind).removesuffix("_call")
-        arguments = {k: v for k, v in item.items() if k not in _CALL_META}
-    if not isinstance(arguments, str):
-        arguments = _dumps(arguments if arguments is not None else {})
-    return {"id": _call_id(item), "type": "function",
-            "function": {"name": str(name or ""), "arguments": arguments}}
-
-
-def placeholder(item: Mapping[str, Any]) -> str:
-    """The one line a Chat or Anthropic model sees for a server-side item."""
-    kind = str(item.get("type") or "item")
-    detail = ""
-    action = item.get("action")
-    if isinstance(action, Mapping) and isinstance(action.get("query"), str):
-        detail = f": {action['query'][:200]}"
-    elif isinstance(item.get("queries"), list):
-        detail = ": " + "; ".join(str(q)[:100] for q in item["queries"][:5])
-    elif isinstance(item.get("name"), str):
-        detail = f": {item['name']}"
-    elif kind == "item_reference":
-        detail = f": {item.get('id', '')}"
-    return f"[{kind} omitted{detail}]"
-
-
-def _chat_part(part: Any) -> Any:
-    """One Responses content part as a Chat part (text, image_url, file)."""
-    if not isinstance(part, Mapping):
-        return {"type": "text", "text": str(part)}
-    kind = part.get("type")
-    if kind in ("input_text", "output_text"):
-        return {"type": "text", "text": str(part.get("text") or "")}
-    if kind == "refusal":
-        return {"type": "text", "text": str(part.get("refusal") or "")}
-    if kind == "input_image" and isinstance(part.get("image_url"), str):
-        image: dict[str, Any] = {"url": part["image_url"]}
-        if part.get("detail") in ("low", "high", "auto"):
-            image["detail"] = part["detail"]
-        return {"type": "image_url", "image_url": image}
-    if kind == "input_file" and (part.get("file_id") or part.get("file_data")):
-        return {"type": "file", "file": {k: part[k] for k in ("file_id", "file_data", "filename")
-                                         if isinstance(part.get(k), str)}}
-    what = "image" if kind == "input_image" else "file" if kind == "input_file" else str(kind)
-    ident = part.get("file_id") or part.get("file_url") or ""
-    return {"type": "text", "text": f"[{what} omitted{': ' + str(ident) if ident else ''}]"}
-
-
-def _chat_content(content: Any) -> Any:
-    """A Responses message's content as Chat content: a string when it is all text."""
-    if not isinstance(content, list):
-        return content if content is not None else ""
-    parts = [_chat_part(p) for p in content]
-    if all(p.get("type") == "text" for p in parts):
-        return "\n\n".join(p["text"] for p in parts)
-    return parts
-
-
-def _output_content(item: Mapping[str, Any]) -> Any:
-    output = item.get("output")
-    if isinstance(output, str):
-        return output
-    if isinstance(output, Mapping):  # a computer screenshot
-        return f"[{output.get('type') or 'output'} omitted]"
-    if isinstance(output, list):
-        content = _chat_content(output)
-        if isinstance(content, list):  # Chat tool content is text parts only
-            return "\n\n".join(p.get("text") or f"[{p.get('type')} omitted]" for p in content)
-        return content
-    return "" if output is None else _dumps(output)
-
-
-class _Run:
-    """Canonical messages of a run of items; the open assistant turn collects until a message
-    of another role or a call's output ends it."""
-
-    def __init__(self) -> None:
-        self.out: list[dict[str, Any]] = []
-        self.turn: list[Mapping[str, Any]] = []
-
-    def close_turn(self) -> None:
-        if self.turn:
-            self.out.append(assistant_message(self.turn))
-            self.turn = []
-
-    def add(self, item: Mapping[str, Any]) -> None:
-        kind = item.get("type")
-        role = item.get("role")
-        if kind in OUTPUTS:
-            self.close_turn()
-            self.out.append({"role": "tool", "tool_call_id": _call_id(item),
-                             "content": _output_content(item), ORIGINAL_KEY: [item]})
-        elif role is not None and role != "assistant":
-            self.close_turn()
-            self.out.append({"role": str(role), "content": _chat_content(item.get("content")),
-                             ORIGINAL_KEY: [item]})
-        else:
-            self.turn.append(item)
-
-
-def assistant_message(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """The canonical assistant message of one turn's items (see the module doc)."""
-    texts: list[str] = []
-    refusals: list[str] = []
-    calls: list[dict[str, Any]] = []
-    reasoning: list[str] = []
-    for item in items:
-        kind = item.get("type")
-        if kind == "reasoning":
-            for piece in (item.get("summary") or ()):
-                if isinstance(piece, Mapping) and piece.get("text"):
-                    reasoning.append(str(piece["text"]))
-        elif kind in CALL_OUTPUT:
-            calls.append(_tool_call(item))
-        elif item.get("role") == "assistant":
-            content = item.get("content")
-            for part in content if isinstance(content, list) else [content]:
-                if isinstance(part, Mapping) and part.get("type") == "refusal":
-                    refusals.append(str(part.get("refusal") or ""))
-                elif isinstance(part, str):
-                    texts.append(part)
-                elif part is not None:
-                    chat = _chat_part(part)
-                    texts.append(chat.get("text") or f"[{part.get('type')} omitted]")
-        else:
-            texts.append(placeholder(item))
-    message: dict[str, Any] = {"role": "assistant",
-                               "content": "\n\n".join(texts) if texts or not calls else None}
-    if calls:
-        message["tool_calls"] = calls
-    if refusals:
-        message["refusal"] = "\n\n".join(refusals)
-    if reasoning:
-        message["_reasoning"] = "\n\n".join(reasoning)
-    message[ORIGINAL_KEY] = list(items)
-    return message
-
-
-def canonical_messages(items: Sequence[Any], plain: Callable[[Any], Any]) -> list[dict[str, Any]]:
-    """Canonical messages of a run of Responses items (SDK objects or dicts; ``plain`` makes
-    an SDK object plain data). A ``Response`` object stands for its ``output`` items."""
-    run = _Run()
-    for raw in items:
-        data = plain(raw)
-        if isinstance(data, Mapping) and data.get("object") == "response":
-            for item in data.get("output") or ():
-                run.add(plain(item))
-        else:
-            run.add(data)
-    run.close_turn()
-    return run.out
-
-
-# --- out: canonical messages to Responses input -------------------------------------------------
-
 
 @attrs.define(kw_only=True)
 class Conversion:
@@ -347,7 +124,7 @@ def _function_call(call: Mapping[str, Any]) -> dict[str, Any]:
     fn = fn if isinstance(fn, Mapping) else {}
     arguments = fn.get("arguments")
     if not isinstance(arguments, str):
-        arguments = _dumps(arguments if arguments is not None else {})
+        arguments = dumps(arguments if arguments is not None else {})
     return {"type": "function_call", "call_id": str(call.get("id") or call.get("call_id") or ""),
             "name": str(fn.get("name") or ""), "arguments": arguments}
 
@@ -400,13 +177,13 @@ def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, A
     for item in originals:
         kind = item.get("type")
         if kind in CALL_OUTPUT:
-            ident = _call_id(item)
+            ident = call_id_of(item)
             call = calls.get(ident)
             if call is None:
                 conversion.add("calls_removed_by_compaction")
                 continue
             seen.add(ident)
-            if _tool_call(item) == {**call, "type": "function"} or kind not in (
+            if tool_call(item) == {**call, "type": "function"} or kind not in (
                     "function_call", "custom_tool_call"):
                 out.append(item)
                 continue
@@ -532,7 +309,7 @@ def message_items(
 ) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
     """The Responses items of one canonical message (``wire``: its canonical payload form) and
     what they could not carry; a trailing reasoning run is left for ``join_items`` to judge.
-    ``ids``: the renamed call ids of a reused id (``hermes_core.history.anthropic_ids``): two
+    ``ids``: the renamed call ids of a reused id (``hermes_core.wire_ids.anthropic_ids``): two
     calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed."""
     conversion = Conversion()
     wire = message if wire is None else wire
@@ -726,7 +503,7 @@ def not_sent_elsewhere(messages: Sequence[Mapping[str, Any]]) -> Conversion:
 
 
 def _has_chat_form(part: Any) -> bool:
-    """Whether a Responses content part has a Chat equivalent (``_chat_part`` gives more than
+    """Whether a Responses content part has a Chat equivalent (``chat_part`` gives more than
     a placeholder line)."""
     if not isinstance(part, Mapping):
         return True
@@ -855,3 +632,36 @@ class LeftOutCounter:
             self._each.append(counts)
             self._add(counts, 1)
         return dict(self._counts)
+
+    def update_after_sync(self, messages: Sequence[Mapping[str, Any]], cache: ProcessedHistory) -> dict[str, int]:
+        """``update`` right after a request synced ``cache`` (the session's message cache)
+        with ``messages``: its low-water mark says which messages it (re)processed since."""
+        src = cache.src
+        # build_request syncs this list whenever there is a system text; the ends are checked
+        # in case it did not.
+        synced = len(src) == len(messages) and (
+            not messages or (src[0] is messages[0] and src[-1] is messages[-1]))
+        low = cache.take_low_water()
+        # The mark speaks of the counted list only when the last count's list was the cache's
+        # too; otherwise one comparison decides.
+        trusted = synced and self.follows_cache
+        self.follows_cache = synced
+        return self.update(messages, low if trusted else None)
+
+
+class ResponsesMemory:
+    """What a session keeps between requests for the Responses API's sake: the input built so
+    far (``InputCache``), the count of what other requests leave out (``LeftOutCounter``), and
+    the counts last reported, so that each is said once per change, not once per turn."""
+
+    def __init__(self) -> None:
+        self.inputs = InputCache()
+        self.left_out = LeftOutCounter()
+        self._said: dict[str, dict[str, int]] = {}
+
+    def news(self, kind: str, counts: Mapping[str, int]) -> bool:
+        """Whether ``counts`` of ``kind`` are worth a warning: non-empty and not the last said."""
+        if not counts or counts == self._said.get(kind):
+            return False
+        self._said[kind] = dict(counts)
+        return True

@@ -20,7 +20,7 @@ from hermes_core.conversion import (
     readable_of_blocks,
 )
 from hermes_core.payload import limit_breakpoints, to_anthropic, to_openai
-from hermes_core.responses import canonical_messages, is_item, run_end
+from hermes_core.responses_items import canonical_messages, is_item, run_end
 
 __all__ = [
     "ANTHROPIC_DEFAULT_MAX_TOKENS",
@@ -290,7 +290,7 @@ def as_message(obj: Any) -> dict[str, Any]:
     ``_anthropic_content`` so that an Anthropic request sends them back byte-identical: see
     docs/message-model.md), an OpenAI Responses ``Response`` or output item (one assistant
     message of the whole output, the items kept under ``_responses``: see
-    ``hermes_core.responses``), or a dict (returned as it is when already OpenAI-shaped).
+    ``hermes_core.responses_items``), or a dict (returned as it is when already OpenAI-shaped).
     """
     expanded = _expand(obj)
     if len(expanded) != 1:
@@ -308,13 +308,13 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     otherwise. An Anthropic user message of ``tool_result`` blocks becomes one ``tool`` message
     per result. A run of OpenAI Responses items (dicts or SDK objects, a ``Response``) becomes
     one assistant message per turn and one ``tool`` message per output, the items kept under
-    ``_responses`` (``hermes_core.responses``).
+    ``_responses`` (``hermes_core.responses_items``).
     """
     out: list[dict[str, Any]] | None = None
     index, n = 0, len(messages)
     while index < n:
         message = messages[index]
-        # "type": Chat messages have none; Responses items do (``hermes_core.responses``).
+        # "type": Chat messages have none; Responses items do (``hermes_core.responses_items``).
         if type(message) is dict and type(message.get("content")) is not list \
                 and "type" not in message:
             if out is not None:
@@ -338,15 +338,6 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
     if out is None:
         return messages if isinstance(messages, list) else list(messages)
     return out
-
-
-def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
-    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass
-    (``hermes_core.intake.read_history``, which a forced compression calls directly)."""
-    from hermes_core.intake import read_history
-
-    found = read_history(messages)
-    return found.messages, found.estimate
 
 
 def response_usage(response: Any) -> Any:

@@ -13,24 +13,25 @@ from __future__ import annotations
 import json
 import operator
 import os
-import secrets
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from datetime import UTC, datetime
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core import bounded
 from hermes_core.archive import SessionArchive
-from hermes_core.assembler import BuiltPrompt, assemble, stored_prompt
+from hermes_core.assembler import BuiltPrompt, assemble
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
-from hermes_core.config import Config, load_config, resolve_home
-from hermes_core.config_cache import environ_copy, session_config
+from hermes_core.config import Config
 from hermes_core.conversion import RequestReport, report_of
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
+from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
+from hermes_core.model_data import lookup
 from hermes_core.pairing import PairingGuard
+from hermes_core.payload import build_request, release_request, request_breakpoints
+from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
 from hermes_core.records import (
     HostWarning,
     PromptContext,
@@ -38,10 +39,13 @@ from hermes_core.records import (
     ToolsContext,
 )
 from hermes_core.redaction import Redactor
+from hermes_core.responses import Conversion, ResponsesMemory, responses_kwargs
+from hermes_core.sdk import normalize_messages, response_usage, sdk_kwargs, wire_format
+from hermes_core.session_open import Clock, open_session, tool_names
 from hermes_core.session_options import SessionOptions, given_keywords
 from hermes_core.store_guard import budgeted
 from hermes_core.store_guard import join_idle as join_idle_store_workers
-from hermes_core.stored_copy import stored_copy, warn_masked, was_masked
+from hermes_core.turn import run_turn
 
 if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
@@ -51,65 +55,7 @@ if TYPE_CHECKING:
 
 log = get_logger("hermes_core.session")
 
-Clock = Callable[[], datetime]
 _T = TypeVar("_T")
-
-
-def _wall_clock() -> datetime:
-    return datetime.now(UTC)
-
-
-def new_session_id(clock: Clock | None = None) -> str:
-    """``YYYYmmdd_HHMMSS_<6 hex>``: sortable by start time, unique enough per process fleet."""
-    now = (clock or _wall_clock)()
-    return f"{now:%Y%m%d_%H%M%S}_{secrets.token_hex(3)}"
-
-
-def _tool_names(tools: Iterable[Any]) -> tuple[str, ...]:
-    # Names, or OpenAI/Anthropic tool schemas from which the name is taken.
-    names: list[str] = []
-    for tool in tools or ():
-        if isinstance(tool, str):
-            name: Any = tool
-        elif isinstance(tool, Mapping):
-            fn = tool.get("function")
-            name = fn.get("name") if isinstance(fn, Mapping) else tool.get("name")
-        else:
-            name = getattr(tool, "name", None)
-        if isinstance(name, str) and name.strip() and name.strip() not in names:
-            names.append(name.strip())
-    return tuple(names)
-
-
-def _usable_dir(value: str | None) -> Path | None:
-    if not value:
-        return None
-    path = Path(value).expanduser()
-    return path if path.is_dir() and os.access(path, os.X_OK) else None
-
-
-def last_labelled_value(prompt: str, label: str) -> str | None:
-    """The value of the last line of ``prompt`` that starts with ``<label>:``."""
-    prefix = label + ":"
-    value: str | None = None
-    for line in prompt.splitlines():
-        if line.startswith(prefix):
-            value = line[len(prefix):].strip()
-    return value
-
-
-def stale_reason(prompt: str, *, model: str, provider: str) -> str | None:
-    """Why a stored prompt no longer fits the runtime, or ``None`` when it does (spec §14).
-
-    Only a disagreement between two non-empty values counts: a prompt without a Model line, or
-    a session opened without a model, cannot prove the prompt stale.
-    """
-    for label, current in (("Model", model), ("Provider", provider)):
-        stored = last_labelled_value(prompt, label)
-        current = (current or "").strip()
-        if stored and current and stored != current:
-            return f"{label.lower()} changed from {stored!r} to {current!r}"
-    return None
 
 
 class Session:
@@ -146,7 +92,7 @@ class Session:
         window = options.context_length
         self._declared_window = window if window and window > 0 else None
         self.max_tokens = options.max_tokens
-        self.tools = _tool_names(options.tools)
+        self.tools = tool_names(options.tools)
         self.toolsets = tuple(options.toolsets or ())
         self.system_message = options.system_message
         #: The host's own identity text (``None``: SOUL.md, else the default identity). A host
@@ -186,6 +132,8 @@ class Session:
         self.redactor = Redactor.for_session()
         # Every list on its way to a provider is checked (incrementally) and repaired if broken.
         self._pairing = PairingGuard()
+        #: What Responses requests keep between turns (``hermes_core.responses``).
+        self._responses = ResponsesMemory()
 
     # --- construction -------------------------------------------------------------------
 
@@ -233,8 +181,6 @@ class Session:
         The same options may come as one ``SessionOptions`` record (``Session.open(options)``);
         giving the record and keywords together is an error.
         """
-        from hermes_core.host import PluginHost
-
         keywords = given_keywords({
             "cwd": cwd, "home": home, "model": model, "provider": provider, "platform": platform,
             "tools": tools, "toolsets": toolsets, "session_id": session_id,
@@ -250,58 +196,7 @@ class Session:
                 "Session.open takes a SessionOptions record or keywords, not both "
                 f"(got {', '.join(sorted(keywords))}); use attrs.evolve(options, ...)"
             )
-        o = options
-        env = environ_copy() if o.env is None else dict(o.env)
-        with collecting() as bucket:
-            home_path = resolve_home(o.home, env).absolute()
-            config, host = o.config, o.host
-            if config is None and host is None:
-                # The usual call: read (or reuse while unchanged) config.yaml, bound for the
-                # process's shared host; the warnings of the read reach every session.
-                config, host, read_warnings = session_config(home_path, env)
-                bucket.extend(read_warnings)
-            if config is None:
-                # Read once: the core's keys (the host needs plugins.disabled), then the plugins'.
-                config = load_config(home=home_path, env=env)
-            if host is None:
-                host = PluginHost.shared(config=config, env=env)
-            if config.declared is None:
-                config = host.bind_config(config, env=env)
-            known_id = bool(o.session_id)
-            sid = o.session_id or new_session_id(o.clock)
-            if o.cwd is not None:
-                cwd_path = Path(o.cwd).expanduser().resolve()
-            else:
-                cwd_path = (_usable_dir(config.terminal.cwd) or Path(os.getcwd())).resolve()
-            engine = host.create_engine(config.context.engine, config)
-            window = o.context_length or 0
-            if window <= 0 and o.model:
-                # A known model's window from the registry snapshot (read on first need only);
-                # the caller's context_length, and a window learned from an overflow, win.
-                from hermes_core.model_data import lookup
-
-                known = lookup(o.model, o.provider)
-                window = known.context_window if known is not None else 0
-            engine.update_model(o.model, window, provider=o.provider, max_tokens=o.max_tokens)
-            host.engine_step("on_session_start", engine, session_id=sid, boundary_reason=None)
-            store = host.session_store(home_path, config) if (o.persist or known_id) else None
-            session = cls(
-                options=o,
-                host=host,
-                config=config,
-                engine=engine,
-                session_id=sid,
-                cwd=cwd_path,
-                home=home_path,
-                env=env,
-                store=store,
-                restore=known_id and store is not None,
-            )
-            if known_id and store is not None:
-                session._restore_engine_state()
-        session._pending_warnings.extend(bucket)
-        log.debug("session_opened", session_id=sid, model=o.model, provider=o.provider, platform=o.platform)
-        return session
+        return open_session(cls, options)
 
     @property
     def window(self) -> int | None:
@@ -318,8 +213,6 @@ class Session:
     def model_info(self) -> ModelInfo | None:
         """What the registry snapshot knows of this session's model (window, output limit,
         prices), or ``None``."""
-        from hermes_core.model_data import lookup
-
         return lookup(self.model, self.provider) if self.model else None
 
     @property
@@ -387,7 +280,7 @@ class Session:
             return ""
         if built.origin == "stored":
             return prompt[: self._stored_prefix]
-        return _stable_prefix(built)
+        return stable_prefix(built)
 
     def request_system_text(self, ephemeral: str | None = None) -> str:
         """The system text sent with a request: the prompt plus the ephemeral prompt, if any.
@@ -415,73 +308,18 @@ class Session:
     def _restore_or_build(self, bucket: list[HostWarning]) -> None:
         if self._restore_pending:
             self._restore_pending = False
-            stored = self._read_stored()
-            if stored:
-                reason = stale_reason(stored, model=self.model, provider=self.provider)
-                if reason is None and was_masked(stored):
-                    reason = "the stored copy has secrets masked"
-                if reason is None:
-                    self._prompt = stored
-                    self._built = stored_prompt(
-                        stored, model=self.model, tokenizer=self.host.tokenizer(self.model)
-                    )
-                    self._stored_prefix = self._read_stored_prefix(len(stored))
-                    log.info("stored_prompt_reused", session_id=self.session_id, chars=len(stored))
-                    return
-                log.info("stored_prompt_stale", session_id=self.session_id, reason=reason)
+            found = restore_prompt(self.store, self.session_id, model=self.model, provider=self.provider,
+                                   tokenizer=lambda: self.host.tokenizer(self.model))
+            if found is not None:
+                self._prompt, self._built, self._stored_prefix = found
+                return
         built = assemble(self.host, self.prompt_context(), system_message=self.system_message)
         bucket.extend(built.warnings)  # the build collected its own; keep them in order
         self._built = built
         self._prompt = built.prompt
         log.debug("system_prompt_built", session_id=self.session_id, chars=len(built.prompt))
-        self._persist(built.prompt)
-
-    def _read_stored(self) -> str | None:
-        try:
-            stored = self.store.get_prompt(self.session_id)
-        except Exception as exc:  # noqa: BLE001 - a broken store costs the reuse, not the session
-            record_warning(
-                "session_store_read_failed",
-                f"could not read the stored prompt of session {self.session_id}: "
-                f"{type(exc).__name__}: {exc}; rebuilding",
-                session_id=self.session_id,
-            )
-            return None
-        return stored if isinstance(stored, str) else None
-
-    def _read_stored_prefix(self, limit: int) -> int:
-        # Optional store capability: the split point kept with the prompt (see the hookspec).
-        reader = getattr(self.store, "get_static_prefix", None)
-        if not callable(reader):
-            return 0
-        try:
-            chars = reader(self.session_id)
-        except Exception:  # noqa: BLE001 - without it the replay is one block: still correct
-            return 0
-        return chars if isinstance(chars, int) and 0 < chars <= limit else 0
-
-    def _persist(self, prompt: str) -> None:
-        if not self.persist or self.store is None:
-            return
-        built = self._built
-        # The stored copy has users' secrets masked; the live prompt keeps them.
-        copy = stored_copy(built, prompt, _stable_prefix(built) if built is not None else "")
-        warn_masked(copy, where=repr(self.store))
-        try:
-            if callable(getattr(self.store, "get_static_prefix", None)):
-                self.store.put_prompt(
-                    self.session_id, copy.text, model=self.model, provider=self.provider,
-                    static_prefix=copy.static_prefix,
-                )
-                return
-            self.store.put_prompt(self.session_id, copy.text, model=self.model, provider=self.provider)
-        except Exception as exc:  # noqa: BLE001 - the prompt is still good for this process
-            record_warning(
-                "session_store_write_failed",
-                f"could not store the prompt of session {self.session_id}: "
-                f"{type(exc).__name__}: {exc}; it will be rebuilt by the next process",
-                session_id=self.session_id,
-            )
+        if self.persist and self.store is not None:
+            store_prompt(self.store, self.session_id, built, model=self.model, provider=self.provider)
 
     # --- requests -----------------------------------------------------------------------
 
@@ -507,9 +345,6 @@ class Session:
         ``cache_control`` breakpoints, OpenAI ``prompt_cache_key``. ``max_tokens`` defaults to
         the session's; Anthropic requires one (``hermes_core.sdk.ANTHROPIC_DEFAULT_MAX_TOKENS``).
         """
-        from hermes_core.payload import release_request, request_breakpoints
-        from hermes_core.sdk import sdk_kwargs, wire_format
-
         if api is not None:
             if api != "responses":
                 raise ValueError(f"api must be None (the provider's own API) or 'responses', not {api!r}")
@@ -517,7 +352,7 @@ class Session:
 
         # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
         # the laid-out list goes back to the message cache for the next request.
-        payload = self._payload(
+        payload, _ = self._checked_payload(
             messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
             count_responses=True,
         )
@@ -556,31 +391,12 @@ class Session:
 
     def _warn_responses_left_out(self, messages: list[dict[str, Any]]) -> None:
         # A Chat or Anthropic request of a history with Responses items: what it cannot carry
-        # (reasoning items, server-side items) is counted, never left out silently.
-        # Counted over the new messages only (``LeftOutCounter``): this runs on every request.
-        from hermes_core.responses import Conversion, LeftOutCounter
-
+        # (reasoning items, server-side items) is counted over the new messages only (this runs
+        # on every request), never left out silently, and said once per change.
         with self._lock:
-            counter = self.__dict__.get("_responses_counter")
-            if counter is None:
-                counter = self._responses_counter = LeftOutCounter()
-            # After the request's sync: the message cache says which messages it (re)processed
-            # since the last count (when it describes this list), else a comparison decides.
-            # (build_request syncs this list whenever there is a system text; the ends are
-            # checked in case it did not).
-            src = self.message_cache.src
-            synced = len(src) == len(messages) and (
-                not messages or (src[0] is messages[0] and src[-1] is messages[-1]))
-            low = self.message_cache.take_low_water()
-            # The mark speaks of the counted list only when the last count's list was the
-            # cache's too; otherwise one comparison decides.
-            trusted = synced and counter.follows_cache
-            counter.follows_cache = synced
-            counts = counter.update(messages, low if trusted else None)
-            # Said once per change: the same history's next turn leaves out the same items.
-            if not counts or counts == self.__dict__.get("_responses_left_out"):
+            counts = self._responses.left_out.update_after_sync(messages, self.message_cache)
+            if not self._responses.news("left_out", counts):
                 return
-            self._responses_left_out = counts
         self._collect(
             record_warning, "responses_items_not_sent",
             "this request is not a Responses request; of the Responses items in the history "
@@ -591,31 +407,15 @@ class Session:
         self, messages: Sequence[Any], provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, max_tokens: int | None,
     ) -> dict[str, Any]:
-        from hermes_core.payload import build_request
-        from hermes_core.responses import InputCache, responses_kwargs
-        from hermes_core.sdk import wire_format
-
         name = provider if provider is not None else self.provider
         if wire_format(name) == "anthropic":  # the Responses API is OpenAI's: its cache layout
             name = "openai"
-        try:
-            checked = self._collect(
-                self._pairing.check, self._collect(self._normalized, messages, prove=True),
-                where="Session.request",
-            )
-            payload = build_request(self, checked, provider=name, tools=tools, ephemeral=ephemeral)
-        finally:
-            self.message_cache.forget_proof()
+        payload, checked = self._checked_payload(messages, provider=name, tools=tools, ephemeral=ephemeral)
         with self._lock:  # each message's items are kept for the next turn (InputCache)
-            cache = self.__dict__.get("_responses_input")
-            if cache is None:
-                cache = self._responses_input = InputCache()
-            out, conversion = responses_kwargs(
-                payload, checked, max_output_tokens=max_tokens or self.max_tokens, cache=cache
-            )
-        # Said once per change: the next turn of the same history converts the same things.
-        if conversion.counts and conversion.counts != self.__dict__.get("_responses_converted"):
-            self._responses_converted = dict(conversion.counts)
+            out, conversion = responses_kwargs(payload, checked, max_output_tokens=max_tokens or self.max_tokens,
+                                               cache=self._responses.inputs)
+            said = self._responses.news("converted", conversion.counts)
+        if said:  # the next turn of the same history converts the same things: said once
             self._collect(
                 record_warning, "responses_conversion",
                 "the Responses request could not carry everything as it was: "
@@ -637,15 +437,14 @@ class Session:
         ``messages`` that break the tool-call pairing rule are repaired (and reported in
         ``warnings``) before the payload is built, compressed or not.
         """
-        return self._payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)
+        return self._checked_payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)[0]
 
-    def _payload(
+    def _checked_payload(
         self, messages: Sequence[Any], *, provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
         count_responses: bool = False,
-    ) -> Any:
-        from hermes_core.payload import build_request
-
+    ) -> tuple[Any, list[dict[str, Any]]]:
+        # The payload and the messages it was built from: normalised, pairing checked.
         try:
             checked = self._collect(
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
@@ -656,15 +455,13 @@ class Session:
             )
             if count_responses:
                 self._warn_responses_left_out(checked)
-            return payload
+            return payload, checked
         finally:
             self.message_cache.forget_proof()
 
     def _normalized(self, messages: Sequence[Any], *, prove: bool = False) -> list[dict[str, Any]]:
         # SDK objects as dicts; a turn looks at the new messages only (hermes_core.history).
         # ``prove``: this call syncs the message cache next and may reuse the comparison.
-        from hermes_core.sdk import normalize_messages
-
         with self._lock:
             return self.message_cache.normalized(messages, normalize_messages, prove=prove)
 
@@ -723,8 +520,6 @@ class Session:
         ``messages`` come back as dicts (``hermes_core.sdk.normalize_messages``). Over the
         threshold the messages come back compressed, otherwise unchanged.
         """
-        from hermes_core.sdk import response_usage
-
         return self._collect(
             self._loop.after_response, response_usage(usage),
             self._collect(self._normalized, messages),
@@ -740,8 +535,6 @@ class Session:
         Raises ``ContextOverflowError`` when compression is off (telling the user to run
         /compress, start a new session or pick a larger-window model) or cannot help.
         """
-        from hermes_core.sdk import normalize_messages
-
         return self._collect(self._loop.on_provider_error, error, normalize_messages(messages))
 
     def compress(
@@ -755,8 +548,6 @@ class Session:
         """The manual ``/compress [focus]``: clears cooldowns, answers "nothing to compress"
         without an LLM call when everything is protected, and returns the new messages with
         feedback for the user (``result.feedback.text``)."""
-        from hermes_core.intake import read_history
-
         # One pass over the history reads what the steps need of it (hermes_core.intake): the
         # loop holds the estimate for its feedback and the engine's report, the pairing proof
         # for the engine's input check and the archive's columns for recording the compaction.
@@ -908,7 +699,7 @@ class Session:
         call of a reply; its exceptions propagate. Returns the result for the model; raises
         ``KeyError`` when no plugin answers ``name`` and there is no ``invoke``.
         """
-        args, problem = _parse_tool_arguments(arguments)
+        args, problem = bounded.tool_arguments(arguments)
         if args is None:
             return json.dumps({"error": f"{name}: {problem}"})
         ctx = ToolCallContext(
@@ -944,8 +735,6 @@ class Session:
         retried with ``on_provider_error``'s compressed messages; every other error is raised.
         ``messages`` is not changed. See ``hermes_core.turn``.
         """
-        from hermes_core.turn import run_turn
-
         return run_turn(self, client, messages, tools=tools, max_steps=max_steps, max_tokens=max_tokens,
                         api=api, **create_kwargs)
 
@@ -990,29 +779,3 @@ class Session:
 
     def __repr__(self) -> str:
         return f"Session(session_id={self.session_id!r}, model={self.model!r}, platform={self.platform!r})"
-
-
-def _parse_tool_arguments(arguments: Any) -> tuple[dict[str, Any] | None, str]:
-    if arguments is None or arguments == "":
-        return {}, ""
-    # A model writes the arguments: their depth is bounded before anything recursive (the
-    # parser, the schema check, deepcopy, repr) sees them (hermes_core.bounded).
-    too_deep = f"arguments are nested more than {bounded.MAX_DEPTH} levels deep"
-    if isinstance(arguments, str):
-        try:
-            arguments = bounded.loads(arguments)  # the depth is checked on the text
-        except bounded.TooDeepError:
-            return None, too_deep
-        except json.JSONDecodeError as exc:
-            return None, f"arguments are not valid JSON ({exc.msg})"
-    elif bounded.value_depth(arguments) > bounded.MAX_DEPTH:  # the host's own object
-        return None, too_deep
-    if arguments.__class__ is not dict and not isinstance(arguments, Mapping):
-        return None, f"arguments must be a JSON object, got {type(arguments).__name__}"
-    return dict(arguments), ""
-
-
-def _stable_prefix(built: BuiltPrompt) -> str:
-    """The stable layer of a fresh build when the prompt starts with it, else ``""``."""
-    stable = built.layers.get("stable", "")
-    return stable if stable and built.prompt.startswith(stable) else ""

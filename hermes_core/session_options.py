@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from hermes_core.compaction import CompactionEvent
     from hermes_core.config import Config
     from hermes_core.host import PluginHost
-    from hermes_core.session import Clock
+    from hermes_core.session_open import Clock
 
 
 @attrs.frozen(kw_only=True)

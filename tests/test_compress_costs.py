@@ -157,7 +157,8 @@ def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_pa
 ), max_size=12))
 @settings(max_examples=150, deadline=None)
 def test_normalize_estimating_is_normalize_then_estimate(messages: list[dict[str, Any]]) -> None:
-    from hermes_core.sdk import normalize_estimating, normalize_messages
+    from hermes_core.intake import normalize_estimating
+    from hermes_core.sdk import normalize_messages
     from hermes_core.tokens import estimate_messages_tokens
 
     normalized = normalize_messages(messages)

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from hermes_core.transcripts import Transcript, read_transcript, write_transcript
+from hermes_core.transcript_format import Transcript
+from hermes_core.transcripts import read_transcript, write_transcript
 
 import validators_anthropic
 

@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from hermes_core import Session, as_message, normalize_messages
 from hermes_core.pairing import pairing_problems
-from hermes_core.responses import ORIGINAL_KEY, responses_input, responses_tool
+from hermes_core.responses import responses_input, responses_tool
+from hermes_core.responses_items import ORIGINAL_KEY
 
 import validators_openai_responses as vr
 

@@ -18,7 +18,8 @@ from hermes_core import (
     hookimpl,
     load_config,
 )
-from hermes_core.session import new_session_id, stale_reason
+from hermes_core.prompt_store import stale_reason
+from hermes_core.session_open import new_session_id
 
 
 class FakeClock:

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.pairing import early_answers, match_results, pairing_problems, repair_pairing
-from hermes_core.transcripts import MISSING_RESULT_TEXT, ReportBuilder, normalize_pairing
+from hermes_core.transcript_format import ReportBuilder
+from hermes_core.transcripts import MISSING_RESULT_TEXT, normalize_pairing
 from hermes_plugins._common import failures
 from hermes_plugins._common.failures import failure_of, is_no_result
 from hermes_plugins.compressor.extractive import STILL_FAILING, build_handoff

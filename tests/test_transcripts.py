@@ -16,14 +16,16 @@ from hermes_core import InvalidMessagesError, hookimpl
 from hermes_core.cli import cli
 from hermes_core.errors import HermesPluginError
 from hermes_core.host import PluginHost
-from hermes_core.messages import load_transcript
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import (
+from hermes_core.transcript_format import (
     Detection,
     ReportBuilder,
     Transcript,
     TranscriptFormat,
     UnknownTranscriptFormatError,
+)
+from hermes_core.transcripts import (
+    load_transcript,
     normalize_pairing,
     read_transcript,
     transcript_formats,

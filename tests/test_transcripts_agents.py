@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import Transcript, read_transcript, read_transcripts
+from hermes_core.transcript_format import Transcript
+from hermes_core.transcripts import read_transcript, read_transcripts
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import UnknownTranscriptFormatError, read_transcript
+from hermes_core.transcript_format import UnknownTranscriptFormatError
+from hermes_core.transcripts import read_transcript
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

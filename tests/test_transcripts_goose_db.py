@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import Transcript, read_transcript, read_transcripts, sniff_format
+from hermes_core.transcript_format import Transcript
+from hermes_core.transcripts import read_transcript, read_transcripts, sniff_format
 
 SESSIONS = """CREATE TABLE sessions (
     id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',

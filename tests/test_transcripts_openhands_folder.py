@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import Transcript, UnknownTranscriptFormatError, read_transcript, sniff_format
+from hermes_core.transcript_format import Transcript, UnknownTranscriptFormatError
+from hermes_core.transcripts import read_transcript, sniff_format
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 SESSION = DATA / "openhands_session"

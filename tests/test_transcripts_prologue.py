@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import TranscriptSource, read_transcript, transcript_formats
+from hermes_core.transcript_format import TranscriptSource
+from hermes_core.transcripts import read_transcript, transcript_formats
 
 KINDS = {
     "aider": "Markdown text", "anthropic": "one JSON document", "atif": "one JSON document",

@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import Transcript, read_transcript
+from hermes_core.transcript_format import Transcript
+from hermes_core.transcripts import read_transcript
 
 from transcript_streams import GENERATORS, lines, quiet
 

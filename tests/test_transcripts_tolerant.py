@@ -17,7 +17,8 @@ from hypothesis import strategies as st
 from hermes_core import InvalidMessagesError
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import UnknownTranscriptFormatError, read_transcript, read_transcripts
+from hermes_core.transcript_format import UnknownTranscriptFormatError
+from hermes_core.transcripts import read_transcript, read_transcripts
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

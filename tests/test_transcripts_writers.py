@@ -13,12 +13,8 @@ from hypothesis import strategies as st
 
 from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
-from hermes_core.transcripts import (
-    ReportBuilder,
-    Transcript,
-    read_transcript,
-    write_transcript,
-)
+from hermes_core.transcript_format import ReportBuilder, Transcript
+from hermes_core.transcripts import read_transcript, write_transcript
 
 DATA = Path(__file__).parent / "data" / "transcripts"
 

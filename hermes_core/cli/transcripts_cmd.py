@@ -17,14 +17,8 @@ from typing import Any
 import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, emit_table, fail, guarded
-from hermes_core.transcripts import (
-    ReportBuilder,
-    Transcript,
-    UnknownTranscriptFormatError,
-    read_transcript,
-    sniff_format,
-    write_transcript,
-)
+from hermes_core.transcript_format import ReportBuilder, Transcript, UnknownTranscriptFormatError
+from hermes_core.transcripts import read_transcript, sniff_format, write_transcript
 
 #: Draw the reading progress bar only for inputs at least this large.
 PROGRESS_MIN_BYTES = 4 * 1024 * 1024

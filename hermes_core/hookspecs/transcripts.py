@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from hermes_core.hookspecs.markers import hookspec
 
 if TYPE_CHECKING:
-    from hermes_core.transcripts import TranscriptFormat
+    from hermes_core.transcript_format import TranscriptFormat
 
 
 class TranscriptSpecs:

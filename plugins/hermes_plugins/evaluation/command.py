@@ -402,7 +402,7 @@ def _is_transcript_folder(path: Path, fmt: str, host: Any) -> bool:
 
 def _detects(fmt: Any, path: Path) -> bool:
     from hermes_core.errors import InvalidMessagesError
-    from hermes_core.transcripts import TranscriptSource
+    from hermes_core.transcript_format import TranscriptSource
 
     try:
         return fmt.detect(TranscriptSource.open(path)).confidence is not None

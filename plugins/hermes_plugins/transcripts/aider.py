@@ -11,13 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_core.transcripts import (
-    Detection,
-    ReportBuilder,
-    Transcript,
-    TranscriptFormat,
-    TranscriptSource,
-)
+from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import reads
 
 NAME = "aider"

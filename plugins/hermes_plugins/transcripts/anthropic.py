@@ -17,13 +17,7 @@ from typing import Any
 from hermes_core import bounded
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results
-from hermes_core.transcripts import (
-    Detection,
-    ReportBuilder,
-    Transcript,
-    TranscriptFormat,
-    TranscriptSource,
-)
+from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,

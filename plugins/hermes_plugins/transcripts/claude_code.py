@@ -17,13 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcripts import (
-    Detection,
-    ReportBuilder,
-    Transcript,
-    TranscriptFormat,
-    TranscriptSource,
-)
+from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     head_objects,

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.messages import content_text
-from hermes_core.transcripts import (
+from hermes_core.transcript_format import (
     Detection,
     ReportBuilder,
     Transcript,

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from hermes_core.messages import ROLES, content_text
-from hermes_core.transcripts import (
+from hermes_core.transcript_format import (
     Detection,
     ReportBuilder,
     Transcript,

@@ -19,7 +19,7 @@ from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
 from hermes_core.messages import ROLES, validate_messages
-from hermes_core.transcripts import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.transcript_format import Detection, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import (
     document_list,
     mapping,

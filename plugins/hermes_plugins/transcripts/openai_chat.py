@@ -11,7 +11,7 @@ from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
 from hermes_core.messages import ROLES, validate_messages
-from hermes_core.transcripts import (
+from hermes_core.transcript_format import (
     Detection,
     ReportBuilder,
     Transcript,

@@ -15,13 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import (
-    Detection,
-    ReportBuilder,
-    Transcript,
-    TranscriptFormat,
-    TranscriptSource,
-)
+from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import head_objects, mapping, object_records, reads, run_transcript
 from hermes_plugins.transcripts.openhands import EventConverter, flatten
 

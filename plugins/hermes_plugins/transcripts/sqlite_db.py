@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import TranscriptSource
+from hermes_core.transcript_format import TranscriptSource
 
 _T = TypeVar("_T")
 
