@@ -561,7 +561,7 @@ class ProcessedHistory:
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
             return None
-        from hermes_core.payload import openai_message, place_relocated
+        from hermes_core.wire import openai_message, place_relocated
 
         if keep_markers != self.okeep:
             self._truncate_openai(0)
@@ -606,7 +606,7 @@ class ProcessedHistory:
 
     def _extend_anthropic(self) -> None:
         """Blocks and wire messages for every canonical message not yet converted."""
-        from hermes_core.payload import anthropic_blocks
+        from hermes_core.wire import anthropic_blocks
 
         canon = self.canon
         for i in range(len(self.aids), len(canon)):
@@ -649,7 +649,7 @@ class ProcessedHistory:
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
             return None
-        from hermes_core.payload import anthropic_blocks
+        from hermes_core.wire import anthropic_blocks
 
         self._extend_anthropic()
         canon = self.canon

@@ -517,15 +517,16 @@ class Session:
 
         # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
         # the laid-out list goes back to the message cache for the next request.
-        payload = self._payload(
+        built = self._payload(
             messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
             count_responses=True,
         )
+        payload = built.payload
         notes: dict[str, int] = {}
         try:
-            users, layout = request_breakpoints(payload)
+            users, layout = request_breakpoints(built)
             out = sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens, notes=notes,
-                             breakpoints=(users, layout))
+                             breakpoints=(users, layout), laid=built.laid)
         finally:
             release_request(self, payload)
         self._report_request(report_of(wire_format(payload.get("provider")), notes,
@@ -644,19 +645,19 @@ class Session:
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
         count_responses: bool = False,
     ) -> Any:
-        from hermes_core.payload import build_request
+        from hermes_core.payload import lay_out_request
 
         try:
             checked = self._collect(
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
                 where="Session.request",
             )
-            payload = build_request(
+            built = lay_out_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
             )
             if count_responses:
                 self._warn_responses_left_out(checked)
-            return payload
+            return built if not copy else built.payload
         finally:
             self.message_cache.forget_proof()
 

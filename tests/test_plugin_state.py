@@ -111,7 +111,6 @@ ALLOWED = {
         "pure memo, bounded (64 at most): the one redaction regex per set of optional families"
     ),
     ("hermes_core/transcripts.py", "_bad_bytes"): "per-thread scratch counter of one decode",
-    ("hermes_core/payload.py", "_recent"): "per-thread: the last request's layout, weakly keyed by its history",
     ("plugins/hermes_plugins/archive_store.py", "_connections"): "connections per (pid, file): the file is the process's",
     ("plugins/hermes_plugins/archive_store.py", "_writers"): "one writer thread per (pid, file)",
     ("plugins/hermes_plugins/session_store.py", "_connections"): "connections per (pid, file): the file is the process's",
