@@ -27,19 +27,16 @@ import attrs
 
 from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.diagnostics import record_warning
-from hermes_core.engine import CompressionReport, coerce_usage
+from hermes_core.engine import CompressionReport, KnownInput, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
-from hermes_core.pairing import holding_valid
 from hermes_core.tokens import (
     RequestCounter,
     estimate_messages_tokens,
     estimate_request_tokens,
     estimate_tokens,
     estimate_tools_tokens,
-    hold_estimate,
-    holding_estimates,
 )
 
 if TYPE_CHECKING:
@@ -211,7 +208,7 @@ class CompactionLoop:
 
     def rough(
         self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None,
-        *, keep: bool = True,
+        *, keep: bool = True, estimate: int | None = None,
     ) -> int:
         """``estimate_request_tokens``, with each message's estimate kept in the session's
         ``message_cache`` while the message is unchanged (a turn estimates the new ones).
@@ -219,11 +216,14 @@ class CompactionLoop:
         ``keep=False``: a list about to be replaced (the input of a manual compression) that
         the cache does not already hold is estimated in one plain pass instead: syncing it
         would build every message's wire form only to throw it away (a fresh session's
-        ``/compress`` of 10k messages: one chars/4 pass instead of 3-4).
+        ``/compress`` of 10k messages: one chars/4 pass instead of 3-4); ``estimate``: its
+        ``estimate_messages_tokens`` when the caller summed it already.
         """
         session = self.session
         cache = getattr(session, "message_cache", None)
         if cache is None or (not keep and not _extends(cache.src, messages)):
+            if estimate is not None:
+                return estimate_tokens(session.system_prompt) + estimate + estimate_tools_tokens(tools)
             return estimate_request_tokens(messages, system_prompt=session.system_prompt, tools=tools)
         prompt = session.system_prompt
         with session._lock:
@@ -619,22 +619,25 @@ class CompactionLoop:
         archive's columns of ``messages`` it read."""
         session = self.session
         tools = tools if tools is not None else self.last_tools
-        # The host waits in this call: its list is the same until it returns, so the estimate
-        # of it made here serves the engine's report too (``holding_estimates``), the proof of
-        # its pairing the engine's input check (``holding_valid``) and the columns the archive
-        # (``holding_scan``).
+        # The host waits in this call: its list is the same until it returns, so what the
+        # caller's pass read of it serves the engine too (``ContextEngine.known_input``: its
+        # report's estimate, its input check) and the archive (``holding_scan``: the columns).
         self.fit = None
-        with holding_estimates(), holding_valid(messages if proven else None), holding_scan(messages, scan):
-            if estimate is not None:
-                hold_estimate(messages, estimate)
-            before_tokens = self.rough(messages, tools, keep=False)
-            if not session.engine.has_content_to_compress(messages):
-                feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
-                return ManualCompression(messages=messages, feedback=attrs.evolve(
-                    feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
-                ))
-            out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic, force=force,
-                                  phase="manual")
+        engine = session.engine
+        engine.known_input = KnownInput(messages=messages, length=len(messages), estimate=estimate,
+                                        valid=proven)
+        try:
+            with holding_scan(messages, scan):
+                before_tokens = self.rough(messages, tools, keep=False, estimate=estimate)
+                if not engine.has_content_to_compress(messages):
+                    feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
+                    return ManualCompression(messages=messages, feedback=attrs.evolve(
+                        feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
+                    ))
+                out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic,
+                                      force=force, phase="manual")
+        finally:
+            engine.known_input = None
         report = self.report()
         if out is not messages and not report.aborted:
             out = self.check_fit(out, tools, "manual")

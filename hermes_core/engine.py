@@ -18,12 +18,31 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 from hermes_core.records import Usage
+from hermes_core.tokens import estimate_messages_tokens
 
 if TYPE_CHECKING:
     from hermes_core.config import Config
     from hermes_core.host import PluginHost
 
 MINIMUM_CONTEXT_LENGTH = 64_000
+
+
+@attrs.frozen(kw_only=True, eq=False)
+class KnownInput:
+    """What the host read of a ``compress`` call's input in a pass of its own
+    (``Session.compress``, ``hermes_core.intake``), handed to the engine as
+    ``ContextEngine.known_input`` so that it need not read the list again: ``estimate`` is
+    ``estimate_messages_tokens(messages)``; ``valid``: ``pairing_problems(messages) == []``
+    (pending calls allowed) was shown (``False`` says "not shown"). It speaks of that list
+    object at that length only."""
+
+    messages: Any
+    length: int
+    estimate: int | None = None
+    valid: bool = False
+
+    def describes(self, messages: Any) -> bool:
+        return messages is self.messages and len(messages) == self.length
 
 
 def coerce_usage(usage: Any) -> Usage:
@@ -182,6 +201,9 @@ class ContextEngine:
         self.session_id = ""
         #: The last compression's report (engine-defined mapping), or None.
         self.last_compression_report: Mapping[str, Any] | None = None
+        #: What the host already read of the input of the ``compress`` call in progress
+        #: (set around a manual compression; read it through ``input_estimate`` / ``input_valid``).
+        self.known_input: KnownInput | None = None
 
     # --- lifecycle -----------------------------------------------------------------------
 
@@ -210,6 +232,19 @@ class ContextEngine:
     def should_defer_preflight_to_real_usage(self, rough_tokens: int) -> bool:
         """Whether a rough pre-request estimate should wait for real provider usage."""
         return False
+
+    def input_estimate(self, messages: list[dict[str, Any]]) -> int:
+        """``estimate_messages_tokens(messages)``; from ``known_input`` when it describes them."""
+        known = getattr(self, "known_input", None)
+        if known is not None and known.estimate is not None and known.describes(messages):
+            return int(known.estimate)
+        return estimate_messages_tokens(messages)
+
+    def input_valid(self, messages: list[dict[str, Any]]) -> bool:
+        """Whether ``known_input`` shows ``messages`` valid by the pairing rule (pending calls
+        allowed); ``False`` when it was not shown (check it yourself)."""
+        known = getattr(self, "known_input", None)
+        return known is not None and known.valid and known.describes(messages)
 
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
         """Whether anything lies outside the protected regions (answers /compress cheaply)."""

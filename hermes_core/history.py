@@ -42,14 +42,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.conversion import ANTHROPIC_CONTENT, TOOL_RESULT_MARKER, merge_notes
-from hermes_core.payload import (
-    anthropic_blocks,
-    canonical_message,
-    openai_message,
-    place_relocated,
-    user_breakpoints,
-)
+from hermes_core.payload import canonical_message, user_breakpoints
 from hermes_core.tokens import estimate_message_tokens
+from hermes_core.wire import anthropic_blocks, openai_message, place_relocated
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 __all__ = ["DEFAULT_VERIFY_WINDOW", "ProcessedHistory", "snapshot"]

@@ -31,9 +31,16 @@ import pluggy
 from hermes_core.config import ConfigSection
 from hermes_core.daemon_pool import DaemonPool
 from hermes_core.diagnostics import record_warning
-from hermes_core.errors import HermesPluginError, UnknownEngineError
+from hermes_core.errors import HermesPluginError
 from hermes_core.hookguard import CURRENT, CallLog, HookCall, guard, summarize
-from hermes_core.hookspecs import PROJECT, SPEC_CLASSES, hookimpl
+from hermes_core.hookspecs import PROJECT, SPEC_CLASSES
+from hermes_core.host_engines import (
+    DISPATCH_PLUGIN,
+    EngineDispatch,
+    context_engines,
+    create_engine,
+    engine_step,
+)
 from hermes_core.logging import get_logger
 from hermes_core.prompt_dispatch import run_prompt_hooks
 from hermes_core.records import (
@@ -63,10 +70,7 @@ CORE_DISTRIBUTION = "hermes-core"
 #: installed (only imported from a checkout). They can still be blocked: DESIGN.md promises that
 #: every built-in can be blocked and replaced.
 ESSENTIAL_PLUGINS = frozenset({"identity", "compressor"})
-DISPATCH_PLUGIN = "hermes_core.engine_dispatch"
 
-
-DEFAULT_ENGINE = "compressor"
 #: Workers shared by the budgeted prompt-hook calls of one host.
 PROMPT_WORKERS = 2
 
@@ -102,51 +106,6 @@ class _Manager(pluggy.PluginManager):
             guarded = guard(self.host, hookimpl, hook.name, firstresult=firstresult)
             guarded._hermes_guarded = True  # type: ignore[attr-defined]
             hookimpl.function = guarded
-
-
-class EngineDispatch:
-    """Runs the selected engine's own method as the ``trylast`` impl of each step hook."""
-
-    @hookimpl(trylast=True)
-    def hermes_engine_on_session_start(
-        self, engine: ContextEngine, session_id: str, boundary_reason: str | None
-    ) -> Any:
-        if boundary_reason is None:
-            engine.on_session_start(session_id)
-        else:
-            engine.on_session_start(session_id, boundary_reason=boundary_reason)
-        return True
-
-    @hookimpl(trylast=True)
-    def hermes_engine_update_from_response(self, engine: ContextEngine, usage: Any) -> Any:
-        engine.update_from_response(usage)
-        return True
-
-    @hookimpl(trylast=True)
-    def hermes_engine_should_compress(
-        self, engine: ContextEngine, prompt_tokens: int | None
-    ) -> tuple[bool, str | None]:
-        return engine.should_compress_info(prompt_tokens)
-
-    @hookimpl(trylast=True)
-    def hermes_engine_compress(
-        self,
-        engine: ContextEngine,
-        messages: list[dict[str, Any]],
-        current_tokens: int | None,
-        focus_topic: str | None,
-        force: bool,
-    ) -> list[dict[str, Any]]:
-        return engine.compress(
-            messages, current_tokens=current_tokens, focus_topic=focus_topic, force=force
-        )
-
-    @hookimpl(trylast=True)
-    def hermes_engine_on_session_end(
-        self, engine: ContextEngine, session_id: str, messages: list[dict[str, Any]]
-    ) -> Any:
-        engine.on_session_end(session_id, messages)
-        return True
 
 
 _MISSING: Any = object()
@@ -670,94 +629,22 @@ class PluginHost:
             out.extend(attrs.evolve(s, plugin=record.name) for s in found if isinstance(s, ConfigSection))
         return out
 
-    # --- facade: engines ----------------------------------------------------------------
+    # --- facade: engines (hermes_core.host_engines) -------------------------------------
 
     def context_engines(self) -> dict[str, EngineSpec]:
         """Engine name -> spec, from every plugin. A name registered twice is an error."""
-        if self._engines is not None:
-            return self._engines
-        engines: dict[str, EngineSpec] = {}
-        for plugin, mapping in self._collect("hermes_context_engines", {}):
-            record = self.records.get(plugin)
-            dist = record.distribution if record else plugin
-            version = record.version if record else ""
-            for name, engine_class in dict(mapping).items():
-                if name in engines:
-                    other = engines[name]
-                    raise HermesPluginError(
-                        f"engine name {name!r} is registered by two plugins: {other.plugin!r} "
-                        f"({other.distribution}) and {plugin!r} ({dist}); uninstall or disable one "
-                        "of them and report the clash to the plugin authors"
-                    )
-                engines[name] = EngineSpec(
-                    name=name, engine_class=engine_class, plugin=plugin, distribution=dist,
-                    version=version,
-                )
-        self._engines = engines
-        return engines
+        if self._engines is None:
+            self._engines = context_engines(self)
+        return self._engines
 
     def create_engine(self, name: str, config: Config) -> ContextEngine:
-        """Instantiate the engine registered as ``name`` for one session.
-
-        An engine whose constructor raises is reported and replaced by the default engine
-        (``DEFAULT_ENGINE``); if the default itself fails, the error propagates.
-        """
-        engines = self.context_engines()
-        if name not in engines:
-            raise UnknownEngineError(name, list(engines), path=config.path)
-        spec = engines[name]
-        try:
-            engine = spec.engine_class(config=config, host=self)
-        except Exception as exc:
-            if self.strict or name == DEFAULT_ENGINE or DEFAULT_ENGINE not in engines:
-                raise HermesPluginError(
-                    f"engine {name!r} (plugin {spec.plugin!r}, {spec.distribution}) failed to start: "
-                    f"{type(exc).__name__}: {exc}"
-                ) from exc
-            record_warning(
-                "engine_construction_failed",
-                f"engine {name!r} (plugin {spec.plugin!r}, {spec.distribution}) failed to start: "
-                f"{type(exc).__name__}: {exc}; using the {DEFAULT_ENGINE!r} engine instead",
-                plugin=spec.plugin,
-                engine=name,
-            )
-            engine = engines[DEFAULT_ENGINE].engine_class(config=config, host=self)
-            name = DEFAULT_ENGINE
-        log.debug("engine_selected", engine=name)
-        return engine  # type: ignore[no-any-return]
+        """Instantiate the engine registered as ``name`` for one session (see ``host_engines``)."""
+        return create_engine(self, name, config)
 
     def engine_step(self, step: str, engine: ContextEngine, **kwargs: Any) -> Any:
-        """Run one lifecycle step through its hook; an error is reported, never fatal.
-
-        A raising observer loses only its own part (the engine's step still runs); when no
-        implementation answers because the engine itself failed, ``compress`` answers the
-        messages unchanged and ``should_compress`` answers ``(False, "error")``. Either way
-        ``hermes_engine_on_error`` observers hear of it. Strict mode re-raises.
-        """
-        hook = f"hermes_engine_{step}"
-        try:
-            result, record = self._call(hook, {"engine": engine, **kwargs}, quiet=True)
-        except HermesPluginError as exc:
-            # strict mode: observers still hear of it before the error propagates
-            cause = exc.__cause__ if exc.__cause__ is not None else exc
-            self._call("hermes_engine_on_error", {"engine": engine, "step": step, "error": cause})
-            raise
-        for plugin, error in record.failures:
-            self._call("hermes_engine_on_error", {"engine": engine, "step": step, "error": error})
-            record_warning(
-                "engine_step_failed",
-                f"engine {engine.name!r} step {step} failed in plugin {plugin!r}: "
-                f"{type(error).__name__}: {error}",
-                plugin=plugin,
-                engine=engine.name,
-                step=step,
-            )
-        if result is None and record.failures:
-            if step == "compress":
-                return kwargs.get("messages")
-            if step == "should_compress":
-                return (False, "error")
-        return result
+        """Run one lifecycle step through its hook; an error is reported, never fatal (see
+        ``host_engines.engine_step``)."""
+        return engine_step(self, step, engine, **kwargs)
 
     # --- facade: services ---------------------------------------------------------------
 

@@ -7,9 +7,9 @@ of each message is read in one pass (``read_history``), and held for them while 
 in the call:
 
 * the messages as OpenAI-format dicts (``sdk.normalize_messages``);
-* their rough estimate (``tokens.estimate_messages_tokens``; held by ``tokens.hold_estimate``);
-* a proof of their tool pairing in its usual form (``pairing.holding_valid``), so the engine's
-  input check does not walk the list again;
+* their rough estimate (``tokens.estimate_messages_tokens``) and a proof of their tool pairing
+  in its usual form, handed to the engine as ``ContextEngine.known_input`` so that its report
+  and its input check do not walk the list again;
 * with the archive on, the columns the archive records (``archive.HistoryScan``: each message's
   role, content and tool-result call id, the reference carriers, the summary user messages;
   held by ``archive.holding_scan``), so recording the compaction does not read every message

@@ -19,9 +19,7 @@ readers, the request loop) goes through ``match_results`` (or, for one assistant
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -37,7 +35,6 @@ __all__ = [
     "answered_in_order",
     "call_ids_of",
     "early_answers",
-    "holding_valid",
     "is_valid_pairing",
     "match_results",
     "pairing_problems",
@@ -209,33 +206,11 @@ def pending_calls(messages: Sequence[Mapping[str, Any]]) -> list[Match]:
     return [(index, p) for p in range(len(call_ids_of(messages[index]))) if p not in answered]
 
 
-#: The list (and its length) a caller proved valid (pending calls allowed) in a pass of its own.
-_proven: ContextVar[tuple[Any, int] | None] = ContextVar("hermes_proven_pairing", default=None)
-
-
-@contextmanager
-def holding_valid(messages: Sequence[Any] | None) -> Iterator[None]:
-    """Within the block, ``pairing_problems(messages)`` (pending calls allowed, the same list
-    object at the same length) is ``[]`` without a walk: for a caller that proved it in a pass
-    of its own over the list (``Session.compress``'s normalising pass, ``sdk.normalize_estimating``)
-    and knows the list does not change meanwhile (the host waits in the call). ``None``: no
-    proof, the block changes nothing."""
-    token = _proven.set(None if messages is None else (messages, len(messages)))
-    try:
-        yield
-    finally:
-        _proven.reset(token)
-
-
 def pairing_problems(messages: Sequence[Mapping[str, Any]], *, allow_pending: bool = True) -> list[str]:
     """Why ``messages`` would be refused by a provider (``[]`` when valid), each naming indices.
 
     ``allow_pending`` accepts unanswered calls of the newest assistant message (see module doc).
     """
-    if allow_pending:
-        proven = _proven.get()
-        if proven is not None and proven[0] is messages and proven[1] == len(messages):
-            return []
     problems: list[str] = []
     n = len(messages)
     index = 0

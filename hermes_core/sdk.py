@@ -19,8 +19,8 @@ from hermes_core.conversion import (
     TOOL_RESULT_MARKER,
     readable_of_blocks,
 )
-from hermes_core.payload import limit_breakpoints, to_anthropic, to_openai
 from hermes_core.responses_items import canonical_messages, is_item, run_end
+from hermes_core.wire import LaidOut, limit_breakpoints, to_anthropic, to_openai
 
 __all__ = [
     "ANTHROPIC_DEFAULT_MAX_TOKENS",
@@ -73,7 +73,8 @@ def _anthropic_tool(tool: Any) -> Any:
 
 def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None,
                notes: dict[str, int] | None = None,
-               breakpoints: tuple[int, int] | None = None) -> dict[str, Any]:
+               breakpoints: tuple[int, int] | None = None,
+               laid: LaidOut | None = None) -> dict[str, Any]:
     """Keyword arguments for the provider's official SDK, from a canonical payload.
 
     Anthropic (``payload["provider"] == "anthropic"``): ``model``, ``system`` (a string, or the
@@ -87,16 +88,17 @@ def sdk_kwargs(payload: Mapping[str, Any], *, max_tokens: int | None = None,
     (``hermes_core.conversion``); each is counted in ``notes`` when given. Anthropic: the
     history's own ``cache_control`` markers are kept, but never more than four markers go out
     in all (the earliest beyond that are removed and counted); ``breakpoints`` (the history's,
-    the layout's) spares the scan that counts them when the caller knows.
+    the layout's) spares the scan that counts them when the caller knows; ``laid``: the
+    session's message cache of the payload's messages (``hermes_core.wire.LaidOut``).
     """
     if wire_format(payload.get("provider")) == "anthropic":
-        out = to_anthropic(payload, notes)
+        out = to_anthropic(payload, notes, laid=laid)
         out["messages"] = _within_breakpoint_limit(payload, out["messages"], notes, breakpoints)
         if out.get("tools"):
             out["tools"] = [_anthropic_tool(t) for t in out["tools"]]
         out["max_tokens"] = int(max_tokens) if max_tokens else ANTHROPIC_DEFAULT_MAX_TOKENS
         return out
-    out = to_openai(payload, notes)
+    out = to_openai(payload, notes, laid=laid)
     if out.get("tools"):
         out["tools"] = [_openai_tool(t) for t in out["tools"]]
     if max_tokens:

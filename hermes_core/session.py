@@ -30,7 +30,7 @@ from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
 from hermes_core.model_data import lookup
 from hermes_core.pairing import PairingGuard
-from hermes_core.payload import build_request, release_request, request_breakpoints
+from hermes_core.payload import lay_out_request, release_request, request_breakpoints
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
 from hermes_core.records import (
     HostWarning,
@@ -352,15 +352,16 @@ class Session:
 
         # copy=False: the SDK conversion copies the messages anyway (one list copy, not two);
         # the laid-out list goes back to the message cache for the next request.
-        payload, _ = self._checked_payload(
+        built, _ = self._checked_payload(
             messages, provider=provider, tools=tools, ephemeral=ephemeral, copy=False,
             count_responses=True,
         )
+        payload = built.payload
         notes: dict[str, int] = {}
         try:
-            users, layout = request_breakpoints(payload)
+            users, layout = request_breakpoints(built)
             out = sdk_kwargs(payload, max_tokens=max_tokens or self.max_tokens, notes=notes,
-                             breakpoints=(users, layout))
+                             breakpoints=(users, layout), laid=built.laid)
         finally:
             release_request(self, payload)
         self._report_request(report_of(wire_format(payload.get("provider")), notes,
@@ -444,18 +445,19 @@ class Session:
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
         count_responses: bool = False,
     ) -> tuple[Any, list[dict[str, Any]]]:
-        # The payload and the messages it was built from: normalised, pairing checked.
+        # The payload (LaidOut when copy=False) and the messages it was built from: normalised,
+        # pairing checked.
         try:
             checked = self._collect(
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
                 where="Session.request",
             )
-            payload = build_request(
+            built = lay_out_request(
                 self, checked, provider=provider, tools=tools, ephemeral=ephemeral, copy=copy
             )
             if count_responses:
                 self._warn_responses_left_out(checked)
-            return payload, checked
+            return (built if not copy else built.payload), checked
         finally:
             self.message_cache.forget_proof()
 

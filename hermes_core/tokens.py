@@ -17,9 +17,7 @@ from __future__ import annotations
 
 import base64
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 CHARS_PER_TOKEN = 4
@@ -227,44 +225,11 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
     return (chars + 3) // 4 + images * IMAGE_TOKEN_ESTIMATE + MESSAGE_OVERHEAD_TOKENS
 
 
-#: Estimates of whole lists within one ``holding_estimates`` block: id -> (list, length, total).
-_held: ContextVar[dict[int, tuple[Any, int, int]] | None] = ContextVar("hermes_held_estimates", default=None)
-
-
-@contextmanager
-def holding_estimates() -> Iterator[None]:
-    """Within the block, ``estimate_messages_tokens`` of the same list object (same length) is
-    computed once. For a caller that knows the lists are not changed meanwhile: a manual
-    compression estimates its input for the user's feedback and the engine again for its
-    report (one pass over 100k messages is ~0.8x the reference pass of issue 13)."""
-    token = _held.set({})
-    try:
-        yield
-    finally:
-        _held.reset(token)
-
-
-def hold_estimate(messages: list[Any], total: int) -> None:
-    """Within a ``holding_estimates`` block, take ``total`` as ``estimate_messages_tokens`` of
-    ``messages`` (a caller that summed it in a pass of its own over the list; outside a block
-    this does nothing)."""
-    held = _held.get()
-    if held is not None and type(messages) is list:
-        held[id(messages)] = (messages, len(messages), total)
-
-
 def estimate_messages_tokens(messages: Iterable[Mapping[str, Any]]) -> int:
     """Rough tokens of a message list (sum of ``estimate_message_tokens``)."""
-    held = _held.get()
-    if held is not None and type(messages) is list:
-        entry = held.get(id(messages))
-        if entry is not None and entry[0] is messages and entry[1] == len(messages):
-            return entry[2]
     total = 0
     for message in messages:
         total += estimate_message_tokens(message)
-    if held is not None and type(messages) is list:
-        held[id(messages)] = (messages, len(messages), total)
     return total
 
 

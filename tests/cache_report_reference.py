@@ -9,8 +9,8 @@ from typing import Any
 
 import attrs
 
-from hermes_core.payload import anthropic_blocks
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
+from hermes_core.wire import anthropic_blocks
 from hermes_plugins.cache_report import (
     CAUSES,
     MESSAGES,

@@ -75,7 +75,7 @@ def test_nothing_to_compress_reports_one_figure(tmp_path: Path) -> None:
     assert session.message_cache.computed == 0
 
 
-def test_held_estimates_are_computed_once_per_list_and_only_inside_the_block(monkeypatch: Any) -> None:
+def test_an_estimate_is_a_pure_function_of_its_list(monkeypatch: Any) -> None:
     from hermes_core import tokens
 
     calls: list[int] = []
@@ -83,40 +83,29 @@ def test_held_estimates_are_computed_once_per_list_and_only_inside_the_block(mon
     monkeypatch.setattr(tokens, "estimate_message_tokens", lambda m: calls.append(1) or real(m))
     messages = history(5)
     first = tokens.estimate_messages_tokens(messages)
-    tokens.estimate_messages_tokens(messages)
-    assert len(calls) == 2 * len(messages)  # no block: every call counts
-    calls.clear()
-    with tokens.holding_estimates():
-        assert tokens.estimate_messages_tokens(messages) == first
-        assert tokens.estimate_messages_tokens(messages) == first
-        assert len(calls) == len(messages)
-        messages.append({"role": "user", "content": "one more"})
-        assert tokens.estimate_messages_tokens(messages) > first  # another length: counted again
-        assert tokens.estimate_messages_tokens(list(messages)) > first  # another list: counted
-    calls.clear()
-    tokens.estimate_messages_tokens(messages)
-    assert len(calls) == len(messages)
+    assert tokens.estimate_messages_tokens(messages) == first
+    assert len(calls) == 2 * len(messages)  # nothing remembered between calls
 
 
 def test_a_manual_compress_estimates_its_input_once(tmp_path: Path, monkeypatch: Any) -> None:
-    from contextlib import nullcontext
-
     from hermes_core import compaction, tokens
+    from hermes_core.engine import KnownInput
 
     real = tokens.estimate_message_tokens
 
-    def count(held: bool) -> int:
+    def count(known: bool) -> int:
         calls: list[int] = []
         monkeypatch.setattr(tokens, "estimate_message_tokens", lambda m: calls.append(1) or real(m))
-        if not held:
-            monkeypatch.setattr(compaction, "holding_estimates", nullcontext)
-        session = open_session(tmp_path / ("held" if held else "plain"))
+        if not known:  # the engine is told nothing of its input
+            monkeypatch.setattr(compaction, "KnownInput", lambda **kw: KnownInput(
+                messages=kw["messages"], length=kw["length"]))
+        session = open_session(tmp_path / ("known" if known else "unknown"))
         session.compress(history(60), force=True)
         monkeypatch.undo()
         return len(calls)
 
     # The session's figure and the engine's report read one pass over the 122 messages.
-    assert count(held=False) - count(held=True) >= len(history(60))
+    assert count(known=False) - count(known=True) >= len(history(60))
 
 
 def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_path: Path, monkeypatch: Any) -> None:

@@ -13,17 +13,11 @@ from hypothesis import strategies as st
 
 from hermes_core.config import Config
 from hermes_core.history import ProcessedHistory
-from hermes_core.payload import (
-    anthropic_messages,
-    assemble_payload,
-    build_request,
-    release_request,
-    to_anthropic,
-    to_openai,
-)
+from hermes_core.payload import assemble_payload, build_request, lay_out_request, release_request
 from hermes_core.records import PayloadContext
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.wire import anthropic_messages, to_anthropic, to_openai
 from hermes_plugins import caching
 
 SYSTEM = "you are a careful agent"
@@ -71,11 +65,12 @@ def check(session: FakeSession, messages: list[dict[str, Any]]) -> None:
         # for the sync that follows; the layout marks the cache's lent list, converted at once.
         cache = session.message_cache
         assert cache.normalized(messages, normalize_messages, prove=True) is messages
-        lent = build_request(session, messages, provider=provider, copy=False)
+        built = lay_out_request(session, messages, provider=provider, copy=False)
         cache.forget_proof()
+        lent = built.payload
         assert lent == want
-        assert to_openai(lent) == to_openai(want)
-        assert to_anthropic(lent)["messages"] == anthropic_messages(want["messages"])
+        assert to_openai(lent, laid=built.laid) == to_openai(want)
+        assert to_anthropic(lent, laid=built.laid)["messages"] == anthropic_messages(want["messages"])
         release_request(session, lent)
     assert session.message_cache.message_tokens() == estimate_messages_tokens(messages)
     assert json.dumps(messages, sort_keys=True) == before  # the input is never mutated
@@ -267,26 +262,27 @@ def test_a_host_that_mutates_a_returned_payload_does_not_change_the_next_one() -
 def test_the_request_path_reuses_one_laid_out_list_marked_in_place() -> None:
     session = FakeSession()
     messages = conversation(50)
-    first = build_request(session, messages, copy=False)
-    lent = first["messages"]
-    to_anthropic(first)
-    release_request(session, first)
+    first = lay_out_request(session, messages, copy=False)
+    lent = first.payload["messages"]
+    to_anthropic(first.payload, laid=first.laid)
+    release_request(session, first.payload)
     for step in range(3):
         messages = [*messages, {"role": "user", "content": f"next {step}"}]
-        payload = build_request(session, messages, copy=False)
+        built = lay_out_request(session, messages, copy=False)
+        payload = built.payload
         assert payload["messages"] is lent  # no list copy per request: marked in place
         assert payload == from_scratch(session, messages, "anthropic")
-        assert to_anthropic(payload)["messages"] == anthropic_messages(payload["messages"])
+        assert to_anthropic(payload, laid=built.laid)["messages"] == anthropic_messages(payload["messages"])
         release_request(session, payload)
 
 
 def test_a_lent_list_never_released_is_not_shared() -> None:
     session = FakeSession()
     messages = conversation(10)
-    first = build_request(session, messages, copy=False)  # a caller that never releases
+    first = lay_out_request(session, messages, copy=False).payload  # a caller that never releases
     snapshot_first = list(first["messages"])
     messages = [*messages[:-3], {"role": "user", "content": "rewritten"}]
-    second = build_request(session, messages, copy=False)
+    second = lay_out_request(session, messages, copy=False).payload
     assert second["messages"] is not first["messages"]
     assert first["messages"] == snapshot_first  # still as it was laid out
     assert second == from_scratch(session, messages, "anthropic")
@@ -308,7 +304,7 @@ def test_a_layout_that_fails_leaves_the_cache_usable() -> None:
     session = FakeSession(host=host)
     messages = conversation(10)
     try:
-        build_request(session, messages, copy=False)
+        lay_out_request(session, messages, copy=False)
     except RuntimeError:
         pass
     host.fail = False
@@ -346,23 +342,26 @@ def test_a_proof_skips_one_comparison_and_never_outlives_its_call(monkeypatch: A
 def test_known_marks_are_not_trusted_after_another_sync() -> None:
     session = FakeSession()
     messages = conversation(10)
-    payload = build_request(session, messages, copy=False)
+    built = lay_out_request(session, messages, copy=False)
+    payload = built.payload
     laid_out = list(payload["messages"])
     # Another request on the session (another thread) syncs a different list before this
     # payload is converted: the conversion must not patch the other list's wire.
     other = list(messages)
     other[30] = {"role": "user", "content": "another list"}  # not among the marked ones
     session.message_cache.sync(other)
-    assert to_anthropic(payload)["messages"] == anthropic_messages(laid_out)
+    assert to_anthropic(payload, laid=built.laid)["messages"] == anthropic_messages(laid_out)
 
 
 def test_a_payload_changed_beyond_its_marks_is_converted_from_scratch() -> None:
     session = FakeSession()
     messages = conversation(10)
-    payload = build_request(session, messages)
+    built = lay_out_request(session, messages, copy=False)
+    payload = built.payload
     for index, replacement in ((30, {"role": "user", "content": "not a result"}),
                                (29, {"role": "assistant", "content": "no calls"})):
         laid_out = list(payload["messages"])
         laid_out[index] = replacement
-        got = to_anthropic({**payload, "messages": laid_out})["messages"]
+        got = to_anthropic({**payload, "messages": laid_out}, laid=built.laid)["messages"]
         assert got == anthropic_messages(laid_out)
+    release_request(session, payload)

@@ -4,8 +4,9 @@
 (``intake.read_history``); the same pass shows the list valid by the provider pairing
 rule when it is in the usual form (each call's result right after it, in order), and the engine's
 input check (``sanitize_tool_pairs`` -> ``pairing_problems``) then trusts that proof instead of
-walking the list again (``pairing.holding_valid``). A proof must never say "valid" of a list
-``pairing_problems`` refuses; a list it cannot show valid goes to the full check.
+walking the list again (handed over explicitly: ``ContextEngine.known_input``). A proof must
+never say "valid" of a list ``pairing_problems`` refuses; a list it cannot show valid goes to
+the full check.
 """
 
 from __future__ import annotations
@@ -18,10 +19,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_core import Session, pairing
+from hermes_core import Session
 from hermes_core.config import load_config
+from hermes_core.engine import ContextEngine, KnownInput
 from hermes_core.intake import read_history
-from hermes_core.pairing import holding_valid, pairing_problems
+from hermes_core.pairing import pairing_problems
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
 
@@ -127,20 +129,23 @@ def test_pending_calls_at_the_end_are_proven_valid() -> None:
     assert read_history([*messages, {"role": "user", "content": "next"}]).proven is False
 
 
-def test_a_held_proof_answers_only_for_that_list_at_that_length_inside_the_block() -> None:
-    # An invalid list is used on purpose: only the hold can make it pass.
+def test_a_known_proof_answers_only_for_that_list_at_that_length() -> None:
+    # An invalid list is used on purpose: only the proof handed over can make it pass, and it
+    # never changes what pairing_problems itself says (a pure function of the list).
     messages: list[dict[str, Any]] = [{"role": "tool", "tool_call_id": "c1", "content": "orphan"}]
-    assert pairing_problems(messages)
-    with holding_valid(messages):
-        assert pairing_problems(messages) == []
-        assert pairing_problems(list(messages))  # another list object: walked
-        assert pairing_problems(messages, allow_pending=False)  # proven for pending calls only
-        messages.append({"role": "user", "content": "more"})
-        assert pairing_problems(messages)  # another length: walked
-        messages.pop()
-    assert pairing_problems(messages)
-    with holding_valid(None):
-        assert pairing_problems(messages)
+    engine = ContextEngine()
+    assert not engine.input_valid(messages)
+    engine.known_input = KnownInput(messages=messages, length=len(messages), estimate=7, valid=True)
+    assert engine.input_valid(messages) and engine.input_estimate(messages) == 7
+    assert pairing_problems(messages)  # the proof lives on the engine, not in the function
+    assert not engine.input_valid(list(messages))  # another list object
+    assert engine.input_estimate(list(messages)) == estimate_messages_tokens(messages)
+    messages.append({"role": "user", "content": "more"})
+    assert not engine.input_valid(messages)  # another length
+    messages.pop()
+    engine.known_input = KnownInput(messages=messages, length=len(messages))
+    assert not engine.input_valid(messages)  # not shown valid
+    assert engine.input_estimate(messages) == estimate_messages_tokens(messages)
 
 
 def _history(turns: int, *, reverse: bool = False) -> list[dict[str, Any]]:
@@ -166,11 +171,9 @@ def test_a_forced_compress_hands_its_proof_to_the_engines_input_check(
     seen: list[tuple[bool, list[str]]] = []
     real = engine.sanitize_tool_pairs
 
-    def spy(messages: list[dict[str, Any]]) -> Any:
-        held = pairing._proven.get()
-        if not seen:  # the input check (the first call)
-            seen.append((held is not None and held[0] is messages, pairing_problems(messages)))
-        return real(messages)
+    def spy(given: list[dict[str, Any]]) -> Any:
+        seen.append((given is messages, pairing_problems(given)))
+        return real(given)
 
     monkeypatch.setattr(engine, "sanitize_tool_pairs", spy)
     session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
@@ -179,10 +182,11 @@ def test_a_forced_compress_hands_its_proof_to_the_engines_input_check(
     result = session.compress(messages, force=True)
     assert len(result.messages) < len(messages)
     assert pairing_problems(result.messages) == []
-    # Usual form: the engine's check is answered by the session's pass; results in another
-    # (valid) order: no proof, the full check runs and finds nothing to repair.
-    assert seen == [(not reverse, [])]
-    assert pairing._proven.get() is None  # the hold ended with the call
+    # Usual form: the engine's input check is answered by the session's pass (the full check
+    # never sees the input list); results in another (valid) order: no proof, the full check
+    # runs and finds nothing to repair.
+    assert [problems for given, problems in seen if given] == ([[]] if reverse else [])
+    assert session.engine.known_input is None  # handed over for the call only
     assert (session.engine.last_compression_report or {}).get("tool_pairs_repaired") == 0
 
 

@@ -18,11 +18,10 @@ from hermes_core.payload import (
     canonical_arguments,
     canonical_message,
     canonical_tools,
-    to_anthropic,
-    to_openai,
     user_breakpoints,
 )
 from hermes_core.sdk import sdk_kwargs
+from hermes_core.wire import to_anthropic, to_openai
 
 
 def fn_tool(name: str, description: str = "") -> dict[str, Any]:

@@ -110,7 +110,6 @@ ALLOWED = {
     ("hermes_core/redaction.py", "_COMPILED"): (
         "pure memo, bounded (64 at most): the one redaction regex per set of optional families"
     ),
-    ("hermes_core/payload.py", "_recent"): "per-thread: the last request's layout, weakly keyed by its history",
     ("plugins/hermes_plugins/archive_store.py", "_connections"): "connections per (pid, file): the file is the process's",
     ("plugins/hermes_plugins/archive_store.py", "_writers"): "one writer thread per (pid, file)",
     ("plugins/hermes_plugins/session_store.py", "_connections"): "connections per (pid, file): the file is the process's",

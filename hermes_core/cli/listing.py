@@ -8,7 +8,8 @@ import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, emit_table, fail, guarded
 from hermes_core.errors import ConfigError, HermesPluginError
-from hermes_core.host import CORE_DISTRIBUTION, DISPATCH_PLUGIN
+from hermes_core.host import CORE_DISTRIBUTION
+from hermes_core.host_engines import DISPATCH_PLUGIN
 
 
 def _summary(doc: str) -> str:

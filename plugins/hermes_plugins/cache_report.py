@@ -48,10 +48,11 @@ from hermes_core.messages import (
     read_transcript_text,
     validate_messages,
 )
-from hermes_core.payload import anthropic_blocks, assemble_payload, canonical_tools
+from hermes_core.payload import assemble_payload, canonical_tools
 from hermes_core.text_repair import escape_surrogates_of
 from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
 from hermes_core.transcript_format import Transcript
+from hermes_core.wire import anthropic_blocks
 from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
 from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 from hermes_plugins.request_log_stream import RequestLog, open_request_log

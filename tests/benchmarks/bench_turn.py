@@ -29,7 +29,7 @@ from bench_payload import history
 
 from hermes_core import Session
 from hermes_core.history import snapshot
-from hermes_core.payload import to_anthropic, to_openai
+from hermes_core.wire import to_anthropic, to_openai
 
 ROUNDS = 9
 RESULTS: dict[str, float] = {}

@@ -455,14 +455,15 @@ class CompressorEngine(ContextEngine):
         """Compact ``messages``; see the module docstring for the phases and the report."""
         started = time.perf_counter()
         self._note_unknown_window()
-        report = _new_report(messages, force, focus_topic)
+        report = _new_report(messages, force, focus_topic, self.input_estimate(messages))
         self.last_compression_report = report
         self._call_tokens = current_tokens
         if force:
             self._guard.clear_cooldown()
             self._guard.clear_ineffective()
         try:
-            repaired, repairs = sanitize_tool_pairs(messages)
+            # The host's own pass may have shown the input valid already (``known_input``).
+            repaired, repairs = (messages, 0) if self.input_valid(messages) else sanitize_tool_pairs(messages)
             if repairs:
                 # Invalid on the way in: everything below works on (and returns) the repair.
                 report["tool_pairs_repaired"] = repairs
@@ -1140,8 +1141,7 @@ def _short(text: str, limit: int = 220) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | None) -> dict[str, Any]:
-    tokens = estimate_messages_tokens(messages)
+def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | None, tokens: int) -> dict[str, Any]:
     return {
         "status": "nothing_to_compress",
         "before": {"messages": len(messages), "tokens": tokens},

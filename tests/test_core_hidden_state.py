@@ -1,0 +1,116 @@
+"""No hidden caches in the core: every ContextVar, thread-local and memo decorator is listed.
+
+A value remembered outside the arguments makes a function that looks pure depend on what an
+earlier caller left (issue 33). What the core keeps must be passed where it is used (a
+per-session or per-host object) unless it is one of:
+
+* (b) a pure memo of an immutable result determined by the arguments alone;
+* (c) per-call plumbing that is not a memo, where an explicit parameter would be worse.
+
+Module-level dicts, lists and sets that functions change are checked by
+``test_plugin_state.test_module_level_state_is_only_what_is_listed_with_a_reason``; this scan
+adds what that one cannot see: ``ContextVar``, ``threading.local`` and ``lru_cache``/``cache``.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: (module path, name) -> (class, why it may stay). A new entry needs a reason a reviewer accepts.
+ALLOWED = {
+    ("hermes_core/diagnostics.py", "_collector"): (
+        "c", "the warnings of the build in progress (collecting()); a parameter would run "
+        "through every function that can warn, plugins' included"),
+    ("hermes_core/hookguard.py", "CURRENT"): (
+        "c", "the hook call in progress, read by the wrappers pluggy calls (it passes nothing of ours)"),
+    ("hermes_core/prompt_dispatch.py", "IN_WORKER"): (
+        "c", "set in a prompt worker's thread: a nested prompt call runs inline instead of "
+        "queueing behind itself"),
+    ("hermes_core/aio.py", "_host_loop"): (
+        "c", "the AsyncSession's event loop, for a summariser called deep inside a worker step"),
+    ("hermes_core/aio.py", "_holding"): ("c", "per-thread flag: does this worker hold a CPU slot"),
+    ("hermes_core/payload.py", "canonical_arguments"): (
+        "b", "str -> str, a function of the string alone (bounded: 65,536 entries)"),
+    ("hermes_core/records.py", "_path_of"): ("b", "str -> Path (immutable); bounded: 64 entries"),
+    ("hermes_core/model_data.py", "_snapshot"): ("b", "the data file shipped in the package, read once"),
+    # Files other lanes own this session (issue 33): listed so that nothing new joins them.
+    ("hermes_core/archive.py", "_held_scan"): (
+        "a", "not converted yet: the archive moves into a plugin (lane archive)"),
+    ("hermes_core/transcripts.py", "_bad_bytes"): (
+        "c", "per-thread scratch counter of one decode (lane circles owns transcripts.py)"),
+}
+
+_FACTORIES = frozenset({"ContextVar", "local"})
+_MEMO_DECORATORS = frozenset({"lru_cache", "cache"})
+
+
+def _called_name(node: ast.AST) -> str | None:
+    """``f`` of ``f(...)``, ``m.f(...)`` or a bare ``f`` / ``m.f`` (a decorator without call)."""
+    if isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def hidden_state(source: str) -> set[str]:
+    """Module-level names bound to a ContextVar or a thread-local, and functions (at any depth)
+    decorated with ``lru_cache`` / ``cache``."""
+    tree = ast.parse(source)
+    found: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            if isinstance(node.value, ast.Call) and _called_name(node.value) in _FACTORIES:
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found.update(t.id for t in targets if isinstance(t, ast.Name))
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _called_name(d) in _MEMO_DECORATORS for d in node.decorator_list
+        ):
+            found.add(node.name)
+    return found
+
+
+def _core_state() -> set[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for path in sorted((ROOT / "hermes_core").rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        out.update((rel, name) for name in hidden_state(path.read_text(encoding="utf-8")))
+    return out
+
+
+def test_the_core_keeps_only_listed_context_vars_thread_locals_and_memos() -> None:
+    state = _core_state()
+    unlisted = sorted(state - ALLOWED.keys())
+    assert not unlisted, (
+        f"hidden state {unlisted}: pass the value where it is used (a per-session or per-host "
+        "object), or add it to ALLOWED with its class (b: pure memo, c: plumbing) and reason"
+    )
+    stale = sorted(ALLOWED.keys() - state)
+    assert not stale, f"ALLOWED lists state that is gone; remove {stale}"
+
+
+def test_the_scan_sees_each_kind() -> None:
+    source = (
+        "import contextvars, functools, threading\n"
+        "from functools import lru_cache\n"
+        "A = contextvars.ContextVar('a', default=None)\n"
+        "B: contextvars.ContextVar[int] = contextvars.ContextVar('b')\n"
+        "C = threading.local()\n"
+        "D = {}\n"  # a dict is test_plugin_state's business
+        "@functools.lru_cache(maxsize=4)\n"
+        "def e(x): return x\n"
+        "@lru_cache\n"
+        "def f(x): return x\n"
+        "class G:\n"
+        "    @functools.cache\n"
+        "    def h(self): return 1\n"
+        "    @property\n"
+        "    def i(self): return 2\n"
+    )
+    assert hidden_state(source) == {"A", "B", "C", "e", "f", "h"}
