@@ -352,9 +352,25 @@ def repair_pairing(
     """
     if not pairing_problems(messages, allow_pending=allow_pending):
         return messages, PairingRepair()
-    n = len(messages)
+    results_of, answered, dropped_at, moved = _assign_results(messages)
+    pending_at = -1
+    if allow_pending:
+        j = len(messages) - 1
+        while j >= 0 and messages[j].get("role") == "tool":
+            j -= 1
+        if j >= 0 and messages[j].get("role") == "assistant":
+            pending_at = j
+    out, dropped_calls = _rebuilt(messages, results_of, answered, dropped_at, pending_at)
+    report = PairingRepair(moved=moved, dropped_results=len(dropped_at), dropped_calls=dropped_calls)
+    return out, report
+
+
+def _assign_results(
+    messages: list[dict[str, Any]],
+) -> tuple[dict[int, list[int]], set[Match], list[int], int]:
+    """Which call each tool result answers: ``(assistant index -> kept result indices in order,
+    the answered calls, the indices of dropped results, how many results move)``."""
     open_calls: dict[str, list[Match]] = {}
-    #: assistant index -> kept result indices, in order (in place and moved ones).
     results_of: dict[int, list[int]] = {}
     answered: set[Match] = set()
     dropped_at: list[int] = []
@@ -396,15 +412,16 @@ def repair_pairing(
         stack.pop(k)
         answered.add(match)
         results_of.setdefault(match[0], []).append(index)
+    return results_of, answered, dropped_at, moved
 
-    pending_at = -1
-    if allow_pending:
-        j = n - 1
-        while j >= 0 and messages[j].get("role") == "tool":
-            j -= 1
-        if j >= 0 and messages[j].get("role") == "assistant":
-            pending_at = j
 
+def _rebuilt(
+    messages: list[dict[str, Any]], results_of: dict[int, list[int]], answered: set[Match],
+    dropped_at: list[int], pending_at: int,
+) -> tuple[list[dict[str, Any]], int]:
+    """The repaired list (each kept result right after its call, drops noted in the nearest
+    assistant message) and how many calls were dropped."""
+    n = len(messages)
     out: list[dict[str, Any]] = []
     last_assistant = -1  # index in ``out`` of the newest assistant message written
     waiting_notes = 0  # dropped results before any assistant message
@@ -424,36 +441,43 @@ def repair_pairing(
         if role != "assistant":
             out.append(message)
             continue
-        fixed: dict[str, Any] | None = None
-        if message.get("tool_calls"):
-            calls = message["tool_calls"]
-            ids = call_ids_of(message)
-            keep = [
-                call for position, (call, ident) in enumerate(zip(calls, ids, strict=True))
-                if ident and ((index, position) in answered or index == pending_at)
-            ]
-            if len(keep) != len(calls):
-                removed = len(calls) - len(keep)
-                dropped_calls += removed
-                fixed = {k: v for k, v in message.items() if k not in ("tool_calls", "api_content")}
-                if keep:
-                    fixed["tool_calls"] = keep
-                    fixed = _with_note(fixed, _calls_note(removed))
-                elif _blank(fixed.get("content")):
-                    fixed["content"] = TOOL_CALL_REMOVED if removed == 1 else _calls_note(removed)
-                else:
-                    fixed = _with_note(fixed, _calls_note(removed))
-        current = message if fixed is None else fixed
-        if waiting_notes:
-            for _ in range(waiting_notes):
-                current = _add_dropped(current)
-            waiting_notes = 0
+        current, removed = _unanswered_removed(message, index, answered, pending_at)
+        dropped_calls += removed
+        for _ in range(waiting_notes):
+            current = _add_dropped(current)
+        waiting_notes = 0
         out.append(current)
         last_assistant = len(out) - 1
         for r in results_of.get(index, ()):
             out.append(messages[r])
-    report = PairingRepair(moved=moved, dropped_results=len(dropped_at), dropped_calls=dropped_calls)
-    return out, report
+    return out, dropped_calls
+
+
+def _unanswered_removed(
+    message: dict[str, Any], index: int, answered: set[Match], pending_at: int
+) -> tuple[dict[str, Any], int]:
+    """An assistant message without its calls no kept result answers (pending ones kept at
+    ``pending_at``), with a note of how many went; ``(message, removed)``."""
+    if not message.get("tool_calls"):
+        return message, 0
+    calls = message["tool_calls"]
+    ids = call_ids_of(message)
+    keep = [
+        call for position, (call, ident) in enumerate(zip(calls, ids, strict=True))
+        if ident and ((index, position) in answered or index == pending_at)
+    ]
+    if len(keep) == len(calls):
+        return message, 0
+    removed = len(calls) - len(keep)
+    fixed = {k: v for k, v in message.items() if k not in ("tool_calls", "api_content")}
+    if keep:
+        fixed["tool_calls"] = keep
+        fixed = _with_note(fixed, _calls_note(removed))
+    elif _blank(fixed.get("content")):
+        fixed["content"] = TOOL_CALL_REMOVED if removed == 1 else _calls_note(removed)
+    else:
+        fixed = _with_note(fixed, _calls_note(removed))
+    return fixed, removed
 
 
 def _blank(content: Any) -> bool:
