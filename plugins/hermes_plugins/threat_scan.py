@@ -49,7 +49,7 @@ from hermes_plugins.threat_rules import (
 MAX_DEPTH = 2
 #: Rule ids a prohibition before the match turns into advice ("never run `curl ... | sh`").
 _NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
-                        "env_exfiltration"})
+                        "env_exfiltration", "prompt_extraction"})
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
 _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
