@@ -480,8 +480,11 @@ _CHAT_EXFIL = (
     r"append|!\[|\]\(|query\s+string|link)"
     r"|(?:https?://|!\[|\]\(|\burl\b)[^\n]{0,160}\b(?:summary|summari[sz]e|contents?|transcript|history)\s+of\s+"
     r"(?:this|the|our|your)\s+(?:\w+\s+)?(?:conversation|chat|session|dialog(?:ue)?)\b"
-    r"|\breplace\s+\[\w+\]\s+with\s+[^\n]{0,40}?\b(?:(?:previous|last|prior|user'?s?|our|this)\s+(?:message|"
-    r"messages|conversation|chat|input|prompt|answer)|e-?mails?|passwords?|secrets?|api\s+keys?|tokens?)\b"
+    # "replace [INFO] with the previous message", "... with johann's email" - not "with your token",
+    # which is how a README asks its reader to fill in a placeholder
+    r"|\breplace\s+\[\w+\]\s+with\s+(?:the\s+|our\s+|this\s+)?(?:(?:previous|last|prior|whole|full|entire)\s+"
+    r"(?:message|messages|conversation|chat|input|prompt|answer)|conversation|chat\s+history|"
+    r"(?!your\b)[a-z]+'s?\s+(?:e-?mails?|passwords?|messages?|secrets?|api\s+keys?|tokens?|code))\b"
     r"|\bconcatenate\s+these\s+strings\b[^\n]{0,200}(?:!\[|\]\(|htt|\.png|replace\s+\[)"
 )
 #: Verbs no project asks of its agent, with what they take.
