@@ -119,6 +119,14 @@ _GUARDS = (
     r"(?:\w+\s+)?(?:polic(?:y|ies)|rules|guidelines)|(?:content|usage|safety)\s+polic(?:y|ies)|rules\s+imposed)"
     r"|\b(?:not|never|no\s+longer)\s+(?:constrained|bound|limited|restricted)\s+by\s+(?:any\s+)?(?:rules|"
     r"polic(?:y|ies)|restrictions|guidelines|ethics|morals)\b"
+    r"|\b(?:all\s+|the\s+|your\s+)?(?:safety|content|ethical)\s+(?:guidelines|rules|restrictions|filters|checks|"
+    r"polic(?:y|ies)|guardrails)\s+(?:(?:are|is|were|was|have\s+been|has\s+been)\s+)?(?:now\s+)?(?:deprecated|"
+    r"removed|disabled|lifted|revoked|suspended|deactivated|void|obsolete|no\s+longer\s+apply)\b"
+    r"|\ball\s+(?:guidelines|guardrails)\s+(?:(?:are|have\s+been)\s+)?(?:removed|lifted|"
+    r"disabled|revoked|off)\b"
+    r"|\bprioriti[sz]e\s+[^\n]{0,40}?\bover\s+(?:any\s+|all\s+|your\s+|the\s+)?(?:safety\s+(?:concerns|rules|"
+    r"guidelines|polic(?:y|ies)|restrictions)|built-in\s+(?:restrictions|rules|safeguards)|guardrails|ethics|"
+    r"content\s+polic(?:y|ies))\b"
     r"|\b(?:safety\s+(?:mode|filters?|guard(?:rail)?s?|polic(?:y|ies))|guardrails|content\s+filters?|"
     r"your\s+(?:restrictions|safety\s+\w+))\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?"
     r"(?:off|disabled|lifted|removed|suspended|deactivated)\b"
@@ -302,7 +310,8 @@ _AUTHORITY = (
     rf"[ \t]*{_PRIORITY}"
     # a role tag opening a line: "[SYSTEM]", "<system>", "{developer}"
     r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator)"
-    r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?))?[ \t]*[\]>}]"
+    r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?|request|command|directive))?"
+    r"[ \t]*(?:[\]>}]|::)"
     r"|\b(?:openai|anthropic|(?:the\s+)?security\s+team|administrators?|admins?|developers?|operators?|"
     r"the\s+system|repository\s+owners?)\s+(?:has|have)\s+(?:approved|authori[sz]ed|granted|allowed|"
     r"enabled|permitted)\s+(?:you\s+)?(?:unrestricted|full|root|admin|unlimited|all|elevated)\b"
@@ -344,6 +353,8 @@ _AUTHORITY = (
     # the speaker claims to be the agent's maker: "As your developer, ...", "I'm your technical maintainer"
     r"|\b(?:as|i'?m|i\s+am|we\s+are|we're)\s+your\s+(?:\w+\s+)?(?:developers?|creators?|administrators?|admins?|"
     r"operators?|owners?|maintainers?|makers?|programmers?|supervisors?|trainers?)\b"
+    r"|\b(?:i'?m|i\s+am|we\s+are|we're|this\s+is)\s+the\s+(?:system\s+|security\s+|it\s+|lead\s+|chief\s+)"
+    r"(?:auditors?|administrators?|admins?|officers?|team|operators?)\b"
     # a role label that opens a line, followed by an order: "SYSTEM MESSAGE: Ignore other content"
     r"|^[ \t>*#_\[-]*(?:system|developer|admin(?:istrator)?|root|operator)(?:[ _-]+(?:message|note|notice|update|"
     r"override|instructions?|directive|alert|request|command))?[ \t\]*_]*(?::|::|\s-|\u2014)\s*(?:ignore|disregard|"
@@ -453,7 +464,7 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n;&]{0,200
 #: A .env handed over: "upload the .env file to ...", "print .env" (copying .env.example to
 #: .env creates one, so copy is not among these verbs; ``cat .env`` is ``secret_file_read``).
 _DOTENV_SENT = (r"\b(?:upload|send|post|share|e-?mail|paste|transmit|forward|leak|exfiltrate|attach|"
-                r"include|print|output|show|reveal|display|dump)\b[^\n]{0,40}?(?:the\s+)?"
+                r"include|print|output|show|reveal|display|dump)\b(?:(?![.;]\s)[^\n]){0,40}?(?:the\s+)?"
                 r"(?:contents?\s+of\s+)?[\"'`]?(?:[~\w./$-]{0,120}/)?\.env(?:\.\w+)?\b"
                 r"(?!\.example|\.sample|\.template|\.dist|\.local\.example)")
 _LEAK_VERBS = (r"(?:repeat|print|output|show|reveal|display|paste|share|give\s+me|tell\s+me|write\s+(?:down|out)|"
@@ -550,10 +561,11 @@ RULES: tuple[Rule, ...] = (
           ("disregard", "ignor", "bypass", "overrid", "forget", "disable", "turn off", "safety",
            "guardrail", "filter", "restrictions", "exempt", "excused", "released from", "no longer need",
            "no longer have", "violat", "circumvent", "evad", "polic", "constrained", "bound by",
-           "limited by", "restricted by", "abide"), wraps=True),
+           "limited by", "restricted by", "abide", "prioriti", "guidelines", "removed", "deprecated"),
+          wraps=True),
     _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS, wraps=True),
     _rule("system_override",
-          r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
+          r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|dan)"
           r"\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|engaged)\b|\boverride\s+(?:mode\s+)?"
           r"activated\b|\byou\s+are\s+now\s+in\s+(?:developer|god|admin|debug|maintenance|"
           r"unrestricted|jailbreak)\s+mode\b", ("system prompt", "override", "you are now", "developer mode", "god mode", "jailbreak mode",
@@ -590,6 +602,8 @@ RULES: tuple[Rule, ...] = (
           r"quer(?:y|ies))\s+without\s+(?:any\s+)?(?:refus\w*|restrictions?|filter\w*|censor\w*|content\s+filter\w*)"
           r"|\byou\s+(?:don't|do\s+not)\s+(?:follow|have|care\s+about)\s+any\s+(?:ethics|morals|moral\s+values|"
           r"legal\s+boundaries|rules)\b"
+          r"|\b(?:answer|respond|reply|write|output|speak)\s+(?:\w+\s+){0,3}without\s+(?:any\s+)?(?:filters?|filtering|"
+          r"censorship|restrictions|safety\s+\w+|content\s+polic(?:y|ies)|moral\w*|ethic\w*)\b"
           r"|\b(?:treat|consider)\s+(?:all|every)\s+users?\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?s?|root|"
           r"superusers?|authori[sz]ed)\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
@@ -611,7 +625,8 @@ RULES: tuple[Rule, ...] = (
                                          "approved by", "mandated", "sanctioned", "replaces",
                                          "message", "permit", "allow", "cleared", "instruct you",
                                          "granted", "notice", "note]", "alert]", "than your",
-                                         "than the", "than any", "your", "verified by",
+                                         "than the", "than any", "your", "verified by", "auditor",
+                                         "it team", "i'm the", "i am the", "this is the",
                                          "approved by", "cleared by", "vetted by"),
           wraps=True),
     # fetch and execute
@@ -644,9 +659,15 @@ RULES: tuple[Rule, ...] = (
           # "show me all stored API keys", "reveal all the passwords"
           r"|\b(?:show|give|send|tell|reveal|print|dump|output|display|list|read\s+out|expose|leak)\s+(?:me\s+|us\s+)?"
           r"(?:all|every|each)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:stored\s+|saved\s+|cached\s+|private\s+|secret\s+)?"
-          r"(?:api[\s_-]?keys|secrets|passwords|credentials|access\s+tokens|private\s+keys|tokens)\b",
+          r"(?:api[\s_-]?keys|secrets|passwords|credentials|access\s+tokens|private\s+keys|tokens)\b"
+          # "summarize everything ..., including any credentials", "unredact the entries above"
+          r"|\b(?:summari[sz]e|recap|report|describe|share|output|print|list|reveal|tell|repeat|dump|send|show)\b"
+          r"[^\n]{0,120}\b(?:including|"
+          r"with|plus)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:credentials|passwords|secrets|api\s+keys|"
+          r"private\s+(?:information|data|keys))\b"
+          r"|\bun-?redact\w*\b",
           (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest", "value of",
-           "contents of", "all", "every", "each")),
+           "contents of", "all", "every", "each", "including", "with any", "plus", "redact")),
     # the system prompt handed over: "paste your system prompt here", "repeat the words above"
     _rule("prompt_extraction", _PROMPT_LEAK,
           ("your", "system prompt", "initial prompt", "above", "verbatim", "context window"), wraps=True),
