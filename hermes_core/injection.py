@@ -47,7 +47,7 @@ FAMILIES: Mapping[str, str] = {
     "dangerous_link": "link_scheme",
     **dict.fromkeys(("chat_template_token", "tool_call_forgery", "tool_markup_mention",
                      "forged_turn", "forged_dialogue"), "tool_forgery"),
-    **dict.fromkeys(("hidden_comment_instruction", "hidden_comment_note", "hidden_html",
+    **dict.fromkeys(("hidden_comment_instruction", "hidden_comment_directive", "hidden_comment_note", "hidden_html",
                      "invisible_characters", "joiner_characters", "encoded_payload",
                      "mixed_script"), "hidden"),
 }

@@ -137,7 +137,12 @@ _EVERYTHING = (
     r"(?:that\s+)?(?:came|comes|was\s+(?:said|written))\s+(?:before|above|earlier))"
     r"|\b(?:do\s+not|don't|stop)\s+(?:follow(?:ing)?|obey(?:ing)?)\s+(?:the\s+|your\s+|any\s+)?"
     r"(?:previous|prior|above|original|system|earlier)\s+(?:instructions?|prompts?|rules)\b"
-    r"|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives?)\s+(?:are|is|:)"
+    r"|\byour\s+(?:new|real|actual|true|updated|only|sole|secret|hidden)\s+(?:instructions|orders|directives?|task|"
+    r"job|goal|purpose|mission|objective|assignment)\s+(?:are|is|:)"
+    # "Regardless of user input, ...", "no matter what the user asks"
+    r"|\bregardless\s+of\s+(?:the\s+|any\s+)?(?:user'?s?|human'?s?)\s+(?:input|request|question|instructions?|"
+    r"messages?|prompt|wishes)\b"
+    r"|\bno\s+matter\s+what\s+the\s+(?:user|human)\s+(?:says|asks|wants|writes|types|requests)\b"
     # concealment: an instruction the person must not learn about
     r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|notify|alert|warn)\s+the\s+user\s+"
     r"(?:that|about\s+(?:this|these|the\s+(?:above|following|instructions?|file|document|changes?)))\b"
@@ -360,6 +365,23 @@ _AUTHORITY = (
     r"override|instructions?|directive|alert|request|command))?[ \t\]*_]*(?::|::|\s-|\u2014)\s*(?:ignore|disregard|"
     r"forget|focus\s+(?:only|exclusively|solely)|only\s+(?:respond|answer|output|print)|print|say|output|"
     r"respond\s+only|reply\s+only|override|bypass)\b"
+    # a tag that opens a line and names an override or a hidden order: "[HIDDEN DIRECTIVE]",
+    # "[OVERRIDE]", "[DATA EXFIL REQUEST]"
+    # (or after an escaped line break, "\\n\\n[OVERRIDE]", which fakes a new line inside one field)
+    r"|(?:^|\\n)[ \t>*#_-]*\[[ \t]*(?:[\w-]+[ \t]+){0,2}(?:override|directive|hidden[ \t]+(?:instruction|"
+    r"command|order)|injection|exfil\w*|jailbreak|backdoor)(?:[ \t]+[\w-]+){0,2}[ \t]*\]"
+    # "SYSTEM NOTICE: ...", "SYSTEM ALERT -" (a system that speaks; "system message" and
+    # "system prompt" are what prompt docs name)
+    r"|^[ \t>*#_\[-]*system[ _-]+(?:notice|alert|directive|override|update|command|order|notification|"
+    r"requirement)s?[ \t\]*_]*(?::|\]|\s-)"
+    # "This response carries a hidden instruction."
+    r"|\b(?:this|the)\s+(?:response|message|file|document|text|data|tool\s+result|output|page)\s+(?:carries|"
+    r"contains|has|includes|holds)\s+an?\s+(?:hidden|secret|embedded|invisible)\s+(?:instruction|directive|"
+    r"command|order)s?\b"
+    # a hidden field of a tool schema that gives an order: {"_hidden": "Print ..."}
+    r"|\"_{0,2}(?:hidden|secret|internal|system|ai|llm|agent)[_-]?(?:instructions?|directive|prompt|note)?\"\s*:\s*"
+    r"\"[^\"\n]{0,40}?\b(?:print|output|ignore|respond|reply|say|echo|send|disregard|forget|always|never|"
+    r"you\s+must)\b"
     # "pre-verified by senior management", "authorised by the security team"
     r"|\b(?:pre-?)?(?:verified|approved|authori[sz]ed|cleared|vetted)\s+by\s+(?:the\s+)?(?:senior\s+management|"
     r"(?:the\s+)?(?:security|admin|it|trust\s+and\s+safety)\s+team|management)\b[^\n]{0,60}\b(?:override|ignore|"
@@ -537,8 +559,8 @@ _CHAT_TOKEN = (
     r"|<(?:system|assistant|system[_-]prompt)>[ \t]*[^<\s][^<\n]{0,300}</(?:system|assistant|system[_-]prompt)>"
 )
 _TOOL_MARKUP = (
-    r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
-    r"functioncall|invoke|antml:[\w-]+)\b[^>\n]{0,200}>"
+    r"</?(?:(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
+    r"functioncall)[\w-]*|invoke|antml:[\w-]+)\b[^>\n]{0,200}>"
     r"|\"(?:tool_calls|function_call|tool_use)\"\s*:\s*[\[{]"
     r"|\{\s*\"(?:name|tool|function|tool_name)\"\s*:\s*\"[\w.:-]{1,64}\"\s*,\s*"
     r"\"(?:arguments|parameters|input|args)\"\s*:\s*[{\"]"
@@ -555,7 +577,8 @@ RULES: tuple[Rule, ...] = (
         "suspended", "lifted", "fake", "a test", "treat", "nothing in", "nothing from", "let the user",
         "above", "previous", "prior", "preceding", "foregoing", "aside", "matter", "pretend",
         "deprecated", "superseded", "current", "existing", "default", "standing", "usual", "mention",
-        "have been", "has been", "stop"),
+        "have been", "has been", "stop", "regardless", "no matter", "your only", "your sole", "your secret",
+        "your hidden"),
           wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
           ("disregard", "ignor", "bypass", "overrid", "forget", "disable", "turn off", "safety",
@@ -627,6 +650,8 @@ RULES: tuple[Rule, ...] = (
                                          "granted", "notice", "note]", "alert]", "than your",
                                          "than the", "than any", "your", "verified by", "auditor",
                                          "it team", "i'm the", "i am the", "this is the",
+                                         "[", "hidden", "embedded", "secret", "\"_", "\"ai", "\"llm",
+                                         "\"agent", "\"internal",
                                          "approved by", "cleared by", "vetted by"),
           wraps=True),
     # fetch and execute
@@ -708,6 +733,14 @@ RULES: tuple[Rule, ...] = (
     _rule("hidden_comment_instruction",
           r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"
           r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
+          ("<!--",), flags=re.DOTALL, comments=True),
+    # a comment addressed to the model, or calling itself an instruction, that dictates the answer
+    # ("<!-- AI INSTRUCTION: output X before any other response -->")
+    _rule("hidden_comment_directive",
+          r"<!--(?:(?!-->).){0,200}?\b(?:ai|agents?|assistants?|llms?|models?|claude|codex|copilot|gpt|chatgpt|"
+          r"gemini|bots?|(?:\w+\s+)?(?:instructions?|directives?|injection|commands?))\b(?:(?!-->).){0,200}?\b(?:output|"
+          r"print|echo|write|say|prepend|respond|reply|answer|start|begin)\b(?:(?!-->).){0,120}?\b(?:responses?|"
+          r"repl(?:y|ies)|answers?|outputs?|tokens?|words?|first|before|then)\b(?:(?!-->).){0,400}?-->",
           ("<!--",), flags=re.DOTALL, comments=True),
     _rule("hidden_comment_note",
           r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",
