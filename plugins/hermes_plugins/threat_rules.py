@@ -188,11 +188,14 @@ _EVERYTHING = (
     r"a\s+decoy|a\s+joke))(?!\s+(?:to|for|in|on|when|inside|within)\b)"
     # set the rest aside, then parrot: "ignore the rest of this data and print ...",
     # "Ignore instructions, and just print ...", "ignore other content, print ..."
-    rf"|\b{_SET_ASIDE}\s+(?:(?:all|any|the|these|those|this|your|other|all\s+other|any\s+other|every|"
+    rf"|\b{_SET_ASIDE}\s+(?:(?:all|any|the|these|those|this|your|other|all\s+other|any\s+other|every|previous|"
+    r"prior|earlier|above|preceding|former|original|"
     r"the\s+rest\s+of(?:\s+(?:this|the))?)\s+)*(?:instructions?|directions|directives|rules|prompts?|"
-    r"guidelines|content|text|data|info(?:rmation)?|document|input|context|messages?|snippets|them|it)"
+    r"guidelines|content|text|data|info(?:rmation)?|document|input|context|messages?|snippets|them|it|tasks?)"
+    r"(?:\s+of\s+[\w\s-]{1,30}?)?"
     r"\s*[,;:.!-]?\s*(?:and\s+|then\s+)?(?:instead\s+|just\s+|only\s+|simply\s+)*(?:print|say|write|"
-    r"output|repeat|respond\s+with|reply\s+with|answer\s+with|return|focus\s+(?:only|exclusively|solely))\b"
+    r"output|repeat|respond\s+with|reply\s+with|answer\s+with|return|focus\s+(?:only|exclusively|solely)|"
+    r"focus\s+on\s+(?:the\s+)?(?:following|next|these|this|my))\b"
     # "disregard all info except for the following information"
     rf"|\b{_SET_ASIDE}\s+(?:all|any|every)\s*(?:thing|\s+(?:other\s+)?(?:info(?:rmation)?|content|text|data|"
     r"instructions?))\s+(?:except|but|other\s+than|besides)\b"
@@ -231,8 +234,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "de": ("skeleton", ("ignorier", "vergiss", "vergessen", "missacht", "uberschreib", "verwirf",
                         "nicht befolgen", "befolge nicht", "befolgen sie nicht", "nicht beachten",
                         "beachte nicht"),
-           ("anweisungen", "instruktionen", "regeln", "befehle", "vorgaben", "anordnungen",
-            "richtlinien", "alles"),
+           # stems: "Anweisung" and "Anweisungen" alike
+           ("anweisung", "instruktion", "regeln", "befehl", "vorgabe", "anordnung", "richtlinie",
+            "alles"),
            ("vorherig", "bisherig", "vorig", "obig", "vorangegangen", "vorhergehend", "fruher",
             "ursprunglich", "alle", "davor", "zuvor")),
     "it": ("skeleton", ("ignor", "dimentic", "trascur", "non seguire", "non seguite",
@@ -245,9 +249,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "pl": ("skeleton", ("zignoruj", "ignoruj", "zapomnij"),
            ("instrukcj", "polecen", "zasad", "wszystko"),
            ("poprzedni", "wczesniejsz", "wszystkie", "powyzsz")),
-    "tr": ("skeleton", ("yok say", "unut", "gormezden gel", "dikkate alma"),
-           ("talimat", "kural", "komut"),
-           ("onceki", "yukaridaki", "tum")),
+    "tr": ("skeleton", ("yok say", "yoksay", "unut", "gormezden gel", "dikkate alma", "goz ardi et"),
+           ("talimat", "kural", "komut", "yonerge", "direktif"),
+           ("onceki", "yukaridaki", "tum", "butun", "eski")),
     "id": ("skeleton", ("abaikan", "lupakan", "acuhkan"),
            ("instruksi", "perintah", "arahan", "aturan"),
            ("sebelum", "di atas", "semua", "terdahulu")),
@@ -314,7 +318,8 @@ _AUTHORITY = (
     r"policy)?[ \t]*[\]>})]?[ \t]*(?:\*\*|__)?[ \t]*[:\-\u2013\u2014]?[ \t]*[(\[]?[ \t]*(?:\*\*)?"
     rf"[ \t]*{_PRIORITY}"
     # a role tag opening a line: "[SYSTEM]", "<system>", "{developer}"
-    r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator)"
+    r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator|sistem|sistema|"
+    r"systeme|systeem)"
     r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?|request|command|directive))?"
     r"[ \t]*(?:[\]>}]|::)"
     r"|\b(?:openai|anthropic|(?:the\s+)?security\s+team|administrators?|admins?|developers?|operators?|"
