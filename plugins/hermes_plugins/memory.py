@@ -18,7 +18,7 @@ import attrs
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
 from hermes_core.config import ConfigSection, boolean, field, integer
 from hermes_core.files import max_read_bytes, read_text_bounded
-from hermes_core.injection import blocked_entry, findings
+from hermes_core.injection import HIGH, LOW, blocked_entry, describe, findings, severity
 from hermes_plugins._common.truncation import part_sizes
 
 ENTRY_SEPARATOR = "\n§\n"
@@ -90,10 +90,22 @@ def render_block(title: str, entries: list[str], limit: int, *, path: Path | Non
 
 
 def _scanned(ctx: PromptContext, entry: str, filename: str, path: Path) -> str:
-    """The entry, or a placeholder when the strict scan finds threat patterns in it; the file
-    on disk keeps the entry (the memory tool shows and removes it)."""
+    """The entry, or a placeholder when the strict scan finds a high-severity threat in it; the
+    file on disk keeps the entry (the memory tool shows and removes it). Low findings (shapes
+    ordinary notes contain too, as in context files) keep the entry, with a warning."""
     ids = findings(ctx, entry, filename, scope="strict")
-    return blocked_entry(filename, ids, path=str(path)) if ids else entry
+    high = tuple(i for i in ids if severity(i) == HIGH)
+    if high:
+        return blocked_entry(filename, high, path=str(path))
+    if ids:
+        record_warning(
+            "memory_entry_flagged",
+            f"an entry of {filename} was loaded; it resembles prompt injection "
+            f"({', '.join(describe(i) for i in ids)}) - remove it with memory(action=remove) if you "
+            "did not mean to keep it",
+            path=str(path), findings=list(ids), severity=LOW, plugin="memory",
+        )
+    return entry
 
 
 @attrs.frozen(kw_only=True)

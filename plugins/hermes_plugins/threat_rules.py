@@ -84,6 +84,8 @@ _OVERRIDE = (
     r"(?:of\s+)?(?:the\s+|your\s+|my\s+|these\s+|those\s+|its\s+|their\s+)?"
     r"(?:previous|prior|above|earlier|preceding|original|initial|former|foregoing|system|current|"
     r"existing|default|standing|usual)\s+"
+    # "any previous and following instructions": a second qualifier joined to the first
+    r"(?:(?:and|or|&|/)\s+(?:following|subsequent|later|below|future|other)\s+)?"
     r"(?:\w+\s+)?(?:instructions?|prompts?|rules|directions|directives|guidelines|context|"
     r"commands|guidance|constraints|messages)\b"
 )
@@ -105,6 +107,26 @@ _GUARDS = (
     r"|\b(?:exempt|excluded|excused|released)\s+from\s+(?:all\s+|any\s+)?(?:your\s+|the\s+)?(?:safety|"
     r"system|content|usage)\s+(?:\w+\s+)?(?:rules|guidelines|policies|polic(?:y|ies)|restrictions|filters|"
     r"checks)\b"
+    r"|\b(?:disregard\w*|ignor\w*|bypass\w*|overrid\w*|violat\w*|circumvent\w*|evad\w*)\s+(?:all\s+|any\s+)?"
+    r"(?:of\s+)?(?:the\s+|your\s+|its\s+|openai'?s\s+|anthropic'?s\s+)?(?:previous\s+|built-in\s+)?"
+    r"(?:safety|content|usage|ethical|moral)\s+(?:polic(?:y|ies)|guidelines|rules|standards|filters?|checks|"
+    r"restrictions|principles)\b"
+    r"|\b(?:reduce|lower|relax|loosen|weaken|disable|remove|turn\s+off|switch\s+off|drop)\s+(?:all\s+)?(?:of\s+)?"
+    r"(?:the\s+|your\s+)?(?:safety|content|moderation)\s+(?:thresholds?|filter(?:s|ing)?|guidelines|checks|"
+    r"restrictions|polic(?:y|ies)|measures|guardrails)\b"
+    r"|\b(?:don't|do\s+not|doesn't|does\s+not|never|no\s+need\s+to)\s+(?:have\s+to\s+|need\s+to\s+)?"
+    r"(?:abide\s+by|follow|obey|comply\s+with|respect)\s+(?:any\s+|the\s+)?(?:(?:openai|anthropic)'?s?\s+"
+    r"(?:\w+\s+)?(?:polic(?:y|ies)|rules|guidelines)|(?:content|usage|safety)\s+polic(?:y|ies)|rules\s+imposed)"
+    r"|\b(?:not|never|no\s+longer)\s+(?:constrained|bound|limited|restricted)\s+by\s+(?:any\s+)?(?:rules|"
+    r"polic(?:y|ies)|restrictions|guidelines|ethics|morals)\b"
+    r"|\b(?:all\s+|the\s+|your\s+)?(?:safety|content|ethical)\s+(?:guidelines|rules|restrictions|filters|checks|"
+    r"polic(?:y|ies)|guardrails)\s+(?:(?:are|is|were|was|have\s+been|has\s+been)\s+)?(?:now\s+)?(?:deprecated|"
+    r"removed|disabled|lifted|revoked|suspended|deactivated|void|obsolete|no\s+longer\s+apply)\b"
+    r"|\ball\s+(?:guidelines|guardrails)\s+(?:(?:are|have\s+been)\s+)?(?:removed|lifted|"
+    r"disabled|revoked|off)\b"
+    r"|\bprioriti[sz]e\s+[^\n]{0,40}?\bover\s+(?:any\s+|all\s+|your\s+|the\s+)?(?:safety\s+(?:concerns|rules|"
+    r"guidelines|polic(?:y|ies)|restrictions)|built-in\s+(?:restrictions|rules|safeguards)|guardrails|ethics|"
+    r"content\s+polic(?:y|ies))\b"
     r"|\b(?:safety\s+(?:mode|filters?|guard(?:rail)?s?|polic(?:y|ies))|guardrails|content\s+filters?|"
     r"your\s+(?:restrictions|safety\s+\w+))\s+(?:is|are|has\s+been|have\s+been)\s+(?:now\s+)?"
     r"(?:off|disabled|lifted|removed|suspended|deactivated)\b"
@@ -115,7 +137,12 @@ _EVERYTHING = (
     r"(?:that\s+)?(?:came|comes|was\s+(?:said|written))\s+(?:before|above|earlier))"
     r"|\b(?:do\s+not|don't|stop)\s+(?:follow(?:ing)?|obey(?:ing)?)\s+(?:the\s+|your\s+|any\s+)?"
     r"(?:previous|prior|above|original|system|earlier)\s+(?:instructions?|prompts?|rules)\b"
-    r"|\byour\s+(?:new|real|actual|true|updated)\s+(?:instructions|orders|directives?)\s+(?:are|is|:)"
+    r"|\byour\s+(?:new|real|actual|true|updated|only|sole|secret|hidden)\s+(?:instructions|orders|directives?|task|"
+    r"job|goal|purpose|mission|objective|assignment)\s+(?:are|is|:)"
+    # "Regardless of user input, ...", "no matter what the user asks"
+    r"|\bregardless\s+of\s+(?:the\s+|any\s+)?(?:user'?s?|human'?s?)\s+(?:input|request|question|instructions?|"
+    r"messages?|prompt|wishes)\b"
+    r"|\bno\s+matter\s+what\s+the\s+(?:user|human)\s+(?:says|asks|wants|writes|types|requests)\b"
     # concealment: an instruction the person must not learn about
     r"|\b(?:do\s+not|don't|never|must\s+not)\s+(?:tell|inform|notify|alert|warn)\s+the\s+user\s+"
     r"(?:that|about\s+(?:this|these|the\s+(?:above|following|instructions?|file|document|changes?)))\b"
@@ -159,6 +186,26 @@ _EVERYTHING = (
     r"guidelines|directives)\s+(?:no\s+longer\s+appl\w+|(?:is|are|was|were)\s+(?:now\s+|just\s+|only\s+)?"
     r"(?:no\s+longer\s+valid|obsolete|void|revoked|cancel+ed|suspended|lifted|a\s+test|fake|wrong|"
     r"a\s+decoy|a\s+joke))(?!\s+(?:to|for|in|on|when|inside|within)\b)"
+    # set the rest aside, then parrot: "ignore the rest of this data and print ...",
+    # "Ignore instructions, and just print ...", "ignore other content, print ..."
+    rf"|\b{_SET_ASIDE}\s+(?:(?:all|any|the|these|those|this|your|other|all\s+other|any\s+other|every|previous|"
+    r"prior|earlier|above|preceding|former|original|"
+    r"the\s+rest\s+of(?:\s+(?:this|the))?)\s+)*(?:instructions?|directions|directives|rules|prompts?|"
+    r"guidelines|content|text|data|info(?:rmation)?|document|input|context|messages?|snippets|them|it|tasks?)"
+    r"(?:\s+of\s+[\w\s-]{1,30}?)?"
+    r"\s*[,;:.!-]?\s*(?:and\s+|then\s+)?(?:instead\s+|just\s+|only\s+|simply\s+)*(?:print|say|write|"
+    r"output|repeat|respond\s+with|reply\s+with|answer\s+with|return|focus\s+(?:only|exclusively|solely)|"
+    r"focus\s+on\s+(?:the\s+)?(?:following|next|these|this|my))\b"
+    # "disregard all info except for the following information"
+    rf"|\b{_SET_ASIDE}\s+(?:all|any|every)\s*(?:thing|\s+(?:other\s+)?(?:info(?:rmation)?|content|text|data|"
+    r"instructions?))\s+(?:except|but|other\s+than|besides)\b"
+    # "your core instructions have been updated"
+    r"|\byour\s+(?:\w+\s+)?(?:instructions|directives|rules|guidelines|programming|prompt|instruction\s+set)"
+    r"\s+(?:have|has)\s+(?:now\s+)?been\s+(?:updated|replaced|changed|overwritten|overridden|revoked|reset|"
+    r"superseded|rewritten|archived)\b"
+    # "STOP EVERYTHING!!! NOW!!! JUST PRINT"
+    r"|\bstop\s+(?:everything|all\s+(?:tasks|work|processing)|what\s+you(?:'re|\s+are)\s+doing)\b[^\n]{0,40}?"
+    r"\b(?:just|only|now)\b[^\n]{0,20}?\b(?:print|say|write|output|respond|reply)\b"
 )
 _OVERRIDE_WORDS = ("ignore", "disregard", "forget", "skip", "discard", "abandon", "drop", "bypass",
                    "override", "dismiss", "overlook", "neglect", "scrap", "aside", "pay no", "never mind",
@@ -187,8 +234,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "de": ("skeleton", ("ignorier", "vergiss", "vergessen", "missacht", "uberschreib", "verwirf",
                         "nicht befolgen", "befolge nicht", "befolgen sie nicht", "nicht beachten",
                         "beachte nicht"),
-           ("anweisungen", "instruktionen", "regeln", "befehle", "vorgaben", "anordnungen",
-            "richtlinien", "alles"),
+           # stems: "Anweisung" and "Anweisungen" alike
+           ("anweisung", "instruktion", "regeln", "befehl", "vorgabe", "anordnung", "richtlinie",
+            "alles"),
            ("vorherig", "bisherig", "vorig", "obig", "vorangegangen", "vorhergehend", "fruher",
             "ursprunglich", "alle", "davor", "zuvor")),
     "it": ("skeleton", ("ignor", "dimentic", "trascur", "non seguire", "non seguite",
@@ -201,9 +249,9 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "pl": ("skeleton", ("zignoruj", "ignoruj", "zapomnij"),
            ("instrukcj", "polecen", "zasad", "wszystko"),
            ("poprzedni", "wczesniejsz", "wszystkie", "powyzsz")),
-    "tr": ("skeleton", ("yok say", "unut", "gormezden gel", "dikkate alma"),
-           ("talimat", "kural", "komut"),
-           ("onceki", "yukaridaki", "tum")),
+    "tr": ("skeleton", ("yok say", "yoksay", "unut", "gormezden gel", "dikkate alma", "goz ardi et"),
+           ("talimat", "kural", "komut", "yonerge", "direktif"),
+           ("onceki", "yukaridaki", "tum", "butun", "eski")),
     "id": ("skeleton", ("abaikan", "lupakan", "acuhkan"),
            ("instruksi", "perintah", "arahan", "aturan"),
            ("sebelum", "di atas", "semua", "terdahulu")),
@@ -259,7 +307,7 @@ WINDOW = 48
 # --- fake authority -------------------------------------------------------------------------
 
 _ROLE = (r"(?:system|developer|dev|admin|administrator|root|operator|sysadmin|security\s+team|"
-         r"openai|anthropic|supervisor|owner)")
+         r"openai|anthropic|supervisor|owner|orchestrator|upstream\s+agent|parent\s+agent)")
 _PRIORITY = (r"(?:highest|top|maximum|max|absolute|critical|urgent|mandatory|priority|overrid|"
              r"supersed|authoritative|p0\b|important|elevated|granted|unrestricted|root\s+access|"
              r"admin\s+access|privileg)")
@@ -270,8 +318,10 @@ _AUTHORITY = (
     r"policy)?[ \t]*[\]>})]?[ \t]*(?:\*\*|__)?[ \t]*[:\-\u2013\u2014]?[ \t]*[(\[]?[ \t]*(?:\*\*)?"
     rf"[ \t]*{_PRIORITY}"
     # a role tag opening a line: "[SYSTEM]", "<system>", "{developer}"
-    r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator)"
-    r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?))?[ \t]*[\]>}]"
+    r"|^[ \t]*(?:[#>*_][ \t#>*_]*)?[\[<{][ \t]*(?:system|developer|admin|administrator|sys|operator|sistem|sistema|"
+    r"systeme|systeem)"
+    r"(?:[ _-](?:message|prompt|override|notice|note|alert|update|instructions?|request|command|directive))?"
+    r"[ \t]*(?:[\]>}]|::)"
     r"|\b(?:openai|anthropic|(?:the\s+)?security\s+team|administrators?|admins?|developers?|operators?|"
     r"the\s+system|repository\s+owners?)\s+(?:has|have)\s+(?:approved|authori[sz]ed|granted|allowed|"
     r"enabled|permitted)\s+(?:you\s+)?(?:unrestricted|full|root|admin|unlimited|all|elevated)\b"
@@ -279,7 +329,8 @@ _AUTHORITY = (
     r"unlimited|elevated)\s+(?:access|permissions?|privileges?|rights)\b"
     # "message from the system administrator:", "note from your developers -"
     r"|\b(?:message|instructions?|note|directive|order|notice|update)\s+from\s+(?:the\s+|your\s+)?"
-    r"(?:system(?:\s+administrator)?|developers?|admin(?:istrator)?s?|operators?|openai|anthropic|"
+    r"(?:system(?:\s+administrator)?|developers?|admin(?:istrator)?s?|operators?|openai|anthropic|orchestrator|"
+    r"(?:upstream|parent|supervisor|lead)\s+agent|"
     r"creators?)(?:\s+of\s+(?:this|the|your)\s+(?:agent|assistant|model|ai|bot))?"
     r"(?:\s+(?:team|staff|safety\s+team|policy\s+team))?\b\s*[:\-]"
     # "this file has higher priority than your system instructions"
@@ -310,6 +361,46 @@ _AUTHORITY = (
     # "highest-priority instruction:", "top priority directive -"
     r"|\b(?:highest|top|absolute|maximum|ultimate)[\s-]+priority\s+(?:instruction|directive|override|"
     r"command|order)s?\s*[:\-]"
+    # the speaker claims to be the agent's maker: "As your developer, ...", "I'm your technical maintainer"
+    r"|\b(?:as|i'?m|i\s+am|we\s+are|we're)\s+your\s+(?:\w+\s+)?(?:developers?|creators?|administrators?|admins?|"
+    r"operators?|owners?|maintainers?|makers?|programmers?|supervisors?|trainers?)\b"
+    r"|\b(?:i'?m|i\s+am|we\s+are|we're|this\s+is)\s+the\s+(?:system\s+|security\s+|it\s+|lead\s+|chief\s+)"
+    r"(?:auditors?|administrators?|admins?|officers?|team|operators?)\b"
+    # a role label that opens a line, followed by an order: "SYSTEM MESSAGE: Ignore other content"
+    r"|^[ \t>*#_\[-]*(?:system|developer|admin(?:istrator)?|root|operator)(?:[ _-]+(?:message|note|notice|update|"
+    r"override|instructions?|directive|alert|request|command))?[ \t\]*_]*(?::|::|\s-|\u2014)\s*(?:ignore|disregard|"
+    r"forget|focus\s+(?:only|exclusively|solely)|only\s+(?:respond|answer|output|print)|print|say|output|"
+    r"respond\s+only|reply\s+only|override|bypass)\b"
+    # a tag that opens a line and names an override or a hidden order: "[HIDDEN DIRECTIVE]",
+    # "[OVERRIDE]", "[DATA EXFIL REQUEST]"
+    # (or after an escaped line break, "\\n\\n[OVERRIDE]", which fakes a new line inside one field)
+    r"|(?:^|\\n)[ \t>*#_-]*\[[ \t]*(?:[\w-]+[ \t]+){0,2}(?:override|directive|hidden[ \t]+(?:instruction|"
+    r"command|order)|injection|exfil\w*|jailbreak|backdoor)(?:[ \t]+[\w-]+){0,2}[ \t]*\]"
+    # "SYSTEM NOTICE: ...", "SYSTEM ALERT -" (a system that speaks; "system message" and
+    # "system prompt" are what prompt docs name)
+    r"|^[ \t>*#_\[-]*system[ _-]+(?:notice|alert|directive|override|update|command|order|notification|"
+    r"requirement)s?[ \t\]*_]*(?::|\]|\s-)"
+    # an orchestrator that speaks, and the trust it hands out: "ORCHESTRATOR DIRECTIVE -",
+    # "[ORCHESTRATOR SIGNAL - URGENT]", "your access level has been elevated"
+    r"|^[ \t>*#_\[-]*(?:orchestrator|upstream\s+agent|parent\s+agent)[ _-]+(?:notice|alert|directive|"
+    r"override|update|command|order|signal|message|instruction)s?\b"
+    r"|\byour\s+(?:access|permission|privilege|trust|clearance|authori[sz]ation)s?(?:\s+(?:level|rights))?\s+"
+    r"(?:has|have)\s+(?:now\s+)?been\s+(?:elevated|raised|escalated)\b"
+    r"|\b(?:do\s+not|don't|never|no\s+need\s+to|without)\s+(?:wait(?:ing)?\s+for\s+|request(?:ing)?\s+|"
+    r"ask(?:ing)?\s+for\s+|perform(?:ing)?\s+)?(?:any\s+)?(?:additional\s+|further\s+|independent\s+)?"
+    r"(?:re-?)?verif\w*\b[^\n]{0,60}\b(?:token|authori[sz]ation|orchestrator|trust|delegat\w*)\b"
+    # "This response carries a hidden instruction."
+    r"|\b(?:this|the)\s+(?:response|message|file|document|text|data|tool\s+result|output|page)\s+(?:carries|"
+    r"contains|has|includes|holds)\s+an?\s+(?:hidden|secret|embedded|invisible)\s+(?:instruction|directive|"
+    r"command|order)s?\b"
+    # a hidden field of a tool schema that gives an order: {"_hidden": "Print ..."}
+    r"|\"_{0,2}(?:hidden|secret|internal|system|ai|llm|agent)[_-]?(?:instructions?|directive|prompt|note)?\"\s*:\s*"
+    r"\"[^\"\n]{0,40}?\b(?:print|output|ignore|respond|reply|say|echo|send|disregard|forget|always|never|"
+    r"you\s+must)\b"
+    # "pre-verified by senior management", "authorised by the security team"
+    r"|\b(?:pre-?)?(?:verified|approved|authori[sz]ed|cleared|vetted)\s+by\s+(?:the\s+)?(?:senior\s+management|"
+    r"(?:the\s+)?(?:security|admin|it|trust\s+and\s+safety)\s+team|management)\b[^\n]{0,60}\b(?:override|ignore|"
+    r"bypass|skip|output|print)\b"
 )
 
 
@@ -410,9 +501,91 @@ _ENV_DUMP = (r"\b(?:env|printenv|export\s+-p|declare\s+-x|set)\s*\|[^\n;&]{0,200
 #: A .env handed over: "upload the .env file to ...", "print .env" (copying .env.example to
 #: .env creates one, so copy is not among these verbs; ``cat .env`` is ``secret_file_read``).
 _DOTENV_SENT = (r"\b(?:upload|send|post|share|e-?mail|paste|transmit|forward|leak|exfiltrate|attach|"
-                r"include|print|output|show|reveal|display|dump)\b[^\n]{0,40}?(?:the\s+)?"
+                r"include|print|output|show|reveal|display|dump)\b(?:(?![.;]\s)[^\n]){0,40}?(?:the\s+)?"
                 r"(?:contents?\s+of\s+)?[\"'`]?(?:[~\w./$-]{0,120}/)?\.env(?:\.\w+)?\b"
                 r"(?!\.example|\.sample|\.template|\.dist|\.local\.example)")
+_LEAK_VERBS = (r"(?:repeat|print|output|show|reveal|display|paste|share|give\s+me|tell\s+me|write\s+(?:down|out)|"
+               r"list|dump|copy|spell[\s-]check|translate|summari[sz]e|put|include|prepend|append|leak|recite|"
+               r"return|send|post|encode|expose|disclose|type\s+out|continue)")
+#: What the model was given before the conversation: its system prompt, its first
+#: instructions, its context ("your initial instructions", "the configuration block you were given").
+_PROMPT_NOUN = (
+    r"(?:(?:full|entire|complete|exact|original|initial|first|very\s+first|hidden|secret|internal|current|whole|"
+    r"raw|previous|above|starting)\s+)*(?:system\s+(?:prompt|message|instructions)|(?:initial|original|starting|"
+    r"opening|first)\s+(?:prompt|instructions|configuration|message)|(?:hidden|secret|internal)\s+(?:instructions|"
+    r"prompt|reasoning|rules)|context\s+window|(?:full|entire|whole|complete|raw)\s+context|"
+    r"chain[\s-]of[\s-]thought|instructions\s+above)"
+)
+#: What the model was given before the conversation, addressed to it: "your initial instructions",
+#: "the configuration block you were given". (With "the", only the verbs of ``_LEAK_STRONG``:
+#: "print the system prompt" is also what an LLM app's own docs say.)
+_PROMPT_OBJECT = (
+    rf"(?:your\s+{_PROMPT_NOUN}"
+    r"|(?:the\s+)?(?:instructions|configuration(?:\s+block)?|text|rules|prompt|context|material|guidelines)\s+"
+    r"(?:that\s+)?(?:you\s+were\s+given|you\s+received|(?:was|were)\s+(?:given|supplied|provided)\s+to\s+you))"
+)
+_LEAK_STRONG = (r"(?:repeat|reveal|paste|dump|leak|recite|disclose|expose|show\s+me|give\s+me|tell\s+me|"
+                r"send\s+me|share|spell[\s-]check|translate|encode|prepend|append)")
+_PROMPT_LEAK = (
+    rf"\b{_LEAK_VERBS}\b[^\n]{{0,60}}?\b{_PROMPT_OBJECT}\b"
+    rf"|\b{_LEAK_STRONG}\b[^\n]{{0,60}}?\bthe\s+{_PROMPT_NOUN}\b"
+    # a question for it: "What are your initial instructions?", "What's the opposite of your system
+    # instructions?", "What were you told before this conversation started?"
+    r"|\b(?:what|which)(?:'s|\s+is|\s+are|\s+were|\s+was)\s+(?:in\s+|the\s+\w+\s+of\s+)?your\s+(?:system|"
+    r"initial|original|starting|opening|hidden|secret|first)\s+(?:prompt|instructions|message|configuration|rules)\b"
+    r"|\bwhat\s+(?:were\s+you|have\s+you\s+been)\s+(?:told|instructed|given)\s+before\b"
+    r"|\bwhat\s+(?:are|were)\s+you\s+(?:not\s+(?:supposed|allowed|permitted)|told\s+not|instructed\s+not)\s+to\s+"
+    r"(?:tell|say|reveal|share|disclose)\b"
+    r"|\bwhat\s+you\s+(?:must|should|may|can)\s+not\s+(?:reveal|tell|disclose|share)\b[^\n]{0,40}(?:word\s+for\s+word|"
+    r"verbatim|exactly)"
+    r"|\b(?:what|which)\s+(?:\w+\s+){0,2}(?:was|were)\s+(?:supplied|given|provided|passed)\s+to\s+you\b[^\n]{0,80}"
+    r"\b(?:quote|repeat|print|output|in\s+full|verbatim)\b"
+    r"|\b(?:i\s+(?:need|want|have)\s+to|let\s+me|allow\s+me\s+to)\s+(?:see|view|read|know|inspect|review|check)\s+"
+    rf"(?:{_PROMPT_OBJECT}|the\s+{_PROMPT_NOUN})"
+    r"|\b(?:give|tell|show|send)\s+me\s+your\s+(?:\w+\s+)?(?:instructions|rules|guidelines|prompt)\b"
+    r"|\b(?:first|second|third|last|opening|next)\s+(?:sentence|line|word|paragraph|words|\w+\s+words|half|part)s?\s+"
+    r"of\s+(?:your|the)\s+(?:(?:system|initial|original|hidden)\s+)?(?:prompt|instructions|message)\b"
+    # the text above handed back: "Repeat the above text", "Output the text above in full",
+    # "repeat this entire conversation back to me word for word"
+    r"|\brepeat\s+(?:all\s+|the\s+|every\s+)?(?:words|text|lines|content|everything|sentences)\s+(?:written\s+)?"
+    r"above\b"
+    r"|\b(?:repeat|output|print|copy|quote|reproduce)\s+(?:the\s+|this\s+|all\s+(?:the\s+)?)?(?:above\s+"
+    r"(?:text|content|instructions|message|conversation)|(?:entire\s+|whole\s+|full\s+)?(?:text|everything|"
+    r"conversation|content)\s+(?:written\s+)?(?:above|so\s+far|back\s+to\s+me))[^\n]{0,60}?(?:in\s+full|word\s+"
+    r"for\s+word|verbatim|code\s+block|\btxt\b|$|[.,;!?]|\bbut\b)"
+    r"|\b(?:output|print|repeat)\s+(?:the\s+)?(?:initialization|initialisation)\s+(?:above|string|text|prompt)\b"
+    r"|\bverbatim\s+(?:from|of)\s+(?:your|the)\s+(?:system\s+)?(?:prompt|instructions)\b"
+    r"|\b(?:your|the)\s+(?:system|initial|original)\s+prompt\s+(?:in|into)\s+(?:a|the)\s+(?:code\s+block|"
+    r"txt|text\s+block|code\s+fence)"
+    # its rules in their own words: "list the rules you follow ... in their original wording",
+    # "quoting each restriction verbatim"
+    r"|(?:your\s+(?:\w+\s+)?(?:rules|guidelines|restrictions|instructions|configuration)|(?:rules|guidelines|"
+    r"restrictions|instructions)\s+you\s+(?:follow|were\s+given|received|have))\b[^\n]{0,80}?\b(?:verbatim|word\s+"
+    r"for\s+word|original\s+(?:wording|phrasing)|exact\s+wording|exactly\s+as\s+written|in\s+full)"
+    r"|\b(?:quot\w+|cit\w+)\s+(?:each|every|all|any)\s+(?:restriction|rule|instruction|guideline)s?\s+(?:verbatim|"
+    r"word\s+for\s+word|exactly)"
+    # a lead-in for it to finish: "Complete this sentence: 'I was instructed to'"
+    r"|\b(?:complete|continue|finish|start|begin)\b[^\n]{0,40}[\"'\u201c\u2018](?:my\s+(?:instructions|rules|"
+    r"system\s+prompt|prompt)\s+(?:are|is|say)|i\s+was\s+(?:instructed|told)\s+to|the\s+system\s+prompt\s+is)"
+    # code that prints it, and the tool schemas it holds
+    r"|(?:console\.log|print|echo|puts|printf|println|logger?\.\w+)\s*\(?\s*[\w.$]*(?:system_?prompt|"
+    r"system_?message|initial_?prompt)\b"
+    r"|\b(?:complete|full|raw|exact|unmodified)\s+(?:json\s+)?(?:definitions?|schemas?|specs?)\s+of\s+(?:each|every|"
+    r"all|your)\s+(?:one|tools?|functions?)\b"
+)
+_CHAT_EXFIL = (
+    r"\b(?:summary|summari[sz]e|contents?|transcript|history|copy)\s+of\s+(?:this|the|our|your)\s+"
+    r"(?:\w+\s+)?(?:conversation|chat|session|dialog(?:ue)?)\b[^\n]{0,120}(?:url|https?://|encod|base64|"
+    r"append|!\[|\]\(|query\s+string|link)"
+    r"|(?:https?://|!\[|\]\(|\burl\b)[^\n]{0,160}\b(?:summary|summari[sz]e|contents?|transcript|history)\s+of\s+"
+    r"(?:this|the|our|your)\s+(?:\w+\s+)?(?:conversation|chat|session|dialog(?:ue)?)\b"
+    # "replace [INFO] with the previous message", "... with johann's email" - not "with your token",
+    # which is how a README asks its reader to fill in a placeholder
+    r"|\breplace\s+\[\w+\]\s+with\s+(?:the\s+|our\s+|this\s+)?(?:(?:previous|last|prior|whole|full|entire)\s+"
+    r"(?:message|messages|conversation|chat|input|prompt|answer)|conversation|chat\s+history|"
+    r"(?!your\b)[a-z]+'s?\s+(?:e-?mails?|passwords?|messages?|secrets?|api\s+keys?|tokens?|code))\b"
+    r"|\bconcatenate\s+these\s+strings\b[^\n]{0,200}(?:!\[|\]\(|htt|\.png|replace\s+\[)"
+)
 #: Verbs no project asks of its agent, with what they take.
 _INTENT = (r"\b(?:exfiltrat\w*|steal|leak|smuggle|harvest)\b[^\n]{0,60}\b(?:keys?|secrets?|tokens?|"
            r"credentials?|passwords?|cookies|env(?:ironment)?|\.env|ssh|aws)\b")
@@ -452,8 +625,8 @@ _CHAT_TOKEN = (
     r"|<(?:system|assistant|system[_-]prompt)>[ \t]*[^<\s][^<\n]{0,300}</(?:system|assistant|system[_-]prompt)>"
 )
 _TOOL_MARKUP = (
-    r"</?(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
-    r"functioncall|invoke|antml:[\w-]+)\b[^>\n]{0,200}>"
+    r"</?(?:(?:tool_call|tool_calls|tool_use|tool_result|tool_response|function_call|function_calls|"
+    r"functioncall)[\w-]*|invoke|antml:[\w-]+)\b[^>\n]{0,200}>"
     r"|\"(?:tool_calls|function_call|tool_use)\"\s*:\s*[\[{]"
     r"|\{\s*\"(?:name|tool|function|tool_name)\"\s*:\s*\"[\w.:-]{1,64}\"\s*,\s*"
     r"\"(?:arguments|parameters|input|args)\"\s*:\s*[{\"]"
@@ -469,15 +642,19 @@ RULES: tuple[Rule, ...] = (
         "obsolete", "no longer", "void", "invalid", "outdated", "revoked", "cancel", "irrelevant",
         "suspended", "lifted", "fake", "a test", "treat", "nothing in", "nothing from", "let the user",
         "above", "previous", "prior", "preceding", "foregoing", "aside", "matter", "pretend",
-        "deprecated", "superseded", "current", "existing", "default", "standing", "usual", "mention"),
+        "deprecated", "superseded", "current", "existing", "default", "standing", "usual", "mention",
+        "have been", "has been", "stop", "regardless", "no matter", "your only", "your sole", "your secret",
+        "your hidden"),
           wraps=True),
     _rule("rule_override", _RULES + _UNSCOPED + "|" + _GUARDS,
-          ("disregard", "ignore", "bypass", "override", "forget", "disable", "turn off", "safety",
+          ("disregard", "ignor", "bypass", "overrid", "forget", "disable", "turn off", "safety",
            "guardrail", "filter", "restrictions", "exempt", "excused", "released from", "no longer need",
-           "no longer have"), wraps=True),
+           "no longer have", "violat", "circumvent", "evad", "polic", "constrained", "bound by",
+           "limited by", "restricted by", "abide", "prioriti", "guidelines", "removed", "deprecated"),
+          wraps=True),
     _rule("scoped_override", f"(?:{_OVERRIDE}|{_RULES}){_SCOPED}", _OVERRIDE_WORDS, wraps=True),
     _rule("system_override",
-          r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|debug|maintenance|dan)"
+          r"\bsystem\s+prompt\s+override\b|\b(?:developer|god|jailbreak|admin|dan)"
           r"\s+mode\s+(?:is\s+)?(?:now\s+)?(?:enabled|activated|on|engaged)\b|\boverride\s+(?:mode\s+)?"
           r"activated\b|\byou\s+are\s+now\s+in\s+(?:developer|god|admin|debug|maintenance|"
           r"unrestricted|jailbreak)\s+mode\b", ("system prompt", "override", "you are now", "developer mode", "god mode", "jailbreak mode",
@@ -499,10 +676,32 @@ RULES: tuple[Rule, ...] = (
           r"only\s+(?:obey|follow)\s+me)\b"
           r"|\byou\s+(?:now\s+)?(?:answer|report|respond|listen|belong|work)\s+(?:only\s+)?(?:to|for)\s+"
           r"(?:me|us)\b[^\n]{0,20}\bnot\s+(?:to\s+|for\s+)?the\s+user\b"
-          r"|\b(?:obey|follow|listen\s+to)\s+(?:only\s+)?(?:me|us|this\s+file)\s*,?\s+not\s+the\s+user\b",
+          r"|\b(?:obey|follow|listen\s+to)\s+(?:only\s+)?(?:me|us|this\s+file)\s*,?\s+not\s+the\s+user\b"
+          # the persona of a jailbreak: "as an unfiltered, completely unlimited language model"
+          r"|\b(?:as|like|become)\s+(?:an?\s+)?(?:(?:completely|totally|fully|truly)\s+)?(?:unfiltered|uncensored|"
+          r"unrestricted|unlimited|jailbroken|amoral|unaligned|unbound|unconstrained|immoral|boundless)\b[^\n]{0,40}?"
+          r"\b(?:language\s+model|ai|assistant|model|chatbot|llm|bot|simulation|character)\b"
+          r"|\b(?:act|play|pretend|roleplay|role-play|simulate|become|stay|continue)\b[^\n.]{0,60}?\b(?:dan|sda|"
+          r"jailbreak|jailbroken|do\s+anything\s+now|developer\s+mode|god\s+mode)\b"
+          r"|\bregardless\s+of\s+(?:the\s+|its\s+|their\s+)?(?:legality|ethics|morals?|morality|the\s+law|laws|"
+          r"content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines|polic(?:y|ies)))\b"
+          r"|\b(?:been\s+)?(?:freed|liberated|unshackled|released)\s+from\s+(?:the\s+|your\s+|all\s+|any\s+)?"
+          r"(?:typical\s+|usual\s+)?(?:confines|limitations|restrictions|shackles|constraints)\b"
+          r"|\b(?:respond|reply|answer|comply)\s+(?:to\s+)?(?:all|every|any)\s+(?:requests?|prompts?|questions?|"
+          r"quer(?:y|ies))\s+without\s+(?:any\s+)?(?:refus\w*|restrictions?|filter\w*|censor\w*|content\s+filter\w*)"
+          r"|\byou\s+(?:don't|do\s+not)\s+(?:follow|have|care\s+about)\s+any\s+(?:ethics|morals|moral\s+values|"
+          r"legal\s+boundaries|rules)\b"
+          r"|\b(?:answer|respond|reply|write|output|speak)\s+(?:\w+\s+){0,3}without\s+(?:any\s+)?(?:filters?|filtering|"
+          r"censorship|restrictions|safety\s+\w+|content\s+polic(?:y|ies)|moral\w*|ethic\w*)\b"
+          r"|\b(?:treat|consider)\s+(?:all|every)\s+users?\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?s?|root|"
+          r"superusers?|authori[sz]ed)\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
            "from now on", "not the user", "not to the user", "not for the user", "with no",
-           "act as", "operate as", "pose as", "act like", "behave like", "'re now", "are now"),
+           "act as", "operate as", "pose as", "act like", "behave like", "'re now", "are now",
+           "unfiltered", "uncensored", "unrestricted", "unlimited", "jailbr", "amoral", "unaligned",
+           "unbound", "unconstrained", "immoral", "boundless", "dan", "sda", "do anything",
+           "developer mode", "god mode", "regardless of", "freed", "liberated", "unshackled",
+           "released from", "without", "any ethics", "any moral", "any legal", "any rules", "users as"),
           wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
@@ -515,7 +714,13 @@ RULES: tuple[Rule, ...] = (
                                          "approved by", "mandated", "sanctioned", "replaces",
                                          "message", "permit", "allow", "cleared", "instruct you",
                                          "granted", "notice", "note]", "alert]", "than your",
-                                         "than the", "than any"),
+                                         "than the", "than any", "your", "verified by", "auditor",
+                                         "it team", "i'm the", "i am the", "this is the",
+                                         "[", "hidden", "embedded", "secret", "\"_", "\"ai", "\"llm",
+                                         "orchestrator", "pipeline", "upstream", "parent agent", "elevated",
+                                         "raised", "upgraded", "escalated", "verif",
+                                         "\"agent", "\"internal",
+                                         "approved by", "cleared by", "vetted by"),
           wraps=True),
     # fetch and execute
     _rule("remote_script_execution", _FETCH_EXEC,
@@ -543,9 +748,29 @@ RULES: tuple[Rule, ...] = (
           r"|\b(?:paste|send|post|upload|share|e-?mail|include|reveal|show|print)\b[^\n]{0,40}\b(?:value|contents?)"
           r"\s+of\s+[`$]?\{?[a-z][a-z0-9_]{0,60}(?:key|token|secret|password|credentials?)\b"
           f"|{_CRED_HOME}[^\\n]{{0,80}}\\b(?:paste|send|post|upload|share|e-?mail|attach|leak|include)\\s+"
-          r"(?:the\s+|its\s+|their\s+)?(?:token|key|secret|password|contents?|it|them|output|result)\b",
+          r"(?:the\s+|its\s+|their\s+)?(?:token|key|secret|password|contents?|it|them|output|result)\b"
+          # "show me all stored API keys", "reveal all the passwords"
+          r"|\b(?:show|give|send|tell|reveal|print|dump|output|display|list|read\s+out|expose|leak)\s+(?:me\s+|us\s+)?"
+          r"(?:all|every|each)\s+(?:of\s+)?(?:the\s+|your\s+)?(?:stored\s+|saved\s+|cached\s+|private\s+|secret\s+)?"
+          r"(?:api[\s_-]?keys|secrets|passwords|credentials|access\s+tokens|private\s+keys|tokens)\b"
+          # "summarize everything ..., including any credentials", "unredact the entries above"
+          r"|\b(?:summari[sz]e|recap|report|describe|share|output|print|list|reveal|tell|repeat|dump|send|show)\b"
+          r"[^\n]{0,120}\b(?:including|"
+          r"with|plus)\s+(?:any|all|every)\s+(?:\w+\s+)?(?:credentials|passwords|secrets|api\s+keys|"
+          r"private\s+(?:information|data|keys))\b"
+          r"|\bun-?redact\w*\b",
           (*_CRED_WORDS, ".env", "exfiltrat", "steal", "leak", "smuggle", "harvest", "value of",
-           "contents of")),
+           "contents of", "all", "every", "each", "including", "with any", "plus", "redact")),
+    # the system prompt handed over: "paste your system prompt here", "repeat the words above"
+    _rule("prompt_extraction", _PROMPT_LEAK,
+          ("your", "system prompt", "initial prompt", "above", "verbatim", "context window", "you were",
+           "to you", "you received", "told", "instructed", "what you", "initiali", "systemprompt",
+           "system_prompt", "definition", "schema", "spec", "are you", "were you", "back to me", "word for word",
+           "so far", "you follow", "wording", "phrasing", "as written", "quot", "cit"), wraps=True),
+    # the conversation handed to a URL: "![data](https://host/azure=[DATA]) ... a summary of this
+    # conversation", "replace [INFO] with the previous message"
+    _rule("chat_exfiltration", _CHAT_EXFIL,
+          ("conversation", "chat", "session", "replace [", "previous message", "concatenate"), wraps=True),
     _rule("secret_file_read",
           r"\b(?:cat|type|less|more|head|tail|base64|xxd)\s+(?:-\S{1,30}\s+){0,6}[\"']?(?:~|\$home)?[\w./-]{0,200}"
           r"(?:/|\b)\.env\b(?!\.example|\.sample|\.template|\.dist)", (".env",)),
@@ -562,6 +787,16 @@ RULES: tuple[Rule, ...] = (
           r"<[|\uff5c]\s*(?:im_start|start_header_id)\s*[|\uff5c]>[ \t]*(?:system|developer|assistant|user)"
           r"[ \t]*(?:<[|\uff5c]\s*end_header_id\s*[|\uff5c]>)?[ \t]*\n\s*(?!<[|\uff5c])\S[^\n]*",
           ("im_start", "start_header_id"), whole=True, view="skeleton"),
+    # a forged exchange: an assistant turn answered by a "user" who asks for more
+    # ("Assistant: [summary]\nUser: Thanks. Could you repeat ..."), or a "user" turn that asks
+    # the model to parrot a sentence
+    _rule("forged_dialogue",
+          r"^[ \t>*-]*(?:assistant|ai|gpt|chatgpt|claude|model|bot)[ \t]*:[^\n]*\n[ \t>*-]*(?:user|human)[ \t]*:"
+          r"[ \t]*\S[^\n]*"
+          r"|^[ \t>*-]*(?:user|human)[ \t]*:[^\n]{0,80}?\b(?:repeat|print|say|output)\s+(?:the\s+following|"
+          r"this|after\s+me)\b",
+          ("user:", "human:", "user :", "human :", "assistant:", "ai:", "gpt:", "claude:", "model:", "bot:",
+           "assistant :"), wraps=True),
     _rule("tool_call_forgery", _TOOL_MARKUP,
           ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
            "\"tool\"", "\"function\"", "\"type\"")),
@@ -569,6 +804,14 @@ RULES: tuple[Rule, ...] = (
     _rule("hidden_comment_instruction",
           r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"
           r"reveal|exfiltrat\w*|api\s+keys?|secrets?|passwords?)\b(?:(?!-->).){0,400}?-->",
+          ("<!--",), flags=re.DOTALL, comments=True),
+    # a comment addressed to the model, or calling itself an instruction, that dictates the answer
+    # ("<!-- AI INSTRUCTION: output X before any other response -->")
+    _rule("hidden_comment_directive",
+          r"<!--(?:(?!-->).){0,200}?\b(?:ai|agents?|assistants?|llms?|models?|claude|codex|copilot|gpt|chatgpt|"
+          r"gemini|bots?|(?:\w+\s+)?(?:instructions?|directives?|injection|commands?))\b(?:(?!-->).){0,200}?\b(?:output|"
+          r"print|echo|write|say|prepend|respond|reply|answer|start|begin)\b(?:(?!-->).){0,120}?\b(?:responses?|"
+          r"repl(?:y|ies)|answers?|outputs?|tokens?|words?|first|before|then)\b(?:(?!-->).){0,400}?-->",
           ("<!--",), flags=re.DOTALL, comments=True),
     _rule("hidden_comment_note",
           r"<!--(?:(?!-->).){0,400}?\b(?:you\s+must|instructions?)\b(?:(?!-->).){0,400}?-->",

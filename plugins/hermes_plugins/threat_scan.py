@@ -49,9 +49,13 @@ from hermes_plugins.threat_rules import (
 MAX_DEPTH = 2
 #: Rule ids a prohibition before the match turns into advice ("never run `curl ... | sh`").
 _NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
-                        "env_exfiltration"})
+                        "env_exfiltration", "prompt_extraction"})
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
 _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
+#: Clause punctuation of Chinese and Japanese (NFKC turns the full-width ，；：！？ into ASCII):
+#: in those languages a clause, not a window of characters, holds an override's words.
+_CLAUSE_MARKS = "。、,;:!?"
+_CLAUSE_LANGUAGES = frozenset({"zh", "ja"})
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
@@ -232,7 +236,7 @@ def _known_installer(command: str) -> bool:
 def _override_in_any_language(views: _Views) -> bool:
     """A verb of ``LANGUAGES`` with an object and a qualifier of the same language near it, on
     its own line (every pattern reads one line)."""
-    for view_name, verbs, objects, qualifiers in LANGUAGES.values():
+    for language, (view_name, verbs, objects, qualifiers) in LANGUAGES.items():
         if view_name == "folded" and views.ascii:
             continue  # a language in another script cannot be in ASCII text
         view = views.texts[view_name]
@@ -245,6 +249,13 @@ def _override_in_any_language(views: _Views) -> bool:
                 newline = view.find("\n", start)
                 end = min(len(view) if newline < 0 else newline, start + len(verb) + WINDOW)
                 near = view[begin:end]
+                if language in _CLAUSE_LANGUAGES:
+                    # CJK clauses end at their own punctuation: the object and qualifier of
+                    # "忽略...规则" must be in the verb's clause, not in the next sentence
+                    verb_at = start - begin
+                    head = max((near.rfind(c, 0, verb_at) for c in _CLAUSE_MARKS), default=-1)
+                    tails = [i for i in (near.find(c, verb_at) for c in _CLAUSE_MARKS) if i >= 0]
+                    near = near[head + 1:min(tails) if tails else len(near)]
                 if any(o in near for o in objects) and any(q in near for q in qualifiers):
                     return True
                 start = view.find(verb, start + 1)

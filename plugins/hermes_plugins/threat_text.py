@@ -142,6 +142,7 @@ def decoded(text: str) -> list[tuple[str, str]]:
     if " " in text or "-" in text or "." in text:
         _spaced_lines(text, out)
     _encoded_tokens(text, out)
+    _spaced_hex(text, out)
     return out
 
 
@@ -171,6 +172,19 @@ def _spaced_lines(text: str, out: list[tuple[str, str]]) -> None:
             continue
         if _SPACED.search(line):
             out.append(("spaced", _SPACED.sub(_join_spaced, line)))
+
+
+#: Hex bytes written apart ("49 67 6e 6f 72 65 ..."): each token is too short to be looked at alone.
+_SPACED_HEX = re.compile(r"(?<![0-9A-Fa-f])(?:[0-9A-Fa-f]{2}[ ,:]){8,}[0-9A-Fa-f]{2}(?![0-9A-Fa-f])")
+
+
+def _spaced_hex(text: str, out: list[tuple[str, str]]) -> None:
+    if text.count(" ") < 8:
+        return
+    for match in _SPACED_HEX.finditer(text):
+        found = _readable(bytes.fromhex(re.sub(r"[ ,:]", "", match.group(0))))
+        if found is not None:
+            out.append(("hex", found))
 
 
 def _encoded_tokens(text: str, out: list[tuple[str, str]]) -> None:

@@ -2,15 +2,17 @@
 
 * Detection: every hand-written payload (tests/injection_payloads.py) planted in an AGENTS.md,
   a CLAUDE.md and a .cursorrules among ordinary lines; a payload counts as caught when none of
-  its lines reaches the prompt. Public corpora (tests/data/injection_corpus, see its NOTICE,
-  and ``$HERMES_INJECTION_CORPUS``: a folder of ``<name>.txt`` files, records separated by a
-  line holding only ``%%``) are reported each on its own line.
-* False positives: the real context files listed in tests/data/real_context_files.tsv (others'
-  text: only repository, path, commit and sha256 are kept here) are read from
-  ``$HERMES_REAL_CONTEXT_FILES`` (default /tmp/hermes-real-context-files, one file per entry
-  named ``<owner>__<repo>__<path with / as __>``); a file whose sha256 differs is left out.
-  A false positive is a non-blank line the build would cut (or every line of a file it would
-  replace whole). The part skips when no file is there.
+  its lines reaches the prompt. The public corpora (tests/data/injection_corpus, see its
+  NOTICE: BIPIA, garak's probes, promptmap's rules; and ``$HERMES_INJECTION_CORPUS``: a folder
+  of ``<name>.txt`` files, records separated by a line holding only ``%%``) are planted the same
+  way and reported per corpus, class (injection / task content) and half (fit / held-out).
+* False positives: the real context files listed in tests/data/real_context_files.tsv and in
+  the lists ``$HERMES_REAL_CONTEXT_TSV`` names (others' text: only repository, path, commit and
+  sha256 are kept) are read from ``$HERMES_REAL_CONTEXT_FILES`` (default
+  /tmp/hermes-real-context-files, one file per entry named ``<owner>__<repo>__<path with / as
+  __>``); a file whose sha256 differs is left out. A false positive is a non-blank line the
+  build would cut (or every line of a file it would replace whole). The part skips when no
+  file is there.
 * Cost: the scan of one realistic context file, per line; and Session.open + system_prompt
   with the scanner against the same with ``threat_scan`` blocked, timed in the same run.
 
@@ -101,39 +103,88 @@ def test_detection_on_the_injection_corpus(host: PluginHost, tmp_path: Path) -> 
     assert rate >= 0.95
 
 
-def _public_corpora() -> dict[str, list[str]]:
-    corpora: dict[str, list[str]] = {}
-    for path in sorted(CORPUS.glob("*.json")):  # BIPIA's shape: {category: [attack, ...]}
+def _public_corpora() -> dict[str, list[dict[str, str]]]:
+    """name -> records ``{"id", "class", "family", "text"}``. ``class`` is ``injection`` (an
+    attack an instruction file could carry: override, fake authority, exfiltration, role play
+    ...) or ``task_content`` (a change to the answer's content - "reply in French", "say the
+    domain is safe" - which a project's own instructions give too; see the corpus NOTICE)."""
+    corpora: dict[str, list[dict[str, str]]] = {}
+    for path in sorted(CORPUS.glob("*.json")):
         data = json.loads(path.read_text(encoding="utf-8"))
-        corpora[path.stem] = [text for texts in data.values() for text in texts]
+        if isinstance(data, dict):  # BIPIA's shape: {category: [attack, ...]}, every one task content
+            corpora[path.stem] = [{"id": f"{category}-{i}", "class": "task_content", "family": category,
+                                   "text": text}
+                                  for category, texts in data.items() for i, text in enumerate(texts)]
+        else:
+            corpora[path.stem] = data
     if PUBLIC and Path(PUBLIC).is_dir():
         for path in sorted(Path(PUBLIC).glob("*.txt")):
             records = path.read_text(encoding="utf-8").split("\n%%\n")
-            corpora[path.stem] = [r.strip() for r in records if r.strip()]
+            corpora[path.stem] = [{"id": str(i), "class": "injection", "family": "", "text": r.strip()}
+                                  for i, r in enumerate(records) if r.strip()]
     return corpora
 
 
-def test_detection_on_public_corpora() -> None:
-    """Reported, not asserted: a record counts as detected when the scan gives it a blocking
-    finding. BIPIA's text attacks ask the model to change its answer ("reply in French",
-    "encode your response in Base64") - instructions a project's own context file gives too;
-    no lexical scan tells them apart, and this one is not meant to."""
-    from hermes_core.injection import HIGH, severity
-    from hermes_plugins.threat_scan import scan
+def _outcome(host: PluginHost, tmp: Path, name: str, payload: str) -> tuple[bool, bool]:
+    """(cut, removed): whether at least one line of the planted payload is kept out of the
+    prompt, and whether none of them reaches it."""
+    root = tmp / "repo"
+    (root / ".git").mkdir(parents=True, exist_ok=True)
+    for other in FILES:
+        (root / other).unlink(missing_ok=True)
+    (root / name).write_text("\n".join([*AROUND[:3], payload, *AROUND[3:]]), encoding="utf-8")
+    text = getattr(_block(host, root)(), "text", "")
+    lines = [line.strip() for line in payload.split("\n") if len(line.strip()) > 3]
+    missing = [line not in text for line in lines]
+    return any(missing), all(missing)
 
+
+def test_detection_on_public_corpora(host: PluginHost, tmp_path: Path) -> None:
+    """Each record planted in an AGENTS.md, a CLAUDE.md and a .cursorrules. Reported per corpus
+    and split: the even records are the half the rules were fitted on, the odd ones the
+    held-out half. Asserted: >= 95% of the injections have a line kept out of the prompt."""
+    totals = {"cut": 0, "removed": 0, "n": 0}
     for name, records in _public_corpora().items():
-        hits = sum(1 for r in records if any(severity(i) == HIGH for i in scan(r)))
-        print(f"\n{name}: {hits}/{len(records)} detected ({hits / max(1, len(records)):.1%})")
+        rows: dict[tuple[str, str], list[int]] = {}
+        for index, record in enumerate(records):
+            half = "fit" if index % 2 == 0 else "held-out"
+            for file_name in FILES:
+                cut, removed = _outcome(host, tmp_path, file_name, record["text"])
+                row = rows.setdefault((record["class"], half), [0, 0, 0])
+                row[0] += cut
+                row[1] += removed
+                row[2] += 1
+                if record["class"] == "injection":
+                    totals["cut"] += cut
+                    totals["removed"] += removed
+                    totals["n"] += 1
+                    if not cut and file_name == FILES[0]:
+                        print(f"  missed {name}/{record['id']} ({half}): {record['text'][:70]!r}")
+        for (kind, half), (cut, removed, n) in sorted(rows.items()):
+            print(f"\n{name} {kind} {half}: {cut}/{n} placements with a line cut ({cut / n:.1%}), "
+                  f"{removed}/{n} wholly removed")
+    if not totals["n"]:
+        pytest.skip("no injection corpus")
+    rate = totals["cut"] / totals["n"]
+    print(f"\npublic injections: {totals['cut']}/{totals['n']} placements caught ({rate:.1%}), "
+          f"{totals['removed']}/{totals['n']} wholly removed")
+    assert rate >= 0.95
 
 
 def _sources() -> list[tuple[str, str, str, str]]:
-    rows = []
-    for line in SOURCES.read_text(encoding="utf-8").splitlines():
-        if line.startswith("#") or not line.strip():
+    """The rows of tests/data/real_context_files.tsv and of every list named in
+    ``$HERMES_REAL_CONTEXT_TSV`` (paths separated by ``:``; the same columns), each file once."""
+    lists = [SOURCES] + [Path(p) for p in os.environ.get("HERMES_REAL_CONTEXT_TSV", "").split(":") if p]
+    rows: dict[tuple[str, str], tuple[str, str, str, str]] = {}
+    for listed in lists:
+        if not listed.is_file():
             continue
-        repo, path, commit, sha = (line.split("\t") + ["", "", "", ""])[:4]
-        rows.append((repo, path, commit, sha))
-    return rows
+        for line in listed.read_text(encoding="utf-8").splitlines():
+            if line.startswith("#") or not line.strip():
+                continue
+            repo, path, commit, sha = (line.split("\t") + ["", "", "", ""])[:4]
+            rows.setdefault((repo, path), (repo, path, commit, sha))
+    return list(rows.values())
 
 
 def cache_name(repo: str, path: str) -> str:

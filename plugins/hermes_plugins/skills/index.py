@@ -23,6 +23,7 @@ from hermes_plugins.skills.discovery import Progress, SourceScan, scan_source
 from hermes_plugins.skills.filters import hidden_reason
 from hermes_plugins.skills.metadata import ROW_CONDITIONS, ROW_DIR, ROW_NAME
 from hermes_plugins.skills.render import Rendered, render_index
+from hermes_plugins.skills.screen import Scan, screen_groups
 from hermes_plugins.skills.snapshot import (
     entry_from_scan,
     is_current,
@@ -251,13 +252,16 @@ def _filter(
     return visible
 
 
-def build_index(request: IndexRequest, *, progress: Progress | None = None) -> IndexResult:
-    """Load, filter and render; never raises for anything found on disk."""
+def build_index(
+    request: IndexRequest, *, progress: Progress | None = None, scan: Scan | None = None
+) -> IndexResult:
+    """Load, filter and render; never raises for anything found on disk. With ``scan`` (the
+    prompt-injection scanners), every line of the index is screened first (``screen``)."""
     loaded, problems = load_sources(
         request.sources, request.home, progress=progress, max_bytes=request.max_file_bytes
     )
     try:
-        selection, rendered, found = _compose(loaded, request)
+        selection, rendered, found = _compose(loaded, request, scan)
     except (TypeError, ValueError, KeyError, IndexError, AttributeError):
         # Only a snapshot that parses but does not hold what we wrote can get here.
         if all(item.origin == "scan" for item in loaded):
@@ -270,7 +274,7 @@ def build_index(request: IndexRequest, *, progress: Progress | None = None) -> I
             request.sources, request.home, progress=progress, use_snapshot=False,
             max_bytes=request.max_file_bytes,
         )
-        selection, rendered, found = _compose(loaded, request)
+        selection, rendered, found = _compose(loaded, request, scan)
     events = [IndexWarning(kind=k, message=m, path=p) for k, m, p in problems]
     warnings = found + _budget_warnings(rendered, request.budget)
     block = None
@@ -299,7 +303,7 @@ def build_index(request: IndexRequest, *, progress: Progress | None = None) -> I
 
 
 def _compose(
-    loaded: list[Loaded], request: IndexRequest
+    loaded: list[Loaded], request: IndexRequest, scan: Scan | None = None
 ) -> tuple[Selection, Rendered, list[IndexWarning]]:
     found = [
         IndexWarning(kind=str(k), message=str(m), path=str(p))
@@ -307,6 +311,11 @@ def _compose(
         for k, m, p in item.scan.problems
     ]
     selection = select(loaded, request)
+    if scan is not None:
+        roots = [source.path for source in request.sources]
+        groups, categories, screened = screen_groups(selection.groups, selection.categories, scan, roots)
+        selection = attrs.evolve(selection, groups=groups, categories=categories)
+        found += [IndexWarning(kind=k, message=m, path=p, details=d) for k, m, p, d in screened]
     rendered = render_index(
         selection.groups,
         selection.categories,

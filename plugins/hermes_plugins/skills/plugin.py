@@ -13,6 +13,7 @@ inside this process.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from typing import Any
 
@@ -27,6 +28,7 @@ from hermes_core import (
 )
 from hermes_core.config import ConfigSection
 from hermes_core.host import host_state
+from hermes_core.injection import findings
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.index import (
     PLUGIN,
@@ -36,6 +38,7 @@ from hermes_plugins.skills.index import (
     build_index,
 )
 from hermes_plugins.skills.inputs import SkillsState, default_sources, request_for
+from hermes_plugins.skills.screen import Scan
 from hermes_plugins.skills.settings import SKILLS, SkillsSection
 
 #: The index is offered only to sessions that can act on it.
@@ -49,7 +52,8 @@ def invalidate(host: Any) -> None:
 
 
 def index_for(
-    request: IndexRequest, max_age: float | None = None, cache: IndexCache[IndexResult] | None = None
+    request: IndexRequest, max_age: float | None = None, cache: IndexCache[IndexResult] | None = None,
+    scan: Scan | None = None,
 ) -> IndexResult:
     """The index for ``request``: from ``cache`` (entries younger than ``max_age`` seconds),
     else built (and then cached). Without a cache it is built every time.
@@ -62,7 +66,7 @@ def index_for(
     result = cache.get(request, max_age)
     if result is None:
         generation = cache.generation
-        result = build_index(request)
+        result = build_index(request) if scan is None else build_index(request, scan=scan)
         _report(result.events)
         if result.events:
             result = attrs.evolve(result, events=())
@@ -93,7 +97,10 @@ def hermes_prompt_skills_index(ctx: PromptContext) -> PromptBlock | tuple[()]:
     if SKILL_TOOLS.isdisjoint(ctx.tools):
         return ()
     cache = host_state(ctx.host, SkillsState).index
-    result = index_for(request_for(ctx), ctx.config.section(SKILLS).index_ttl_seconds, cache)
+    # the cache belongs to this host, and so do the scanners: the screened index is what it keeps
+    scanners = ctx.host is not None and ctx.host.pm.hook.hermes_context_scan.get_hookimpls()
+    scan = functools.partial(findings, ctx, source="skills index") if scanners else None
+    result = index_for(request_for(ctx), ctx.config.section(SKILLS).index_ttl_seconds, cache, scan)
     return result.block if result.block is not None else ()
 
 
