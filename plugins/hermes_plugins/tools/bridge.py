@@ -18,12 +18,7 @@ from typing import Any
 import attrs
 import orjson
 
-from hermes_core import bounded
-from hermes_core.config import Config
-from hermes_core.frozen import FrozenTools
-from hermes_core.host import host_state
-from hermes_core.logging import get_logger, stdlib_name
-from hermes_core.records import ToolCallContext
+from hermes_core.plugin import Config, FrozenTools, ToolCallContext, bounded, get_logger, host_state, stdlib_name
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.catalog import (
     BRIDGE_TOOL_NAMES,

@@ -20,11 +20,15 @@ from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import Any, TypeGuard
 
-from hermes_core import hookimpl
-from hermes_core.config import ConfigSection
-from hermes_core.diagnostics import record_warning
-from hermes_core.logging import get_logger, stdlib_name
-from hermes_core.records import ToolCallContext, ToolsContext
+from hermes_core.plugin import (
+    ConfigSection,
+    ToolCallContext,
+    ToolsContext,
+    get_logger,
+    hookimpl,
+    record_warning,
+    stdlib_name,
+)
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.bridge import answer_bridge_call
 from hermes_plugins.tools.catalog import (

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_core.transcripts import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,

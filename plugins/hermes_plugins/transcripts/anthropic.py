@@ -14,15 +14,15 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core import bounded
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results
-from hermes_core.transcripts import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
+    bounded,
+    content_text,
+    match_results,
 )
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,

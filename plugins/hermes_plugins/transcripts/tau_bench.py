@@ -10,9 +10,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcripts import (
+from hermes_core.plugin import (
     Detection,
+    InvalidMessagesError,
     ReportBuilder,
     Transcript,
     TranscriptFormat,
