@@ -43,6 +43,7 @@ if TYPE_CHECKING:
         string_list,
         tri_state,
     )
+    from hermes_core.content_tokens import content_tokens
     from hermes_core.conversion import ANTHROPIC_CONTENT
     from hermes_core.diagnostics import drain_warnings, record_warning
     from hermes_core.engine import (
@@ -149,6 +150,7 @@ _FROM: dict[str, str] = {
     "hermes_core.config": "Config ConfigSection load_config resolve_home",
     "hermes_core.config_fields": "boolean clamped field free_mapping gate integer name_list number section"
     " string string_list tri_state",
+    "hermes_core.content_tokens": "content_tokens",
     "hermes_core.conversion": "ANTHROPIC_CONTENT",
     "hermes_core.diagnostics": "drain_warnings record_warning",
     "hermes_core.engine": "MINIMUM_CONTEXT_LENGTH CompressionReport ContextEngine coerce_usage model_threshold",
@@ -213,7 +215,8 @@ __all__ = [
     "check_depth", "escape_surrogates_of", "image_placeholder", "make_tool_call", "read_transcript",
     "read_transcripts", "sniff_format",
     # tokens and model data
-    "IMAGE_TOKEN_ESTIMATE", "MEDIA_PART_TYPES", "RequestCounter", "count_tokens", "estimate_message_tokens",
+    "IMAGE_TOKEN_ESTIMATE", "MEDIA_PART_TYPES", "RequestCounter", "content_tokens", "count_tokens",
+    "estimate_message_tokens",
     "estimate_messages_tokens", "lookup", "snapshot_info",
     # files, YAML, the injection screen
     "DEFAULT_MAX_BYTES", "FileRefused", "max_read_bytes", "open_regular", "read_bytes_bounded", "read_fd_bounded",
