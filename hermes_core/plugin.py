@@ -75,7 +75,7 @@ if TYPE_CHECKING:
     from hermes_core.hookspecs.markers import hookimpl, hookspec
     from hermes_core.host import host_state
     from hermes_core.injection import HIGH, blocked_entry, findings, flagged_soul, screen_file, severity
-    from hermes_core.logging import get_logger, stdlib_name
+    from hermes_core.logging import get_logger
     from hermes_core.messages import ROLES, content_text, parse_transcript, read_transcript_text, validate_messages
     from hermes_core.model_data import lookup, snapshot_info
     from hermes_core.pairing import (
@@ -163,7 +163,7 @@ _FROM: dict[str, str] = {
     "hermes_core.hookspecs.markers": "hookimpl hookspec",
     "hermes_core.host": "host_state",
     "hermes_core.injection": "HIGH blocked_entry findings flagged_soul screen_file severity",
-    "hermes_core.logging": "get_logger stdlib_name",
+    "hermes_core.logging": "get_logger",
     "hermes_core.messages": "ROLES content_text parse_transcript read_transcript_text validate_messages",
     "hermes_core.model_data": "lookup snapshot_info",
     "hermes_core.pairing": "TOOL_CALL_REMOVED Match answered_in_order is_valid_pairing match_results"
@@ -223,7 +223,7 @@ __all__ = [
     "read_text_bounded", "load_yaml",
     "HIGH", "blocked_entry", "findings", "flagged_soul", "screen_file", "severity",
     # logging, warnings, errors, async
-    "get_logger", "stdlib_name", "record_warning", "drain_warnings", "run_on_host_loop",
+    "get_logger", "record_warning", "drain_warnings", "run_on_host_loop",
     "HermesError", "HermesPluginError", "ConfigError", "ContextOverflowError", "InvalidMessagesError", "StoreError",
     # CLI helpers for plugin-provided commands
     "CliState", "emit_json", "emit_table", "fail", "guarded", "html_option", "write_report_html",
