@@ -216,8 +216,7 @@ __all__ = [
     "read_transcripts", "sniff_format",
     # tokens and model data
     "IMAGE_TOKEN_ESTIMATE", "MEDIA_PART_TYPES", "RequestCounter", "content_tokens", "count_tokens",
-    "estimate_message_tokens",
-    "estimate_messages_tokens", "lookup", "snapshot_info",
+    "estimate_message_tokens", "estimate_messages_tokens", "lookup", "snapshot_info",
     # files, YAML, the injection screen
     "DEFAULT_MAX_BYTES", "FileRefused", "max_read_bytes", "open_regular", "read_bytes_bounded", "read_fd_bounded",
     "read_text_bounded", "load_yaml",

@@ -123,6 +123,7 @@ def test_every_plugin_api_name_resolves(name: str) -> None:
 def test_the_api_lists_each_name_once_and_hides_nothing_else() -> None:
     names = hermes_core.plugin.__all__
     assert len(names) == len(set(names))
+    assert set(names) == {*hermes_core.plugin._LAZY, "bounded"}  # nothing loadable but unlisted
     with pytest.raises(AttributeError, match="no attribute 'Session'"):
         hermes_core.plugin.Session  # a host's name, not a plugin's: from hermes_core
 
