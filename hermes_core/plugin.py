@@ -108,6 +108,7 @@ if TYPE_CHECKING:
     from hermes_core.steer import steer_marker_example
     from hermes_core.summarizer import (
         ABORTING_KINDS,
+        Summarizer,
         SummarizerAuthError,
         SummarizerEmptyError,
         SummarizerError,
@@ -177,7 +178,7 @@ _FROM: dict[str, str] = {
     "hermes_core.steer": "steer_marker_example",
     "hermes_core.summarizer": "ABORTING_KINDS SummarizerAuthError SummarizerEmptyError SummarizerError"
     " SummarizerMissingDependencyError SummarizerModelNotFoundError SummarizerNetworkError"
-    " SummarizerTimeoutError SummaryRequest",
+    " SummarizerTimeoutError SummaryRequest Summarizer",
     "hermes_core.tokens": "IMAGE_TOKEN_ESTIMATE MEDIA_PART_TYPES RequestCounter count_tokens"
     " estimate_message_tokens estimate_messages_tokens",
     "hermes_core.transcripts": "MISSING_RESULT_TEXT Detection ReportBuilder Transcript TranscriptFormat"
@@ -198,7 +199,7 @@ __all__ = [
     "tri_state",
     # engines and summarizers
     "ContextEngine", "CompressionReport", "MINIMUM_CONTEXT_LENGTH", "coerce_usage", "model_threshold",
-    "ABORTING_KINDS", "SummaryRequest", "SummarizerError", "SummarizerAuthError", "SummarizerEmptyError",
+    "ABORTING_KINDS", "Summarizer", "SummaryRequest", "SummarizerError", "SummarizerAuthError", "SummarizerEmptyError",
     "SummarizerMissingDependencyError", "SummarizerModelNotFoundError", "SummarizerNetworkError",
     "SummarizerTimeoutError",
     # the message model
