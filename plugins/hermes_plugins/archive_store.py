@@ -38,8 +38,7 @@ from typing import Any
 import orjson
 
 from hermes_core.archive import FTS_COLUMNS, ArchivedBatch, fts_search, identifier_parts, indexable, query_words
-from hermes_core.files import open_regular
-from hermes_core.logging import get_logger
+from hermes_core.plugin import get_logger, open_regular
 from hermes_plugins.store_health import guard_methods
 
 log = get_logger(__name__)

@@ -38,21 +38,31 @@ from typing import Any
 import attrs
 import click
 
-from hermes_core import InvalidMessagesError, PayloadContext, bounded
-from hermes_core.cli import CliState, emit_json, emit_table, fail
-from hermes_core.cli.html_out import html_option, write_report_html
-from hermes_core.cli.transcripts_cmd import format_option, load_for_cli, resolve_format
-from hermes_core.history import ProcessedHistory
-from hermes_core.messages import (
+from hermes_core.plugin import (
+    IMAGE_TOKEN_ESTIMATE,
+    CliState,
+    InvalidMessagesError,
+    PayloadContext,
+    ProcessedHistory,
+    Transcript,
+    anthropic_blocks,
+    assemble_payload,
+    bounded,
+    canonical_tools,
+    count_tokens,
+    emit_json,
+    emit_table,
+    escape_surrogates_of,
+    fail,
+    format_option,
+    html_option,
+    load_for_cli,
     parse_transcript,
     read_transcript_text,
+    resolve_format,
     validate_messages,
+    write_report_html,
 )
-from hermes_core.payload import assemble_payload, canonical_tools
-from hermes_core.text_repair import escape_surrogates_of
-from hermes_core.tokens import IMAGE_TOKEN_ESTIMATE, count_tokens
-from hermes_core.transcript_format import Transcript
-from hermes_core.wire import anthropic_blocks
 from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
 from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 from hermes_plugins.request_log_stream import RequestLog, open_request_log
@@ -525,7 +535,7 @@ def read_rates(provider: str, model: str) -> dict[str, Any]:
     model the snapshot does not know or has no cache price for. Write rates are Anthropic's
     documented multipliers (1.25x for 5 minutes, 2x for one hour; OpenAI charges no write).
     """
-    from hermes_core.model_data import lookup, snapshot_info
+    from hermes_core.plugin import lookup, snapshot_info
 
     info = lookup(model, provider) if model else None
     ratio = info.cache_read_ratio if info is not None else None
@@ -546,7 +556,7 @@ def usd_prices(provider: str, model: str) -> dict[str, Any] | None:
     Input and cached read are the model's; a cache write (Anthropic) is the model's write price
     for 5 minutes, else 1.25x input, and 2x input for one hour (Anthropic's documented
     multipliers); OpenAI charges no write."""
-    from hermes_core.model_data import lookup, snapshot_info
+    from hermes_core.plugin import lookup, snapshot_info
 
     info = lookup(model, provider) if model else None
     if info is None or not info.input_price or info.cache_read_price is None:

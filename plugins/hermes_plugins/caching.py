@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from hermes_core import PayloadContext, hookimpl
+from hermes_core.plugin import PayloadContext, hookimpl
 from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
 
 MAX_BREAKPOINTS = 4

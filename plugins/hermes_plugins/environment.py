@@ -17,8 +17,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
-from hermes_core.config import ConfigSection, field, string
+from hermes_core.plugin import ConfigSection, PromptBlock, PromptContext, field, hookimpl, record_warning, string
 
 PROBE_TIMEOUT = 4.0
 REMOTE_TOOLS = "terminal, read_file, write_file, patch and search_files"

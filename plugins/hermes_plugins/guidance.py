@@ -12,9 +12,16 @@ from typing import Any
 
 import attrs
 
-from hermes_core import PromptBlock, PromptContext, hookimpl
-from hermes_core.config import ConfigSection, boolean, field, gate
-from hermes_core.steer import steer_marker_example
+from hermes_core.plugin import (
+    ConfigSection,
+    PromptBlock,
+    PromptContext,
+    boolean,
+    field,
+    gate,
+    hookimpl,
+    steer_marker_example,
+)
 from hermes_plugins.memory import MEMORY
 
 HELP_GUIDANCE = (

@@ -10,9 +10,15 @@ from __future__ import annotations
 
 import os
 
-from hermes_core import PromptBlock, PromptContext, hookimpl
-from hermes_core.files import max_read_bytes, read_text_bounded
-from hermes_core.injection import findings, flagged_soul
+from hermes_core.plugin import (
+    PromptBlock,
+    PromptContext,
+    findings,
+    flagged_soul,
+    hookimpl,
+    max_read_bytes,
+    read_text_bounded,
+)
 
 DEFAULT_IDENTITY = (
     "You are Hermes, an AI agent that works with tools on the user's behalf. Match the length "

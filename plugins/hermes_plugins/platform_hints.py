@@ -12,8 +12,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core import PromptBlock, PromptContext, hookimpl
-from hermes_core.config import ConfigSection, field, free_mapping
+from hermes_core.plugin import ConfigSection, PromptBlock, PromptContext, field, free_mapping, hookimpl
 
 
 @attrs.frozen(kw_only=True)

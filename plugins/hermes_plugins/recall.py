@@ -21,11 +21,8 @@ import json
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
-from hermes_core import hookimpl
 from hermes_core.archive import ArchiveError, query_words, snippet
-from hermes_core.logging import get_logger
-from hermes_core.records import ToolCallContext, ToolsContext
-from hermes_core.redaction import redact
+from hermes_core.plugin import ToolCallContext, ToolsContext, get_logger, hookimpl, redact
 from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 log = get_logger(__name__)

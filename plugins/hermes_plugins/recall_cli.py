@@ -21,8 +21,7 @@ from typing import Any
 import click
 
 from hermes_core.archive import ArchiveError, has_archive, original_message, parse_ref, query_words, snippet
-from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
-from hermes_core.redaction import redact_text
+from hermes_core.plugin import CliState, emit_json, emit_table, fail, guarded, redact_text
 from hermes_core.store_guard import budgeted
 
 

@@ -28,10 +28,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from hermes_core import hookimpl
 from hermes_core.archive import ArchiveIndex, query_words
-from hermes_core.diagnostics import record_warning
-from hermes_core.logging import get_logger
+from hermes_core.plugin import get_logger, hookimpl, record_warning
 
 log = get_logger(__name__)
 

@@ -20,8 +20,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hermes_core import InvalidMessagesError
-from hermes_core.messages import validate_messages
+from hermes_core.plugin import InvalidMessagesError, validate_messages
 from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 
 CHUNK_BYTES = 1 << 20

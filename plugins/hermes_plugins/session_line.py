@@ -12,8 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 import attrs
 
-from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
-from hermes_core.config import ConfigSection, field, string
+from hermes_core.plugin import ConfigSection, PromptBlock, PromptContext, field, hookimpl, record_warning, string
 
 
 @attrs.frozen(kw_only=True)

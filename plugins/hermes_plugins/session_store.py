@@ -20,7 +20,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from hermes_core import hookimpl
+from hermes_core.plugin import hookimpl
 from hermes_plugins.archive_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 from hermes_plugins.store_health import guard_methods
 

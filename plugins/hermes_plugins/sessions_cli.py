@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from hermes_core.archive import has_archive
-from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+from hermes_core.plugin import CliState, emit_json, emit_table, fail, guarded
 from hermes_core.store_guard import budgeted
 
 

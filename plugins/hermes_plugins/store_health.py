@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
-from hermes_core import StoreError, record_warning
+from hermes_core.plugin import StoreError, record_warning
 
 _F = TypeVar("_F", bound=Callable[..., Any])
 

@@ -19,7 +19,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from hermes_core.summarizer import (
+from hermes_core.plugin import (
     SummarizerAuthError,
     SummarizerEmptyError,
     SummarizerError,

@@ -15,14 +15,15 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
-from hermes_core import Config, hookimpl
-from hermes_core.logging import get_logger
-from hermes_core.messages import content_text
-from hermes_core.summarizer import (
+from hermes_core.plugin import (
+    Config,
     SummarizerError,
     SummarizerModelNotFoundError,
     SummarizerTimeoutError,
     SummaryRequest,
+    content_text,
+    get_logger,
+    hookimpl,
 )
 from hermes_plugins.summarizer_http import (
     DeadlineExceeded,

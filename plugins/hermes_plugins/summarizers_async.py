@@ -16,8 +16,7 @@ import weakref
 from collections.abc import AsyncIterator
 from typing import Any
 
-from hermes_core.aio import run_on_host_loop
-from hermes_core.summarizer import SummarizerError, SummaryRequest
+from hermes_core.plugin import SummarizerError, SummaryRequest, run_on_host_loop
 from hermes_plugins.summarizer_http import import_sdk
 
 #: Seconds a worker waits beyond the summariser's own timeout before giving up on the loop.

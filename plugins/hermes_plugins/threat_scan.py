@@ -31,8 +31,7 @@ import functools
 import unicodedata
 from collections.abc import Sequence
 
-from hermes_core import hookimpl
-from hermes_core.injection import HIGH, severity
+from hermes_core.plugin import HIGH, hookimpl, severity
 from hermes_plugins import threat_text
 from hermes_plugins.threat_rules import (
     HEADER_SECRET,

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_core import ContextEngine, hookimpl
-from hermes_core.messages import content_text
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.plugin import ContextEngine, content_text, estimate_message_tokens, hookimpl
 
 MARKER_KEY = "_window_dropped"
 #: Metadata that says a user-role message is not something the user asked (an agent's

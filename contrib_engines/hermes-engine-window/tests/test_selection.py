@@ -32,7 +32,7 @@ def test_console_script_sees_it():
 def test_marker_says_what_was_dropped():
     from hermes_engine_window import WindowEngine
 
-    from hermes_core import Config
+    from hermes_core.plugin import Config
     from hermes_core.testing.conformance import long_history
 
     engine = WindowEngine(config=Config())

@@ -6,9 +6,7 @@ import json
 import pytest
 from hermes_engine_window import MARKER_KEY, WindowEngine, is_request
 
-from hermes_core import Config
-from hermes_core.pairing import is_valid_pairing
-from hermes_core.transcripts import read_transcript
+from hermes_core.plugin import Config, is_valid_pairing, read_transcript
 
 TASK = "We're currently solving the following issue within our repository. ISSUE: frobnicate() drops the last item"
 

@@ -28,8 +28,7 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from hermes_core.redaction import redact
-from hermes_core.transcripts import MISSING_RESULT_TEXT
+from hermes_core.plugin import MISSING_RESULT_TEXT, redact
 
 ERROR_MAX = 300
 SCAN_WHOLE_MAX = 12_288

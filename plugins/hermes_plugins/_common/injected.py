@@ -16,7 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
+from hermes_core.plugin import content_text
 
 #: Openings of summaries written by an agent's compaction, by who wrote them.
 SUMMARY_OPENINGS: tuple[tuple[str, str], ...] = (

@@ -35,8 +35,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core import bounded
-from hermes_core.messages import content_text
+from hermes_core.plugin import bounded, content_text
 from hermes_plugins._common.injected import applied_edits
 from hermes_plugins._common.toolkinds import SHELL_TOOLS, command_of, file_actions, patch_files
 

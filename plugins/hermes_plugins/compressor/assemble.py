@@ -10,9 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.conversion import ANTHROPIC_CONTENT
-from hermes_core.pairing import TOOL_CALL_REMOVED as TOOL_CALL_REMOVED  # re-exported
-from hermes_core.pairing import repair_pairing
+from hermes_core.plugin import ANTHROPIC_CONTENT, repair_pairing
+from hermes_core.plugin import TOOL_CALL_REMOVED as TOOL_CALL_REMOVED  # re-exported
 from hermes_plugins.compressor.framing import (
     END_MARKER,
     FALLBACK_KEY,

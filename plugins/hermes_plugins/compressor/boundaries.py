@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
+from hermes_core.plugin import content_text
 from hermes_plugins.compressor.framing import (
     CONTINUATION_MARKER,
     is_summary_message,

@@ -29,13 +29,20 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hermes_core import ContextEngine, coerce_usage, record_warning
 from hermes_core.archive import held_scan
-from hermes_core.errors import HermesPluginError
-from hermes_core.logging import get_logger
-from hermes_core.redaction import redact
-from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.plugin import (
+    ABORTING_KINDS,
+    ContextEngine,
+    HermesPluginError,
+    SummarizerError,
+    SummaryRequest,
+    coerce_usage,
+    estimate_message_tokens,
+    estimate_messages_tokens,
+    get_logger,
+    record_warning,
+    redact,
+)
 from hermes_plugins._common.injected import request_text
 from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.antithrash import AntiThrash

@@ -31,10 +31,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.config import Config
-from hermes_core.pairing import answered_in_order, match_results
-from hermes_core.redaction import redact
-from hermes_core.summarizer import SummaryRequest
+from hermes_core.plugin import Config, SummaryRequest, answered_in_order, match_results, redact
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
     Failure,

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from itertools import islice
 from typing import Any, cast
 
-from hermes_core.redaction import redact
+from hermes_core.plugin import redact
 from hermes_plugins._common import failures as _failures
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_core import ContextEngine, hookimpl
+from hermes_core.plugin import ContextEngine, hookimpl
 from hermes_plugins.compressor.engine import CompressorEngine
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer
 

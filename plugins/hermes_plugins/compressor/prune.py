@@ -28,10 +28,15 @@ from typing import Any
 import attrs
 import xxhash
 
-from hermes_core import bounded
-from hermes_core.messages import content_text
-from hermes_core.pairing import Match, match_results, pending_calls
-from hermes_core.tokens import MEDIA_PART_TYPES, estimate_message_tokens
+from hermes_core.plugin import (
+    MEDIA_PART_TYPES,
+    Match,
+    bounded,
+    content_text,
+    estimate_message_tokens,
+    match_results,
+    pending_calls,
+)
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     remembered_tool_line,

@@ -6,6 +6,6 @@ masks the same secrets with the same rules; this module re-exports them for exis
 
 from __future__ import annotations
 
-from hermes_core.redaction import MASK, redact
+from hermes_core.plugin import MASK, redact
 
 __all__ = ["MASK", "redact"]

@@ -12,8 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.pairing import match_results
-from hermes_core.redaction import redact
+from hermes_core.plugin import match_results, redact
 from hermes_plugins._common.failures import NO_RESULT, is_no_result
 from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning

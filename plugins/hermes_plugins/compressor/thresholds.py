@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 import attrs
 
-from hermes_core.engine import MINIMUM_CONTEXT_LENGTH, model_threshold
+from hermes_core.plugin import MINIMUM_CONTEXT_LENGTH, model_threshold
 
 #: When the 64,000 floor swallows the effective window, trigger at this share of it instead, so
 #: small models still use most of their window and compress before the provider refuses.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hermes_core import ContextFile, ContextFileLoader, PromptContext, hookimpl
+from hermes_core.plugin import ContextFile, ContextFileLoader, PromptContext, hookimpl
 from hermes_plugins.context_files.search import project
 from hermes_plugins.context_files.sizing import fit_files
 

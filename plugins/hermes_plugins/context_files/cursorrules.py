@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from hermes_core import (
+from hermes_core.plugin import (
     ContextFile,
     ContextFileLoader,
     PromptContext,

@@ -8,7 +8,7 @@ is metadata for tools, not instructions for the model, and is dropped.
 
 from __future__ import annotations
 
-from hermes_core import ContextFile, ContextFileLoader, PromptContext, hookimpl
+from hermes_core.plugin import ContextFile, ContextFileLoader, PromptContext, hookimpl
 from hermes_plugins.context_files.search import project
 from hermes_plugins.context_files.sizing import fit_files
 

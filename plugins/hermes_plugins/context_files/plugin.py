@@ -18,17 +18,19 @@ from typing import Any
 
 import attrs
 
-from hermes_core import (
+from hermes_core.plugin import (
+    ConfigSection,
     ContextFile,
     ContextFileLoader,
     PromptBlock,
     PromptContext,
+    findings,
+    flagged_soul,
+    get_logger,
     hookimpl,
     record_warning,
+    screen_file,
 )
-from hermes_core.config import ConfigSection
-from hermes_core.injection import findings, flagged_soul, screen_file
-from hermes_core.logging import get_logger
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.search import one_build
 from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share

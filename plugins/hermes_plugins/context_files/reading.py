@@ -23,9 +23,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core import record_warning
-from hermes_core.files import FileRefused, open_regular
-from hermes_core.logging import get_logger
+from hermes_core.plugin import FileRefused, get_logger, open_regular, record_warning
 from hermes_plugins._common.truncation import part_sizes
 from hermes_plugins.context_files import workers
 

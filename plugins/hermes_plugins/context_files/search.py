@@ -10,8 +10,7 @@ from pathlib import Path
 
 import attrs
 
-from hermes_core import PromptContext
-from hermes_core.logging import get_logger
+from hermes_core.plugin import PromptContext, get_logger
 from hermes_plugins.context_files.gitroot import find_git_root
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.sizing import max_chars_for, read_timeout

@@ -13,9 +13,17 @@ from collections.abc import Sequence
 
 import attrs
 
-from hermes_core import Config, ContextFile, PromptContext, record_warning
-from hermes_core.config import ConfigSection, field, integer, number
-from hermes_core.logging import get_logger
+from hermes_core.plugin import (
+    Config,
+    ConfigSection,
+    ContextFile,
+    PromptContext,
+    field,
+    get_logger,
+    integer,
+    number,
+    record_warning,
+)
 from hermes_plugins.context_files.reading import FileText
 from hermes_plugins.context_files.truncate import Cut, splice, truncate_text
 

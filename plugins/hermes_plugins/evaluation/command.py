@@ -37,12 +37,17 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import emit_json, fail, guarded
-from hermes_core.cli.html_out import html_option, write_report_html
-from hermes_core.cli.transcripts_cmd import format_option
-from hermes_core.diagnostics import record_warning
-from hermes_core.logging import get_logger
-from hermes_core.redaction import redact
+from hermes_core.plugin import (
+    emit_json,
+    fail,
+    format_option,
+    get_logger,
+    guarded,
+    html_option,
+    record_warning,
+    redact,
+    write_report_html,
+)
 from hermes_plugins.evaluation.probes import CATEGORIES
 from hermes_plugins.evaluation.runner import evaluate, share
 
@@ -80,10 +85,9 @@ def read_conversations(
     transcript readers know (``fmt`` names one, else it is detected). A file that holds several
     (a tau-bench list) gives one per conversation, labelled ``file#N`` with the 0-based ``N``
     that ``--index N`` selects; ``index`` keeps only that one."""
-    from hermes_core import transcripts
-    from hermes_core.errors import InvalidMessagesError
+    from hermes_core.plugin import InvalidMessagesError, read_transcripts
 
-    found = transcripts.read_transcripts(path, fmt, host=host)
+    found = read_transcripts(path, fmt, host=host)
     picked = list(enumerate(found))
     if index is not None:
         if not 0 <= index < len(found):
@@ -275,7 +279,7 @@ EVAL_OWN_SESSIONS_ONLY = frozenset({"secrets_masked_in_archive"})
 def show_warnings(state: Any) -> None:
     """The run's warnings on stderr, each once and redacted (a reader's or an engine's message
     may quote the transcript); the CLI then prints none of them again."""
-    from hermes_core.diagnostics import drain_warnings
+    from hermes_core.plugin import drain_warnings
 
     seen: set[tuple[str, str]] = set()
     for warning in [*(getattr(state, "warnings", None) or ()), *drain_warnings()]:
@@ -391,7 +395,7 @@ def _transcript_paths(
 def _is_transcript_folder(path: Path, fmt: str, host: Any) -> bool:
     """Whether a reader takes the folder itself as one transcript (an OpenHands session folder:
     one event a numbered file) rather than as a folder of transcript files."""
-    from hermes_core.transcripts import sniff_format
+    from hermes_core.plugin import sniff_format
 
     if fmt.strip().lower() != "auto":
         formats = host.transcript_formats()
@@ -401,8 +405,7 @@ def _is_transcript_folder(path: Path, fmt: str, host: Any) -> bool:
 
 
 def _detects(fmt: Any, path: Path) -> bool:
-    from hermes_core.errors import InvalidMessagesError
-    from hermes_core.transcript_format import TranscriptSource
+    from hermes_core.plugin import InvalidMessagesError, TranscriptSource
 
     try:
         return fmt.detect(TranscriptSource.open(path)).confidence is not None
@@ -457,7 +460,7 @@ def _evaluate_file(
     judge: bool,
     step: Any = None,
 ) -> dict[str, Any]:
-    from hermes_core.tokens import estimate_messages_tokens
+    from hermes_core.plugin import estimate_messages_tokens
 
     item: dict[str, Any] = {
         "file": label,

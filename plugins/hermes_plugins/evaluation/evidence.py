@@ -22,9 +22,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.redaction import redact
-from hermes_core.transcripts import MISSING_RESULT_TEXT
+from hermes_core.plugin import MISSING_RESULT_TEXT, content_text, redact
 from hermes_plugins._common.failures import failure_of
 from hermes_plugins._common.injected import is_request
 

@@ -14,8 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.tokens import RequestCounter
+from hermes_core.plugin import RequestCounter, content_text
 
 ESTIMATE_MARGIN = 0.25
 PER_MESSAGE = 4

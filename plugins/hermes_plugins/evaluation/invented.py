@@ -15,10 +15,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results
-from hermes_core.redaction import redact
-from hermes_core.transcripts import MISSING_RESULT_TEXT
+from hermes_core.plugin import MISSING_RESULT_TEXT, content_text, match_results, redact
 from hermes_plugins._common.injected import is_observation
 from hermes_plugins._common.toolkinds import is_read_tool
 from hermes_plugins.evaluation.evidence import failure_line, pasted_tool_output

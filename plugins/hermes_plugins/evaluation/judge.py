@@ -13,8 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.summarizer import SummarizerError, SummaryRequest
+from hermes_core.plugin import SummarizerError, SummaryRequest, content_text
 from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.probes import Probe, one_line
 

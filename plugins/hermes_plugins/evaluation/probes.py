@@ -29,10 +29,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core import bounded
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results
-from hermes_core.redaction import redact
+from hermes_core.plugin import bounded, content_text, match_results, redact
 from hermes_plugins._common.injected import is_observation, pasted_result, requests_of
 from hermes_plugins._common.textedits import message_edits
 from hermes_plugins._common.toolkinds import command_of, file_actions, is_read_tool, is_shell_tool

@@ -27,13 +27,18 @@ from typing import Any
 
 import attrs
 
-from hermes_core import bounded
 from hermes_core.archive import message_text
-from hermes_core.logging import get_logger
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results, pairing_problems
-from hermes_core.redaction import MASK, plain_masks, redact
-from hermes_core.tokens import estimate_messages_tokens
+from hermes_core.plugin import (
+    MASK,
+    bounded,
+    content_text,
+    estimate_messages_tokens,
+    get_logger,
+    match_results,
+    pairing_problems,
+    plain_masks,
+    redact,
+)
 from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.fit import count_fit
 from hermes_plugins.evaluation.index import ContextIndex
@@ -339,7 +344,7 @@ def evaluate(
     home: Any = None,
 ) -> dict[str, Any]:
     """Compress ``messages`` with ``engine`` at ``context_length`` and score the probes."""
-    from hermes_core.session import Session
+    from hermes_core import Session
 
     config = attrs.evolve(config, context=attrs.evolve(config.context, engine=engine))
     session = Session.open(config=config, host=host, persist=False, context_length=context_length,

@@ -16,16 +16,14 @@ from typing import Any
 
 import click
 
-from hermes_core.cli import guarded
-from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
+from hermes_core.plugin import format_option, guarded, load_for_cli
 
 
 def build_report(state: Any, path: Path, *, engines: list[str], window: int | None, provider: str,
                  model: str, transcript_format: str = "auto", transcript_index: int | None = None,
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
-    from hermes_core import PayloadContext
-    from hermes_core.tokens import estimate_messages_tokens
+    from hermes_core.plugin import PayloadContext, estimate_messages_tokens
     from hermes_plugins.cache_report import CacheSimulator, read_rates, replay, usd_prices
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
@@ -38,7 +36,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
     transcript = load_for_cli(state, path, transcript_format, transcript_index)
     messages = list(transcript.chat_messages())
     if not messages:
-        from hermes_core.cli import fail
+        from hermes_core.plugin import fail
 
         fail(f"{path}: holds no message to report on")
     model = model or str(transcript.model or "")
@@ -138,7 +136,7 @@ def report_command(state: Any, transcript: Path, html_out: Path | None, as_json:
                    window: int | None, provider: str, ttl: str | None, model: str, transcript_format: str,
                    transcript_index: int | None) -> None:
     """One report of a session: timeline, compactions, probes, cache economy (--html FILE: one offline page)."""
-    from hermes_core.cli import emit_json, fail
+    from hermes_core.plugin import emit_json, fail
     from hermes_plugins.evaluation.command import show_warnings
     from hermes_plugins.report.html import render_html
 

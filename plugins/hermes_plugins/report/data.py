@@ -19,9 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.plugin import content_text, estimate_message_tokens, estimate_messages_tokens, match_results
 
 #: Most points (messages or buckets of them) a timeline holds; longer sessions are aggregated.
 MAX_POINTS = 600

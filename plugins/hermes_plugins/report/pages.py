@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.tokens import estimate_message_tokens
+from hermes_core.plugin import estimate_message_tokens
 from hermes_plugins.report.data import compaction_detail, timeline
 
 

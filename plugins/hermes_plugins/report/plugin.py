@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hermes_core import hookimpl
+from hermes_core.plugin import hookimpl
 
 
 @hookimpl(trylast=True)

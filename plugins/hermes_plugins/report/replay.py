@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.tokens import estimate_message_tokens, estimate_messages_tokens
+from hermes_core.plugin import estimate_message_tokens, estimate_messages_tokens
 from hermes_plugins.cache_report import request_ends
 from hermes_plugins.report.data import compaction_detail
 
@@ -63,7 +63,7 @@ def lived_requests(
     order; when exhausted, ``into`` holds what ``replay_session`` returns. A message object
     stays the same object from request to request until a compaction replaces it (the cache
     simulator compares by identity)."""
-    from hermes_core.session import Session
+    from hermes_core import Session
     from hermes_plugins.report.spills import ReplaySpills
 
     config = attrs.evolve(config, context=attrs.evolve(config.context, engine=engine))

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.pairing import match_results
+from hermes_core.plugin import match_results
 
 OPEN_TAG = "<persisted-output>"
 
@@ -41,7 +41,7 @@ class ReplaySpills:
 
     def __init__(self, messages: Sequence[Mapping[str, Any]], *, config: Any, host: Any,
                  context_length: int, model: str = "") -> None:
-        from hermes_core.session import Session
+        from hermes_core import Session
 
         self._messages = messages
         self._answers = match_results(messages)[0]

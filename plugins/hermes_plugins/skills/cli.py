@@ -15,8 +15,7 @@ from typing import Any
 
 import click
 
-from hermes_core import PromptContext
-from hermes_core.cli import CliState, emit_json, emit_table, guarded
+from hermes_core.plugin import CliState, PromptContext, emit_json, emit_table, guarded
 from hermes_plugins.skills.index import load_sources, select
 from hermes_plugins.skills.inputs import request_for
 from hermes_plugins.skills.metadata import (

@@ -27,7 +27,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.files import DEFAULT_MAX_BYTES, FileRefused, open_regular, read_fd_bounded
+from hermes_core.plugin import DEFAULT_MAX_BYTES, FileRefused, open_regular, read_fd_bounded
 from hermes_plugins.skills.frontmatter import parse_frontmatter, parse_source
 from hermes_plugins.skills.metadata import (
     ROW_CATEGORY,

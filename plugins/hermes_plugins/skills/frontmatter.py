@@ -18,7 +18,7 @@ from typing import Any
 import yaml
 from yaml.resolver import Resolver
 
-from hermes_core.safeyaml import load_yaml
+from hermes_core.plugin import load_yaml
 
 _END_FENCE = re.compile(r"\n---[ \t\r]*(?:\n|\Z)")
 #: Frontmatter longer than this is not parsed (only ``salvage`` reads its name and description).

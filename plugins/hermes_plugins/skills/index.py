@@ -16,9 +16,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from hermes_core import PromptBlock
-from hermes_core.files import DEFAULT_MAX_BYTES
-from hermes_core.logging import get_logger
+from hermes_core.plugin import DEFAULT_MAX_BYTES, PromptBlock, get_logger
 from hermes_plugins.skills.discovery import Progress, SourceScan, scan_source
 from hermes_plugins.skills.filters import hidden_reason
 from hermes_plugins.skills.metadata import ROW_CONDITIONS, ROW_DIR, ROW_NAME

@@ -13,8 +13,7 @@ import re
 import sys
 from collections.abc import Mapping, Sequence
 
-from hermes_core import PromptContext, SkillSource
-from hermes_core.files import max_read_bytes
+from hermes_core.plugin import PromptContext, SkillSource, max_read_bytes
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.filters import (
     current_environments,

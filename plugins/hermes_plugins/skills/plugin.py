@@ -19,16 +19,16 @@ from typing import Any
 
 import attrs
 
-from hermes_core import (
+from hermes_core.plugin import (
+    ConfigSection,
     PromptBlock,
     PromptContext,
     SkillSource,
+    findings,
     hookimpl,
+    host_state,
     record_warning,
 )
-from hermes_core.config import ConfigSection
-from hermes_core.host import host_state
-from hermes_core.injection import findings
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.index import (
     PLUGIN,

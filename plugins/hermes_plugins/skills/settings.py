@@ -7,7 +7,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import ConfigSection, field, free_mapping, integer, number, string_list
+from hermes_core.plugin import ConfigSection, field, free_mapping, integer, number, string_list
 
 
 @attrs.frozen(kw_only=True)

@@ -21,8 +21,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hermes_core.files import FileRefused, open_regular, read_fd_bounded
-from hermes_core.logging import get_logger
+from hermes_core.plugin import FileRefused, get_logger, open_regular, read_fd_bounded
 from hermes_plugins.skills.discovery import SourceScan
 
 try:

@@ -21,8 +21,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import Config
-from hermes_core.frozen import FrozenTools
+from hermes_core.plugin import Config, FrozenTools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
 from hermes_plugins.tools.catalog import (

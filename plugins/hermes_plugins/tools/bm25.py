@@ -35,7 +35,7 @@ from typing import Any, NamedTuple
 
 import attrs
 
-from hermes_core.frozen import FrozenTools, all_frozen
+from hermes_core.plugin import FrozenTools, all_frozen
 from hermes_plugins.tools.sources import source_label
 from hermes_plugins.tools.state import ToolSearchState
 
@@ -69,7 +69,7 @@ def _load_stemmer() -> Any:
     try:
         import snowballstemmer  # type: ignore[import-untyped]
     except ImportError:
-        from hermes_core import record_warning
+        from hermes_core.plugin import record_warning
 
         record_warning(
             "tool_search_stemmer_missing",

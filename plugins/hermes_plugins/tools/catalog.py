@@ -23,8 +23,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import Config
-from hermes_core.frozen import FrozenTools, as_frozen_tools
+from hermes_core.plugin import Config, FrozenTools, as_frozen_tools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_plugins.tools.sources import UNKNOWN_SOURCE, source_label

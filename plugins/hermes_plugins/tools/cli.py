@@ -17,8 +17,7 @@ from typing import Any
 
 import click
 
-from hermes_core import bounded
-from hermes_core.cli import CliState, emit_json, emit_table, fail, guarded
+from hermes_core.plugin import CliState, bounded, emit_json, emit_table, fail, guarded
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.catalog import (

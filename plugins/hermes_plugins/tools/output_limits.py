@@ -25,10 +25,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import Config, load_config, resolve_home
-from hermes_core.diagnostics import record_warning
-from hermes_core.errors import ConfigError
-from hermes_core.host import host_state
+from hermes_core.plugin import Config, ConfigError, host_state, load_config, record_warning, resolve_home
 from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 DEFAULT_MAX_BYTES = 50_000

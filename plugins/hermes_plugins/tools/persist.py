@@ -26,9 +26,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core import bounded
-from hermes_core.diagnostics import record_warning
-from hermes_core.logging import get_logger
+from hermes_core.plugin import bounded, get_logger, record_warning
 from hermes_plugins.tools.writers import (
     LocalWriter,
     SpillPrunes,

@@ -26,8 +26,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol
 
-from hermes_core import bounded
-from hermes_core.logging import get_logger
+from hermes_core.plugin import bounded, get_logger
 
 if TYPE_CHECKING:
     from jsonschema.exceptions import ValidationError

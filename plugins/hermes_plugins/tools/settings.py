@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import attrs
 
-from hermes_core.config import ConfigSection, clamped, field, integer, name_list, section, tri_state
+from hermes_core.plugin import ConfigSection, clamped, field, integer, name_list, section, tri_state
 
 
 @attrs.frozen(kw_only=True)

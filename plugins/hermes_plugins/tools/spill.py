@@ -24,10 +24,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core import hookimpl, record_warning
-from hermes_core.config import ConfigSection
-from hermes_core.records import ToolCallContext, ToolsContext
-from hermes_core.redaction import Redactor, redact_text
+from hermes_core.plugin import (
+    ConfigSection,
+    Redactor,
+    ToolCallContext,
+    ToolsContext,
+    hookimpl,
+    record_warning,
+    redact_text,
+)
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
     cap_page,

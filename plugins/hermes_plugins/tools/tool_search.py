@@ -20,11 +20,14 @@ from collections.abc import Mapping, Sequence
 from itertools import repeat
 from typing import Any, TypeGuard
 
-from hermes_core import hookimpl
-from hermes_core.config import ConfigSection
-from hermes_core.diagnostics import record_warning
-from hermes_core.logging import get_logger, stdlib_name
-from hermes_core.records import ToolCallContext, ToolsContext
+from hermes_core.plugin import (
+    ConfigSection,
+    ToolCallContext,
+    ToolsContext,
+    get_logger,
+    hookimpl,
+    record_warning,
+)
 from hermes_plugins.tools.assembly import assemble_tool_defs
 from hermes_plugins.tools.bridge import answer_bridge_call
 from hermes_plugins.tools.catalog import (
@@ -39,9 +42,8 @@ from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.state import state_of
 
 log = get_logger(__name__)
-#: The stdlib level check behind ``log`` (cached by logging; ~0.1 us against ~3 us for a
-#: disabled structlog call, which binds a logger first).
-_debug = logging.getLogger(stdlib_name(__name__)).isEnabledFor
+#: The level check alone (cached by logging), so a per-call event is not built for nobody.
+_debug = log.isEnabledFor
 
 
 @hookimpl

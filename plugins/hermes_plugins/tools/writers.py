@@ -34,9 +34,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.config import resolve_home
-from hermes_core.files import read_bytes_bounded
-from hermes_core.logging import get_logger
+from hermes_core.plugin import get_logger, read_bytes_bounded, resolve_home
 
 log = get_logger(__name__)
 

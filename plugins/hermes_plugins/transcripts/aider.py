@@ -11,7 +11,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import reads
 
 NAME = "aider"

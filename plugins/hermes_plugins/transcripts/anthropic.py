@@ -14,10 +14,16 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core import bounded
-from hermes_core.messages import content_text
-from hermes_core.pairing import match_results
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+    bounded,
+    content_text,
+    match_results,
+)
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     has_anthropic_blocks,

@@ -14,7 +14,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
     Detection,
     Transcript,
     TranscriptFormat,

@@ -17,7 +17,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import (
     assistant_from_blocks,
     head_objects,

@@ -30,13 +30,13 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from hermes_core.messages import content_text
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
+    content_text,
     make_tool_call,
 )
 from hermes_plugins.transcripts.common import (

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,

@@ -9,12 +9,13 @@ import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-from hermes_core.messages import ROLES, content_text
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
+    ROLES,
     Detection,
     ReportBuilder,
     Transcript,
     TranscriptSource,
+    content_text,
     image_placeholder,
     make_tool_call,
 )

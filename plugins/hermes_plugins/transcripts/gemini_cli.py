@@ -37,7 +37,7 @@ import json
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,

@@ -14,8 +14,14 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    InvalidMessagesError,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import document_list, mark_user_text, reads, run_transcript, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
 from hermes_plugins.transcripts.sqlite_db import columns, read_database, schema_of

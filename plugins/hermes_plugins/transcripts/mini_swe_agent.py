@@ -17,9 +17,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.messages import ROLES, validate_messages
-from hermes_core.transcript_format import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    ROLES,
+    Detection,
+    InvalidMessagesError,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+    validate_messages,
+)
 from hermes_plugins.transcripts.common import (
     document_list,
     mapping,

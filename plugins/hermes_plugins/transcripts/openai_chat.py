@@ -9,16 +9,17 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.messages import ROLES, validate_messages
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
+    ROLES,
     Detection,
+    InvalidMessagesError,
     ReportBuilder,
     Transcript,
     TranscriptFormat,
     TranscriptSource,
     check_depth,
     image_placeholder,
+    validate_messages,
 )
 from hermes_plugins.transcripts.common import (
     CALL_BLOCKS,

@@ -24,8 +24,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcript_format import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import Detection, InvalidMessagesError, Transcript, TranscriptFormat, TranscriptSource
 from hermes_plugins.transcripts.common import mapping, reads
 from hermes_plugins.transcripts.openhands import EventConverter
 from hermes_plugins.transcripts.openhands_sdk import SdkEventConverter

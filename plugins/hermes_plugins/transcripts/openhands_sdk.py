@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcript_format import ReportBuilder, image_placeholder, make_tool_call
+from hermes_core.plugin import ReportBuilder, image_placeholder, make_tool_call
 from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, simplify_parts, tag, unknown_role_message
 
 _ERROR_PREFIX = "Tool Execution Error. "

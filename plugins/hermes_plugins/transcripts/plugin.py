@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from hermes_core import hookimpl
-from hermes_core.transcript_format import TranscriptFormat
+from hermes_core.plugin import TranscriptFormat, hookimpl
 from hermes_plugins.transcripts import (
     aider,
     anthropic,

@@ -13,9 +13,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.messages import validate_messages
-from hermes_core.transcript_format import Detection, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    InvalidMessagesError,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+    validate_messages,
+)
 from hermes_plugins.transcripts.openai_chat import convert_message
 
 NAME = "request-log"

@@ -13,8 +13,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.responses import responses_input, responses_tool
-from hermes_core.transcript_format import (
+from hermes_core.plugin import (
     Detection,
     ReportBuilder,
     Transcript,
@@ -22,6 +21,8 @@ from hermes_core.transcript_format import (
     TranscriptSource,
     image_placeholder,
     make_tool_call,
+    responses_input,
+    responses_tool,
 )
 from hermes_plugins.transcripts.common import listed, mapping, mark_user_text, simplify_parts, tag
 from hermes_plugins.transcripts.openai_chat import dumps

@@ -7,8 +7,7 @@ import sqlite3
 from collections.abc import Callable
 from typing import TypeVar
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcript_format import TranscriptSource
+from hermes_core.plugin import InvalidMessagesError, TranscriptSource
 
 _T = TypeVar("_T")
 

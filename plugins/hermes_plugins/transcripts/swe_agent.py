@@ -16,7 +16,13 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import document_list, mapping, reads, with_list
 from hermes_plugins.transcripts.openai_chat import convert_message
 

@@ -10,8 +10,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from hermes_core.errors import InvalidMessagesError
-from hermes_core.transcript_format import Detection, ReportBuilder, Transcript, TranscriptFormat, TranscriptSource
+from hermes_core.plugin import (
+    Detection,
+    InvalidMessagesError,
+    ReportBuilder,
+    Transcript,
+    TranscriptFormat,
+    TranscriptSource,
+)
 from hermes_plugins.transcripts.common import reads, run_transcript
 from hermes_plugins.transcripts.openai_chat import convert_message
 
