@@ -14,7 +14,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.injection import HIGH, describe, severity
+from hermes_core.plugin import HIGH, describe, severity
 from hermes_plugins.skills.metadata import ROW_LINE, ROW_NAME, ROW_PATH
 
 #: The scanners' findings for one text (``hermes_core.injection.findings`` with a context bound).
