@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
     from hermes_core.model_data import ModelInfo
+    from hermes_core.payload import BuiltRequest
     from hermes_core.turn import TurnResult
 
 log = get_logger("hermes_core.session")
@@ -638,13 +639,13 @@ class Session:
         ``messages`` that break the tool-call pairing rule are repaired (and reported in
         ``warnings``) before the payload is built, compressed or not.
         """
-        return self._payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)
+        return self._payload(messages, provider=provider, tools=tools, ephemeral=ephemeral).payload
 
     def _payload(
         self, messages: Sequence[Any], *, provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
         count_responses: bool = False,
-    ) -> Any:
+    ) -> BuiltRequest:
         from hermes_core.payload import lay_out_request
 
         try:
@@ -657,7 +658,7 @@ class Session:
             )
             if count_responses:
                 self._warn_responses_left_out(checked)
-            return built if not copy else built.payload
+            return built
         finally:
             self.message_cache.forget_proof()
 
