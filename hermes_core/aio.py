@@ -43,6 +43,8 @@ _T = TypeVar("_T")
 #: Worker threads for all async sessions of the process (they mostly wait on the loop).
 MAX_WORKERS = 64
 
+# Plumbing, not a memo: the loop of the AsyncSession whose step this worker runs, for a
+# summariser called deep inside it (a parameter would cross the engine and summariser APIs).
 _host_loop: contextvars.ContextVar[asyncio.AbstractEventLoop | None] = contextvars.ContextVar(
     "hermes_host_loop", default=None
 )

@@ -78,6 +78,8 @@ class CallLog:
         return None
 
 
+# Plumbing, not a memo: pluggy calls the guard wrappers with the hook's arguments alone, so the
+# call in progress reaches them through the context.
 CURRENT: ContextVar[CallLog | None] = ContextVar("hermes_hook_call_log", default=None)
 
 

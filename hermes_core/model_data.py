@@ -52,6 +52,7 @@ class ModelInfo:
         return None
 
 
+# A pure memo: the file ships with the package and does not change while the process runs.
 @functools.lru_cache(maxsize=1)
 def _snapshot() -> Mapping[str, Any]:
     # A plain file read: importlib.resources costs ~25 ms of imports on first use.

@@ -86,10 +86,6 @@ def _has_dropped_key(mapping: Mapping[str, Any]) -> bool:
     return False
 
 
-def _has_marker(block: Any) -> bool:
-    return isinstance(block, Mapping) and CACHE_CONTROL in block
-
-
 def user_breakpoints(message: Mapping[str, Any]) -> int:
     """``cache_control`` markers a history message carries on its content blocks (the host's
     own, kept and counted against Anthropic's limit of four)."""

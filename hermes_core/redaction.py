@@ -228,6 +228,7 @@ _OPTIONAL = {
     "azure_ad": _AZURE_AD_SRC, "mailchimp": _MAILCHIMP_SRC, "telegram": _TELEGRAM_SRC,
     "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC, "aws": _AWS_SECRET_SRC,
 }
+# A pure memo: a compiled pattern is immutable and a function of the family set alone.
 _COMPILED: dict[frozenset[str], re.Pattern[str]] = {}
 _COMPILED_LOCK = threading.Lock()
 

@@ -51,6 +51,7 @@ if TYPE_CHECKING:
     from hermes_core.engine import ContextEngine
     from hermes_core.host import PluginHost
     from hermes_core.model_data import ModelInfo
+    from hermes_core.payload import BuiltRequest
     from hermes_core.turn import TurnResult
 
 log = get_logger("hermes_core.session")
@@ -411,7 +412,8 @@ class Session:
         name = provider if provider is not None else self.provider
         if wire_format(name) == "anthropic":  # the Responses API is OpenAI's: its cache layout
             name = "openai"
-        payload, checked = self._checked_payload(messages, provider=name, tools=tools, ephemeral=ephemeral)
+        built, checked = self._checked_payload(messages, provider=name, tools=tools, ephemeral=ephemeral)
+        payload = built.payload
         with self._lock:  # each message's items are kept for the next turn (InputCache)
             out, conversion = responses_kwargs(payload, checked, max_output_tokens=max_tokens or self.max_tokens,
                                                cache=self._responses.inputs)
@@ -438,15 +440,14 @@ class Session:
         ``messages`` that break the tool-call pairing rule are repaired (and reported in
         ``warnings``) before the payload is built, compressed or not.
         """
-        return self._checked_payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)[0]
+        return self._checked_payload(messages, provider=provider, tools=tools, ephemeral=ephemeral)[0].payload
 
     def _checked_payload(
         self, messages: Sequence[Any], *, provider: str | None,
         tools: Sequence[Mapping[str, Any]] | None, ephemeral: str | None, copy: bool = True,
         count_responses: bool = False,
-    ) -> tuple[Any, list[dict[str, Any]]]:
-        # The payload (LaidOut when copy=False) and the messages it was built from: normalised,
-        # pairing checked.
+    ) -> tuple[BuiltRequest, list[dict[str, Any]]]:
+        # The request built and the messages it was built from: normalised, pairing checked.
         try:
             checked = self._collect(
                 self._pairing.check, self._collect(self._normalized, messages, prove=True),
@@ -457,7 +458,7 @@ class Session:
             )
             if count_responses:
                 self._warn_responses_left_out(checked)
-            return (built if not copy else built.payload), checked
+            return built, checked
         finally:
             self.message_cache.forget_proof()
 

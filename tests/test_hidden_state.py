@@ -1,4 +1,4 @@
-"""No hidden caches in the core: every ContextVar, thread-local and memo decorator is listed.
+"""No hidden caches: every ContextVar, thread-local and memo decorator is listed with a reason.
 
 A value remembered outside the arguments makes a function that looks pure depend on what an
 earlier caller left (issue 33). What the core keeps must be passed where it is used (a
@@ -41,6 +41,24 @@ ALLOWED = {
         "a", "not converted yet: the archive moves into a plugin (lane archive)"),
 }
 
+#: The same in the plugins and the contrib engine. Only new ones fail here (their files are
+#: other lanes' this session); a ContextVar or thread-local a plugin needs belongs on its
+#: host state (``host.state``) or in its records when it remembers results.
+PLUGINS_ALLOWED = {
+    ("plugins/hermes_plugins/caching.py", "prompt_cache_key"): ("b", "session id -> its digest"),
+    ("plugins/hermes_plugins/tools/sources.py", "_label_of_source"): ("b", "source -> display label"),
+    ("plugins/hermes_plugins/tools/bridge.py", "_search_description"): (
+        "b", "count and listing text -> description text"),
+    ("plugins/hermes_plugins/tools/catalog.py", "_defer_set"): ("b", "tuple -> frozenset"),
+    ("plugins/hermes_plugins/threat_scan.py", "_remembered"): (
+        "b", "text and scope -> findings under the constant rules (256 texts of <= 64K chars)"),
+    ("plugins/hermes_plugins/threat_text.py", "confusable_map"): ("b", "a data file, read once"),
+    ("plugins/hermes_plugins/tools/catalog.py", "_trusted"): (
+        "a", "not converted yet: the split a session's assembly made this turn, for the bridge"),
+    ("plugins/hermes_plugins/context_files/search.py", "_BUILD"): (
+        "a", "not converted yet: where each cwd led within one prompt build (one_build)"),
+}
+
 _FACTORIES = frozenset({"ContextVar", "local"})
 _MEMO_DECORATORS = frozenset({"lru_cache", "cache"})
 
@@ -74,16 +92,16 @@ def hidden_state(source: str) -> set[str]:
     return found
 
 
-def _core_state() -> set[tuple[str, str]]:
+def _state_under(*folders: str) -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
-    for path in sorted((ROOT / "hermes_core").rglob("*.py")):
+    for path in sorted(p for folder in folders for p in (ROOT / folder).rglob("*.py")):
         rel = path.relative_to(ROOT).as_posix()
         out.update((rel, name) for name in hidden_state(path.read_text(encoding="utf-8")))
     return out
 
 
 def test_the_core_keeps_only_listed_context_vars_thread_locals_and_memos() -> None:
-    state = _core_state()
+    state = _state_under("hermes_core")
     unlisted = sorted(state - ALLOWED.keys())
     assert not unlisted, (
         f"hidden state {unlisted}: pass the value where it is used (a per-session or per-host "
@@ -91,6 +109,14 @@ def test_the_core_keeps_only_listed_context_vars_thread_locals_and_memos() -> No
     )
     stale = sorted(ALLOWED.keys() - state)
     assert not stale, f"ALLOWED lists state that is gone; remove {stale}"
+
+
+def test_plugins_add_no_unlisted_context_vars_thread_locals_or_memos() -> None:
+    unlisted = sorted(_state_under("plugins", "contrib_engines") - PLUGINS_ALLOWED.keys())
+    assert not unlisted, (
+        f"hidden state {unlisted}: keep it on the plugin host (host.state, docs/plugin-guide.md) "
+        "or pass it where it is used; a pure memo goes into PLUGINS_ALLOWED with its reason"
+    )
 
 
 def test_the_scan_sees_each_kind() -> None:
