@@ -1,7 +1,7 @@
 """The configuration model: ``$HERMES_HOME/config.yaml`` read into frozen attrs sections.
 
 The core declares only the keys the core itself reads (engine selection, ``compression.*``
-that every engine honours, ``plugins``, the session store, the archive, file bounds, the
+that every engine honours, ``plugins``, the session store, file bounds, the
 threat-scan allow list, the agent keys the Session reads, prompt caching's TTL). Every other
 key belongs to the plugin that reads it, declared through ``hermes_config_sections`` as a
 ``ConfigSection`` - a built-in exactly as a third party - and read with
@@ -187,21 +187,6 @@ class SessionStoreSection:
     )
 
 
-@attrs.frozen(kw_only=True)
-class ArchiveSection:
-    enabled: bool = field(True, boolean, doc="archive what compaction removes (recall tools)")
-    max_age_days: float | None = field(
-        90.0, number(0.0, optional=True, low_open=True), doc="hermes-ctx history prune removes older entries"
-    )
-    max_bytes_per_session: int | None = field(
-        256 << 20, integer(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
-    )
-    keep_secrets: bool = field(
-        False, boolean,
-        doc="UNSAFE: store archived messages and spill files with secrets verbatim (default: masked)",
-    )
-
-
 def _allow_map(value: Any) -> Mapping[str, tuple[str, ...]]:
     pairs = free_mapping(value)
     return {str(key): string_list(entries) for key, entries in pairs.items()}
@@ -239,7 +224,6 @@ class Config:
     prompt_caching: PromptCachingSection = section(PromptCachingSection)
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
-    archive: ArchiveSection = section(ArchiveSection)
     session_store: SessionStoreSection = section(SessionStoreSection)
     files: FilesSection = section(FilesSection)
     threat_scan: ThreatScanSection = section(ThreatScanSection)

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookimpl
-from hermes_plugins.archive_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
+from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins.archive.sqlite_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 from hermes_plugins.store_health import guard_methods
 
 DB_NAME = "sessions.db"
@@ -58,7 +59,7 @@ def close_connections() -> None:
 
 class SQLiteSessionStore(SQLiteArchive):
     """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write), and the
-    session archive (``archive_*``, see ``hermes_plugins.archive_store``) in the same file.
+    session archive (``archive_*``, see ``hermes_plugins.archive.sqlite_store``) in the same file.
 
     One connection per (process, file) is kept open and shared by every store object on that
     file: opening and closing a WAL database per call would checkpoint and delete the WAL file
@@ -187,10 +188,7 @@ def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore | None:
     section = getattr(config, "session_store", None)
     if getattr(section, "backend", "sqlite") == "redis" and importlib.util.find_spec("redis") is not None:
         return None  # the redis_store plugin answers (config decides, never hook order)
-    archive = getattr(config, "archive", None)
-    return SQLiteSessionStore(
-        Path(home) / DB_NAME, archive_max_bytes=getattr(archive, "max_bytes_per_session", None)
-    )
+    return SQLiteSessionStore(Path(home) / DB_NAME, archive_max_bytes=config.section(ARCHIVE).max_bytes_per_session)
 
 
 guard_methods(SQLiteSessionStore, ("get_prompt", "put_prompt", "get_static_prefix", "session_prompts", "delete_prompt"))

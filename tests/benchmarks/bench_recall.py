@@ -38,9 +38,11 @@ import pytest
 from bench_compressor import reference_pass, synthetic_history
 
 from hermes_core import Session
-from hermes_core.archive import SessionArchive, fts_match, message_text, query_words
 from hermes_core.config import load_config
-from hermes_plugins import archive_store
+from hermes_plugins.archive import sqlite_store as archive_store
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import fts_match, message_text, query_words
+from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 SCALE = float(os.environ.get("HERMES_BENCH_SCALE_100K", "0.1"))
@@ -112,13 +114,13 @@ def test_archiving_a_compaction_vs_the_compaction(
             if not archive:
                 cpu["off"].append(took)
             else:
-                session.archive.flush()
+                archive_of(session).flush()
                 took, answer = _cpu(lambda s=session: s.handle_tool_call("context_search", {"query": "48213"}))
                 assert "throughput measured: 48213" in answer
                 cpu["index"].append(took)
                 cpu["request"].append(sum(spent["request"]))
                 cpu["store"].append(sum(spent["store"]))
-                archived = len(session.archive)
+                archived = len(archive_of(session))
             session.close()
         gc.collect()
         cpu["floor"].append(_cpu(lambda: reference_pass(history))[0])

@@ -30,8 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from hermes_core import ContextEngine, coerce_usage, record_warning
-from hermes_core.archive import held_scan
 from hermes_core.errors import HermesPluginError
+from hermes_core.history_scan import held_scan
 from hermes_core.logging import get_logger
 from hermes_core.redaction import redact
 from hermes_core.summarizer import ABORTING_KINDS, SummarizerError, SummaryRequest

@@ -28,12 +28,13 @@ from typing import Any
 import attrs
 
 from hermes_core import bounded
-from hermes_core.archive import message_text
 from hermes_core.logging import get_logger
 from hermes_core.messages import content_text
 from hermes_core.pairing import match_results, pairing_problems
 from hermes_core.redaction import MASK, plain_masks, redact
 from hermes_core.tokens import estimate_messages_tokens
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import message_text
 from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.fit import count_fit
 from hermes_plugins.evaluation.index import ContextIndex
@@ -182,8 +183,8 @@ class Recall:
                 (tool.get("function") or {}).get("name")
                 for tool in self.session.assemble_tools([]) if isinstance(tool, Mapping)
             }
-            if "context_search" in offered and "context_expand" in offered:
-                archive = self.session.archive
+            archive = archive_of(self.session)
+            if archive is not None and "context_search" in offered and "context_expand" in offered:
                 store, session_id = archive.store, archive.session_id
                 archive.flush()
                 for ref in sorted(store.archive_refs(session_id)):
@@ -432,8 +433,10 @@ def evaluate(
 def archived_refs(session: Any) -> dict[str, list[str]]:
     """Archived original text -> its references (sorted), from ``session``'s archive."""
     out: dict[str, list[str]] = {}
+    archive = archive_of(session)
+    if archive is None:
+        return out
     try:
-        archive = session.archive
         archive.flush()
         store, session_id = archive.store, archive.session_id
         for ref in sorted(store.archive_refs(session_id)):

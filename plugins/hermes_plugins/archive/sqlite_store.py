@@ -37,9 +37,10 @@ from typing import Any
 
 import orjson
 
-from hermes_core.archive import FTS_COLUMNS, ArchivedBatch, fts_search, identifier_parts, indexable, query_words
 from hermes_core.files import open_regular
 from hermes_core.logging import get_logger
+from hermes_plugins.archive.batch import ArchivedBatch
+from hermes_plugins.archive.search import FTS_COLUMNS, fts_search, identifier_parts, indexable, query_words
 from hermes_plugins.store_health import guard_methods
 
 log = get_logger(__name__)
