@@ -16,7 +16,6 @@ from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore
 
 from recall_support import TestEngines, history
 
-
 WINDOW = 64_000
 
 
