@@ -169,12 +169,7 @@ class TerminalSection:
 
 @attrs.frozen(kw_only=True)
 class SessionStoreSection:
-    backend: str = field("sqlite", string(choices=("sqlite", "redis")), doc="sqlite (HERMES_HOME) or redis")
-    url: str = field("redis://127.0.0.1:6379/0", string(), doc="the Redis server (backend: redis)")
-    key_prefix: str = field("hermes:", string(), doc="prefix of every Redis key")
-    ttl_seconds: int | None = field(
-        None, integer(1, optional=True), doc="Redis keys of a session expire this long after its last write"
-    )
+    # The Session's own keys, whatever the store; the store plugins add backend, url ...
     lease_ttl_seconds: float = field(
         30.0, number(0.0, low_open=True), doc="a compaction lease expires this long after its last renewal"
     )

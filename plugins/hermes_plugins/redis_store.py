@@ -29,10 +29,12 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hermes_core import hookimpl
+from hermes_core.config import ConfigSection
 from hermes_core.diagnostics import record_warning
 from hermes_core.logging import get_logger
 from hermes_plugins.archive.search import ArchiveIndex, query_words
 from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins.store_settings import REDIS, STORE_BACKEND
 
 log = get_logger(__name__)
 
@@ -493,11 +495,16 @@ def _stats(session_id: str, raw: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+@hookimpl
+def hermes_config_sections() -> ConfigSection[Any]:
+    return REDIS
+
+
 @hookimpl(trylast=True)
 def hermes_session_store(home: Any, config: Any) -> RedisSessionStore | None:
-    section = getattr(config, "session_store", None)
-    if section is None or section.backend != "redis":
+    if config.section(STORE_BACKEND).backend != "redis":
         return None
+    section = config.section(REDIS)
     try:
         return RedisSessionStore(
             section.url, key_prefix=section.key_prefix, ttl_seconds=section.ttl_seconds,

@@ -21,9 +21,11 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core import hookimpl
+from hermes_core.config import ConfigSection
 from hermes_plugins.archive.settings import ARCHIVE
 from hermes_plugins.archive.sqlite_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 from hermes_plugins.store_health import guard_methods
+from hermes_plugins.store_settings import STORE_BACKEND
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -183,10 +185,14 @@ def hermes_cli_register_commands(cli: Any) -> None:
         cli.add_command(sessions_group)
 
 
+@hookimpl
+def hermes_config_sections() -> ConfigSection[Any]:
+    return STORE_BACKEND
+
+
 @hookimpl(trylast=True)
 def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore | None:
-    section = getattr(config, "session_store", None)
-    if getattr(section, "backend", "sqlite") == "redis" and importlib.util.find_spec("redis") is not None:
+    if config.section(STORE_BACKEND).backend == "redis" and importlib.util.find_spec("redis") is not None:
         return None  # the redis_store plugin answers (config decides, never hook order)
     return SQLiteSessionStore(Path(home) / DB_NAME, archive_max_bytes=config.section(ARCHIVE).max_bytes_per_session)
 
