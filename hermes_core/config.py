@@ -2,7 +2,7 @@
 
 The core declares only the keys the core itself reads (engine selection, ``compression.*``
 that every engine honours, ``plugins``, the session store, file bounds, the
-threat-scan allow list, the agent keys the Session reads, prompt caching's TTL). Every other
+threat-scan allow list, the agent keys the Session reads). Every other
 key belongs to the plugin that reads it, declared through ``hermes_config_sections`` as a
 ``ConfigSection`` - a built-in exactly as a third party - and read with
 ``config.section(DECLARATION)``. A declaration names a place: a section of its own
@@ -147,12 +147,6 @@ class AgentSection:
 
 
 @attrs.frozen(kw_only=True)
-class PromptCachingSection:
-    cache_ttl: str = field("5m", string(choices=("5m", "1h")))
-    prompt_cache_key: bool = field(True, boolean, doc="send a stable OpenAI prompt_cache_key")
-
-
-@attrs.frozen(kw_only=True)
 class PluginsSection:
     disabled: tuple[str, ...] = field((), string_list)
     prompt_hook_budget: float | None = field(
@@ -216,7 +210,6 @@ class Config:
     context: ContextSection = section(ContextSection)
     compression: CompressionSection = section(CompressionSection)
     agent: AgentSection = section(AgentSection)
-    prompt_caching: PromptCachingSection = section(PromptCachingSection)
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
     session_store: SessionStoreSection = section(SessionStoreSection)

@@ -319,13 +319,11 @@ def build_request(
         users = sum(user_breakpoints(m) for m in payload["messages"])
     _recent.user_breakpoints = users
     config = session.config
-    ttl = config.prompt_caching.cache_ttl if config is not None else "5m"
     ctx = PayloadContext(
         provider=provider_name,
         model=session.model or "",
         session_id=session.session_id or "",
         config=config,
-        cache_ttl=ttl,
         static_system_prefix=getattr(session, "static_system_prefix", ""),
         messages_writable=True,
         user_breakpoints=users,

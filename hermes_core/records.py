@@ -274,7 +274,9 @@ class PayloadContext:
     model: str = ""
     session_id: str = ""
     config: Config | None = None
-    cache_ttl: str = "5m"
+    #: A TTL asked for this request (``hermes-ctx cache-report --ttl``); ``None``: the layout
+    #: plugin's configured one (``prompt_caching.cache_ttl``).
+    cache_ttl: str | None = None
     #: The start of the system text that stays put when the prompt is rebuilt (the stable
     #: layer: identity, guidance, skills, environment), or ``""`` when not known. A layout may
     #: cache it as its own block, so a rebuild that only changes memory keeps that entry.
