@@ -157,7 +157,7 @@ class PluginsSection:
 
 @attrs.frozen(kw_only=True)
 class TerminalSection:
-    backend: str = field("local", string(), doc="local, docker, ssh, modal, daytona, singularity")
+    # The Session's default cwd (Session.open without cwd); the environment plugin adds backend.
     cwd: str | None = field(None, string(optional=True))
 
 
@@ -302,7 +302,6 @@ class Config:
 ENV_KEYS: dict[str, str] = {
     "HERMES_EPHEMERAL_SYSTEM_PROMPT": "agent.system_prompt",
     "HERMES_DISABLE_PLUGINS": "plugins.disabled",
-    "TERMINAL_ENV": "terminal.backend",
     "TERMINAL_CWD": "terminal.cwd",
     "HERMES_MAX_READ_BYTES": "files.max_read_bytes",
 }

@@ -345,7 +345,6 @@ class Session:
             max_tokens=self.max_tokens,
             system_message=self.system_message,
             identity=self.identity,
-            backend=(self.config.terminal.backend or "local").strip().lower(),
             env=self.env,
             host=self.host,
             clock=self.clock,

@@ -19,6 +19,7 @@ import attrs
 
 from hermes_core import PromptBlock, PromptContext, hookimpl, record_warning
 from hermes_core.config import ConfigSection, field, string
+from hermes_plugins._common.terminal import TERMINAL, terminal_backend
 
 PROBE_TIMEOUT = 4.0
 REMOTE_TOOLS = "terminal, read_file, write_file, patch and search_files"
@@ -251,13 +252,13 @@ ENVIRONMENT = ConfigSection(
 
 
 @hookimpl
-def hermes_config_sections() -> ConfigSection[EnvironmentKeys]:
-    return ENVIRONMENT
+def hermes_config_sections() -> list[ConfigSection[Any]]:
+    return [ENVIRONMENT, TERMINAL]
 
 
 @hookimpl(trylast=True)
 def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
-    backend = (ctx.backend or "local").strip().lower()
+    backend = terminal_backend(ctx)
     if backend in LOCAL_BACKENDS:
         blocks = local_environment(ctx)
     else:
