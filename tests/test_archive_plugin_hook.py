@@ -125,3 +125,22 @@ def test_the_first_answer_wins_and_an_observer_keeps_the_builtin(tmp_path: Path)
     other = open_session(tmp_path / "b", extra=[("observer", observed)])
     out = other.compress(history(40, tool_chars=3_000)).messages
     assert observed.phases == ["manual"] and any(m.get("_ref") for m in out)  # None: the built-in answers
+
+
+def test_session_close_closes_plugin_state_and_reports_a_failure(tmp_path: Path) -> None:
+    closed: list[str] = []
+
+    class Good:
+        def close(self) -> None:
+            closed.append("good")
+
+    class Bad:
+        def close(self) -> None:
+            raise OSError("disk gone")
+
+    session = open_session(tmp_path)
+    session.plugin_state.update(good=Good(), bad=Bad(), plain=object())
+    session.close()
+    assert closed == ["good"]
+    warnings = [w for w in session.warnings if w.kind == "plugin_state_close_failed"]
+    assert len(warnings) == 1 and "'bad'" in warnings[0].message and "disk gone" in warnings[0].message
