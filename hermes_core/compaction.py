@@ -711,9 +711,11 @@ def settle_fit(
     if isinstance(report, dict):
         if rounds and isinstance(first, dict) and report is not first:
             # The further passes wrote reports of their own: the first run's says what the
-            # compaction replaced; what the further passes did is kept inside it.
-            first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
-                                             "phases": report.get("phases")},
+            # compaction replaced; what the further passes did is kept inside it (its status
+            # read as a CompressionReport; "after" and "phases" are the engine's details, copied).
+            passes = CompressionReport.coerce(report)
+            first = {**first, "fit_passes": {"status": passes.status, "after": passes.details.get("after"),
+                                             "phases": passes.details.get("phases")},
                      "after": {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}}
             engine.last_compression_report = report = first
         report["fit"] = dict(fit)
