@@ -1,27 +1,16 @@
-"""The Session's lossless archive: what a compaction removed or rewrote, kept with a reference.
+"""``SessionArchive``: one Session's archive of what its compactions removed or rewrote.
 
-Whatever the engine (built-in, contrib, third-party), ``CompactionLoop.run_engine`` hands the
-list it gave the engine and the list it got back to ``SessionArchive.record`` once per
-compaction. The archive diffs the two - by object identity first (engines return the messages
-they keep as the same objects), by a content hash of the rest when an engine copied everything -
-stores every message that left or was rewritten (the original, never the replacement) under a
-short reference unique in the session (``m<turn>.<n>``: the n-th message of user turn ``turn``)
-and marks each replacement (demoted one-liner, dedupe back-reference, summary, window marker)
-with the references it stands for, as text (``[ref m41.3]``) and as ``_ref`` metadata, so the
+The ``archive`` plugin hands it, once per compaction (``hermes_session_compacted``), the list the
+engine got and the list it returned. It diffs the two (``diff``: identity first, a content hash
+for an engine that copies), stores every message that left or was rewritten - the original -
+under a reference unique in the session (``m<turn>.<n>``) and marks each replacement with the
+references it stands for, as text (``[ref m41.3]``) and ``_ref`` / ``_refs`` metadata, so the
 model can ask for the original through ``context_search`` / ``context_expand``.
 
-Storage is the session store's (``hermes_session_store``): a store that has the ``archive_*``
-methods (the built-in SQLite store does) keeps the archive across processes; any other store,
-or a session without a store, keeps it in memory for the life of the Session
-(``MemoryArchiveStore``).
-
-Nothing secret at rest: every text and every string of an entry's ``extra`` is redacted
-(``hermes_core.redaction``) when the batch is built - on the store's writer thread, off the
-request path - with the session's ``Redactor``, so a secret is stored as a stable placeholder
-(``[REDACTED:aws_secret#3f9a1c]``, the same for the same secret in the whole session) and the
-store (``sessions.db``, Redis, memory) never holds it. ``archive.keep_secrets: true`` (unsafe)
-stores the verbatim text. Opaque provider bytes (a thinking block's ``signature``, encrypted
-reasoning) are kept as they are. The recall tools redact again on the way to the model.
+Storage is the session store's when it has the ``archive_*`` methods (SQLite, Redis), else
+memory (``MemoryArchiveStore``); a batch a failing store refuses is held in memory and written
+later. Every text is redacted with the session's ``Redactor`` when the batch is built, off the
+request path (``archive.keep_secrets: true``, unsafe, stores it verbatim); see docs/recall.md.
 """
 
 from __future__ import annotations
@@ -190,7 +179,6 @@ class SessionArchive:
         summary) are they named one message at a time, bumping past the taken ones.
         """
         assert self._used is not None and self._turn_offset is not None
-        used = self._used
         size = len(before)
         users = itertools.compress(itertools.count(), map(operator.eq, tags, itertools.repeat("user")))
         # A "user" tag is a user message without a reference: ``_is_turn_start`` less what the
@@ -217,25 +205,8 @@ class SessionArchive:
         start_of = list(itertools.accumulate(steps))
         turns = list(map(turn_of.__getitem__, gone))
         places = list(map(operator.sub, map((1).__add__, gone), map(start_of.__getitem__, gone)))
-        refs = [f"m{turn}.{place}" for turn, place in zip(turns, places)]
-        if not used and not self._unhashed:
-            self._unhashed.append(refs)  # nothing taken yet: no set to test them against
-        elif (used := self._taken()).isdisjoint(refs):
-            self._unhashed.append(refs)
-        else:
-            for i, (turn, place) in enumerate(zip(turns, places)):
-                ref = refs[i]
-                while ref in used:
-                    place += 1
-                    ref = f"m{turn}.{place}"
-                used.add(ref)
-                refs[i] = ref
-        target_of = [-1] * size
-        for start, end, target in runs:
-            if isinstance(target, list):
-                target_of[start:end] = target
-            elif target >= 0:
-                target_of[start:end] = [target] * (end - start)
+        refs = self._name(turns, places)
+        target_of = _targets_by_position(runs, size)
         targets = list(map(target_of.__getitem__, gone))
         refs_for: dict[int, list[str]] = {}
 
@@ -266,6 +237,24 @@ class SessionArchive:
         )
         self._seq += len(refs)
         return batch, refs_for
+
+    def _name(self, turns: list[int], places: list[int]) -> list[str]:
+        """``m<turn>.<place>`` per archived message, bumped past the references already taken."""
+        assert self._used is not None
+        refs = [f"m{turn}.{place}" for turn, place in zip(turns, places)]
+        if not self._used and not self._unhashed:
+            self._unhashed.append(refs)  # nothing taken yet: no set to test them against
+        elif (used := self._taken()).isdisjoint(refs):
+            self._unhashed.append(refs)
+        else:
+            for i, (turn, place) in enumerate(zip(turns, places)):
+                ref = refs[i]
+                while ref in used:
+                    place += 1
+                    ref = f"m{turn}.{place}"
+                used.add(ref)
+                refs[i] = ref
+        return refs
 
     def _annotate(self, after: list[dict[str, Any]], refs_for: Mapping[int, list[str]]) -> list[dict[str, Any]]:
         if not refs_for:
@@ -419,6 +408,17 @@ class SessionArchive:
             stored = []
         seen = {row["ref"] for row in found}
         return (found + [row for row in stored if row["ref"] not in seen])[:limit]
+
+
+def _targets_by_position(runs: Sequence[tuple[int, int, int | list[int]]], size: int) -> list[int]:
+    """The ``after`` index standing for each position of ``before`` (-1: none), from the runs."""
+    target_of = [-1] * size
+    for start, end, target in runs:
+        if isinstance(target, list):
+            target_of[start:end] = target
+        elif target >= 0:
+            target_of[start:end] = [target] * (end - start)
+    return target_of
 
 
 def original_message(entry: Mapping[str, Any]) -> dict[str, Any]:

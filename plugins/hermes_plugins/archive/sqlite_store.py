@@ -498,7 +498,7 @@ def _prune_bytes(conn: sqlite3.Connection, session_id: str, max_bytes: int) -> i
 
 
 class SQLiteArchive:
-    """The ``archive_*`` methods of the SQLite session store (see ``hermes_core.archive``)."""
+    """The ``archive_*`` methods of the SQLite session store (see ``hermes_plugins.archive.session_archive``)."""
 
     path: Path
     archive_max_bytes: int | None = None
