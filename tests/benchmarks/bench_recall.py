@@ -3,7 +3,7 @@
 Run: ``python -m pytest tests/benchmarks/bench_recall.py -q -p no:randomly --benchmark-only -s``
 
 1. The public path: ``Session.compress`` (forced) of a 100,000-message history with the archive
-   on against the same call with ``archive.enabled: false`` (fresh sessions, interleaved rounds,
+   on against the same call with the archive plugin blocked (fresh sessions, interleaved rounds,
    the same history), for the SQLite store and for the in-memory archive (``persist=False``).
    Times are CPU seconds (the machine's other load left out), each part timed on the thread
    that runs it. Reported, as ratios to the compaction without the archive (process CPU):
@@ -68,7 +68,9 @@ def history() -> list[dict[str, Any]]:
 
 
 def _session(home: Path, sid: str, archive: bool, persist: bool) -> Session:
-    config = load_config(data={"archive": {"enabled": archive, "max_bytes_per_session": None}})
+    # Off = the archive plugin blocked (no recorder, no archive columns in the session's pass).
+    config = load_config(data={"archive": {"max_bytes_per_session": None},
+                               "plugins": {"disabled": [] if archive else ["archive"]}})
     return Session.open(cwd=home, home=home, model="m", context_length=200_000, session_id=sid,
                         config=config, persist=persist)
 
