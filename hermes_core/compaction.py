@@ -25,10 +25,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from hermes_core.archive import HistoryScan, holding_scan
 from hermes_core.diagnostics import record_warning
 from hermes_core.engine import CompressionReport, KnownInput, coerce_usage
 from hermes_core.errors import ContextOverflowError
+from hermes_core.history_scan import HistoryScan, holding_scan
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
 from hermes_core.tokens import (
@@ -373,9 +373,10 @@ class CompactionLoop:
                 session.save_engine_state()  # blocks, cooldowns, counters: for the next worker
                 if out is None or out is messages:
                     return messages
-                # What left the context (or was rewritten) is archived; replacements get refs.
+                # What left the context (or was rewritten) goes to the hermes_session_compacted
+                # plugins (the archive: replacements get refs).
                 started = time.perf_counter()
-                archived = session.archive.record(messages, out)
+                archived = session.host.session_compacted(session, messages, out, phase)
                 _note_timing(session.engine, "archive", started)
                 return archived
         except LeaseHeld as held:
@@ -713,9 +714,11 @@ def settle_fit(
     if isinstance(report, dict):
         if rounds and isinstance(first, dict) and report is not first:
             # The further passes wrote reports of their own: the first run's says what the
-            # compaction replaced; what the further passes did is kept inside it.
-            first = {**first, "fit_passes": {"status": report.get("status"), "after": report.get("after"),
-                                             "phases": report.get("phases")},
+            # compaction replaced; what the further passes did is kept inside it (its status
+            # read as a CompressionReport; "after" and "phases" are the engine's details, copied).
+            passes = CompressionReport.coerce(report)
+            first = {**first, "fit_passes": {"status": passes.status, "after": passes.details.get("after"),
+                                             "phases": passes.details.get("phases")},
                      "after": {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}}
             engine.last_compression_report = report = first
         report["fit"] = dict(fit)

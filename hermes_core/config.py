@@ -1,8 +1,8 @@
 """The configuration model: ``$HERMES_HOME/config.yaml`` read into frozen attrs sections.
 
 The core declares only the keys the core itself reads (engine selection, ``compression.*``
-that every engine honours, ``plugins``, the session store, the archive, file bounds, the
-threat-scan allow list, the agent keys the Session reads, prompt caching's TTL). Every other
+that every engine honours, ``plugins``, the session store, file bounds, the
+threat-scan allow list, the agent keys the Session reads). Every other
 key belongs to the plugin that reads it, declared through ``hermes_config_sections`` as a
 ``ConfigSection`` - a built-in exactly as a third party - and read with
 ``config.section(DECLARATION)``. A declaration names a place: a section of its own
@@ -147,12 +147,6 @@ class AgentSection:
 
 
 @attrs.frozen(kw_only=True)
-class PromptCachingSection:
-    cache_ttl: str = field("5m", string(choices=("5m", "1h")))
-    prompt_cache_key: bool = field(True, boolean, doc="send a stable OpenAI prompt_cache_key")
-
-
-@attrs.frozen(kw_only=True)
 class PluginsSection:
     disabled: tuple[str, ...] = field((), string_list)
     prompt_hook_budget: float | None = field(
@@ -163,18 +157,13 @@ class PluginsSection:
 
 @attrs.frozen(kw_only=True)
 class TerminalSection:
-    backend: str = field("local", string(), doc="local, docker, ssh, modal, daytona, singularity")
+    # The Session's default cwd (Session.open without cwd); the environment plugin adds backend.
     cwd: str | None = field(None, string(optional=True))
 
 
 @attrs.frozen(kw_only=True)
 class SessionStoreSection:
-    backend: str = field("sqlite", string(choices=("sqlite", "redis")), doc="sqlite (HERMES_HOME) or redis")
-    url: str = field("redis://127.0.0.1:6379/0", string(), doc="the Redis server (backend: redis)")
-    key_prefix: str = field("hermes:", string(), doc="prefix of every Redis key")
-    ttl_seconds: int | None = field(
-        None, integer(1, optional=True), doc="Redis keys of a session expire this long after its last write"
-    )
+    # The Session's own keys, whatever the store; the store plugins add backend, url ...
     lease_ttl_seconds: float = field(
         30.0, number(0.0, low_open=True), doc="a compaction lease expires this long after its last renewal"
     )
@@ -184,21 +173,6 @@ class SessionStoreSection:
     turn_budget_seconds: float = field(
         3.0, number(0.0, low_open=True),
         doc="every call of one turn to a remote store (Redis) together; past it the turn compacts locally",
-    )
-
-
-@attrs.frozen(kw_only=True)
-class ArchiveSection:
-    enabled: bool = field(True, boolean, doc="archive what compaction removes (recall tools)")
-    max_age_days: float | None = field(
-        90.0, number(0.0, optional=True, low_open=True), doc="hermes-ctx history prune removes older entries"
-    )
-    max_bytes_per_session: int | None = field(
-        256 << 20, integer(1, optional=True), doc="oldest entries beyond this go first; null = no cap"
-    )
-    keep_secrets: bool = field(
-        False, boolean,
-        doc="UNSAFE: store archived messages and spill files with secrets verbatim (default: masked)",
     )
 
 
@@ -236,10 +210,8 @@ class Config:
     context: ContextSection = section(ContextSection)
     compression: CompressionSection = section(CompressionSection)
     agent: AgentSection = section(AgentSection)
-    prompt_caching: PromptCachingSection = section(PromptCachingSection)
     plugins: PluginsSection = section(PluginsSection)
     terminal: TerminalSection = section(TerminalSection)
-    archive: ArchiveSection = section(ArchiveSection)
     session_store: SessionStoreSection = section(SessionStoreSection)
     files: FilesSection = section(FilesSection)
     threat_scan: ThreatScanSection = section(ThreatScanSection)
@@ -330,7 +302,6 @@ class Config:
 ENV_KEYS: dict[str, str] = {
     "HERMES_EPHEMERAL_SYSTEM_PROMPT": "agent.system_prompt",
     "HERMES_DISABLE_PLUGINS": "plugins.disabled",
-    "TERMINAL_ENV": "terminal.backend",
     "TERMINAL_CWD": "terminal.cwd",
     "HERMES_MAX_READ_BYTES": "files.max_read_bytes",
 }

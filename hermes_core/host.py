@@ -651,6 +651,12 @@ class PluginHost:
     def session_store(self, home: Any, config: Config) -> Any:
         return self._first("hermes_session_store", {"home": home, "config": config})[0]
 
+    def session_compacted(self, session: Any, before: list[Any], after: list[Any], phase: str) -> list[Any]:
+        """The kept history after a compaction, as the ``hermes_session_compacted`` plugins mark it."""
+        kwargs = {"session": session, "before": before, "after": after, "phase": phase}
+        answer = self._first("hermes_session_compacted", kwargs)[0]
+        return after if answer is None else answer if isinstance(answer, list) else list(answer)
+
     def summarizers(self) -> dict[str, Any]:
         """Summariser provider name -> factory; a name registered twice is an error."""
         out: dict[str, Any] = {}

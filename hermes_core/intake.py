@@ -10,10 +10,9 @@ in the call:
 * their rough estimate (``tokens.estimate_messages_tokens``) and a proof of their tool pairing
   in its usual form, handed to the engine as ``ContextEngine.known_input`` so that its report
   and its input check do not walk the list again;
-* with the archive on, the columns the archive records (``archive.HistoryScan``: each message's
-  role, content and tool-result call id, the reference carriers, the summary user messages;
-  held by ``archive.holding_scan``), so recording the compaction does not read every message
-  dict again.
+* when a plugin records compactions (the archive), the columns it reads (``history_scan.HistoryScan``:
+  each message's role, content and tool-result call id, the reference carriers, the summary user
+  messages; held by ``history_scan.holding_scan``), so recording does not read every dict again.
 
 Each of these is tested against the function it stands in for.
 """
@@ -26,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.archive import REF_KEY, HistoryScan, is_plain
+from hermes_core.history_scan import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 

@@ -342,7 +342,6 @@ def _laid_out(session: Session, payload: dict[str, Any], users: int) -> dict[str
         model=session.model or "",
         session_id=session.session_id or "",
         config=config,
-        cache_ttl=config.prompt_caching.cache_ttl if config is not None else "5m",
         static_system_prefix=getattr(session, "static_system_prefix", ""),
         messages_writable=True,
         user_breakpoints=users,

@@ -72,6 +72,7 @@ if TYPE_CHECKING:
     )
     from hermes_core.frozen import FrozenTools, all_frozen, as_frozen_tools, freeze_tools
     from hermes_core.history import ProcessedHistory
+    from hermes_core.history_scan import REF_KEY, REFS_KEY, held_scan
     from hermes_core.hookspecs.markers import hookimpl, hookspec
     from hermes_core.host import host_state
     from hermes_core.injection import HIGH, LOW, blocked_entry, describe, findings, flagged_soul, screen_file, severity
@@ -102,10 +103,11 @@ if TYPE_CHECKING:
         ToolsContext,
         Usage,
     )
-    from hermes_core.redaction import MASK, Redactor, plain_masks, redact, redact_text
+    from hermes_core.redaction import MASK, Redactor, plain_masks, redact, redact_data, redact_text
     from hermes_core.responses import responses_input, responses_tool
     from hermes_core.safeyaml import load_yaml
     from hermes_core.steer import steer_marker_example
+    from hermes_core.store_guard import budgeted
     from hermes_core.summarizer import (
         ABORTING_KINDS,
         Summarizer,
@@ -159,6 +161,7 @@ _FROM: dict[str, str] = {
     " read_fd_bounded read_text_bounded",
     "hermes_core.frozen": "FrozenTools all_frozen as_frozen_tools freeze_tools",
     "hermes_core.history": "ProcessedHistory",
+    "hermes_core.history_scan": "REFS_KEY REF_KEY held_scan",
     "hermes_core.hookspecs.markers": "hookimpl hookspec",
     "hermes_core.host": "host_state",
     "hermes_core.injection": "HIGH LOW blocked_entry describe findings flagged_soul screen_file severity",
@@ -170,10 +173,11 @@ _FROM: dict[str, str] = {
     "hermes_core.payload": "assemble_payload canonical_tools",
     "hermes_core.records": "ContextFile ContextFileLoader EngineSpec HostWarning PayloadContext PromptBlock"
     " PromptContext SkillSource ToolCallContext ToolsContext Usage",
-    "hermes_core.redaction": "MASK Redactor plain_masks redact redact_text",
+    "hermes_core.redaction": "MASK Redactor plain_masks redact redact_data redact_text",
     "hermes_core.responses": "responses_input responses_tool",
     "hermes_core.safeyaml": "load_yaml",
     "hermes_core.steer": "steer_marker_example",
+    "hermes_core.store_guard": "budgeted",
     "hermes_core.summarizer": "ABORTING_KINDS SummarizerAuthError SummarizerEmptyError SummarizerError"
     " SummarizerMissingDependencyError SummarizerModelNotFoundError SummarizerNetworkError"
     " SummarizerTimeoutError SummaryRequest Summarizer",
@@ -204,11 +208,11 @@ __all__ = [
     "SummarizerTimeoutError",
     # the message model
     "ROLES", "ANTHROPIC_CONTENT", "content_text", "validate_messages", "parse_transcript", "read_transcript_text",
-    "ProcessedHistory", "bounded", "responses_input", "responses_tool",
+    "ProcessedHistory", "REF_KEY", "REFS_KEY", "held_scan", "budgeted", "bounded", "responses_input", "responses_tool",
     "anthropic_blocks", "assemble_payload", "canonical_tools",
     "TOOL_CALL_REMOVED", "Match", "answered_in_order", "is_valid_pairing", "match_results", "pairing_problems",
     "pending_calls", "repair_pairing",
-    "MASK", "Redactor", "plain_masks", "redact", "redact_text", "steer_marker_example",
+    "MASK", "Redactor", "plain_masks", "redact", "redact_data", "redact_text", "steer_marker_example",
     # tools
     "FrozenTools", "all_frozen", "as_frozen_tools", "freeze_tools",
     # transcript readers

@@ -51,9 +51,10 @@ class PromptContext:
     blocks know SOUL.md is already the identity (or was refused by it, with a warning);
     ``default_identity`` likewise says the identity is hermes-core's own default (no SOUL.md,
     no ``identity`` from the host), so Hermes-specific blocks know they apply.
-    ``backend`` is the terminal backend
-    (``local``, ``docker``, ``ssh`` ...); ``env`` is the snapshot of environment variables the
-    session was opened with (never ``os.environ`` directly, so tests and workers stay isolated).
+    ``backend`` names a terminal backend (``local``, ``docker``, ``ssh`` ...) for this build;
+    ``None``: the configured ``terminal.backend`` (the environment plugin's key). ``env`` is the
+    snapshot of environment variables the session was opened with (never ``os.environ``
+    directly, so tests and workers stay isolated).
     """
 
     cwd: Path = attrs.field(converter=Path)
@@ -69,7 +70,7 @@ class PromptContext:
     context_length: int | None = None
     max_tokens: int | None = None
     system_message: str | None = None
-    backend: str = "local"
+    backend: str | None = None
     env: Mapping[str, str] = attrs.field(factory=dict)
     soul_loaded: bool = False
     #: The host's own identity (``Session.open(identity=...)``); ``None`` = not given.
@@ -274,7 +275,9 @@ class PayloadContext:
     model: str = ""
     session_id: str = ""
     config: Config | None = None
-    cache_ttl: str = "5m"
+    #: A TTL asked for this request (``hermes-ctx cache-report --ttl``); ``None``: the layout
+    #: plugin's configured one (``prompt_caching.cache_ttl``).
+    cache_ttl: str | None = None
     #: The start of the system text that stays put when the prompt is rebuilt (the stable
     #: layer: identity, guidance, skills, environment), or ``""`` when not known. A layout may
     #: cache it as its own block, so a rebuild that only changes memory keeps that entry.

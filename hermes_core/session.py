@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core import bounded
-from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble
 from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
 from hermes_core.config import Config
@@ -127,7 +126,9 @@ class Session:
         #: (``hermes_core.conversion.RequestReport``); ``None`` before the first request.
         self.last_request_report: RequestReport | None = None
         self._loop = CompactionLoop(self, on_status)
-        self._archive: SessionArchive | None = None
+        #: Per-session objects of plugins, by name (the archive plugin keeps its archive under
+        #: ``"archive"``); one with a ``close()`` is closed by ``Session.close``.
+        self.plugin_state: dict[str, Any] = {}
         #: Masks secrets in what this session writes at rest (archive, spill files) with
         #: placeholders stable for the session, keyed by a random key held only in memory.
         self.redactor = Redactor.for_session()
@@ -238,7 +239,6 @@ class Session:
             max_tokens=self.max_tokens,
             system_message=self.system_message,
             identity=self.identity,
-            backend=(self.config.terminal.backend or "local").strip().lower(),
             env=self.env,
             host=self.host,
             clock=self.clock,
@@ -553,9 +553,11 @@ class Session:
         feedback for the user (``result.feedback.text``)."""
         # One pass over the history reads what the steps need of it (hermes_core.intake): the
         # loop holds the estimate for its feedback and the engine's report, the pairing proof
-        # for the engine's input check and the archive's columns for recording the compaction.
+        # for the engine's input check and, when a plugin records compactions (the archive),
+        # the columns it reads (hermes_core.history_scan).
         self.system_prompt  # noqa: B018 - built now if not yet (plugins' hooks, files)
-        found = read_history(messages, scan=bool(self.config.archive.enabled))
+        recorded = bool(self.host.pm.hook.hermes_session_compacted.get_hookimpls())
+        found = read_history(messages, scan=recorded)
         return self._collect(
             self._loop.manual, found.messages, focus_topic=focus_topic, force=force, tools=tools,
             estimate=found.estimate, proven=found.proven, scan=found.scan,
@@ -616,25 +618,6 @@ class Session:
                 f"{type(exc).__name__}: {exc}",
                 session_id=self.session_id,
             )
-
-    # --- the archive (see hermes_core.archive) --------------------------------------------
-
-    @property
-    def archive(self) -> SessionArchive:
-        """What compactions removed from this session, by reference (kept by the session
-        store when it has an archive, else in memory); the host reads originals here."""
-        archive = self._archive
-        if archive is None:
-            with self._lock:
-                if self._archive is None:
-                    self._archive = SessionArchive(
-                        session_id=self.session_id, store=self.store if self.persist else None,
-                        enabled=self.config.archive.enabled,
-                        tools=self.host.provides_tools(("context_search", "context_expand")),
-                        keep_secrets=self.config.archive.keep_secrets, redactor=self.redactor,
-                    )
-                archive = self._archive
-        return archive
 
     # --- tool side ----------------------------------------------------------------------
 
@@ -753,15 +736,18 @@ class Session:
             self.host.engine_step(
                 "on_session_end", self.engine, session_id=self.session_id, messages=list(messages or [])
             )
-            if self._archive is not None:
+            for name, state in list(self.plugin_state.items()):
+                closer = getattr(state, "close", None)
+                if not callable(closer):
+                    continue
                 try:
-                    self._archive.flush()
+                    closer()
                 except Exception as exc:  # noqa: BLE001 - reported, the session still closes
                     record_warning(
-                        "archive_write_failed",
-                        f"the archive of session {self.session_id} could not be written: "
+                        "plugin_state_close_failed",
+                        f"plugin state {name!r} of session {self.session_id} could not be closed: "
                         f"{type(exc).__name__}: {exc}",
-                        session_id=self.session_id,
+                        session_id=self.session_id, plugin=name,
                     )
         with self._lock:
             self._pending_warnings.extend(bucket)

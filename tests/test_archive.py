@@ -16,17 +16,16 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_core import Session
-from hermes_core import archive as archive_module
-from hermes_core.archive import (
-    MemoryArchiveStore,
-    SessionArchive,
-    identifier_parts,
-    kept_positions,
-    message_text,
-    replacement_map,
-)
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.archive import diff as archive_diff
+from hermes_plugins.archive import search as archive_search
+from hermes_plugins.archive.batch import ArchivedBatch
+from hermes_plugins.archive.diff import kept_positions, replacement_map
+from hermes_plugins.archive.memory_store import MemoryArchiveStore
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import identifier_parts, message_text
+from hermes_plugins.archive.session_archive import SessionArchive
 
 from hypothesis_budget import examples
 from recall_support import TestEngines, history
@@ -97,7 +96,7 @@ def test_compaction_archives_originals_with_role_tool_call_id_and_turn(tmp_path:
     messages = history(12)
     result = session.compress(messages)
     assert len(result.messages) < len(messages)
-    archive = session.archive
+    archive = archive_of(session)
     assert len(archive) == len(messages) - len(result.messages)
     tool = archive.get("m2.3")
     assert tool["role"] == "tool" and tool["tool"] == "terminal" and tool["call_id"] == "call_2"
@@ -115,7 +114,7 @@ def test_replacements_carry_refs_and_summaries_the_tools_sentence(tmp_path: Path
     for m in marked:
         refs = m.get("_refs") or (m["_ref"],)
         for ref in refs:
-            assert session.archive.get(ref)["text"]
+            assert archive_of(session).get(ref)["text"]
         if len(refs) == 1 and m["role"] != "system":
             assert f"[ref {refs[0]}]" in m["content"]
     summary = [m for m in out if len(m.get("_refs") or ()) > 1]
@@ -134,12 +133,12 @@ def test_no_tools_sentence_when_the_recall_tools_are_blocked(tmp_path: Path) -> 
 def test_a_second_compaction_does_not_archive_replacements_again(tmp_path: Path) -> None:
     session = open_session(tmp_path, engine="compressor")
     first = session.compress(history(40, tool_chars=3_000)).messages
-    count = len(session.archive)
+    count = len(archive_of(session))
     more = first + history(30, tool_chars=3_000)[1:]
     second = session.compress(more).messages
-    rows = session.archive.store.archive_sessions()[0]["count"] if session.archive.persistent else len(session.archive)
-    assert rows == len(session.archive) > count
-    texts = [session.archive.get(r)["text"] for m in second for r in (m.get("_refs") or ())]
+    rows = archive_of(session).store.archive_sessions()[0]["count"] if archive_of(session).persistent else len(archive_of(session))
+    assert rows == len(archive_of(session)) > count
+    texts = [archive_of(session).get(r)["text"] for m in second for r in (m.get("_refs") or ())]
     assert not any(t.startswith("[terminal]") for t in texts)  # no one-liner archived as original
     refs = [r for m in second for r in (m.get("_refs") or ((m["_ref"],) if m.get("_ref") else ()))]
     assert len(refs) == len(set(refs))
@@ -149,20 +148,20 @@ def test_unchanged_output_archives_nothing(tmp_path: Path) -> None:
     session = open_session(tmp_path)
     messages = history(1)[:4]
     assert session.compress(messages).messages is messages
-    assert len(session.archive) == 0
+    assert len(archive_of(session)) == 0
 
 
 def test_archive_disabled_keeps_nothing(tmp_path: Path) -> None:
     session = open_session(tmp_path, archive={"enabled": False})
     out = session.compress(history(12)).messages
-    assert len(session.archive) == 0 and not any(m.get("_ref") for m in out)
+    assert len(archive_of(session)) == 0 and not any(m.get("_ref") for m in out)
     assert "context_search" not in [t["function"]["name"] for t in session.assemble_tools([])]
 
 
 def test_a_session_without_a_store_archives_in_memory(tmp_path: Path) -> None:
     session = Session.open(cwd=tmp_path, home=tmp_path, model="m", persist=False)
     session._loop.run_engine  # noqa: B018 - the loop exists
-    archive = session.archive
+    archive = archive_of(session)
     assert not archive.persistent
     out = archive.record(history(3), history(3)[:1] + history(3)[9:])
     assert len(archive) == 8 and out[0]["content"] == "You are a coding agent."
@@ -176,6 +175,7 @@ _CHILD = textwrap.dedent(
     from hermes_core import Session
     from hermes_core.config import load_config
     from hermes_core.host import PluginHost
+    from hermes_plugins.archive.plugin import archive_of
     host = PluginHost.create()
     host.register(TestEngines(), "test_engines")
     session = Session.open(cwd={home!r}, home={home!r}, model="m", session_id=sys.argv[1], host=host,
@@ -184,7 +184,7 @@ _CHILD = textwrap.dedent(
         messages = history(int(sys.argv[3]))
         session.compress(messages)
         session.close()
-        print(len(session.archive))
+        print(len(archive_of(session)))
     else:
         print(json.dumps(session.handle_tool_call("context_expand", {{"ref": sys.argv[3]}})))
     """
@@ -206,8 +206,8 @@ def test_two_processes_compact_different_sessions_in_one_store_and_lose_nothing(
     answer = json.loads(json.loads(reader.communicate(timeout=60)[0]))
     assert answer["ref"] == "m7.3" and answer["text"] == history(7)[-2]["content"]
     session = open_session(tmp_path, session_id="proc0")
-    assert len(session.archive) == counts[0]
-    assert {r["session_id"]: r["count"] for r in session.archive.store.archive_sessions()} == {
+    assert len(archive_of(session)) == counts[0]
+    assert {r["session_id"]: r["count"] for r in archive_of(session).store.archive_sessions()} == {
         "proc0": counts[0], "proc1": counts[1]}
 
 
@@ -215,12 +215,12 @@ def test_resume_continues_references_without_reusing_one(tmp_path: Path) -> None
     first = open_session(tmp_path, session_id="same")
     first.compress(history(20))
     first.close()
-    refs_before = first.archive.store.archive_refs("same")
+    refs_before = archive_of(first).store.archive_refs("same")
     again = open_session(tmp_path, session_id="same")
     again.compress(history(20))
-    refs_after = again.archive.store.archive_refs("same")
+    refs_after = archive_of(again).store.archive_refs("same")
     assert refs_before < refs_after
-    assert len(again.archive) == len(refs_after)
+    assert len(archive_of(again)) == len(refs_after)
 
 
 @pytest.mark.parametrize("engine", ["compressor", "window", "drophalf", "copying"])
@@ -231,7 +231,7 @@ def test_every_engine_gets_an_archive_without_code_of_its_own(tmp_path: Path, en
     if out is messages:
         pytest.skip(f"{engine} found nothing to compress")
     kept = {id(m) for m in out}
-    assert len(session.archive) >= sum(1 for m in messages if id(m) not in kept) - len(out)
+    assert len(archive_of(session)) >= sum(1 for m in messages if id(m) not in kept) - len(out)
 
 
 class _BrokenStore:
@@ -276,12 +276,12 @@ def test_a_failed_archive_write_keeps_the_compaction_and_holds_the_batch_in_memo
     assert len(result.messages) < len(messages)
     warnings = [w for w in session.warnings if w.kind == "archive_write_deferred"]
     assert len(warnings) == 1 and "connection refused" in warnings[0].message
-    assert session.archive.held == 1
-    hits = session.archive.search("module_1")  # from memory, while the store refuses
-    assert hits and session.archive.get(hits[0]["ref"])["text"] == hits[0]["text"]
+    assert archive_of(session).held == 1
+    hits = archive_of(session).search("module_1")  # from memory, while the store refuses
+    assert hits and archive_of(session).get(hits[0]["ref"])["text"] == hits[0]["text"]
     broken.refuse = False
-    session.archive.flush()  # the store answers again: the held batch is written
-    assert session.archive.held == 0 and broken.written
+    archive_of(session).flush()  # the store answers again: the held batch is written
+    assert archive_of(session).held == 0 and broken.written
 
 
 _CAMEL_WORD = re.compile(r"[A-Za-z]*[a-z][A-Z][A-Za-z]*")
@@ -306,8 +306,8 @@ def test_identifier_parts_equals_the_regex_definition(pieces: Any) -> None:
 
 def test_the_in_memory_index_tokenises_at_the_first_search_not_at_the_compaction(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    real = archive_module.identifier_parts
-    monkeypatch.setattr(archive_module, "identifier_parts", lambda text: calls.append(text) or real(text))
+    real = archive_search.identifier_parts
+    monkeypatch.setattr(archive_search, "identifier_parts", lambda text: calls.append(text) or real(text))
     store = MemoryArchiveStore()
     store.archive_put("s", [{"ref": f"m1.{i}", "text": f"HttpError number {i}", "extra": None} for i in range(50)])
     assert calls == []  # archiving costs the session no tokenising
@@ -334,10 +334,10 @@ _SHAPES = [
 def test_the_host_gets_every_archived_message_back_exactly(tmp_path: Path, persist: bool) -> None:
     session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="shapes", persist=persist)
     before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
-    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
-    rows = sorted((session.archive.get(ref) for ref in session.archive.store.archive_refs("shapes")),
+    archive_of(session).record(before, [before[0], {"role": "user", "content": "summary"}])
+    rows = sorted((archive_of(session).get(ref) for ref in archive_of(session).store.archive_refs("shapes")),
                   key=lambda row: row["position"])
-    assert [session.archive.message(row["ref"]) for row in rows] == _SHAPES
+    assert [archive_of(session).message(row["ref"]) for row in rows] == _SHAPES
     session.close()
 
 
@@ -353,7 +353,7 @@ def _oracle(before: list[dict[str, Any]], kept: list[int], mapping: dict[int, in
     refs_for: dict[int, list[str]] = {}
     turn, n = offset, 0
     for j, message in enumerate(before):
-        if archive_module._is_turn_start(message):
+        if archive_diff._is_turn_start(message):
             turn, n = turn + 1, 0
         n += 1
         if kept[j] >= 0:
@@ -429,12 +429,12 @@ def test_a_host_rewriting_a_removed_message_later_does_not_change_its_archived_t
     session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="reuse", persist=persist)
     before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
     want = [dict(m) for m in _SHAPES]
-    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
+    archive_of(session).record(before, [before[0], {"role": "user", "content": "summary"}])
     for m in before[1:]:  # a host that reuses its dicts: shortens what it no longer sends
         m["content"] = "(rewritten by the host)"
-    rows = sorted((session.archive.get(ref) for ref in session.archive.store.archive_refs("reuse")),
+    rows = sorted((archive_of(session).get(ref) for ref in archive_of(session).store.archive_refs("reuse")),
                   key=lambda row: row["position"])
-    assert [session.archive.message(row["ref"]) for row in rows] == want
+    assert [archive_of(session).message(row["ref"]) for row in rows] == want
     session.close()
 
 
@@ -447,7 +447,7 @@ def test_the_records_of_a_compaction_are_built_at_the_first_read_not_on_the_requ
     archive.persistent = True
     archive.record(before, after)
     (_sid, batch, _now), = store._pending
-    assert isinstance(batch, archive_module.ArchivedBatch) and batch._built is None
+    assert isinstance(batch, ArchivedBatch) and batch._built is None
     assert len(archive) == 16  # counted without building a record
     hits = archive.search("question 6")
     assert batch._built is not None and hits and hits[0]["text"] == "question 6"
@@ -484,7 +484,7 @@ def _record_of(message: dict[str, Any], context: list[dict[str, Any]]) -> tuple[
     tool = message.get("name") or ""
     if role == "tool" and not tool and call_id:
         tool = names.get(call_id, "")
-    extra = archive_module._extra_of(message)
+    extra = archive_diff._extra_of(message)
     return (str(role), str(tool), str(call_id), message_text(message), None if extra is None else dict(extra))
 
 
@@ -519,19 +519,19 @@ def test_the_sqlite_store_writes_a_batch_from_its_columns_without_a_dict_per_ent
     session = Session.open(cwd=tmp_path, home=tmp_path, model="m", session_id="cols")
     before = [{"role": "system", "content": "sys"}, *(dict(m) for m in _SHAPES)]
     batches: list[Any] = []
-    put = session.archive.store.archive_put
+    put = archive_of(session).store.archive_put
 
     def spy(session_id: str, records: Any) -> None:
         batches.append(records)
         put(session_id, records)
 
-    session.archive.store.archive_put = spy
-    session.archive.record(before, [before[0], {"role": "user", "content": "summary"}])
-    session.archive.flush()
+    archive_of(session).store.archive_put = spy
+    archive_of(session).record(before, [before[0], {"role": "user", "content": "summary"}])
+    archive_of(session).flush()
     (batch,) = batches
-    assert isinstance(batch, archive_module.ArchivedBatch) and batch._built is None
-    assert [session.archive.message(ref) for ref in batch.refs] == _SHAPES
-    assert session.archive.search("result with a name")[0]["tool"] == "terminal"
+    assert isinstance(batch, ArchivedBatch) and batch._built is None
+    assert [archive_of(session).message(ref) for ref in batch.refs] == _SHAPES
+    assert archive_of(session).search("result with a name")[0]["tool"] == "terminal"
     session.close()
 
 
@@ -557,11 +557,11 @@ def test_replacement_runs_read_call_ids_by_position_as_from_the_messages(
         after.insert(min(at, len(after)), {"role": "tool", "tool_call_id": cid, "content": "one-liner"}
                      if cid is not None else {"role": "user", "content": "a summary " * 3})
     kept = kept_positions(before, after)
-    plain = archive_module.replacement_runs(before, after, kept)
+    plain = archive_diff.replacement_runs(before, after, kept)
     as_list = [m.get("tool_call_id") if m["role"] == "tool" else None for m in before]
     by_position = {j: m.get("tool_call_id") for j, m in enumerate(before) if m["role"] == "tool"}
-    assert archive_module.replacement_runs(before, after, kept, as_list) == plain
-    assert archive_module.replacement_runs(before, after, kept, by_position) == plain
+    assert archive_diff.replacement_runs(before, after, kept, as_list) == plain
+    assert archive_diff.replacement_runs(before, after, kept, by_position) == plain
 
 
 def test_a_batch_the_store_refused_is_written_first_when_it_answers_again() -> None:

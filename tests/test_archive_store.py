@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from hermes_core.archive import ArchiveError, MemoryArchiveStore, has_archive
+from hermes_plugins.archive.memory_store import MemoryArchiveStore, has_archive
+from hermes_plugins.archive.search import ArchiveError
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from redis_support import redis_server
@@ -300,7 +301,7 @@ def test_the_newest_sequence_number_outlives_a_prune(store: Any) -> None:
 
 
 def test_a_session_resumed_after_a_prune_numbers_past_what_is_left(store: Any) -> None:
-    from hermes_core.archive import SessionArchive
+    from hermes_plugins.archive.session_archive import SessionArchive
 
     old = time.time() - 10 * 86_400
     store.archive_put("s1", [rec(f"m1.{i}", f"early entry {i}", created_at=old, seq=i) for i in range(1, 5)]

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from hermes_plugins import archive_store
+from hermes_plugins.archive import sqlite_store as archive_store
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 

@@ -6,12 +6,12 @@ import copy
 import json
 from typing import Any
 
-import attrs
 import pytest
 
 from hermes_core import Config, PayloadContext, PluginHost, hookimpl
 from hermes_core.payload import assemble_payload
 from hermes_plugins import caching
+from hermes_plugins.cache_rules import PromptCachingSettings
 from hermes_plugins.caching import (
     LOOKBACK_BLOCKS,
     anthropic_layout,
@@ -261,7 +261,7 @@ def test_openai_gets_a_stable_key_and_no_markers() -> None:
 
 
 def test_prompt_cache_key_can_be_switched_off() -> None:
-    config = attrs.evolve(Config(), prompt_caching=attrs.evolve(Config().prompt_caching, prompt_cache_key=False))
+    config = Config().with_sections(PromptCachingSettings(prompt_cache_key=False))
     out = caching.hermes_payload_cache_layout(payload("s", msgs(2)), ctx("openai", session_id="a", config=config))
     assert out is not None and "prompt_cache_key" not in out
 

@@ -246,3 +246,14 @@ def test_session_backend_from_config(tmp_path: Path) -> None:
     session = Session.open(home=tmp_path, cwd=tmp_path, env={}, config=config, host=host, persist=False)
     assert "Terminal backend: docker." in session.system_prompt
     assert os.fspath(tmp_path) not in session.built.block_text("environment")  # type: ignore[union-attr,operator]
+
+
+def test_terminal_env_sets_the_backend_the_environment_plugin_declares(tmp_path: Path) -> None:
+    from hermes_core import Session
+    from hermes_plugins._common.terminal import TERMINAL
+
+    host = PluginHost.create(only=(), env={}, plugins=[(FakeRunner(), "fake_runner")])
+    session = Session.open(home=tmp_path, cwd=tmp_path, env={"TERMINAL_ENV": "docker"}, host=host, persist=False)
+    assert session.config.section(TERMINAL).backend == "docker"
+    assert session.config.owner("terminal.backend") == "environment"
+    assert "Terminal backend: docker." in session.system_prompt

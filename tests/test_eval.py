@@ -109,7 +109,7 @@ def test_a_probe_lost_from_context_but_found_in_the_archive_is_recoverable() -> 
                 return json.dumps({"ref": arguments["ref"], "text": archive.replace('\\"', '"').replace("\\n", "\n")})
             return None
 
-    host = PluginHost.create(config=Config(), plugins=[(Archive(), "archive")], blocked=["recall"])
+    host = PluginHost.create(config=Config(), plugins=[(Archive(), "fake_recall")], blocked=["recall"])
     # The window engine drops the middle: what it drops is lost unless the archive finds it.
     run = evaluate(messages, engine="window", context_length=8_000, config=Config(), host=host)
     assert run["recall_available"]

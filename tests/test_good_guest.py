@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from hermes_core import AsyncSession, Session
+from hermes_plugins.archive.plugin import archive_of
 
 
 def _history(turns: int) -> list[dict[str, Any]]:
@@ -72,7 +73,7 @@ def test_a_sync_lifecycle_with_compactions_leaves_the_process_as_it_found_it(
         assert session.system_prompt
         session.compress(_history(40), force=True)  # archived to sessions.db by its writer
         session.before_request(_history(60))
-        assert session.archive.search("module_3")  # a read after the writes
+        assert archive_of(session).search("module_3")  # a read after the writes
         session.close()
     assert _our_threads() - threads == set()
     assert _process_state() == before

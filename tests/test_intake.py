@@ -26,6 +26,7 @@ from hermes_core.intake import read_history
 from hermes_core.pairing import pairing_problems
 from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
+from hermes_plugins.archive.plugin import archive_of
 
 from hypothesis_budget import examples
 
@@ -233,17 +234,18 @@ def archived_history(draw: st.DrawFn) -> list[Any]:
 @given(archived_history())
 @settings(max_examples=200, deadline=None)
 def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> None:
-    from hermes_core import archive
+    from hermes_core.history_scan import holding_scan
+    from hermes_plugins.archive import diff
 
     found = read_history(messages, scan=True)
     assert found.scan is not None
     normalized = found.messages
-    kept, tags, contents, call_ids, odd, summaries = archive._scan(normalized, [])  # its own pass
+    kept, tags, contents, call_ids, odd, summaries = diff._scan(normalized, [])  # its own pass
     assert summaries is None
-    with archive.holding_scan(normalized, found.scan):
-        held = archive._scan(normalized, [])
+    with holding_scan(normalized, found.scan):
+        held = diff._scan(normalized, [])
     assert held[0] == kept
-    assert [t is archive._EARLIER or t for t in held[1]] == [t is archive._EARLIER or t for t in tags]
+    assert [t is diff._EARLIER or t for t in held[1]] == [t is diff._EARLIER or t for t in tags]
     assert held[2] == contents and all(held[2][j] is contents[j] for j in contents)
     assert list(contents) == list(range(len(normalized)))
     assert held[3] == call_ids
@@ -262,7 +264,9 @@ def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> No
 @given(archived_history(), st.lists(st.booleans(), max_size=20), st.integers(0, 2))
 @settings(max_examples=150, deadline=None)
 def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], keep: list[bool], inserts: int) -> None:
-    from hermes_core.archive import MemoryArchiveStore, SessionArchive, holding_scan
+    from hermes_core.history_scan import holding_scan
+    from hermes_plugins.archive.memory_store import MemoryArchiveStore
+    from hermes_plugins.archive.session_archive import SessionArchive
 
     found = read_history(messages, scan=True)
     before = found.messages
@@ -283,25 +287,25 @@ def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], 
 
 
 def test_a_forced_compress_records_the_archive_from_its_one_pass(tmp_path: Path, monkeypatch: Any) -> None:
-    from hermes_core import archive
+    from hermes_core.history_scan import held_scan
+    from hermes_plugins.archive import session_archive
 
     seen: list[bool] = []
-    real = archive._scan
+    real = session_archive._scan
 
     def spy(before: Any, after: Any) -> Any:
-        held = archive._held_scan.get()
-        seen.append(held is not None and held[0] is before)
+        seen.append(held_scan(before) is not None)
         return real(before, after)
 
-    monkeypatch.setattr(archive, "_scan", spy)
+    monkeypatch.setattr(session_archive, "_scan", spy)
     session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
                            context_length=32_000, persist=False, env={})
     messages = _history(60)
     result = session.compress(messages, force=True)
     assert seen == [True]
-    assert len(session.archive) > 0
+    assert len(archive_of(session)) > 0
     ref = result.messages[1].get("_ref") or next(m["_ref"] for m in result.messages if m.get("_ref"))
-    assert session.archive.get(ref)["text"]
+    assert archive_of(session).get(ref)["text"]
 
 
 # --- the collector is the host's -------------------------------------------------------------
@@ -380,7 +384,7 @@ def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any],
      {"role": "user", "content": "not one", "_summary": ""}])), max_size=4))
 @settings(max_examples=examples(150), deadline=None)
 def test_summary_positions_from_the_held_pass_are_the_full_walks(messages: list[Any], summaries: list[Any]) -> None:
-    from hermes_core.archive import holding_scan
+    from hermes_core.history_scan import holding_scan
     from hermes_plugins.compressor.engine import _summary_positions
     from hermes_plugins.compressor.prune import plan_free_passes
 

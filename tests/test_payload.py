@@ -22,6 +22,7 @@ from hermes_core.payload import (
 )
 from hermes_core.sdk import sdk_kwargs
 from hermes_core.wire import to_anthropic, to_openai
+from hermes_plugins.cache_rules import PromptCachingSettings
 
 
 def fn_tool(name: str, description: str = "") -> dict[str, Any]:
@@ -167,16 +168,19 @@ def test_build_request_passes_the_canonical_payload_and_context_to_the_hook(
     assert [t["function"]["name"] for t in payload["tools"]] == ["a", "z"]
     assert ctx.provider == "anthropic" and ctx.model == "claude-sonnet-4" and ctx.session_id == "sess-1"
     assert ctx.config is session.config
-    assert ctx.cache_ttl == session.config.prompt_caching.cache_ttl
+    assert ctx.cache_ttl is None  # none asked: the layout plugin reads prompt_caching.cache_ttl
     # The built-in layout answered after the spy: the system prompt is marked.
     assert result["system"][0]["cache_control"]["type"] == "ephemeral"
 
 
 def test_build_request_reads_the_ttl_from_config(plugin_host: PluginHost, register_plugin: Any) -> None:
     spy = register_plugin(SpyLayout(), "spy")
-    config = attrs.evolve(Config(), prompt_caching=attrs.evolve(Config().prompt_caching, cache_ttl="1h"))
-    build_request(FakeSession(host=plugin_host, config=config), HISTORY)
-    assert spy.seen[0][1].cache_ttl == "1h"
+    config = Config().with_sections(PromptCachingSettings(cache_ttl="1h"))
+    result = build_request(FakeSession(host=plugin_host, config=config), HISTORY)
+    assert spy.seen[0][1].cache_ttl is None
+    assert result["system"][0]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    default = build_request(FakeSession(host=plugin_host), HISTORY)
+    assert default["system"][0]["cache_control"] == {"type": "ephemeral"}
 
 
 def test_provider_argument_overrides_the_sessions(plugin_host: PluginHost) -> None:

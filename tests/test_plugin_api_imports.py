@@ -25,10 +25,6 @@ import hermes_plugins
 PLUGINS = Path(hermes_plugins.__file__).parent
 CONTRIB = Path(hermes_core.__file__).parents[1] / "contrib_engines"
 
-#: TEMPORARY: lane `archive` is moving these modules out of the core into a plugin. Empty this
-#: list once it has landed (``test_the_temporary_allow_list_is_still_needed`` says when).
-ARCHIVE_MOVING = {"hermes_core.archive", "hermes_core.stored_copy", "hermes_core.store_guard"}
-
 
 def _public(module: str, *, test_code: bool) -> set[str] | None:
     """The names a plugin may import from ``module``, or None when the module is off limits."""
@@ -48,7 +44,7 @@ def violations(path: Path, source: str, *, test_code: bool = False) -> list[str]
         else:
             continue
         for module, name in pairs:
-            if module.split(".")[0] != "hermes_core" or module in ARCHIVE_MOVING:
+            if module.split(".")[0] != "hermes_core":
                 continue
             if test_code and (module == "hermes_core.testing" or module.startswith("hermes_core.testing.")):
                 continue
@@ -101,16 +97,11 @@ def test_function_level_type_checking_and_unlisted_imports_are_named_by_line() -
         "p.py:8: imports hermes_core.pairing; use hermes_core.plugin",
         "p.py:9: _LAZY is not in hermes_core.plugin.__all__",
         "p.py:10: tokens is not in hermes_core.__all__",
+        "p.py:11: imports hermes_core.archive; use hermes_core.plugin",
         "p.py:12: imports hermes_core.testing.conformance; use hermes_core.plugin",
         "p.py:13: imports hermes_core.cli; use hermes_core.plugin",
     ]
     assert violations(Path("t.py"), source, test_code=True)[-1].startswith("t.py:10:")
-
-
-def test_the_temporary_allow_list_is_still_needed() -> None:
-    # When the archive lane's move lands these modules are gone: empty ARCHIVE_MOVING then.
-    gone = sorted(m for m in ARCHIVE_MOVING if importlib.util.find_spec(m) is None)
-    assert gone == [], f"no longer in the core, drop from ARCHIVE_MOVING: {gone}"
 
 
 @pytest.mark.parametrize("name", sorted(hermes_core.plugin.__all__))

@@ -110,8 +110,8 @@ ALLOWED = {
     ("hermes_core/redaction.py", "_COMPILED"): (
         "pure memo, bounded (64 at most): the one redaction regex per set of optional families"
     ),
-    ("plugins/hermes_plugins/archive_store.py", "_connections"): "connections per (pid, file): the file is the process's",
-    ("plugins/hermes_plugins/archive_store.py", "_writers"): "one writer thread per (pid, file)",
+    ("plugins/hermes_plugins/archive/sqlite_store.py", "_connections"): "connections per (pid, file): the file is the process's",
+    ("plugins/hermes_plugins/archive/sqlite_store.py", "_writers"): "one writer thread per (pid, file)",
     ("plugins/hermes_plugins/session_store.py", "_connections"): "connections per (pid, file): the file is the process's",
     ("plugins/hermes_plugins/redis_store.py", "_clients"): "connection pool per (pid, URL)",
     ("plugins/hermes_plugins/context_files/workers.py", "_jobs"): "daemon read threads of the process (reset at fork)",

@@ -18,6 +18,7 @@ from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.tokens import estimate_request_tokens
+from hermes_plugins.archive.plugin import archive_of
 
 from recall_support import TestEngines, call
 
@@ -87,6 +88,6 @@ def test_planted_facts_survive_every_engine(tmp_path: Path, engine: str) -> None
     ref = secret_hits[0]["ref"]
     assert SECRET not in session.handle_tool_call("context_expand", {"ref": ref})
     # Nothing secret at rest (issue 31): the archive holds the session's placeholder.
-    stored = session.archive.get(ref)["text"]
+    stored = archive_of(session).get(ref)["text"]
     assert SECRET not in stored and "ANTHROPIC_API_KEY=[REDACTED:anthropic#" in stored
-    assert SECRET not in session.archive.message(ref)["content"]
+    assert SECRET not in archive_of(session).message(ref)["content"]

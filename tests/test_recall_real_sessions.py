@@ -17,10 +17,11 @@ from typing import Any
 import pytest
 
 from hermes_core import Session
-from hermes_core.archive import message_text
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.tokens import estimate_request_tokens
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import message_text
 
 from recall_support import TestEngines
 
@@ -53,7 +54,7 @@ def test_real_session_probes_are_kept_or_recoverable(real_sessions_dir: Path, tm
             messages = session.after_response(usage, messages)
         else:
             messages = [*messages, message]
-    assert len(session.archive) > 0, "the session was never compacted at 32k"
+    assert len(archive_of(session)) > 0, "the session was never compacted at 32k"
     live_ids = {id(m) for m in messages}
     live_text = "\n".join(message_text(m) for m in messages)
     texts = [message_text(m) for m in source]
@@ -76,7 +77,7 @@ def test_real_session_probes_are_kept_or_recoverable(real_sessions_dir: Path, tm
         hits = json.loads(session.handle_tool_call("context_search", {"query": word}))["hits"]
         # Stored as the session's redactor masks it (nothing secret at rest, issue 31).
         stored = session.redactor.redact(text)
-        if any(session.archive.get(h["ref"])["text"] == stored for h in hits):
+        if any(archive_of(session).get(h["ref"])["text"] == stored for h in hits):
             recovered += 1
         else:
             missed.append(word)

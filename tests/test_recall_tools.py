@@ -12,6 +12,7 @@ import pytest
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.archive.plugin import archive_of
 
 from recall_support import TestEngines, history
 
@@ -49,7 +50,7 @@ def test_expand_pages_a_huge_result_without_losing_a_character(tmp_path: Path) -
     session = compacted(tmp_path, turns=12, tool_output={"max_bytes": 4_000})
     big = "".join(f"row {i}: {'é' * 7} value\n" for i in range(3_000))
     user = {"role": "user", "content": "x"}
-    session.archive.record([user, {"role": "tool", "tool_call_id": "z", "content": big}], [user])
+    archive_of(session).record([user, {"role": "tool", "tool_call_id": "z", "content": big}], [user])
     ref = call(session, "context_search", query="row 2999")["hits"][0]["ref"]
     pieces, offset, pages = [], 0, 0
     while offset is not None:
@@ -70,9 +71,9 @@ def test_secrets_are_stored_masked_with_the_sessions_placeholder(tmp_path: Path)
     assert SECRET not in hit["snippet"] and "[REDACTED" in hit["snippet"]
     text = call(session, "context_expand", ref=hit["ref"])["text"]
     assert SECRET not in text and "OPENAI_API_KEY=[REDACTED:openai#" in text
-    stored = session.archive.get(hit["ref"])["text"]
+    stored = archive_of(session).get(hit["ref"])["text"]
     assert SECRET not in stored and placeholder.removeprefix("sk-proj-") in stored
-    assert session.archive.masked().get("openai", 0) >= 1
+    assert archive_of(session).masked().get("openai", 0) >= 1
     assert any(w.kind == "secrets_masked_in_archive" for w in session.warnings)
 
 
@@ -80,7 +81,7 @@ def test_keep_secrets_stores_the_original_for_the_host(tmp_path: Path) -> None:
     session = compacted(tmp_path, archive={"keep_secrets": True})
     hit = call(session, "context_search", query="OPENAI_API_KEY")["hits"][0]
     assert SECRET not in call(session, "context_expand", ref=hit["ref"])["text"]  # the model: masked
-    assert SECRET in session.archive.get(hit["ref"])["text"]
+    assert SECRET in archive_of(session).get(hit["ref"])["text"]
 
 
 @pytest.mark.parametrize(
@@ -112,7 +113,7 @@ def test_fts_syntax_characters_search_as_text(tmp_path: Path, query: str) -> Non
 def test_a_reference_from_another_session_is_not_found(tmp_path: Path) -> None:
     compacted(tmp_path, session_id="other", turns=30)
     mine = compacted(tmp_path, session_id="mine", turns=12)
-    assert "m14.3" in mine.archive.store.archive_refs("other")
+    assert "m14.3" in archive_of(mine).store.archive_refs("other")
     out = call(mine, "context_expand", ref="m14.3")
     assert "no archived message m14.3 in this session" in out["error"]
 
@@ -136,9 +137,9 @@ def test_the_per_turn_archive_check_never_waits_for_a_compaction_being_archived(
     # read of a count that only grows, so a turn never queues behind a compaction that holds
     # the archive's lock on another thread.
     session = compacted(tmp_path)
-    assert session.archive.has_entries()
+    assert archive_of(session).has_entries()
     answers: list[list[dict[str, Any]]] = []
-    with session.archive._lock:  # what record() holds while it archives
+    with archive_of(session)._lock:  # what record() holds while it archives
         worker = threading.Thread(target=lambda: answers.append(session.assemble_tools([])))
         worker.start()
         worker.join(timeout=5)

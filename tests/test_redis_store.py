@@ -11,6 +11,7 @@ import pytest
 from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.archive.plugin import archive_of
 
 from fake_llm_servers import refused_port
 from recall_support import TestEngines, history
@@ -52,7 +53,7 @@ def test_key_prefixes_keep_deployments_apart(tmp_path: Path, redis_url: str) -> 
     one = open_session(tmp_path, redis_url, "same-id", prefix="one:")
     one.compress(history(12))
     other = open_session(tmp_path, redis_url, "same-id", prefix="two:")
-    assert len(other.archive) == 0 and len(open_session(tmp_path, redis_url, "same-id", prefix="one:").archive) > 0
+    assert len(archive_of(other)) == 0 and len(archive_of(open_session(tmp_path, redis_url, "same-id", prefix="one:"))) > 0
 
 
 def test_a_lost_server_still_serves_requests_with_clear_warnings(tmp_path: Path) -> None:
@@ -71,6 +72,6 @@ def _a_lost_server_still_serves_requests(tmp_path: Path, url: str) -> None:
     kinds = [w.kind for w in session.warnings]
     assert {"session_store_read_failed", "compaction_without_lease", "archive_write_deferred"} <= set(kinds)
     assert kinds.count("archive_write_deferred") == 1
-    assert session.archive.held == 1
+    assert archive_of(session).held == 1
     hits = json.loads(session.handle_tool_call("context_search", {"query": "ModuleNotFoundError"}))["hits"]
     assert hits and "ModuleNotFoundError" in json.dumps(hits)

@@ -15,6 +15,7 @@ from test_report_html import page_data, resolve, session, shown_figures
 from hermes_core.cli import cli
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.archive.plugin import archive_of
 from hermes_plugins.evaluation.runner import PROBE_ROWS, SOURCE_CHARS, evaluate
 
 EXISTING_KEYS = {"engine", "context_length", "status", "tokens_before", "tokens_after", "tokens_counted",
@@ -81,7 +82,7 @@ def test_a_reference_recovers_the_probe(tmp_path: Path) -> None:
                        host=PluginHost.create(), home=tmp_path)
     finally:
         mp.undo()
-    archive = seen[-1].archive
+    archive = archive_of(seen[-1])
     checked = 0
     for row in run["probe_detail"]:
         if row["verdict"] == "recoverable" and row["archive_ref"]:

@@ -25,6 +25,7 @@ from hermes_core.cli import cli
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_core.logging import ROOT
+from hermes_plugins.archive.plugin import archive_of
 from hermes_plugins.session_store import close_connections
 from hermes_plugins.tools.spill import process_tool_result
 
@@ -98,9 +99,9 @@ def _check_sinks(samples: list[Any], *, engine: str = "drophalf") -> None:
                                   context_length=32_000, session=session)
             spilled = process_tool_result("\n".join([_FILLER] * 400 + texts * 3), ctx)
             assert "<persisted-output>" in spilled
-            session.archive.flush()
-            assert len(session.archive) > 0
-            refs = [entry["ref"] for entry in session.archive.search("step", limit=50)]
+            archive_of(session).flush()
+            assert len(archive_of(session)) > 0
+            refs = [entry["ref"] for entry in archive_of(session).search("step", limit=50)]
             session.close()
             close_connections()
             assert _leaks(secrets, _bytes_under(home)) == []
@@ -151,7 +152,7 @@ def test_a_log_event_quoting_a_secret_is_masked_and_logging_config_is_untouched(
 
 
 def test_the_redis_store_holds_no_planted_secret(tmp_path: Path) -> None:
-    from hermes_core.archive import SessionArchive
+    from hermes_plugins.archive.session_archive import SessionArchive
     from hermes_plugins.redis_store import RedisSessionStore
 
     from redis_support import redis_server

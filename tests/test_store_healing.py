@@ -13,7 +13,8 @@ import pytest
 
 from hermes_core import Session, StoreError, drain_warnings
 from hermes_core.config import load_config
-from hermes_plugins import archive_store
+from hermes_plugins.archive import sqlite_store as archive_store
+from hermes_plugins.archive.plugin import archive_of
 from hermes_plugins.session_store import close_connections
 
 
@@ -58,7 +59,7 @@ def test_a_store_that_is_not_a_database_is_set_aside_and_compaction_goes_on(tmp_
     messages = _history(40)
     result = session.compress(messages, force=True)
     assert len(result.messages) < len(messages)
-    assert session.archive.search("module_3")  # archived in the fresh store, found again
+    assert archive_of(session).search("module_3")  # archived in the fresh store, found again
     moved = sorted(tmp_path.glob("sessions.db.corrupt-*"))
     assert [p.name for p in moved if not p.name.endswith(("-wal", "-shm"))], moved
     found = _warnings(session, "session_store_corrupt")
@@ -82,7 +83,7 @@ def test_a_store_damaged_between_turns_heals_on_the_next_compaction(tmp_path: Pa
     later = _session(tmp_path)
     result = later.compress(_history(40, word="later"), force=True)
     assert len(result.messages) < 40 * 4
-    assert later.archive.search("later_3")
+    assert archive_of(later).search("later_3")
     assert len(_warnings(later, "session_store_corrupt")) == 1
     later.close()
 
@@ -99,9 +100,9 @@ def test_a_full_disk_reaches_the_host_as_a_store_error(tmp_path: Path, monkeypat
     session = _session(tmp_path)
     session.compress(_history(60), force=True)  # the archive write fails on the writer thread
     with pytest.raises(StoreError, match="disk is full") as raised:
-        session.archive.flush()
+        archive_of(session).flush()
     assert str(tmp_path / "sessions.db") in str(raised.value)
     assert not isinstance(raised.value, sqlite3.Error)
     session.compress(_history(60, word="again"), force=True)
     with pytest.raises(StoreError):
-        session.archive.search("again_3")
+        archive_of(session).search("again_3")

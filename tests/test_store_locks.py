@@ -21,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from hermes_plugins import archive_store
-from hermes_plugins.archive_store import ensure_private
+from hermes_plugins.archive import sqlite_store as archive_store
+from hermes_plugins.archive.sqlite_store import ensure_private
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 _TAKE_OVER = textwrap.dedent(

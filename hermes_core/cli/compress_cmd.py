@@ -31,6 +31,7 @@ from hermes_core.cli.app import CliState, cli, emit_json, fail, guarded
 from hermes_core.cli.html_out import html_option, write_report_html
 from hermes_core.cli.transcripts_cmd import format_option, load_for_cli
 from hermes_core.diagnostics import collecting
+from hermes_core.engine import CompressionReport
 from hermes_core.redaction import redact_data
 from hermes_core.tokens import estimate_messages_tokens
 
@@ -91,8 +92,8 @@ def compress(
         result = _run_with_progress(state, engine, messages, focus)
         if not isinstance(result, list):
             result = messages
-        aborted = getattr(engine.compression_report(), "aborted", False) if callable(
-            getattr(engine, "compression_report", None)) else False
+        typed = _typed_report(engine)
+        aborted = typed is not None and typed.aborted
         fit = None
         if not aborted:
             result, fit = _settle_fit(state, engine, model, result)
@@ -192,10 +193,20 @@ def _settle_fit(state: CliState, engine: Any, model: str, result: list[dict[str,
     return settle_fit(engine, result, counter, further=further)
 
 
+def _typed_report(engine: Any) -> CompressionReport | None:
+    """The engine's last report as a ``CompressionReport`` (``None``: an engine without one)."""
+    report = engine.compression_report() if callable(getattr(engine, "compression_report", None)) else None
+    return None if report is None else CompressionReport.coerce(report)
+
+
 def _report(engine: Any, before: list[dict[str, Any]], after: list[dict[str, Any]]) -> dict[str, Any]:
-    typed = engine.compression_report() if callable(getattr(engine, "compression_report", None)) else None
+    typed = _typed_report(engine)
     if typed is not None and typed.status in STATUSES:
+        # The engine's details are the document (--json); what the CLI decides on is typed.
         report = dict(typed.details)
+        report["status"] = typed.status
+        if typed.error is not None:
+            report["error"] = typed.error
         report["after"] = {"messages": len(after), "tokens": estimate_messages_tokens(after)}
         return report
     before_tokens = estimate_messages_tokens(before)

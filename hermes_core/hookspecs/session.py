@@ -34,13 +34,42 @@ class SessionSpecs:
             A store that also has the archive methods (``archive_put``, ``archive_get``,
             ``archive_search``, ``archive_refs``, ``archive_stats``; optionally
             ``archive_flush``, ``archive_sessions``, ``archive_prune``, ``archive_delete``: see
-            ``hermes_core.archive``) keeps the session archive too; otherwise the archive
+            docs/recall.md) keeps the archive plugin's entries too; otherwise the archive
             lives in memory for the Session's life.
 
         Semantics: firstresult; the built-in is ``trylast`` so a shared store (one database
             for many workers) replaces it by answering first.
 
         .. versionadded:: 0.1
+        """
+
+    @hookspec(firstresult=True)
+    def hermes_session_compacted(
+        self, session: Any, before: list[dict[str, Any]], after: list[dict[str, Any]], phase: str
+    ) -> list[dict[str, Any]] | None:
+        """Record what one compaction took out of the context (the archive plugin's hook).
+
+        Called: once per engine step that changed the messages (``compress``, or the further
+            passes of a fit), under the compaction lease, before the loop checks the fit.
+
+        Args:
+            session: the ``Session`` compacted (``session.plugin_state`` keeps a plugin's
+                per-session object; ``session.store`` the session store).
+            before: the list the engine was given; ``after``: the list it returned. A message
+                of ``before`` kept by the engine is the same object in ``after`` (an engine
+                that copies is matched by content); the rest left the context or was rewritten.
+            phase: ``preflight``, ``post_response``, ``overflow`` or ``manual``.
+
+        Returns:
+            The kept history to use instead of ``after`` (the built-in archive adds its
+            ``[ref m41.3]`` marks and ``_ref`` metadata to the replacements, a new list, the
+            engine's dicts untouched); ``None`` keeps ``after`` as it is (an observer).
+
+        Semantics: firstresult: the first list answered wins; the built-in ``archive`` is
+            ``trylast``, so a replacement archive answers first. A plugin that raises loses
+            its answer only: the compaction stands.
+
+        .. versionadded:: 0.3
         """
 
     @hookspec

@@ -63,7 +63,7 @@ from hermes_core.plugin import (
     validate_messages,
     write_report_html,
 )
-from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
+from hermes_plugins.cache_rules import LOOKBACK_BLOCKS, cache_ttl
 from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
 from hermes_plugins.request_log_stream import RequestLog, open_request_log
 
@@ -783,7 +783,7 @@ def cache_report_command(state: CliState, file: str, provider: str, model: str,
     config = state.config
     ctx = PayloadContext(
         provider=provider, model=model, session_id="cache-report", config=config,
-        cache_ttl=ttl or config.prompt_caching.cache_ttl,
+        cache_ttl=cache_ttl(ttl, config),
     )
     rates = read_rates(provider, model)
     simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))

@@ -23,8 +23,8 @@ from typing import Any
 
 import click
 
-from hermes_core.plugin import PayloadContext, hookimpl
-from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
+from hermes_core.plugin import ConfigSection, PayloadContext, hookimpl
+from hermes_plugins.cache_rules import LOOKBACK_BLOCKS, PROMPT_CACHING, cache_ttl
 
 MAX_BREAKPOINTS = 4
 TTL_5M = "5m"
@@ -306,7 +306,12 @@ def _key_enabled(ctx: PayloadContext) -> bool:
     config = ctx.config
     if config is None:
         return True
-    return bool(config.prompt_caching.prompt_cache_key)
+    return bool(config.section(PROMPT_CACHING).prompt_cache_key)
+
+
+@hookimpl
+def hermes_config_sections() -> ConfigSection[Any]:
+    return PROMPT_CACHING
 
 
 @hookimpl(trylast=True)
@@ -314,16 +319,17 @@ def hermes_payload_cache_layout(
     payload: dict[str, Any], ctx: PayloadContext
 ) -> dict[str, Any] | None:
     provider = (ctx.provider or "").strip().lower()
+    ttl = cache_ttl(ctx.cache_ttl, ctx.config)
     if provider == "anthropic":
         return anthropic_layout(
-            payload, ttl=ctx.cache_ttl, native=True, static_prefix=ctx.static_system_prefix,
+            payload, ttl=ttl, native=True, static_prefix=ctx.static_system_prefix,
             in_place=ctx.messages_writable, user_breakpoints=ctx.user_breakpoints,
         )
     if provider not in PROMPT_CACHE_KEY_PROVIDERS:
         return None
     out: dict[str, Any] = dict(payload)
     if provider == "openrouter" and is_claude(ctx.model):
-        out = anthropic_layout(payload, ttl=ctx.cache_ttl, native=False, in_place=ctx.messages_writable,
+        out = anthropic_layout(payload, ttl=ttl, native=False, in_place=ctx.messages_writable,
                                user_breakpoints=ctx.user_breakpoints)
     if _key_enabled(ctx):
         key = prompt_cache_key(ctx.session_id)

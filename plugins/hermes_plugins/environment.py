@@ -18,6 +18,7 @@ from typing import Any
 import attrs
 
 from hermes_core.plugin import ConfigSection, PromptBlock, PromptContext, field, hookimpl, record_warning, string
+from hermes_plugins._common.terminal import TERMINAL, terminal_backend
 
 PROBE_TIMEOUT = 4.0
 REMOTE_TOOLS = "terminal, read_file, write_file, patch and search_files"
@@ -250,13 +251,13 @@ ENVIRONMENT = ConfigSection(
 
 
 @hookimpl
-def hermes_config_sections() -> ConfigSection[EnvironmentKeys]:
-    return ENVIRONMENT
+def hermes_config_sections() -> list[ConfigSection[Any]]:
+    return [ENVIRONMENT, TERMINAL]
 
 
 @hookimpl(trylast=True)
 def hermes_prompt_environment(ctx: PromptContext) -> PromptBlock:
-    backend = (ctx.backend or "local").strip().lower()
+    backend = terminal_backend(ctx)
     if backend in LOCAL_BACKENDS:
         blocks = local_environment(ctx)
     else:

@@ -10,7 +10,7 @@ Per session it keeps the built prompt with its stable-prefix split and the archi
 
 An archive batch is written by one Lua script (each entry at most once, counters with it), so
 two workers archiving the same session never double-count or half-write. Search is an
-in-process FTS5 index (``hermes_core.archive.ArchiveIndex``, SQLite in memory, BM25) over the
+in-process FTS5 index (``hermes_plugins.archive.search.ArchiveIndex``, SQLite in memory, BM25) over the
 session's entries, loaded once
 and then topped up with the entries added since (by sequence), so a query costs the new entries
 plus the ranking; plain Redis has no full-text search, and Redis' search module is not there on
@@ -28,8 +28,10 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from hermes_core.archive import ArchiveIndex, query_words
-from hermes_core.plugin import get_logger, hookimpl, record_warning
+from hermes_core.plugin import ConfigSection, get_logger, hookimpl, record_warning
+from hermes_plugins.archive.search import ArchiveIndex, query_words
+from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins.store_settings import REDIS, STORE_BACKEND
 
 log = get_logger(__name__)
 
@@ -490,16 +492,20 @@ def _stats(session_id: str, raw: Mapping[str, str]) -> dict[str, Any]:
     }
 
 
+@hookimpl
+def hermes_config_sections() -> ConfigSection[Any]:
+    return REDIS
+
+
 @hookimpl(trylast=True)
 def hermes_session_store(home: Any, config: Any) -> RedisSessionStore | None:
-    section = getattr(config, "session_store", None)
-    if section is None or section.backend != "redis":
+    if config.section(STORE_BACKEND).backend != "redis":
         return None
-    archive = getattr(config, "archive", None)
+    section = config.section(REDIS)
     try:
         return RedisSessionStore(
             section.url, key_prefix=section.key_prefix, ttl_seconds=section.ttl_seconds,
-            archive_max_bytes=getattr(archive, "max_bytes_per_session", None),
+            archive_max_bytes=config.section(ARCHIVE).max_bytes_per_session,
         )
     except ImportError:
         record_warning(

@@ -20,9 +20,11 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from hermes_core.plugin import hookimpl
-from hermes_plugins.archive_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
+from hermes_core.plugin import ConfigSection, hookimpl
+from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins.archive.sqlite_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 from hermes_plugins.store_health import guard_methods
+from hermes_plugins.store_settings import STORE_BACKEND
 
 DB_NAME = "sessions.db"
 BUSY_TIMEOUT_MS = 5_000
@@ -58,7 +60,7 @@ def close_connections() -> None:
 
 class SQLiteSessionStore(SQLiteArchive):
     """``get_prompt`` / ``put_prompt`` over one SQLite file (created on first write), and the
-    session archive (``archive_*``, see ``hermes_plugins.archive_store``) in the same file.
+    session archive (``archive_*``, see ``hermes_plugins.archive.sqlite_store``) in the same file.
 
     One connection per (process, file) is kept open and shared by every store object on that
     file: opening and closing a WAL database per call would checkpoint and delete the WAL file
@@ -182,15 +184,16 @@ def hermes_cli_register_commands(cli: Any) -> None:
         cli.add_command(sessions_group)
 
 
+@hookimpl
+def hermes_config_sections() -> ConfigSection[Any]:
+    return STORE_BACKEND
+
+
 @hookimpl(trylast=True)
 def hermes_session_store(home: Path, config: Any) -> SQLiteSessionStore | None:
-    section = getattr(config, "session_store", None)
-    if getattr(section, "backend", "sqlite") == "redis" and importlib.util.find_spec("redis") is not None:
+    if config.section(STORE_BACKEND).backend == "redis" and importlib.util.find_spec("redis") is not None:
         return None  # the redis_store plugin answers (config decides, never hook order)
-    archive = getattr(config, "archive", None)
-    return SQLiteSessionStore(
-        Path(home) / DB_NAME, archive_max_bytes=getattr(archive, "max_bytes_per_session", None)
-    )
+    return SQLiteSessionStore(Path(home) / DB_NAME, archive_max_bytes=config.section(ARCHIVE).max_bytes_per_session)
 
 
 guard_methods(SQLiteSessionStore, ("get_prompt", "put_prompt", "get_static_prefix", "session_prompts", "delete_prompt"))

@@ -14,9 +14,8 @@ from typing import Any
 
 import click
 
-from hermes_core.archive import has_archive
-from hermes_core.plugin import CliState, emit_json, emit_table, fail, guarded
-from hermes_core.store_guard import budgeted
+from hermes_core.plugin import CliState, budgeted, emit_json, emit_table, fail, guarded
+from hermes_plugins.archive.memory_store import has_archive
 
 
 def _store(state: CliState) -> Any:

@@ -15,7 +15,7 @@ the whole compression <= 10x the reference and the free passes <= 2x (at 100k: p
 messages, i.e. the same ratio, since the reference is linear). The free passes are timed inside
 the same call, from the engine report's ``timings_ms`` (free_passes, boundaries, summary,
 assemble; archive is added by the session), so the phase shares come from the very samples the
-whole ratio does. Reported with the archive enabled (the default) and disabled;
+whole ratio does. Reported with the archive enabled (the default) and blocked;
 ``rest_ratio_median`` is the whole minus the free passes (its share of the bar: <= 8x). Narrow
 a run with ``-k "10k and archive_off"`` (ids ``10k`` / ``100k``).
 
@@ -49,7 +49,9 @@ PHASES = ("free_passes", "boundaries", "summary", "assemble", "archive")
 
 
 def compress_public(home: Path, messages: list[dict[str, Any]], archive: bool) -> tuple[Any, dict[str, Any]]:
-    config = load_config(home=home, env={}, data={"archive": {"enabled": archive}})
+    # Off = the archive plugin blocked: no compaction recorder, so the session's one pass reads
+    # no archive columns either (as the core's own archive switch did before the plugin).
+    config = load_config(home=home, env={}, data={"plugins": {"disabled": [] if archive else ["archive"]}})
     session = Session.open(cwd=home, home=home, model="gpt-5", provider="openai", context_length=200_000,
                            persist=False, config=config, env={})
     result = session.compress(messages, force=True)

@@ -3,7 +3,7 @@
 Run: ``python -m pytest tests/benchmarks/bench_recall.py -q -p no:randomly --benchmark-only -s``
 
 1. The public path: ``Session.compress`` (forced) of a 100,000-message history with the archive
-   on against the same call with ``archive.enabled: false`` (fresh sessions, interleaved rounds,
+   on against the same call with the archive plugin blocked (fresh sessions, interleaved rounds,
    the same history), for the SQLite store and for the in-memory archive (``persist=False``).
    Times are CPU seconds (the machine's other load left out), each part timed on the thread
    that runs it. Reported, as ratios to the compaction without the archive (process CPU):
@@ -38,9 +38,11 @@ import pytest
 from bench_compressor import reference_pass, synthetic_history
 
 from hermes_core import Session
-from hermes_core.archive import SessionArchive, fts_match, message_text, query_words
 from hermes_core.config import load_config
-from hermes_plugins import archive_store
+from hermes_plugins.archive import sqlite_store as archive_store
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import fts_match, message_text, query_words
+from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 SCALE = float(os.environ.get("HERMES_BENCH_SCALE_100K", "0.1"))
@@ -66,7 +68,9 @@ def history() -> list[dict[str, Any]]:
 
 
 def _session(home: Path, sid: str, archive: bool, persist: bool) -> Session:
-    config = load_config(data={"archive": {"enabled": archive, "max_bytes_per_session": None}})
+    # Off = the archive plugin blocked (no recorder, no archive columns in the session's pass).
+    config = load_config(data={"archive": {"max_bytes_per_session": None},
+                               "plugins": {"disabled": [] if archive else ["archive"]}})
     return Session.open(cwd=home, home=home, model="m", context_length=200_000, session_id=sid,
                         config=config, persist=persist)
 
@@ -112,13 +116,13 @@ def test_archiving_a_compaction_vs_the_compaction(
             if not archive:
                 cpu["off"].append(took)
             else:
-                session.archive.flush()
+                archive_of(session).flush()
                 took, answer = _cpu(lambda s=session: s.handle_tool_call("context_search", {"query": "48213"}))
                 assert "throughput measured: 48213" in answer
                 cpu["index"].append(took)
                 cpu["request"].append(sum(spent["request"]))
                 cpu["store"].append(sum(spent["store"]))
-                archived = len(session.archive)
+                archived = len(archive_of(session))
             session.close()
         gc.collect()
         cpu["floor"].append(_cpu(lambda: reference_pass(history))[0])

@@ -36,8 +36,8 @@ from typing import Any
 import pytest
 from bench_compressor import synthetic_history
 
-from hermes_core.archive import SessionArchive
 from hermes_core.redaction import Redactor, redact, redact_text
+from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 #: The last commit with the family-by-family implementation.

@@ -22,9 +22,9 @@ import pytest
 from bench_compressor import synthetic_history
 
 from hermes_core import Session
-from hermes_core.archive import SessionArchive
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
+from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.redis_store import RedisSessionStore
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 

@@ -29,7 +29,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from hermes_core.archive import held_scan
 from hermes_core.plugin import (
     ABORTING_KINDS,
     ContextEngine,
@@ -40,6 +39,7 @@ from hermes_core.plugin import (
     estimate_message_tokens,
     estimate_messages_tokens,
     get_logger,
+    held_scan,
     record_warning,
     redact,
 )

@@ -27,7 +27,6 @@ from typing import Any
 
 import attrs
 
-from hermes_core.archive import message_text
 from hermes_core.plugin import (
     MASK,
     bounded,
@@ -39,6 +38,8 @@ from hermes_core.plugin import (
     plain_masks,
     redact,
 )
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import message_text
 from hermes_plugins.evaluation.evidence import is_person_request
 from hermes_plugins.evaluation.fit import count_fit
 from hermes_plugins.evaluation.index import ContextIndex
@@ -187,8 +188,8 @@ class Recall:
                 (tool.get("function") or {}).get("name")
                 for tool in self.session.assemble_tools([]) if isinstance(tool, Mapping)
             }
-            if "context_search" in offered and "context_expand" in offered:
-                archive = self.session.archive
+            archive = archive_of(self.session)
+            if archive is not None and "context_search" in offered and "context_expand" in offered:
                 store, session_id = archive.store, archive.session_id
                 archive.flush()
                 for ref in sorted(store.archive_refs(session_id)):
@@ -437,8 +438,10 @@ def evaluate(
 def archived_refs(session: Any) -> dict[str, list[str]]:
     """Archived original text -> its references (sorted), from ``session``'s archive."""
     out: dict[str, list[str]] = {}
+    archive = archive_of(session)
+    if archive is None:
+        return out
     try:
-        archive = session.archive
         archive.flush()
         store, session_id = archive.store, archive.session_id
         for ref in sorted(store.archive_refs(session_id)):

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from hermes_core.plugin import format_option, guarded, load_for_cli
+from hermes_plugins.cache_rules import cache_ttl
 
 
 def build_report(state: Any, path: Path, *, engines: list[str], window: int | None, provider: str,
@@ -56,7 +57,7 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                 yield RequestSpec(system=transcript.system_prompt or "", tools=tools, messages=sent)
 
     ctx = PayloadContext(provider=provider, model=model, session_id="hermes-ctx-report", config=state.config,
-                         cache_ttl=ttl or state.config.prompt_caching.cache_ttl)
+                         cache_ttl=cache_ttl(ttl, state.config))
     # The model's own prices: the cached-read rate, and dollars when the model data has them.
     rates = read_rates(provider, model)
     simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))

@@ -137,7 +137,7 @@ def _row(index: int | None, message: Mapping[str, Any],
     }
     refs = message.get("_refs") or ((message["_ref"],) if message.get("_ref") else ())
     if not refs and archived:
-        from hermes_core.archive import message_text
+        from hermes_plugins.archive.search import message_text
 
         refs = tuple(archived.get(message_text(message)) or ())
     if refs:

@@ -15,6 +15,7 @@ from typing import Any
 import attrs
 
 from hermes_core.plugin import estimate_message_tokens, estimate_messages_tokens
+from hermes_plugins.archive.plugin import archive_of
 from hermes_plugins.cache_report import request_ends
 from hermes_plugins.report.data import compaction_detail
 
@@ -136,8 +137,10 @@ def lived_requests(
 
 def _read_archive(session: Any, into: dict[str, list[str]]) -> None:
     """Add the references archived since the last call to ``into`` (text -> references)."""
+    archive = archive_of(session)
+    if archive is None:
+        return
     try:
-        archive = session.archive
         archive.flush()
         store, session_id = archive.store, archive.session_id
         known = {ref for refs in into.values() for ref in refs}

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from hermes_core.plugin import PromptContext, SkillSource, max_read_bytes
+from hermes_plugins._common.terminal import terminal_backend
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.filters import (
     current_environments,
@@ -109,7 +110,7 @@ def request_for(ctx: PromptContext, sources: Sequence[SkillSource] | None = None
         platform=platform,
         os_platform=sys.platform,
         termux=is_termux(env),
-        environments=current_environments(ctx.backend, env, ctx.tools),
+        environments=current_environments(terminal_backend(ctx), env, ctx.tools),
         disabled=disabled_names(config.disabled, config.platform_disabled, platform),
         compact=ctx.compact_skill_categories,
         budget=budget_for(config.index_max_tokens, ctx.context_length),

@@ -45,7 +45,7 @@ CORE_TOOLS = frozenset({
     "browser_type", "browser_scroll", "browser_back", "browser_press", "browser_close",
     "browser_get_images", "browser_vision", "vision_analyze", "image_generate",
     "skills_list", "skill_view", "skill_manage", "cronjob", "text_to_speech",
-    # The recall tools (hermes_plugins.recall), offered once something is archived.
+    # The recall tools (hermes_plugins.archive.recall), offered once something is archived.
     "context_search", "context_expand",
     # GUI-surface tools: core, but deferred by the default defer list below.
     "computer_use", "read_window_below", "apply_layout", "list_windows", "focus_window",

@@ -33,6 +33,7 @@ from hermes_core.plugin import (
     record_warning,
     redact_text,
 )
+from hermes_plugins.archive.settings import ARCHIVE
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
     cap_page,
@@ -127,8 +128,8 @@ def _spiller(name: str, call_id: str, budget: BudgetConfig, ctx: Any) -> Any:
 def _file_redaction(ctx: Any) -> Any:
     """What masks the secrets of a spill file: the session's redactor (placeholders stable for
     the session), or none when ``archive.keep_secrets`` is set (unsafe)."""
-    archive = getattr(getattr(ctx, "config", None), "archive", None)
-    if getattr(archive, "keep_secrets", False) is True:
+    config = getattr(ctx, "config", None)
+    if config is not None and config.section(ARCHIVE).keep_secrets is True:
         return None
     redactor = getattr(getattr(ctx, "session", None), "redactor", None)
     return redactor.redact if isinstance(redactor, Redactor) else redact_text

@@ -37,8 +37,9 @@ from typing import Any
 
 import orjson
 
-from hermes_core.archive import FTS_COLUMNS, ArchivedBatch, fts_search, identifier_parts, indexable, query_words
 from hermes_core.plugin import get_logger, open_regular
+from hermes_plugins.archive.batch import ArchivedBatch
+from hermes_plugins.archive.search import FTS_COLUMNS, fts_search, identifier_parts, indexable, query_words
 from hermes_plugins.store_health import guard_methods
 
 log = get_logger(__name__)
@@ -496,7 +497,7 @@ def _prune_bytes(conn: sqlite3.Connection, session_id: str, max_bytes: int) -> i
 
 
 class SQLiteArchive:
-    """The ``archive_*`` methods of the SQLite session store (see ``hermes_core.archive``)."""
+    """The ``archive_*`` methods of the SQLite session store (see ``hermes_plugins.archive.session_archive``)."""
 
     path: Path
     archive_max_bytes: int | None = None

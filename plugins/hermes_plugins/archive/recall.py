@@ -1,4 +1,4 @@
-"""Built-in plugin ``recall``: the model-facing tools over the Session's archive.
+"""Built-in plugin ``recall``: the model-facing tools over the ``archive`` plugin's archive.
 
 Once a compaction has archived something for a session, the tool assembly adds two core tools
 (never deferred behind the tool-search bridge):
@@ -11,7 +11,7 @@ Once a compaction has archived something for a session, the tool assembly adds t
 
 Both answer through ``hermes_tool_call`` (``Session.handle_tool_call``). Text leaving the archive
 for the model is redacted with the compressor's patterns (``hermes_core.redaction``); the host
-reads originals through ``Session.archive``. Bad input (empty query, a malformed, unknown or
+reads originals through ``archive_of(session)`` (``hermes_plugins.archive.plugin``). Bad input (empty query, a malformed, unknown or
 foreign reference, wrong argument types) is an ``{"error": ...}`` result, never an exception.
 """
 
@@ -21,8 +21,10 @@ import json
 from collections.abc import Generator, Mapping, Sequence
 from typing import Any
 
-from hermes_core.archive import ArchiveError, query_words, snippet
 from hermes_core.plugin import ToolCallContext, ToolsContext, get_logger, hookimpl, redact
+from hermes_plugins.archive.plugin import archive_of
+from hermes_plugins.archive.search import ArchiveError, query_words, snippet
+from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.tools.settings import TOOL_OUTPUT
 
 log = get_logger(__name__)
@@ -108,28 +110,28 @@ def _flag(payload: dict[str, Any], row: Mapping[str, Any]) -> dict[str, Any]:
     return payload
 
 
-def _with_extra(session: Any, hit: Mapping[str, Any]) -> Mapping[str, Any]:
+def _with_extra(archive: SessionArchive, hit: Mapping[str, Any]) -> Mapping[str, Any]:
     """A tool result's hit with its metadata (a store's search may leave it out: the entry is
     read for results only, at most ``MAX_HITS`` of them)."""
     if "extra" in hit or hit.get("role") != "tool":
         return hit
     try:
-        row = session.archive.get(hit["ref"])
+        row = archive.get(hit["ref"])
     except ArchiveError:
         return hit
     return row if isinstance(row, Mapping) else hit
 
 
-def search(session: Any, arguments: Mapping[str, Any]) -> str:
+def search(archive: SessionArchive, arguments: Mapping[str, Any]) -> str:
     query = arguments.get("query", "")
     limit = _int_arg(arguments, "limit", 5) or 5
     words = query_words(query)
-    hits = session.archive.search(query, limit=min(max(1, limit), MAX_HITS))
+    hits = archive.search(query, limit=min(max(1, limit), MAX_HITS))
     out = [
         _flag({
             "ref": hit["ref"], "role": hit.get("role", ""), "tool": hit.get("tool") or None,
             "turn": hit.get("turn"), "snippet": snippet(redact(hit["text"]), words, SNIPPET_CHARS),
-        }, _with_extra(session, hit))
+        }, _with_extra(archive, hit))
         for hit in hits
     ]
     payload: dict[str, Any] = {"query": query, "hits": out}
@@ -151,13 +153,13 @@ def page_chars(config: Any) -> int:
     return max(MIN_PAGE_CHARS, min(MAX_PAGE_CHARS, max_bytes // 2))
 
 
-def expand(session: Any, arguments: Mapping[str, Any], config: Any) -> str:
+def expand(archive: SessionArchive, arguments: Mapping[str, Any], config: Any) -> str:
     ref = arguments.get("ref", "")
     offset = _int_arg(arguments, "offset", 0) or 0
     default = page_chars(config)
     limit = _int_arg(arguments, "limit", None) or default
     limit = max(1, min(limit, default))
-    row = session.archive.get(ref)
+    row = archive.get(ref)
     text = redact(row["text"])
     total = len(text)
     if offset > total:
@@ -184,10 +186,13 @@ def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallConte
     session = ctx.session
     if session is None:
         return _error(name, "no session to search (call it through Session.handle_tool_call)")
+    archive = archive_of(session)
+    if archive is None:
+        return None  # the archive plugin is blocked or replaced: these are not our tools then
     try:
         if name == "context_search":
-            return search(session, arguments)
-        return expand(session, arguments, ctx.config or session.config)
+            return search(archive, arguments)
+        return expand(archive, arguments, ctx.config or session.config)
     except ArchiveError as exc:
         return _error(name, str(exc))
     except Exception as exc:  # noqa: BLE001 - a tool error is a result, never a crash of the turn
@@ -204,8 +209,8 @@ def hermes_tools_assemble(
     if session is None:
         return result
     try:
-        archive = session.archive
-        offered = archive.enabled and archive.has_entries()
+        archive = archive_of(session)
+        offered = archive is not None and archive.enabled and archive.has_entries()
     except Exception:  # noqa: BLE001 - no archive, no recall tools; the turn goes on
         log.warning("recall_tools_unavailable", session=ctx.session_id, exc_info=True)
         offered = False
@@ -220,10 +225,3 @@ def hermes_tools_assemble(
             base.append(definition)
     return base
 
-
-@hookimpl(trylast=True)
-def hermes_cli_register_commands(cli: Any) -> None:
-    from hermes_plugins.recall_cli import history_group
-
-    if "history" not in cli.commands:
-        cli.add_command(history_group)

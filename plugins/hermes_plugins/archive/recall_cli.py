@@ -20,9 +20,11 @@ from typing import Any
 
 import click
 
-from hermes_core.archive import ArchiveError, has_archive, original_message, parse_ref, query_words, snippet
-from hermes_core.plugin import CliState, emit_json, emit_table, fail, guarded, redact_text
-from hermes_core.store_guard import budgeted
+from hermes_core.plugin import CliState, budgeted, emit_json, emit_table, fail, guarded, redact_text
+from hermes_plugins.archive.memory_store import has_archive
+from hermes_plugins.archive.search import ArchiveError, parse_ref, query_words, snippet
+from hermes_plugins.archive.session_archive import original_message
+from hermes_plugins.archive.settings import ARCHIVE
 
 
 def _store(state: CliState) -> Any:
@@ -140,7 +142,7 @@ def history_prune(
     state: CliState, max_age_days: float | None, max_bytes: int | None, session_id: str | None, as_json: bool
 ) -> None:
     """Apply the archive's retention limits now."""
-    section = state.config.archive
+    section = state.config.section(ARCHIVE)
     age = max_age_days if max_age_days is not None else section.max_age_days
     cap = max_bytes if max_bytes is not None else section.max_bytes_per_session
     store = _store(state) if session_id is None else _known(_store(state), session_id)
