@@ -28,7 +28,7 @@ import attrs
 from hermes_core.diagnostics import record_warning
 from hermes_core.engine import CompressionReport, KnownInput, coerce_usage
 from hermes_core.errors import ContextOverflowError
-from hermes_core.history_scan import HistoryScan, holding_scan
+from hermes_core.history_scan import HistoryScan
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
 from hermes_core.tokens import (
@@ -622,21 +622,20 @@ class CompactionLoop:
         tools = tools if tools is not None else self.last_tools
         # The host waits in this call: its list is the same until it returns, so what the
         # caller's pass read of it serves the engine too (``ContextEngine.known_input``: its
-        # report's estimate, its input check) and the archive (``holding_scan``: the columns).
+        # report's estimate, its input check) and the archive (``scan``: the columns).
         self.fit = None
         engine = session.engine
         engine.known_input = KnownInput(messages=messages, length=len(messages), estimate=estimate,
-                                        valid=proven)
+                                        valid=proven, scan=scan)
         try:
-            with holding_scan(messages, scan):
-                before_tokens = self.rough(messages, tools, keep=False, estimate=estimate)
-                if not engine.has_content_to_compress(messages):
-                    feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
-                    return ManualCompression(messages=messages, feedback=attrs.evolve(
-                        feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
-                    ))
-                out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic,
-                                      force=force, phase="manual")
+            before_tokens = self.rough(messages, tools, keep=False, estimate=estimate)
+            if not engine.has_content_to_compress(messages):
+                feedback = summarize_manual(messages, messages, before_tokens, before_tokens, {})
+                return ManualCompression(messages=messages, feedback=attrs.evolve(
+                    feedback, headline=f"Nothing to compress: all {len(messages)} messages are in the protected regions",
+                ))
+            out = self.run_engine(messages, current_tokens=None, focus_topic=focus_topic,
+                                  force=force, phase="manual")
         finally:
             engine.known_input = None
         report = self.report()

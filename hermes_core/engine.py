@@ -33,13 +33,16 @@ class KnownInput:
     (``Session.compress``, ``hermes_core.intake``), handed to the engine as
     ``ContextEngine.known_input`` so that it need not read the list again: ``estimate`` is
     ``estimate_messages_tokens(messages)``; ``valid``: ``pairing_problems(messages) == []``
-    (pending calls allowed) was shown (``False`` says "not shown"). It speaks of that list
-    object at that length only."""
+    (pending calls allowed) was shown (``False`` says "not shown"); ``scan``: the columns a
+    compaction recorder reads (``hermes_core.history_scan.HistoryScan``), when a
+    ``hermes_session_compacted`` plugin is there to read them. It speaks of that list object at
+    that length only."""
 
     messages: Any
     length: int
     estimate: int | None = None
     valid: bool = False
+    scan: Any = None
 
     def describes(self, messages: Any) -> bool:
         return messages is self.messages and len(messages) == self.length
@@ -245,6 +248,12 @@ class ContextEngine:
         allowed); ``False`` when it was not shown (check it yourself)."""
         known = getattr(self, "known_input", None)
         return known is not None and known.valid and known.describes(messages)
+
+    def input_scan(self, messages: Any) -> Any:
+        """The ``HistoryScan`` of ``messages`` from ``known_input`` when it describes them, else
+        None (read the messages yourself)."""
+        known = getattr(self, "known_input", None)
+        return known.scan if known is not None and known.describes(messages) else None
 
     def has_content_to_compress(self, messages: list[dict[str, Any]]) -> bool:
         """Whether anything lies outside the protected regions (answers /compress cheaply)."""

@@ -2,16 +2,14 @@
 
 ``Session.compress`` reads the host's whole history once (``hermes_core.intake``); with a
 ``hermes_session_compacted`` hook implemented (the archive plugin), that pass also fills a
-``HistoryScan`` (role, content, call id, the messages that are not plain), held with
-``holding_scan`` while the host waits, so the archive does not read every message dict again.
+``HistoryScan`` (role, content, call id, the messages that are not plain), handed to the engine
+and the recorder as ``KnownInput.scan``, so the archive does not read every message dict again.
 ``REF_KEY`` / ``REFS_KEY`` are the metadata keys of a message that stands for archived ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Mapping
 from typing import Any
 
 import attrs
@@ -27,7 +25,7 @@ class HistoryScan:
     its content (the snapshot the archive keeps), a tool result's call id, the messages that are
     not plain (``is_plain``), the positions of messages carrying a reference (replacements of an
     earlier compaction) and of user messages that are summaries (no turn starts there). Read by
-    ``_scan``, or handed over by the caller's own pass over the list (``holding_scan``).
+    ``_scan``, or handed over by the caller's own pass over the list (``KnownInput.scan``).
 
     ``contents``, ``call_ids`` (tool results only) and ``odd`` are dicts by position, not
     lists: the archive's batch holds them until a store builds its records, and the young
@@ -54,31 +52,3 @@ def is_plain(message: Mapping[str, Any], role: Any, content: Any, call_id: Any) 
         (size == 2 or (size == 3 and role == "tool" and type(call_id) is str and call_id != ""))
         and type(role) is str and role != "" and type(content) is str
     )
-
-
-#: The list (its length) whose ``HistoryScan`` a caller read in a pass of its own.
-_held_scan: ContextVar[tuple[Any, int, HistoryScan] | None] = ContextVar("hermes_held_scan", default=None)
-
-
-@contextmanager
-def holding_scan(messages: Sequence[Any], scan: HistoryScan | None) -> Iterator[None]:
-    """Within the block, recording a compaction of ``messages`` (the same list object at the
-    same length) takes ``scan`` as what it would read of them (``Session.compress``: its one
-    pass over the history, ``hermes_core.intake``). ``None``: the block changes nothing."""
-    token = _held_scan.set(None if scan is None else (messages, len(messages), scan))
-    try:
-        yield
-    finally:
-        _held_scan.reset(token)
-
-
-def held_scan(messages: Sequence[Any]) -> HistoryScan | None:
-    """The columns a caller's one pass read of ``messages`` (``holding_scan``: the same list
-    object at the same length), while it holds them - ``Session.compress`` during a forced
-    compression with the archive on; None otherwise. ``odd`` then names every message that is
-    not plain (a plain one has no key but its role, content and call id): an engine may look
-    for metadata there only."""
-    held = _held_scan.get()
-    if held is not None and held[0] is messages and held[1] == len(messages):
-        return held[2]
-    return None

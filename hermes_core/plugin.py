@@ -72,7 +72,7 @@ if TYPE_CHECKING:
     )
     from hermes_core.frozen import FrozenTools, all_frozen, as_frozen_tools, freeze_tools
     from hermes_core.history import ProcessedHistory
-    from hermes_core.history_scan import REF_KEY, REFS_KEY, held_scan
+    from hermes_core.history_scan import REF_KEY, REFS_KEY, HistoryScan
     from hermes_core.hookspecs.markers import hookimpl, hookspec
     from hermes_core.host import host_state
     from hermes_core.injection import HIGH, LOW, blocked_entry, describe, findings, flagged_soul, screen_file, severity
@@ -161,7 +161,7 @@ _FROM: dict[str, str] = {
     " read_fd_bounded read_text_bounded",
     "hermes_core.frozen": "FrozenTools all_frozen as_frozen_tools freeze_tools",
     "hermes_core.history": "ProcessedHistory",
-    "hermes_core.history_scan": "REFS_KEY REF_KEY held_scan",
+    "hermes_core.history_scan": "REFS_KEY REF_KEY HistoryScan",
     "hermes_core.hookspecs.markers": "hookimpl hookspec",
     "hermes_core.host": "host_state",
     "hermes_core.injection": "HIGH LOW blocked_entry describe findings flagged_soul screen_file severity",
@@ -208,7 +208,7 @@ __all__ = [
     "SummarizerTimeoutError",
     # the message model
     "ROLES", "ANTHROPIC_CONTENT", "content_text", "validate_messages", "parse_transcript", "read_transcript_text",
-    "ProcessedHistory", "REF_KEY", "REFS_KEY", "held_scan", "budgeted", "bounded", "responses_input", "responses_tool",
+    "ProcessedHistory", "REF_KEY", "REFS_KEY", "HistoryScan", "budgeted", "bounded", "responses_input", "responses_tool",
     "anthropic_blocks", "assemble_payload", "canonical_tools",
     "TOOL_CALL_REMOVED", "Match", "answered_in_order", "is_valid_pairing", "match_results", "pairing_problems",
     "pending_calls", "repair_pairing",

@@ -226,7 +226,7 @@ _COMMON = (
 #: for a text that holds their anchor (``windows``), in this order.
 _OPTIONAL = {
     "azure_ad": _AZURE_AD_SRC, "mailchimp": _MAILCHIMP_SRC, "telegram": _TELEGRAM_SRC,
-    "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC, "aws": _AWS_SECRET_SRC,
+    "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC,
 }
 # A pure memo: a compiled pattern is immutable and a function of the family set alone.
 _COMPILED: dict[frozenset[str], re.Pattern[str]] = {}
@@ -251,6 +251,10 @@ _ONE = _pattern(_ALL_OPTIONAL)
 #: A vendor key on its own (to name the family of an assignment's value).
 _VENDOR = re.compile(_VENDOR_SRC)
 _AWS_KEY_ID = re.compile(_AWS_ID_SRC)
+#: An AWS secret access key candidate: masked apart, before the one regex (``_mask_aws``), because
+#: a 40-character run that is not a secret (no key id near it) would otherwise swallow the start of
+#: a secret that overlaps it (``0…0Authorization: <token>``).
+_AWS_SECRET = re.compile(_AWS_SECRET_SRC)
 _DISCORD_SHAPE = re.compile(r"\.[A-Za-z0-9_\-]{6}\.")
 
 #: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
@@ -497,15 +501,19 @@ class Redactor:
         spans, extra = windows(text)
         if not spans:
             return text
+        if "aws" in extra:
+            masked = self._mask_aws(text)
+            if masked != text:
+                text = masked
+                spans, extra = windows(text)
         pattern = _pattern(extra)
-        ids = [m.start() for m in _AWS_KEY_ID.finditer(text)] if "aws" in extra else []
         if len(spans) == 1 and spans[0] == (0, len(text)):
-            return pattern.sub(lambda m: self._replace(m, ids, 0), text)
+            return pattern.sub(self._replace, text)
         out: list[str] = []
         done = 0
         for start, end in spans:
             out.append(text[done:start])
-            out.append(pattern.sub(lambda m, at=start: self._replace(m, ids, at), text[start:end]))  # type: ignore[misc]
+            out.append(pattern.sub(self._replace, text[start:end]))
             done = end
         out.append(text[done:])
         return "".join(out)
@@ -515,18 +523,20 @@ class Redactor:
         reference the prefilter is tested against; slower, same result)."""
         if not text or not isinstance(text, str):
             return text
-        ids = [m.start() for m in _AWS_KEY_ID.finditer(text)]
-        return _ONE.sub(lambda m: self._replace(m, ids, 0), text)
+        return _ONE.sub(self._replace, self._mask_aws(text))
 
-    def _replace(self, m: re.Match[str], aws_ids: list[int], at: int) -> str:
+    def _mask_aws(self, text: str) -> str:
+        # AWS secrets: a 40-character mixed-case run within AWS_PAIR_DISTANCE of a key id.
+        ids = [m.start() for m in _AWS_KEY_ID.finditer(text)]
+        return _AWS_SECRET.sub(lambda m: self._aws_secret(m, ids), text) if ids else text
+
+    def _replace(self, m: re.Match[str]) -> str:
         # The last group to close names the alternative: ``<tag>`` (masked whole) or
         # ``<tag>_v`` (what comes before the value is kept, what follows it too).
         name = m.lastgroup or ""
         group = name.partition("_")[0]
         whole = m.group(0)
         if group == name:
-            if group == "aws":
-                return self._aws_secret(m, aws_ids, at)
             return self.placeholder(_GROUP_FAMILY[group], whole)
         if group in ("as", "qp", "ym"):
             return self._keyword(m, group)
@@ -562,9 +572,9 @@ class Redactor:
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]
 
-    def _aws_secret(self, m: re.Match[str], aws_ids: list[int], at: int) -> str:
+    def _aws_secret(self, m: re.Match[str], aws_ids: list[int]) -> str:
         value = m.group(0)
-        here = m.start() + at
+        here = m.start()
         near = any(abs(here - key_at) <= AWS_PAIR_DISTANCE for key_at in aws_ids)
         mixed = (any(c.isupper() for c in value) and any(c.islower() for c in value)
                  and any(c.isdigit() or c in "/+" for c in value))

@@ -28,7 +28,7 @@ FLOORS: dict[int, tuple[str, ...]] = {
     2: ("config", "config_fields", "safeyaml", "files", "model_data"),
     # The message model: message helpers, wire shapes, ids, tokens, pairing, transcript records.
     3: ("messages", "text_repair", "transcript_format", "wire_ids", "conversion", "frozen",
-        "encodings", "tokens", "content_tokens", "pairing", "responses_items", "responses", "wire"),
+        "encodings", "tokens", "content_tokens", "pairing", "responses_items", "responses", "wire", "history_scan"),
     # The plugin host: hook specs and markers, the host, per-hook isolation, the engine base.
     4: ("hookspecs", "host", "host_engines", "hookguard", "prompt_dispatch", "engine", "prompt"),
     # Built on the host: requests, the prompt, reading transcripts, what Session.open reads.

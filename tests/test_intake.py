@@ -234,7 +234,6 @@ def archived_history(draw: st.DrawFn) -> list[Any]:
 @given(archived_history())
 @settings(max_examples=200, deadline=None)
 def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> None:
-    from hermes_core.history_scan import holding_scan
     from hermes_plugins.archive import diff
 
     found = read_history(messages, scan=True)
@@ -242,8 +241,7 @@ def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> No
     normalized = found.messages
     kept, tags, contents, call_ids, odd, summaries = diff._scan(normalized, [])  # its own pass
     assert summaries is None
-    with holding_scan(normalized, found.scan):
-        held = diff._scan(normalized, [])
+    held = diff._scan(normalized, [], found.scan)
     assert held[0] == kept
     assert [t is diff._EARLIER or t for t in held[1]] == [t is diff._EARLIER or t for t in tags]
     assert held[2] == contents and all(held[2][j] is contents[j] for j in contents)
@@ -264,7 +262,6 @@ def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> No
 @given(archived_history(), st.lists(st.booleans(), max_size=20), st.integers(0, 2))
 @settings(max_examples=150, deadline=None)
 def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], keep: list[bool], inserts: int) -> None:
-    from hermes_core.history_scan import holding_scan
     from hermes_plugins.archive.memory_store import MemoryArchiveStore
     from hermes_plugins.archive.session_archive import SessionArchive
 
@@ -277,8 +274,7 @@ def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], 
     def record(held: bool) -> tuple[Any, list[dict[str, Any]]]:
         store = MemoryArchiveStore()
         archive = SessionArchive(session_id="s", store=store)
-        with holding_scan(before, found.scan if held else None):
-            out = archive.record(before, after)
+        out = archive.record(before, after, scan=found.scan if held else None)
         store.archive_flush()
         rows = sorted(store._rows.get("s", {}).values(), key=lambda r: r["seq"])
         return out, [{k: v for k, v in r.items() if k not in ("created_at", "_order")} for r in rows]
@@ -287,15 +283,14 @@ def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], 
 
 
 def test_a_forced_compress_records_the_archive_from_its_one_pass(tmp_path: Path, monkeypatch: Any) -> None:
-    from hermes_core.history_scan import held_scan
     from hermes_plugins.archive import session_archive
 
     seen: list[bool] = []
     real = session_archive._scan
 
-    def spy(before: Any, after: Any) -> Any:
-        seen.append(held_scan(before) is not None)
-        return real(before, after)
+    def spy(before: Any, after: Any, scan: Any = None) -> Any:
+        seen.append(scan is not None)
+        return real(before, after, scan)
 
     monkeypatch.setattr(session_archive, "_scan", spy)
     session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
@@ -384,7 +379,6 @@ def test_the_prefix_read_of_a_list_gives_what_the_loop_does(messages: list[Any],
      {"role": "user", "content": "not one", "_summary": ""}])), max_size=4))
 @settings(max_examples=examples(150), deadline=None)
 def test_summary_positions_from_the_held_pass_are_the_full_walks(messages: list[Any], summaries: list[Any]) -> None:
-    from hermes_core.history_scan import holding_scan
     from hermes_plugins.compressor.engine import _summary_positions
     from hermes_plugins.compressor.prune import plan_free_passes
 
@@ -394,23 +388,21 @@ def test_summary_positions_from_the_held_pass_are_the_full_walks(messages: list[
     source = found.messages
     pruned = plan_free_passes(source, protect_tail_count=2, protect_tail_tokens=50).messages
     walked = _summary_positions(pruned)
-    with holding_scan(source, found.scan):
-        assert _summary_positions(pruned, source) == walked
-    assert _summary_positions(pruned, source) == walked  # not held: the walk
+    assert _summary_positions(pruned, source, found.scan) == walked
+    assert _summary_positions(pruned, source) == walked  # not handed over: the walk
 
 
 def test_a_forced_compress_finds_its_summaries_through_the_held_pass(tmp_path: Path, monkeypatch: Any) -> None:
     from hermes_plugins.compressor import engine
 
     seen: list[bool] = []
-    real = engine.held_scan
+    real = engine._summary_positions
 
-    def spy(messages: Any) -> Any:
-        found = real(messages)
-        seen.append(found is not None)
-        return found
+    def spy(messages: Any, source: Any = None, scan: Any = None) -> Any:
+        seen.append(scan is not None)
+        return real(messages, source, scan)
 
-    monkeypatch.setattr(engine, "held_scan", spy)
+    monkeypatch.setattr(engine, "_summary_positions", spy)
     session = Session.open(cwd=tmp_path, home=tmp_path, model="test-model", provider="openai",
                            context_length=32_000, persist=False, env={})
     messages = _history(60)

@@ -101,7 +101,7 @@ def test_function_level_type_checking_and_unlisted_imports_are_named_by_line() -
         "p.py:12: imports hermes_core.testing.conformance; use hermes_core.plugin",
         "p.py:13: imports hermes_core.cli; use hermes_core.plugin",
     ]
-    assert violations(Path("t.py"), source, test_code=True)[-1].startswith("t.py:10:")
+    assert violations(Path("t.py"), source, test_code=True)[-1].startswith("t.py:11:")
 
 
 @pytest.mark.parametrize("name", sorted(hermes_core.plugin.__all__))

@@ -59,3 +59,13 @@ def test_a_window_is_only_the_lines_that_hold_an_anchor() -> None:
     assert [text[a:b] for a, b in spans] == ["my password=hunter22"] and not extra
     assert redaction.windows("AKIA and Q~ and -us1")[1] == {"aws", "azure_ad", "mailchimp"}
     assert redact(text) == f"line one\nmy password={MASK}\nline three\n"
+
+
+def test_a_long_run_that_is_not_an_aws_secret_never_hides_the_secret_after_it() -> None:
+    # 27 digits + "Authorization" is a 40-character base64 run: an AWS secret candidate. Rejected
+    # (no key id near it), it used to swallow the header's name, and the token went out verbatim.
+    keyed = Redactor(b"k" * 32)
+    for text in ("0" * 27 + "Authorization: hunter2secret",
+                 "AKIAIOSFODNN7EXAMPLE far " + "x" * 400 + " " + "0" * 27 + "Authorization: hunter2secret"):
+        for out in (keyed.redact(text), keyed.redact_whole(text)):
+            assert "hunter2secret" not in out and "[REDACTED:authorization#" in out

@@ -1,7 +1,7 @@
 """The diff of one compaction: which messages of the list the engine got were kept (identity,
 then a content hash for an engine that copies), what stands for each removed run, and the one
 pass over the messages that reads what the archive keeps of them (or takes the session's own,
-``hermes_core.history_scan.held_scan``)."""
+``ContextEngine.input_scan``)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import xxhash
 
-from hermes_core.plugin import REF_KEY, held_scan
+from hermes_core.plugin import REF_KEY, HistoryScan
 from hermes_plugins.archive.search import _call_line, message_text
 
 
@@ -148,7 +148,7 @@ def _run_target(
 
 
 def _scan(
-    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]]
+    before: Sequence[Mapping[str, Any]], after: Sequence[Mapping[str, Any]], scan: HistoryScan | None = None
 ) -> tuple[list[int], list[Any], dict[int, Any], dict[int, Any], dict[int, dict[str, Any]], set[int] | None]:
     """One pass over the messages (at 100k each pass over the host's dicts costs ~20 ms of
     cache misses): per position where ``after`` kept it (``kept_positions``), its role
@@ -157,7 +157,6 @@ def _scan(
     ``HistoryScan`` columns, by position); and the positions of the user messages that are
     summaries when known (held: no pass at all; None: ``_records`` asks the users)."""
     where = {id(m): i for i, m in enumerate(after)}.get
-    scan = held_scan(before)
     if scan is not None:
         # Only the list's pointers are read here (``id``), never the message dicts.
         kept = list(map(where, map(id, before), itertools.repeat(-1)))

@@ -126,16 +126,18 @@ class SessionArchive:
     # -- recording
 
     def record(
-        self, before: list[dict[str, Any]], after: list[dict[str, Any]], *, phase: str = ""
+        self, before: list[dict[str, Any]], after: list[dict[str, Any]], *, phase: str = "",
+        scan: Any = None,
     ) -> list[dict[str, Any]]:
         """Archive what ``after`` no longer holds of ``before``; ``after`` with its replacements
-        marked (a new list; the engine's list and dicts are left alone)."""
+        marked (a new list; the engine's list and dicts are left alone). ``scan``: the
+        ``HistoryScan`` of ``before`` when the caller's pass read it (``ContextEngine.input_scan``)."""
         if not self.enabled or after is before:
             return after
         started = time.perf_counter()
         with self._lock:
             self._load()
-            kept, tags, contents, call_ids, odd, summaries = _scan(before, after)
+            kept, tags, contents, call_ids, odd, summaries = _scan(before, after, scan)
             if len(after) == len(before) and -1 not in kept:
                 return after
             runs = replacement_runs(before, after, kept, call_ids)

@@ -39,7 +39,6 @@ from hermes_core.plugin import (
     estimate_message_tokens,
     estimate_messages_tokens,
     get_logger,
-    held_scan,
     record_warning,
     redact,
 )
@@ -643,7 +642,7 @@ class CompressorEngine(ContextEngine):
             pinned = pruned[pin]
             rest = max(1, self._budget() - message_tokens(pinned))
             cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
-        handoffs = _summary_positions(pruned, messages)
+        handoffs = _summary_positions(pruned, messages, self.input_scan(messages))
         if handoffs and all(h >= cut for h in handoffs):
             # The last summary sits in the tail: move it into the middle so it gets updated.
             cut = align_forward(pruned, handoffs[-1] + 1)
@@ -1187,16 +1186,18 @@ def _lap(timings: dict[str, float], phase: str, mark: float) -> float:
     return now
 
 
-def _summary_positions(messages: list[dict[str, Any]], source: list[dict[str, Any]] | None = None) -> list[int]:
+def _summary_positions(messages: list[dict[str, Any]], source: list[dict[str, Any]] | None = None,
+                       scan: Any = None) -> list[int]:
     """Indices of the messages that carry a summary (``is_summary_message``, tool results
     aside), in one pass with the two metadata reads inlined (this walks the whole history).
 
     ``source``: the list the free passes made ``messages`` from (position for position: they
     replace messages by copies that keep every key). When the session's pass over it is held
-    (``held_scan``), only its messages that are not plain are looked at - a plain message has
+    (``scan``, ``ContextEngine.input_scan``), only its messages that are not plain are looked at - a plain message has
     no key but its role, content and call id - instead of every dict of a long history."""
     summary_key, owner_key = SUMMARY_KEY, OWNER_KEY
-    scan = held_scan(source) if source is not None and len(source) == len(messages) else None
+    if source is None or len(source) != len(messages):
+        scan = None
     return [
         i for i in (scan.odd if scan is not None else range(len(messages)))
         if ((m := messages[i]).get(summary_key) or m.get(owner_key)) and m.get("role") != "tool"
