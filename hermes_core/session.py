@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from hermes_core import bounded
 from hermes_core.archive import SessionArchive
 from hermes_core.assembler import BuiltPrompt, assemble
-from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
+from hermes_core.compaction import CompactionLoop
+from hermes_core.compaction_feedback import CompactionEvent, ManualCompression
 from hermes_core.config import Config
 from hermes_core.conversion import RequestReport, report_of
 from hermes_core.diagnostics import collecting, record_warning

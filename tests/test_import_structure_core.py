@@ -35,8 +35,8 @@ FLOORS: dict[int, tuple[str, ...]] = {
     5: ("payload", "history", "sdk", "assembler", "stored_copy", "transcripts", "config_cache",
         "injection"),
     # The session and the compaction it drives, sync and async.
-    6: ("session", "session_open", "prompt_store", "compaction", "intake", "lease", "archive",
-        "store_guard", "aio", "turn"),
+    6: ("session", "session_open", "prompt_store", "compaction", "compaction_fit",
+        "compaction_feedback", "overflow", "intake", "lease", "archive", "store_guard", "aio", "turn"),
     # The faces: the CLI, integrations, the conformance kit, reference pages, the plugin API.
     7: ("cli", "integrations", "testing", "hookdocs", "plugin"),
 }
