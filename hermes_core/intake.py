@@ -215,26 +215,13 @@ def _has_responses_items(messages: Sequence[Any], start: int) -> bool:
     return False
 
 
-def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
-    """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
-    in the usual form - every assistant message's calls carry non-empty string ids and their
-    results follow it one per call, in the calls' order, then a message that is not a tool
-    result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
-    columns of the normalised list.
-
-    A list is read by ``_read_plain`` as long as it can; what is left (SDK objects, content
-    parts to convert, a list not in the usual form), message by message below."""
-    columns = HistoryScan() if scan else None
-    start = total = k = 0
-    want: list[str] | None = None
-    if type(messages) is list:
-        start, total, want, k = _read_plain(messages, columns)
-        if start == len(messages):
-            return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
-    if _has_responses_items(messages, start):
-        # Runs of Responses items convert as runs (one assistant message per turn), which the
-        # message-by-message loop below cannot do: converted first, read as converted.
-        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
+def _read_rest(
+    messages: Sequence[Any], start: int, columns: HistoryScan | None, total: int,
+    want: list[str] | None, k: int,
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """``read_history`` from ``start`` on, message by message: ``(normalised messages, their
+    estimate, whether their pairing is proven)``, carrying on ``_read_plain``'s ``total``,
+    ``want`` and ``k``. One loop with the common case inline (this may be most of a history)."""
     out: list[dict[str, Any]] | None = None
     # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
@@ -307,6 +294,30 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
         out.extend(expanded)
     if out is None:
         out = messages if isinstance(messages, list) else list(messages)
+    return out, total, proven
+
+
+def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
+    """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
+    in the usual form - every assistant message's calls carry non-empty string ids and their
+    results follow it one per call, in the calls' order, then a message that is not a tool
+    result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
+    columns of the normalised list.
+
+    A list is read by ``_read_plain`` as long as it can; what is left (SDK objects, content
+    parts to convert, a list not in the usual form), message by message by ``_read_rest``."""
+    columns = HistoryScan() if scan else None
+    start = total = k = 0
+    want: list[str] | None = None
+    if type(messages) is list:
+        start, total, want, k = _read_plain(messages, columns)
+        if start == len(messages):
+            return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
+    if _has_responses_items(messages, start):
+        # Runs of Responses items convert as runs (one assistant message per turn), which the
+        # message-by-message loop cannot do: converted first, read as converted.
+        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
+    out, total, proven = _read_rest(messages, start, columns, total, want, k)
     return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
 
 
