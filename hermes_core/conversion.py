@@ -29,6 +29,7 @@ import attrs
 from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
+from hermes_core.messages import content_text
 
 __all__ = [
     "has_lone_surrogate",
@@ -629,8 +630,6 @@ def original_blocks(message: Mapping[str, Any]) -> list[Any] | None:
         return None
     if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in blocks):
         return None  # not what the API returns: the message goes by its readable fields
-    from hermes_core.messages import content_text
-
     text, calls = readable_of_blocks(blocks)
     if content_text(message.get("content"), "\n\n").strip() != text.strip():
         return None
