@@ -1,21 +1,10 @@
 """A forced compression's one pass over the host's history: everything it needs read at once.
 
-``Session.compress`` is handed the whole history (100k messages in issue 13's benchmark). Over
-a list that long each pass is mostly the memory traffic of reading every message dict (~18 ms
-of cache misses at 100k messages, a quarter of the reference pass), so what several steps need
-of each message is read in one pass (``read_history``), and held for them while the host waits
-in the call:
-
-* the messages as OpenAI-format dicts (``sdk.normalize_messages``);
-* their rough estimate (``tokens.estimate_messages_tokens``; held by ``tokens.hold_estimate``);
-* a proof of their tool pairing in its usual form (``pairing.holding_valid``), so the engine's
-  input check does not walk the list again;
-* with the archive on, the columns the archive records (``archive.HistoryScan``: each message's
-  role, content and tool-result call id, the reference carriers, the summary user messages;
-  held by ``archive.holding_scan``), so recording the compaction does not read every message
-  dict again.
-
-Each of these is tested against the function it stands in for.
+Over a long history each pass is mostly the memory traffic of reading every message dict
+(docs/performance.md, "One pass over the history"), so ``read_history`` reads in one pass what
+several steps need - the messages as OpenAI-format dicts, their rough estimate, a proof of
+their tool pairing in its usual form and, with the archive on, the columns the archive records
+- and each is tested against the function it stands in for.
 """
 
 from __future__ import annotations
