@@ -1,9 +1,9 @@
 """The core is floors, each importing only its own floor and those below, and no import circle.
 
 Drawn from every import, those inside functions included (they run on the first call and
-close a loop just as well); only imports under ``if TYPE_CHECKING:`` are left out. A module
-that needs something from a floor above it is in the wrong place: move the shared piece down
-(docs/architecture.md, DESIGN "The core's target shape"), never hide the import in a function.
+close a loop just as well); only imports under ``if TYPE_CHECKING:`` are left out. ``FLOORS``
+below is the map of the core. A module that needs something from a floor above it is in the
+wrong place: move the shared piece down, never hide the import in a function.
 """
 
 from __future__ import annotations
