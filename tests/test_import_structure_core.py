@@ -28,15 +28,16 @@ FLOORS: dict[int, tuple[str, ...]] = {
     2: ("config", "config_fields", "safeyaml", "files", "model_data"),
     # The message model: message helpers, wire shapes, ids, tokens, pairing, transcript records.
     3: ("messages", "text_repair", "transcript_format", "wire_ids", "conversion", "frozen",
-        "encodings", "tokens", "content_tokens", "pairing", "responses_items", "responses"),
+        "encodings", "tokens", "content_tokens", "pairing", "wire", "responses_items", "responses"),
     # The plugin host: hook specs and markers, the host, per-hook isolation, the engine base.
-    4: ("hookspecs", "host", "hookguard", "prompt_dispatch", "engine", "prompt"),
+    4: ("hookspecs", "host", "host_engines", "hookguard", "prompt_dispatch", "engine", "prompt"),
     # Built on the host: requests, the prompt, reading transcripts, what Session.open reads.
     5: ("payload", "history", "sdk", "assembler", "stored_copy", "transcripts", "config_cache",
         "injection"),
     # The session and the compaction it drives, sync and async.
     6: ("session", "session_open", "prompt_store", "compaction", "compaction_fit",
-        "compaction_feedback", "overflow", "intake", "lease", "archive", "store_guard", "aio", "turn"),
+        "compaction_feedback", "overflow", "intake", "history_scan", "lease", "archive", "store_guard",
+        "aio", "turn"),
     # The faces: the CLI, integrations, the conformance kit, reference pages, the plugin API.
     7: ("cli", "integrations", "testing", "hookdocs", "plugin"),
 }
