@@ -29,7 +29,6 @@ from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
-from hermes_core.model_data import lookup
 from hermes_core.pairing import PairingGuard
 from hermes_core.payload import build_request, release_request, request_breakpoints
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
@@ -214,6 +213,8 @@ class Session:
     def model_info(self) -> ModelInfo | None:
         """What the registry snapshot knows of this session's model (window, output limit,
         prices), or ``None``."""
+        from hermes_core.model_data import lookup  # the snapshot module loads on first need
+
         return lookup(self.model, self.provider) if self.model else None
 
     @property

@@ -20,7 +20,6 @@ from hermes_core.config_cache import environ_copy, session_config
 from hermes_core.diagnostics import collecting
 from hermes_core.host import PluginHost
 from hermes_core.logging import get_logger
-from hermes_core.model_data import lookup
 from hermes_core.session_options import SessionOptions
 
 if TYPE_CHECKING:
@@ -96,6 +95,8 @@ def open_session(cls: type[_S], o: SessionOptions) -> _S:
         if window <= 0 and o.model:
             # A known model's window from the registry snapshot (read on first need only);
             # the caller's context_length, and a window learned from an overflow, win.
+            from hermes_core.model_data import lookup  # loaded on first need (test_model_data)
+
             known = lookup(o.model, o.provider)
             window = known.context_window if known is not None else 0
         engine.update_model(o.model, window, provider=o.provider, max_tokens=o.max_tokens)
