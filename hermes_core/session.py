@@ -24,6 +24,7 @@ from hermes_core.assembler import BuiltPrompt, assemble
 from hermes_core.compaction import CompactionLoop
 from hermes_core.compaction_feedback import CompactionEvent, ManualCompression
 from hermes_core.config import Config
+from hermes_core.config_cache import environ_copy
 from hermes_core.conversion import RequestReport, report_of
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
@@ -134,6 +135,8 @@ class Session:
         self._pairing = PairingGuard()
         #: What Responses requests keep between turns (``hermes_core.responses``).
         self._responses = ResponsesMemory()
+        if restore:  # a known session id with a store: the engine's state as stored, if any
+            self._restore_engine_state()
 
     # --- construction -------------------------------------------------------------------
 
@@ -196,7 +199,13 @@ class Session:
                 "Session.open takes a SessionOptions record or keywords, not both "
                 f"(got {', '.join(sorted(keywords))}); use attrs.evolve(options, ...)"
             )
-        return open_session(cls, options)
+        env = environ_copy() if options.env is None else dict(options.env)
+        with collecting() as bucket:
+            session = open_session(cls, options, env, bucket)
+        session._pending_warnings.extend(bucket)
+        log.debug("session_opened", session_id=session.session_id, model=options.model,
+                  provider=options.provider, platform=options.platform)
+        return session
 
     @property
     def window(self) -> int | None:
