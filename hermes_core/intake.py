@@ -19,7 +19,7 @@ from hermes_core.archive import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
-__all__ = ["HistoryRead", "normalize_estimating", "read_history"]
+__all__ = ["HistoryRead", "read_history"]
 
 
 @attrs.define(kw_only=True, slots=True)
@@ -309,8 +309,3 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     out, total, proven = _read_rest(messages, start, columns, total, want, k)
     return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
 
-
-def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
-    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass."""
-    found = read_history(messages)
-    return found.messages, found.estimate
