@@ -17,23 +17,24 @@ the same: the conversation is compacted in place, so ``--resume`` keeps working.
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hermes_core.compaction_feedback import CompactionEvent, ManualCompression, Phase, summarize_manual
+from hermes_core.compaction_fit import oversized_user, settle_fit
 from hermes_core.diagnostics import record_warning
 from hermes_core.engine import CompressionReport, KnownInput, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.history_scan import HistoryScan
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
 from hermes_core.logging import get_logger
+from hermes_core.overflow import classify_overflow, reported_limit
 from hermes_core.tokens import (
     RequestCounter,
-    estimate_messages_tokens,
     estimate_request_tokens,
     estimate_tokens,
     estimate_tools_tokens,
@@ -44,140 +45,12 @@ if TYPE_CHECKING:
 
 log = get_logger("hermes_core.compaction")
 
-Phase = Literal["preflight", "post_response", "overflow", "manual"]
-
 #: Progress: fewer messages, or the estimate below 95% of what it was (spec §15.1).
 PROGRESS_RATIO = 0.95
 #: A rough estimate (no provider figure yet) at this share of the threshold or above is
 #: checked by counting: chars/4 runs low on code, JSON and non-English text. Below it, a turn
 #: costs only the estimate (the steady, non-compressing turn stays cheap).
 NEAR_THRESHOLD = 0.85
-#: Rounds of further passes (``ContextEngine.fit_to``) after a compaction counted over the
-#: threshold, before the outcome is ``would_not_fit``.
-FIT_ROUNDS = 2
-
-
-@attrs.frozen(kw_only=True)
-class CompactionEvent:
-    """What a host UI shows about one automatic compression or one blocked attempt.
-
-    ``kind``: ``compacted`` (messages replaced), ``would_not_fit`` (compacted, further passes
-    too, and the request counted after it is still over the threshold), ``fallback``
-    (compacted with the deterministic handoff because the summariser failed), ``aborted`` (summariser failed; nothing dropped),
-    ``ineffective`` (ran but saved too little), ``blocked`` (over the threshold but compression
-    is blocked: ``reason`` is ``ineffective`` or ``cooldown:<seconds>``), ``thrashing`` (too many
-    compressions in the last turns), ``skipped`` (the session's compaction lease could not be
-    had, so the request is served uncompacted: ``reason`` is ``lease_held`` when another worker
-    held it past ``session_store.lease_wait_seconds``, ``store_unreachable`` when the session
-    store could not be asked; a ``compaction_skipped_*`` host warning says the same).
-    """
-
-    kind: str
-    phase: Phase
-    message: str
-    before_tokens: int = 0
-    after_tokens: int = 0
-    before_messages: int = 0
-    after_messages: int = 0
-    dropped_messages: int = 0
-    reason: str | None = None
-    counter: str = "estimate"
-
-
-@attrs.frozen(kw_only=True)
-class CompressionFeedback:
-    """The answer to a manual ``/compress`` (spec §14.1), ready to show the user."""
-
-    noop: bool
-    aborted: bool
-    refused_would_grow: bool
-    fallback_used: bool
-    headline: str
-    token_line: str
-    note: str | None
-    before_count: int
-    after_count: int
-    before_tokens: int
-    after_tokens: int
-    dropped_count: int
-    failure_reason: str | None
-
-    @property
-    def text(self) -> str:
-        return "\n".join(part for part in (self.headline, self.token_line, self.note) if part)
-
-
-@attrs.frozen(kw_only=True)
-class ManualCompression:
-    """What ``Session.compress`` returns: the messages to continue with and the feedback."""
-
-    messages: list[dict[str, Any]]
-    feedback: CompressionFeedback
-
-
-# --- overflow recognition ---------------------------------------------------------------
-
-_OVERFLOW_PHRASES = (
-    "context length",
-    "context_length_exceeded",
-    "maximum context",
-    "context window",
-    "prompt is too long",
-    "prompt too long",
-    "input is too long",
-    "too many tokens",
-    "reduce the length",
-    "token limit",
-    "exceeds the context",
-    "exceeds the maximum",
-    "request too large",
-)
-_PAYLOAD_PHRASES = ("request entity too large", "payload too large", "error code: 413")
-_OUTPUT_CAP = re.compile(r"max_tokens|max_completion_tokens|max_output_tokens", re.I)
-_LIMIT = re.compile(
-    r"(?:maximum context length|context window|context length|limit)\D{0,40}?(\d[\d,]{3,})\s*tokens",
-    re.I,
-)
-
-
-def _status_of(error: BaseException) -> int | None:
-    for attr in ("status_code", "status", "http_status"):
-        value = getattr(error, attr, None)
-        if isinstance(value, int):
-            return value
-    response = getattr(error, "response", None)
-    value = getattr(response, "status_code", None)
-    return value if isinstance(value, int) else None
-
-
-def classify_overflow(error: BaseException | str) -> str | None:
-    """``payload_too_large``, ``context_overflow`` or ``long_context_tier``; ``None`` otherwise.
-
-    Recognises HTTP 413, the providers' "context length exceeded" / "prompt is too long" /
-    "maximum context length" wordings (OpenAI, Anthropic, vLLM, Ollama, llama.cpp, Bedrock), and
-    the 429 that asks for the long-context tier. An output-cap error ("max_tokens is too large")
-    is not an overflow: lowering the output cap fixes it, not compressing.
-    """
-    status = None if isinstance(error, str) else _status_of(error)
-    text = str(error).lower()
-    if status == 413 or any(p in text for p in _PAYLOAD_PHRASES):
-        return "payload_too_large"
-    if status == 429:
-        return "long_context_tier" if "extra usage" in text and "long context" in text else None
-    if _OUTPUT_CAP.search(text) and not ("prompt" in text or "input" in text or "messages" in text):
-        return None
-    if any(p in text for p in _OVERFLOW_PHRASES):
-        return "context_overflow"
-    return None
-
-
-def reported_limit(error: BaseException | str) -> int | None:
-    """The window size an overflow error states ("maximum context length is 262,144 tokens")."""
-    match = _LIMIT.search(str(error))
-    if not match:
-        return None
-    value = int(match.group(1).replace(",", ""))
-    return value if value >= 1_000 else None
 
 
 # --- the loop -----------------------------------------------------------------------------
@@ -469,6 +342,13 @@ class CompactionLoop:
         else:
             current = self.check_fit(current, tools, phase)
         self.after_compaction(current, tools)
+        self._emit_compacted(messages, current, phase=phase, before_rough=before_rough, counter=counter)
+        self._warn_thrashing(phase)
+        return current
+
+    def _emit_compacted(self, messages: list[dict[str, Any]], current: list[dict[str, Any]], *,
+                        phase: Phase, before_rough: int, counter: str) -> None:
+        """The event of a compaction that replaced messages (or was counted over the threshold)."""
         report = self.report()
         kind = "fallback" if report.fallback_used else (
             report.status if report.status in ("ineffective", "would_not_fit") else "compacted"
@@ -489,9 +369,13 @@ class CompactionLoop:
                    if kind == "fallback" else "")
             ),
         ))
+
+    def _warn_thrashing(self, phase: Phase) -> None:
+        """An event when the session compacted three times or more in the last turns."""
+        engine = self.session.engine
         # every engine answers recent_compressions (the base says 0)
         count = engine.recent_compressions()
-        window = int(session.config.compression.thrash_window_turns)
+        window = int(self.session.config.compression.thrash_window_turns)
         if count >= 3:
             self.emit(CompactionEvent(
                 kind="thrashing", phase=phase, reason=f"{count} in {window} turns",
@@ -500,7 +384,6 @@ class CompactionLoop:
                     "details may be lost - consider /compress with a focus or a new session"
                 ),
             ))
-        return current
 
     # -- the public steps
 
@@ -649,94 +532,6 @@ class CompactionLoop:
         )
 
 
-def oversized_user(
-    counter: RequestCounter, messages: Sequence[Mapping[str, Any]], limit: int
-) -> tuple[int, int] | None:
-    """``(index, tokens)`` of the largest user message that alone counts over ``limit``
-    tokens (margin included). A string of fewer than ``limit / 3`` characters is not counted:
-    even emoji and rare scripts stay under three tokens a character."""
-    best: tuple[int, int] | None = None
-    for i, message in enumerate(messages):
-        if message.get("role") != "user":
-            continue
-        content = message.get("content")
-        if isinstance(content, str) and len(content) * 3 * (1.0 + counter.margin) < limit:
-            continue
-        tokens = int(counter.message_tokens(message) * (1.0 + counter.margin))
-        if tokens > limit and (best is None or tokens > best[1]):
-            best = (i, tokens)
-    return best
-
-
-def settle_fit(
-    engine: Any,
-    messages: list[dict[str, Any]],
-    counter: RequestCounter,
-    *,
-    further: Callable[[list[dict[str, Any]], int, int], list[dict[str, Any]]],
-    fixed_rough: int = 0,
-    system_prompt: str = "",
-    tools: Sequence[Mapping[str, Any]] | None = None,
-    session_id: str | None = None,
-) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The counted fit of a compaction's result (issue 29): ``(messages, fit)``.
-
-    The request (``system_prompt`` + ``messages`` + ``tools``) is counted with ``counter``; over
-    ``engine.threshold_tokens``, ``further(messages, target, tokens)`` runs the engine's further
-    passes (up to ``FIT_ROUNDS``), with ``target`` the threshold scaled into the engine's own
-    estimate of the messages (by how the estimate compares with the count on this very request,
-    less ``fixed_rough`` for the system prompt and tools). ``fit`` is ``{tokens_after,
-    counted_by, threshold_tokens, fits, fit_rounds}``; it goes into the engine's report mapping
-    (``fit``), and when the request still does not fit, the report's status becomes
-    ``would_not_fit`` and a ``compression_would_not_fit`` warning says so.
-    """
-    threshold = int(engine.threshold_tokens)
-    first = engine.last_compression_report
-    tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
-    rounds = 0
-    while threshold > 0 and tokens > threshold and rounds < FIT_ROUNDS:
-        rounds += 1
-        rough = estimate_request_tokens(messages, system_prompt=system_prompt, tools=tools)
-        target = max(1, int(threshold * rough / max(tokens, 1)) - fixed_rough)
-        out = further(messages, target, tokens)
-        if out is messages:
-            break
-        messages = out
-        tokens = counter.count(messages, system_prompt=system_prompt, tools=tools)
-    fits = threshold <= 0 or tokens <= threshold
-    method = counter.method + (f" +{counter.margin:.0%} margin" if counter.margin else "")
-    fit: dict[str, Any] = {
-        "tokens_after": tokens, "counted_by": method, "threshold_tokens": threshold,
-        "fits": fits, "fit_rounds": rounds,
-    }
-    report = engine.last_compression_report
-    if isinstance(report, dict):
-        if rounds and isinstance(first, dict) and report is not first:
-            # The further passes wrote reports of their own: the first run's says what the
-            # compaction replaced; what the further passes did is kept inside it (its status
-            # read as a CompressionReport; "after" and "phases" are the engine's details, copied).
-            passes = CompressionReport.coerce(report)
-            first = {**first, "fit_passes": {"status": passes.status, "after": passes.details.get("after"),
-                                             "phases": passes.details.get("phases")},
-                     "after": {"messages": len(messages), "tokens": estimate_messages_tokens(messages)}}
-            engine.last_compression_report = report = first
-        report["fit"] = dict(fit)
-    if not fits:
-        found = oversized_user(counter, messages, threshold)
-        message = (
-            f"after compaction the request still counts {tokens:,} tokens ({method}), over "
-            f"the compression threshold of {threshold:,} tokens"
-            + (f"; user message {found[0]} alone is ~{found[1]:,} tokens and is never cut" if found else "")
-            + "; start a new session, or pick a model with a larger window"
-        )
-        if isinstance(report, dict):
-            report["status"] = "would_not_fit"
-            report.setdefault("warnings", []).append(message)
-        record_warning("compression_would_not_fit", message, session_id=session_id, tokens=tokens,
-                       threshold=threshold)
-    return messages, fit
-
-
 def _extends(synced: Sequence[Any], messages: Sequence[Any]) -> bool:
     """Whether ``messages`` looks like the synced list or its continuation (its message at the
     synced list's last place is the same object): then syncing it costs O(new messages)."""
@@ -750,61 +545,3 @@ def _note_timing(engine: Any, phase: str, started: float) -> None:
     timings = report.get("timings_ms") if isinstance(report, dict) else None
     if isinstance(timings, dict):
         timings[phase] = round((time.perf_counter() - started) * 1000, 3)
-
-
-def summarize_manual(
-    before: Sequence[Any], after: Sequence[Any], before_tokens: int, after_tokens: int,
-    report: CompressionReport | Mapping[str, Any],
-) -> CompressionFeedback:
-    """Headline, token line and note for a manual compression (spec §14.1)."""
-    n, m = len(before), len(after)
-    noop = n == m and list(after) == list(before)  # (no copy of a long history that shrank)
-    typed = CompressionReport.coerce(report)
-    aborted, refused, fallback, error = (
-        typed.aborted, typed.refused_would_grow, typed.fallback_used, typed.error
-    )
-    dropped = typed.dropped_count if typed.dropped_count is not None else max(n - m, 0)
-    if refused:
-        headline = f"Compression refused (summary would grow the conversation): {n} messages preserved"
-    elif aborted:
-        headline = f"Compression aborted: {n} messages preserved"
-    elif fallback:
-        headline = f"Compressed with fallback: {n} → {m} messages"
-    elif noop:
-        headline = f"No changes from compression: {n} messages"
-    else:
-        headline = f"Compressed: {n} → {m} messages"
-    if (noop and before_tokens == after_tokens) or refused:
-        token_line = f"Approx request size: ~{before_tokens:,} tokens (unchanged)"
-    else:
-        token_line = f"Approx request size: ~{before_tokens:,} → ~{after_tokens:,} tokens"
-    note: str | None = None
-    if refused:
-        note = "The summary would have been larger than what it replaces, so nothing was removed."
-    elif aborted:
-        note = "The summariser failed, so no messages were removed."
-    elif fallback:
-        note = (
-            "The summariser failed, so a limited deterministic summary was used; "
-            f"removed {dropped} message(s)."
-        )
-    elif m < n and after_tokens > before_tokens:
-        note = (
-            "There are fewer messages now but the estimate rose: the summary is denser text than "
-            "the short messages it replaced, and the rough estimate counts it in full."
-        )
-    if typed.status == "would_not_fit" and typed.tokens_after is not None:
-        unfit = (
-            f"Counted after compaction: {typed.tokens_after:,} tokens ({typed.counted_by}), still "
-            f"over the threshold of {typed.threshold_tokens or 0:,}: the request does not fit; start "
-            "a new session or pick a model with a larger window."
-        )
-        note = f"{note} {unfit}" if note else unfit
-    if error and (aborted or fallback):
-        note = f"{note} Reason: {error}" if note else f"Reason: {error}"
-    return CompressionFeedback(
-        noop=noop, aborted=aborted, refused_would_grow=refused, fallback_used=fallback,
-        headline=headline, token_line=token_line, note=note, before_count=n, after_count=m,
-        before_tokens=before_tokens, after_tokens=after_tokens, dropped_count=dropped,
-        failure_reason=error,
-    )

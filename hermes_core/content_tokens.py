@@ -33,6 +33,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from hermes_core.conversion import ANTHROPIC_CONTENT
+
 __all__ = [
     "AUDIO_BYTES_PER_TOKEN",
     "DOCUMENT_REFERENCE_TOKENS",
@@ -168,8 +170,6 @@ def message_content_tokens(message: Mapping[str, Any]) -> int:
     calls' names and arguments, a refusal, and the original Anthropic blocks it keeps
     (``_anthropic_content``: thinking goes back to Anthropic, so it counts) in place of its
     readable text."""
-    from hermes_core.conversion import ANTHROPIC_CONTENT
-
     blocks = message.get(ANTHROPIC_CONTENT)
     if isinstance(blocks, list):
         return content_tokens(blocks)

@@ -29,6 +29,7 @@ import attrs
 from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
+from hermes_core.messages import content_text
 
 __all__ = [
     "has_lone_surrogate",
@@ -63,9 +64,6 @@ TOOL_RESULT_MARKER = "_cache_control"
 
 #: Image media types the Messages API takes in a base64 source.
 ANTHROPIC_IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
-#: Part types of the OpenAI Chat API (user: text, image_url, input_audio, file; assistant:
-#: text, refusal; tool and system: text).
-OPENAI_USER_PARTS = frozenset({"text", "image_url", "input_audio", "file"})
 #: Block types the Messages API defines in message content (user and assistant side).
 ANTHROPIC_BLOCKS = frozenset({
     "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
@@ -74,8 +72,6 @@ ANTHROPIC_BLOCKS = frozenset({
     "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
     "container_upload",
 })
-#: What may stand in a ``tool_result`` block's content list.
-ANTHROPIC_TOOL_RESULT_BLOCKS = frozenset({"text", "image", "document", "search_result"})
 
 
 # --- notes and the report ---------------------------------------------------------------------
@@ -629,8 +625,6 @@ def original_blocks(message: Mapping[str, Any]) -> list[Any] | None:
         return None
     if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in blocks):
         return None  # not what the API returns: the message goes by its readable fields
-    from hermes_core.messages import content_text
-
     text, calls = readable_of_blocks(blocks)
     if content_text(message.get("content"), "\n\n").strip() != text.strip():
         return None

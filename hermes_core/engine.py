@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from hermes_core.config import Config
 from hermes_core.records import Usage
 from hermes_core.tokens import estimate_messages_tokens
 
 if TYPE_CHECKING:
-    from hermes_core.config import Config
     from hermes_core.host import PluginHost
 
 MINIMUM_CONTEXT_LENGTH = 64_000
@@ -178,9 +178,7 @@ class ContextEngine:
     name: str = "base"
 
     def __init__(self, *, config: Config | None = None, host: PluginHost | None = None) -> None:
-        from hermes_core.config import Config as _Config
-
-        self.config: Config = config if config is not None else _Config()
+        self.config: Config = config if config is not None else Config()
         section = self.config.compression
         self.host = host
         self.model = ""

@@ -1,38 +1,16 @@
 """``ProcessedHistory``: each message's processed form, computed once and reused while unchanged.
 
-A turn re-sends the whole history, but only its tail is new. A session keeps, per message, the
-forms every request needs - the canonical wire message, its rough token estimate (as a running
-sum), its Anthropic content blocks (with reused tool ids renamed) - and reuses them for as long
-as the message is unchanged, so a turn pays for the new messages plus C-level list operations
-over the rest: pointer comparisons of two lists (0.1 ms at 100k messages, against 1-6 ms for
-one list copy, whose cost is touching every message object) and the one list copy per request
-that becomes the SDK arguments' ``messages``, which the host keeps.
-
-Per Session call the host's list is compared once: ``normalized`` proves its prefix identical to
-the synced one and the ``sync`` of the same call reuses that proof (``forget_proof`` when the
-call ends, since the host may replace an item before its next call). The layout hook marks a
-list the cache lends it (``lend``; kept between requests and brought up to date in O(new))
-instead of copying the history; ``marks_of`` finds what it changed (near the end, the rest
-proven by one pointer comparison), so the Anthropic conversion patches only those.
-
-Unchanged means:
-
-* **identity**: the list holds the same dict at the same position (compared for the whole list
-  at once by ``list.__eq__``, which compares pointers first and never reads the dicts);
-* **content**, for the newest ``verify_window`` messages (default 64): a shallow snapshot of the
-  message (its items, its tool calls' and content blocks' items) taken when it was processed is
-  compared with the message now. This catches what hosts edit in place - the streamed assistant
-  message, the current turn's tool results - for a few microseconds. Reading every message's
-  items costs 0.15 us per message at 100k (16 ms per turn, the whole budget fifty times over:
-  ``tests/benchmarks/bench_turn.py`` measures it), so edits in place further back are seen only
-  with ``verify_window=None`` or after ``clear()``. Replacing a message (a new dict, what the
-  compressor and every copy-on-write pass do) is always seen, anywhere.
-
-A message that moved (a compaction dropped the messages before it) keeps its processed form:
-the slow path looks old entries up by identity and checks their snapshot.
-
-Allocation per turn: the new messages' forms and the output lists; nothing per old message, so
-the garbage collector's work does not grow with the history.
+A turn re-sends the whole history but only its tail is new, so a session keeps per message its
+canonical wire form, rough token estimate (a running sum) and Anthropic blocks (reused tool ids
+renamed), and a turn pays for the new messages plus C-level list comparisons over the rest
+(docs/performance.md, "The message cache"). Unchanged means the same dict at the same place
+(``list.__eq__`` compares pointers first) and, for the newest ``verify_window`` messages
+(default 64), the same shallow snapshot - what hosts edit in place (a streamed reply, the
+current tool results); edits in place further back are seen only with ``verify_window=None``
+or after ``clear()``. A replaced message is always seen; a message that only moved keeps its
+form. Per Session call the host's list is compared once (``normalized`` proves the prefix,
+``sync`` reuses the proof, ``forget_proof`` ends it); ``lend``/``settle`` let the cache layout
+mark a lent list instead of copying the history.
 """
 
 from __future__ import annotations

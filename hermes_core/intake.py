@@ -1,20 +1,10 @@
 """A forced compression's one pass over the host's history: everything it needs read at once.
 
-``Session.compress`` is handed the whole history (100k messages in issue 13's benchmark). Over
-a list that long each pass is mostly the memory traffic of reading every message dict (~18 ms
-of cache misses at 100k messages, a quarter of the reference pass), so what several steps need
-of each message is read in one pass (``read_history``), and held for them while the host waits
-in the call:
-
-* the messages as OpenAI-format dicts (``sdk.normalize_messages``);
-* their rough estimate (``tokens.estimate_messages_tokens``) and a proof of their tool pairing
-  in its usual form, handed to the engine as ``ContextEngine.known_input`` so that its report
-  and its input check do not walk the list again;
-* when a plugin records compactions (the archive), the columns it reads (``history_scan.HistoryScan``:
-  each message's role, content and tool-result call id, the reference carriers, the summary user
-  messages; held by ``history_scan.holding_scan``), so recording does not read every dict again.
-
-Each of these is tested against the function it stands in for.
+Over a long history each pass is mostly the memory traffic of reading every message dict
+(docs/performance.md, "One pass over the history"), so ``read_history`` reads in one pass what
+several steps need - the messages as OpenAI-format dicts, their rough estimate, a proof of
+their tool pairing in its usual form and, when a plugin records compactions (the archive), the columns it reads
+- and each is tested against the function it stands in for.
 """
 
 from __future__ import annotations
@@ -29,7 +19,7 @@ from hermes_core.history_scan import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
-__all__ = ["HistoryRead", "normalize_estimating", "read_history"]
+__all__ = ["HistoryRead", "read_history"]
 
 
 @attrs.define(kw_only=True, slots=True)
@@ -214,26 +204,13 @@ def _has_responses_items(messages: Sequence[Any], start: int) -> bool:
     return False
 
 
-def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
-    """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
-    in the usual form - every assistant message's calls carry non-empty string ids and their
-    results follow it one per call, in the calls' order, then a message that is not a tool
-    result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
-    columns of the normalised list.
-
-    A list is read by ``_read_plain`` as long as it can; what is left (SDK objects, content
-    parts to convert, a list not in the usual form), message by message below."""
-    columns = HistoryScan() if scan else None
-    start = total = k = 0
-    want: list[str] | None = None
-    if type(messages) is list:
-        start, total, want, k = _read_plain(messages, columns)
-        if start == len(messages):
-            return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
-    if _has_responses_items(messages, start):
-        # Runs of Responses items convert as runs (one assistant message per turn), which the
-        # message-by-message loop below cannot do: converted first, read as converted.
-        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
+def _read_rest(
+    messages: Sequence[Any], start: int, columns: HistoryScan | None, total: int,
+    want: list[str] | None, k: int,
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """``read_history`` from ``start`` on, message by message: ``(normalised messages, their
+    estimate, whether their pairing is proven)``, carrying on ``_read_plain``'s ``total``,
+    ``want`` and ``k``. One loop with the common case inline (this may be most of a history)."""
     out: list[dict[str, Any]] | None = None
     # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
@@ -306,10 +283,29 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
         out.extend(expanded)
     if out is None:
         out = messages if isinstance(messages, list) else list(messages)
+    return out, total, proven
+
+
+def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
+    """The one pass (see the module doc): ``messages`` normalised, estimated, its pairing proven
+    in the usual form - every assistant message's calls carry non-empty string ids and their
+    results follow it one per call, in the calls' order, then a message that is not a tool
+    result (or the end of the list: calls still in flight) - and, with ``scan``, the archive's
+    columns of the normalised list.
+
+    A list is read by ``_read_plain`` as long as it can; what is left (SDK objects, content
+    parts to convert, a list not in the usual form), message by message by ``_read_rest``."""
+    columns = HistoryScan() if scan else None
+    start = total = k = 0
+    want: list[str] | None = None
+    if type(messages) is list:
+        start, total, want, k = _read_plain(messages, columns)
+        if start == len(messages):
+            return HistoryRead(messages=messages, estimate=total, proven=True, scan=columns)
+    if _has_responses_items(messages, start):
+        # Runs of Responses items convert as runs (one assistant message per turn), which the
+        # message-by-message loop cannot do: converted first, read as converted.
+        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
+    out, total, proven = _read_rest(messages, start, columns, total, want, k)
     return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
 
-
-def normalize_estimating(messages: Sequence[Any]) -> tuple[list[dict[str, Any]], int]:
-    """``(normalize_messages(messages), estimate_messages_tokens of it)`` in one pass."""
-    found = read_history(messages)
-    return found.messages, found.estimate

@@ -1,4 +1,4 @@
-"""Helpers for OpenAI-format message lists: loading, validating, pairing tool calls.
+"""Helpers for OpenAI-format message lists: parsing, validating, the text of any content.
 
 These run over whole histories, so they stay plain functions over dicts (no records, no copies).
 """
@@ -6,7 +6,7 @@ These run over whole histories, so they stay plain functions over dicts (no reco
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -158,28 +158,3 @@ def _part_text(part: Any, sep: str) -> str | None:
     if (kind is None or (isinstance(kind, str) and kind in TEXT_PART_TYPES)) and isinstance(text, str):
         return text
     return None
-
-
-def call_id(call: Mapping[str, Any]) -> str:
-    """The id of a tool call (``id``, or ``call_id`` for Responses-style calls)."""
-    return str(call.get("id") or call.get("call_id") or "")
-
-
-def tool_call_ids(message: Mapping[str, Any]) -> Iterator[str]:
-    for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping):
-            ident = call_id(call)
-            if ident:
-                yield ident
-
-
-def is_tool_result(message: Mapping[str, Any]) -> bool:
-    return message.get("role") == "tool"
-
-
-def last_user_index(messages: Sequence[Mapping[str, Any]]) -> int:
-    """Index of the last user message, or -1."""
-    for index in range(len(messages) - 1, -1, -1):
-        if messages[index].get("role") == "user":
-            return index
-    return -1

@@ -593,7 +593,7 @@ class LeftOutCounter:
     """``not_sent_elsewhere`` of a history that grows turn by turn, at the cost of the new
     messages. ``update(messages, unchanged)``: ``unchanged`` leading messages are known to be the
     ones counted last time (the message cache's low-water mark tells); ``None`` compares them
-    by identity (one C-level list comparison)."""
+    by identity (``_same_prefix``)."""
 
     def __init__(self) -> None:
         self._seen: list[Any] = []
@@ -613,16 +613,7 @@ class LeftOutCounter:
 
     def update(self, messages: Sequence[Mapping[str, Any]], unchanged: int | None = None) -> dict[str, int]:
         seen = self._seen
-        m, n = len(seen), len(messages)
-        if unchanged is not None:
-            k = min(unchanged, m, n)
-        elif n >= m:
-            seen.extend(messages[m:])  # identity of the whole prefix in one comparison
-            same = seen == messages
-            del seen[m:]
-            k = m if same else 0
-        else:
-            k = 0
+        k = min(unchanged, len(seen), len(messages)) if unchanged is not None else _same_prefix(seen, messages)
         for each in self._each[k:]:
             self._add(each, -1)
         del seen[k:], self._each[k:]

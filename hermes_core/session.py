@@ -20,14 +20,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from hermes_core import bounded
 from hermes_core.assembler import BuiltPrompt, assemble
-from hermes_core.compaction import CompactionEvent, CompactionLoop, ManualCompression
+from hermes_core.compaction import CompactionLoop
+from hermes_core.compaction_feedback import CompactionEvent, ManualCompression
 from hermes_core.config import Config
+from hermes_core.config_cache import environ_copy
 from hermes_core.conversion import RequestReport, report_of
 from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
-from hermes_core.model_data import lookup
 from hermes_core.pairing import PairingGuard
 from hermes_core.payload import lay_out_request, release_request, request_breakpoints
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
@@ -136,6 +137,8 @@ class Session:
         self._pairing = PairingGuard()
         #: What Responses requests keep between turns (``hermes_core.responses``).
         self._responses = ResponsesMemory()
+        if restore:  # a known session id with a store: the engine's state as stored, if any
+            self._restore_engine_state()
 
     # --- construction -------------------------------------------------------------------
 
@@ -198,7 +201,13 @@ class Session:
                 "Session.open takes a SessionOptions record or keywords, not both "
                 f"(got {', '.join(sorted(keywords))}); use attrs.evolve(options, ...)"
             )
-        return open_session(cls, options)
+        env = environ_copy() if options.env is None else dict(options.env)
+        with collecting() as bucket:
+            session = open_session(cls, options, env, bucket)
+        session._pending_warnings.extend(bucket)
+        log.debug("session_opened", session_id=session.session_id, model=options.model,
+                  provider=options.provider, platform=options.platform)
+        return session
 
     @property
     def window(self) -> int | None:
@@ -215,6 +224,8 @@ class Session:
     def model_info(self) -> ModelInfo | None:
         """What the registry snapshot knows of this session's model (window, output limit,
         prices), or ``None``."""
+        from hermes_core.model_data import lookup  # the snapshot module loads on first need
+
         return lookup(self.model, self.provider) if self.model else None
 
     @property

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
-    from hermes_core.compaction import CompactionEvent
+    from hermes_core.compaction_feedback import CompactionEvent
     from hermes_core.config import Config
     from hermes_core.host import PluginHost
     from hermes_core.session_open import Clock

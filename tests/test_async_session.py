@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from hermes_core import AsyncSession, PluginHost, load_config
-from hermes_core.compaction import CompactionEvent
+from hermes_core.compaction_feedback import CompactionEvent
 from hermes_core.pairing import pairing_problems
 from hermes_core.session import Session
 

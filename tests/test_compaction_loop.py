@@ -10,12 +10,8 @@ from typing import Any
 import pytest
 
 from hermes_core import ContextOverflowError, Session, hookimpl
-from hermes_core.compaction import (
-    CompactionEvent,
-    classify_overflow,
-    reported_limit,
-    summarize_manual,
-)
+from hermes_core.compaction_feedback import CompactionEvent, summarize_manual
+from hermes_core.overflow import classify_overflow, reported_limit
 from hermes_core.tokens import estimate_request_tokens
 
 

@@ -109,7 +109,7 @@ def test_a_manual_compress_estimates_its_input_once(tmp_path: Path, monkeypatch:
 
 
 def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_path: Path, monkeypatch: Any) -> None:
-    # Normalising and estimating are one pass (``normalize_estimating``): the input's plain
+    # Normalising and estimating are one pass (``intake.read_history``): the input's plain
     # messages are summed inline there and never estimated one by one again, however the
     # engine then cuts the list; the figures are those of ``estimate_request_tokens``.
     from hermes_core import sdk, tokens
@@ -146,11 +146,13 @@ def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_pa
 ), max_size=12))
 @settings(max_examples=150, deadline=None)
 def test_normalize_estimating_is_normalize_then_estimate(messages: list[dict[str, Any]]) -> None:
-    from hermes_core.intake import normalize_estimating
+    # ``read_history`` normalises and estimates in one pass: the same as the two passes.
+    from hermes_core.intake import read_history
     from hermes_core.sdk import normalize_messages
     from hermes_core.tokens import estimate_messages_tokens
 
     normalized = normalize_messages(messages)
-    out, total = normalize_estimating(messages)
+    found = read_history(messages)
+    out, total = found.messages, found.estimate
     assert out == normalized and (out is messages) == (normalized is messages)
     assert total == estimate_messages_tokens(normalized)

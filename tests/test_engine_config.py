@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from hermes_core import ContextEngine, PluginHost, Session, hookimpl, load_config
 from hermes_core.cli import cli
-from hermes_core.compaction import summarize_manual
+from hermes_core.compaction_feedback import summarize_manual
 from hermes_core.engine import CompressionReport, model_threshold
 
 from fake_dists import make_dist

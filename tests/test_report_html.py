@@ -200,7 +200,7 @@ def test_replay_compacts_where_the_threshold_is_crossed(tmp_path: Path) -> None:
 
 def test_replay_backs_off_after_a_compaction_that_frees_nothing(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
-    from hermes_core.compaction import ManualCompression
+    from hermes_core.compaction_feedback import ManualCompression
     from hermes_core.session import Session
 
     calls: list[int] = []

@@ -6,7 +6,7 @@ observers see it like any other. Engines that keep a ``last_compression_report``
 built-in compressor does) get their figures shown; for others a report is derived from the
 before and after lists.
 
-The result is counted as a session counts a request (``hermes_core.compaction.settle_fit``:
+The result is counted as a session counts a request (``hermes_core.compaction_fit.settle_fit``:
 the model's tokenizer, or cl100k_base with a stated margin) and checked against the threshold,
 with the engine's further passes when it is over; the report's ``fit`` holds the figures.
 
@@ -174,10 +174,10 @@ def _run_with_progress(state: CliState, engine: Any, messages: list[dict[str, An
 
 
 def _settle_fit(state: CliState, engine: Any, model: str, result: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], Any]:
-    """The result counted as the session counts a request (``compaction.settle_fit``: the
+    """The result counted as the session counts a request (``compaction_fit.settle_fit``: the
     model's tokenizer, or cl100k_base with a stated margin), with the engine's further passes
     when it is over the threshold."""
-    from hermes_core.compaction import settle_fit
+    from hermes_core.compaction_fit import settle_fit
     from hermes_core.tokens import RequestCounter
 
     try:

@@ -52,7 +52,7 @@ from langchain_core.tools import BaseTool
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from langgraph.graph.message import REMOVE_ALL_MESSAGES
 
-from hermes_core.compaction import CompactionEvent
+from hermes_core.compaction_feedback import CompactionEvent
 from hermes_core.logging import get_logger
 from hermes_core.session import Session
 

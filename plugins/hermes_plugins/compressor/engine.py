@@ -584,7 +584,7 @@ class CompressorEngine(ContextEngine):
             self.compression_count = compressions
             guard.ineffective_count, guard.block_base_tokens = verdicts
         if report is not None and self.last_compression_report is not report:
-            # Each compress wrote a report of its own; the caller (``compaction.settle_fit``)
+            # Each compress wrote a report of its own; the caller (``compaction_fit.settle_fit``)
             # keeps the first run's and notes what these did inside it.
             self.last_compression_report = {**self.last_compression_report, "before": report["before"]} \
                 if isinstance(self.last_compression_report, dict) else report
