@@ -15,16 +15,6 @@ CORE = Path(hermes_core.__file__).parent
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 80
 
-#: Modules other lanes of this session are splitting or moving out right now; the lead empties
-#: this list once they have landed (issue 33). Nothing else may join it.
-BEING_SPLIT = {
-    "archive.py",  # lane archive: moves into a plugin
-    "host.py",  # lane caches: splits it
-    "payload.py",  # lane caches: splits it
-    "pairing.py",  # lane caches owns it (repair_pairing, 118 lines)
-}
-
-
 def module_lines(path: Path) -> int:
     """Lines as ``wc -l`` counts them (newline characters)."""
     return path.read_bytes().count(b"\n")
@@ -43,7 +33,7 @@ def long_functions(source: str, limit: int = MAX_FUNCTION_LINES) -> list[tuple[s
 
 
 def core_files() -> list[Path]:
-    return sorted(p for p in CORE.rglob("*.py") if p.relative_to(CORE).as_posix() not in BEING_SPLIT)
+    return sorted(CORE.rglob("*.py"))
 
 
 def test_no_core_module_over_800_lines() -> None:
