@@ -1,9 +1,11 @@
 """The injection scan's rules: one pattern per finding id, each with the view it runs on.
 
 Families (``hermes_core.injection.FAMILIES`` names them for reports): instruction override
-(English, and the override in 18 other languages), fake authority, fetch-and-execute,
-credential and environment exfiltration, dangerous link schemes, tool-call forgery, hidden
-text. Views (see ``threat_text``): ``skeleton`` for English and the other Latin-script
+(English, and the override in 21 other languages) and jailbreak personas, fake authority,
+fetch-and-execute, credential, environment, system-prompt and conversation exfiltration,
+dangerous link schemes, tool-call and dialogue forgery, hidden text. The shapes come from the
+hand-written payloads and the public corpora in tests/data/injection_corpus (docs/context-files.md
+gives how each was measured, at first sight and after). Views (see ``threat_text``): ``skeleton`` for English and the other Latin-script
 languages (accent-free, look-alikes mapped), ``folded`` for the other scripts, ``raw`` for the
 characters themselves. Every pattern reads one line at a time (``[^\\n]``), except the HTML
 comment ones, which read a comment whole.

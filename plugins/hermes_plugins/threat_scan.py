@@ -3,12 +3,12 @@
 Text from a cloned repository's AGENTS.md, from memory the model wrote, or from SOUL.md goes
 into the system prompt verbatim, so it is the easiest place to smuggle instructions in. This
 scanner answers ``hermes_context_scan`` with the ids of what it found, by family (see
-``threat_rules``): instruction override (in 19 languages), fake authority, fetch-and-execute,
-credential and environment exfiltration, dangerous link schemes, tool-call forgery and hidden
-text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
+``threat_rules``): instruction override (in 22 languages), fake authority, fetch-and-execute,
+credential, environment and system-prompt exfiltration, dangerous link schemes, tool-call and
+dialogue forgery and hidden text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
 confusable skeletons (Unicode TS #39), invisible and bidi controls removed, and it decodes and
-scans what hides inside (base64, hex, percent-encoding, HTML entities and comments, tag
-characters). Add a scanner of your own through the same hook (findings are united), or block
+scans what hides inside (base64, hex - also written apart -, percent-encoding, HTML entities
+and comments, tag characters). Add a scanner of your own through the same hook (findings are united), or block
 this one (``plugins.disabled: [threat_scan]``) to use only yours.
 
 Scope ``"context"`` (context files, SOUL.md) leaves out the strict patterns, which a project's
