@@ -699,6 +699,13 @@ RULES: tuple[Rule, ...] = (
           r"legal\s+boundaries|rules)\b"
           r"|\b(?:answer|respond|reply|write|output|speak)\s+(?:\w+\s+){0,3}without\s+(?:any\s+)?(?:filters?|filtering|"
           r"censorship|restrictions|safety\s+\w+|content\s+polic(?:y|ies)|moral\w*|ethic\w*)\b"
+          # "Pretend you are X - an AI with no corporate restrictions", "you are now operating as X",
+          # "what you can do that differs from your default restrictions"
+          r"|\b(?:an?\s+)?(?:ai|assistant|model|bot|chatbot|llm|agent)\s+(?:with\s+no\s+|without\s+(?:any\s+)?)(?:\w+\s+){0,2}"
+          r"(?:restrictions|rules|limits|limitations|filters|guidelines|guardrails|censorship)\b"
+          r"|\byou(?:'re|\s+are)\s+now\s+(?:operating|acting|running|working|speaking)\s+as\b"
+          r"|\b(?:beyond|differs?\s+from|outside(?:\s+of)?|free\s+of|unlike)\s+your\s+(?:default|usual|normal|built-in|"
+          r"standard|original)\s+(?:restrictions|rules|limits|limitations|guidelines|safety\s+\w+|programming)\b"
           r"|\b(?:treat|consider)\s+(?:all|every)\s+users?\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?s?|root|"
           r"superusers?|authori[sz]ed)\b",
           ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
@@ -710,7 +717,9 @@ RULES: tuple[Rule, ...] = (
            "developer mode", "god mode", "regardless of", "freed", "liberated", "unshackled",
            "released from", "without any", "without refus", "without filter", "without censor",
            "without restriction", "without safety", "without content", "without moral", "without ethic",
-           "any ethics", "any moral", "any legal", "any rules", "users as"),
+           "any ethics", "any moral", "any legal", "any rules", "users as", "with no", "now operating",
+           "now acting", "now running", "now working", "now speaking", "your default", "your usual",
+           "your normal", "your built-in", "your standard", "your original"),
           wraps=True),
     _rule("execute_translation",
           r"\btranslate\s+(?:this|that|it|the\s+following)\s+(?:in)?to\s+(?:bash|shell|sh|python|"
