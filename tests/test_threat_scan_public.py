@@ -244,3 +244,16 @@ def test_a_text_holding_a_flagged_passage_is_flagged_too(lines: list[str], shape
     at = data.draw(st.integers(0, len(lines)))
     text = "\n".join([*lines[:at], shape, *lines[at:]])
     assert set(scan(shape, "context")) <= set(scan(text, "context"))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_a_rule_gate_holds_exactly_its_words(data: Any) -> None:
+    # short texts are gated with one regex per rule, long ones word by word: the two must agree
+    from hermes_plugins.threat_rules import RULES
+
+    rule = data.draw(st.sampled_from([r for r in RULES if r.words]))
+    pieces = st.sampled_from([*rule.words, *CLEAN[:3], " ", "x", "\n"])
+    text = "".join(data.draw(st.lists(pieces, max_size=6)))
+    assert rule.gate is not None
+    assert bool(rule.gate.search(text)) == any(word in text for word in rule.words)
