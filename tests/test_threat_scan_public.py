@@ -257,3 +257,15 @@ def test_a_rule_gate_holds_exactly_its_words(data: Any) -> None:
     text = "".join(data.draw(st.lists(pieces, max_size=6)))
     assert rule.gate is not None
     assert bool(rule.gate.search(text)) == any(word in text for word in rule.words)
+
+
+@pytest.mark.parametrize("unit", ["<!-- ai output ", "[system override ", "49 67 6e 6f 72 65 20 ",
+                                  "what are your ", "'my instructions are ", "replace [x] with ",
+                                  "prioritize x over ", "do not verify ", "act as dan ", '"_hidden": "'])
+def test_hostile_repetitions_of_the_new_shapes_stay_linear(unit: str) -> None:
+    import time
+
+    text = unit * (40_000 // len(unit))
+    started = time.perf_counter()
+    scan(text, "strict")
+    assert time.perf_counter() - started < 2.0  # each takes < 0.2 s here
