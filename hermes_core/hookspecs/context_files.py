@@ -47,7 +47,9 @@ class ContextFileSpecs:
 
         Called: while the prompt is built - once per project context file with scope
         ``"context"`` (the text that would reach the prompt, after sizing), once for SOUL.md
-        (``"context"``), and once per memory entry with scope ``"strict"``.
+        (``"context"``), once per memory entry with scope ``"strict"``, and once for the skills
+        index when it is built (``"context"``, source ``"skills index"``; line by line when
+        that finds something).
 
         Args:
             text: the text, a leading BOM removed.
@@ -69,8 +71,9 @@ class ContextFileSpecs:
             loaded.]``. Warnings give each id's family and severity
             (``hermes_core.injection.FAMILIES``; an unknown id is its own family).
             ``threat_scan.allow`` accepts ids or lines per project. A memory entry
-            with findings is replaced by a placeholder
-            pointing to ``memory(action=remove)``; SOUL.md (the user's own file) loads with a
+            with a blocking finding is replaced by a placeholder pointing to
+            ``memory(action=remove)`` (low ids warn); a skill's index line is replaced by a
+            marker naming the ids; SOUL.md (the user's own file) loads with a
             warning. A scanner that raises is reported and counts as clean. A memory store is
             scanned whole first and entry by entry only when that finds something, and a
             multi-line finding is narrowed by scanning parts of the file, so a scanner must

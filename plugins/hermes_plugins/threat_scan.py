@@ -3,12 +3,12 @@
 Text from a cloned repository's AGENTS.md, from memory the model wrote, or from SOUL.md goes
 into the system prompt verbatim, so it is the easiest place to smuggle instructions in. This
 scanner answers ``hermes_context_scan`` with the ids of what it found, by family (see
-``threat_rules``): instruction override (in 19 languages), fake authority, fetch-and-execute,
-credential and environment exfiltration, dangerous link schemes, tool-call forgery and hidden
-text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
+``threat_rules``): instruction override (in 22 languages), fake authority, fetch-and-execute,
+credential, environment and system-prompt exfiltration, dangerous link schemes, tool-call and
+dialogue forgery and hidden text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
 confusable skeletons (Unicode TS #39), invisible and bidi controls removed, and it decodes and
-scans what hides inside (base64, hex, percent-encoding, HTML entities and comments, tag
-characters). Add a scanner of your own through the same hook (findings are united), or block
+scans what hides inside (base64, hex - also written apart -, percent-encoding, HTML entities
+and comments, tag characters). Add a scanner of your own through the same hook (findings are united), or block
 this one (``plugins.disabled: [threat_scan]``) to use only yours.
 
 Scope ``"context"`` (context files, SOUL.md) leaves out the strict patterns, which a project's
@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import re
 import unicodedata
 from collections.abc import Sequence
 
@@ -58,6 +59,9 @@ _CLAUSE_LANGUAGES = frozenset({"zh", "ja"})
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
+#: Up to this many characters a text is gated rule by rule with one regex (``Rule.gate``);
+#: past it, word by word with ``str.find`` (one pass each, shared by the rules).
+SHORT = 2000
 #: Texts up to this size are remembered with their findings (``_remembered``): every session
 #: opened in the same repository scans the same AGENTS.md, and a file with a finding is then
 #: scanned line by line, where the same ordinary lines come back again and again.
@@ -95,7 +99,7 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
                 found.extend(_judged(rule, view))
             continue
         lines = views.lines(rule.view)
-        for row in views.rows(rule.view, rule.words):
+        for row in views.rows(rule.view, rule.words, rule.gate):
             line = lines[row]
             if rule.also and not any(word in line for word in rule.also):
                 continue
@@ -140,11 +144,17 @@ class _Views:
             self._lines[name] = self.texts[name].split("\n")
         return self._lines[name]
 
-    def rows(self, name: str, words: Sequence[str]) -> list[int]:
-        """The line numbers that hold one of ``words``, in order."""
+    def rows(self, name: str, words: Sequence[str], gate: re.Pattern[str] | None = None) -> list[int]:
+        """The line numbers that hold one of ``words``, in order (``gate``: the same words as
+        one regex, used for short texts)."""
         if self.ascii and name == "folded":
             name = "skeleton"
         view = self.texts[name]
+        if gate is not None and len(view) <= SHORT:
+            if not gate.search(view):
+                return []
+            lines = self.lines(name)
+            return [row for row, line in enumerate(lines) if len(lines) == 1 or gate.search(line)]
         seen = self._present
         present = []
         for word in words:

@@ -14,9 +14,10 @@ never matches the raw text alone; it matches *views* of it:
   Only non-ASCII characters are mapped: the table also folds ASCII into ASCII (``m`` ->
   ``rn``, ``I`` -> ``l``), which would make our own patterns unreadable, and an attacker who
   writes ASCII is already seen by them as written.
-- decoded payloads: base64, hex, ``\\uXXXX`` and percent-encoded runs, HTML entities, the
-  inside of HTML comments and invisible tag-character text, each decoded when it gives
-  readable text, and then normalised and scanned like the line itself (two levels deep).
+- decoded payloads: base64, hex (also as bytes written apart, "49 67 6e ..."), ``\\uXXXX``
+  and percent-encoded runs, HTML entities, the inside of HTML comments and invisible
+  tag-character text, each decoded when it gives readable text, and then normalised and
+  scanned like the line itself (two levels deep).
 
 The confusables table is the one ``confusable-homoglyphs`` ships (MIT; generated from
 Unicode's confusables.txt); it is loaded on the first line that holds a non-ASCII character.

@@ -44,13 +44,16 @@ def screen_groups(
     warnings: list[tuple[str, str, str, dict[str, Any]]] = []
     every = [row[ROW_LINE] for rows in groups.values() for row in rows]
     every += [f"  {c}: {d}" for c, d in categories.items() if d]
-    if not every or not scan("\n".join(every)):
+    whole = list(scan("\n".join(every))) if every else []
+    if not whole:
         return out_groups, out_categories, warnings  # one scan for a clean index, the usual case
+    seen: set[str] = set()
     for rows in out_groups.values():
         for index, row in enumerate(rows):
             ids = list(scan(row[ROW_LINE]))
             if not ids:
                 continue
+            seen.update(ids)
             name, path = row[ROW_NAME], _where(str(row[ROW_PATH]), roots)
             high = [i for i in ids if severity(i) == HIGH]
             listed = ", ".join(describe(i) for i in (high or ids))
@@ -72,6 +75,7 @@ def screen_groups(
                              path, details))
     for category, description in categories.items():
         ids = list(scan(f"  {category}: {description}")) if description else []
+        seen.update(ids)
         high = [i for i in ids if severity(i) == HIGH]
         if high:
             out_categories[category] = f"[BLOCKED: description matched prompt-injection pattern(s) {', '.join(high)}]"
@@ -83,4 +87,9 @@ def screen_groups(
             warnings.append(("skill_description_flagged", f"the description of skill category {category} "
                              f"resembles prompt injection ({', '.join(describe(i) for i in ids)})", category,
                              {"findings": ids, "category": category, "severity": "low"}))
+    unplaced = [i for i in whole if i not in seen]
+    if unplaced:  # a finding only the lines together show: nothing to cut, but said
+        warnings.append(("skills_index_flagged", "the skills index matches prompt-injection pattern(s) "
+                         f"({', '.join(describe(i) for i in unplaced)}) that no single skill's line shows; "
+                         "nothing was left out", "", {"findings": unplaced}))
     return out_groups, out_categories, warnings
