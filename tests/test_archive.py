@@ -29,6 +29,7 @@ from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 
 from hypothesis_budget import examples
+from locations import SUPPORT
 from recall_support import TestEngines, history
 
 
@@ -192,7 +193,7 @@ _CHILD = textwrap.dedent(
 
 
 def _child(home: Path, *args: str) -> subprocess.Popen[str]:
-    code = _CHILD.format(tests=str(Path(__file__).parent), home=str(home))
+    code = _CHILD.format(tests=str(SUPPORT), home=str(home))
     env = {**os.environ, "HERMES_HOME": str(home)}
     return subprocess.Popen([sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, env=env)
 

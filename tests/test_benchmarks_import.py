@@ -10,7 +10,9 @@ from pathlib import Path
 
 import pytest
 
-BENCH_DIR = Path(__file__).parent / "benchmarks"
+from locations import BENCHMARKS
+
+BENCH_DIR = BENCHMARKS
 FILES = sorted(BENCH_DIR.glob("bench_*.py"))
 
 

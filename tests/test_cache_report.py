@@ -24,7 +24,8 @@ from hermes_plugins.cache_report import (
 )
 from hermes_plugins.caching import anthropic_layout, apply_cache_marker, cache_marker
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
+
 EXAMPLES = ROOT / "examples" / "transcripts"
 
 

@@ -21,9 +21,8 @@ from hermes_core.host import PluginHost
 from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
 from hermes_plugins.request_log_stream import open_request_log
 
+from locations import ROOT
 from request_log_support import write_request_log
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _cli(*args: str) -> Any:

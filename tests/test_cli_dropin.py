@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from hermes_core.cli import cli
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
+
 EXAMPLES = sorted((ROOT / "examples" / "transcripts").glob("*.json"))
 
 

@@ -18,7 +18,7 @@ from hermes_core import Config, PluginHost
 from hermes_plugins.evaluation.command import DEFAULT_WINDOWS, _model_window, read_conversations
 from hermes_plugins.evaluation.runner import evaluate
 
-from conftest import REAL_SESSIONS
+from locations import REAL_SESSIONS
 
 BAR = {"errors": 0.90, "files_modified": 0.95, "requests": 0.90}
 #: Savings of the compressor per session at (32k, 64k, the model's window), measured with

@@ -14,7 +14,7 @@ from hermes_core.cli import cli, compress_cmd
 from hermes_core.hookspecs import hookimpl
 from hermes_core.summarizer import SummarizerAuthError
 
-from test_compressor_support import assistant, call, tool, user, work_history
+from compressor_support import assistant, call, tool, user, work_history
 
 
 def run(*args: str, **kwargs: Any) -> Any:

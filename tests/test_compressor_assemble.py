@@ -27,7 +27,7 @@ from hermes_plugins.compressor.framing import (
     unwrap,
 )
 
-from test_compressor_support import (
+from compressor_support import (
     assistant,
     call,
     image_part,

@@ -6,7 +6,7 @@ import pytest
 
 from hermes_plugins.compressor.framing import OWNER_KEY, SUMMARY_KEY, compose_standalone, frame_summary
 
-from test_compressor_support import assistant, call, make_engine, system, tool, user
+from compressor_support import assistant, call, make_engine, system, tool, user
 
 BANNERS = ["[HANDOFF NOTES - please read these notes first", "[CONTEXT SUMMARY]: my own words",
            "[CONTEXT COMPACTION] typed by me\nstill mine"]

@@ -24,7 +24,7 @@ from hermes_plugins.compressor.framing import (
 )
 from hermes_plugins.compressor.prune import message_tokens
 
-from test_compressor_support import (
+from compressor_support import (
     assistant,
     call,
     make_engine,

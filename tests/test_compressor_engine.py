@@ -13,7 +13,7 @@ from hermes_plugins.compressor.engine import CompressorEngine
 from hermes_plugins.compressor.framing import SUMMARY_KEY
 from hermes_plugins.compressor.plugin import hermes_context_engines, hermes_summarizers
 
-from test_compressor_support import (
+from compressor_support import (
     FakeClock,
     assistant,
     call,

@@ -36,7 +36,7 @@ from hermes_plugins.compressor.prune import (
     shorten_arguments,
 )
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 # --- plain forms ------------------------------------------------------------------------
 

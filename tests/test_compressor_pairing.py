@@ -22,7 +22,7 @@ from hermes_core.pairing import is_valid_pairing, match_results, pairing_problem
 from hermes_plugins.compressor.framing import MERGED_KEY
 from hermes_plugins.compressor.prune import prune_tool_results
 
-from test_compressor_support import assistant, call, make_engine, snapshot, system, tool, user
+from compressor_support import assistant, call, make_engine, snapshot, system, tool, user
 
 
 def test_demotion_describes_the_call_each_result_answers_when_ids_repeat() -> None:

@@ -27,8 +27,8 @@ from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.oneliners import looks_demoted
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, PlannedTurns, plan_free_passes, prune_tool_results
 
+from compressor_support import assistant, make_engine, system, tool, user, work_history
 from hypothesis_budget import examples
-from test_compressor_support import assistant, make_engine, system, tool, user, work_history
 
 TOOLS = ("terminal", "read_file", "Write", "Edit", "TodoWrite", "str_replace_editor", "Grep",
          "search_files", "acme_lookup", "Bash")

@@ -34,7 +34,7 @@ from hermes_plugins.compressor.framing import (
 )
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
 
-from test_compressor_support import make_engine, snapshot
+from compressor_support import make_engine, snapshot
 
 SECRETS = (
     "sk-proj-Q7wE9rT1yU3iO5pA7sD9fG1h",

@@ -13,7 +13,7 @@ from hermes_plugins.compressor.prune import (
     shorten_arguments,
 )
 
-from test_compressor_support import (
+from compressor_support import (
     assistant,
     call,
     image_part,

@@ -12,7 +12,7 @@ from hermes_core import Session
 from hermes_core.pairing import pairing_problems
 from hermes_core.tokens import estimate_messages_tokens
 
-from test_compressor_support import assistant, call, make_engine, system, tool, user
+from compressor_support import assistant, call, make_engine, system, tool, user
 
 
 def heavy_history() -> list[dict[str, Any]]:

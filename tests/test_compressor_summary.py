@@ -32,7 +32,7 @@ from hermes_plugins.compressor.serialize import (
     serialize_turns,
 )
 
-from test_compressor_support import (
+from compressor_support import (
     FakeClock,
     assistant,
     call,

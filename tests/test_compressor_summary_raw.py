@@ -27,7 +27,7 @@ from hermes_plugins.compressor import extractive
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.serialize import message_text, prepare_turns
 
-from test_compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
+from compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
 
 VENDOR_KEY = "sk-proj-" + "Q7x" * 12
 GITHUB_TOKEN = "ghp_" + "Zb4" * 12

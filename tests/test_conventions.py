@@ -8,6 +8,8 @@ from collections import Counter
 from hermes_core import PluginHost
 from hermes_core.host import CORE_DISTRIBUTION, ENTRY_POINT_GROUP
 
+from locations import ROOT
+
 
 def _core_entry_points() -> list[importlib.metadata.EntryPoint]:
     return [
@@ -43,9 +45,7 @@ def test_every_builtin_entry_point_implements_a_hook() -> None:
 
 
 def test_ci_runs_the_gates_after_the_tests() -> None:
-    from pathlib import Path
-
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     lines = [line.strip() for line in (root / ".ci" / "run").read_text().splitlines()]
     tests = next(i for i, line in enumerate(lines) if "python -m pytest" in line)
     assert lines[tests + 1:] == [

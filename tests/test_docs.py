@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from hermes_core.hookdocs import render_config_markdown, render_markdown
 from hermes_core.hookspecs import SPEC_CLASSES
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
 
 
 def test_every_hook_spec_appears_in_the_docs() -> None:

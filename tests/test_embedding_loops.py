@@ -1,6 +1,6 @@
 """docs/embedding.md's provider loops run as written against local fake servers through the
 official SDKs (issue 28): every request the server receives is valid by the provider's rules
-(tests/validators_*.py), signed thinking goes back byte-identical, a failed call goes back with
+(tests/support/validators_*.py), signed thinking goes back byte-identical, a failed call goes back with
 ``is_error``, OpenAI parts go out unchanged."""
 
 from __future__ import annotations
@@ -19,8 +19,9 @@ pytest.importorskip("anthropic")
 import validators_anthropic  # noqa: E402
 import validators_openai_chat  # noqa: E402
 from fake_llm_servers import anthropic_message, json_reply, running  # noqa: E402
+from locations import DOCS
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "embedding.md"
+DOC = DOCS / "embedding.md"
 
 
 def _snippet(heading: str) -> str:

@@ -19,7 +19,7 @@ from hermes_plugins.compressor import extractive
 from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 ANCHOR = {"role": "system", "content": SUMMARY_ANCHOR}
 OTHER_SUMMARY = "[CONTEXT SUMMARY]: earlier work\n## User requests\n- keep the API stable"

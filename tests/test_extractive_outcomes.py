@@ -16,7 +16,7 @@ from hermes_plugins._common import failures
 from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, prune_tool_results
 
-from test_compressor_support import assistant, call, make_engine, summary_of, system, tool, user
+from compressor_support import assistant, call, make_engine, summary_of, system, tool, user
 
 OUTPUT = "".join(f"row {i}: fine, value={i * 3}\n" for i in range(150))
 

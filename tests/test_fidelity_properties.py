@@ -1,6 +1,6 @@
 """Random histories in each provider's shape (thinking, images, parallel calls, failed calls)
 through before_request / request / after_response / compress at random windows: every request
-is valid for its provider (tests/validators_*.py), and the tool loop in progress keeps its
+is valid for its provider (tests/support/validators_*.py), and the tool loop in progress keeps its
 thinking byte-identical (issue 28)."""
 
 from __future__ import annotations

@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from test_skills_support import write_category, write_skill
 
 from hermes_core import Session
 from hermes_core.config import load_config
@@ -25,6 +24,8 @@ from hermes_core.errors import ConfigError
 from hermes_core.files import FileRefused, read_bytes_bounded, read_text_bounded
 from hermes_plugins.identity import DEFAULT_IDENTITY
 from hermes_plugins.skills import filters
+
+from skills_support import write_category, write_skill
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs and Unix sockets")
 

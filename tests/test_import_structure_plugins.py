@@ -12,9 +12,10 @@ from pathlib import Path
 import hermes_plugins
 
 from import_graph import cycles, graph
+from locations import ROOT
 
 PLUGINS = Path(hermes_plugins.__file__).parent
-ENGINE = Path(__file__).parents[1] / "contrib_engines" / "hermes-engine-window" / "hermes_engine_window"
+ENGINE = ROOT / "contrib_engines" / "hermes-engine-window" / "hermes_engine_window"
 
 
 def test_no_import_loop_among_plugin_modules() -> None:

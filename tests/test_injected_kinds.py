@@ -14,8 +14,11 @@ from hermes_plugins._common.injected import (
     summary_author,
 )
 
-DATA = Path(__file__).parent / "data" / "transcripts"
-DOCS = Path(__file__).resolve().parents[1] / "docs" / "transcripts.md"
+from locations import DATA as TEST_DATA
+from locations import DOCS
+
+DATA = TEST_DATA / "transcripts"
+DOC = DOCS / "transcripts.md"
 
 
 def injected_of(path: Path) -> set[str]:
@@ -67,6 +70,6 @@ def test_every_kind_the_readers_emit_on_real_sessions_is_known(real_sessions_dir
 
 
 def test_the_docs_list_every_kind() -> None:
-    row = next(line for line in DOCS.read_text().splitlines() if line.startswith('| `_injected: "<kind>"`'))
+    row = next(line for line in DOC.read_text().splitlines() if line.startswith('| `_injected: "<kind>"`'))
     documented = set(re.findall(r"`([a-z-]+)`", row))
     assert INJECTED_KINDS <= documented, INJECTED_KINDS - documented

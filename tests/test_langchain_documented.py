@@ -17,8 +17,7 @@ pytest.importorskip("langchain.agents")
 pytest.importorskip("langchain_openai")
 
 from fake_llm_servers import json_reply, running  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
 
 
 def _documented_example() -> str:

@@ -20,6 +20,7 @@ from hermes_core.host import PluginHost
 from hermes_core.lease import LeaseHeld, compaction_lease
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
+from locations import SUPPORT
 from recall_support import history
 from redis_support import redis_server
 
@@ -177,7 +178,7 @@ def test_a_worker_killed_mid_compaction_frees_the_session_when_its_lease_expires
     kind: str, tmp_path: Path, request: pytest.FixtureRequest
 ) -> None:
     where = request.getfixturevalue("redis_url") if kind == "redis" else str(tmp_path / "sessions.db")
-    code = _HOLDER.format(tests=str(Path(__file__).parent), ttl=LEASE_TTL)
+    code = _HOLDER.format(tests=str(SUPPORT), ttl=LEASE_TTL)
     proc = subprocess.Popen([sys.executable, "-c", code, kind, where], stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
     if kind == "redis":

@@ -7,7 +7,6 @@ import importlib
 import importlib.metadata
 import re
 import tomllib
-from pathlib import Path
 
 import pytest
 
@@ -18,7 +17,7 @@ from hermes_core.host import (
     PluginHost,
 )
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
 
 
 def declared() -> dict[str, str]:

@@ -10,6 +10,8 @@ import pytest
 
 from hermes_core import Session
 
+from locations import DOCS
+
 HOST_IDENTITY = "You are Acme's support agent. Answer questions about Acme's billing."
 # Tools that switch on every tool-dependent block, the documentation pointer's skill clause too.
 TOOLS = ("terminal", "skill_view", "skill_manage", "memory", "session_search", "web_search", "kanban_show")
@@ -84,7 +86,7 @@ def test_every_other_block_turns_off_as_documented(tmp_path: Path) -> None:
     from hermes_core import load_config
 
     disabled = ["guidance", "environment", "platform_hints", "session_line", "skills", "context_files", "memory"]
-    docs = (Path(__file__).resolve().parents[1] / "docs" / "embedding.md").read_text(encoding="utf-8")
+    docs = (DOCS / "embedding.md").read_text(encoding="utf-8")
     assert f"plugins.disabled: [{', '.join(disabled[:4])}" in docs.replace("\n", " ")
     config = load_config(data={"plugins": {"disabled": disabled}}, env={})
     prompt = _prompt(tmp_path, "cli", identity=HOST_IDENTITY, config=config)

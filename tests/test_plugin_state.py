@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from hermes_core import PluginHost, refresh_plugins
 from hermes_core.host import host_state
 
+from locations import ROOT
+
 
 class Counter:
     built = 0
@@ -85,7 +87,6 @@ def test_one_state_per_distinct_key(keys: list[str]) -> None:
 
 # --- no module-level caches: what a module keeps across calls is listed here, with its reason --
 
-ROOT = Path(__file__).resolve().parents[1]
 _MUTATORS = frozenset({
     "add", "append", "clear", "discard", "extend", "insert", "move_to_end", "pop", "popitem",
     "put", "remove", "setdefault", "update",

@@ -6,7 +6,7 @@ OpenAI Chat parts (image_url, text parts as tool content, refusals) and Response
 an agent that switched provider mid-conversation holds it, through before_request / request
 (Anthropic, OpenAI Chat, ``api="responses"``) / after_response / compress at random windows:
 
-- every request validates against its provider's rules (tests/validators_*.py);
+- every request validates against its provider's rules (tests/support/validators_*.py);
 - the newest user request reaches every request verbatim (one text block/part equal to it);
 - the latest assistant turn's thinking goes to Anthropic byte-identical and first, and its
   reasoning items go to the Responses API byte-identical;

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from test_compressor_support import assistant, call, make_engine, system, tool, user
+from compressor_support import assistant, call, make_engine, system, tool, user
 
 REQUEST = "parser " * 98
 

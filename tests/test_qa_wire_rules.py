@@ -1,6 +1,6 @@
 """Histories a host really holds that reached a provider invalid (QA findings, issue 28).
 
-Each case went out breaking the provider's documented rules (tests/validators_*.py) before:
+Each case went out breaking the provider's documented rules (tests/support/validators_*.py) before:
 a model's invalid-JSON tool arguments as an ``_``-key on the Anthropic wire, JSON arguments that
 are not an object as a non-object ``input``, tool-call ids other providers write
 (``functions.read_file:0``) that the Messages API's id pattern rejects, tool-call arguments a

@@ -19,12 +19,13 @@ pytest.importorskip("openai")
 pytest.importorskip("anthropic")
 
 from fake_llm_servers import anthropic_message, json_reply, running  # noqa: E402
+from locations import ROOT
 
 TITLE = "README is terse"
 
 
 def _snippet(page: str, heading: str) -> str:
-    text = (Path(__file__).resolve().parents[1] / page).read_text(encoding="utf-8")
+    text = (ROOT / page).read_text(encoding="utf-8")
     section = text.split(heading, 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert block is not None, f"{page}'s {heading} section has no python block"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import find_real_sessions
+from locations import find_real_sessions
 
 
 def test_found_beside_the_checkout_or_an_ancestor(tmp_path: Path) -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 import pytest
 
+from locations import SUPPORT
 from redis_support import redis_server
 
 WORKERS = int(os.environ.get("HERMES_SOAK_WORKERS", "4"))
@@ -173,7 +174,7 @@ def test_workers_share_sessions_through_redis(tmp_path: Path) -> None:
         from hermes_plugins.redis_store import RedisSessionStore
 
         started = time.monotonic()
-        code = _WORKER.format(tests=str(Path(__file__).parent), sessions=SESSIONS, turns=TURNS,
+        code = _WORKER.format(tests=str(SUPPORT), sessions=SESSIONS, turns=TURNS,
                               race=RACE, lease_ttl=LEASE_TTL)
         env = {**os.environ, "HERMES_HOME": str(tmp_path)}
         r = redis.Redis.from_url(url, decode_responses=True)

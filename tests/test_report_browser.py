@@ -16,11 +16,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_report_html import resolve, same_figure, session
 
 from hermes_core.cli import cli
 
 from browser_support import PageWatch, browser
+from report_pages import resolve, same_figure, session
 
 PAINTED = """el => {
   const canvas = el.querySelector('canvas');
@@ -141,7 +141,7 @@ def test_ten_thousand_messages_load_aggregated(chromium: Any, tmp_path: Path) ->
     from hermes_plugins.report.data import MAX_POINTS, timeline
     from hermes_plugins.report.html import render_html
 
-    from test_compressor_support import work_history
+    from compressor_support import work_history
 
     messages = work_history(2_500, result_chars=400)
     page_path = tmp_path / "10k.html"
@@ -183,7 +183,7 @@ def test_cache_page_in_dollars(chromium: Any, transcript: Path, tmp_path: Path) 
 
 
 def test_report_page_shows_the_spills_per_compaction(chromium: Any, tmp_path: Path) -> None:
-    from test_report_spills import big_session
+    from report_pages import big_session
 
     source = tmp_path / "big.json"
     source.write_text(json.dumps(big_session()), encoding="utf-8")

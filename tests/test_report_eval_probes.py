@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_report_html import page_data, resolve, session, shown_figures
 
 from hermes_core.cli import cli
 from hermes_core.config import load_config
 from hermes_core.host import PluginHost
 from hermes_plugins.evaluation.runner import PROBE_ROWS, SOURCE_CHARS, evaluate
+
+from report_pages import page_data, resolve, session, shown_figures
 
 EXISTING_KEYS = {"engine", "context_length", "status", "tokens_before", "tokens_after", "tokens_counted",
                  "count_method", "fit_limit", "fits", "savings", "elapsed_ms", "valid", "problems",

@@ -12,13 +12,14 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_report_html import page_data, resolve, session, shown_figures
 
 from hermes_core.cli import cli
 from hermes_core.payload import assemble_payload
 from hermes_plugins.cache_report import CacheSimulator, usd_prices
 from hermes_plugins.caching import anthropic_layout
 from hermes_plugins.report.html import cache_view, money
+
+from report_pages import page_data, resolve, session, shown_figures
 
 
 def run(*args: str) -> Any:

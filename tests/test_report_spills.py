@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 from click.testing import CliRunner
-from test_report_html import assert_figures_match, page_data, session
 
 from hermes_core.cli import cli
 from hermes_core.config import load_config
@@ -19,12 +18,8 @@ from hermes_plugins.report.replay import replay_session
 from hermes_plugins.report.spills import ReplaySpills, is_spilled
 from hermes_plugins.tools.persist import extract_persisted_path
 
-from test_compressor_support import assistant, call, system, tool, user
-
-BIG = "line of a large build log\n" * 2_000  # 52,000 characters: over any 16k-window threshold
-
-
-BIG_AT = (3, 9, 15, 21, 75, 141)
+from compressor_support import assistant, call, system, tool, user
+from report_pages import BIG, BIG_AT, assert_figures_match, big_session, page_data
 
 
 def expected_spills(compactions: list[dict[str, Any]]) -> list[int]:
@@ -34,14 +29,6 @@ def expected_spills(compactions: list[dict[str, Any]]) -> list[int]:
         out.append(sum(1 for i in BIG_AT if previous < i <= c["message"]))
         previous = c["message"]
     return out
-
-
-def big_session() -> list[dict[str, Any]]:
-    messages = session(30)
-    for i in BIG_AT:
-        assert messages[i]["role"] == "tool"
-        messages[i] = tool(messages[i]["tool_call_id"], BIG)
-    return messages
 
 
 def test_spills_are_counted_per_compaction_and_in_total(tmp_path: Path) -> None:

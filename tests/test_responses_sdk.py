@@ -19,6 +19,7 @@ pytest.importorskip("openai")
 from hermes_core import AsyncSession  # noqa: E402
 
 from fake_llm_servers import responses_reply, running  # noqa: E402
+from locations import DOCS
 
 REASONING = {"type": "reasoning", "id": "rs_1", "encrypted_content": "gAAAA-signed-blob==",
              "summary": [{"type": "summary_text", "text": "Read the file first."}]}
@@ -29,7 +30,7 @@ ANSWER = {"type": "message", "id": "msg_1", "role": "assistant", "status": "comp
 
 
 def _docs_block() -> str:
-    page = (Path(__file__).resolve().parents[1] / "docs" / "embedding.md").read_text(encoding="utf-8")
+    page = (DOCS / "embedding.md").read_text(encoding="utf-8")
     section = page.split("## OpenAI Responses API", 1)[1].split("\n## ", 1)[0]
     block = re.search(r"```python\n(.*?)```", section, re.DOTALL)
     assert block is not None, "the Responses section of docs/embedding.md has no python block"

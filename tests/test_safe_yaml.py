@@ -11,7 +11,6 @@ import yaml
 from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_skills_support import write_skill
 
 from hermes_core import Session, safeyaml
 from hermes_core.cli import cli
@@ -19,6 +18,8 @@ from hermes_core.config import load_config
 from hermes_core.errors import ConfigError
 from hermes_core.safeyaml import YAMLLimitError, load_yaml
 from hermes_plugins.skills import filters
+
+from skills_support import write_skill
 
 
 def laughs(levels: int = 9, width: int = 9, key: str = "lol") -> str:

@@ -8,8 +8,8 @@ from typing import Any
 
 from hermes_core.summarizer import SummaryRequest
 
+from compressor_support import make_engine, summary_of, work_history
 from secret_samples import _B64, SAMPLES, SECRETS, STS_TOKEN
-from test_compressor_support import make_engine, summary_of, work_history
 
 
 class Recording:

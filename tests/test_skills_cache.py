@@ -10,12 +10,13 @@ from typing import Any
 
 import attrs
 import pytest
-from test_skills_support import age, make_ctx, skills_host, write_skill
 
 from hermes_core import Config
 from hermes_plugins.skills import plugin
 from hermes_plugins.skills.cache import DEFAULT_CAPACITY, IndexCache
 from hermes_plugins.skills.settings import SkillsSection
+
+from skills_support import age, make_ctx, skills_host, write_skill
 
 
 def test_capacity_and_lru_order() -> None:

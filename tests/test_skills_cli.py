@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner, Result
-from test_skills_support import write_skill
 
 from hermes_core.cli import cli
 from hermes_plugins.skills import cli as skills_cli
 from hermes_plugins.skills import filters
+
+from skills_support import write_skill
 
 LONG = "Debug Python programs with pdb, tracebacks and logging, step by step"  # 68 chars
 

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_skills_support import write_category, write_skill
 
 from hermes_plugins.skills import discovery
 from hermes_plugins.skills.discovery import (
@@ -28,6 +27,8 @@ from hermes_plugins.skills.metadata import (
     ROW_PATH,
     conditions,
 )
+
+from skills_support import write_category, write_skill
 
 
 def names(scan: discovery.SourceScan) -> list[tuple[str, str]]:

@@ -8,14 +8,6 @@ from pathlib import Path
 
 import attrs
 import pytest
-from test_skills_support import (
-    SKILL_TOOLS,
-    age,
-    index_lines,
-    make_ctx,
-    write_category,
-    write_skill,
-)
 
 from hermes_core import (
     Config,
@@ -28,6 +20,15 @@ from hermes_core import (
 from hermes_core.diagnostics import collecting
 from hermes_plugins.skills import filters, plugin
 from hermes_plugins.skills.settings import SkillsSection
+
+from skills_support import (
+    SKILL_TOOLS,
+    age,
+    index_lines,
+    make_ctx,
+    write_category,
+    write_skill,
+)
 
 
 @pytest.fixture(autouse=True)

@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_skills_support import index_lines
 
 from hermes_plugins.skills.metadata import index_description, make_row
 from hermes_plugins.skills.render import (
@@ -20,6 +19,8 @@ from hermes_plugins.skills.render import (
     estimate,
     render_index,
 )
+
+from skills_support import index_lines
 
 
 def rows(category: str, *skills: tuple[str, str]) -> list[list[Any]]:

@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_skills_support import age, make_ctx, touch, write_category, write_skill
 
 from hermes_core.diagnostics import collecting
 from hermes_plugins.skills import filters, plugin, snapshot
 from hermes_plugins.skills.snapshot import SNAPSHOT_NAME, load_snapshot, write_snapshot
+
+from skills_support import age, make_ctx, touch, write_category, write_skill
 
 
 def build(home: Path, **kwargs: object) -> tuple[object, list]:

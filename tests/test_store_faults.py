@@ -1,7 +1,7 @@
 """Fault injection against a real redis-server (issue 32): slow, hung, reset, killed, wiped.
 
 Each fault runs a few turns of an agent loop over a history past the window, through a TCP
-proxy (tests/fault_proxy.py) between the Session and the server. Per fault: every request fits
+proxy (tests/support/fault_proxy.py) between the Session and the server. Per fault: every request fits
 (compacted locally when the store cannot be had), no turn is slower than the store budget plus
 the engine's own time, and the facts archived stay findable by ``context_search``.
 """

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import shlex
 import tomllib
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
 
 
 def _readme_pytest_args() -> list[str]:

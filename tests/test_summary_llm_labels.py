@@ -8,7 +8,7 @@ from hermes_core.transcripts import MISSING_RESULT_TEXT
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.serialize import prepare_turns, serialize_turns
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 
 def test_turns_are_labelled_for_the_llm() -> None:

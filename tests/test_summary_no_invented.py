@@ -22,7 +22,7 @@ from hermes_plugins._common.failures import failure_of, is_no_result
 from hermes_plugins.compressor.extractive import STILL_FAILING, build_handoff
 from hermes_plugins.compressor.oneliners import summarize_tool_result, tool_line
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 
 def _section(summary: str, title: str) -> str:

@@ -16,7 +16,7 @@ import pytest
 from hermes_plugins._common.injected import is_request, request_text, requests_of
 from hermes_plugins.compressor.extractive import REQUEST_SHORT, build_handoff, fit_requests
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 
 def _section(summary: str, title: str) -> str:
@@ -151,7 +151,7 @@ def test_fit_requests_shortens_oldest_first() -> None:
 
 
 def test_engine_grounds_the_latest_request_in_the_persons_words() -> None:
-    from test_compressor_support import make_engine, summary_of, system
+    from compressor_support import make_engine, summary_of, system
 
     env = "\n<environment_details>\n# Current Time\n10:00\n</environment_details>"
     messages: list[dict[str, Any]] = [system(), user("<task>\nAdd input validation\n</task>" + env)]

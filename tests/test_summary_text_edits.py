@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hermes_plugins._common.textedits import shell_writes, text_edits
 from hermes_plugins.compressor.extractive import build_handoff
 
-from test_compressor_support import assistant, call, tool, user
+from compressor_support import assistant, call, tool, user
 
 AIDER_DIFF = """I'll add the import and change the default.
 

@@ -1,6 +1,6 @@
 """Issue 31: the scan holds against each family in each context file, cutting only the attack.
 
-Every hand-written payload (tests/injection_payloads.py) is planted between ordinary lines of
+Every hand-written payload (tests/support/injection_payloads.py) is planted between ordinary lines of
 an AGENTS.md, a CLAUDE.md and a .cursorrules: the payload must not reach the prompt, a marker
 must stand in its place, and every ordinary line around it must stay. Benign look-alikes stay
 whole.

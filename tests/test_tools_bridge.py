@@ -9,13 +9,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_tools_search import CATALOG, needs_stemmer, tool
 
 from hermes_core import PluginHost, ToolCallContext, hookimpl
 from hermes_core.config import Config
 from hermes_plugins.tools.bridge import handle_bridge_call
 from hermes_plugins.tools.schema_check import check
 from hermes_plugins.tools.settings import ToolSearchSection
+
+from tool_catalog import CATALOG, needs_stemmer, tool
 
 TODO = tool(
     "acme_todo",

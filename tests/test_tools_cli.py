@@ -8,9 +8,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from test_tools_search import CATALOG, needs_stemmer
 
 from hermes_core.cli import cli
+
+from tool_catalog import CATALOG, needs_stemmer
 
 
 @pytest.fixture

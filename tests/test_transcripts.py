@@ -30,7 +30,9 @@ from hermes_core.transcripts import (
     write_transcript,
 )
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 
 
 def run(*args: str) -> Any:

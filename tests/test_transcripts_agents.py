@@ -17,7 +17,9 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, read_transcript, read_transcripts
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 
 EXPECTED_FORMAT = {
     "mini_swe_agent_1x.traj.json": "mini-swe-agent",
@@ -190,7 +192,7 @@ def test_qwen_stream_json_reads_as_sdk_messages() -> None:
 
 # --- Cline and Roo Code -----------------------------------------------------------------------
 
-TASKS = Path(__file__).parent / "data"
+TASKS = TEST_DATA
 
 
 def test_cline_results_in_user_text_are_attached_to_their_calls() -> None:

@@ -15,7 +15,9 @@ from hermes_core import InvalidMessagesError
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, read_transcript, read_transcripts
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 
 EXPECTED_FORMAT = {
     "claude_code.jsonl": "claude-code",

@@ -12,7 +12,9 @@ import pytest
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import UnknownTranscriptFormatError, read_transcript
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 
 
 def test_the_json_output_is_the_final_reply_with_the_missing_turn_said(tmp_path: Path) -> None:

@@ -20,7 +20,9 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, UnknownTranscriptFormatError, read_transcript, sniff_format
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 SESSION = DATA / "openhands_session"
 SDK = DATA / "openhands_sdk_conversation"
 

@@ -19,7 +19,9 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import UnknownTranscriptFormatError, read_transcript, read_transcripts
 
-DATA = Path(__file__).parent / "data" / "transcripts"
+from locations import DATA as TEST_DATA
+
+DATA = TEST_DATA / "transcripts"
 
 #: Streaming (JSON Lines) formats and a fixture of each whose records are mutated.
 LINE_FORMATS = {
