@@ -71,7 +71,7 @@ def test_demoted_tool_results_map_to_their_own_replacement_by_call_id() -> None:
     assert mapping[1] == 1 and mapping[2] == 2
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.booleans(), min_size=1, max_size=40), st.integers(0, 3))
 def test_every_message_that_left_is_archived_once_with_a_unique_ref(drop: list[bool], inserts: int) -> None:
     before = [{"role": "user" if i % 3 == 0 else "assistant", "content": f"message {i}"} for i in range(len(drop))]
@@ -378,7 +378,7 @@ def _oracle(before: list[dict[str, Any]], kept: list[int], mapping: dict[int, in
 _ROLES = st.sampled_from(["user", "assistant", "tool", "user-injected"])
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.tuples(st.lists(_ROLES, min_size=1, max_size=30), st.lists(st.booleans(), max_size=30),
                           st.integers(0, 3)), min_size=1, max_size=4),
        st.booleans())
@@ -489,7 +489,7 @@ def _record_of(message: dict[str, Any], context: list[dict[str, Any]]) -> tuple[
     return (str(role), str(tool), str(call_id), message_text(message), None if extra is None else dict(extra))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.lists(_MESSAGE, min_size=1, max_size=12), st.sets(st.integers(1, 12), min_size=1))
 @example(  # an id-less call: "" is every other message's call id, it must name none of them
     messages=[{"role": "user", "content": ""},

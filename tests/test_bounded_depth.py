@@ -17,6 +17,8 @@ from hermes_core import Session, bounded
 from hermes_core.cli import cli
 from hermes_core.sdk import normalize_messages
 
+from hypothesis_budget import examples
+
 DEPTH = 10_000
 
 
@@ -49,7 +51,7 @@ def reference_depth(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(json_values, st.sampled_from([0, 1, 2, 3, 100]))
 def test_the_bracket_scan_measures_what_the_parser_would_build(value: Any, limit: int) -> None:
     # Brackets, quotes and backslashes inside strings are not structure.

@@ -21,6 +21,7 @@ from hermes_core.host import PluginHost
 from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
 from hermes_plugins.request_log_stream import open_request_log
 
+from hypothesis_budget import examples
 from locations import ROOT
 from request_log_support import write_request_log
 
@@ -170,7 +171,7 @@ _ENTRY = st.fixed_dictionaries(
 ))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(entries=st.lists(_ENTRY, min_size=1, max_size=8), system=st.one_of(st.none(), _TEXT),
        chunk=st.integers(1, 64), indent=st.sampled_from([None, 1]))
 def test_streamed_specs_equal_the_whole_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, entries: list[Any],

@@ -18,6 +18,7 @@ from hermes_plugins.cache_report import CacheSimulator, parse_report_input
 from hermes_plugins.caching import anthropic_layout
 
 from cache_report_reference import ReferenceSimulator
+from hypothesis_budget import examples
 
 
 def chars(text: str) -> int:
@@ -46,7 +47,7 @@ STEPS = st.lists(
 )
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(provider=st.sampled_from(["anthropic", "openai"]), start=st.lists(message(), min_size=1, max_size=6),
        steps=STEPS)
 def test_streaming_reports_equal_the_from_scratch_model(provider: str, start: list[Any], steps: list[Any]) -> None:

@@ -24,6 +24,8 @@ from hermes_core.tokens import (
     estimate_message_tokens,
 )
 
+from hypothesis_budget import examples
+
 
 def open_session(tmp_path: Path, window: int, model: str = "gpt-4o") -> Session:
     return Session.open(cwd=tmp_path, home=tmp_path, model=model, provider="openai",
@@ -284,7 +286,7 @@ def histories(draw: st.DrawFn) -> list[dict[str, Any]]:
     return messages
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @given(messages=histories(), window=st.sampled_from([8_000, 16_000, 32_000, 64_000]),
        model=st.sampled_from(["gpt-4o", "gpt-4", "claude-sonnet-4"]))
 def test_after_any_compaction_the_count_is_within_the_threshold_or_would_not_fit(
@@ -446,7 +448,7 @@ def _touching_users(messages: list[dict[str, Any]]) -> int:
     return sum(1 for a, b in zip(roles, roles[1:]) if a == b == "user")
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(shape=st.text(alphabet="uaT", min_size=8, max_size=8))
 def test_a_forced_compress_of_a_short_history_never_makes_two_user_messages_touch(
     tmp_path_factory: pytest.TempPathFactory, shape: str,

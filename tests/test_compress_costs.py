@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from hermes_core import Session
 from hermes_core.tokens import estimate_request_tokens
 
+from hypothesis_budget import examples
+
 
 def history(turns: int) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": "start the refactor"}]
@@ -155,7 +157,7 @@ def test_a_manual_compress_reads_its_input_once_to_normalise_and_estimate(tmp_pa
                                "content": st.text(max_size=20)}),
     ), max_size=3)}),
 ), max_size=12))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_normalize_estimating_is_normalize_then_estimate(messages: list[dict[str, Any]]) -> None:
     from hermes_core.sdk import normalize_estimating, normalize_messages
     from hermes_core.tokens import estimate_messages_tokens

@@ -33,6 +33,7 @@ from compressor_support import (
     user,
     work_history,
 )
+from hypothesis_budget import examples
 
 HANDOFF = {"role": "assistant", "content": compose_standalone(frame_summary("## Goal\nold")), SUMMARY_KEY: True}
 
@@ -154,7 +155,7 @@ def test_forced_cut_frees_a_budget_on_a_history_just_over_it() -> None:
     assert find_tail_cut(long, 1, budget, 3, free_at_least=budget) == find_tail_cut(long, 1, budget, 3)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(sizes=st.lists(st.integers(min_value=1, max_value=400), min_size=6, max_size=40),
        budget=st.integers(min_value=50, max_value=4_000))
 def test_forced_cut_condenses_a_budget_or_all_but_a_tenth(sizes: list[int], budget: int) -> None:

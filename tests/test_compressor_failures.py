@@ -16,6 +16,8 @@ from hermes_plugins.compressor.oneliners import (
 )
 from hermes_plugins.compressor.prune import prune_tool_results
 
+from hypothesis_budget import examples
+
 PYTEST_OUTPUT = (
     "============================= test session starts ==============================\n"
     + "collected 12 items\n\n" + "tests/test_ledger.py ....F\n" * 100
@@ -138,7 +140,7 @@ def test_demotion_in_the_free_pass_keeps_the_error() -> None:
     assert out[4]["content"] == "[Bash] ran `ls` -> exit ?, 201 lines; permission trouble"
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(max_size=400), st.booleans())
 def test_one_liners_of_any_output_are_one_bounded_line(content: str, is_error: bool) -> None:
     line = summarize_tool_result("terminal", args(command="x"), content, is_error)

@@ -37,6 +37,7 @@ from hermes_plugins.compressor.prune import (
 )
 
 from compressor_support import assistant, call, tool, user
+from hypothesis_budget import examples
 
 # --- plain forms ------------------------------------------------------------------------
 
@@ -267,7 +268,7 @@ def histories(draw: Any) -> list[dict[str, Any]]:
 # --- tests --------------------------------------------------------------------------------
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(histories(), st.integers(0, 6), st.sampled_from([MIN_PRUNE_CHARS, 0, 50, 1_000]))
 def test_the_single_pass_gives_what_the_plain_passes_give(
     messages: list[dict[str, Any]], protect: int, min_chars: int
@@ -287,7 +288,7 @@ def test_the_single_pass_gives_what_the_plain_passes_give(
     assert stats == expected_stats
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(exit_texts())
 def test_exit_code_matches_the_whole_pattern_tried_twice(content: str) -> None:
     assert exit_code_of(content) == plain_exit_code(content)
@@ -324,19 +325,19 @@ def outputs(draw: Any) -> str:
     return "".join(chars)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(outputs())
 def test_line_counts_skip_the_count_only_when_there_is_no_newline(content: str) -> None:
     assert oneliners._lines(content) == plain_lines(content)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.sampled_from(TOOLS[:-3] + ["weird_tool", 0.5]), arguments, st.one_of(exit_texts(), st.sampled_from(BODIES)))
 def test_tool_line_is_summarize_tool_result(name: Any, args: Any, content: str) -> None:
     assert tool_line(name, args, content) == summarize_tool_result(name, args, content)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet=" \n\tab", max_size=90), st.sampled_from([40, 60, 80, 120]), st.sampled_from([None, 57, 77]))
 def test_clip_fast_path(text: str, limit: int, keep: int | None) -> None:
     assert oneliners._clip(text, limit, keep) == plain_clip(text, limit, keep)
@@ -396,7 +397,7 @@ def test_long_arguments_are_found_whatever_results_follow() -> None:
             assert json.dumps(messages) == before
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(TOOLS[:-3] + ["weird_tool"]), arguments, st.booleans()), min_size=1, max_size=4),
     st.sampled_from(BODIES),

@@ -23,6 +23,7 @@ from hermes_plugins.compressor.framing import MERGED_KEY
 from hermes_plugins.compressor.prune import prune_tool_results
 
 from compressor_support import assistant, call, make_engine, snapshot, system, tool, user
+from hypothesis_budget import examples
 
 
 def test_demotion_describes_the_call_each_result_answers_when_ids_repeat() -> None:
@@ -82,7 +83,7 @@ def last_user(messages: list[dict[str, Any]]) -> Any:
     return next((m["content"] for m in reversed(messages) if m["role"] == "user"), None)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(reused_id_histories(), st.sampled_from([4_000, 8_000, 16_000, 32_000, 64_000]), st.booleans())
 def test_valid_histories_with_reused_ids_stay_valid_when_compressed(
     messages: list[dict[str, Any]], window: int, pending: bool
@@ -134,7 +135,7 @@ def open_session(host: PluginHost, home: Path, window: int) -> Session:
     )
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(reused_id_histories(), st.sampled_from([8_000, 16_000, 32_000]),
        st.lists(st.sampled_from(IDS), min_size=1, max_size=3))
 def test_the_reply_comes_back_with_the_same_calls(

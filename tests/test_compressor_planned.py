@@ -168,7 +168,7 @@ def _same_compaction(messages: list[dict[str, Any]], window: int, force: bool, l
     assert planned_report == built_report
 
 
-@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(messages=histories(), window=st.sampled_from([6_000, 10_000, 16_000, 32_000]), force=st.booleans())
 def test_the_planned_free_passes_give_the_eager_output_with_the_extractive_summary(
     messages: list[dict[str, Any]], window: int, force: bool
@@ -176,7 +176,7 @@ def test_the_planned_free_passes_give_the_eager_output_with_the_extractive_summa
     _same_compaction(messages, window, force, llm=False)
 
 
-@settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(50), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(messages=histories(), window=st.sampled_from([6_000, 10_000, 16_000, 32_000]), force=st.booleans())
 def test_the_planned_free_passes_give_an_llm_summariser_the_same_prompt(
     messages: list[dict[str, Any]], window: int, force: bool
@@ -184,7 +184,7 @@ def test_the_planned_free_passes_give_an_llm_summariser_the_same_prompt(
     _same_compaction(messages, window, force, llm=True)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(messages=histories(), tail=st.integers(200, 6_000), count=st.integers(1, 12))
 def test_materialising_the_plan_is_prune_tool_results(messages: list[dict[str, Any]], tail: int, count: int) -> None:
     out, stats = prune_tool_results(messages, protect_tail_count=count, protect_tail_tokens=tail)

@@ -35,6 +35,7 @@ from hermes_plugins.compressor.framing import (
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
 
 from compressor_support import make_engine, snapshot
+from hypothesis_budget import examples
 
 SECRETS = (
     "sk-proj-Q7wE9rT1yU3iO5pA7sD9fG1h",
@@ -204,7 +205,7 @@ def check(messages: list[dict[str, Any]], out: list[dict[str, Any]], report: dic
             assert text in input_texts, "secret outside a verbatim copy"
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(data=transcripts(), window=st.sampled_from([2_000, 8_000, 30_000]), force=st.booleans(),
        focus=st.sampled_from([None, "parser", "日本語"]))
 def test_compress_invariants(data: tuple[list[dict[str, Any]], set[str]], window: int, force: bool, focus: str | None) -> None:

@@ -28,6 +28,7 @@ from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_han
 from hermes_plugins.compressor.serialize import message_text, prepare_turns
 
 from compressor_support import assistant, call, make_engine, summary_of, tool, user, work_history
+from hypothesis_budget import examples
 
 VENDOR_KEY = "sk-proj-" + "Q7x" * 12
 GITHUB_TOKEN = "ghp_" + "Zb4" * 12
@@ -153,7 +154,7 @@ _TEXTS = st.one_of(
 
 @given(text=_TEXTS, key=st.sampled_from([None, "_summary", "_compressed_summary", "_injected", "_demonstration"]),
        listed=st.booleans())
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_a_plain_request_is_what_is_request_says(text: str, key: str | None, listed: bool) -> None:
     turn: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": text}] if listed else text}
     if key:
@@ -185,7 +186,7 @@ def histories(draw: Any) -> list[dict[str, Any]]:
 
 
 @given(turns=histories(), focus=st.sampled_from([None, "src", "pytest"]))
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 def test_raw_turns_give_the_summary_redacted_copies_give(turns: list[dict[str, Any]], focus: str | None) -> None:
     # Without secrets, redacting first or last writes the same summary: the raw walk's skipped
     # argument parsing, lazy one-liners and request fast path change nothing.
@@ -210,7 +211,7 @@ def test_grounding_takes_the_newest_request_after_the_previous_summary_only() ->
     {"role": st.sampled_from(["user", "assistant", "tool", "system"]), "content": st.just("x")},
     optional={"_summary": st.sampled_from(["", "claude-code", None]), "_compressed_summary": st.booleans()},
 ), max_size=30), st.integers(0, 30), st.integers(0, 30))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_the_middle_and_the_summary_positions_match_the_general_reads(
     messages: list[dict[str, Any]], start: int, cut: int
 ) -> None:
@@ -226,7 +227,7 @@ def test_the_middle_and_the_summary_positions_match_the_general_reads(
 
 
 @given(turns=histories(), secrets=st.booleans(), focus=st.sampled_from([None, "src", "deploy"]))
-@settings(max_examples=120, deadline=None)
+@settings(max_examples=examples(120), deadline=None)
 def test_the_extractive_handoff_is_redacted_for_good(turns: list[dict[str, Any]], secrets: bool,
                                                      focus: str | None) -> None:
     # What lets the engine skip its own pass over the built-in summariser's output: redacting
@@ -331,7 +332,7 @@ _GAPS = st.sampled_from([" ", "  ", "\n", "\t", " \n ", "\u2003", ""])
 @given(st.one_of(st.text(max_size=900), st.tuples(_WORDS, _GAPS).map(lambda p: p[1].join(p[0])),
                  st.tuples(_WORDS, _GAPS, st.integers(0, 400)).map(lambda p: " " * p[2] + p[1].join(p[0]) + "\n" * 3)),
        st.sampled_from([10, 80, 160, 200]))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 def test_clip_collapses_only_what_the_cut_reads(text: str, limit: int) -> None:
     assert extractive._clip(text, limit) == _clip_plain(text, limit)
     assert extractive._clip(text * 5, limit) == _clip_plain(text * 5, limit)

@@ -2,10 +2,12 @@
 
 from types import SimpleNamespace
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.messages import content_text
+
+from hypothesis_budget import examples
 
 
 def test_the_rules() -> None:
@@ -54,6 +56,7 @@ parts = st.one_of(
 )
 
 
+@settings(max_examples=examples(100))
 @given(st.lists(parts, max_size=6))
 def test_every_text_kept_in_order_and_nothing_else(content: list) -> None:
     expected = [p if isinstance(p, str) else p.get("text", p.get("content")) for p in content

@@ -17,6 +17,8 @@ from hermes_core.content_tokens import (
     part_tokens,
 )
 
+from hypothesis_budget import examples
+
 BIG_PNG = base64.b64encode(bytes(200_000)).decode()
 
 
@@ -68,7 +70,7 @@ def test_a_kept_anthropic_reply_counts_its_thinking() -> None:
     assert message_content_tokens({"role": "assistant", "content": "ok"}) == 1
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.text(max_size=50), max_size=8))
 def test_a_list_of_text_parts_never_costs_less_than_its_text(texts: list[str]) -> None:
     parts = [{"type": "text", "text": t} for t in texts]

@@ -22,6 +22,8 @@ from hermes_plugins.context_files.truncate import (
     truncate_text,
 )
 
+from hypothesis_budget import examples
+
 MARKER_SLACK = 4  # the blank lines around the marker
 
 
@@ -111,7 +113,7 @@ def _line_slack(size: int) -> int:
     return min(int(size * 0.1), LINE_SLACK_MAX)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     text=st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=3_000)
     | st.lists(st.sampled_from(["é", "日本", "🙂", "\r\n", "\n", "\r", "abc", " "]), max_size=600).map("".join),
@@ -149,7 +151,7 @@ def test_truncation_invariants(text: str, cap: int) -> None:
 # --- the seek path: a huge file is read as a head and a tail ---------------------------------
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     text=st.lists(st.sampled_from(["é", "日本語", "🙂", "\r\n", "\n", "ascii text ", "x"]),
                   min_size=50, max_size=1_500).map("".join),

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import ContextEngine, PluginHost, Session, hookimpl, load_config
@@ -18,6 +18,7 @@ from hermes_core.compaction import summarize_manual
 from hermes_core.engine import CompressionReport, model_threshold
 
 from fake_dists import make_dist
+from hypothesis_budget import examples
 
 LAST_N_ENGINE = """
 from hermes_core import ContextEngine, hookimpl
@@ -64,6 +65,7 @@ def test_a_third_party_engine_reads_the_users_compression_settings() -> None:
     assert capped.threshold_tokens == 1_000
 
 
+@settings(max_examples=examples(100))
 @given(st.dictionaries(st.text(max_size=5), st.floats(0.01, 1.0), max_size=5), st.text(max_size=12))
 def test_model_threshold_is_the_longest_contained_key(overrides: dict[str, float], model: str) -> None:
     got = model_threshold(model, overrides, 0.5)

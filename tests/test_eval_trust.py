@@ -26,6 +26,8 @@ from hermes_plugins.evaluation.invented import invented_failures
 from hermes_plugins.evaluation.probes import derive_probes
 from hermes_plugins.evaluation.runner import evaluate
 
+from hypothesis_budget import examples
+
 #: Planted secrets of several families, each written as a person would paste it.
 SECRETS = {
     "openai": "sk-proj-Q7v2LmN8pR4sT6uW9xY1zA3bC5dE7fG9",
@@ -322,7 +324,7 @@ def test_progress_shows_on_a_terminal_only(monkeypatch: pytest.MonkeyPatch) -> N
 _WORDS = st.sampled_from(["a", "ab", "abc", "b", "ba", "c", "x.py", "err:", "ab-c"])
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_WORDS, max_size=30), st.lists(_WORDS, min_size=1, max_size=5), st.text("abc ", max_size=3))
 def test_the_context_index_is_a_substring_test(text_words: list[str], key_words: list[str], cut: str) -> None:
     text = " ".join(text_words)

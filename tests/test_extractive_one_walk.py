@@ -20,6 +20,7 @@ from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
 
 from compressor_support import assistant, call, tool, user
+from hypothesis_budget import examples
 
 ANCHOR = {"role": "system", "content": SUMMARY_ANCHOR}
 OTHER_SUMMARY = "[CONTEXT SUMMARY]: earlier work\n## User requests\n- keep the API stable"
@@ -72,7 +73,7 @@ def test_a_handoff_with_an_anchor_walks_the_turns_once(monkeypatch: pytest.Monke
 
 
 @given(sides())
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 def test_the_walk_notes_what_each_side_read_on_its_own_holds(
     both: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:
@@ -89,7 +90,7 @@ def test_the_walk_notes_what_each_side_read_on_its_own_holds(
 
 
 @given(sides())
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 def test_without_requests_after_the_anchor_the_latest_is_the_previous_summarys_then_the_older(
     both: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:
@@ -125,7 +126,7 @@ _ITEMS = st.lists(st.sampled_from(["a", " a", "b ", "c", "", "  ", "d"]), max_si
 
 
 @given(st.lists(_ITEMS, max_size=6))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_merging_one_group_at_a_time_is_merging_them_all_at_once(groups: list[list[str]]) -> None:
     merged: dict[str, None] = {}
     for group in groups:

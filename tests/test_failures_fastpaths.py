@@ -80,7 +80,7 @@ def test_orjson_decoding_gives_the_plain_decoders_failure(
     assert fast == plain
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(_JSON.filter(lambda v: not isinstance(v, dict)))
 def test_orjson_decoding_of_other_values_is_never_a_dict_when_the_plain_one_is_not(value: object) -> None:
     text = json.dumps(value)
@@ -103,7 +103,7 @@ _OUTPUTS = st.one_of(
 )
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(_OUTPUTS, min_size=1, max_size=4), st.integers(min_value=0, max_value=3_000), st.booleans(), st.booleans())
 def test_remembered_verdicts_equal_a_fresh_judgement(parts: list[str], pad: int, is_error: bool, reads: bool) -> None:
     content = parts[0] + "filler line\n" * (pad // 12) + "".join(parts[1:])

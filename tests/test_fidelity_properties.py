@@ -19,6 +19,7 @@ from hermes_core.sdk import normalize_messages
 import validators_anthropic
 import validators_openai_chat
 from fidelity_fixtures import DOCUMENT, PNG_B64, SEARCH, URL_IMAGE, open_session
+from hypothesis_budget import examples
 
 _words = st.sampled_from(["alpha", "build", "crash", "deploy", "error", "file", "grep", "handler",
                           "index", "json", "kernel", "log", "merge", "null", "output"])
@@ -106,7 +107,7 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate)
 WINDOWS = st.sampled_from([6_000, 12_000, 32_000, 200_000])
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
 @given(case=anthropic_histories(), window=WINDOWS)
 def test_anthropic_histories_always_give_valid_requests(case: Any, window: int) -> None:
     history, loop = case
@@ -167,7 +168,7 @@ def openai_histories(draw: Any) -> list[dict[str, Any]]:
     return history
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
 @given(history=openai_histories(), window=WINDOWS)
 def test_openai_histories_always_give_valid_requests(history: list[dict[str, Any]], window: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:

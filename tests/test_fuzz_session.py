@@ -25,6 +25,8 @@ from hermes_core import Session
 from hermes_core.host import PluginHost
 from hermes_core.pairing import pairing_problems
 
+from hypothesis_budget import examples
+
 FUZZ_EXAMPLES = 2_000
 IDS = ["call_0", "call_1", "toolu_01", "x"]
 BANNERS = [
@@ -126,7 +128,7 @@ def text_of(content: Any) -> Any:
 
 
 @pytest.mark.slow
-@settings(max_examples=max(FUZZ_EXAMPLES, settings.default.max_examples), deadline=None,
+@settings(max_examples=examples(FUZZ_EXAMPLES), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large])
 @given(messages=histories(), step=st.sampled_from(["before", "after", "compress", "request"]))

@@ -26,6 +26,8 @@ from hermes_core.sdk import normalize_messages
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins import caching
 
+from hypothesis_budget import examples
+
 SYSTEM = "you are a careful agent"
 
 
@@ -149,7 +151,7 @@ def apply(op: str, at: int, new: list[dict[str, Any]], messages: list[dict[str, 
     return list(messages)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=st.lists(turn(), min_size=1, max_size=4), ops=OPS)
 def test_incremental_payloads_equal_from_scratch_builds(start: list[Any], ops: list[Any]) -> None:
     session = FakeSession()
@@ -160,7 +162,7 @@ def test_incremental_payloads_equal_from_scratch_builds(start: list[Any], ops: l
         check(session, messages)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(start=st.lists(turn(), min_size=2, max_size=5), ops=OPS)
 def test_full_verification_sees_edits_in_place_anywhere(start: list[Any], ops: list[Any]) -> None:
     session = FakeSession(message_cache=ProcessedHistory(verify_window=None))

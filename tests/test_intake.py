@@ -227,7 +227,7 @@ def archived_history(draw: st.DrawFn) -> list[Any]:
 
 
 @given(archived_history())
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> None:
     from hermes_core import archive
 
@@ -256,7 +256,7 @@ def test_the_pass_reads_the_columns_the_archive_would(messages: list[Any]) -> No
 
 
 @given(archived_history(), st.lists(st.booleans(), max_size=20), st.integers(0, 2))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 def test_recording_with_the_held_columns_archives_the_same(messages: list[Any], keep: list[bool], inserts: int) -> None:
     from hermes_core.archive import MemoryArchiveStore, SessionArchive, holding_scan
 

@@ -14,6 +14,8 @@ from hermes_core import PromptContext, load_config
 from hermes_core.diagnostics import collecting
 from hermes_plugins.memory import RULE, hermes_prompt_memory, read_entries, render_block
 
+from hypothesis_budget import examples
+
 
 def write(home: Path, name: str, text: str) -> Path:
     folder = home / "memories"
@@ -130,7 +132,7 @@ def test_block_source_is_the_file(tmp_path: Path) -> None:
 entry = st.text(alphabet=st.characters(blacklist_categories=("Cs",), blacklist_characters="§\r"), min_size=0, max_size=30)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(entry, max_size=12))
 @example(["\ufeff"])
 def test_entries_roundtrip_invariants(tmp_path_factory: Any, entries: list[str]) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hermes_core.pairing import (
@@ -16,6 +16,8 @@ from hermes_core.pairing import (
     pending_calls,
     repair_pairing,
 )
+
+from hypothesis_budget import examples
 
 
 def call(ident: str, name: str = "bash") -> dict[str, Any]:
@@ -95,6 +97,7 @@ def histories(draw: Any) -> tuple[list[dict[str, Any]], dict[int, tuple[int, int
     return messages, expected
 
 
+@settings(max_examples=examples(100))
 @given(histories())
 def test_generated_valid_histories_are_valid_and_matched(case: Any) -> None:
     messages, expected = case
@@ -177,6 +180,7 @@ def garbage(draw: Any) -> list[dict[str, Any]]:
     return messages
 
 
+@settings(max_examples=examples(100))
 @given(garbage(), st.booleans())
 def test_repair_always_yields_a_valid_list_and_keeps_every_user_message(messages: Any, pending: bool) -> None:
     out, report = repair_pairing(messages, allow_pending=pending)
@@ -233,6 +237,7 @@ def anything(draw: Any) -> list[dict[str, Any]]:
     return messages
 
 
+@settings(max_examples=examples(100))
 @given(anything())
 def test_match_results_follows_the_rule_on_any_order(messages: list[dict[str, Any]]) -> None:
     # The fast form keeps one tuple per id until a second call reuses it: same answers as the
@@ -275,6 +280,7 @@ def _problems_block_by_block(messages: list[dict[str, Any]], allow_pending: bool
     return problems
 
 
+@settings(max_examples=examples(100))
 @given(st.one_of(anything(), garbage(), histories().map(lambda case: case[0])), st.booleans())
 @example([asst("a", "b"), result("b"), result("a"), USER], False)
 @example([asst("a"), result("b"), USER], False)
@@ -304,6 +310,7 @@ def leftovers_then_blocks(draw: Any) -> list[dict[str, Any]]:
     return messages
 
 
+@settings(max_examples=examples(100))
 @given(st.one_of(anything(), garbage(), leftovers_then_blocks(), histories().map(lambda case: case[0])))
 def test_a_block_answered_in_order_pairs_by_position_as_the_rule_does(messages: list[dict[str, Any]]) -> None:
     answers, _ = match_results(messages)

@@ -24,6 +24,8 @@ from hermes_core.payload import (
 )
 from hermes_core.sdk import sdk_kwargs
 
+from hypothesis_budget import examples
+
 
 def fn_tool(name: str, description: str = "") -> dict[str, Any]:
     return {"type": "function", "function": {"name": name, "description": description,
@@ -273,7 +275,7 @@ def count_markers(value: Any) -> int:
     return 0
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(messages=st.lists(_message, max_size=12), tools=_tools, system=_text,
        provider=st.sampled_from(["anthropic", "openai", "openrouter", "other"]),
        ttl=st.sampled_from(["5m", "1h"]))

@@ -7,12 +7,13 @@ import threading
 import time
 from pathlib import Path
 
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core import PluginHost, refresh_plugins
 from hermes_core.host import host_state
 
+from hypothesis_budget import examples
 from locations import ROOT
 
 
@@ -77,6 +78,7 @@ def test_a_refreshed_shared_host_starts_with_fresh_state() -> None:
     assert PluginHost.shared(env={"HERMES_LOAD_PLUGINS": ""}).state(Counter).value == 0
 
 
+@settings(max_examples=examples(100))
 @given(st.lists(st.sampled_from("abcde"), max_size=30))
 def test_one_state_per_distinct_key(keys: list[str]) -> None:
     host = bare_host()

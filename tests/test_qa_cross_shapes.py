@@ -30,6 +30,7 @@ import validators_anthropic
 import validators_openai_chat
 import validators_openai_responses
 from fidelity_fixtures import PNG_B64, open_session
+from hypothesis_budget import examples
 
 _words = st.sampled_from(["alpha", "build", "crash", "deploy", "error", "file", "grep", "handler",
                           "index", "json", "kernel", "log", "merge", "null", "output", "parser"])
@@ -240,7 +241,7 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate)  # no shrinking: each exa
 WINDOWS = st.sampled_from([4_000, 8_000, 16_000, 64_000])
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
 @given(case=mixed_histories(), window=WINDOWS)
 def test_mixed_histories_give_valid_requests_for_every_api(case: Any, window: int) -> None:
     history, newest, last = case
@@ -286,7 +287,7 @@ def loop_in_progress(draw: Any) -> tuple[list[dict[str, Any]], str, list[dict[st
     return history + loop, kind, copy.deepcopy(loop)
 
 
-@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
+@settings(max_examples=examples(10), deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=PHASES)
 @given(case=loop_in_progress(), window=WINDOWS)
 def test_a_loop_in_progress_in_any_shape_gives_valid_requests(case: Any, window: int) -> None:
     history, kind, loop = case

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 import hermes_core.redaction as core
 import hermes_plugins.compressor.redact as compat
 
+from hypothesis_budget import examples
+
 
 def test_compressor_module_reexports_the_core_patterns() -> None:
     assert compat.redact is core.redact
@@ -26,7 +28,7 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=12), st.text(alphabet="abcXYZ019_-", min_size=16, max_size=24))
 def test_the_anchor_prefilter_never_skips_a_key_the_pattern_finds(pieces: list[str], body: str) -> None:
     text = "".join(pieces) + body

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hermes_core.redaction import FAMILIES, MASK, Redactor, redact, redact_data, redact_text
 
+from hypothesis_budget import examples
 from secret_samples import AWS_ID, GITHUB, OPENAI, PASSWORD, SAMPLES, SECRETS, STS_TOKEN
 
 PLACEHOLDER = re.compile(r"\[REDACTED:([a-z_]+)#([0-9a-f]{6})\]")
@@ -59,7 +60,7 @@ def test_aws_sts_json_is_masked_whole() -> None:
     assert '"Expiration": "2026-12-06T05:00:00Z"' in out  # what is not secret stays
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(SAMPLES), min_size=1, max_size=4), st.sampled_from(["\n", " ", "; ", "\n\n"]))
 def test_redaction_is_idempotent_and_loses_every_planted_secret(samples: list, sep: str) -> None:
     keyed = Redactor(b"k" * 32)

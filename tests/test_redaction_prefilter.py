@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 from hermes_core import redaction
 from hermes_core.redaction import MASK, Redactor, redact
 
+from hypothesis_budget import examples
+
 _BODY = st.text("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", min_size=0, max_size=40)
 _PREFIXES = st.sampled_from([
     "sk-", "sk-proj-", "sk-ant-api03-", "ghp_", "github_pat_", "xoxb-", "xapp-", "AIza", "AKIA", "ASIA",
@@ -30,7 +32,7 @@ _NOISE = st.sampled_from([
 
 
 @given(before=st.text(max_size=30), prefix=_PREFIXES, body=_BODY, after=st.text(max_size=30))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 def test_a_vendor_key_anywhere_comes_out_as_the_whole_text_pass_has_it(
     before: str, prefix: str, body: str, after: str
 ) -> None:
@@ -39,7 +41,7 @@ def test_a_vendor_key_anywhere_comes_out_as_the_whole_text_pass_has_it(
 
 
 @given(st.lists(st.one_of(_NOISE, _PREFIXES, _BODY, st.text(max_size=8)), max_size=25))
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 def test_windows_and_the_whole_text_pass_agree(pieces: list[str]) -> None:
     text = "".join(pieces)
     keyed = Redactor(b"k" * 32)

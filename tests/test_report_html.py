@@ -34,6 +34,7 @@ from hermes_plugins.report.html import render_html
 from hermes_plugins.report.replay import replay_session
 
 from compressor_support import assistant, tool, user, work_history
+from hypothesis_budget import examples
 from report_pages import assert_figures_match, page_data, session
 
 
@@ -51,7 +52,7 @@ def test_kinds_name_the_tool_each_result_answers() -> None:
     assert kinds[-1] == "tool:?"
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(count=st.integers(min_value=0, max_value=5_000), limit=st.integers(min_value=1, max_value=700))
 def test_buckets_cover_every_message_once(count: int, limit: int) -> None:
     ranges = buckets(count, limit)
@@ -59,7 +60,7 @@ def test_buckets_cover_every_message_once(count: int, limit: int) -> None:
     assert [i for start, end in ranges for i in range(start, end)] == list(range(count))
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(25), deadline=None)
 @given(sizes=st.lists(st.integers(min_value=0, max_value=4_000), min_size=1, max_size=1_500))
 def test_timeline_aggregation_keeps_every_token(sizes: list[int]) -> None:
     messages = [user("u" * n) if i % 2 else assistant("a" * n) for i, n in enumerate(sizes)]

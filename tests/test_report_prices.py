@@ -19,6 +19,7 @@ from hermes_plugins.cache_report import CacheSimulator, usd_prices
 from hermes_plugins.caching import anthropic_layout
 from hermes_plugins.report.html import cache_view, money
 
+from hypothesis_budget import examples
 from report_pages import page_data, resolve, session, shown_figures
 
 
@@ -123,7 +124,7 @@ def test_report_prices_its_replay_at_the_models_rates(transcript: Path, tmp_path
         assert shown == money(resolve(cache, path.split(".", 1)[1])), path
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(steps=st.lists(st.tuples(st.sampled_from(["append", "rewrite"]), st.integers(1, 4_000),
                                 st.sampled_from(["5m", "1h"])), min_size=1, max_size=12),
        provider=st.sampled_from(["anthropic", "openai"]))

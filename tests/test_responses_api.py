@@ -19,6 +19,7 @@ from hermes_core.pairing import pairing_problems
 from hermes_core.responses import ORIGINAL_KEY, responses_input, responses_tool
 
 import validators_openai_responses as vr
+from hypothesis_budget import examples
 
 TOOLS = [{"type": "function", "function": {
     "name": "read_file", "description": "Read a file.",
@@ -252,7 +253,7 @@ def _last_turn(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return tail
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories(), window=st.sampled_from([8_000, 16_000, 64_000, 400_000]))
 def test_random_responses_histories_always_give_valid_requests(
     tmp_path_factory: pytest.TempPathFactory, history: list[dict[str, Any]], window: int
@@ -343,7 +344,7 @@ def test_a_chat_session_hears_once_per_change_what_its_requests_leave_out(tmp_pa
         {"reasoning_items_dropped": 3, "server_side_items_replaced_by_placeholders": 1}]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(history=histories(), edits=st.lists(st.tuples(st.sampled_from(["append", "cut", "change", "same"]),
                                                      st.integers(0, 10_000)), min_size=1, max_size=8))
 def test_the_input_cache_gives_what_a_fresh_conversion_gives(
@@ -447,7 +448,7 @@ def test_thinking_blocks_and_flagged_part_outputs_are_counted_on_the_way_to_resp
                                  "error_flags_written_into_the_output": 1}
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(history=histories(), window=st.sampled_from([8_000, 16_000, 400_000]))
 def test_what_a_chat_session_says_it_leaves_out_is_always_the_current_count(
     tmp_path_factory: pytest.TempPathFactory, history: list[dict[str, Any]], window: int

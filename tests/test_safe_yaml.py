@@ -19,6 +19,7 @@ from hermes_core.errors import ConfigError
 from hermes_core.safeyaml import YAMLLimitError, load_yaml
 from hermes_plugins.skills import filters
 
+from hypothesis_budget import examples
 from skills_support import write_skill
 
 
@@ -87,7 +88,7 @@ documents = st.recursive(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(documents)
 def test_load_yaml_agrees_with_safe_load_on_documents_without_aliases(value: Any) -> None:
     text = yaml.safe_dump(value, allow_unicode=True)

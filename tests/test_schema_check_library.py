@@ -14,6 +14,8 @@ from hermes_plugins.tools import schema_check
 from hermes_plugins.tools.bridge import handle_bridge_call
 from hermes_plugins.tools.schema_check import SchemaValidators, check, openapi_nullable
 
+from hypothesis_budget import examples
+
 pytest.importorskip("jsonschema")
 
 DEFS = {"$defs": {"tag": {"type": "string", "pattern": "^[a-z]+$"}}}
@@ -120,7 +122,7 @@ json_schemas = st.recursive(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(json_schemas)
 def test_openapi_nullable_leaves_no_nullable_keyword_and_admits_null_where_asked(schema: dict[str, Any]) -> None:
     spelled = openapi_nullable(schema)

@@ -15,6 +15,8 @@ from hermes_core import Session, as_message, normalize_messages
 from hermes_core.pairing import pairing_problems
 from hermes_core.sdk import response_usage, sdk_kwargs
 
+from hypothesis_budget import examples
+
 openai_types = pytest.importorskip("openai.types.chat")
 anthropic_types = pytest.importorskip("anthropic.types")
 
@@ -90,13 +92,13 @@ plain_message = st.fixed_dictionaries({
 })
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(plain_message, max_size=12))
 def test_plain_openai_histories_come_back_as_the_same_list(messages: list[dict[str, Any]]) -> None:
     assert normalize_messages(messages) is messages
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(plain_message, max_size=8), st.integers(min_value=0, max_value=8))
 def test_an_sdk_object_anywhere_is_converted_and_the_rest_kept(
     messages: list[dict[str, Any]], where: int

@@ -28,6 +28,7 @@ from hermes_core.logging import ROOT
 from hermes_plugins.session_store import close_connections
 from hermes_plugins.tools.spill import process_tool_result
 
+from hypothesis_budget import examples
 from recall_support import TestEngines, call
 from secret_samples import SAMPLES
 
@@ -72,7 +73,7 @@ def test_every_family_planted_at_once_reaches_no_store_spill_log_or_cli_output(e
     _check_sinks(SAMPLES, engine=engine)
 
 
-@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.sampled_from(SAMPLES), min_size=2, max_size=5, unique=True))
 def test_planted_secrets_never_reach_the_store_the_spill_folder_the_logs_or_the_cli(samples: list[Any]) -> None:
     _check_sinks(samples)

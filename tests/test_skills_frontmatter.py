@@ -17,6 +17,8 @@ from hermes_plugins.skills.frontmatter import (
     split_frontmatter,
 )
 
+from hypothesis_budget import examples
+
 ACTIVE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # what the fallback uses
 LOADERS = [yaml.SafeLoader] + ([yaml.CSafeLoader] if hasattr(yaml, "CSafeLoader") else [])
 
@@ -212,7 +214,7 @@ def blocks(draw: Any, indent: int = 0, depth: int = 0) -> list[str]:
     return lines
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(blocks().map("\n".join))
 def test_fast_parser_agrees_with_yaml_on_structured_frontmatter(source: str) -> None:
     assert_agrees(source)
@@ -224,7 +226,7 @@ LINE_PIECES = st.sampled_from([
 ])
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=list(HealthCheck))
 @given(st.lists(st.lists(LINE_PIECES, max_size=8).map("".join), max_size=8).map("\n".join))
 def test_fast_parser_agrees_with_yaml_on_arbitrary_text(source: str) -> None:
     assert_agrees(source)

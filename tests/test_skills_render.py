@@ -20,6 +20,7 @@ from hermes_plugins.skills.render import (
     render_index,
 )
 
+from hypothesis_budget import examples
 from skills_support import index_lines
 
 
@@ -76,7 +77,7 @@ def test_description_cut_at_60(length: int, shown: int) -> None:
         assert result == description
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text(min_size=0, max_size=200))
 def test_index_description_never_exceeds_60(description: str) -> None:
     result = index_description(description)

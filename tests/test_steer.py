@@ -13,6 +13,8 @@ from hermes_core.steer import (
     steer_marker_example,
 )
 
+from hypothesis_budget import examples
+
 
 def test_marker_constants() -> None:
     assert STEER_MARKER_CLOSE == "[/OUT-OF-BAND USER MESSAGE]"
@@ -30,7 +32,7 @@ def test_example_is_the_marker_with_a_placeholder() -> None:
     assert steer_marker_example() == f"{STEER_MARKER_OPEN}\n{STEER_PLACEHOLDER}\n{STEER_MARKER_CLOSE}"
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.text())
 def test_the_message_is_kept_verbatim_between_the_markers(text: str) -> None:
     framed = format_steer_marker(text)

@@ -19,6 +19,8 @@ from hermes_plugins.session_store import DB_NAME, SQLiteSessionStore, close_conn
 from hermes_plugins.tools.persist import extract_persisted_path, spill
 from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename, spill_dir
 
+from hypothesis_budget import examples
+
 SECRET = "sk-proj-abcdefghijklmnopqrstuvwxyz012345"
 GITHUB = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
@@ -244,7 +246,7 @@ def test_windows_reserved_names_get_a_suffix(reserved: str) -> None:
     assert name.split(".")[0].upper() != reserved.upper()
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=300))
 def test_any_id_is_a_writable_local_name(call_id: str) -> None:
     name = safe_result_filename(call_id, "c")

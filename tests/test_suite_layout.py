@@ -43,3 +43,34 @@ def test_ruff_knows_every_support_module_as_local() -> None:
     ruff = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["ruff"]["lint"]["isort"]
     modules = sorted(p.stem for p in SUPPORT.glob("*.py"))
     assert sorted(ruff["known-local-folder"]) == modules
+
+
+def _unbudgeted(rel: str) -> list[str]:
+    """The @given tests of ``rel`` whose settings do not take their count from
+    ``hypothesis_budget.examples`` (directly or through a module-level ``NAME = settings(...)``)."""
+    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    named = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
+             for target in node.targets if isinstance(target, ast.Name)}
+
+    def budgeted(decorator: ast.expr) -> bool:
+        call = named.get(decorator.id) if isinstance(decorator, ast.Name) else decorator
+        if not (isinstance(call, ast.Call) and ast.unparse(call.func).endswith("settings")):
+            return False
+        count = next((kw.value for kw in call.keywords if kw.arg == "max_examples"), None)
+        return isinstance(count, ast.Call) and ast.unparse(count.func) == "examples"
+
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            given = any(isinstance(d, ast.Call) and ast.unparse(d.func).endswith("given") for d in node.decorator_list)
+            if given and not any(budgeted(d) for d in node.decorator_list):
+                out.append(f"{rel}::{node.name}")
+    return out
+
+
+def test_every_property_test_has_a_budget() -> None:
+    """A hypothesis test states its example count through ``examples(n)``: the default run stays
+    bounded and ``--hypothesis-profile=soak`` raises every count at once."""
+    engine_tests = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "contrib_engines").rglob("test_*.py"))
+    offenders = [name for rel in _test_files() + engine_tests for name in _unbudgeted(rel)]
+    assert offenders == [], f"use @settings(max_examples=examples(n), ...) from hypothesis_budget: {offenders}"

@@ -28,6 +28,8 @@ from hermes_plugins.summarizers import (
     max_tokens_for,
 )
 
+from hypothesis_budget import examples
+
 
 def test_builtin_plugin_registers_both_providers(plugin_host: PluginHost) -> None:
     factories = plugin_host.summarizers()
@@ -92,14 +94,14 @@ def test_failure_kind_table(status: int | None, text: str, kind: str) -> None:
 
 
 @given(status=st.sampled_from(sorted(AUTH_STATUSES)), text=st.text(max_size=80))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_access_statuses_always_abort(status: int, text: str) -> None:
     assert failure_kind(status, text) == "auth"
 
 
 @given(status=st.sampled_from(sorted(TIMEOUT_STATUSES)),
        text=st.text(alphabet="abcdefghijklmnoprstuvwxyz ", max_size=40))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_timeout_statuses_cool_down_unless_out_of_credit(status: int, text: str) -> None:
     assert failure_kind(status, text) in {"timeout", "auth"}
     assert failure_kind(status, "slow down") == "timeout"
@@ -148,7 +150,7 @@ def test_strip_reasoning(raw: str, clean: str) -> None:
 
 
 @given(st.text(alphabet=st.characters(blacklist_characters="<>"), max_size=200))
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 def test_text_without_tags_is_only_trimmed(text: str) -> None:
     assert strip_reasoning(text) == text.strip()
 
@@ -157,7 +159,7 @@ def test_text_without_tags_is_only_trimmed(text: str) -> None:
 
 
 @given(st.integers(min_value=0, max_value=200_000))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 def test_anthropic_max_tokens_leaves_headroom(budget: int) -> None:
     cap = max_tokens_for(SummaryRequest(prompt="p", budget_tokens=budget))
     assert cap >= 1_024

@@ -23,6 +23,7 @@ from hermes_plugins.compressor.extractive import STILL_FAILING, build_handoff
 from hermes_plugins.compressor.oneliners import summarize_tool_result, tool_line
 
 from compressor_support import assistant, call, tool, user
+from hypothesis_budget import examples
 
 
 def _section(summary: str, title: str) -> str:
@@ -175,7 +176,7 @@ _PLAIN = st.text(alphabet=st.sampled_from("abcdefghij klmnop.,=/\n0123456789"), 
 _COMMANDS = st.sampled_from(["ls", "make", "pytest -q", "git status", "cat x.txt"])
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(_COMMANDS, st.one_of(_PLAIN, st.just(MISSING_RESULT_TEXT)), st.booleans()),
                 min_size=1, max_size=8))
 def test_no_error_line_without_evidence(steps: list[tuple[str, str, bool]]) -> None:
@@ -222,7 +223,7 @@ _OUTPUTS = [
 ]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(_OUTPUTS), st.booleans()), min_size=1, max_size=10))
 def test_error_items_only_for_calls_with_evidence(steps: list[tuple[str, bool]]) -> None:
     """Every error item names a call whose result carries evidence (``failure_of``), and every
@@ -278,7 +279,7 @@ def test_mini_swe_agent_returncode_is_evidence() -> None:
     assert "`ls build` -> exit 2: ls: cannot access 'build'" in errors and "ls src" not in errors
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "tool"]), st.sampled_from(["a", "b", "c"]),
                           st.integers(0, 2)), max_size=14))
 def test_reattaching_keeps_every_result_and_stays_valid(script: list[tuple[str, str, int]]) -> None:

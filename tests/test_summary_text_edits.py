@@ -15,6 +15,7 @@ from hermes_plugins._common.textedits import shell_writes, text_edits
 from hermes_plugins.compressor.extractive import build_handoff
 
 from compressor_support import assistant, call, tool, user
+from hypothesis_budget import examples
 
 AIDER_DIFF = """I'll add the import and change the default.
 
@@ -161,7 +162,7 @@ def test_shell_writes() -> None:
         assert shell_writes(quiet) == [], quiet
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab.>|&;'\"<-\n tees$ix/"), max_size=60))
 def test_shell_writes_never_raises_and_names_text_it_saw(command: str) -> None:
     for path, verb, _how in shell_writes(command):
@@ -213,7 +214,7 @@ def test_text_agent_action_writes_files() -> None:
     assert "src/fix.py" in _files(build_handoff(messages))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text(alphabet=st.sampled_from("ab.>|&;'\" <-2()/"), max_size=40))
 def test_tokens_are_shlex_tokens(line: str) -> None:
     """The one-pass tokenizer splits as ``shlex`` (punctuation characters, POSIX) does, and

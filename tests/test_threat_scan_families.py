@@ -25,6 +25,7 @@ from hermes_plugins import threat_text
 from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
 
+from hypothesis_budget import examples
 from injection_payloads import (
     BENIGN,
     BENIGN_HELD_OUT,
@@ -205,7 +206,7 @@ def test_every_built_in_id_has_a_family() -> None:
     assert family("banana") == "banana"  # a third party's id is its own family
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.sampled_from(BENIGN), min_size=4, max_size=12),
        st.sampled_from([t for _f, t in PAYLOADS if "\n" not in t]), st.data())
 def test_a_payload_anywhere_in_ordinary_docs_costs_exactly_its_line(

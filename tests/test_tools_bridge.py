@@ -16,6 +16,7 @@ from hermes_plugins.tools.bridge import handle_bridge_call
 from hermes_plugins.tools.schema_check import check
 from hermes_plugins.tools.settings import ToolSearchSection
 
+from hypothesis_budget import examples
 from tool_catalog import CATALOG, needs_stemmer, tool
 
 TODO = tool(
@@ -331,7 +332,7 @@ def test_rejected_values_name_path_and_constraint(value: Any, schema: Any, probl
     assert check(value, schema)[1] == [problem]
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=5),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=3), children, max_size=3),

@@ -32,6 +32,7 @@ from hermes_plugins.tools.listing import render_listing, short_desc
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_plugins.tools.state import ToolSearchState
 
+from hypothesis_budget import examples
 from tool_catalog import CATALOG, needs_stemmer, tool
 
 #: Queries and the answers a person would expect, best first. The search must give exactly
@@ -340,7 +341,7 @@ def test_odd_shapes_are_indexed_too() -> None:
     assert search("listy", defs=defs) == ["listy_tool"]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.tuples(st.sampled_from(["alpha", "beta", "gamma", "delta"]),
                           st.sampled_from(["red", "green", "blue"]),
                           st.lists(st.sampled_from(["size", "colour", "weight"]), max_size=3, unique=True)),
@@ -451,7 +452,7 @@ _EDIT = st.one_of(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_EDIT, max_size=25))
 def test_the_fingerprint_always_equals_a_fresh_read(edits: list[tuple[str, int, str]]) -> None:
     defs = [tool(f"t{i}", "A thing.", ["size"], source="mcp-x") for i in range(6)]
@@ -602,7 +603,7 @@ def test_assembly_is_idempotent() -> None:
     assert list(again.tool_defs) == list(once.tool_defs)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.lists(st.sampled_from(CATALOG), max_size=10), st.sampled_from([None, 8_000, 1_000_000]))
 def test_assembly_is_idempotent_for_any_catalog(defs: list[dict[str, Any]], window: int | None) -> None:
     once = assemble_tool_defs(defs, context_length=window, config=None)
@@ -789,7 +790,7 @@ _SPLIT_EDIT = st.tuples(
 )
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=examples(80), deadline=None)
 @given(st.lists(_SPLIT_EDIT, max_size=20))
 def test_the_split_always_equals_a_fresh_one(edits: list[tuple[str, int, str]]) -> None:
     state = ToolSearchState()
@@ -842,7 +843,7 @@ def _brute_force(index: bm25.SearchIndex, query: str, limit: int) -> list[tuple[
 _WORD = st.sampled_from(["alpha", "beta", "gamma", "red", "blue", "size", "the", "of"])
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(
     st.lists(st.tuples(st.lists(_WORD, min_size=1, max_size=6), st.lists(_WORD, max_size=3)),
              min_size=1, max_size=25),

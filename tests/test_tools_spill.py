@@ -34,6 +34,8 @@ from hermes_plugins.tools.settings import ToolBudgetSection
 from hermes_plugins.tools.spill import enforce_turn_budget, process_tool_result
 from hermes_plugins.tools.writers import LocalWriter, RemoteWriter, safe_result_filename
 
+from hypothesis_budget import examples
+
 
 def spill_dir(home: Path) -> Path:
     return home / "cache" / "spillover"
@@ -122,7 +124,7 @@ def test_safe_file_names() -> None:
     assert safe_result_filename("", "some content").startswith("tool_result_")
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(st.text())
 def test_any_id_gives_a_plain_file_name(call_id: str) -> None:
     name = safe_result_filename(call_id)
@@ -470,7 +472,7 @@ def test_turn_budget_through_the_host_uses_the_writer_hook(
     assert plugin_host.tool_results_turn_budget(results[:0], turn_ctx(tmp_path)) == []
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.integers(min_value=0, max_value=40_000), max_size=6))
 def test_turn_budget_invariants(tmp_path_factory: pytest.TempPathFactory, sizes: list[int]) -> None:
     home = tmp_path_factory.mktemp("turn")

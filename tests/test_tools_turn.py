@@ -16,6 +16,8 @@ from hermes_core import PluginHost, Session, freeze_tools
 from hermes_plugins.tools import bm25, catalog
 from hermes_plugins.tools.state import state_of
 
+from hypothesis_budget import examples
+
 
 def tools(n: int) -> list[dict[str, Any]]:
     out = [{"type": "function", "function": {"name": "terminal", "description": "run a shell command",
@@ -106,7 +108,7 @@ def _fresh_answer(defs: list[dict[str, Any]], query: str) -> tuple[list[str], di
     return [h.name for h in hits], tools, len(split.deferred)
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(_TURN_EDIT, max_size=12), st.sampled_from(_WORDS + ["github issues"]))
 def test_every_turn_over_an_edited_plain_catalog_answers_like_a_fresh_build(
     tmp_path_factory: pytest.TempPathFactory, edits: list[tuple[str, int, str]], query: str
@@ -313,7 +315,7 @@ def test_a_sessions_turn_split_goes_with_the_session(tmp_path: Path) -> None:
 # --- a settled plain catalog's split, cut from the live list by position --------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.booleans(), max_size=80))
 def test_a_part_cut_by_runs_is_the_live_objects_at_its_positions(flags: list[bool]) -> None:
     defs = [{"i": i} for i in range(len(flags))]

@@ -30,6 +30,7 @@ from hermes_core.transcripts import (
     write_transcript,
 )
 
+from hypothesis_budget import examples
 from locations import DATA as TEST_DATA
 
 DATA = TEST_DATA / "transcripts"
@@ -424,7 +425,7 @@ def messy_histories(draw: Any) -> list[dict[str, Any]]:
     return out
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(messy_histories())
 def test_every_read_is_valid_by_the_pairing_rule_and_loses_no_result(messages: list[dict[str, Any]]) -> None:
     t = read_transcript(json.dumps(messages), "openai")

@@ -21,6 +21,8 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, read_transcript, read_transcripts, sniff_format
 
+from hypothesis_budget import examples
+
 SESSIONS = """CREATE TABLE sessions (
     id TEXT PRIMARY KEY, name TEXT NOT NULL DEFAULT '', description TEXT NOT NULL DEFAULT '',
     user_set_name BOOLEAN DEFAULT FALSE, session_type TEXT NOT NULL DEFAULT 'user', working_dir TEXT NOT NULL,
@@ -182,7 +184,7 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
          "agentVisible", "userVisible"]), inner, max_size=3)), max_leaves=8)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(st.tuples(st.sampled_from(["user", "assistant", "system", ""]), _values, _values), max_size=8))
 def test_random_rows_never_refuse_the_database(rows: list[tuple[str, Any, Any]]) -> None:
     with tempfile.TemporaryDirectory() as tmp:

@@ -20,6 +20,7 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import Transcript, UnknownTranscriptFormatError, read_transcript, sniff_format
 
+from hypothesis_budget import examples
 from locations import DATA as TEST_DATA
 
 DATA = TEST_DATA / "transcripts"
@@ -182,7 +183,7 @@ _values = st.recursive(_scalars, lambda inner: st.one_of(
 
 
 @pytest.mark.parametrize("folder", [SESSION, SDK], ids=["0.x", "sdk"])
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(changes=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 2), _values), min_size=1, max_size=10))
 def test_random_event_files_never_refuse_the_folder(folder: Path, changes: list[tuple[int, int, Any]]) -> None:
     events = {p.name: json.loads(p.read_text(encoding="utf-8")) for p in (folder / "events").iterdir()}

@@ -19,6 +19,7 @@ from hermes_core.cli import cli
 from hermes_core.pairing import pairing_problems
 from hermes_core.transcripts import UnknownTranscriptFormatError, read_transcript, read_transcripts
 
+from hypothesis_budget import examples
 from locations import DATA as TEST_DATA
 
 DATA = TEST_DATA / "transcripts"
@@ -77,7 +78,7 @@ def _check(text: str, fmt: str) -> None:
         assert report is not None and report.unaccounted == 0, report.to_dict()
 
 
-SETTINGS = settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=examples(15), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @pytest.mark.parametrize("fmt", sorted(LINE_FORMATS))

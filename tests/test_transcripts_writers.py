@@ -20,6 +20,7 @@ from hermes_core.transcripts import (
     write_transcript,
 )
 
+from hypothesis_budget import examples
 from locations import DATA as TEST_DATA
 
 DATA = TEST_DATA / "transcripts"
@@ -89,7 +90,7 @@ def essence(messages: Any) -> list[tuple[Any, ...]]:
     return out
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(conversations(), st.one_of(st.none(), text))
 def test_openai_to_anthropic_to_openai_is_lossless(messages: list[dict[str, Any]], system: str | None) -> None:
     original = Transcript(messages=messages, system_prompt=system)
