@@ -18,7 +18,7 @@ killed worker's lease expired within its TTL and its session went on.
 The normal suite runs a small soak; the full one is opt-in (docs/stores.md):
 
     HERMES_SOAK_WORKERS=8 HERMES_SOAK_SESSIONS=200 HERMES_SOAK_TURNS=30 \\
-        python -m pytest -q -p no:randomly -s tests/test_redis_soak.py
+        python -m pytest -q -p no:randomly -s tests/plugins/stores/test_redis_soak.py
 """
 
 from __future__ import annotations

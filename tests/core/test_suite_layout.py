@@ -5,6 +5,7 @@ tests/support, and ruff sorts those helpers as the local folder they are."""
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import tomllib
 
@@ -16,9 +17,15 @@ def _test_files() -> list[str]:
     return sorted(p.relative_to(ROOT).as_posix() for p in files)
 
 
+@functools.cache
+def _tree(rel: str) -> ast.Module:
+    """Each file parsed once for the checks below (parsing the suite is most of their time)."""
+    return ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+
+
 def _reads_own_file(rel: str) -> bool:
     """The module reads its own ``__file__`` (whose depth changes when the file moves)."""
-    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    tree = _tree(rel)
     return any(isinstance(node, ast.Name) and node.id == "__file__" for node in ast.walk(tree))
 
 
@@ -48,7 +55,7 @@ def test_ruff_knows_every_support_module_as_local() -> None:
 def _unbudgeted(rel: str) -> list[str]:
     """The @given tests of ``rel`` whose settings do not take their count from
     ``hypothesis_budget.examples`` (directly or through a module-level ``NAME = settings(...)``)."""
-    tree = ast.parse((ROOT / rel).read_text(encoding="utf-8"))
+    tree = _tree(rel)
     named = {target.id: node.value for node in tree.body if isinstance(node, ast.Assign)
              for target in node.targets if isinstance(target, ast.Name)}
 
