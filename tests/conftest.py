@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,9 +11,13 @@ from hermes_core.host import refresh_plugins
 from hermes_core.logging import reset_logging
 
 from fake_dists import site_dir  # noqa: F401  (fixture)
-from locations import REAL_SESSIONS
+from locations import REAL_SESSIONS, SUPPORT
 
 pytest_plugins = ["hermes_core.testing"]
+
+# pytest rewrites the asserts of test files only: a helper's assert (the validators, page
+# readers, session builders) shows its operands on failure too. Those imported above are done.
+pytest.register_assert_rewrite(*(p.stem for p in sorted(SUPPORT.glob("*.py")) if p.stem not in sys.modules))
 
 
 @pytest.fixture(autouse=True)
