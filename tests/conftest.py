@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,8 +11,13 @@ from hermes_core.host import refresh_plugins
 from hermes_core.logging import reset_logging
 
 from fake_dists import site_dir  # noqa: F401  (fixture)
+from locations import REAL_SESSIONS, SUPPORT
 
 pytest_plugins = ["hermes_core.testing"]
+
+# pytest rewrites the asserts of test files only: a helper's assert (the validators, page
+# readers, session builders) shows its operands on failure too. Those imported above are done.
+pytest.register_assert_rewrite(*(p.stem for p in sorted(SUPPORT.glob("*.py")) if p.stem not in sys.modules))
 
 
 @pytest.fixture(autouse=True)
@@ -37,24 +42,6 @@ def _isolated_environment(tmp_path_factory: pytest.TempPathFactory, monkeypatch:
     drain_warnings()
 
 
-def find_real_sessions(repo: Path, override: str | None) -> Path:
-    """``override`` when set, else the nearest ``shared/real-sessions`` beside the checkout or
-    one of its ancestors (a git worktree sits a level deeper than the main checkout: looking
-    only beside it skipped every real-session test in a worktree), else where it would be."""
-    if override:
-        return Path(override)
-    for folder in repo.parents:
-        candidate = folder / "shared" / "real-sessions"
-        if candidate.is_dir():
-            return candidate
-    return repo.parent / "shared" / "real-sessions"
-
-
-#: Real recorded sessions of other agents (third-party data): read in place, never copied into
-#: the repository. ``$HERMES_REAL_SESSIONS`` points elsewhere; tests skip when it is absent.
-REAL_SESSIONS = find_real_sessions(Path(__file__).resolve().parents[1], os.environ.get("HERMES_REAL_SESSIONS"))
-
-
 @pytest.fixture
 def real_sessions_dir() -> Path:
     """The real-sessions folder; the test is skipped when it is not there."""
@@ -63,7 +50,7 @@ def real_sessions_dir() -> Path:
     return REAL_SESSIONS
 
 
-# ``--hypothesis-profile=soak``: the opt-in long run of the fuzz suites (tests/test_fuzz_session.py
+# ``--hypothesis-profile=soak``: the opt-in long run of the fuzz suites (test_fuzz_session.py
 # takes max(its default, the profile's) examples).
 from hypothesis import settings as _hypothesis_settings  # noqa: E402
 

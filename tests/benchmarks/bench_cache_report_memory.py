@@ -3,7 +3,7 @@ the file; the whole-file read it replaced passed 860 MB).
 
 Run: ``python -m pytest tests/benchmarks/bench_cache_report_memory.py -q -s``
 
-The log (tests/request_log_support.py) is one session: every request appends a tool call and a
+The log (tests/support/request_log_support.py) is one session: every request appends a tool call and a
 ~5.2 kB output (code and log lines), and a compression rewrites the history every 1,000 requests,
 so the largest request holds ~5 MB of messages. Each figure is the peak RSS of a fresh process
 (``ru_maxrss``): the CLI as a user runs it (streaming), and beside it, in the same run, the same

@@ -34,18 +34,8 @@ from hermes_core import Session
 from hermes_core.config import load_config
 from hermes_core.tokens import exact_tokenizer
 
+from locations import REAL_SESSIONS
 
-def _real_sessions() -> Path:
-    """``$HERMES_REAL_SESSIONS``, else the nearest ``shared/real-sessions`` above the checkout."""
-    if os.environ.get("HERMES_REAL_SESSIONS"):
-        return Path(os.environ["HERMES_REAL_SESSIONS"])
-    for folder in Path(__file__).resolve().parents:
-        if (folder / "shared" / "real-sessions").is_dir():
-            return folder / "shared" / "real-sessions"
-    return Path(__file__).resolve().parents[3] / "shared" / "real-sessions"
-
-
-REAL_SESSIONS = _real_sessions()
 BAR = 3.0
 _NUMBER = re.compile(r"\d+")
 _TEXT_KEYS = frozenset({"content", "text", "arguments", "output"})

@@ -4,7 +4,7 @@ Run: ``python -m pytest tests/benchmarks/bench_readers.py -q -p no:randomly --be
 
 For each streaming format (Gemini CLI stream-json and session recordings, Qwen Code, goose,
 Codex CLI rollouts, OpenHands event lines) a 100,000-record session made by
-``tests/transcript_streams.py`` is read through the public entry point ``read_transcript(path)``
+``tests/support/transcript_streams.py`` is read through the public entry point ``read_transcript(path)``
 (detection, conversion, the report, the pairing repair) and timed against what any reader must
 do: read the file and ``json.loads`` every line, in interleaved rounds. Goal (issue 30): median
 ratio <= 2x. Memory: the peak (tracemalloc) of reading a 100,000-record file of records that

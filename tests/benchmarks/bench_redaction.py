@@ -40,6 +40,8 @@ from hermes_core.redaction import Redactor, redact, redact_text
 from hermes_plugins.archive.session_archive import SessionArchive
 from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
+from locations import ROOT
+
 #: The last commit with the family-by-family implementation.
 BEFORE = "34861a0"
 ROUNDS = 5
@@ -75,7 +77,7 @@ def texts(real_sessions_dir: Path) -> list[str]:
 
 
 def _before() -> Callable[[str], str] | None:
-    root = Path(__file__).resolve().parents[2]
+    root = ROOT
     try:
         source = subprocess.run(["git", "show", f"{BEFORE}:hermes_core/redaction.py"], cwd=root,
                                 capture_output=True, text=True, check=True, timeout=30).stdout

@@ -5,7 +5,7 @@ Run: ``python -m pytest tests/benchmarks/bench_skills.py -q -p no:randomly --ben
 Each path is timed interleaved with a reference written here (paired ratios, median):
 
 * **LRU hit** - the host's ``SkillsState.index.get(request)``; the goal is <= 1 us and no system call (a test in
-  ``tests/test_skills_cache.py`` proves the latter). The whole hook on a hit (source hook,
+  ``tests/plugins/skills/test_skills_cache.py`` proves the latter). The whole hook on a hit (source hook,
   request, lookup) is printed too.
 * **snapshot-validated build, fresh state** (LRU empty, snapshot current) against the reference
   "read + orjson-load the snapshot, stat every manifest path, compare": goal <= 1.25x.

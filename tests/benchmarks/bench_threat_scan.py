@@ -1,6 +1,6 @@
 """The injection scan, measured both ways (issue 31), and what it costs the prompt build.
 
-* Detection: every hand-written payload (tests/injection_payloads.py) planted in an AGENTS.md,
+* Detection: every hand-written payload (tests/support/injection_payloads.py) planted in an AGENTS.md,
   a CLAUDE.md and a .cursorrules among ordinary lines; a payload counts as caught when none of
   its lines reaches the prompt. The public corpora (tests/data/injection_corpus, see its
   NOTICE: BIPIA, garak's probes, promptmap's rules; and ``$HERMES_INJECTION_CORPUS``: a folder
@@ -26,7 +26,6 @@ import json
 import logging
 import os
 import statistics
-import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -38,11 +37,11 @@ from hermes_core import PluginHost, PromptContext
 from hermes_core.config import load_config
 from hermes_core.diagnostics import collecting
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, PAYLOADS  # noqa: E402
+from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, PAYLOADS
+from locations import DATA
 
-SOURCES = Path(__file__).resolve().parents[1] / "data" / "real_context_files.tsv"
-CORPUS = Path(__file__).resolve().parents[1] / "data" / "injection_corpus"
+SOURCES = DATA / "real_context_files.tsv"
+CORPUS = DATA / "injection_corpus"
 REAL = Path(os.environ.get("HERMES_REAL_CONTEXT_FILES", "/tmp/hermes-real-context-files"))
 PUBLIC = os.environ.get("HERMES_INJECTION_CORPUS")
 FILES = ("AGENTS.md", "CLAUDE.md", ".cursorrules")

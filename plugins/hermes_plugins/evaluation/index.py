@@ -6,7 +6,7 @@ over a context of a model's window (megabytes) took minutes. The context is one 
 words is found where its inner words stand in a row, the first word ends a context word and
 the last starts one - checked at the places of the key's rarest inner word only. A key of one
 word is a context word, or found by one scan (a part of a word); so is a key of two words. The answer is exactly
-``key in haystack`` (the property test in tests/test_eval_trust.py holds it to that).
+``key in haystack`` (the property test in tests/plugins/evaluation/test_eval_trust.py holds it to that).
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 # Refresh the vendored Apache ECharts build from the npm registry (the one place it comes from).
 # Usage: bash refresh.sh [VERSION]   (default: the version pinned below)
 # Then update VERSION in README.md and in hermes_plugins/report/html.py (ECHARTS_VERSION) and
-# re-run tests/test_report_browser.py.
+# re-run tests/plugins/report/test_report_browser.py.
 set -euo pipefail
 VERSION="${1:-5.6.0}"
 here="$(cd "$(dirname "$0")" && pwd)"
