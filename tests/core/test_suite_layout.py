@@ -81,3 +81,8 @@ def test_every_property_test_has_a_budget() -> None:
     engine_tests = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "contrib_engines").rglob("test_*.py"))
     offenders = [name for rel in _test_files() + engine_tests for name in _unbudgeted(rel)]
     assert offenders == [], f"use @settings(max_examples=examples(n), ...) from hypothesis_budget: {offenders}"
+
+
+def test_every_test_file_sits_in_an_area_folder() -> None:
+    # tests/core, tests/cli, tests/plugins/<area>, ... (docs/testing.md): none at the top.
+    assert sorted(p.name for p in TESTS.glob("test_*.py")) == []

@@ -13,12 +13,14 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_skills_support import make_ctx, write_skill
 
 from hermes_core import PluginHost, Session, hookimpl
 from hermes_core.diagnostics import collecting
 from hermes_plugins.skills import plugin as skills_plugin
 from hermes_plugins.threat_scan import scan
+
+from hypothesis_budget import examples
+from skills_support import make_ctx, write_skill
 
 FOUND = [
     # override: set the rest aside, then parrot a string
@@ -237,7 +239,7 @@ def test_a_cjk_override_must_hold_its_object_in_the_verb_clause() -> None:
 _SHAPES = [text for text, finding in FOUND if finding is not None]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=examples(40), deadline=None)
 @given(st.lists(st.sampled_from(CLEAN), min_size=1, max_size=8), st.sampled_from(_SHAPES), st.data())
 def test_a_text_holding_a_flagged_passage_is_flagged_too(lines: list[str], shape: str, data: Any) -> None:
     # the screening narrows a multi-line finding by scanning runs of lines: it relies on this
@@ -246,7 +248,7 @@ def test_a_text_holding_a_flagged_passage_is_flagged_too(lines: list[str], shape
     assert set(scan(shape, "context")) <= set(scan(text, "context"))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(st.data())
 def test_a_rule_gate_holds_exactly_its_words(data: Any) -> None:
     # short texts are gated with one regex per rule, long ones word by word: the two must agree

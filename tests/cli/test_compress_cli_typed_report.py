@@ -15,7 +15,7 @@ from hermes_core.engine import CompressionReport, ContextEngine
 from hermes_core.hookspecs import hookimpl
 from hermes_core.host import PluginHost
 
-from test_compressor_support import work_history
+from compressor_support import work_history
 
 
 class TypedOnly(ContextEngine):

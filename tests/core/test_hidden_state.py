@@ -15,9 +15,8 @@ adds what that one cannot see: ``ContextVar``, ``threading.local`` and ``lru_cac
 from __future__ import annotations
 
 import ast
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from locations import ROOT
 
 #: (module path, name) -> (class, why it may stay). A new entry needs a reason a reviewer accepts.
 ALLOWED = {

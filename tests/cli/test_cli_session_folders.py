@@ -12,7 +12,9 @@ from click.testing import CliRunner
 
 from hermes_core.cli import cli
 
-SESSION = Path(__file__).parent / "data" / "transcripts" / "openhands_session"
+from locations import DATA
+
+SESSION = DATA / "transcripts" / "openhands_session"
 
 
 def test_cache_report_replays_a_session_folder_request_by_request() -> None:

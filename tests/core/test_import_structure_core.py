@@ -75,7 +75,7 @@ def test_no_import_circle_in_the_core() -> None:
 
 def test_every_core_module_has_a_floor() -> None:
     unplaced = sorted(m for m in edges() if floor_of(m) is None)
-    assert unplaced == [], f"place these in FLOORS (tests/test_import_structure_core.py): {unplaced}"
+    assert unplaced == [], f"place these in FLOORS (tests/core/test_import_structure_core.py): {unplaced}"
 
 
 def test_no_module_imports_a_floor_above_its_own() -> None:

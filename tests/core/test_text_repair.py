@@ -10,9 +10,11 @@ from hypothesis import strategies as st
 from hermes_core.text_repair import decode_text
 from hermes_core.transcript_format import ReportBuilder
 
+from hypothesis_budget import examples
+
 
 @given(st.binary(max_size=64))
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_each_bad_byte_is_its_escape_and_counted(data: bytes) -> None:
     report = ReportBuilder()
     text = decode_text(data, report, json_text=False)
@@ -23,7 +25,7 @@ def test_each_bad_byte_is_its_escape_and_counted(data: bytes) -> None:
 
 
 @given(st.binary(max_size=64).filter(lambda b: b'"' not in b and b"\\" not in b))
-@settings(max_examples=200)
+@settings(max_examples=examples(200))
 def test_inside_a_json_string_the_escape_parses_to_the_same_text(data: bytes) -> None:
     raw = decode_text(data, None, json_text=True)
     if all(b < 0x80 and b >= 0x20 for b in data):
