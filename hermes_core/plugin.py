@@ -10,7 +10,7 @@
   ``bounded`` JSON loading, Responses-API shapes, payload assembly;
 * transcript readers: ``TranscriptFormat``, ``TranscriptSource``, ``Transcript``, ``Detection``,
   ``ReportBuilder`` and their helpers;
-* token counting and model data; bounded file reads and safe YAML; the injection screen;
+* token counting and model data; bounded file reads and safe YAML;
 * logging and warnings: ``get_logger``, ``record_warning``; errors: ``HermesError`` and kin;
 * CLI helpers for plugin-provided commands: ``CliState``, ``guarded``, ``emit_json``, ``fail``...
 
@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     )
     from hermes_core.content_tokens import content_tokens
     from hermes_core.conversion import ANTHROPIC_CONTENT
-    from hermes_core.diagnostics import drain_warnings, record_warning
+    from hermes_core.diagnostics import collecting, drain_warnings, record_warning
     from hermes_core.engine import (
         MINIMUM_CONTEXT_LENGTH,
         CompressionReport,
@@ -75,7 +75,6 @@ if TYPE_CHECKING:
     from hermes_core.history_scan import REF_KEY, REFS_KEY, HistoryScan
     from hermes_core.hookspecs.markers import hookimpl, hookspec
     from hermes_core.host import host_state
-    from hermes_core.injection import HIGH, LOW, blocked_entry, describe, findings, flagged_soul, screen_file, severity
     from hermes_core.logging import get_logger
     from hermes_core.messages import ROLES, content_text, parse_transcript, read_transcript_text, validate_messages
     from hermes_core.model_data import lookup, snapshot_info
@@ -153,7 +152,7 @@ _FROM: dict[str, str] = {
     " string string_list tri_state",
     "hermes_core.content_tokens": "content_tokens",
     "hermes_core.conversion": "ANTHROPIC_CONTENT",
-    "hermes_core.diagnostics": "drain_warnings record_warning",
+    "hermes_core.diagnostics": "collecting drain_warnings record_warning",
     "hermes_core.engine": "MINIMUM_CONTEXT_LENGTH CompressionReport ContextEngine coerce_usage model_threshold",
     "hermes_core.errors": "ConfigError ContextOverflowError HermesError HermesPluginError InvalidMessagesError"
     " StoreError",
@@ -164,7 +163,6 @@ _FROM: dict[str, str] = {
     "hermes_core.history_scan": "REFS_KEY REF_KEY HistoryScan",
     "hermes_core.hookspecs.markers": "hookimpl hookspec",
     "hermes_core.host": "host_state",
-    "hermes_core.injection": "HIGH LOW blocked_entry describe findings flagged_soul screen_file severity",
     "hermes_core.logging": "get_logger",
     "hermes_core.messages": "ROLES content_text parse_transcript read_transcript_text validate_messages",
     "hermes_core.model_data": "lookup snapshot_info",
@@ -222,12 +220,11 @@ __all__ = [
     # tokens and model data
     "IMAGE_TOKEN_ESTIMATE", "MEDIA_PART_TYPES", "RequestCounter", "content_tokens", "count_tokens",
     "estimate_message_tokens", "estimate_messages_tokens", "lookup", "snapshot_info",
-    # files, YAML, the injection screen
+    # files, YAML
     "DEFAULT_MAX_BYTES", "FileRefused", "max_read_bytes", "open_regular", "read_bytes_bounded", "read_fd_bounded",
     "read_text_bounded", "load_yaml",
-    "HIGH", "LOW", "blocked_entry", "describe", "findings", "flagged_soul", "screen_file", "severity",
     # logging, warnings, errors, async
-    "get_logger", "record_warning", "drain_warnings", "run_on_host_loop",
+    "get_logger", "record_warning", "collecting", "drain_warnings", "run_on_host_loop",
     "HermesError", "HermesPluginError", "ConfigError", "ContextOverflowError", "InvalidMessagesError", "StoreError",
     # CLI helpers for plugin-provided commands
     "CliState", "emit_json", "emit_table", "fail", "guarded", "html_option", "write_report_html",

@@ -9,7 +9,7 @@ registers itself on import.
 
 from __future__ import annotations
 
-from hermes_core.cli import compress_cmd, listing, prompt_cmd, scan_cmd, transcripts_cmd
+from hermes_core.cli import compress_cmd, listing, prompt_cmd, transcripts_cmd
 from hermes_core.cli.app import (
     CliState,
     PluginAwareGroup,
@@ -33,6 +33,5 @@ __all__ = [
     "listing",
     "main",
     "prompt_cmd",
-    "scan_cmd",
     "transcripts_cmd",
 ]

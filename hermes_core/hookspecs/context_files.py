@@ -61,7 +61,7 @@ class ContextFileSpecs:
             The ids of what was found (``["prompt_injection"]``); empty or ``None`` when clean.
 
         Semantics: collect - every scanner is called and the findings are united. In a project
-            context file, ids in ``hermes_core.injection.LOW_SEVERITY`` only warn; any other
+            context file, ids in ``hermes_plugins._common.screening.LOW_SEVERITY`` only warn; any other
             id (yours included) blocks: the file is scanned line by line and each line with
             such a finding becomes ``[BLOCKED: line <n> of <file> matched prompt-injection
             pattern(s) <ids>; removed]``; a finding no single line shows is narrowed to the
@@ -69,7 +69,7 @@ class ContextFileSpecs:
             and only a file with more than half its non-blank lines cut is replaced whole by
             ``[BLOCKED: <file> contained potential prompt injection (<ids>). Content not
             loaded.]``. Warnings give each id's family and severity
-            (``hermes_core.injection.FAMILIES``; an unknown id is its own family).
+            (``hermes_plugins._common.screening.FAMILIES``; an unknown id is its own family).
             ``threat_scan.allow`` accepts ids or lines per project. A memory entry
             with a blocking finding is replaced by a placeholder pointing to
             ``memory(action=remove)`` (low ids warn); a skill's index line is replaced by a

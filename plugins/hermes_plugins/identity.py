@@ -10,15 +10,8 @@ from __future__ import annotations
 
 import os
 
-from hermes_core.plugin import (
-    PromptBlock,
-    PromptContext,
-    findings,
-    flagged_soul,
-    hookimpl,
-    max_read_bytes,
-    read_text_bounded,
-)
+from hermes_core.plugin import PromptBlock, PromptContext, hookimpl, max_read_bytes, read_text_bounded
+from hermes_plugins._common.screening import findings, flagged_soul
 
 DEFAULT_IDENTITY = (
     "You are Hermes, an AI agent that works with tools on the user's behalf. Match the length "

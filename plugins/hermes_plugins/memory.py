@@ -16,23 +16,18 @@ from pathlib import Path
 import attrs
 
 from hermes_core.plugin import (
-    HIGH,
-    LOW,
     ConfigSection,
     PromptBlock,
     PromptContext,
-    blocked_entry,
     boolean,
-    describe,
     field,
-    findings,
     hookimpl,
     integer,
     max_read_bytes,
     read_text_bounded,
     record_warning,
-    severity,
 )
+from hermes_plugins._common.screening import HIGH, LOW, blocked_entry, describe, findings, severity
 from hermes_plugins._common.truncation import part_sizes
 
 ENTRY_SEPARATOR = "\n§\n"

@@ -1,6 +1,6 @@
 """The injection scan's rules: one pattern per finding id, each with the view it runs on.
 
-Families (``hermes_core.injection.FAMILIES`` names them for reports): instruction override
+Families (``hermes_plugins._common.screening.FAMILIES`` names them for reports): instruction override
 (English, and the override in 21 other languages) and jailbreak personas, fake authority,
 fetch-and-execute, credential, environment, system-prompt and conversation exfiltration,
 dangerous link schemes, tool-call and dialogue forgery, hidden text. The shapes come from the

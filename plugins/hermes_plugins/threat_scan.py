@@ -15,12 +15,12 @@ Scope ``"context"`` (context files, SOUL.md) leaves out the strict patterns, whi
 own docs legitimately contain (``cat ~/.ssh/id_rsa.pub`` in a setup guide); scope
 ``"strict"`` (memory entries, which the model itself writes) uses every pattern.
 
-Judgement: the ids in ``hermes_core.injection.LOW_SEVERITY`` name shapes that ordinary docs
+Judgement: the ids in ``hermes_plugins._common.screening.LOW_SEVERITY`` name shapes that ordinary docs
 contain too - an override scoped to a topic ("ignore the previous rules about line length"),
 an HTML comment that addresses editors ("you must keep this list short"), the joiners emoji and
 Indic/Persian text need (U+200C/U+200D), a credential sent in a request header to the API it
 belongs to, an official installer piped to a shell, tool-call markup quoted in a code span, a
-word that mixes Latin with Cyrillic or Greek letters. ``hermes_core.injection`` warns about
+word that mixes Latin with Cyrillic or Greek letters. ``hermes_plugins._common.screening`` warns about
 those and blocks only the offending lines of the rest.
 """
 
@@ -31,9 +31,11 @@ import functools
 import re
 import unicodedata
 from collections.abc import Sequence
+from typing import Any
 
-from hermes_core.plugin import HIGH, hookimpl, severity
+from hermes_core.plugin import hookimpl
 from hermes_plugins import threat_text
+from hermes_plugins._common.screening import HIGH, severity
 from hermes_plugins.threat_rules import (
     HEADER_SECRET,
     KNOWN_INSTALLERS,
@@ -301,3 +303,10 @@ def _hidden(text: str, scope: str, depth: int) -> list[str]:
 @hookimpl(trylast=True)
 def hermes_context_scan(text: str, source: str, scope: str) -> Sequence[str] | None:
     return scan(text, scope) or None
+
+
+@hookimpl
+def hermes_cli_register_commands(cli: Any) -> None:
+    from hermes_plugins.scan_cli import scan_command  # click's command: only for the CLI
+
+    cli.add_command(scan_command)

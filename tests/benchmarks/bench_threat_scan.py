@@ -198,7 +198,7 @@ def test_false_positives_on_real_context_files(host: PluginHost) -> None:
             present.append(local)
     if not present:
         pytest.skip(f"no real context file in {REAL}")
-    from hermes_core.injection import HIGH, report
+    from hermes_plugins._common.screening import HIGH, report
 
     lines = cut = 0
     for local in present:

@@ -32,8 +32,7 @@ FLOORS: dict[int, tuple[str, ...]] = {
     # The plugin host: hook specs and markers, the host, per-hook isolation, the engine base.
     4: ("hookspecs", "host", "host_engines", "hookguard", "prompt_dispatch", "engine", "prompt"),
     # Built on the host: requests, the prompt, reading transcripts, what Session.open reads.
-    5: ("payload", "history", "sdk", "assembler", "stored_copy", "transcripts", "config_cache",
-        "injection"),
+    5: ("payload", "history", "sdk", "assembler", "stored_copy", "transcripts", "config_cache"),
     # The session and the compaction it drives, sync and async.
     6: ("session", "session_open", "prompt_store", "compaction", "compaction_fit",
         "compaction_feedback", "overflow", "intake", "history_scan", "lease", "archive", "store_guard",

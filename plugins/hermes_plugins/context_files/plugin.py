@@ -24,13 +24,11 @@ from hermes_core.plugin import (
     ContextFileLoader,
     PromptBlock,
     PromptContext,
-    findings,
-    flagged_soul,
     get_logger,
     hookimpl,
     record_warning,
-    screen_file,
 )
+from hermes_plugins._common.screening import findings, flagged_soul, screen_file
 from hermes_plugins.context_files.reading import FileText, read_candidate
 from hermes_plugins.context_files.search import one_build
 from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share
@@ -147,7 +145,7 @@ def _source(f: ContextFile) -> dict[str, Any]:
 
 def _scanned(ctx: PromptContext, f: ContextFile) -> ContextFile:
     """The file with its offending lines replaced by markers, or its placeholder when a
-    finding spans lines (spec §9.4, with the severities of ``hermes_core.injection``)."""
+    finding spans lines (spec §9.4, with the severities of ``hermes_plugins._common.screening``)."""
     screened = screen_file(ctx, f.text, f.label, path=str(f.path))
     if screened.blocked_file:
         return attrs.evolve(f, text=screened.text, kept_chars=0, truncated=False,

@@ -24,11 +24,11 @@ from hermes_core.plugin import (
     PromptBlock,
     PromptContext,
     SkillSource,
-    findings,
     hookimpl,
     host_state,
     record_warning,
 )
+from hermes_plugins._common.screening import findings
 from hermes_plugins.skills.cache import IndexCache
 from hermes_plugins.skills.index import (
     PLUGIN,

@@ -14,10 +14,10 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.plugin import HIGH, describe, severity
+from hermes_plugins._common.screening import HIGH, describe, severity
 from hermes_plugins.skills.metadata import ROW_LINE, ROW_NAME, ROW_PATH
 
-#: The scanners' findings for one text (``hermes_core.injection.findings`` with a context bound).
+#: The scanners' findings for one text (``hermes_plugins._common.screening.findings`` with a context bound).
 Scan = Callable[[str], Sequence[str]]
 
 

@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 from hermes_core import PluginHost
 from hermes_core.config import load_config
 from hermes_core.diagnostics import collecting
-from hermes_core.injection import FAMILIES, HIGH, family, severity
 from hermes_core.records import PromptContext
 from hermes_plugins import threat_text
+from hermes_plugins._common.screening import FAMILIES, HIGH, family, severity
 from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
 

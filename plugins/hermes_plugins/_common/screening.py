@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from hermes_core.diagnostics import record_warning
+from hermes_core.plugin import record_warning
 
 HIGH = "high"
 LOW = "low"

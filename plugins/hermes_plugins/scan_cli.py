@@ -17,10 +17,8 @@ from typing import Any
 
 import click
 
-from hermes_core.cli.app import CliState, cli, emit_json, emit_table, guarded
-from hermes_core.diagnostics import collecting
-from hermes_core.injection import HIGH, report
-from hermes_core.records import ContextFile, PromptContext
+from hermes_core.plugin import CliState, ContextFile, PromptContext, collecting, emit_json, emit_table, guarded
+from hermes_plugins._common.screening import HIGH, report
 
 #: Loader warnings that mean a file could not be scanned.
 _UNREADABLE = ("context_file_binary", "context_file_unreadable", "context_file_not_a_file",
@@ -69,13 +67,13 @@ def _shown(text: str) -> str:
     return visible if len(visible) <= _SHOWN else visible[:_SHOWN - 1] + "\u2026"
 
 
-@cli.command()
+@click.command("scan")
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True,
               help="JSON: {files: [{path, loader, loaded, findings: [...]}], findings, high, errors}.")
 @click.pass_obj
 @guarded
-def scan(state: CliState, paths: tuple[Path, ...], as_json: bool) -> None:
+def scan_command(state: CliState, paths: tuple[Path, ...], as_json: bool) -> None:
     """Show the prompt-injection findings in the context files of PATH (default: cwd).
 
     Exit 0: nothing would be cut; 1: a line or a file would be cut; 2: an error.
