@@ -28,28 +28,17 @@ from typing import Any, Generic, TypeVar
 import attrs
 import yaml
 
-from hermes_core.config_fields import (  # noqa: F401 - re-exported: plugins import them from here
-    Check,
+from hermes_core.config_fields import (
     _any,
-    _bool,
-    _float,
-    _int,
-    _mapping,
     _model_thresholds,
-    _str,
-    _str_list,
     boolean,
-    clamped,
     field,
     free_mapping,
-    gate,
     integer,
-    name_list,
     number,
     section,
     string,
     string_list,
-    tri_state,
 )
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import ConfigError
@@ -697,8 +686,6 @@ def _overlay(
 
 
 __all__ = [
-    "CORE_OWNER", "ENV_KEYS", "Check", "Config", "ConfigSection", "bind_sections", "boolean",
-    "claim_problem", "clamped", "core_claims", "field", "free_mapping", "gate", "integer",
-    "known_keys", "load_config", "name_list", "number", "resolve_home", "section", "string",
-    "string_list", "tri_state",
+    "CORE_OWNER", "ENV_KEYS", "Config", "ConfigSection", "bind_sections", "claim_problem", "core_claims",
+    "known_keys", "load_config", "resolve_home",
 ]

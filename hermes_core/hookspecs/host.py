@@ -48,7 +48,7 @@ class HostSpecs:
         Returns:
             One ``ConfigSection`` or a sequence of them; ``None`` to declare nothing. ``model``
             is a frozen attrs class whose defaults are the keys' defaults (fields made with
-            ``hermes_core.config.field(default, check, doc=...)`` get their values checked and
+            ``hermes_core.plugin.field(default, check, doc=...)`` get their values checked and
             documented); ``name`` says where its fields live: a top-level name of the plugin's
             own (``acme`` -> ``acme.<field>``), a core section the plugin adds keys to
             (``agent`` -> ``agent.<field>``) or ``""`` (top-level keys); ``env`` maps

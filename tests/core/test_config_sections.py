@@ -14,7 +14,8 @@ from click.testing import CliRunner
 
 from hermes_core import ConfigError, PluginHost, Session, hookimpl, load_config
 from hermes_core.cli import cli
-from hermes_core.config import ConfigSection, bind_sections, field
+from hermes_core.config import ConfigSection, bind_sections
+from hermes_core.config_fields import field
 from hermes_core.diagnostics import collecting
 from hermes_core.hookdocs import render_config_markdown
 
@@ -23,11 +24,11 @@ from fake_dists import make_dist
 SECTION_PLUGIN = """
 import attrs
 from hermes_core import PromptBlock, hookimpl
-from hermes_core.config import ConfigSection, field, _int
+from hermes_core.plugin import ConfigSection, field, integer
 
 @attrs.frozen(kw_only=True)
 class AcmeSettings:
-    level: int = field(3, _int(1, 9), doc="how hard Acme tries")
+    level: int = field(3, integer(1, 9), doc="how hard Acme tries")
     motto: str = "be brief"
 
 @hookimpl
