@@ -279,7 +279,8 @@ class ProcessedHistory:
             cum.append(total)
         self.computed += processed
 
-    def normalized(self, messages: Sequence[Any], normalize: Any, *, prove: bool = False) -> list[Any]:
+    def normalized(self, messages: Sequence[Any], normalize: Any, *, prove: bool = False,
+                   check: Any = None) -> list[Any]:
         """``normalize(messages)`` (``hermes_core.sdk.normalize_messages``), looking only at the
         messages after the synced prefix (and the newest ``verify_window`` of it).
 
@@ -290,10 +291,13 @@ class ProcessedHistory:
         tool results as they came). ``prove=True`` (a Session call that syncs next): when the
         host's list comes back as it is, the ``sync`` of this call reuses that comparison
         instead of repeating it; the Session calls ``forget_proof`` when its call ends.
+        ``check(normalised, start)`` sees the messages looked at (``start``: the first one's index).
         """
         msgs = messages if type(messages) is list else list(messages)
         if not self.src:
             out = normalize(msgs)
+            if check is not None:
+                check(out, 0)
             self.raw_plain = out is msgs
             return out  # type: ignore[no-any-return]
         k = self._identical_prefix(msgs)
@@ -301,6 +305,8 @@ class ProcessedHistory:
         start = 0 if window is None else max(0, k - window)
         tail = msgs[start:]
         done = normalize(tail)
+        if check is not None:
+            check(done, start)
         if done is tail:
             self.raw_plain = True
             if prove:

@@ -77,17 +77,19 @@ def _parse_jsonl(text: str, source: str) -> list[Any]:
     return out
 
 
-def validate_messages(messages: Sequence[Any]) -> None:
-    """Raise ``InvalidMessagesError`` naming the first malformed message's index."""
-    for index, message in enumerate(messages):
+def validate_messages(messages: Sequence[Any], start: int = 0, *, roles: bool = True) -> None:
+    """Raise ``InvalidMessagesError`` naming the first malformed message's index (``start``: the
+    index of ``messages[0]`` in the caller's list). ``roles=False``: a missing or unknown role
+    passes (the Session sends such a message as user text, counted in its request report)."""
+    for index, message in enumerate(messages, start):
         if not isinstance(message, Mapping):
             raise InvalidMessagesError(
                 f"message {index}: expected an object, got {type(message).__name__}", index=index
             )
         role = message.get("role")
-        if not isinstance(role, str) or not role:
+        if roles and (not isinstance(role, str) or not role):
             raise InvalidMessagesError(f"message {index}: has no role", index=index)
-        if role not in ROLES:
+        if roles and role not in ROLES:
             raise InvalidMessagesError(f"message {index}: unknown role {role!r}", index=index)
         calls = message.get("tool_calls")
         if calls is not None:

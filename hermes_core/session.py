@@ -29,6 +29,7 @@ from hermes_core.diagnostics import collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
+from hermes_core.messages import validate_messages
 from hermes_core.pairing import PairingGuard
 from hermes_core.payload import lay_out_request, release_request, request_breakpoints
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
@@ -58,6 +59,10 @@ log = get_logger("hermes_core.session")
 
 _T = TypeVar("_T")
 
+
+
+def _check_shapes(messages: Sequence[Any], start: int) -> None:
+    validate_messages(messages, start, roles=False)
 
 class Session:
     """One conversation: its host, configuration, engine and byte-stable system prompt.
@@ -477,7 +482,12 @@ class Session:
         # SDK objects as dicts; a turn looks at the new messages only (hermes_core.history).
         # ``prove``: this call syncs the message cache next and may reuse the comparison.
         with self._lock:
-            return self.message_cache.normalized(messages, normalize_messages, prove=prove)
+            # The new messages are checked as they come: a number for content or tool_calls that
+            # are not a list of objects is an InvalidMessagesError naming the message, never a
+            # request the provider refuses. A missing or unknown role is sent as user text,
+            # counted (docs/message-model.md).
+            return self.message_cache.normalized(messages, normalize_messages, prove=prove,
+                                                 check=_check_shapes)
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
