@@ -254,11 +254,8 @@ class LendingCache(MessageCache, Protocol):
     umark_total: int
 
     def sync(self, messages: Sequence[Mapping[str, Any]]) -> None: ...
-
     def lend(self) -> list[Any]: ...
-
     def settle(self, lent: list[Any], laid_out: Any) -> list[int] | None: ...
-
     def release(self, lent: Any, *, reuse: bool = True) -> None: ...
 
 
@@ -274,7 +271,6 @@ class RequestSession(Protocol):
 
     @property
     def _lock(self) -> AbstractContextManager[Any]: ...
-
     def request_system_text(self, ephemeral: str | None = None) -> str: ...
 
 

@@ -592,7 +592,6 @@ class SyncedCache(Protocol):
 
     @property
     def src(self) -> Sequence[Any]: ...
-
     def take_low_water(self) -> int: ...
 
 

@@ -55,11 +55,9 @@ class MessageCache(Protocol):
 
     @property
     def version(self) -> int: ...
-
     def openai_messages(self, laid_out: list[Any], marks: list[int] | None = None,
                         notes: dict[str, int] | None = None, *,
                         keep_markers: bool = False) -> list[Any] | None: ...
-
     def anthropic_messages(self, laid_out: list[Any], marks: list[int] | None = None,
                            notes: dict[str, int] | None = None) -> list[dict[str, Any]] | None: ...
 
