@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from hermes_core.config import Config, load_config
     from hermes_core.content_tokens import content_tokens
     from hermes_core.conversion import RequestReport
-    from hermes_core.diagnostics import drain_warnings, record_warning
+    from hermes_core.diagnostics import HostWarning, drain_warnings, record_warning
     from hermes_core.engine import CompressionReport, ContextEngine, coerce_usage
     from hermes_core.errors import (
         ConfigError,
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
         ContextFile,
         ContextFileLoader,
         EngineSpec,
-        HostWarning,
         PayloadContext,
         PluginRecord,
         PromptBlock,
@@ -66,7 +65,7 @@ _LAZY: dict[str, str] = {
     "FrozenTools": "hermes_core.frozen",
     "HermesError": "hermes_core.errors",
     "HermesPluginError": "hermes_core.errors",
-    "HostWarning": "hermes_core.records",
+    "HostWarning": "hermes_core.diagnostics",
     "InvalidMessagesError": "hermes_core.errors",
     "PayloadContext": "hermes_core.records",
     "PluginHost": "hermes_core.host",

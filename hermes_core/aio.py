@@ -30,7 +30,7 @@ from hermes_core.logging import get_logger
 
 if TYPE_CHECKING:  # the summarisers import this module: keep it light
     from hermes_core.compaction_feedback import CompactionEvent, ManualCompression
-    from hermes_core.records import HostWarning
+    from hermes_core.diagnostics import HostWarning
     from hermes_core.session import Session
     from hermes_core.turn import TurnResult
 

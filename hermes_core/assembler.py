@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
-from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.diagnostics import HostWarning, collecting, record_warning
 from hermes_core.logging import get_logger
 from hermes_core.prompt import LAYERS, join_parts, ordered_slots
-from hermes_core.records import HostWarning, Layer, PromptBlock, PromptContext
+from hermes_core.records import Layer, PromptBlock, PromptContext
 from hermes_core.tokens import estimate_tokens
 
 if TYPE_CHECKING:

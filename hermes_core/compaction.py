@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import ExitStack
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager, ExitStack
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
 from hermes_core.compaction_feedback import CompactionEvent, ManualCompression, Phase, summarize_manual
 from hermes_core.compaction_fit import oversized_user, settle_fit
 from hermes_core.diagnostics import record_warning
-from hermes_core.engine import CompressionReport, KnownInput, coerce_usage
+from hermes_core.engine import CompressionReport, ContextEngine, KnownInput, coerce_usage
 from hermes_core.errors import ContextOverflowError
 from hermes_core.history_scan import HistoryScan
 from hermes_core.lease import LeaseHeld, LeaseUnavailable, compaction_lease, warn_held, warn_unlocked
@@ -41,7 +41,9 @@ from hermes_core.tokens import (
 )
 
 if TYPE_CHECKING:
-    from hermes_core.session import Session
+    from hermes_core.config import Config
+    from hermes_core.host import PluginHost
+    from hermes_core.store_guard import TurnBudget
 
 log = get_logger("hermes_core.compaction")
 
@@ -60,10 +62,33 @@ def _tokens_short(n: int) -> str:
     return f"{n / 1000:.0f}k" if n >= 10_000 else f"{n:,}"
 
 
+class CompactingSession(Protocol):
+    """What compaction uses of ``session.Session`` (which drives it: it stands on this module)."""
+
+    engine: ContextEngine
+    host: PluginHost
+    config: Config
+    session_id: str
+    model: str
+    provider: str
+    max_tokens: int | None
+    store: Any
+    persist: bool
+    _store_budget: TurnBudget | None
+
+    @property
+    def system_prompt(self) -> str: ...
+    @property
+    def _lock(self) -> AbstractContextManager[Any]: ...
+    def invalidate_system_prompt(self) -> None: ...
+    def refresh_engine_state(self) -> None: ...
+    def save_engine_state(self) -> None: ...
+
+
 class CompactionLoop:
     """The per-session state of compression in the request loop (one per ``Session``)."""
 
-    def __init__(self, session: Session, on_status: Callable[[CompactionEvent], None] | None) -> None:
+    def __init__(self, session: CompactingSession, on_status: Callable[[CompactionEvent], None] | None) -> None:
         self.session = session
         self.on_status = on_status
         # (rough estimate of the request sent, prompt tokens the provider reported for it)

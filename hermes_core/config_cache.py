@@ -26,8 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hermes_core.config import Config, load_config
-from hermes_core.diagnostics import collecting
-from hermes_core.records import HostWarning
+from hermes_core.diagnostics import HostWarning, collecting
 
 if TYPE_CHECKING:
     from hermes_core.host import PluginHost

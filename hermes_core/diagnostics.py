@@ -9,14 +9,32 @@ parameter: every function that can warn, plugins' included, would have to carry 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from contextvars import ContextVar
 from typing import Any
 
+import attrs
+
 from hermes_core.logging import get_logger
-from hermes_core.records import HostWarning
 from hermes_core.redaction import redact_text
 
 log = get_logger("hermes_core.diagnostics")
+
+
+@attrs.frozen(kw_only=True)
+class HostWarning:
+    """A warning the host can show its user: what happened, and where.
+
+    ``kind`` is the snake_case event name (``context_file_truncated``, ``plugin_failed`` ...);
+    ``message`` is a sentence for a human; ``plugin`` and ``path`` name the culprit when known.
+    """
+
+    kind: str
+    message: str
+    plugin: str | None = None
+    path: str | None = None
+    details: Mapping[str, Any] = attrs.field(factory=dict)
+
 
 _collector: ContextVar[list[HostWarning] | None] = ContextVar(
     "hermes_warning_collector", default=None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -21,10 +21,14 @@ from hermes_core.config import Config
 from hermes_core.records import Usage
 from hermes_core.tokens import estimate_messages_tokens
 
-if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
-
 MINIMUM_CONTEXT_LENGTH = 64_000
+
+
+class EngineHost(Protocol):
+    """What an engine uses of the plugin host that built it (``host.PluginHost``, which stands
+    on this module): the summariser factories by provider name."""
+
+    def summarizers(self) -> dict[str, Any]: ...
 
 
 @attrs.frozen(kw_only=True, eq=False)
@@ -177,7 +181,7 @@ class ContextEngine:
     #: The engine's registered name; subclasses set it.
     name: str = "base"
 
-    def __init__(self, *, config: Config | None = None, host: PluginHost | None = None) -> None:
+    def __init__(self, *, config: Config | None = None, host: EngineHost | None = None) -> None:
         self.config: Config = config if config is not None else Config()
         section = self.config.compression
         self.host = host

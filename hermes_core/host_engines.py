@@ -8,18 +8,19 @@ does first; ``engine_step`` turns an engine's failure into a warning (strict mod
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Protocol
 
 from hermes_core.diagnostics import record_warning
 from hermes_core.errors import HermesPluginError, UnknownEngineError
 from hermes_core.hookspecs import hookimpl
 from hermes_core.logging import get_logger
-from hermes_core.records import EngineSpec
+from hermes_core.records import EngineSpec, PluginRecord
 
 if TYPE_CHECKING:
     from hermes_core.config import Config
     from hermes_core.engine import ContextEngine
-    from hermes_core.host import PluginHost
+    from hermes_core.hookguard import CallLog
 
 __all__ = ["DEFAULT_ENGINE", "DISPATCH_PLUGIN", "EngineDispatch", "context_engines", "create_engine", "engine_step"]
 
@@ -28,6 +29,17 @@ log = get_logger("hermes_core.host")
 DEFAULT_ENGINE = "compressor"
 DISPATCH_PLUGIN = "hermes_core.engine_dispatch"
 
+
+class DispatchingHost(Protocol):
+    """What these steps use of ``host.PluginHost`` (which is built on this module)."""
+
+    @property
+    def strict(self) -> bool: ...
+    @property
+    def records(self) -> Mapping[str, PluginRecord]: ...
+    def context_engines(self) -> dict[str, EngineSpec]: ...
+    def _call(self, hook: str, kwargs: Mapping[str, Any], *, quiet: bool = False) -> tuple[Any, CallLog]: ...
+    def _collect(self, hook: str, kwargs: Mapping[str, Any]) -> list[tuple[str, Any]]: ...
 
 class EngineDispatch:
     """Runs the selected engine's own method as the ``trylast`` impl of each step hook."""
@@ -74,7 +86,7 @@ class EngineDispatch:
         return True
 
 
-def context_engines(host: PluginHost) -> dict[str, EngineSpec]:
+def context_engines(host: DispatchingHost) -> dict[str, EngineSpec]:
     """Engine name -> spec, from every plugin. A name registered twice is an error."""
     engines: dict[str, EngineSpec] = {}
     for plugin, mapping in host._collect("hermes_context_engines", {}):
@@ -95,7 +107,7 @@ def context_engines(host: PluginHost) -> dict[str, EngineSpec]:
             )
     return engines
 
-def create_engine(host: PluginHost, name: str, config: Config) -> ContextEngine:
+def create_engine(host: DispatchingHost, name: str, config: Config) -> ContextEngine:
     """Instantiate the engine registered as ``name`` for one session.
 
     An engine whose constructor raises is reported and replaced by the default engine
@@ -125,7 +137,7 @@ def create_engine(host: PluginHost, name: str, config: Config) -> ContextEngine:
     log.debug("engine_selected", engine=name)
     return engine  # type: ignore[no-any-return]
 
-def engine_step(host: PluginHost, step: str, engine: ContextEngine, **kwargs: Any) -> Any:
+def engine_step(host: DispatchingHost, step: str, engine: ContextEngine, **kwargs: Any) -> Any:
     """Run one lifecycle step through its hook; an error is reported, never fatal.
 
     A raising observer loses only its own part (the engine's step still runs); when no

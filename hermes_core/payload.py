@@ -21,7 +21,8 @@ from __future__ import annotations
 import functools
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from contextlib import AbstractContextManager
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
@@ -37,11 +38,11 @@ from hermes_core.conversion import (
 from hermes_core.diagnostics import record_warning
 from hermes_core.records import PayloadContext
 from hermes_core.responses_items import ORIGINAL_KEY as RESPONSES_ORIGINAL
-from hermes_core.wire import CACHE_CONTROL, LaidOut, layout_marker
+from hermes_core.wire import CACHE_CONTROL, LaidOut, MessageCache, layout_marker
 
 if TYPE_CHECKING:
-    from hermes_core.history import ProcessedHistory
-    from hermes_core.session import Session
+    from hermes_core.config import Config
+    from hermes_core.host import PluginHost
 
 __all__ = [
     "BuiltRequest",
@@ -246,6 +247,33 @@ def assemble_payload(
     }
 
 
+class LendingCache(MessageCache, Protocol):
+    """What a request uses of the session's message cache (``history.ProcessedHistory``, which
+    stands on this module): its canonical messages, lent to the layout and given back."""
+
+    umark_total: int
+
+    def sync(self, messages: Sequence[Mapping[str, Any]]) -> None: ...
+    def lend(self) -> list[Any]: ...
+    def settle(self, lent: list[Any], laid_out: Any) -> list[int] | None: ...
+    def release(self, lent: Any, *, reuse: bool = True) -> None: ...
+
+
+class RequestSession(Protocol):
+    """What a request reads of ``session.Session`` (which stands on this module); its
+    ``message_cache`` (a ``LendingCache``) and ``static_system_prefix`` are read when present."""
+
+    provider: str
+    model: str
+    session_id: str
+    config: Config
+    host: PluginHost
+
+    @property
+    def _lock(self) -> AbstractContextManager[Any]: ...
+    def request_system_text(self, ephemeral: str | None = None) -> str: ...
+
+
 @attrs.frozen(kw_only=True, eq=False)
 class BuiltRequest:
     """What ``lay_out_request`` made: the payload, the history's own cache markers
@@ -260,7 +288,7 @@ class BuiltRequest:
 
 
 def build_request(
-    session: Session,
+    session: RequestSession,
     messages: Sequence[Mapping[str, Any]],
     *,
     provider: str | None = None,
@@ -280,7 +308,7 @@ def build_request(
 
 
 def lay_out_request(
-    session: Session,
+    session: RequestSession,
     messages: Sequence[Mapping[str, Any]],
     *,
     provider: str | None = None,
@@ -297,7 +325,7 @@ def lay_out_request(
     """
     provider_name = (provider if provider is not None else session.provider) or ""
     system_text = session.request_system_text(ephemeral)
-    history: ProcessedHistory | None = getattr(session, "message_cache", None)
+    history: LendingCache | None = getattr(session, "message_cache", None)
     if history is None or not (system_text or "").strip():
         payload = assemble_payload(
             system_text, messages, tools, provider=provider_name, model=session.model or ""
@@ -334,7 +362,7 @@ def lay_out_request(
     return BuiltRequest(payload=out, user_breakpoints=users, layout_marks=layout_marks)
 
 
-def _laid_out(session: Session, payload: dict[str, Any], users: int) -> dict[str, Any]:
+def _laid_out(session: RequestSession, payload: dict[str, Any], users: int) -> dict[str, Any]:
     """``payload`` through the provider's cache layout (``hermes_payload_cache_layout``)."""
     config = session.config
     ctx = PayloadContext(
@@ -364,11 +392,11 @@ def request_breakpoints(built: BuiltRequest) -> tuple[int, int]:
     return built.user_breakpoints, ours + marks
 
 
-def release_request(session: Session, payload: Mapping[str, Any]) -> None:
+def release_request(session: RequestSession, payload: Mapping[str, Any]) -> None:
     """After ``lay_out_request(..., copy=False)`` and the payload's conversion: the lent list
     goes back to the session's cache for the next request (without this call, the next one
     copies the messages again)."""
-    history: ProcessedHistory | None = getattr(session, "message_cache", None)
+    history: LendingCache | None = getattr(session, "message_cache", None)
     if history is not None:
         with session._lock:
             history.release(payload.get("messages"))

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     )
     from hermes_core.content_tokens import content_tokens
     from hermes_core.conversion import ANTHROPIC_CONTENT
-    from hermes_core.diagnostics import collecting, drain_warnings, record_warning
+    from hermes_core.diagnostics import HostWarning, collecting, drain_warnings, record_warning
     from hermes_core.engine import (
         MINIMUM_CONTEXT_LENGTH,
         CompressionReport,
@@ -93,7 +93,6 @@ if TYPE_CHECKING:
         ContextFile,
         ContextFileLoader,
         EngineSpec,
-        HostWarning,
         PayloadContext,
         PromptBlock,
         PromptContext,
@@ -152,7 +151,7 @@ _FROM: dict[str, str] = {
     " string string_list tri_state",
     "hermes_core.content_tokens": "content_tokens",
     "hermes_core.conversion": "ANTHROPIC_CONTENT",
-    "hermes_core.diagnostics": "collecting drain_warnings record_warning",
+    "hermes_core.diagnostics": "HostWarning collecting drain_warnings record_warning",
     "hermes_core.engine": "MINIMUM_CONTEXT_LENGTH CompressionReport ContextEngine coerce_usage model_threshold",
     "hermes_core.errors": "ConfigError ContextOverflowError HermesError HermesPluginError InvalidMessagesError"
     " StoreError",
@@ -169,7 +168,7 @@ _FROM: dict[str, str] = {
     "hermes_core.pairing": "TOOL_CALL_REMOVED Match answered_in_order is_valid_pairing match_results"
     " pairing_problems pending_calls repair_pairing",
     "hermes_core.payload": "assemble_payload canonical_tools",
-    "hermes_core.records": "ContextFile ContextFileLoader EngineSpec HostWarning PayloadContext PromptBlock"
+    "hermes_core.records": "ContextFile ContextFileLoader EngineSpec PayloadContext PromptBlock"
     " PromptContext SkillSource ToolCallContext ToolsContext Usage",
     "hermes_core.redaction": "MASK Redactor plain_masks redact redact_data redact_text",
     "hermes_core.responses": "responses_input responses_tool",

@@ -19,7 +19,7 @@ import contextvars
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import attrs
 
@@ -29,7 +29,20 @@ from hermes_core.hookguard import CURRENT, CallLog
 from hermes_core.records import PromptBlock, PromptContext
 
 if TYPE_CHECKING:
-    from hermes_core.host import PluginHost
+    import pluggy
+
+
+class DispatchingHost(Protocol):
+    """What the dispatch uses of ``host.PluginHost`` (which is built on this module)."""
+
+    @property
+    def strict(self) -> bool: ...
+    @property
+    def pm(self) -> pluggy.PluginManager: ...
+    @property
+    def _running(self) -> list[CallLog]: ...
+    def _workers(self) -> concurrent.futures.Executor: ...
+
 
 #: One hook's answer: its name, its blocks (each naming its plugin) and the answering plugin.
 HookBlocks = tuple[str, tuple[PromptBlock, ...], "str | None"]
@@ -59,7 +72,7 @@ class _Run:
 
 
 def run_prompt_hooks(
-    host: PluginHost, hooks: Sequence[str], ctx: PromptContext, *, after: After | None = None,
+    host: DispatchingHost, hooks: Sequence[str], ctx: PromptContext, *, after: After | None = None,
 ) -> list[HookBlocks]:
     """Every hook of ``hooks`` in order, each within the prompt budget; see the module doc.
 
@@ -114,7 +127,7 @@ def _wait(future: concurrent.futures.Future[None], run: _Run, queued: float, bud
             timeout = deadline - now
 
 
-def _job(host: PluginHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
+def _job(host: DispatchingHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
     IN_WORKER.set(True)
     with run.lock:
         if run.abandoned:
@@ -123,7 +136,7 @@ def _job(host: PluginHost, hooks: Sequence[str], run: _Run, after: After | None)
     _work(host, hooks, run, after)
 
 
-def _work(host: PluginHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
+def _work(host: DispatchingHost, hooks: Sequence[str], run: _Run, after: After | None) -> None:
     ctx = run.ctx
     for index in range(run.next, len(hooks)):
         hook = hooks[index]
@@ -164,7 +177,7 @@ def _with_plugin(block: PromptBlock, plugin: str | None) -> PromptBlock:
     return PromptBlock(name=block.name, text=block.text, source=block.source, plugin=plugin, meta=block.meta)
 
 
-def _timed_out(host: PluginHost, hook: str, record: CallLog | None, budget: float) -> None:
+def _timed_out(host: DispatchingHost, hook: str, record: CallLog | None, budget: float) -> None:
     block = hook.removeprefix("hermes_prompt_")
     culprit = (record.current if record is not None else None) or "?"
     message = f"plugin {culprit!r} took longer than {budget:g}s in {hook}; the {block} block was left out"
@@ -173,7 +186,7 @@ def _timed_out(host: PluginHost, hook: str, record: CallLog | None, budget: floa
     record_warning("prompt_hook_timed_out", message, plugin=culprit, hook=hook, seconds=budget)
 
 
-def _busy(host: PluginHost, hooks: Sequence[str], budget: float) -> None:
+def _busy(host: DispatchingHost, hooks: Sequence[str], budget: float) -> None:
     culprit = ", ".join(sorted({r.current or "?" for r in list(host._running)})) or "?"
     blocks = [hook.removeprefix("hermes_prompt_") for hook in hooks]
     what = f"the {blocks[0]} block was" if len(blocks) == 1 else f"the blocks {', '.join(blocks)} were"

@@ -202,21 +202,6 @@ class HookInfo:
 
 
 @attrs.frozen(kw_only=True)
-class HostWarning:
-    """A warning the host can show its user: what happened, and where.
-
-    ``kind`` is the snake_case event name (``context_file_truncated``, ``plugin_failed`` ...);
-    ``message`` is a sentence for a human; ``plugin`` and ``path`` name the culprit when known.
-    """
-
-    kind: str
-    message: str
-    plugin: str | None = None
-    path: str | None = None
-    details: Mapping[str, Any] = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
 class Usage:
     """Provider-reported usage of one call, normalised from a dict or an SDK object."""
 

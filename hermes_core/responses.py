@@ -14,7 +14,7 @@ Nothing here recurses on the data (``hermes_core.bounded``).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -32,9 +32,6 @@ from hermes_core.responses_items import (
     tool_call,
 )
 from hermes_core.wire_ids import IdRenamer, anthropic_ids
-
-if TYPE_CHECKING:
-    from hermes_core.history import ProcessedHistory
 
 __all__ = [
     "Conversion",
@@ -589,6 +586,15 @@ def responses_kwargs(
     return out, conversion
 
 
+class SyncedCache(Protocol):
+    """What the counter reads of the session's message cache (``history.ProcessedHistory``,
+    which stands on this module)."""
+
+    @property
+    def src(self) -> Sequence[Any]: ...
+    def take_low_water(self) -> int: ...
+
+
 class LeftOutCounter:
     """``not_sent_elsewhere`` of a history that grows turn by turn, at the cost of the new
     messages. ``update(messages, unchanged)``: ``unchanged`` leading messages are known to be the
@@ -624,7 +630,7 @@ class LeftOutCounter:
             self._add(counts, 1)
         return dict(self._counts)
 
-    def update_after_sync(self, messages: Sequence[Mapping[str, Any]], cache: ProcessedHistory) -> dict[str, int]:
+    def update_after_sync(self, messages: Sequence[Mapping[str, Any]], cache: SyncedCache) -> dict[str, int]:
         """``update`` right after a request synced ``cache`` (the session's message cache)
         with ``messages``: its low-water mark says which messages it (re)processed since."""
         src = cache.src

@@ -25,7 +25,7 @@ from hermes_core.compaction_feedback import CompactionEvent, ManualCompression
 from hermes_core.config import Config
 from hermes_core.config_cache import environ_copy
 from hermes_core.conversion import RequestReport, report_of
-from hermes_core.diagnostics import collecting, record_warning
+from hermes_core.diagnostics import HostWarning, collecting, record_warning
 from hermes_core.history import ProcessedHistory
 from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
@@ -33,12 +33,7 @@ from hermes_core.messages import validate_messages
 from hermes_core.pairing import PairingGuard
 from hermes_core.payload import lay_out_request, release_request, request_breakpoints
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
-from hermes_core.records import (
-    HostWarning,
-    PromptContext,
-    ToolCallContext,
-    ToolsContext,
-)
+from hermes_core.records import PromptContext, ToolCallContext, ToolsContext
 from hermes_core.redaction import Redactor
 from hermes_core.responses import Conversion, ResponsesMemory, responses_kwargs
 from hermes_core.sdk import normalize_messages, response_usage, sdk_kwargs, wire_format

@@ -13,21 +13,18 @@ import secrets
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from hermes_core.config import load_config, resolve_home
 from hermes_core.config_cache import session_config
+from hermes_core.diagnostics import HostWarning
 from hermes_core.host import PluginHost
-from hermes_core.records import HostWarning
 from hermes_core.session_options import SessionOptions
-
-if TYPE_CHECKING:
-    from hermes_core.session import Session
 
 __all__ = ["Clock", "new_session_id", "open_session", "tool_names", "usable_dir"]
 
 Clock = Callable[[], datetime]
-_S = TypeVar("_S", bound="Session")
+_S = TypeVar("_S")
 
 
 def _wall_clock() -> datetime:
@@ -63,7 +60,8 @@ def usable_dir(value: str | None) -> Path | None:
     return path if path.is_dir() and os.access(path, os.X_OK) else None
 
 
-def open_session(cls: type[_S], o: SessionOptions, env: dict[str, str], warnings: list[HostWarning]) -> _S:
+# ``cls`` is ``Session`` (which stands on this module): called with the keywords of its constructor.
+def open_session(cls: Callable[..., _S], o: SessionOptions, env: dict[str, str], warnings: list[HostWarning]) -> _S:
     """A ``cls`` (``Session``) for the options and ``env``, the environment it sees (see
     ``Session.open``); the warnings of reading config.yaml are added to ``warnings``."""
     home_path = resolve_home(o.home, env).absolute()

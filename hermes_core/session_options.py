@@ -13,10 +13,11 @@ from typing import TYPE_CHECKING, Any
 import attrs
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
     from hermes_core.compaction_feedback import CompactionEvent
     from hermes_core.config import Config
     from hermes_core.host import PluginHost
-    from hermes_core.session_open import Clock
 
 
 @attrs.frozen(kw_only=True)
@@ -41,7 +42,7 @@ class SessionOptions:
     config: Config | None = None
     host: PluginHost | None = None
     env: Mapping[str, str] | None = None
-    clock: Clock | None = None
+    clock: Callable[[], datetime] | None = None  # session_open.Clock, which reads these options
     persist: bool = True
     on_status: Callable[[CompactionEvent], None] | None = None
     environment: Any = None

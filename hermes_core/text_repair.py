@@ -9,10 +9,7 @@ transcript readers.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from hermes_core.transcript_format import ReportBuilder
+from typing import Any, Protocol
 
 __all__ = [
     "binary_detail",
@@ -22,6 +19,12 @@ __all__ = [
     "escape_surrogates_of",
     "looks_binary",
 ]
+
+class ChangeCounter(Protocol):
+    """What a repair reports to: ``transcript_format.ReportBuilder``, which stands on this module."""
+
+    def changed(self, reason: str, n: int = 1) -> None: ...
+
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89abcdefABCDEF]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -57,7 +60,7 @@ def decode_problem(path: object, exc: UnicodeDecodeError) -> str:
             "JSON or JSON Lines in UTF-8")
 
 
-def decode_text(data: bytes, report: ReportBuilder | None, *, json_text: bool = True) -> str:
+def decode_text(data: bytes, report: ChangeCounter | None, *, json_text: bool = True) -> str:
     """UTF-8 text; each invalid byte becomes ``\\xNN`` text (inside JSON strings when
     ``json_text``, where a doubled backslash parses to one, so the byte survives as text)."""
     try:
@@ -79,7 +82,7 @@ def decode_text(data: bytes, report: ReportBuilder | None, *, json_text: bool = 
         return text
 
 
-def escape_lone_surrogates(value: Any, report: ReportBuilder | None = None) -> Any:
+def escape_lone_surrogates(value: Any, report: ChangeCounter | None = None) -> Any:
     """``value`` with every lone surrogate in its strings written as ``\\udNNN`` text.
 
     JSON may escape a lone surrogate (``"\\ud800"``); Python then holds a string that cannot be
@@ -114,7 +117,7 @@ def escape_lone_surrogates(value: Any, report: ReportBuilder | None = None) -> A
     return root[0]
 
 
-def escape_surrogates_of(text: str, value: Any, report: ReportBuilder | None = None) -> Any:
+def escape_surrogates_of(text: str, value: Any, report: ChangeCounter | None = None) -> Any:
     """``value`` parsed from JSON ``text``, with lone surrogates escaped when the text has any
     (the check is one regex over the text; the walk only runs when it matches)."""
     return escape_lone_surrogates(value, report) if _SURROGATE_ESCAPE.search(text) else value

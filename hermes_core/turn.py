@@ -17,15 +17,14 @@ The caller's list is never changed; the turn returns a new one (``TurnResult.mes
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 
 from hermes_core.sdk import as_message, wire_format
 
 if TYPE_CHECKING:
-    from hermes_core.aio import AsyncSession
-    from hermes_core.session import Session
+    from hermes_core.engine import ContextEngine
 
 __all__ = ["MAX_OVERFLOW_RETRIES", "TurnResult", "run_turn", "run_turn_async"]
 
@@ -99,6 +98,41 @@ def _calls(reply: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     return out
 
 
+_Msgs = list[dict[str, Any]]
+_Tools = Sequence[Mapping[str, Any]] | None
+
+
+class TurnSession(Protocol):
+    """What a turn uses of ``session.Session`` (which stands on this module)."""
+
+    provider: str
+    engine: ContextEngine
+
+    def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> _Msgs: ...
+    def before_request(self, messages: _Msgs, tools: _Tools = None) -> _Msgs: ...
+    def request(self, messages: Sequence[Any], *, tools: _Tools = None, max_tokens: int | None = None,
+                api: str | None = None) -> dict[str, Any]: ...
+    def on_provider_error(self, error: BaseException, messages: _Msgs) -> _Msgs | None: ...
+    def after_response(self, usage: Any, messages: _Msgs) -> _Msgs: ...
+    def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                         tool_call_id: str = "") -> Any: ...
+
+
+class AsyncTurnSession(Protocol):
+    """What an async turn uses of ``aio.AsyncSession`` (which stands on this module)."""
+
+    @property
+    def session(self) -> TurnSession: ...
+    async def assemble_tools(self, tools: Sequence[dict[str, Any]]) -> _Msgs: ...
+    async def before_request(self, messages: Sequence[Any], tools: _Tools = None) -> _Msgs: ...
+    async def request(self, messages: Sequence[Any], *, tools: _Tools = None, max_tokens: int | None = None,
+                      api: str | None = None) -> dict[str, Any]: ...
+    async def on_provider_error(self, error: BaseException, messages: Sequence[Any]) -> _Msgs | None: ...
+    async def after_response(self, usage: Any, messages: Sequence[Any]) -> _Msgs: ...
+    async def handle_tool_call(self, name: str, arguments: Mapping[str, Any] | str | None = None, *,
+                               tool_call_id: str = "") -> Any: ...
+
+
 def _result(messages: list[dict[str, Any]], reply: dict[str, Any], response: Any, *, finished: bool,
             steps: int, retries: int) -> TurnResult:
     return TurnResult(messages=messages, reply=reply, response=response, finished=finished,
@@ -106,7 +140,7 @@ def _result(messages: list[dict[str, Any]], reply: dict[str, Any], response: Any
 
 
 def run_turn(
-    session: Session, client: Any, messages: Sequence[Any], *,
+    session: TurnSession, client: Any, messages: Sequence[Any], *,
     tools: Sequence[Mapping[str, Any]] | None = None, max_steps: int = 50,
     max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
 ) -> TurnResult:
@@ -146,7 +180,7 @@ def run_turn(
 
 
 async def run_turn_async(
-    session: AsyncSession, client: Any, messages: Sequence[Any], *,
+    session: AsyncTurnSession, client: Any, messages: Sequence[Any], *,
     tools: Sequence[Mapping[str, Any]] | None = None, max_steps: int = 50,
     max_tokens: int | None = None, api: str | None = None, **create_kwargs: Any,
 ) -> TurnResult:

@@ -11,7 +11,7 @@ conversion changes, replaces or drops is counted in ``notes`` (``hermes_core.con
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import attrs
 
@@ -32,9 +32,6 @@ from hermes_core.conversion import (
 )
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
-if TYPE_CHECKING:
-    from hermes_core.history import ProcessedHistory
-
 __all__ = [
     "CACHE_CONTROL",
     "CHAT_ROLES",
@@ -52,6 +49,19 @@ __all__ = [
 CACHE_CONTROL = "cache_control"
 
 
+class MessageCache(Protocol):
+    """What a conversion reads of the session's message cache (``history.ProcessedHistory``,
+    which stands on this module)."""
+
+    @property
+    def version(self) -> int: ...
+    def openai_messages(self, laid_out: list[Any], marks: list[int] | None = None,
+                        notes: dict[str, int] | None = None, *,
+                        keep_markers: bool = False) -> list[Any] | None: ...
+    def anthropic_messages(self, laid_out: list[Any], marks: list[int] | None = None,
+                           notes: dict[str, int] | None = None) -> list[dict[str, Any]] | None: ...
+
+
 @attrs.frozen(kw_only=True, eq=False)
 class LaidOut:
     """A payload's messages as ``lay_out_request`` left them, with the session's message cache
@@ -59,7 +69,7 @@ class LaidOut:
     found by comparison), ``version`` the cache's version then (a later sync of the cache, by
     another thread's request on the session, makes ``marks`` stale)."""
 
-    history: ProcessedHistory
+    history: MessageCache
     messages: Any
     marks: list[int] | None
     version: int

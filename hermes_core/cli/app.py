@@ -21,11 +21,10 @@ import click
 
 from hermes_core import __version__
 from hermes_core.config import Config, load_config, resolve_home
-from hermes_core.diagnostics import collecting
+from hermes_core.diagnostics import HostWarning, collecting
 from hermes_core.errors import ConfigError, HermesError, HermesPluginError
 from hermes_core.host import PluginHost
 from hermes_core.logging import configure_logging
-from hermes_core.records import HostWarning
 from hermes_core.redaction import redact_data, redact_text
 
 

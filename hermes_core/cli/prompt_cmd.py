@@ -12,7 +12,7 @@ from typing import Any
 import click
 
 from hermes_core.cli.app import CliState, cli, emit_json, guarded
-from hermes_core.records import HostWarning
+from hermes_core.diagnostics import HostWarning
 
 
 def _warning_json(warning: HostWarning) -> dict[str, Any]:

@@ -12,12 +12,13 @@ if TYPE_CHECKING:
     import click
 
     from hermes_core.config import ConfigSection
-    from hermes_core.host import PluginHost
 
 
 class HostSpecs:
+    # ``host`` is the ``PluginHost``, which is built on these specs: not named here. Any, not a
+    # Protocol: pluggy matches implementations by argument name only, so a type checks nothing.
     @hookspec(historic=True)
-    def hermes_plugin_host_ready(self, host: PluginHost) -> None:
+    def hermes_plugin_host_ready(self, host: Any) -> None:
         """Announce that the host has loaded every plugin.
 
         Called: once per host, after entry points are loaded and ``check_pending`` passed;

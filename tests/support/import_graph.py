@@ -1,9 +1,10 @@
 """The import graph of a package read from its source (``ast``), for the import-structure tests.
 
 An edge A -> B means module A names module B in an import statement. Imports under
-``if TYPE_CHECKING:`` are left out (annotations only, never run); imports inside functions and
-classes count when ``module_level_only`` is false, since they run the first time the function
-is called and close a loop just as well, only later.
+``if TYPE_CHECKING:`` are left out (annotations only, never run) unless ``type_checking`` is
+true (a picture of the code draws them too); imports inside functions and classes count when
+``module_level_only`` is false, since they run the first time the function is called and close
+a loop just as well, only later.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ def _is_type_checking(node: ast.If) -> bool:
     )
 
 
-def imports_of(path: Path, name: str, *, module_level_only: bool) -> set[str]:
+def imports_of(path: Path, name: str, *, module_level_only: bool, type_checking: bool = False) -> set[str]:
     """Every dotted name module ``name`` (source at ``path``) imports, relative ones resolved:
     ``from a import b`` yields ``a`` and ``a.b`` (``b`` may be a module or a name in ``a``)."""
     tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -35,6 +36,8 @@ def imports_of(path: Path, name: str, *, module_level_only: bool) -> set[str]:
     def visit(nodes: list[ast.stmt]) -> None:
         for node in nodes:
             if isinstance(node, ast.If) and _is_type_checking(node):
+                if type_checking:
+                    visit(node.body)
                 visit(node.orelse)
                 continue
             if isinstance(node, ast.Import):

@@ -12,8 +12,7 @@ from typing import Any, Self
 import pytest
 
 from hermes_core import Config, PluginHost, PromptBlock, PromptContext, load_config
-from hermes_core.diagnostics import collecting
-from hermes_core.records import HostWarning
+from hermes_core.diagnostics import HostWarning, collecting
 from hermes_plugins.context_files import reading
 from hermes_plugins.context_files.gitroot import find_git_root
 

@@ -21,8 +21,7 @@ from hermes_core import (
     hookimpl,
     load_config,
 )
-from hermes_core.diagnostics import collecting, drain_warnings
-from hermes_core.records import HostWarning
+from hermes_core.diagnostics import HostWarning, collecting, drain_warnings
 from hermes_plugins.context_files import plugin as block_module
 from hermes_plugins.context_files.gitroot import find_git_root
 

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from hermes_core import Config, PluginHost, PromptBlock, PromptContext
-from hermes_core.diagnostics import collecting
-from hermes_core.records import HostWarning
+from hermes_core.diagnostics import HostWarning, collecting
 from hermes_plugins.context_files import gitroot
 from hermes_plugins.context_files.gitroot import find_git_root
 from hermes_plugins.context_files.hermes_md import strip_frontmatter
