@@ -91,6 +91,35 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
     return chars, media
 
 
+def _parts_chars(content: list[Any], texts: list[str] | None) -> tuple[int, int]:
+    """``_content_chars`` of a list of parts."""
+    chars = images = 0
+    for part in content:
+        if isinstance(part, dict):
+            kind = part.get("type")
+            if kind in MEDIA_PART_TYPES:
+                images += 1
+                continue
+            text = part.get("text")
+            if isinstance(text, str) and (kind is None or kind in _TEXT_TYPES):
+                chars += len(text)
+                if texts is not None:
+                    texts.append(text)
+                continue
+            more, media = payload_size(part, texts)
+            chars += more
+            images += media
+        elif isinstance(part, str):
+            chars += len(part)
+            if texts is not None:
+                texts.append(part)
+        else:
+            more, media = payload_size(part, texts)
+            chars += more
+            images += media
+    return chars, images
+
+
 def _content_chars(content: Any, texts: list[str] | None = None) -> tuple[int, int]:
     """(characters of text, number of media) of a message content, whatever its shape.
 
@@ -106,31 +135,7 @@ def _content_chars(content: Any, texts: list[str] | None = None) -> tuple[int, i
             texts.append(content)
         return len(content), 0
     if isinstance(content, list):
-        chars = images = 0
-        for part in content:
-            if isinstance(part, dict):
-                kind = part.get("type")
-                if kind in MEDIA_PART_TYPES:
-                    images += 1
-                    continue
-                text = part.get("text")
-                if isinstance(text, str) and (kind is None or kind in _TEXT_TYPES):
-                    chars += len(text)
-                    if texts is not None:
-                        texts.append(text)
-                    continue
-                more, media = payload_size(part, texts)
-                chars += more
-                images += media
-            elif isinstance(part, str):
-                chars += len(part)
-                if texts is not None:
-                    texts.append(part)
-            else:
-                more, media = payload_size(part, texts)
-                chars += more
-                images += media
-        return chars, images
+        return _parts_chars(content, texts)
     if isinstance(content, dict):
         text = content.get("text") or content.get("text_summary") or ""
         if isinstance(text, str):
