@@ -157,6 +157,22 @@ def _output_item(message: Mapping[str, Any], conversion: Conversion,
     return {"type": kind, "call_id": str(message.get("tool_call_id") or ""), "output": output}
 
 
+def _kept_call(item: Mapping[str, Any], call: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The original call item of a call the turn still makes: as it was when the call is
+    unchanged (or not a function/custom call), else rebuilt from ``call`` under its id."""
+    kind = item.get("type")
+    if tool_call(item) == {**call, "type": "function"} or kind not in (
+            "function_call", "custom_tool_call"):
+        return item
+    rebuilt = _function_call(call)
+    if kind == "custom_tool_call":
+        rebuilt = {"type": kind, "call_id": call_id_of(item), "name": rebuilt["name"],
+                   "input": rebuilt["arguments"]}
+    if item.get("id"):
+        rebuilt["id"] = item["id"]
+    return rebuilt
+
+
 def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, Any]],
                   conversion: Conversion) -> list[Mapping[str, Any]]:
     """A changed assistant turn: reasoning and server-side items as they were, what a pass
@@ -183,17 +199,7 @@ def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, A
                 conversion.add("calls_removed_by_compaction")
                 continue
             seen.add(ident)
-            if tool_call(item) == {**call, "type": "function"} or kind not in (
-                    "function_call", "custom_tool_call"):
-                out.append(item)
-                continue
-            rebuilt = _function_call(call)
-            if kind == "custom_tool_call":
-                rebuilt = {"type": kind, "call_id": ident, "name": rebuilt["name"],
-                           "input": rebuilt["arguments"]}
-            if item.get("id"):
-                rebuilt["id"] = item["id"]
-            out.append(rebuilt)
+            out.append(_kept_call(item, call))
         elif item.get("role") == "assistant":
             if not text_changed:
                 out.append(item)
