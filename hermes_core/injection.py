@@ -119,6 +119,22 @@ def _line_marker(label: str, numbers: Sequence[int], ids: Sequence[str]) -> str:
 MAX_SPANS = 32
 
 
+def _cut(lines: Sequence[str], cuts: dict[int, tuple[list[int], list[str]]], cut_rows: set[int],
+         label: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """``(the lines kept, each cut run replaced by its marker; one record per line cut)``."""
+    blocked: list[dict[str, Any]] = []
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index in cuts:
+            rows, hits = cuts[index]
+            out_lines.append(_line_marker(label, [r + 1 for r in rows], hits))
+            blocked.extend({"line": r + 1, "findings": hits, "text": lines[r],
+                            "families": sorted({family(h) for h in hits})} for r in rows)
+        elif index not in cut_rows:
+            out_lines.append(line)
+    return out_lines, blocked
+
+
 def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> Screened:
     """Screen one project context file (see the module docstring).
 
@@ -165,16 +181,7 @@ def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> 
     if unpinned or (len(cut_rows) >= 2 and len(cut_rows) > MOSTLY_ATTACK * non_blank):
         placeholder = blocked_file(label, tuple(high), path=path)
         return Screened(text=placeholder, blocked_file=tuple(high), flagged=low, allowed=allowed)
-    blocked: list[dict[str, Any]] = []
-    out_lines: list[str] = []
-    for index, line in enumerate(lines):
-        if index in cuts:
-            rows, hits = cuts[index]
-            out_lines.append(_line_marker(label, [r + 1 for r in rows], hits))
-            blocked.extend({"line": r + 1, "findings": hits, "text": lines[r],
-                            "families": sorted({family(h) for h in hits})} for r in rows)
-        elif index not in cut_rows:
-            out_lines.append(line)
+    out_lines, blocked = _cut(lines, cuts, cut_rows, label)
     if blocked:
         record_warning(
             "context_lines_blocked",
