@@ -1,13 +1,9 @@
 """JSON of user or model data, read and walked without recursing past a bound.
 
-``json.loads``, ``json.dumps``, ``copy.deepcopy`` and ``repr`` all recurse once per nesting
-level, so a tool call whose arguments a model nested 10,000 deep raises ``RecursionError`` in
-whichever of them meets it first - and, with the message kept in the history, on every later
-turn too. Everything that parses such text or walks such a value goes through this module: the
-depth is measured first, without recursion (a bracket scan of the raw text, an explicit stack
-over a value), and anything deeper than ``MAX_DEPTH`` is refused with ``TooDeepError`` (a
-``ValueError``, so callers that already treat invalid JSON as "leave it as text" need no new
-branch). The process's recursion limit is never touched.
+``json``, ``copy.deepcopy`` and ``repr`` recurse per nesting level, so arguments a model nested
+10,000 deep raise ``RecursionError`` on every later turn. Everything that parses or walks such
+data measures its depth first, without recursion, and refuses more than ``MAX_DEPTH`` with
+``TooDeepError`` (a ``ValueError``). The recursion limit is never touched.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The OpenAI Responses API request: canonical messages out as ``input`` items.
 
-``responses_input`` builds ``input`` for ``client.responses.create`` from canonical messages of
-any origin: a message born of Responses items (``hermes_core.responses_items``) sends its
-items back byte-identical while no pass changed it, and only what a pass changed is rebuilt.
-What could not be sent as it was (reasoning of another vendor, images in an assistant turn, a
-reasoning item left with nothing to precede) is counted in a ``Conversion``;
-``not_sent_elsewhere`` counts what a Chat or Anthropic request leaves out of Responses-born
-messages. ``InputCache`` and ``LeftOutCounter`` do both at the cost of the new messages.
-Nothing here recurses on the data (``hermes_core.bounded``).
+``responses_input`` sends a Responses-born message's items back byte-identical while no pass
+changed it and rebuilds only what changed; what could not be sent as it was is counted in a
+``Conversion`` (``not_sent_elsewhere``: what Chat or Anthropic requests leave out). ``InputCache``
+and ``LeftOutCounter`` cost only the new messages. Nothing here recurses on the data.
 """
 
 
