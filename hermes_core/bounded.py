@@ -16,7 +16,6 @@ from typing import Any
 __all__ = [
     "MAX_DEPTH",
     "TooDeepError",
-    "check_value_depth",
     "json_depth",
     "loads",
     "too_deep_note",
@@ -104,12 +103,6 @@ def value_depth(value: Any, limit: int = MAX_DEPTH) -> int:
         stack.extend((child, depth + 1) for child in children
                      if isinstance(child, (dict, list, tuple)))
     return deepest
-
-
-def check_value_depth(value: Any, limit: int = MAX_DEPTH) -> None:
-    """Raise ``TooDeepError`` when ``value`` nests deeper than ``limit``."""
-    if value_depth(value, limit) > limit:
-        raise TooDeepError(f"value nested more than {limit} levels deep")
 
 
 def too_deep_note(what: str = "arguments", limit: int = MAX_DEPTH) -> str:

@@ -62,10 +62,6 @@ class DaemonPool(concurrent.futures.Executor):
             if thread is not me:
                 thread.join(timeout)
 
-    def live_threads(self) -> int:
-        with self._lock:
-            return self._threads
-
     def _work(self) -> None:
         work = self._queue
         while True:

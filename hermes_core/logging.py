@@ -23,16 +23,6 @@ ROOT = "hermes_core"
 _root = logging.getLogger(ROOT)
 _root.addHandler(logging.NullHandler())
 
-_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "warn": logging.WARNING,
-    "error": logging.ERROR,
-    "exception": logging.ERROR,
-    "critical": logging.CRITICAL,
-}
-
 
 def stdlib_name(name: str | None) -> str:
     """The stdlib logger name for a module: ``hermes_core.*`` as is, others under plugins."""

@@ -18,10 +18,6 @@ IMAGE_TOKEN_ESTIMATE = 1_600
 MESSAGE_OVERHEAD_TOKENS = 10
 _IMAGE_TYPES = frozenset({"image_url", "input_image", "image"})
 
-ESTIMATE = "estimate"
-EXACT = "exact"
-PROVIDER = "provider"
-
 
 @runtime_checkable
 class Tokenizer(Protocol):
