@@ -1,10 +1,8 @@
 """A forced compression's one pass over the host's history: everything it needs read at once.
 
-Over a long history each pass is mostly the memory traffic of reading every message dict
-(docs/performance.md, "One pass over the history"), so ``read_history`` reads in one pass what
-several steps need - the messages as OpenAI-format dicts, their rough estimate, a proof of
-their tool pairing in its usual form and, when a plugin records compactions (the archive), the columns it reads
-- and each is tested against the function it stands in for.
+Each pass over a long history is mostly memory traffic, so ``read_history`` reads in one pass
+the messages as OpenAI-format dicts, their estimate, a proof of their pairing and, when a plugin
+records compactions, the archive's columns - each tested against the function it stands in for.
 """
 
 from __future__ import annotations
@@ -145,8 +143,8 @@ def _read_plain(
     parts (nothing to normalise) and still proven: ``(where it stopped, estimate so far, the
     open block's ids, how many came)``. The message it stops at is left for the general loop
     untouched. The same work as that loop's, less its bookkeeping (an output list that may
-    diverge, a position that may differ from the index, a proof that may have failed) and with
-    a plain tool result (the most common message) read in one branch: ~30% less per message."""
+    diverge, a position that may differ from the index, a proof that may have failed), with a
+    plain tool result (the most common message) read in one branch."""
     total = 0
     want: list[str] | None = None
     k = 0

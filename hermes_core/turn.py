@@ -1,10 +1,9 @@
 """One call for a whole agent turn against an official SDK client: ``Session.create`` and
 ``AsyncSession.create``.
 
-Until the model answers without a tool call: ``assemble_tools``, ``before_request``, the
-provider call (Chat Completions, or Messages for ``provider="anthropic"``), ``after_response``
-and every call answered by ``handle_tool_call``. A context overflow is retried compressed; any
-other error is raised. The caller's list is never changed (``TurnResult.messages`` is new).
+Until the model answers without a tool call: tools, ``before_request``, the provider call,
+``after_response``, every call answered by ``handle_tool_call``. A context overflow is retried
+compressed, any other error raised; the caller's list is never changed.
 """
 
 from __future__ import annotations

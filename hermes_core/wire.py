@@ -1,11 +1,8 @@
 """The wire formats: a canonical payload (``hermes_core.payload``) as the keyword arguments of
 OpenAI Chat (``to_openai``) or Anthropic Messages (``to_anthropic``).
 
-Pure converters: the same payload gives the same arguments whatever ran before. A caller that
-holds the session's message cache passes it explicitly (``LaidOut``, from
-``payload.lay_out_request``), and each unchanged message is then converted once per session
-instead of once per request; the result is the same as the from-scratch conversion. What a
-conversion changes, replaces or drops is counted in ``notes`` (``hermes_core.conversion``).
+Pure converters; a caller holding the session's message cache passes it (``LaidOut``) so an
+unchanged message converts once per session, with the same result. Changes go into ``notes``.
 """
 
 from __future__ import annotations
