@@ -50,7 +50,7 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
     count); mapping keys count too, as they go on the wire; a part whose ``type`` is a media
     type (image, audio, file, document) counts as one medium instead of its bytes. Used for
     content shapes nobody special-cased: Anthropic blocks (thinking, documents, tool_result
-    with nested content), Responses items and any ``_``-key payload a fidelity lane keeps.
+    with nested content), Responses items and any ``_``-key payload kept for a byte-identical replay.
     """
     chars = media = 0
     stack: list[Any] = [value]

@@ -477,7 +477,7 @@ def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]],
                        notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The Anthropic ``messages`` of canonical payload messages, built from scratch.
 
-    Reused tool-call ids are renamed (``hermes_core.history.IdRenamer``): the Messages API
+    Reused tool-call ids are renamed (``hermes_core.wire_ids.IdRenamer``): the Messages API
     rejects a request with two ``tool_use`` blocks of one id, and providers reuse ids.
     """
     renamer = IdRenamer()
