@@ -84,7 +84,7 @@ def _source_tokens(source: Any) -> int:
 
 
 def part_tokens(part: Any) -> int:
-    """Rough tokens of one content part or block (see the module docstring), overhead included."""
+    """Rough tokens of one content part or block (rules per kind: docs/message-model.md), overhead included."""
     if isinstance(part, str):
         return _text(len(part))
     if not isinstance(part, Mapping):

@@ -127,7 +127,7 @@ def _cut(lines: Sequence[str], cuts: dict[int, tuple[list[int], list[str]]], cut
 
 
 def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> Screened:
-    """Screen one project context file (see the module docstring).
+    """Screen one project context file (docs/hostile-input.md).
 
     Each line is scanned on its own, so an attack on a line next to a blocked one is found
     by itself. A high finding that no single line shows (an instruction inside a multi-line

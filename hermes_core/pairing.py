@@ -198,7 +198,7 @@ def pending_calls(messages: Sequence[Mapping[str, Any]]) -> list[Match]:
 def pairing_problems(messages: Sequence[Mapping[str, Any]], *, allow_pending: bool = True) -> list[str]:
     """Why ``messages`` would be refused by a provider (``[]`` when valid), each naming indices.
 
-    ``allow_pending`` accepts unanswered calls of the newest assistant message (see module doc).
+    ``allow_pending`` accepts unanswered calls of the newest assistant message (in flight: docs/message-model.md).
     """
     problems: list[str] = []
     n = len(messages)
