@@ -73,11 +73,7 @@ def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
     if role == "tool":
         call_id = scan.call_ids[at] = message.get("tool_call_id")
     if not is_plain(message, role, content, call_id):
-        scan.odd[at] = message
-    if message.get(REF_KEY):
-        scan.marked.append(at)
-    elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
-        scan.summaries.append(at)
+        _hold_odd(scan, at, message, role)
 
 
 def _hold_odd(columns: HistoryScan, index: int, message: dict[str, Any], role: Any) -> None:
