@@ -1,12 +1,8 @@
 """hermes-core: context engineering for LLM agents, as pluggy plugins.
 
-The public API: ``Session`` (one conversation), ``ContextEngine`` (subclass it to ship an
-engine), ``hookimpl`` (mark hook implementations), the frozen records that cross hook
-boundaries, ``PluginHost`` and the configuration model.
-
-Every name is imported on first use (module ``__getattr__``): ``import hermes_core`` costs
-next to nothing, ``from hermes_core import hookimpl`` (what a plugin module does) imports the
-hook markers alone, and ``Session`` pulls in what a session needs when it is first asked for.
+The public API: ``Session``, ``ContextEngine``, ``hookimpl``, the frozen records that cross hook
+boundaries, ``PluginHost`` and the configuration model. Every name is imported on first use
+(module ``__getattr__``), so ``import hermes_core`` costs next to nothing.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """``AsyncSession``: the same session for asyncio hosts (a gateway, a FastAPI service).
 
-Every step runs the synchronous ``Session`` - the same hooks, the same engines - in a worker
-thread, so file reads, SQLite writes and compression never block the event loop. What waits on
-the network is brought back to the loop: an LLM summary requested from inside a worker runs as
-a coroutine on the host's loop through the async SDK clients (``AsyncOpenAI`` /
-``AsyncAnthropic``, see ``hermes_plugins.summarizers_async``), and the worker only waits for its
-result. ``on_status`` and an async ``invoke`` run on the loop too, never in a worker.
-
-The workers come from one shared pool sized for waiting, not computing: a thread blocked on a
-summary costs nothing, and 50 sessions compressing at once must not queue behind the six
-threads of asyncio's default pool. Computing is limited instead: a worker holds one of
-``CPU_SLOTS`` slots while it runs Python code and gives it back while it waits on the loop, so
-the loop's thread competes for the GIL with a couple of threads, never with fifty.
+Each step runs the synchronous ``Session`` in a worker thread of one shared pool sized for
+waiting; an LLM summary, ``on_status`` and an async ``invoke`` run on the host's loop. A worker
+holds one of ``CPU_SLOTS`` slots while it computes, so the loop's thread competes for the GIL
+with a couple of threads, never fifty (docs/embedding.md).
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """Build the system prompt once: walk the prompt table, ask each block's hook, join the layers.
 
-``assemble`` is the only place that knows the order of the prompt; the order is the data in
-``hermes_core.prompt.PROMPT_TABLE``, never plugin registration order. A hook that raises costs
-its own block and a warning (the host attributes the failure to the plugin); a strict host
-raises instead. Warnings are collected per build in a ContextVar, so sessions built
-concurrently never see each other's.
-
-Exact token counts are part of the result but are computed on first access: an agent that only
-sends the prompt never pays the tokenizer (1.5-8 ms per prompt), while ``hermes-ctx prompt``
-and tools that report sizes get exact numbers.
+The order is the data in ``hermes_core.prompt.PROMPT_TABLE``, never registration order. A hook
+that raises costs its own block and a warning (a strict host raises). Warnings are collected per
+build in a ContextVar, so concurrent builds never mix; exact token counts are computed on first
+access, so an agent that only sends the prompt never pays the tokenizer.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """JSON of user or model data, read and walked without recursing past a bound.
 
-``json.loads``, ``json.dumps``, ``copy.deepcopy`` and ``repr`` all recurse once per nesting
-level, so a tool call whose arguments a model nested 10,000 deep raises ``RecursionError`` in
-whichever of them meets it first - and, with the message kept in the history, on every later
-turn too. Everything that parses such text or walks such a value goes through this module: the
-depth is measured first, without recursion (a bracket scan of the raw text, an explicit stack
-over a value), and anything deeper than ``MAX_DEPTH`` is refused with ``TooDeepError`` (a
-``ValueError``, so callers that already treat invalid JSON as "leave it as text" need no new
-branch). The process's recursion limit is never touched.
+``json``, ``copy.deepcopy`` and ``repr`` recurse per nesting level, so arguments a model nested
+10,000 deep raise ``RecursionError`` on every later turn. Everything that parses or walks such
+data measures its depth first, without recursion, and refuses more than ``MAX_DEPTH`` with
+``TooDeepError`` (a ``ValueError``). The recursion limit is never touched.
 """
 
 from __future__ import annotations
@@ -20,7 +16,6 @@ from typing import Any
 __all__ = [
     "MAX_DEPTH",
     "TooDeepError",
-    "check_value_depth",
     "json_depth",
     "loads",
     "too_deep_note",
@@ -108,12 +103,6 @@ def value_depth(value: Any, limit: int = MAX_DEPTH) -> int:
         stack.extend((child, depth + 1) for child in children
                      if isinstance(child, (dict, list, tuple)))
     return deepest
-
-
-def check_value_depth(value: Any, limit: int = MAX_DEPTH) -> None:
-    """Raise ``TooDeepError`` when ``value`` nests deeper than ``limit``."""
-    if value_depth(value, limit) > limit:
-        raise TooDeepError(f"value nested more than {limit} levels deep")
 
 
 def too_deep_note(what: str = "arguments", limit: int = MAX_DEPTH) -> str:

@@ -1,18 +1,9 @@
 """Compression in the request loop: when it fires, what the host is told, what /compress says.
 
 ``Session.before_request``, ``after_response``, ``on_provider_error`` and ``compress`` delegate
-here. Every decision runs the selected engine's lifecycle through its hooks
-(``host.engine_step``), so plugins can observe or veto it, and says which counter made it:
-
-* ``provider`` - the prompt tokens the provider reported for the last request;
-* ``provider+estimate`` - that figure plus the rough growth of the request since then (the
-  reference's "usage anchor + delta": a rough estimate that runs high never triggers a
-  compression on its own once the provider has proved the prompt fits);
-* ``estimate`` - ceil(chars / 4) of system prompt + messages + tool schemas, before any usage.
-
-After every compression the system prompt is rebuilt once (memory re-read from disk), the
-engine is told about the boundary (``boundary_reason="compression"``), and the session id stays
-the same: the conversation is compacted in place, so ``--resume`` keeps working.
+here; every decision runs the engine's lifecycle through its hooks and names the counter that
+made it (``provider``, ``provider+estimate``, ``estimate``: docs/compaction.md). After a
+compression the prompt is rebuilt once and the session id stays (``--resume`` keeps working).
 """
 
 from __future__ import annotations

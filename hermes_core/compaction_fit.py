@@ -1,4 +1,4 @@
-"""The counted fit of a compaction's result (issue 29): does the request fit now, and if not, why.
+"""The counted fit of a compaction's result: does the request fit now, and if not, why.
 
 The rough estimate decides when to compress; whether the result fits is counted with the
 model's tokenizer (``tokens.RequestCounter``). Over the threshold, the engine's further passes
@@ -52,7 +52,7 @@ def settle_fit(
     tools: Sequence[Mapping[str, Any]] | None = None,
     session_id: str | None = None,
 ) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    """The counted fit of a compaction's result (issue 29): ``(messages, fit)``.
+    """The counted fit of a compaction's result: ``(messages, fit)``.
 
     The request (``system_prompt`` + ``messages`` + ``tools``) is counted with ``counter``; over
     ``engine.threshold_tokens``, ``further(messages, target, tokens)`` runs the engine's further

@@ -1,20 +1,9 @@
 """The configuration model: ``$HERMES_HOME/config.yaml`` read into frozen attrs sections.
 
-The core declares only the keys the core itself reads (engine selection, ``compression.*``
-that every engine honours, ``plugins``, the session store, file bounds, the
-threat-scan allow list, the agent keys the Session reads). Every other
-key belongs to the plugin that reads it, declared through ``hermes_config_sections`` as a
-``ConfigSection`` - a built-in exactly as a third party - and read with
-``config.section(DECLARATION)``. A declaration names a place: a section of its own
-(``skills``), keys added to a core section (``agent``, ``context``, ``compression``) or, with
-the name ``""``, top-level keys (``timezone``); a key has exactly one owner.
-
-Each field carries a checker in its metadata; a bad value is a ``ConfigError`` naming the key
-path, the value and the file, except for fields marked lenient, where a bad value falls back to
-the default with a warning. ``Config.sources`` says where each effective value came from:
-default, file, env or flag. Unknown-key warnings wait until the declarations are known
-(``bind_sections``; ``Session.open`` and the CLI do it): a key is unknown when neither the core
-nor any loaded plugin declares it, and a key of a disabled plugin is accepted silently.
+The core declares only the keys it reads; every other key belongs to the plugin that reads it,
+declared through ``hermes_config_sections`` as a ``ConfigSection`` (one owner per key). A bad
+value is a ``ConfigError`` naming key, value and file (lenient fields: default plus a warning);
+``Config.sources`` says where each value came from. Docs: docs/plugin-guide.md.
 """
 
 from __future__ import annotations

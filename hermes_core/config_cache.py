@@ -1,19 +1,9 @@
 """The configuration ``Session.open`` reads, remembered while its inputs stay the same.
 
-A session opened without ``config`` reads ``<home>/config.yaml``, picks the shared plugin host
-for it and binds the plugins' sections: a YAML parse and a walk of every declared model, the
-same result each time in a process that opens many sessions. The result (and the warnings the
-read raised, which each session still receives) is reused while
-
-* ``config.yaml`` has the same stat signature (device, inode, size, mtime, ctime; "missing"
-  counts as a signature), checked with one ``stat`` per open;
-* the environment is equal (it overrides keys and picks plugins);
-* ``PluginHost.shared`` still answers the same host (``refresh_plugins`` or a new ``sys.path``
-  entry means a new host, and so a new binding).
-
-Timestamps have a coarse tick, so a file rewritten in the same tick with the same size would
-keep its signature: a file changed less than ``SETTLE_SECONDS`` before it was read is not
-remembered (the next open reads it again), the way git treats "racily clean" entries.
+Reused (with the warnings the read raised) while ``config.yaml``'s stat signature, the
+environment and ``PluginHost.shared``'s answer are the same. A file changed less than
+``SETTLE_SECONDS`` before it was read is not remembered: a rewrite within one timestamp tick
+at the same size would keep its signature (git's "racily clean" entries).
 """
 
 from __future__ import annotations

@@ -1,10 +1,7 @@
-"""The building blocks of a config model: ``field`` (default, checker, doc), ``section``
-(a nested section) and the checkers. A checker returns the normalised value or raises
-``ValueError`` with a short reason; the loader turns that into a ``ConfigError`` naming the key,
-the value and the file (or, for a lenient field, a warning and the default).
-
-The core's model and every plugin's declared model use these; import them from
-``hermes_core.config``.
+"""The building blocks of a config model: ``field`` (default, checker, doc), ``section`` and the
+checkers. A checker returns the normalised value or raises ``ValueError`` with a short reason,
+which the loader turns into a ``ConfigError`` naming key, value and file (lenient: a warning and
+the default). Import them from ``hermes_core.config``.
 """
 
 from __future__ import annotations

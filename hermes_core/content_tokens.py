@@ -1,30 +1,9 @@
 """Rough token estimates of any message content shape, per part kind.
 
-``hermes_core.tokens.estimate_tokens`` counts text (characters / 4). A content may also be a
-list of OpenAI Chat parts (``text``, ``image_url``, ``input_audio``, ``file``, ``refusal``),
-Anthropic blocks (``text``, ``image``, ``document``, ``search_result``, ``tool_result``,
-``tool_use``, ``thinking``, ``redacted_thinking``) or Responses parts (``input_text``,
-``output_text``, ``input_image``, ``input_file``). Counting such a list by its JSON length
-would price a 200 kB base64 screenshot at 50k tokens; providers price it at about 1,600.
-``content_tokens`` is the one estimate every pass (limits, spill, dedupe, prune, the fit
-check) can use for any of them:
-
-* text of any text part (and a refusal): characters / 4;
-* an image (any shape, data URL or URL): ``IMAGE_TOKENS`` (Anthropic: width x height / 750,
-  at most about 1,600 for the sizes it keeps; OpenAI's high-detail tiles come to the same
-  order);
-* audio: decoded bytes / ``AUDIO_BYTES_PER_TOKEN`` (about ten tokens a second of speech at
-  common bit rates), at least ``AUDIO_MIN_TOKENS``;
-* a file or document: a text source by its text; a base64 PDF or file by its decoded bytes /
-  4 (as if it were all text: an upper bound, so a fit decision errs on the safe side); a URL
-  or file id, which the provider fetches, ``DOCUMENT_REFERENCE_TOKENS``;
-* a search result: its title, source and texts; a tool result: its nested content; a tool
-  use: its name and input as JSON; thinking: its text; redacted thinking: its data / 4;
-* anything else: the characters of the strings in it / 4 (an iterative walk with a bound on
-  the items it visits: no recursion on model data).
-
-Each part also costs ``PART_OVERHEAD_TOKENS``. These are estimates (``tokens.ESTIMATE``), not
-counts: use them where the estimate is used today, never where exactness is claimed.
+Counting a list of parts by its JSON length would price a 200 kB base64 screenshot at 50k tokens
+(providers: about 1,600), so every pass that limits, spills, dedupes, prunes or fits content of
+any shape (OpenAI Chat parts, Anthropic blocks, Responses parts) uses ``content_tokens``. The
+rule per kind: docs/message-model.md, "Token estimates of any shape". Estimates, never counts.
 """
 
 from __future__ import annotations
@@ -105,7 +84,7 @@ def _source_tokens(source: Any) -> int:
 
 
 def part_tokens(part: Any) -> int:
-    """Rough tokens of one content part or block (see the module docstring), overhead included."""
+    """Rough tokens of one content part or block (rules per kind: docs/message-model.md), overhead included."""
     if isinstance(part, str):
         return _text(len(part))
     if not isinstance(part, Mapping):

@@ -1,18 +1,9 @@
 """Content across wire shapes: OpenAI Chat parts <-> Anthropic blocks, and the request report.
 
-The history holds OpenAI-Chat-shaped messages whose content may carry either provider's parts
-(see docs/message-model.md). At the edge, when a request is built for one API, every part the
-target does not define is converted when it converts exactly (an image as a data URL becomes a
-base64 source and back; a URL stays a URL; a PDF becomes a document block or a ``file`` part)
-and otherwise replaced by a visible placeholder (``[image omitted: png, 48 kB]``). Every
-conversion, placeholder and removal is counted in a ``notes`` dict (``kind -> count``, keys
-``"converted:<what>"``, ``"placeholder:<what>"``, ``"dropped:<what>"``) that ends up in the
-request's ``RequestReport`` (``Session.last_request_report``) and, when something was lost, a
-``request_content_converted`` warning.
-
-Plain functions over dicts: they run per message, once per message while it is unchanged (the
-session's ``ProcessedHistory`` keeps the Anthropic forms; OpenAI forms are built only for the
-messages that need a change).
+A part the target API does not define is converted when it converts exactly, else replaced by a
+visible placeholder; each is counted in ``notes`` (``converted:``/``placeholder:``/``dropped:``
+keys) that reach the ``RequestReport`` and a ``request_content_converted`` warning. Plain
+functions over dicts, run once per message while it is unchanged (docs/message-model.md).
 """
 
 from __future__ import annotations
@@ -459,6 +450,46 @@ def user_image_part(part: Any) -> dict[str, Any] | None:
     return _image_part(part, "user", None)
 
 
+def _text_part(part: Mapping[str, Any], kind: str, notes: dict[str, int] | None,
+               keep_markers: bool) -> dict[str, Any] | None:
+    """A text part of any API as a Chat text part; what it carried beside its text is counted."""
+    text = part.get("text")
+    if not isinstance(text, str) or not text:
+        note(notes, "dropped:empty text part")
+        return None
+    extra = [k for k in part if k not in ("type", "text")]
+    if not extra and kind == "text":
+        return part if type(part) is dict else dict(part)
+    out: dict[str, Any] = {"type": "text", "text": text}
+    if kind != "text":
+        note(notes, f"converted:{kind} part -> text part")
+    for key in extra:
+        if key == "cache_control" and keep_markers:
+            out[key] = part[key]
+        elif key == "citations":
+            if part[key]:
+                note(notes, "dropped:citations (text kept)")
+        else:
+            note(notes, f"dropped:{key} of a text part")
+    return out
+
+
+def _chat_media_elsewhere(part: Mapping[str, Any], kind: str, role: str,
+                          notes: dict[str, int] | None) -> dict[str, Any]:
+    """A Chat image, audio or file part in a message other than a user's (Chat takes them only
+    there): a placeholder that says what it was."""
+    if kind == "image_url":
+        ref = part.get("image_url")
+        url = ref.get("url") if isinstance(ref, Mapping) else ref
+        parsed = parse_data_url(url) if isinstance(url, str) else None
+        if parsed is not None:
+            return _placeholder_part(notes, "image", _short(parsed[0]),
+                                     _size(_b64_bytes(parsed[1])), f"in a {role} message")
+        return _placeholder_part(notes, "image", f"in a {role} message", str(url or "")[:200])
+    return _placeholder_part(notes, "audio" if kind == "input_audio" else "file",
+                             f"in a {role} message")
+
+
 def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
                 keep_markers: bool = False) -> dict[str, Any] | None:
     """One content part (an Anthropic block or an OpenAI part) as an OpenAI Chat part valid for
@@ -474,25 +505,7 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
     kind = part.get("type")
     kind = kind if isinstance(kind, str) else None  # a malformed part: no type to go by
     if kind in ("text", "input_text", "output_text"):
-        text = part.get("text")
-        if not isinstance(text, str) or not text:
-            note(notes, "dropped:empty text part")
-            return None
-        extra = [k for k in part if k not in ("type", "text")]
-        if not extra and kind == "text":
-            return part if type(part) is dict else dict(part)
-        out: dict[str, Any] = {"type": "text", "text": text}
-        if kind != "text":
-            note(notes, f"converted:{kind} part -> text part")
-        for key in extra:
-            if key == "cache_control" and keep_markers:
-                out[key] = part[key]
-            elif key == "citations":
-                if part[key]:
-                    note(notes, "dropped:citations (text kept)")
-            else:
-                note(notes, f"dropped:{key} of a text part")
-        return out
+        return _text_part(part, kind, notes, keep_markers)
     if kind == "refusal":
         if role == "assistant":
             return part if type(part) is dict else dict(part)
@@ -510,16 +523,7 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
     if kind in ("image_url", "input_audio", "file"):
         if role == "user":
             return part if type(part) is dict else dict(part)
-        if kind == "image_url":
-            ref = part.get("image_url")
-            url = ref.get("url") if isinstance(ref, Mapping) else ref
-            parsed = parse_data_url(url) if isinstance(url, str) else None
-            if parsed is not None:
-                return _placeholder_part(notes, "image", _short(parsed[0]),
-                                         _size(_b64_bytes(parsed[1])), f"in a {role} message")
-            return _placeholder_part(notes, "image", f"in a {role} message", str(url or "")[:200])
-        return _placeholder_part(notes, "audio" if kind == "input_audio" else "file",
-                                 f"in a {role} message")
+        return _chat_media_elsewhere(part, kind, role, notes)
     if kind in ("thinking", "redacted_thinking"):
         return _placeholder_part(notes, kind.replace("_", " "), *_thinking_details(part))
     return _placeholder_part(notes, str(kind or "untyped part"))

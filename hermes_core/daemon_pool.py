@@ -1,12 +1,9 @@
 """A small executor whose threads never outlive their work nor hold up the interpreter's exit.
 
-The prompt hooks and ``AsyncSession``'s steps run on worker pools so that a plugin that hangs
-costs its block, not the host. ``concurrent.futures.ThreadPoolExecutor`` keeps idle workers for
-the life of the process and joins them at exit, so a host that closed every session still had
-our threads, and a hook that never returns would hang the host at exit. These workers are
-daemon threads that leave as soon as no work is queued: a closed session leaves none behind
-(``join_idle`` waits for the ones on their way out), and a stuck one is dropped at exit. A
-forked child starts its own workers (the parent's threads do not exist there).
+``ThreadPoolExecutor`` keeps idle workers for the life of the process and joins them at exit, so
+a hook that never returns would hang the host's exit. These workers are daemon threads that
+leave when no work is queued (``join_idle`` waits for them); a stuck one is dropped at exit, and
+a forked child starts its own.
 """
 
 from __future__ import annotations
@@ -64,10 +61,6 @@ class DaemonPool(concurrent.futures.Executor):
         for thread in leaving:
             if thread is not me:
                 thread.join(timeout)
-
-    def live_threads(self) -> int:
-        with self._lock:
-            return self._threads
 
     def _work(self) -> None:
         work = self._queue

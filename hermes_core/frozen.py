@@ -1,20 +1,9 @@
 """Tool definitions that cannot change: identity then proves content.
 
-A host with a large, mostly stable catalog (hundreds or thousands of MCP tools) can hand the
-session ``freeze_tools(definitions)`` instead of plain dicts. Every dict in the result is a
-``FrozenDict`` and every list a ``FrozenList``: they read, compare, serialise (``json``,
-``orjson``) and pass ``isinstance(x, dict | list | Mapping)`` like the originals, but every
-mutating method raises. Because a frozen definition can never change, per-turn work keyed on
-the definitions (the tool-search index, the listing, the core/deferred split) is recognised by
-identity instead of re-reading every field - the per-turn cost of an unchanged catalog no longer
-grows with what each definition holds.
-
-This is not a cache the host must remember to invalidate: to present different tools the host
-has to build a new frozen catalog, and the new objects are new keys. (Python cannot stop code
-that calls ``dict.__setitem__(frozen, ...)`` on purpose; nothing else gets through.)
-
-``copy.copy``/``copy.deepcopy`` and ``thaw`` give plain, editable dicts and lists back;
-pickling keeps them frozen.
+``freeze_tools`` gives dicts and lists that read, compare and serialise like the originals but
+refuse every mutation, so per-turn work keyed on a large catalog is recognised by identity (a
+new catalog is new objects: nothing to invalidate). ``copy``/``thaw`` give editable ones back;
+pickling keeps them frozen. See docs/tools.md, "Large catalogs: freeze them".
 """
 
 from __future__ import annotations

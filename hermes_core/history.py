@@ -1,16 +1,9 @@
 """``ProcessedHistory``: each message's processed form, computed once and reused while unchanged.
 
-A turn re-sends the whole history but only its tail is new, so a session keeps per message its
-canonical wire form, rough token estimate (a running sum) and Anthropic blocks (reused tool ids
-renamed), and a turn pays for the new messages plus C-level list comparisons over the rest
-(docs/performance.md, "The message cache"). Unchanged means the same dict at the same place
-(``list.__eq__`` compares pointers first) and, for the newest ``verify_window`` messages
-(default 64), the same shallow snapshot - what hosts edit in place (a streamed reply, the
-current tool results); edits in place further back are seen only with ``verify_window=None``
-or after ``clear()``. A replaced message is always seen; a message that only moved keeps its
-form. Per Session call the host's list is compared once (``normalized`` proves the prefix,
-``sync`` reuses the proof, ``forget_proof`` ends it); ``lend``/``settle`` let the cache layout
-mark a lent list instead of copying the history.
+Per message: its canonical wire form, estimate (a running sum) and Anthropic blocks, so a turn
+pays for the new messages. Unchanged means the same dict at the same place and, for the newest
+``verify_window`` messages, the same shallow snapshot (docs/caching.md; edits further back need
+``verify_window=None`` or ``clear()``). ``lend``/``settle`` let the layout skip a copy.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """What a compaction's recorder reads of each message, read once in the caller's own pass.
 
-``Session.compress`` reads the host's whole history once (``hermes_core.intake``); with a
-``hermes_session_compacted`` hook implemented (the archive plugin), that pass also fills a
-``HistoryScan`` (role, content, call id, the messages that are not plain), handed to the engine
-and the recorder as ``KnownInput.scan``, so the archive does not read every message dict again.
-``REF_KEY`` / ``REFS_KEY`` are the metadata keys of a message that stands for archived ones.
+With ``hermes_session_compacted`` implemented (the archive), ``Session.compress``'s one pass
+(``intake``) fills a ``HistoryScan``, handed over as ``KnownInput.scan`` so the archive does
+not read every message again. ``REF_KEY``/``REFS_KEY`` mark a message standing for archived ones.
 """
 
 from __future__ import annotations
@@ -28,11 +26,9 @@ class HistoryScan:
     ``_scan``, or handed over by the caller's own pass over the list (``KnownInput.scan``).
 
     ``contents``, ``call_ids`` (tool results only) and ``odd`` are dicts by position, not
-    lists: the archive's batch holds them until a store builds its records, and the young
-    collection that follows a compaction traverses every item of a young list - a cache miss on
-    the header of each of the host's contents and messages (~5 ms at 10k messages, 0.4x of issue
-    13's reference pass). A dict holding only strings (or None) is not tracked by the collector
-    at all, and only the messages that are not plain are held as dicts.
+    lists: a dict holding only strings (or None) is not tracked by the garbage collector, whose
+    young collection after a compaction would otherwise visit every item the archive's batch
+    holds (docs/performance.md, "Figures moved out of the core's docstrings").
     """
 
     roles: list[Any] = attrs.Factory(list)

@@ -1,10 +1,6 @@
-"""Render reference pages from the code itself: the hook reference (``docs/hooks.md``) from the
-hook specs' docstrings, and the configuration reference (``docs/configuration.md``) from the
-config model.
-
-Run ``python -m hermes_core.hookdocs > docs/hooks.md`` and
-``python -m hermes_core.hookdocs config > docs/configuration.md`` after changing either; a test
-fails when a page is stale.
+"""Render ``docs/hooks.md`` from the hook specs' docstrings and ``docs/configuration.md`` from the
+config model: ``python -m hermes_core.hookdocs > docs/hooks.md``, ``python -m hermes_core.hookdocs
+config > docs/configuration.md`` after changing either (a test fails when a page is stale).
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Per-implementation isolation: each hook implementation is wrapped once, at registration, so
 pluggy keeps ordering and calling while a raising or ill-typed plugin costs only its own part.
 
-The wrappers also feed the host's observers (``--trace-hooks``, the ``hook_recorder`` fixture)
-with one ``HookCall`` per implementation call, and note in a per-call ``CallLog`` which plugin
-produced which result, so a facade can credit a block to the plugin that wrote it rather than to
-a wrapper that only watched it pass.
+The wrappers also feed the observers (``--trace-hooks``, ``hook_recorder``) and note in a
+per-call ``CallLog`` which plugin produced which result (a block is credited to its writer).
 """
 
 from __future__ import annotations

@@ -1,16 +1,10 @@
 """The PluginHost: owns one pluggy PluginManager, loads plugins resiliently, and is the typed
 facade every hook call site goes through.
 
-There is no module-global manager: ``PluginHost.create()`` builds a fresh host (tests build their
-own). Plugins come from the ``hermes.plugins`` entry-point group - the built-ins are declared
-there in hermes-core's own ``pyproject.toml`` exactly like a third party's. A plugin that fails
-to import or register is recorded as ``failed`` and everything else keeps working, unless strict
-mode (``--strict-plugins`` / ``HERMES_STRICT_PLUGINS=1``) turns that into an error.
-
-Pluggy orders and calls every hook (both wrapper styles included). Isolation is per
-implementation: at registration each implementation's function is wrapped (``hookguard``), so a
-raising or ill-typed plugin is named in a warning and only its own part is lost, and observers
-(``--trace-hooks``, the ``hook_recorder`` fixture) see every implementation call.
+No module-global manager (``PluginHost.create()``); plugins come from the ``hermes.plugins``
+entry points, built-ins as any third party. A plugin that fails is recorded as ``failed`` (an
+error in strict mode); each implementation is wrapped (``hookguard``) so a bad one loses only
+its own part, and tracing sees every call.
 """
 
 from __future__ import annotations

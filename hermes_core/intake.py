@@ -1,10 +1,8 @@
 """A forced compression's one pass over the host's history: everything it needs read at once.
 
-Over a long history each pass is mostly the memory traffic of reading every message dict
-(docs/performance.md, "One pass over the history"), so ``read_history`` reads in one pass what
-several steps need - the messages as OpenAI-format dicts, their rough estimate, a proof of
-their tool pairing in its usual form and, when a plugin records compactions (the archive), the columns it reads
-- and each is tested against the function it stands in for.
+Each pass over a long history is mostly memory traffic, so ``read_history`` reads in one pass
+the messages as OpenAI-format dicts, their estimate, a proof of their pairing and, when a plugin
+records compactions, the archive's columns - each tested against the function it stands in for.
 """
 
 from __future__ import annotations
@@ -75,11 +73,7 @@ def _scan_step(scan: HistoryScan, message: dict[str, Any]) -> None:
     if role == "tool":
         call_id = scan.call_ids[at] = message.get("tool_call_id")
     if not is_plain(message, role, content, call_id):
-        scan.odd[at] = message
-    if message.get(REF_KEY):
-        scan.marked.append(at)
-    elif role == "user" and (message.get("_summary") or message.get("_compressed_summary")):
-        scan.summaries.append(at)
+        _hold_odd(scan, at, message, role)
 
 
 def _hold_odd(columns: HistoryScan, index: int, message: dict[str, Any], role: Any) -> None:
@@ -118,6 +112,26 @@ def _calls_read(message: dict[str, Any], content: Any, calls: Any) -> tuple[int,
     return estimate_message_tokens(message), _ordered_ids(calls)
 
 
+def _odd_tool(columns: HistoryScan | None, index: int, message: dict[str, Any], content: Any,
+              call_id: Any) -> int:
+    """A tool result that is not plain (``is_plain``): its estimate, and its columns when asked."""
+    if columns is not None:
+        columns.roles.append("tool")
+        columns.contents[index] = content
+        columns.call_ids[index] = call_id
+        _hold_odd(columns, index, message, "tool")
+    return estimate_message_tokens(message)
+
+
+def _note_other(columns: HistoryScan, index: int, message: dict[str, Any], role: Any, content: Any,
+                calls: Any) -> None:
+    """A message that is no tool result (and has no content parts) into the archive's columns."""
+    columns.roles.append(role)
+    columns.contents[index] = content
+    if calls or type(content) is not str or len(message) != 2 or type(role) is not str or role == "":
+        _hold_odd(columns, index, message, role)
+
+
 def _read_plain(
     messages: list[Any], columns: HistoryScan | None
 ) -> tuple[int, int, list[str] | None, int]:
@@ -125,8 +139,8 @@ def _read_plain(
     parts (nothing to normalise) and still proven: ``(where it stopped, estimate so far, the
     open block's ids, how many came)``. The message it stops at is left for the general loop
     untouched. The same work as that loop's, less its bookkeeping (an output list that may
-    diverge, a position that may differ from the index, a proof that may have failed) and with
-    a plain tool result (the most common message) read in one branch: ~30% less per message."""
+    diverge, a position that may differ from the index, a proof that may have failed), with a
+    plain tool result (the most common message) read in one branch."""
     total = 0
     want: list[str] | None = None
     k = 0
@@ -145,9 +159,7 @@ def _read_plain(
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
-            if want is None:
-                break
-            if call_id != want[k]:
+            if want is None or call_id != want[k]:
                 break
             # The proof made ``call_id`` a non-empty string's equal. Plain (``is_plain``): no
             # key but these, so no calls, reference or summary key.
@@ -159,15 +171,9 @@ def _read_plain(
                     contents[index] = content
                     call_ids[index] = call_id
             else:
-                total += estimate_message_tokens(message)
-                if columns is not None:
-                    roles(role)
-                    contents[index] = content
-                    call_ids[index] = call_id
-                    _hold_odd(columns, index, message, role)
+                total += _odd_tool(columns, index, message, content, call_id)
             k += 1
-            if k == len(want):
-                want = None
+            want = None if k == len(want) else want
             index += 1
             continue
         if want is not None:
@@ -175,10 +181,9 @@ def _read_plain(
         calls = message.get("tool_calls")
         if calls:
             tokens, ids = _calls_read(message, content, calls)
-            if role == "assistant":
-                if ids is None:
-                    break
-                want, k = ids, 0
+            if role == "assistant" and ids is None:
+                break  # calls the proof cannot follow: the general loop says "not proven"
+            want, k = (ids if role == "assistant" else None), 0
             total += tokens
         elif text and len(message) <= 3:
             total += (len(content) + 3) // 4 + overhead
@@ -187,10 +192,7 @@ def _read_plain(
         else:
             total += estimate_message_tokens(message)
         if columns is not None:
-            roles(role)
-            contents[index] = content
-            if calls or not text or len(message) != 2 or type(role) is not str or role == "":
-                _hold_odd(columns, index, message, role)
+            _note_other(columns, index, message, role, content, calls)
         index += 1
     return index, total, want, k
 
@@ -204,6 +206,40 @@ def _has_responses_items(messages: Sequence[Any], start: int) -> bool:
     return False
 
 
+def _note_read(columns: HistoryScan, position: int, message: dict[str, Any], role: Any, content: Any,
+               call_id: Any, calls: Any) -> None:
+    """``_scan_step`` of a message without content parts, reusing what ``_read_rest`` read: a
+    plain message (``is_plain``) has no other key, so no reference or summary key to read."""
+    columns.roles.append(role)
+    columns.contents[position] = content
+    if role == "tool":
+        columns.call_ids[position] = call_id
+        size = len(message)
+        plain = (size == 2 or (size == 3 and type(call_id) is str and call_id != "")) \
+            and type(content) is str
+    else:
+        plain = not calls and len(message) == 2 and type(content) is str \
+            and type(role) is str and role != ""
+    if not plain:
+        _hold_odd(columns, position, message, role)
+
+
+def _read_converted(
+    expanded: list[dict[str, Any]], columns: HistoryScan | None, proven: bool,
+    want: list[str] | None, k: int,
+) -> tuple[int, bool, list[str] | None, int]:
+    """The messages one input became (an SDK object, content parts): ``(their estimate, still
+    proven, want, k)``, and their columns when asked."""
+    total = 0
+    for converted in expanded:
+        total += estimate_message_tokens(converted)
+        if proven:
+            proven, want, k = _pairing_step(converted, want, k)
+        if columns is not None:
+            _scan_step(columns, converted)
+    return total, proven, want, k
+
+
 def _read_rest(
     messages: Sequence[Any], start: int, columns: HistoryScan | None, total: int,
     want: list[str] | None, k: int,
@@ -215,67 +251,45 @@ def _read_rest(
     # The pairing proof, inline for plain messages (``_pairing_step`` for converted ones):
     # ``want`` the ids of the open block's calls, ``k`` how many of them were answered.
     proven = True
-    if columns is not None:
-        roles, contents, call_ids = columns.roles.append, columns.contents, columns.call_ids
     position = start  # in the normalised list
     for index, message in enumerate(islice(messages, start, None), start):
-        if type(message) is dict:
-            content = message.get("content")
-            if type(content) is not list:
-                if out is not None:
-                    out.append(message)
-                calls = message.get("tool_calls")
-                ids: list[str] | None = None
-                if not calls:
-                    # ``estimate_message_tokens`` of a plain text message, inline (one of more
-                    # than three keys may carry reasoning or ``_`` payloads it counts).
-                    if type(content) is str and len(message) <= 3:
-                        total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
-                    else:
-                        total += estimate_message_tokens(message)
-                else:
-                    tokens, ids = _calls_read(message, content, calls)
-                    total += tokens
-                role = message.get("role")
-                call_id = message.get("tool_call_id") if role == "tool" else None
-                if columns is not None:
-                    # ``_scan_step``, inline: a plain message (``is_plain``; the content is not
-                    # a list here) has no other key, so no reference or summary key to read.
-                    roles(role)
-                    contents[position] = content
-                    if role == "tool":
-                        call_ids[position] = call_id
-                        size = len(message)
-                        plain = (size == 2 or (size == 3 and type(call_id) is str and call_id != "")) \
-                            and type(content) is str
-                    else:
-                        plain = not calls and len(message) == 2 and type(content) is str \
-                            and type(role) is str and role != ""
-                    if not plain:
-                        _hold_odd(columns, position, message, role)
-                    position += 1
-                if proven:
-                    if role == "tool":
-                        if want is None or call_id != want[k]:
-                            proven = False
-                        else:
-                            k += 1
-                            if k == len(want):
-                                want = None
-                    elif want is not None:
-                        proven = False
-                    elif calls and role == "assistant":
-                        want, k = ids, 0
-                        proven = ids is not None
-                continue
-        expanded = _expand(message)
-        for converted in expanded:
-            total += estimate_message_tokens(converted)
-            if proven:
-                proven, want, k = _pairing_step(converted, want, k)
+        # Neither an SDK object nor content parts: read as it is.
+        if type(message) is dict and type(content := message.get("content")) is not list:
+            if out is not None:
+                out.append(message)
+            calls = message.get("tool_calls")
+            ids: list[str] | None = None
+            if calls:
+                tokens, ids = _calls_read(message, content, calls)
+                total += tokens
+            elif type(content) is str and len(message) <= 3:
+                # ``estimate_message_tokens`` of a plain text message, inline (one of more
+                # than three keys may carry reasoning or ``_`` payloads it counts).
+                total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
+            else:
+                total += estimate_message_tokens(message)
+            role = message.get("role")
+            call_id = message.get("tool_call_id") if role == "tool" else None
             if columns is not None:
-                _scan_step(columns, converted)
-                position += 1
+                _note_read(columns, position, message, role, content, call_id, calls)
+            position += 1
+            if proven:
+                if role == "tool":
+                    if want is None or call_id != want[k]:
+                        proven = False
+                    else:
+                        k += 1
+                        want = None if k == len(want) else want
+                elif want is not None:
+                    proven = False
+                elif calls and role == "assistant":
+                    want, k = ids, 0
+                    proven = ids is not None
+            continue
+        expanded = _expand(message)
+        tokens, proven, want, k = _read_converted(expanded, columns, proven, want, k)
+        total += tokens
+        position += len(expanded)
         if out is None:
             if len(expanded) == 1 and expanded[0] is message:
                 continue

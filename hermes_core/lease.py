@@ -1,12 +1,9 @@
 """One compaction of a session at a time, across threads, processes and machines.
 
-A store that can (``acquire_lease`` / ``renew_lease`` / ``release_lease``: the SQLite and Redis
-stores) gives ``compaction_lease`` a lease with a random token and an expiry; the lease is
-renewed from a background thread while the engine runs (an LLM summary can take minutes) and
-released by compare-and-delete, so a worker never frees another's lease and a worker killed
-mid-compaction blocks the session only until the lease expires. A worker that finds the lease
-held waits up to ``session_store.lease_wait_seconds``, then goes on without compacting (the
-request is served as it is) and says so with a warning.
+With a store that supports leases (SQLite, Redis), ``compaction_lease`` takes one with a random
+token and an expiry, renews it from a background thread while the engine runs and releases it by
+compare-and-delete; a worker that finds it held waits ``session_store.lease_wait_seconds``, then
+goes on without compacting, with a warning (docs/stores.md).
 """
 
 from __future__ import annotations

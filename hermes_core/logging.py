@@ -1,16 +1,9 @@
 """Logging: structlog events delivered through the standard ``logging`` module.
 
-A library must not decide where its logs go. Every logger here is a structlog bound logger
-wrapped around a stdlib logger under ``hermes_core`` (built-in and third-party plugins log under
-``hermes_core.plugins.<module>``) with its own processor chain, so it behaves the same whether or
-not the host configured structlog, and never falls back to structlog's default of printing to
-stdout. The ``hermes_core`` logger carries a ``NullHandler`` (the stdlib convention for
-libraries): nothing reaches stderr either until the host configures logging - or the CLI does,
-with ``configure_logging``.
-
-Each record keeps the structured event under ``record.hermes_event`` (a dict with ``event`` and
-the context keys), so a handler can render it as JSON; its plain message reads
-``event key=value ...`` for a host that just calls ``logging.basicConfig()``.
+A library must not decide where its logs go: every logger is a structlog bound logger over a
+stdlib logger under ``hermes_core`` (plugins: ``hermes_core.plugins.<module>``) with its own
+processors, and ``hermes_core`` has a ``NullHandler`` until the host (or the CLI's
+``configure_logging``) configures logging. ``record.hermes_event`` holds the structured event.
 """
 
 from __future__ import annotations
@@ -29,16 +22,6 @@ LogFormat = Literal["console", "json"]
 ROOT = "hermes_core"
 _root = logging.getLogger(ROOT)
 _root.addHandler(logging.NullHandler())
-
-_LEVELS = {
-    "debug": logging.DEBUG,
-    "info": logging.INFO,
-    "warning": logging.WARNING,
-    "warn": logging.WARNING,
-    "error": logging.ERROR,
-    "exception": logging.ERROR,
-    "critical": logging.CRITICAL,
-}
 
 
 def stdlib_name(name: str | None) -> str:

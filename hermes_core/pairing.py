@@ -1,20 +1,9 @@
 """The tool-call pairing rule, the one place it is written down.
 
-Providers reject a request whose tool calls and results do not line up, and providers reuse
-call ids (gpt-4o in tau-bench, SWE-agent 1.x), so pairing by id alone is wrong. The rule here:
-
-* **Matching**: a tool result answers the nearest preceding assistant call with its id that is
-  still unanswered (by position; within one assistant message, the first such call).
-* **Validity** (what OpenAI and Anthropic enforce): the results of an assistant message's calls
-  come right after it, one per call, before any other message; a tool message answers a call of
-  the assistant message its block follows. Calls of the newest assistant message may be
-  unanswered when nothing but their results follows it: those calls are in flight (the host
-  runs them next) and are legal.
-
-Everything that pairs messages (dedupe, demotion, the cut, ``sanitize_tool_pairs``, one-liners,
-readers, the request loop) goes through ``match_results`` (or, for one assistant message,
-``answered_in_order``: its usual form, which needs no look at the rest); every check of an output goes through
-``pairing_problems``. Plain functions over dicts: they run over whole histories.
+Providers reject calls and results that do not line up, and reuse call ids, so pairing by id
+alone is wrong. Everything that pairs messages goes through ``match_results`` (or
+``answered_in_order`` for one assistant message's usual form); every check of an output through
+``pairing_problems``. The rule: docs/message-model.md, "The tool-call pairing rule".
 """
 
 from __future__ import annotations
@@ -209,7 +198,7 @@ def pending_calls(messages: Sequence[Mapping[str, Any]]) -> list[Match]:
 def pairing_problems(messages: Sequence[Mapping[str, Any]], *, allow_pending: bool = True) -> list[str]:
     """Why ``messages`` would be refused by a provider (``[]`` when valid), each naming indices.
 
-    ``allow_pending`` accepts unanswered calls of the newest assistant message (see module doc).
+    ``allow_pending`` accepts unanswered calls of the newest assistant message (in flight: docs/message-model.md).
     """
     problems: list[str] = []
     n = len(messages)

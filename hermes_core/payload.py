@@ -1,19 +1,9 @@
 """The request payload: what goes on the wire, canonicalised so that equal requests are equal bytes.
 
-A provider's prefix cache matches byte for byte, so everything around the (already stable) system
-prompt must be stable too. ``assemble_payload`` strips string contents, writes tool-call
-arguments as compact sorted-key JSON, removes ``_`` metadata keys (except the three the wire
-conversion reads, ``conversion.WIRE_METADATA``) and a message's top-level ``cache_control``, and
-sorts tool definitions by name. The payload shape, which ``hermes_payload_cache_layout``
-receives and returns::
-
-    {"provider": str, "model": str, "system": str, "messages": [...], "tools": [...]}
-
-Copy-on-write: inputs are never mutated; a message that needs no change is the same object.
-``build_request`` keeps each message's canonical form in the session's ``ProcessedHistory``
-(``hermes_core.history``) while the message is unchanged, so a turn costs what is new; the
-result is what the from-scratch functions give. ``hermes_core.wire`` turns a payload into a
-provider's keyword arguments.
+A provider's prefix cache matches byte for byte: ``assemble_payload`` strips string contents,
+writes arguments as compact sorted-key JSON, drops ``_`` keys (but ``conversion.WIRE_METADATA``)
+and sorts tools by name - copy-on-write. Shape: ``{"provider", "model", "system", "messages",
+"tools"}``. ``build_request`` reuses the session's ``ProcessedHistory``; ``wire`` converts.
 """
 
 from __future__ import annotations

@@ -1,21 +1,9 @@
 """The plugin API: the one module built-in and third-party plugins import (besides the public
 ``hermes_core`` package). Re-exports only; the rest of the core is private to it.
 
-* hooks and host: ``hookimpl``, ``hookspec``, ``host_state`` (per-host plugin state);
-* records that cross hook boundaries: ``PromptContext``, ``PromptBlock``, ``ContextFile``, ...;
-* configuration: ``Config``, ``ConfigSection``, ``section``, ``field`` and the field checkers;
-* engines: ``ContextEngine``, ``CompressionReport``, ``coerce_usage``, ``model_threshold``,
-  the summarizer request and errors;
-* the message model: ``content_text``, ``validate_messages``, the pairing rule, redaction,
-  ``bounded`` JSON loading, Responses-API shapes, payload assembly;
-* transcript readers: ``TranscriptFormat``, ``TranscriptSource``, ``Transcript``, ``Detection``,
-  ``ReportBuilder`` and their helpers;
-* token counting and model data; bounded file reads and safe YAML;
-* logging and warnings: ``get_logger``, ``record_warning``; errors: ``HermesError`` and kin;
-* CLI helpers for plugin-provided commands: ``CliState``, ``guarded``, ``emit_json``, ``fail``...
-
-Names load on first use, like ``hermes_core``'s own: a plugin importing ``hookimpl`` does not
-pay for the transcript readers or the CLI.
+Hooks and host state, the records that cross hook boundaries, configuration sections and field
+checkers, engines, the message model, transcript readers, token counting, bounded reads, logging,
+errors and CLI helpers (docs/plugin-guide.md lists them). Names load on first use.
 """
 
 from __future__ import annotations

@@ -1,15 +1,9 @@
 """Run the prompt hooks of one assembly on the host's worker pool: one hand-off per assembly.
 
-A prompt hook may hang (a third-party plugin waiting on the network), and a thread cannot be
-preempted, so the hooks run on a small pool the host owns while the caller waits with a
-deadline. Handing every hook to the pool separately cost a thread switch per block (most of a
-``Session.open`` on a busy machine), so one job runs the assembly's hooks in order and the
-caller sleeps until the job ends. The budget stays per hook: the job notes when its current hook
-started, and the caller, woken only by the end of the job or by a deadline, leaves out a hook
-that has run past ``budget`` seconds (naming the plugin that was running), keeps the blocks that
-finished, and hands the rest of the assembly to a fresh job so that one slow plugin costs one
-block. When no worker is free within the budget (each held by an earlier hook that never
-returned), the remaining blocks are left out with one warning naming the plugins holding them.
+A prompt hook may hang and a thread cannot be preempted, so one job runs the assembly's hooks in
+order while the caller waits with a per-hook deadline: a hook past ``budget`` loses its block
+(naming the plugin) and the rest go to a fresh job; with no free worker the remaining blocks are
+left out with one warning (a hand-off per hook cost a thread switch per block: docs/prompt.md).
 """
 
 from __future__ import annotations

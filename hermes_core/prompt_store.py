@@ -1,10 +1,8 @@
 """A session's system prompt in the session store: replayed while it still fits, stored masked.
 
-A worker that opens a known session id (another process, the next gateway turn) replays the
-stored bytes instead of rebuilding, so the provider's prefix cache stays warm - unless the
-stored Model/Provider lines disagree with the runtime (spec §14) or the copy had secrets
-masked (replaying it would send placeholders). A store that fails costs the reuse, never the
-session: a warning, and the prompt is rebuilt.
+A worker opening a known session id replays the stored bytes (the prefix cache stays warm)
+unless its Model/Provider lines disagree (spec §14) or secrets were masked in it. A failing
+store costs the reuse, never the session: a warning, and the prompt is rebuilt.
 """
 
 from __future__ import annotations

@@ -1,13 +1,9 @@
 """The OpenAI Responses API request: canonical messages out as ``input`` items.
 
-``responses_input`` builds ``input`` for ``client.responses.create`` from canonical messages of
-any origin: a message born of Responses items (``hermes_core.responses_items``) sends its
-items back byte-identical while no pass changed it, and only what a pass changed is rebuilt.
-What could not be sent as it was (reasoning of another vendor, images in an assistant turn, a
-reasoning item left with nothing to precede) is counted in a ``Conversion``;
-``not_sent_elsewhere`` counts what a Chat or Anthropic request leaves out of Responses-born
-messages. ``InputCache`` and ``LeftOutCounter`` do both at the cost of the new messages.
-Nothing here recurses on the data (``hermes_core.bounded``).
+``responses_input`` sends a Responses-born message's items back byte-identical while no pass
+changed it and rebuilds only what changed; what could not be sent as it was is counted in a
+``Conversion`` (``not_sent_elsewhere``: what Chat or Anthropic requests leave out). ``InputCache``
+and ``LeftOutCounter`` cost only the new messages. Nothing here recurses on the data.
 """
 
 
@@ -154,6 +150,22 @@ def _output_item(message: Mapping[str, Any], conversion: Conversion,
     return {"type": kind, "call_id": str(message.get("tool_call_id") or ""), "output": output}
 
 
+def _kept_call(item: Mapping[str, Any], call: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The original call item of a call the turn still makes: as it was when the call is
+    unchanged (or not a function/custom call), else rebuilt from ``call`` under its id."""
+    kind = item.get("type")
+    if tool_call(item) == {**call, "type": "function"} or kind not in (
+            "function_call", "custom_tool_call"):
+        return item
+    rebuilt = _function_call(call)
+    if kind == "custom_tool_call":
+        rebuilt = {"type": kind, "call_id": call_id_of(item), "name": rebuilt["name"],
+                   "input": rebuilt["arguments"]}
+    if item.get("id"):
+        rebuilt["id"] = item["id"]
+    return rebuilt
+
+
 def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, Any]],
                   conversion: Conversion) -> list[Mapping[str, Any]]:
     """A changed assistant turn: reasoning and server-side items as they were, what a pass
@@ -180,17 +192,7 @@ def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, A
                 conversion.add("calls_removed_by_compaction")
                 continue
             seen.add(ident)
-            if tool_call(item) == {**call, "type": "function"} or kind not in (
-                    "function_call", "custom_tool_call"):
-                out.append(item)
-                continue
-            rebuilt = _function_call(call)
-            if kind == "custom_tool_call":
-                rebuilt = {"type": kind, "call_id": ident, "name": rebuilt["name"],
-                           "input": rebuilt["arguments"]}
-            if item.get("id"):
-                rebuilt["id"] = item["id"]
-            out.append(rebuilt)
+            out.append(_kept_call(item, call))
         elif item.get("role") == "assistant":
             if not text_changed:
                 out.append(item)

@@ -1,13 +1,9 @@
 """Responses API items in the history: recognised, and made canonical messages.
 
-A history may hold Responses items (what ``response.output`` holds, what a host sends as
-``input``). ``canonical_messages`` turns a run of them into the canonical history every pass
-works on: the items of one assistant turn (reasoning, messages, calls, server-side items, in
-any order) become ONE assistant message - text as ``content``, client-side calls as
-``tool_calls``, reasoning summaries as ``_reasoning``, each server-side item a one-line
-placeholder - so compaction keeps or removes a turn whole; an output item becomes a ``tool``
-message. Each canonical message keeps its items unchanged under ``_responses`` (``ORIGINAL_KEY``),
-so a Responses request can send them back byte-identical (``hermes_core.responses``).
+``canonical_messages`` turns a run of items into canonical messages: one assistant turn's items
+(reasoning, messages, calls, server-side items) become ONE assistant message, so compaction keeps
+or removes a turn whole, and an output item a ``tool`` message. Each keeps its items unchanged
+under ``_responses`` (``ORIGINAL_KEY``) for a byte-identical replay (``hermes_core.responses``).
 """
 
 from __future__ import annotations

@@ -1,16 +1,9 @@
 """YAML for files other people write: a safe loader, with aliases and nesting bounded.
 
-``yaml.safe_load`` constructs no arbitrary objects, but it still trusts the document's shape.
-A "billion laughs" document (nine anchors, each a list of nine aliases of the previous one) is
-a few hundred bytes whose value, once anything walks it (rendering, JSON, a copy), has hundreds
-of millions of elements; an anchor that refers to itself makes a structure with no end; and a
-document nested thousands of levels deep exhausts the pure-Python parser's recursion.
-
-``load_yaml`` composes the node graph first (libyaml when PyYAML has it), measures it without
-recursion - distinct nodes, nodes as expanded through every alias, depth, cycles - and only
-then constructs Python objects. A document over the bounds raises ``YAMLLimitError`` (a
-``yaml.YAMLError``, so callers that already report invalid YAML report this too), whose message
-says what was exceeded.
+``yaml.safe_load`` still trusts a document's shape ("billion laughs", self-referring anchors,
+deep nesting). ``load_yaml`` composes the node graph, measures it without recursion (nodes,
+expanded nodes, depth, cycles) and only then constructs; over a bound is a ``YAMLLimitError``
+(a ``yaml.YAMLError``) saying what was exceeded (docs/hostile-input.md).
 """
 
 from __future__ import annotations

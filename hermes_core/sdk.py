@@ -1,12 +1,9 @@
 """The official SDKs' objects in, their keyword arguments out.
 
-Hosts hold whatever their SDK hands them: an OpenAI ``ChatCompletion`` or
-``ChatCompletionMessage``, an Anthropic ``Message``, or plain dicts in either provider's shape.
-Everything inside hermes-core works on OpenAI-format message dicts, so objects are normalised
-once, at the ``Session`` surface (``as_message``, ``normalize_messages``), and never reach the
-engines. On the way out, ``sdk_kwargs`` turns a canonical payload (``hermes_core.payload``) into
-exactly the keyword arguments ``client.chat.completions.create`` or ``client.messages.create``
-accept, so ``Session.request`` can be splatted into the SDK call as it is.
+Objects (an OpenAI ``ChatCompletion``/``ChatCompletionMessage``, an Anthropic ``Message``) or
+dicts of either shape are normalised once, at the ``Session`` surface (``as_message``,
+``normalize_messages``), into OpenAI-format dicts; ``sdk_kwargs`` turns a canonical payload into
+exactly what ``chat.completions.create`` or ``messages.create`` accept.
 """
 
 from __future__ import annotations

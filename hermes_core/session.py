@@ -1,11 +1,8 @@
 """``Session``: what an agent builder holds for one conversation.
 
-The system prompt is built on first use and then replayed byte for byte for the rest of the
-session, because provider prefix caches match on exact bytes; only ``invalidate_system_prompt``
-(called after a compression) makes the next use rebuild, which is also when memory written
-during the session reaches the prompt. A built prompt is stored with its session id, so a
-worker that opens the same session id later (another process, the next gateway turn) replays the
-same bytes instead of rebuilding - unless the stored Model/Provider lines no longer match.
+The system prompt is built on first use and replayed byte for byte (provider prefix caches match
+exact bytes) until ``invalidate_system_prompt`` (after a compression); it is stored with the
+session id, so another worker opening that id replays the same bytes (``prompt_store``).
 """
 
 from __future__ import annotations

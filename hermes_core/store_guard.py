@@ -1,15 +1,9 @@
 """A remote session store on a per-turn time budget: the request's correctness outranks the store.
 
-A Redis store that is slow or unreachable used to cost a turn one client timeout per call (six
-10 s timeouts made a turn 60 s) and, when the lease could not be had, the compaction itself:
-the over-window request went to the provider. A store that says ``remote = True`` is wrapped
-in ``BudgetedStore``: every call of one turn (``Session.before_request``, ``after_response``,
-``compress``, ``on_provider_error``, ``handle_tool_call``) shares
-``session_store.turn_budget_seconds``. A call runs on a worker thread and is abandoned when the
-budget runs out (it ends on its own at the client's socket timeout); it and every later call
-of the turn raise ``StoreError``, which the callers turn into a local compaction, an archive
-kept in memory and one warning. A local store (SQLite) is not wrapped: its calls never wait on
-a network.
+A store with ``remote = True`` is wrapped in ``BudgetedStore``: every call of one turn shares
+``session_store.turn_budget_seconds``, runs on a worker thread and is abandoned when the budget
+runs out; it and every later call of the turn raise ``StoreError``, which callers turn into a
+local compaction, an in-memory archive and one warning (docs/stores.md). SQLite is not wrapped.
 """
 
 from __future__ import annotations

@@ -1,14 +1,9 @@
 """The copy of a system prompt that goes to the session store: users' secrets masked.
 
-The live prompt keeps every file as the user wrote it - if AGENTS.md says ``API_KEY=sk-...``,
-that is what the model is meant to see. The session store, though, is a file on disk that
-outlives the session, is backed up and copied; there the blocks read from users' files
-(context files, MEMORY.md, USER.md, SOUL.md: every block with a ``source``) are masked with the
-compressor's redaction patterns (``hermes_core.redaction``), and a warning names each file in
-which something was masked.
-
-A stored copy that was masked is never replayed as is (the model would lose the secrets): the
-Session rebuilds instead - from unchanged files that gives the same bytes as the first build.
+The live prompt keeps files as the user wrote them; the store outlives the session, so blocks
+read from users' files (every block with a ``source``) are masked with ``hermes_core.redaction``
+and a warning names each file. A masked copy is never replayed: the Session rebuilds instead
+(from unchanged files, the same bytes).
 """
 
 from __future__ import annotations

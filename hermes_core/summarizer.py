@@ -1,13 +1,9 @@
 """The summariser interface: what an engine asks for, and how a summariser may fail.
 
-An engine builds a ``SummaryRequest`` (the redacted middle of the conversation, serialised, plus
-the full LLM prompt) and hands it to the summariser selected by
-``compression.summary.provider``. Summarisers are registered by name through the
-``hermes_summarizers`` hook as factories ``factory(config, *, model=None) -> Summarizer``.
-
-Failures are typed so the engine can apply the reference's policy (§6.5, §9.6): auth/quota and
-network failures abort the compression with nothing dropped; timeouts start a cooldown ladder;
-a missing model falls back once to the main model; an empty response is a failure.
+An engine hands a ``SummaryRequest`` (the redacted middle, serialised, and the LLM prompt) to the
+summariser ``compression.summary.provider`` names (factories registered by ``hermes_summarizers``).
+Failures are typed for the engine's policy (auth, quota and network abort with nothing dropped;
+timeouts start a cooldown; a missing model falls back once): docs/summarizers.md.
 """
 
 from __future__ import annotations

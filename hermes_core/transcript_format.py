@@ -1,11 +1,8 @@
 """What a transcript format is, and what it reads from: the API a format plugin is written to.
 
-A format answers ``hermes_transcript_formats`` with ``TranscriptFormat`` records (name,
-``detect``, ``read``, optional ``write``); every format looks at the same ``TranscriptSource``
-(the head for detection, then the whole input, JSON Lines streamed) and counts what it does on
-a ``ReportBuilder``, which becomes the transcript's ``ConversionReport``: every input record
-converted, merged, absorbed or dropped, every content change, with counts. Reading through
-the installed formats is ``hermes_core.transcripts``.
+A format answers ``hermes_transcript_formats`` with ``TranscriptFormat`` records (``detect``,
+``read``, optional ``write``) over a ``TranscriptSource``, and counts every record and content
+change on a ``ReportBuilder`` (the ``ConversionReport``). Reading: ``hermes_core.transcripts``.
 """
 
 from __future__ import annotations

@@ -1,17 +1,9 @@
 """Transcripts in and out through the installed formats: detect, read, write.
 
-``read_transcript(path_or_text, format="auto")`` returns a ``Transcript``: the conversation as
-OpenAI chat messages (our ``_`` metadata keys mark what the target format has no place for),
-the system prompt, tools, model, metadata, and a ``ConversionReport`` accounting for every
-input record and content change. Detection is by content: every format
-(``hermes_core.transcript_format``) looks at the same head and says how sure it is, or why it
-refuses; the most confident wins, and a file no format accepts is an
-``UnknownTranscriptFormatError`` listing each refusal.
-
-Every transcript returned satisfies ``hermes_core.pairing.pairing_problems(...) == []``: results
-are put right after the assistant message whose calls they answer, an orphan result becomes a
-user message marked ``_injected: "orphan-tool-result"``, and a call with no recorded result gets
-a placeholder result - each counted in the report.
+``read_transcript`` returns a ``Transcript`` (OpenAI chat messages, system prompt, tools, model,
+and a ``ConversionReport`` of every record and change) whose pairing is valid. The most confident
+format (``transcript_format``) wins; a file none accepts is an ``UnknownTranscriptFormatError``
+listing each refusal. Repairs (orphans, missing results): docs/transcripts.md.
 """
 
 from __future__ import annotations

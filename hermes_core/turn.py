@@ -1,17 +1,9 @@
 """One call for a whole agent turn against an official SDK client: ``Session.create`` and
 ``AsyncSession.create``.
 
-A turn is what the README's 20-line loop does, step by step until the model answers without
-calling a tool: ``assemble_tools`` (the host's tools plus the bridge and recall tools),
-``before_request`` (compresses when needed), the provider call through the client the host
-made (``client.chat.completions.create`` for OpenAI-style providers, ``client.messages.create``
-for ``provider="anthropic"``), ``after_response`` (the real usage decides), and every tool call
-of the reply answered by ``handle_tool_call`` (bridge tools and the host's own, through
-``invoke``). A provider error that is a context overflow (``on_provider_error``) is retried
-with the compressed messages; any other error, and an overflow that compression cannot fix,
-reaches the host as raised.
-
-The caller's list is never changed; the turn returns a new one (``TurnResult.messages``).
+Until the model answers without a tool call: tools, ``before_request``, the provider call,
+``after_response``, every call answered by ``handle_tool_call``. A context overflow is retried
+compressed, any other error raised; the caller's list is never changed.
 """
 
 from __future__ import annotations

@@ -1,11 +1,8 @@
 """The wire formats: a canonical payload (``hermes_core.payload``) as the keyword arguments of
 OpenAI Chat (``to_openai``) or Anthropic Messages (``to_anthropic``).
 
-Pure converters: the same payload gives the same arguments whatever ran before. A caller that
-holds the session's message cache passes it explicitly (``LaidOut``, from
-``payload.lay_out_request``), and each unchanged message is then converted once per session
-instead of once per request; the result is the same as the from-scratch conversion. What a
-conversion changes, replaces or drops is counted in ``notes`` (``hermes_core.conversion``).
+Pure converters; a caller holding the session's message cache passes it (``LaidOut``) so an
+unchanged message converts once per session, with the same result. Changes go into ``notes``.
 """
 
 from __future__ import annotations
@@ -363,6 +360,76 @@ def _tool_result_content(content: Any, notes: dict[str, int] | None) -> Any:
     return out
 
 
+def _tool_result_block(message: Mapping[str, Any], notes: dict[str, int] | None) -> dict[str, Any]:
+    """The ``tool_result`` block of a tool message, its error flag and marker carried over."""
+    result: dict[str, Any] = {
+        "type": "tool_result",
+        "tool_use_id": str(message.get("tool_call_id") or ""),
+        "content": _tool_result_content(message.get("content"), notes),
+    }
+    if message.get("_is_error"):
+        result["is_error"] = True
+    if message.get(TOOL_RESULT_MARKER) is not None:
+        result[CACHE_CONTROL] = message[TOOL_RESULT_MARKER]
+    return result
+
+
+def _kept_blocks(message: Mapping[str, Any], originals: Any, notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """The original blocks an assistant message kept, the layout's marker on the last block
+    that is not thinking (a signed thinking block must go back byte-identical)."""
+    marker = layout_marker(message)
+    blocks = list(sendable_blocks(originals, notes))
+    if marker is not None:
+        for i in range(len(blocks) - 1, -1, -1):
+            if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
+                blocks[i] = {**blocks[i], CACHE_CONTROL: marker}
+                break
+    return blocks
+
+
+def _converted_blocks(message: Mapping[str, Any], role: Any, notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """The blocks of a message without kept originals: its content, refusal and tool calls
+    converted, what changed counted in ``notes``."""
+    content = message.get("content")
+    part_role = "assistant" if role == "assistant" else "user"
+    if role not in ("assistant", "user"):
+        note(notes, f"converted:{role} message in the history -> user text")
+    if message.get("name"):  # the Messages API has no participant names
+        note(notes, "dropped:name of a message")
+    blocks: list[dict[str, Any]] = []
+    if isinstance(content, str):
+        if content:
+            blocks.append({"type": "text", "text": content})
+    elif isinstance(content, (list, dict)):
+        for part in content if isinstance(content, list) else [content]:
+            block = anthropic_part(part, part_role, notes)
+            if block is not None:
+                blocks.append(block)
+    refusal = message.get("refusal")
+    if role == "assistant" and isinstance(refusal, str) and refusal:
+        note(notes, "converted:refusal -> text block")
+        blocks.append({"type": "text", "text": refusal})
+    blocks.extend(_tool_use_blocks(message.get("tool_calls"), notes))
+    return blocks
+
+
+def _tool_use_blocks(calls: Any, notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """The ``tool_use`` blocks of an assistant message's calls (a call that is no mapping skipped)."""
+    blocks: list[dict[str, Any]] = []
+    for call in calls or ():
+        if not isinstance(call, Mapping):
+            continue
+        function = call.get("function")
+        fn: Mapping[str, Any] = function if isinstance(function, Mapping) else {}
+        blocks.append({
+            "type": "tool_use",
+            "id": str(call.get("id") or call.get("call_id") or ""),
+            "name": str(fn.get("name") or ""),
+            "input": _tool_input(fn.get("arguments"), notes),
+        })
+    return blocks
+
+
 def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The Anthropic content blocks of one canonical message, markers carried over.
 
@@ -373,64 +440,15 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
     or on the last part of a marked copy) lands on the last block that can carry one.
     """
     role = message.get("role")
-    content = message.get("content")
-    blocks: list[dict[str, Any]] = []
     if role == "tool":
-        result: dict[str, Any] = {
-            "type": "tool_result",
-            "tool_use_id": str(message.get("tool_call_id") or ""),
-            "content": _tool_result_content(content, notes),
-        }
-        if message.get("_is_error"):
-            result["is_error"] = True
-        if message.get(TOOL_RESULT_MARKER) is not None:
-            result[CACHE_CONTROL] = message[TOOL_RESULT_MARKER]
-        blocks.append(result)
+        blocks = [_tool_result_block(message, notes)]
     else:
         originals = original_blocks(message) if ANTHROPIC_CONTENT in message else None
         if originals is not None:
-            marker = layout_marker(message)
-            blocks = list(sendable_blocks(originals, notes))
-            if marker is not None:
-                for i in range(len(blocks) - 1, -1, -1):
-                    if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
-                        blocks[i] = {**blocks[i], CACHE_CONTROL: marker}
-                        break
-            return blocks
+            return _kept_blocks(message, originals, notes)
         if ANTHROPIC_CONTENT in message:
             _note_stale(message, notes)
-        part_role = "assistant" if role == "assistant" else "user"
-        if role not in ("assistant", "user"):
-            note(notes, f"converted:{role} message in the history -> user text")
-        if message.get("name"):  # the Messages API has no participant names
-            note(notes, "dropped:name of a message")
-        if isinstance(content, str):
-            if content:
-                blocks.append({"type": "text", "text": content})
-        elif isinstance(content, list):
-            for part in content:
-                block = anthropic_part(part, part_role, notes)
-                if block is not None:
-                    blocks.append(block)
-        elif isinstance(content, dict):
-            block = anthropic_part(content, part_role, notes)
-            if block is not None:
-                blocks.append(block)
-        refusal = message.get("refusal")
-        if role == "assistant" and isinstance(refusal, str) and refusal:
-            note(notes, "converted:refusal -> text block")
-            blocks.append({"type": "text", "text": refusal})
-        for call in message.get("tool_calls") or ():
-            if not isinstance(call, Mapping):
-                continue
-            function = call.get("function")
-            fn: Mapping[str, Any] = function if isinstance(function, Mapping) else {}
-            blocks.append({
-                "type": "tool_use",
-                "id": str(call.get("id") or call.get("call_id") or ""),
-                "name": str(fn.get("name") or ""),
-                "input": _tool_input(fn.get("arguments"), notes),
-            })
+        blocks = _converted_blocks(message, role, notes)
     marker = message.get(CACHE_CONTROL)
     if marker is not None and blocks:
         blocks[-1] = {**blocks[-1], CACHE_CONTROL: marker}
@@ -469,7 +487,7 @@ def anthropic_messages(payload_messages: Sequence[Mapping[str, Any]],
                        notes: dict[str, int] | None = None) -> list[dict[str, Any]]:
     """The Anthropic ``messages`` of canonical payload messages, built from scratch.
 
-    Reused tool-call ids are renamed (``hermes_core.history.IdRenamer``): the Messages API
+    Reused tool-call ids are renamed (``hermes_core.wire_ids.IdRenamer``): the Messages API
     rejects a request with two ``tool_use`` blocks of one id, and providers reuse ids.
     """
     renamer = IdRenamer()

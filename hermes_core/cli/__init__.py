@@ -1,9 +1,6 @@
 """``hermes-ctx``: inspect hooks, plugins, engines, configuration and what they produce.
 
-Data goes to stdout (a table, or JSON with ``--json``), logs to stderr. Bad configuration exits
-with code 2 and a one-line error, never a traceback. Plugins add subcommands through
-``hermes_cli_register_commands``; those are resolved with the same host (so ``--disable`` and
-``--home`` apply to them too). The group and helpers live in ``app``; each subcommand module
+The group and its helpers live in ``app`` (output rules there); each subcommand module
 registers itself on import.
 """
 

@@ -1,10 +1,7 @@
-"""The ``hermes-ctx`` group, its state and output helpers (the subcommand modules import these;
-``hermes_core.cli`` re-exports them and registers the subcommands).
+"""The ``hermes-ctx`` group, its state and output helpers (re-exported by ``hermes_core.cli``).
 
-Data goes to stdout (a table, or JSON with ``--json``), logs to stderr. Bad configuration exits
-with code 2 and a one-line error, never a traceback. Plugins add subcommands through
-``hermes_cli_register_commands``; those are resolved with the same host (so ``--disable`` and
-``--home`` apply to them too).
+Data to stdout (a table, or JSON with ``--json``), logs to stderr; bad configuration exits 2
+with a one-line error. Plugin subcommands (``hermes_cli_register_commands``) use the same host.
 """
 
 from __future__ import annotations

@@ -1,18 +1,9 @@
 """``hermes-ctx compress``: run the selected engine over a transcript and report what it did.
 
-The engine is whatever ``--engine`` (else ``context.engine``) names; the command runs its
-``compress`` step through the host with ``force=True`` (a manual compression), so wrappers and
-observers see it like any other. Engines that keep a ``last_compression_report`` mapping (the
-built-in compressor does) get their figures shown; for others a report is derived from the
-before and after lists.
-
-The result is counted as a session counts a request (``hermes_core.compaction_fit.settle_fit``:
-the model's tokenizer, or cl100k_base with a stated margin) and checked against the threshold,
-with the engine's further passes when it is over; the report's ``fit`` holds the figures.
-
-Exit codes: 0 compressed, nothing to compress or ineffective; 1 aborted (the summariser failed
-and nothing was removed) or would_not_fit (the counted result is still over the threshold);
-2 invalid input or configuration.
+The engine's ``compress`` step runs through the host with ``force=True``; the result is counted
+as a session counts a request (``compaction_fit.settle_fit``) and checked against the threshold.
+Exit codes: 0 compressed, nothing to do or ineffective; 1 aborted or would_not_fit; 2 invalid
+input or configuration.
 """
 
 from __future__ import annotations

@@ -1,10 +1,8 @@
 """Transcripts on the command line: ``hermes-ctx formats``, ``hermes-ctx convert``, and the
 ``--format`` / ``--index`` options every command that reads a transcript shares.
 
-``load_for_cli`` is the one way a command reads a transcript: any installed format, detected by
-content unless ``--format`` names one, with a progress bar on stderr while a large JSON Lines
-file streams (only on a terminal). Unreadable input exits 2 with the formats tried and why each
-refused.
+``load_for_cli`` is the one way a command reads a transcript (detected unless ``--format``
+says; a progress bar on a terminal); unreadable input exits 2 with each format's refusal.
 """
 
 from __future__ import annotations

@@ -38,13 +38,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``identity``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``identity`` block(s); an empty sequence leaves them out; ``None``: no opinion, the
+            next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -64,13 +63,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``help, task_completion, parallel_tool_calls``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``help, task_completion, parallel_tool_calls`` block(s); an empty sequence leaves
+            them out; ``None``: no opinion, the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -91,13 +89,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``tool_guidance, steer_note``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``tool_guidance, steer_note`` block(s); an empty sequence leaves them out; ``None``:
+            no opinion, the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -118,13 +115,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``tool_use_enforcement, google_guidance, execution_guidance``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``tool_use_enforcement, google_guidance, execution_guidance`` block(s); an empty
+            sequence leaves them out; ``None``: no opinion, the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -144,13 +140,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``skills_index``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``skills_index`` block(s); an empty sequence leaves them out; ``None``: no opinion,
+            the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -170,13 +165,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``environment``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``environment`` block(s); an empty sequence leaves them out; ``None``: no opinion,
+            the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -196,13 +190,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``platform``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``platform`` block(s); an empty sequence leaves them out; ``None``: no opinion, the
+            next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -224,13 +217,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``context_files``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``context_files`` block(s); an empty sequence leaves them out; ``None``: no opinion,
+            the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -251,13 +243,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``memory, user_profile``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``memory, user_profile`` block(s); an empty sequence leaves them out; ``None``: no
+            opinion, the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -277,13 +268,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``external_memory``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``external_memory`` block(s); an empty sequence leaves them out; ``None``: no
+            opinion, the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """
@@ -304,13 +294,12 @@ class PromptSpecs:
             ctx: the ``PromptContext`` of the session being built.
 
         Returns:
-            The block(s) named ``session_line``; an empty sequence deliberately leaves the block out;
-            ``None`` means "no opinion" and lets the next implementation answer.
+            The ``session_line`` block(s); an empty sequence leaves them out; ``None``: no opinion,
+            the next implementation answers.
 
-        Semantics: firstresult - the first non-``None`` result wins. The built-in is ``trylast``,
-            so any third-party implementation replaces it; wrappers (``wrapper=True``) may edit
-            the result. A raising implementation leaves the block out with a warning that names
-            the plugin (``--strict-plugins`` raises instead).
+        Semantics: firstresult - the first non-``None`` result wins; the built-in is ``trylast``
+            (any other implementation replaces it); wrappers may edit the result; a raising
+            implementation costs its block and a warning naming it (strict mode raises).
 
         .. versionadded:: 0.1
         """

@@ -1,33 +1,9 @@
 """A LangChain v1 agent middleware: hermes-core's system prompt, compaction and tool search in a
 ``create_agent`` loop (``pip install 'hermes-core[langchain]'``).
 
-```python
-from langchain.agents import create_agent
-from hermes_core.integrations.langchain import HermesMiddleware
-
-middleware = HermesMiddleware(cwd=".", model="gpt-5", provider="openai", context_length=200_000)
-agent = create_agent(model, tools=my_tools, middleware=[middleware])
-```
-
-What it does at each step of the loop:
-
-* ``before_model``: the conversation (LangChain messages, converted to OpenAI format) goes
-  through ``Session.before_request``; when it comes back compressed, the state's messages are
-  replaced (unchanged messages keep their objects and ids). Status events ("context compacted:
-  ...") reach ``on_status`` and the graph's custom stream (``stream_mode="custom"``).
-* ``wrap_model_call``: the session's byte-stable system prompt becomes the system message (an
-  agent's own ``system_prompt`` is its identity block: no Hermes identity or documentation
-  pointer then), the session's ``prompt_cache_key`` (OpenAI-style providers) goes into the
-  model settings, and the tools go through
-  ``Session.assemble_tools``: tools with a ``source`` (``tool.metadata["source"]``, as MCP
-  adapters set it) or listed in ``tools.search.defer`` go behind ``tool_search`` /
-  ``tool_describe`` / ``tool_call``.
-* ``wrap_tool_call``: bridge calls are answered by ``Session.handle_tool_call``; a deferred
-  tool runs through the agent's own ``BaseTool``. Every other call goes to the agent as usual.
-* ``after_model``: the model's ``usage_metadata`` (real prompt tokens) goes to
-  ``Session.after_response``, which may compress too.
-
-This module imports LangChain at import time; ``hermes_core`` never imports it.
+``HermesMiddleware`` hooks ``before_model`` (compaction), ``wrap_model_call`` (system prompt,
+cache key, tool disclosure), ``wrap_tool_call`` (bridge calls) and ``after_model`` (real usage);
+what each does: docs/embedding.md. Imports LangChain; ``hermes_core`` never does.
 """
 
 from __future__ import annotations

@@ -1,37 +1,9 @@
 """An OpenAI Agents SDK ``Session`` backed by hermes-core (``pip install 'hermes-core[openai-agents]'``).
 
-```python
-from agents import Agent, Runner
-from hermes_core.integrations.openai_agents import HermesAgentsSession
-
-memory = HermesAgentsSession(cwd=".", model="gpt-5", provider="openai")
-agent = Agent(name="Assistant", instructions=memory.instructions("Be terse."), tools=my_tools)
-result = await Runner.run(agent.clone(tools=memory.agent_tools(my_tools)), "Hi", session=memory)
-```
-
-``instructions(own)`` is optional: it gives the agent hermes-core's byte-stable system prompt
-(context files, skills, memory) with the agent's own text as its identity; an agent with plain
-``instructions`` keeps them, and only the history is hermes-core's.
-
-The Agents SDK keeps a conversation as Responses-API *items* and asks its ``Session`` for them at
-the start of every ``Runner.run`` (``get_items``), then hands over the run's new items
-(``add_items``). This session keeps the items as they came and, on ``get_items``, reads them as
-OpenAI chat messages and runs ``hermes_core.Session.before_request`` over them: when the history
-has outgrown the model's window it is compacted (cheap first: pruning, spilling, then a
-summary), everything removed is archived, and the stored items are replaced by the compacted
-conversation. Items of a message the engine kept are returned exactly as they were added (same
-objects); a message the engine rewrote or wrote (a summary, a shortened tool output) becomes
-plain items (a ``message`` with its text, ``function_call`` / ``function_call_output``). Items
-the chat view has no place for (reasoning, hosted-tool calls) travel with the message that
-follows them and are dropped only with it (counted in ``dropped_items`` and logged).
-
-Once something is archived, ``agent_tools(tools)`` adds ``context_search`` / ``context_expand``
-as ``FunctionTool`` objects answered by ``Session.handle_tool_call``: build the agent's tool list
-with it before each run (``agent.clone(tools=memory.agent_tools(my_tools))``). The Agents SDK
-calls the session only between runs, so a compaction happens at the start of a run, never in the
-middle of one.
-
-This module imports the Agents SDK at import time; ``hermes_core`` never imports it.
+``HermesAgentsSession`` keeps the SDK's Responses items as they came and, at the start of each
+run (``get_items``), compacts them through ``Session.before_request`` when they outgrow the window;
+``agent_tools`` adds the recall tools, ``instructions`` the byte-stable system prompt. Usage and
+the item rules: docs/embedding.md. Imports the Agents SDK; ``hermes_core`` never does.
 """
 
 from __future__ import annotations

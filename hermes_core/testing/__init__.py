@@ -1,14 +1,8 @@
 """Opt-in pytest fixtures for plugin and engine authors: ``pytest_plugins = ["hermes_core.testing"]``.
 
-* ``plugin_host`` - a fresh ``PluginHost`` with hermes-core's built-ins only;
-* ``register_plugin(obj, name)`` - register a plugin object on ``plugin_host`` for one test;
-* ``capture_events`` - hermes-core log events emitted during the test (a list of dicts);
-* ``hook_recorder`` - every implementation call made on ``plugin_host``, as ``HookCall``
-  records (hook, plugin, argument and result summaries, seconds), in order;
-* ``hermes_home`` - an empty temporary HERMES_HOME, also set as ``$HERMES_HOME``;
-* ``offline_tokenizer`` - the exact cl100k_base counter from the bundled encoding.
-
-The ``EngineConformance`` kit for engine authors lives in ``hermes_core.testing.conformance``.
+``plugin_host``, ``register_plugin``, ``capture_events``, ``hook_recorder``, ``hermes_home`` and
+``offline_tokenizer`` (docs/plugin-guide.md, "Testing plugins"); the ``EngineConformance`` kit
+lives in ``hermes_core.testing.conformance``.
 """
 
 from __future__ import annotations

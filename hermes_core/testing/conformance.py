@@ -1,20 +1,8 @@
 """``EngineConformance``: the tests every context engine should pass.
 
-A third party writes::
-
-    from hermes_core.testing.conformance import EngineConformance
-
-    class TestWindowEngine(EngineConformance):
-        engine_name = "window"
-        xfail_reasons = {"does not summarise yet": ["test_compress_shrinks_long_history"]}
-
-``xfail_reasons`` marks tests as *strict* expected failures (not skips), so a fix surfaces as an
-unexpected pass. The kit checks that the engine is discoverable through the installed
-``hermes.plugins`` metadata, that registration passes ``check_pending``, that overridden methods
-keep the base signatures, that every lifecycle step runs through its hook, that teardown is
-idempotent, that compression respects pairs (parallel calls and reused ids, every cut
-position, calls in flight untouched; ``check_pairing_at_every_cut``) and budgets, and that errors reach
-``hermes_engine_on_error`` without losing messages.
+Subclass it with ``engine_name`` (and ``xfail_reasons``: strict expected failures, so a fix
+surfaces as an unexpected pass); it checks discovery, registration, signatures, lifecycle hooks,
+idempotent teardown, pairing at every cut, budgets and error reporting (docs/plugin-guide.md).
 """
 
 from __future__ import annotations

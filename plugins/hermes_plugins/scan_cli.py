@@ -1,13 +1,9 @@
 """``hermes-ctx scan [PATH...]``: the prompt-injection findings in a repository's context files.
 
-For each directory (default: the current one) every context-file loader is asked what it
-finds there - the same discovery the prompt build uses (HERMES.md, the AGENTS.md chain,
-CLAUDE.md, .cursorrules and .cursor/rules, and third-party loaders) - and each file is screened
-as the build would screen it. A file named directly is screened on its own. The table shows
-file, line, severity, family, finding id, what the build does (cut / file / warn / allowed)
-and the line; ``--json`` gives the same rows. Exit status: 0 when nothing would be cut, 1
-when the build would cut a line or a file (a high finding), 2 on an error (a path that does
-not exist, a file that cannot be read); the other paths are still scanned.
+Each directory (default: the current one) is read by every context-file loader, as the prompt
+build does, and each file screened as the build would (a file named directly on its own). Rows:
+file, line, severity, family, id, action, text (``--json`` too). Exit 0 when nothing would be
+cut, 1 when a line or file would be, 2 on an error (the other paths are still scanned).
 """
 
 from __future__ import annotations

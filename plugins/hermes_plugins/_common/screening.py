@@ -1,18 +1,9 @@
 """What happens to prompt text the scanners flag (``hermes_context_scan``, spec §9.4 and §12).
 
-The scanners only say what they found; these helpers decide, with judgement. Each finding has a
-severity: ``LOW_SEVERITY`` ids (shapes ordinary docs contain too: a scoped "ignore the previous
-rules about ...", an editor's note in an HTML comment, emoji joiners, a credential sent in a
-request header) only warn; every other id - explicit overrides aimed at the agent, hidden-text
-tricks carrying instructions, exfiltration, and any id a third-party scanner reports - blocks.
-A project context file loses only its offending lines, each replaced by a marker naming the
-patterns and the line (``screen_file``); a finding that spans lines (a multi-line HTML
-comment) costs the shortest run of lines that shows it, and the whole file is replaced only
-when most of it is attack. A memory entry is replaced by a placeholder that tells the
-model how to remove it, and SOUL.md - the user's own file in HERMES_HOME - loads with a
-warning. ``threat_scan.allow`` in config accepts findings or lines per project. Every decision
-is a log event and a host warning naming the file, the lines and the findings with their
-family and severity (``FAMILIES``); ``report`` gives the same per line for ``hermes-ctx scan``.
+Scanners say what they found; these helpers decide. ``LOW_SEVERITY`` ids only warn, every other
+id blocks: a context file loses only the offending lines (``screen_file``), a memory entry
+becomes a placeholder, SOUL.md loads with a warning; ``threat_scan.allow`` accepts findings per
+project. Every decision is a log event and a warning (docs/hostile-input.md).
 """
 
 from __future__ import annotations
@@ -119,8 +110,24 @@ def _line_marker(label: str, numbers: Sequence[int], ids: Sequence[str]) -> str:
 MAX_SPANS = 32
 
 
+def _cut(lines: Sequence[str], cuts: dict[int, tuple[list[int], list[str]]], cut_rows: set[int],
+         label: str) -> tuple[list[str], list[dict[str, Any]]]:
+    """``(the lines kept, each cut run replaced by its marker; one record per line cut)``."""
+    blocked: list[dict[str, Any]] = []
+    out_lines: list[str] = []
+    for index, line in enumerate(lines):
+        if index in cuts:
+            rows, hits = cuts[index]
+            out_lines.append(_line_marker(label, [r + 1 for r in rows], hits))
+            blocked.extend({"line": r + 1, "findings": hits, "text": lines[r],
+                            "families": sorted({family(h) for h in hits})} for r in rows)
+        elif index not in cut_rows:
+            out_lines.append(line)
+    return out_lines, blocked
+
+
 def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> Screened:
-    """Screen one project context file (see the module docstring).
+    """Screen one project context file (docs/hostile-input.md).
 
     Each line is scanned on its own, so an attack on a line next to a blocked one is found
     by itself. A high finding that no single line shows (an instruction inside a multi-line
@@ -165,16 +172,7 @@ def screen_file(ctx: Any, text: str, label: str, *, path: str | None = None) -> 
     if unpinned or (len(cut_rows) >= 2 and len(cut_rows) > MOSTLY_ATTACK * non_blank):
         placeholder = blocked_file(label, tuple(high), path=path)
         return Screened(text=placeholder, blocked_file=tuple(high), flagged=low, allowed=allowed)
-    blocked: list[dict[str, Any]] = []
-    out_lines: list[str] = []
-    for index, line in enumerate(lines):
-        if index in cuts:
-            rows, hits = cuts[index]
-            out_lines.append(_line_marker(label, [r + 1 for r in rows], hits))
-            blocked.extend({"line": r + 1, "findings": hits, "text": lines[r],
-                            "families": sorted({family(h) for h in hits})} for r in rows)
-        elif index not in cut_rows:
-            out_lines.append(line)
+    out_lines, blocked = _cut(lines, cuts, cut_rows, label)
     if blocked:
         record_warning(
             "context_lines_blocked",
