@@ -7,6 +7,7 @@ session id, so another worker opening that id replays the same bytes (``prompt_s
 
 from __future__ import annotations
 
+import functools
 import json
 import operator
 import os
@@ -28,7 +29,7 @@ from hermes_core.intake import read_history
 from hermes_core.logging import get_logger
 from hermes_core.messages import validate_messages
 from hermes_core.pairing import PairingGuard
-from hermes_core.payload import lay_out_request, release_request, request_breakpoints
+from hermes_core.payload import lay_out_request, release_request, request_breakpoints, tool_name
 from hermes_core.prompt_store import restore_prompt, stable_prefix, store_prompt
 from hermes_core.records import PromptContext, ToolCallContext, ToolsContext
 from hermes_core.redaction import Redactor
@@ -50,11 +51,9 @@ if TYPE_CHECKING:
 log = get_logger("hermes_core.session")
 
 _T = TypeVar("_T")
+#: New messages are checked for shapes a provider refuses; a missing or unknown role passes.
+_CHECK_SHAPES = functools.partial(validate_messages, roles=False)
 
-
-
-def _check_shapes(messages: Sequence[Any], start: int) -> None:
-    validate_messages(messages, start, roles=False)
 
 class Session:
     """One conversation: its host, configuration, engine and byte-stable system prompt.
@@ -479,7 +478,7 @@ class Session:
             # request the provider refuses. A missing or unknown role is sent as user text,
             # counted (docs/message-model.md).
             return self.message_cache.normalized(messages, normalize_messages, prove=prove,
-                                                 check=_check_shapes)
+                                                 check=_CHECK_SHAPES)
 
     # --- compression in the request loop (see hermes_core.compaction) --------------------
 
@@ -652,10 +651,22 @@ class Session:
         """The tool definitions the model sees this turn (deferred disclosure, idempotent).
 
         ``tools`` is the whole live catalog; the session keeps it, so the bridge tools answered
-        by ``handle_tool_call`` search, describe and call exactly what this turn offered.
+        by ``handle_tool_call`` search, describe and call exactly what this turn offered. The
+        engine's own tools (``ContextEngine.get_tool_schemas``) come last, unless the host's
+        catalog already has a tool of that name.
         """
         self._tool_catalog = tools
-        return self._collect(self.host.tools_assemble, tools, self.tools_context())
+        assembled = self._collect(self.host.tools_assemble, tools, self.tools_context())
+        engine_tools = self._engine_tools()
+        if not engine_tools:
+            return assembled
+        taken = {tool_name(t) for t in assembled}
+        return [*assembled, *(t for name, t in engine_tools.items() if name not in taken)]
+
+    def _engine_tools(self) -> dict[str, dict[str, Any]]:
+        # The selected engine's tools by name (the default engine has none).
+        schemas = self.engine.get_tool_schemas() or ()
+        return {name: dict(t) for t in schemas if isinstance(t, Mapping) and (name := tool_name(t))}
 
     @property
     def tool_catalog(self) -> Sequence[Any]:
@@ -687,7 +698,7 @@ class Session:
         tool_call_id: str = "",
         invoke: Callable[[str, dict[str, Any]], Any] | None = None,
     ) -> Any:
-        """Answer a call of a tool the framework added (bridge and recall tools).
+        """Answer a call of a tool the framework added (bridge and recall tools, the engine's).
 
         ``arguments`` may be the call's JSON text. ``tool_search`` / ``tool_describe`` /
         ``tool_call`` work on the catalog last given to ``assemble_tools``; ``tool_call`` runs
@@ -701,6 +712,8 @@ class Session:
         args, problem = bounded.tool_arguments(arguments)
         if args is None:
             return json.dumps({"error": f"{name}: {problem}"})
+        if name in self._engine_tools() and all(tool_name(t) != name for t in self.tool_catalog):
+            return self.engine.handle_tool_call(name, args)
         ctx = ToolCallContext(
             tool_name=name, tool_call_id=tool_call_id, arguments=args, home=self.home,
             context_length=self.window, config=self.config,
