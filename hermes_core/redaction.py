@@ -57,6 +57,7 @@ mask, so it is not used. Figures: docs/hostile-input.md.
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
@@ -92,7 +93,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("sk-", "openai"),
     ("github_pat_", "github"), ("ghp_", "github"), ("gho_", "github"), ("ghu_", "github"),
     ("ghs_", "github"), ("ghr_", "github"),
-    ("gl", "gitlab"), ("GR1348941", "gitlab"),
+    ("glc_", "grafana"), ("glsa_", "grafana"), ("gl", "gitlab"), ("GR1348941", "gitlab"),
     ("xox", "slack"), ("xapp-", "slack"),
     ("AIza", "google_api_key"),
     ("AKIA", "aws_access_key_id"), ("ASIA", "aws_access_key_id"), ("ABIA", "aws_access_key_id"),
@@ -102,8 +103,12 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("sq0", "square"), ("AKC", "artifactory"),
     ("gsk_", "groq"), ("xai-", "xai"), ("fw_", "fireworks"), ("r8_", "replicate"),
     ("pplx-", "perplexity"), ("tvly-", "tavily"),
-    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hvs.", "vault"), ("dop_v1_", "digitalocean"),
+    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hv", "vault"), ("do", "digitalocean"),
     ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
+    ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
+    ("eyJrIjoi", "grafana"), ("ATATT3", "atlassian"),
+    ("IQoJb3JpZ2lu", "aws_session_token"), ("FwoGZXIvYXdz", "aws_session_token"),
+    ("FQoGZXIvYXdz", "aws_session_token"),
 )
 
 # Every alternative of ``_ONE`` opens with a literal character or a character class, never with
@@ -116,7 +121,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
 # ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
 _VENDOR_SRC = (
-    r"[sgxAhnprwGftydl](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
+    r"[sgxAhnprwGftydlP](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
     r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
     r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
     r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
@@ -126,9 +131,16 @@ _VENDOR_SRC = (
     r"|(?<=[srp])k_(?:live|test)_|(?<=w)hsec_"
     r"|(?<=s)q0(?:csp|atp)-|(?<=A)KC(?=[A-Za-z0-9]{10})"
     r"|(?<=g)sk_|(?<=x)ai-|(?<=f)w_|(?<=r)8_|(?<=p)plx-|(?<=t)vly-"
-    r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)vs\.|(?<=d)op_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
-    r"|(?<=A)GE-SECRET-KEY-1"
+    r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)v[sb]\.|(?<=d)o[por]_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
+    r"|(?<=A)GE-SECRET-KEY-1|(?<=d)api(?=[0-9a-f]{32})|(?<=d)p\.(?:pt|st|sa|ct|scim|audit)\.|(?<=n)tn_"
+    r"|(?<=P)MAK-|(?<=g)lsa_|(?<=s)ntryu_|(?<=s)ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"
     r")(?P<v_v>[A-Za-z0-9_\-]{16,})"
+)
+# Vendor keys whose value is standard base64 (``+ / =``): AWS session tokens (the same
+# protobuf bytes open every one), Grafana Cloud and API keys, Sentry org tokens, Atlassian.
+_VENDOR_B64_SRC = (
+    r"[gIFseA](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:(?<=g)lc_|(?<=I)QoJb3JpZ2lu|(?<=F)[wQ]oGZXIvYXdz"
+    r"|(?<=s)ntrys_|(?<=e)yJrIjoi|(?<=A)TATT3)(?P<b_v>[A-Za-z0-9+/=_\-]{24,})"
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
@@ -153,13 +165,25 @@ _AZURE_AD_SRC = (
     r"(?![A-Za-z0-9_~.\-])(?P<azad>)"
 )
 _MAILCHIMP_SRC = r"[0-9a-f](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))[0-9a-f]{31}-us\d{1,2}(?![A-Za-z0-9])(?P<mc>)"
-_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
+_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].)|(?<=/bot.))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
 _SOFTLAYER_SRC = r"[Hh](?i:ttps?://api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<sl_v>[a-z0-9]{64})"
 _ARTIFACTORY_PW_SRC = r"A(?<![^\s=:\"']A)P[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}(?=[\s\"']|$)(?P<af>)"
 _DISCORD_SRC = (
     r"[MNO](?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"
     r"(?![A-Za-z0-9_\-])(?P<dc>)"
 )
+_DISCORD_HOOK_SRC = (
+    r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<dwh_v>[A-Za-z0-9_\-]{40,})"
+)
+# A PEM block encoded in base64 (kubeconfig ``client-key-data``): masked when it decodes to a
+# private key (``_replace``), a certificate stays.
+_B64_PEM_SRC = r"L(?:(?<![A-Za-z0-9+/].)|(?<=\\[nrt].))S0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}(?P<bpem>)"
+# curl -u user:password, --user user:password (a placeholder or a uid:gid stays: ``_replace``)
+_CURL_SRC = (
+    r"-(?:(?<![A-Za-z0-9-]-)|(?<=\\[nrt]-))(?:u|-user)(?:[ \t]+|=)\\*[\"']?[^\s:\"'\\]+:(?P<cu_v>[^\s\"'`\\]+)"
+)
+# .netrc: ``password value`` after ``machine``/``login`` (checked in ``_replace``).
+_NETRC_SRC = r"[Pp](?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))assword[ \t]+(?P<nr_v>[^\s\"'\\]+)"
 _AWS_SECRET_SRC = r"[A-Za-z0-9/+](?:(?<![A-Za-z0-9/+=].)|(?<=\\[nrt].))[A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])(?P<aws>)"
 
 # The keyword families are anchored on the secret word that ends the name, not on the name's
@@ -173,7 +197,7 @@ _WORDS = (
     r"|(?<=s)ecret(?:[_-]?key)?|(?<=p)(?:rivate[_-]?key|assword|asswd|assphrase)"
     r"|(?<=c)(?:lient[_-]?secret|redentials?)|(?<=t)oken)"
     # key / pwd / pw only after a separator (``db_pw``), pass / auth anywhere a name starts
-    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)wd?|(?<=p)ass|(?<=a)uth)"
+    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)(?:wd?|at)|(?<=p)ass|(?<=a)uth)"
     # camel case: ``SecretAccessKey``, ``SessionToken`` (not after a capital), ``dbPassword``
     r"|[ASPMECRIB](?<![A-Z].)(?:(?<=A)(?:pi|ccess|uth|ccount)Key|(?<=S)(?:ecret|torage|igning)Key"
     r"|(?<=P)rivateKey|(?<=M)asterKey|(?<=E)ncryptionKey|(?<=C)lientKey|(?<=S)(?:ession|ecurity)Token"
@@ -192,7 +216,8 @@ _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
     r"(?P<as_e>[ \t]*=[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
-    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*))"
+    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
+    r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
 # --password value, --api-key=value
 _FLAG_SRC = (
@@ -218,8 +243,8 @@ _QUERY_SRC = (
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 _COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
-    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _FLAG_SRC,
-    _AUTH_SRC, _BEARER_SRC,
+    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
+    _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
 #: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
@@ -263,7 +288,7 @@ _GROUP_FAMILY = {
     "slk": "slack_webhook", "sl": "softlayer", "sg": "sendgrid", "tw": "twilio", "az": "azure_storage_key",
     "azad": "azure_client_secret", "mc": "mailchimp", "tg": "telegram", "af": "artifactory",
     "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ah": "authorization", "br": "bearer",
-    "dc": "discord",
+    "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
 }
 #: Every family a placeholder can name (``[REDACTED:<family>#<hash>]``).
 FAMILIES: tuple[str, ...] = tuple(sorted(
@@ -298,10 +323,34 @@ def _keyword_family(name: str, value: str) -> str:
     if "aws" in lowered or lowered.endswith("secretaccesskey"):
         return "aws_secret"
     for word, family in (("pass", "password"), ("pw", "password"), ("token", "token"), ("auth", "token"),
-                         ("secret", "secret"), ("credential", "secret")):
+                         ("secret", "secret"), ("credential", "secret"), ("pat", "token")):
         if word in lowered:
             return family
     return "key"
+
+
+def _private_b64(text: str) -> bool:
+    """Whether base64 ``text`` opens with a PEM private key's ``-----BEGIN ... PRIVATE KEY``."""
+    head = text[:64]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+
+
+def _placeholder_value(value: str) -> bool:
+    """``curl -u USER:TOKEN`` in docs, ``-u $USER:$PASS``, ``-u 1000:1000`` (a uid:gid)."""
+    return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
+
+
+def _netrc(text: str, at: int, end: int) -> bool:
+    """Whether ``password`` at ``at`` is a ``.netrc`` entry's: after ``login <name>`` on its line,
+    or alone on its line with its value (``password`` is lower case in a ``.netrc``)."""
+    start = text.rfind("\n", 0, at) + 1
+    if " login " in f" {text[start:at]}":
+        return True
+    stop = text.find("\n", end)
+    return text.startswith("password", at) and _opens_line(text, at) and not text[end:None if stop < 0 else stop].strip()
 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -344,7 +393,9 @@ _ANCHORS = (
     "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-",
     "gloas-", "gr1348941", "xox", "xapp-", "aiza", "hf_", "npm_", "pypi-", "sq0", "akc", "xai-", "fw_",
     "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
-    "ya29.", "gocspx-", "hvs.", "dop_v1_", "shpat_", "shpss_", "shpca_", "shppa_", "lin_api_", "age-secret-key-1",
+    "ya29.", "gocspx-", "hvs.", "hvb.", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_", "shppa_",
+    "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
+    "iqojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u", "_pat", "-pat", ".pat",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 _CASED_ANCHORS = ("SK", "AC", "AP")
@@ -537,8 +588,10 @@ class Redactor:
         group = name.partition("_")[0]
         whole = m.group(0)
         if group == name:
+            if group == "bpem" and not _private_b64(whole):
+                return whole
             return self.placeholder(_GROUP_FAMILY[group], whole)
-        if group in ("as", "qp", "ym"):
+        if group in ("as", "qp", "ym", "gp"):
             return self._keyword(m, group)
         value = m.group(name)
         if value.startswith(MASK_PREFIX):
@@ -546,7 +599,9 @@ class Redactor:
         offset = m.start()
         start, end = m.span(name)
         kept = whole[: start - offset]
-        if group in ("v", "aid"):  # a vendor key: hashed whole, its prefix kept in front
+        if (group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end())):
+            return whole
+        if group in ("v", "aid", "b"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
@@ -566,7 +621,7 @@ class Redactor:
             # ``the password: is required`` is prose, not a listing: the value is only scanned
             # for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
-        quoted = group == "qp" or (group == "as" and m.group("as_q") is not None)
+        quoted = group in ("qp", "gp") or (group == "as" and m.group("as_q") is not None)
         if value.startswith(MASK_PREFIX) or (not quoted and _is_code(value)):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
