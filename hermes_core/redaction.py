@@ -23,20 +23,27 @@ service-account file, whose ``private_key_id`` is masked too; vendor-prefixed ke
 ``sk-``, Anthropic ``sk-ant-``, GitHub ``ghp_``/``github_pat_``..., GitLab ``glpat-``/``gldt-``...,
 Slack ``xox?-``, Google ``AIza``, AWS ``AKIA``/``ASIA`` key ids, Hugging Face, npm, PyPI,
 Stripe ``sk_live_``/``rk_``/``whsec_``, Square ``sq0csp-``/``sq0atp-``, Artifactory ``AKC``,
-Groq, xAI, ...); AWS secret access keys next to their key id or under an AWS-like name (STS JSON's
-``"SecretAccessKey"``/``"SessionToken"``); Azure storage ``AccountKey=``/SAS signatures and Azure AD
-client secrets (``...8Q~...``); JWTs; Slack webhooks; SendGrid, Twilio, Discord, Telegram bot
-tokens; Mailchimp keys; Softlayer API URLs; credentials in URLs (basic auth ``scheme://user:pw@``,
-``scheme://<token>@``) and token query parameters; ``Authorization:`` headers and ``Bearer``
-tokens; and keyword assignments (``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML
-``name: value``, ``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/
-CREDENTIAL/AUTH or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers
-detect-secrets' keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms).
+Groq, xAI, Doppler ``dp.pt.``, Databricks ``dapi``, Notion, Postman ``PMAK-``, Grafana, Sentry,
+Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, ...); AWS session tokens by their fixed
+opening (``IQoJb3JpZ2lu``, ``FwoGZXIvYXdz``: CLI table and text output name no key); AWS secret
+access keys next to their key id or under an AWS-like name; Azure storage ``AccountKey=``/SAS
+signatures and Azure AD client secrets (``...8Q~...``); JWTs; Slack and Discord webhooks;
+SendGrid, Twilio, Discord, Telegram bot tokens (also in ``/bot<token>/`` URLs); Mailchimp keys;
+Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); credentials in URLs
+(``scheme://user:pw@``, ``scheme://<token>@``), ``curl -u user:pw`` and token query parameters;
+``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; and keyword assignments
+(``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``,
+``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
+or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
+keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms). The formats were
+checked with an independent corpus (``tests/support/secret_corpus.py``).
 
 Values that are code, not secrets, stay: ``os.getenv('OPENAI_API_KEY')``, ``api_key=settings.api_key``,
 ``token = os.environ["TOKEN"]``, ``password = get_password()``, ``AUTH_TOKEN=${AUTH_TOKEN}``,
-``secret_key: str``; so do ``max_tokens=``, ``author=`` and ``key=len`` (the secret word must end
-the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case).
+``secret_key: str``, ``thread_key = tool_id`` and ``session_key=session_key`` (a variable after
+code's ``=``; a ``.env`` line's ``DB_PASS=hunter_two`` stays a secret), ``e.key === "D"``,
+``AUTH="$(gh auth token)"``; so do ``max_tokens=``, ``author=`` and ``key=len`` (the secret word
+must end the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case).
 
 One pass: every family is an alternative of one compiled regex, and ``re.sub`` walks each text
 once - over the lines that can hold a match. A cheap prefilter comes first (``windows``): every
@@ -121,7 +128,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
 # ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
 _VENDOR_SRC = (
-    r"[sgxAhnprwGftydlP](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
+    r"[sgxAhnprwGftydlPIF](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
     r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
     r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
     r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
@@ -134,13 +141,10 @@ _VENDOR_SRC = (
     r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)v[sb]\.|(?<=d)o[por]_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
     r"|(?<=A)GE-SECRET-KEY-1|(?<=d)api(?=[0-9a-f]{32})|(?<=d)p\.(?:pt|st|sa|ct|scim|audit)\.|(?<=n)tn_"
     r"|(?<=P)MAK-|(?<=g)lsa_|(?<=s)ntryu_|(?<=s)ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"
-    r")(?P<v_v>[A-Za-z0-9_\-]{16,})"
-)
-# Vendor keys whose value is standard base64 (``+ / =``): AWS session tokens (the same
-# protobuf bytes open every one), Grafana Cloud and API keys, Sentry org tokens, Atlassian.
-_VENDOR_B64_SRC = (
-    r"[gIFseA](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:(?<=g)lc_|(?<=I)QoJb3JpZ2lu|(?<=F)[wQ]oGZXIvYXdz"
-    r"|(?<=s)ntrys_|(?<=e)yJrIjoi|(?<=A)TATT3)(?P<b_v>[A-Za-z0-9+/=_\-]{24,})"
+    # keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf
+    # bytes open every one), Grafana Cloud, Sentry org and Atlassian tokens
+    r"|(?P<b64>(?<=I)QoJb3JpZ2lu|(?<=F)[wQ]oGZXIvYXdz|(?<=g)lc_|(?<=s)ntrys_|(?<=A)TATT3)"
+    r")(?P<v_v>(?(b64)[A-Za-z0-9+/=_\-]{24,}|[A-Za-z0-9_\-]{16,}))"
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
@@ -153,7 +157,11 @@ _PUTTY_SRC = (
     r"(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|(?:\\+r)?\\+n|\Z))+)"
 )
 _GCP_KEY_ID_SRC = r"[\"']private_key_id\\*[\"'][ \t]*:[ \t]*\\*[\"'](?P<gcp_v>[A-Za-z0-9]{16,})"
-_JWT_SRC = r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
+# (and a Grafana API key: base64 JSON that opens ``{"k":"``, one part only)
+_JWT_SRC = (
+    r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ(?:[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
+    r"|rIjoi(?P<gfk_v>[A-Za-z0-9+/=]{24,}))"
+)
 _SLACK_HOOK_SRC = r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<slk_v>[A-Za-z0-9/_\-]{8,})"
 _SENDGRID_SRC = r"S(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))G\.(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
 _TWILIO_SRC = r"[SA][KC](?<=SK|AC)(?:(?<![A-Za-z0-9]..)|(?<=\\[nrt]..))(?P<tw_v>[0-9a-fA-F]{32})(?![A-Za-z0-9])"
@@ -214,7 +222,7 @@ _WORDS = (
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
@@ -243,7 +251,7 @@ _QUERY_SRC = (
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 _COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
-    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
+    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
     _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
@@ -366,17 +374,40 @@ def _name_start(text: str, at: int) -> int:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: A quoted value that the shell expands: ``"$(gh auth token)"``, ``"${TOKEN}"``, ``"$TOKEN"``.
+_SHELL_VALUE = re.compile(r"\$[({A-Za-z_]")
+_VARIABLE = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|nil|null|none|true|false|undefined")
+
+
+def _is_code_value(m: re.Match[str], group: str, name: str, value: str) -> bool:
+    """An unquoted value that is code: ``_is_code``, or a snake- or camel-case name (no digit)
+    or literal after code's spaced ``=``, a lower-case keyword argument (``session_key=session_key``)
+    or a ``name: value`` pair (``thread_key: tool_id,``). A ``.env`` line's value stays a secret:
+    ``DB_PASS=hunter_two``."""
+    if _is_code(value):
+        return True
+    code_like = group == "ym" or (group == "as" and (" " in m.group("as_e") or not name.isupper()))
+    return code_like and _VARIABLE.fullmatch(value.rstrip(",;")) is not None
+
+
 def _looks_secret(value: str) -> bool:
     """For ``name: value`` inside a line (``{ _csrf_token: csrfToken }``, ``secret_access_key:
     0f1e...``): a value of 8+ characters with a digit that is not an identifier or code."""
     value = value.rstrip(",;)]}")
-    return (len(value) >= 8 and any(c.isdigit() for c in value)
-            and _IDENTIFIER.fullmatch(value) is None and not _is_code(value))
+    if len(value) < 8 or not any(c.isdigit() for c in value) or _is_code(value):
+        return False
+    # an identifier is code (``user_id2``), unless it reads as a random key: 16+ letters and
+    # digits of both cases, no underscore (``f2sOAyjOHK0hEkOR...``)
+    return _IDENTIFIER.fullmatch(value) is None or (
+        len(value) >= 16 and "_" not in value and not value.islower() and not value.isupper())
 
 
 def _opens_line(text: str, at: int) -> bool:
-    """Whether only blanks and a list dash stand between the line's start and ``at``."""
-    line = text[text.rfind("\n", 0, at) + 1: at].strip(" \t")
+    """Whether only blanks and a list dash stand between the line's start and ``at`` (an
+    escaped ``\\n`` starts a line too: a file inside a JSON string)."""
+    start = text.rfind("\n", 0, at) + 1
+    escaped = text.rfind("\\n", start, at)
+    line = text[start if escaped < 0 else escaped + 2: at].strip(" \t")
     return line in ("", "-") or (line.startswith("-") and not line[1:].strip(" \t"))
 
 
@@ -395,7 +426,7 @@ _ANCHORS = (
     "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
     "ya29.", "gocspx-", "hvs.", "hvb.", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_", "shppa_",
     "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
-    "iqojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u", "_pat", "-pat", ".pat",
+    "iqojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user", "_pat",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 _CASED_ANCHORS = ("SK", "AC", "AP")
@@ -601,7 +632,7 @@ class Redactor:
         kept = whole[: start - offset]
         if (group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end())):
             return whole
-        if group in ("v", "aid", "b"):  # a vendor key: hashed whole, its prefix kept in front
+        if group in ("v", "aid", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
@@ -622,7 +653,7 @@ class Redactor:
             # for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
         quoted = group in ("qp", "gp") or (group == "as" and m.group("as_q") is not None)
-        if value.startswith(MASK_PREFIX) or (not quoted and _is_code(value)):
+        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted else _is_code_value(m, group, name, value)):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]
