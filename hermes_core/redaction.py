@@ -114,6 +114,13 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
     ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
     ("eyJrIjoi", "grafana"), ("ATATT3", "atlassian"),
+    ("key-", "mailgun"), ("pul-", "pulumi"), ("sbp_", "supabase"), ("sb_secret_", "supabase"), ("sl.", "dropbox"),
+    ("NRAK-", "newrelic"), ("HRKU-", "heroku"), ("CFPAT-", "contentful"), ("EZAK", "easypost"),
+    ("FLWSECK", "flutterwave"), ("ATBB", "bitbucket"), ("CCIPAT_", "circleci"), ("pscale_", "planetscale"),
+    ("rnd_", "render"), ("figd_", "figma"), ("lsv2_", "langsmith"), ("pcsk_", "pinecone"), ("tfp_", "typeform"),
+    ("aio_", "adafruit"), ("pnu_", "prefect"), ("rdme_", "readme"), ("rubygems_", "rubygems"),
+    ("xkeysib-", "brevo"), ("shippo_", "shippo"), ("duffel_", "duffel"), ("tk-us-", "scalingo"),
+    ("fio-u-", "frameio"), ("tskey-", "tailscale"), ("ops_", "onepassword"), ("bkua_", "buildkite"),
     ("IQoJb3JpZ2lu", "aws_session_token"), ("FwoGZXIvYXdz", "aws_session_token"),
     ("FQoGZXIvYXdz", "aws_session_token"),
 )
@@ -128,7 +135,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
 # ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
 _VENDOR_SRC = (
-    r"[sgxAhnprwGftydlPIF](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
+    r"[sgxAhnprwGftydlPIFkNHCEbao](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
     r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
     r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
     r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
@@ -140,7 +147,17 @@ _VENDOR_SRC = (
     r"|(?<=g)sk_|(?<=x)ai-|(?<=f)w_|(?<=r)8_|(?<=p)plx-|(?<=t)vly-"
     r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)v[sb]\.|(?<=d)o[por]_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
     r"|(?<=A)GE-SECRET-KEY-1|(?<=d)api(?=[0-9a-f]{32})|(?<=d)p\.(?:pt|st|sa|ct|scim|audit)\.|(?<=n)tn_"
-    r"|(?<=P)MAK-|(?<=g)lsa_|(?<=s)ntryu_|(?<=s)ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"
+    r"|(?<=P)MAK-|(?<=g)lsa_|(?<=s)ntryu_"
+    # more vendors (gitleaks' rule list, vendors' docs); a prefix that also opens identifiers
+    # (``aio_``, ``rnd_``) must be followed by 20 key characters, a capital or digit among the
+    # first 20, and not be a lower-case snake_case name (``aio_http_v2_handler``)
+    r"|(?<=k)ey-(?=[0-9a-f]{32})|(?<=p)ul-(?=[0-9a-f]{40})|(?<=s)bp_(?=[0-9a-f]{40})|(?<=s)l\.(?=[A-Za-z0-9_\-]{130})"
+    r"|(?<=l)sv2_(?:pt|sk)_(?=[0-9a-f]{32}_)|(?<=N)RAK-|(?<=H)RKU-|(?<=C)FPAT-|(?<=E)ZAK|(?<=F)LWSECK(?:_TEST)?-|(?<=A)TBB|(?<=C)CIPAT_"
+    r"|(?:(?<=s)b_secret_|(?<=p)scale_(?:tkn|pw|oauth)_|(?<=r)nd_|(?<=f)igd_|(?<=p)csk_"
+    r"|(?<=t)fp_|(?<=a)io_|(?<=p)nu_|(?<=r)dme_|(?<=r)ubygems_|(?<=x)keysib-|(?<=s)hippo_(?:live|test)_"
+    r"|(?<=d)uffel_(?:live|test)_|(?<=t)k-us-|(?<=f)io-u-|(?<=t)skey-(?:api-|auth-|client-)?|(?<=o)ps_(?=eyJ)"
+    r"|(?<=b)kua_)(?=[A-Za-z0-9_\-]{20})(?=[a-z_\-]{0,19}[A-Z0-9])(?![a-z0-9\-]*_[a-z0-9_\-]*(?![A-Za-z0-9_\-]))"
+    r"|(?<=s)ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"
     # keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf
     # bytes open every one), Grafana Cloud, Sentry org and Atlassian tokens
     r"|(?P<b64>(?<=I)QoJb3JpZ2lu|(?<=F)[wQ]oGZXIvYXdz|(?<=g)lc_|(?<=s)ntrys_|(?<=A)TATT3)"
@@ -426,6 +443,9 @@ _ANCHORS = (
     "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
     "ya29.", "gocspx-", "hvs.", "hvb.", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_", "shppa_",
     "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
+    "key-", "pul-", "sbp_", "sb_secret_", "sl.", "nrak-", "hrku-", "cfpat-", "ezak", "flwseck", "atbb",
+    "ccipat_", "pscale_", "rnd_", "figd_", "lsv2_", "pcsk_", "tfp_", "aio_", "pnu_", "rdme_", "rubygems_",
+    "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "ops_", "bkua_",
     "iqojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user", "_pat",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).

@@ -159,6 +159,22 @@ def corpus(salt: str = "") -> list[Sample]:
     XAI = "xai-" + fake(_ALNUM, 80, "xai")
     JWT = ("eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9." + "eyJzdWIiOiJ" + fake(_URLSAFE, 60, "jwt1") + "."
            + fake(_URLSAFE, 86, "jwt2"))
+    MORE_VENDORS = [
+        "key-" + fake(_HEX, 32, "mailgun"), "pul-" + fake(_HEX, 40, "pulumi"), "sbp_" + fake(_HEX, 40, "supabase"),
+        "sl." + fake(_URLSAFE, 136, "dropbox"), "NRAK-" + fake(_UPPER + _DIGITS, 27, "newrelic"),
+        "HRKU-" + fake(_URLSAFE, 60, "heroku"), "CFPAT-" + fake(_URLSAFE, 43, "contentful"),
+        "EZAK" + fake(_ALNUM, 54, "easypost"), "FLWSECK_TEST-" + fake(_HEX, 32, "flw") + "-X",
+        "ATBB" + fake(_ALNUM, 32, "bitbucket"), "CCIPAT_" + fake(_ALNUM, 22, "circle") + "_" + fake(_HEX, 40, "circle2"),
+        "pscale_tkn_" + fake(_URLSAFE, 43, "pscale"), "rnd_" + fake(_ALNUM, 32, "render"),
+        "figd_" + fake(_URLSAFE, 40, "figma"), "lsv2_pt_" + fake(_HEX, 32, "lsv2") + "_" + fake(_HEX, 10, "lsv2b"),
+        "pcsk_" + fake(_ALNUM, 6, "pc1") + "_" + fake(_ALNUM, 64, "pc2"), "tfp_" + fake(_ALNUM, 44, "typeform"),
+        "aio_" + fake(_ALNUM, 28, "adafruit"), "pnu_" + fake(_ALNUM, 36, "prefect"), "rdme_" + fake(_ALNUM, 70, "readme"),
+        "rubygems_" + fake(_HEX, 48, "rubygems"), "xkeysib-" + fake(_HEX, 64, "brevo") + "-" + fake(_ALNUM, 16, "brevo2"),
+        "shippo_live_" + fake(_HEX, 40, "shippo"), "duffel_test_" + fake(_URLSAFE, 43, "duffel"),
+        "tk-us-" + fake(_URLSAFE, 48, "scalingo"), "fio-u-" + fake(_URLSAFE, 64, "frameio"),
+        "tskey-api-" + fake(_ALNUM, 17, "ts1") + "-" + fake(_ALNUM, 32, "ts2"),
+        "ops_eyJ" + fake(_URLSAFE, 200, "1password"), "bkua_" + fake(_HEX, 40, "buildkite"),
+    ]
     PASSWORD = fake(_ALNUM, 10, "pw") + "!" + fake(_ALNUM, 5, "pw2")
     DB_PASSWORD = fake(_ALNUM, 18, "dbpw")
     REDIS_PASSWORD = fake(_ALNUM, 24, "redispw")
@@ -321,6 +337,9 @@ def corpus(salt: str = "") -> list[Sample]:
         Sample("vault", "tokens", f"$ vault login -method=userpass\nKey                  Value\n---                  -----\n"
                f"token                {VAULT}\ntoken_accessor       hmac-sha256\nbatch {VAULT_BATCH}",
                (VAULT[4:], VAULT_BATCH[4:])),
+        *[Sample("vendor", key.split("_")[0].split("-")[0].split(".")[0], f"the dashboard shows {key} for this project",
+                 (key[12:],)) for key in MORE_VENDORS],
+        Sample("vendor", "list", "\n".join(f"- {key}" for key in MORE_VENDORS), tuple(k[12:] for k in MORE_VENDORS)),
         # --- model providers ----------------------------------------------------------------------------
         Sample("openai", "keys", f"OPENAI_API_KEY={OPENAI_PROJ}\nlegacy: {OPENAI_LEGACY}\nsvc {OPENAI_SVC}",
                (OPENAI_PROJ[8:], OPENAI_LEGACY[3:], OPENAI_SVC[11:])),
@@ -443,4 +462,9 @@ NOT_SECRETS: list[str] = [
     "git log --oneline 87124c3..f7ac831",
     "def get_api_key(self) -> str: return self._api_key",
     "machine learning models need a password manager? no",
+    "session = aio_http_client_session_factory(loop)",
+    "rnd_seed_generator_value = 42",
+    "the key-value-store-configuration-file is missing",
+    "region tk-us-east-1-zone-a and ops_eyes_only flag",
+    "import pscale_tkn_helpers_for_tests",
 ]
