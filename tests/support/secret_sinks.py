@@ -95,7 +95,7 @@ def sink_outputs(home: Path, messages: list[dict[str, Any]], *, cli_runs: bool =
             archive = archive_of(session)
             archive.flush()
             assert len(archive) > 0, "nothing was archived"
-            refs = [entry["ref"] for entry in archive.search("step", limit=20)]
+            refs = [entry["ref"] for entry in archive.search("found this in the repository", limit=20)]
             session.close()
             close_connections()
             out["summariser_input"] = b"".join(r.body for r in server.requests)
