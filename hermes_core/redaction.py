@@ -134,34 +134,60 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # before the group ``<tag>_v``; a match masked whole ends with an empty group ``<tag>``, so the
 # last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
 # ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
-_VENDOR_SRC = (
-    r"[sgxAhnprwGftydlPIFkNHCEbao](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
-    r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
-    r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
-    r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
-    r"|(?<=x)ox[abposre]-|(?<=x)app-"
-    r"|(?<=A)Iza"
-    r"|(?<=h)f_|(?<=n)pm_|(?<=p)ypi-"
-    r"|(?<=[srp])k_(?:live|test)_|(?<=w)hsec_"
-    r"|(?<=s)q0(?:csp|atp)-|(?<=A)KC(?=[A-Za-z0-9]{10})"
-    r"|(?<=g)sk_|(?<=x)ai-|(?<=f)w_|(?<=r)8_|(?<=p)plx-|(?<=t)vly-"
-    r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)v[sb]\.|(?<=d)o[por]_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
-    r"|(?<=A)GE-SECRET-KEY-1|(?<=d)api(?=[0-9a-f]{32})|(?<=d)p\.(?:pt|st|sa|ct|scim|audit)\.|(?<=n)tn_"
-    r"|(?<=P)MAK-|(?<=g)lsa_|(?<=s)ntryu_"
-    # more vendors (gitleaks' rule list, vendors' docs); a prefix that also opens identifiers
-    # (``aio_``, ``rnd_``) must be followed by 20 key characters, a capital or digit among the
-    # first 20, and not be a lower-case snake_case name (``aio_http_v2_handler``)
-    r"|(?<=k)ey-(?=[0-9a-f]{32})|(?<=p)ul-(?=[0-9a-f]{40})|(?<=s)bp_(?=[0-9a-f]{40})|(?<=s)l\.(?=[A-Za-z0-9_\-]{130})"
-    r"|(?<=l)sv2_(?:pt|sk)_(?=[0-9a-f]{32}_)|(?<=N)RAK-|(?<=H)RKU-|(?<=C)FPAT-|(?<=E)ZAK|(?<=F)LWSECK(?:_TEST)?-|(?<=A)TBB|(?<=C)CIPAT_"
-    r"|(?:(?<=s)b_secret_|(?<=p)scale_(?:tkn|pw|oauth)_|(?<=r)nd_|(?<=f)igd_|(?<=p)csk_"
-    r"|(?<=t)fp_|(?<=a)io_|(?<=p)nu_|(?<=r)dme_|(?<=r)ubygems_|(?<=x)keysib-|(?<=s)hippo_(?:live|test)_"
-    r"|(?<=d)uffel_(?:live|test)_|(?<=t)k-us-|(?<=f)io-u-|(?<=t)skey-(?:api-|auth-|client-)?|(?<=o)ps_(?=eyJ)"
-    r"|(?<=b)kua_)(?=[A-Za-z0-9_\-]{20})(?=[a-z_\-]{0,19}[A-Z0-9])(?![a-z0-9\-]*_[a-z0-9_\-]*(?![A-Za-z0-9_\-]))"
-    r"|(?<=s)ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"
-    # keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf
-    # bytes open every one), Grafana Cloud, Sentry org and Atlassian tokens
-    r"|(?P<b64>(?<=I)QoJb3JpZ2lu|(?<=F)[wQ]oGZXIvYXdz|(?<=g)lc_|(?<=s)ntrys_|(?<=A)TATT3)"
-    r")(?P<v_v>(?(b64)[A-Za-z0-9+/=_\-]{24,}|[A-Za-z0-9_\-]{16,}))"
+#: Vendor key prefixes by first letter (the letter, then the rest of each prefix as a regex);
+#: ``_VENDOR_SRC`` tests the letter once and the look-behind once per letter, not per prefix.
+#: A prefix that also opens identifiers (``aio_``, ``rnd_``) ends with ``_KEYLIKE``.
+_KEYLIKE = (
+    r"(?=[A-Za-z0-9_\-]{20})(?=[a-z_\-]{0,19}[A-Z0-9])(?![a-z0-9\-]*_[a-z0-9_\-]*(?![A-Za-z0-9_\-]))"
+)
+_VENDOR_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("s", r"k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"),
+    ("s", r"k_(?:live|test)_"), ("s", r"q0(?:csp|atp)-"), ("s", r"hp(?:at|ss|ca|pa)_"), ("s", r"ntryu_"),
+    ("s", r"bp_(?=[0-9a-f]{40})"), ("s", r"l\.(?=[A-Za-z0-9_\-]{130})"),
+    ("s", r"b_secret_" + _KEYLIKE), ("s", r"hippo_(?:live|test)_" + _KEYLIKE),
+    ("s", r"ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"),
+    ("g", r"h[pousr]_"), ("g", r"ithub_pat_"), ("g", r"l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-"),
+    ("g", r"sk_"), ("g", r"lsa_"),
+    ("G", r"R1348941"), ("G", r"OCSPX-"),
+    ("x", r"ox[abposre]-"), ("x", r"app-"), ("x", r"ai-"), ("x", r"keysib-" + _KEYLIKE),
+    ("A", r"Iza"), ("A", r"KC(?=[A-Za-z0-9]{10})"), ("A", r"GE-SECRET-KEY-1"), ("A", r"TBB"),
+    ("h", r"f_"), ("h", r"v[sb]\."),
+    ("n", r"pm_"), ("n", r"tn_"),
+    ("p", r"ypi-"), ("p", r"k_(?:live|test)_"), ("p", r"plx-"), ("p", r"ul-(?=[0-9a-f]{40})"),
+    ("p", r"scale_(?:tkn|pw|oauth)_" + _KEYLIKE), ("p", r"csk_" + _KEYLIKE), ("p", r"nu_" + _KEYLIKE),
+    ("r", r"k_(?:live|test)_"), ("r", r"8_"), ("r", r"nd_" + _KEYLIKE), ("r", r"dme_" + _KEYLIKE),
+    ("r", r"ubygems_" + _KEYLIKE),
+    ("w", r"hsec_"),
+    ("f", r"w_"), ("f", r"igd_" + _KEYLIKE), ("f", r"io-u-" + _KEYLIKE),
+    ("t", r"vly-"), ("t", r"fp_" + _KEYLIKE), ("t", r"k-us-" + _KEYLIKE), ("t", r"skey-(?:api-|auth-|client-)?" + _KEYLIKE),
+    ("y", r"a29\."),
+    ("d", r"o[por]_v1_"), ("d", r"api(?=[0-9a-f]{32})"), ("d", r"p\.(?:pt|st|sa|ct|scim|audit)\."),
+    ("d", r"uffel_(?:live|test)_" + _KEYLIKE),
+    ("l", r"in_api_"), ("l", r"sv2_(?:pt|sk)_(?=[0-9a-f]{32}_)"),
+    ("P", r"MAK-"),
+    ("k", r"ey-(?=[0-9a-f]{32})"),
+    ("N", r"RAK-"), ("H", r"RKU-"), ("C", r"FPAT-"), ("C", r"CIPAT_"), ("E", r"ZAK"), ("F", r"LWSECK(?:_TEST)?-"),
+    ("a", r"io_" + _KEYLIKE), ("o", r"ps_(?=eyJ)"), ("b", r"kua_" + _KEYLIKE),
+)
+
+
+def _vendor_src(prefixes: tuple[tuple[str, str], ...], value: str) -> str:
+    letters: dict[str, list[str]] = {}
+    for letter, rest in prefixes:
+        letters.setdefault(letter, []).append(rest)
+    return (
+        "[" + "".join(letters) + r"](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
+        + "|".join(f"(?<={letter})(?:{'|'.join(rests)})" for letter, rests in letters.items())
+        + ")" + value
+    )
+
+
+_VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
+# Keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf bytes
+# open every one), Grafana Cloud, Sentry org and Atlassian tokens.
+_VENDOR_B64_SRC = _vendor_src(
+    (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3")),
+    r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
@@ -268,7 +294,7 @@ _QUERY_SRC = (
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 _COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
-    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
+    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
     _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
@@ -445,8 +471,9 @@ _ANCHORS = (
     "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
     "key-", "pul-", "sbp_", "sb_secret_", "sl.", "nrak-", "hrku-", "cfpat-", "ezak", "flwseck", "atbb",
     "ccipat_", "pscale_", "rnd_", "figd_", "lsv2_", "pcsk_", "tfp_", "aio_", "pnu_", "rdme_", "rubygems_",
-    "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "ops_", "bkua_",
-    "iqojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user", "_pat",
+    "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "bkua_",
+    "qojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user",
+    "pat=", "pat:", "pat ", "pat\"", "pat'", "pat\\",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 _CASED_ANCHORS = ("SK", "AC", "AP")
@@ -652,7 +679,7 @@ class Redactor:
         kept = whole[: start - offset]
         if (group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end())):
             return whole
-        if group in ("v", "aid", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
+        if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
