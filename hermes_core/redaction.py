@@ -54,12 +54,10 @@ Alternatives that would cost on every text (an AWS secret is any 40-character ba
 Mailchimp key any 32 hex digits ...) join the regex only when their anchor is in the text.
 Values cross one line break at most inside a PEM/PuTTY block: ``NAME =\n value`` is not a pair.
 
-Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, one loaded
-run): 154 ms/MB, 0.32x the family-by-family passes this module used before, with the same
-output on that text but for 3 JSON-escaped texts now masked correctly. The maintained
-alternative, detect-secrets 1.5.0, took 5,180 ms/MB with its regex plugins alone in that run
-(6,055 ms/MB with its entropy plugins in another); it reports secrets per line, not spans to
-mask, so it is not used. Figures: docs/hostile-input.md.
+Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, loaded
+runs): 73-154 ms/MB, 0.32x-0.38x the family-by-family passes this module used before, timed in
+the same run. detect-secrets 1.5.0 took 5,180 ms/MB with its regex plugins alone and reports
+secrets per line, not spans to mask, so it is not used. Figures: docs/hostile-input.md.
 """
 
 from __future__ import annotations
