@@ -111,7 +111,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hv", "vault"), ("do", "digitalocean"),
     ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
     ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
-    ("eyJrIjoi", "grafana"), ("ATATT3", "atlassian"),
+    ("eyJrIjoi", "grafana"), ("eyJhdXRocyI6", "docker_config"), ("ATATT3", "atlassian"),
     ("key-", "mailgun"), ("pul-", "pulumi"), ("sbp_", "supabase"), ("sb_secret_", "supabase"), ("sl.", "dropbox"),
     ("NRAK-", "newrelic"), ("HRKU-", "heroku"), ("CFPAT-", "contentful"), ("EZAK", "easypost"),
     ("FLWSECK", "flutterwave"), ("ATBB", "bitbucket"), ("CCIPAT_", "circleci"), ("pscale_", "planetscale"),
@@ -182,9 +182,11 @@ def _vendor_src(prefixes: tuple[tuple[str, str], ...], value: str) -> str:
 
 _VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
 # Keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf bytes
-# open every one), Grafana Cloud, Sentry org and Atlassian tokens.
+# open every one), Grafana Cloud, Sentry org and Atlassian tokens, a docker config (a Kubernetes
+# ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside).
 _VENDOR_B64_SRC = _vendor_src(
-    (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3")),
+    (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3"),
+     ("e", r"yJhdXRocyI6")),
     r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"

@@ -183,6 +183,7 @@ def corpus(salt: str = "") -> list[Sample]:
     CURL_PASSWORD = fake(_ALNUM, 14, "curl")
     DOCKER_PASSWORD = fake(_ALNUM, 16, "docker")
     DOCKER_AUTH = base64.b64encode(f"deploybot:{DOCKER_PASSWORD}".encode()).decode()
+    DOCKERCONFIGJSON = base64.b64encode(json.dumps({"auths": {"registry.acme.io": {"auth": DOCKER_AUTH}}}).encode()).decode()
     NPM_AUTH = base64.b64encode(f"ci-user:{fake(_ALNUM, 16, 'npmauth')}".encode()).decode()
     KUBE_TOKEN = fake(_ALNUM, 64, "kube-token")
     KUBE_KEY_DATA = base64.b64encode(_pem("RSA ", RSA_BODY[:3]).encode()).decode()
@@ -293,7 +294,11 @@ def corpus(salt: str = "") -> list[Sample]:
                json.dumps({"auths": {"https://index.docker.io/v1/": {"auth": DOCKER_AUTH},
                                      "ghcr.io": {"auth": base64.b64encode(f"bot:{GITHUB_PAT}".encode()).decode()}}}, indent=2),
                (DOCKER_AUTH, base64.b64encode(f"bot:{GITHUB_PAT}".encode()).decode())),
-        Sample("docker", "login_flag", f"docker login --username deploybot --password {DOCKER_PASSWORD} registry.acme.io",
+        Sample("kubernetes", "secret_manifest",
+           "apiVersion: v1\nkind: Secret\nmetadata:\n  name: regcred\ntype: kubernetes.io/dockerconfigjson\ndata:\n"
+           f"  .dockerconfigjson: {DOCKERCONFIGJSON}\n  password: {base64.b64encode(DB_PASSWORD.encode()).decode()}\n",
+           (DOCKERCONFIGJSON[12:], base64.b64encode(DB_PASSWORD.encode()).decode())),
+    Sample("docker", "login_flag", f"docker login --username deploybot --password {DOCKER_PASSWORD} registry.acme.io",
                (DOCKER_PASSWORD,)),
         # --- payments, messaging, mail ----------------------------------------------------------------
         Sample("stripe", "keys", f"STRIPE_SECRET_KEY={STRIPE_LIVE}\nstripe.api_key = \"{STRIPE_RESTRICTED}\"\n"
