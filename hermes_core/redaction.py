@@ -111,7 +111,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hv", "vault"), ("do", "digitalocean"),
     ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
     ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
-    ("eyJrIjoi", "grafana"), ("eyJhdXRocyI6", "docker_config"), ("ATATT3", "atlassian"),
+    ("eyJrIjoi", "grafana"), ("eyJhdXRocyI6", "docker_config"), ("eyJwYXlsb2FkIjoi", "aws_ecr_token"), ("ATATT3", "atlassian"),
     ("key-", "mailgun"), ("pul-", "pulumi"), ("sbp_", "supabase"), ("sb_secret_", "supabase"), ("sl.", "dropbox"),
     ("NRAK-", "newrelic"), ("HRKU-", "heroku"), ("CFPAT-", "contentful"), ("EZAK", "easypost"),
     ("FLWSECK", "flutterwave"), ("ATBB", "bitbucket"), ("CCIPAT_", "circleci"), ("pscale_", "planetscale"),
@@ -183,10 +183,10 @@ def _vendor_src(prefixes: tuple[tuple[str, str], ...], value: str) -> str:
 _VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
 # Keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf bytes
 # open every one), Grafana Cloud, Sentry org and Atlassian tokens, a docker config (a Kubernetes
-# ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside).
+# ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside), an ECR login token.
 _VENDOR_B64_SRC = _vendor_src(
     (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3"),
-     ("e", r"yJhdXRocyI6")),
+     ("e", r"yJhdXRocyI6"), ("e", r"yJwYXlsb2FkIjoi")),
     r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
@@ -284,18 +284,22 @@ _BEARER_SRC = r"[Bb](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:earer)[ \t]+(?P<br_v>
 # the user are kept).
 _URL_SRC = r"://(?:[^/\s:@\"']*:(?P<uu_v>[^/\s@\"']+)|(?P<ut_v>[A-Za-z0-9_\-.~]{20,}))(?=@)"
 _QUERY_SRC = (
-    r"[?&;](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
+    r"[?&;][ \t]?(?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
     r"|client_secret|secret|password|passwd|pwd|code|signature|sig|x-amz-signature"
-    r"|x-amz-credential|x-amz-security-token|x-goog-signature|auth|sessionid|session_id)="
-    r"(?P<qy_v>[^&#\s\"'<>]+)"
+    r"|x-amz-credential|x-amz-security-token|x-goog-signature|auth|sessionid|session_id|jsessionid"
+    r"|phpsessid|session|sid|connect\.sid|_session)="
+    r"(?P<qy_v>[^&#\s\"'<>;]+)"
 )
+# A ``Cookie:``/``Set-Cookie:`` header's first cookie (the later ones of a ``Cookie:`` header
+# are masked when their name says session: ``_QUERY_SRC``).
+_COOKIE_SRC = r"[Cc](?<![A-Za-z0-9_]C|[A-Za-z0-9_]c)(?i:ookie)[ \t]*:[ \t]*[^=\s;]+=(?P<ck_v>[^;\s\"']{8,})"
 
 # Order matters where two alternatives can start at the same place: the specific before the
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 _COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
     _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
-    _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
+    _URL_SRC, _QUERY_SRC, _COOKIE_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
 #: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
@@ -338,7 +342,7 @@ _GROUP_FAMILY = {
     "pem": "private_key", "pty": "private_key", "gcp": "gcp_private_key_id", "jwt": "jwt", "aws": "aws_secret",
     "slk": "slack_webhook", "sl": "softlayer", "sg": "sendgrid", "tw": "twilio", "az": "azure_storage_key",
     "azad": "azure_client_secret", "mc": "mailchimp", "tg": "telegram", "af": "artifactory",
-    "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ah": "authorization", "br": "bearer",
+    "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ck": "cookie", "ah": "authorization", "br": "bearer",
     "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
 }
 #: Every family a placeholder can name (``[REDACTED:<family>#<hash>]``).
@@ -462,7 +466,7 @@ def _opens_line(text: str, at: int) -> bool:
 #: most lines of a session hold none of them.
 _ANCHORS = (
     "key", "token", "secret", "pass", "pw", "auth", "credential", "bearer", "sig=", "signature=", "code=",
-    "sessionid=", "session_id=",
+    "sessionid=", "session_id=", "sessid=", "session=", "sid=", "cookie",
     "private", "://", "eyj", "sk-", "sk_", "rk_", "pk_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-",
     "gloas-", "gr1348941", "xox", "xapp-", "aiza", "hf_", "npm_", "pypi-", "sq0", "akc", "xai-", "fw_",
@@ -677,7 +681,8 @@ class Redactor:
         offset = m.start()
         start, end = m.span(name)
         kept = whole[: start - offset]
-        if (group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end())):
+        if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
+                or (group == "qy" and _is_code(value))):
             return whole
         if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)

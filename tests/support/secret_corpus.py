@@ -184,6 +184,7 @@ def corpus(salt: str = "") -> list[Sample]:
     DOCKER_PASSWORD = fake(_ALNUM, 16, "docker")
     DOCKER_AUTH = base64.b64encode(f"deploybot:{DOCKER_PASSWORD}".encode()).decode()
     DOCKERCONFIGJSON = base64.b64encode(json.dumps({"auths": {"registry.acme.io": {"auth": DOCKER_AUTH}}}).encode()).decode()
+    ECR_TOKEN = "eyJwYXlsb2FkIjoi" + fake(_B64, 600, "ecr") + "=="
     NPM_AUTH = base64.b64encode(f"ci-user:{fake(_ALNUM, 16, 'npmauth')}".encode()).decode()
     KUBE_TOKEN = fake(_ALNUM, 64, "kube-token")
     KUBE_KEY_DATA = base64.b64encode(_pem("RSA ", RSA_BODY[:3]).encode()).decode()
@@ -387,7 +388,10 @@ def corpus(salt: str = "") -> list[Sample]:
                (GENERIC_TOKEN,)),
         Sample("header", "basic_curl_verbose", f"> GET / HTTP/2\n> authorization: Basic {BASIC_HEADER}\n> user-agent: curl/8.5.0",
                (BASIC_HEADER,)),
-        Sample("header", "x_api_key", f"curl -H 'X-API-Key: {API_KEY_HEADER}' https://api.acme.io/v2/items", (API_KEY_HEADER,)),
+        Sample("header", "cookies", f"< HTTP/2 200\n< set-cookie: sessionid={GENERIC_TOKEN}; Path=/; HttpOnly; Secure\n"
+           f"> Cookie: theme=dark; csrftoken=abc; session={PASSWORD}", (GENERIC_TOKEN, PASSWORD)),
+    Sample("aws", "ecr_login", f"$ aws ecr get-login-password --region eu-west-1\n{ECR_TOKEN}", (ECR_TOKEN[16:],)),
+    Sample("header", "x_api_key", f"curl -H 'X-API-Key: {API_KEY_HEADER}' https://api.acme.io/v2/items", (API_KEY_HEADER,)),
         Sample("header", "requests_dict", f"headers = {{\"Authorization\": f\"Bearer {GENERIC_TOKEN}\", \"Accept\": \"application/json\"}}",
                (GENERIC_TOKEN,)),
         Sample("cli_flag", "curl_user", f"curl -u admin:{CURL_PASSWORD} https://jenkins.acme.io/api/json", (CURL_PASSWORD,)),
