@@ -23,20 +23,27 @@ service-account file, whose ``private_key_id`` is masked too; vendor-prefixed ke
 ``sk-``, Anthropic ``sk-ant-``, GitHub ``ghp_``/``github_pat_``..., GitLab ``glpat-``/``gldt-``...,
 Slack ``xox?-``, Google ``AIza``, AWS ``AKIA``/``ASIA`` key ids, Hugging Face, npm, PyPI,
 Stripe ``sk_live_``/``rk_``/``whsec_``, Square ``sq0csp-``/``sq0atp-``, Artifactory ``AKC``,
-Groq, xAI, ...); AWS secret access keys next to their key id or under an AWS-like name (STS JSON's
-``"SecretAccessKey"``/``"SessionToken"``); Azure storage ``AccountKey=``/SAS signatures and Azure AD
-client secrets (``...8Q~...``); JWTs; Slack webhooks; SendGrid, Twilio, Discord, Telegram bot
-tokens; Mailchimp keys; Softlayer API URLs; credentials in URLs (basic auth ``scheme://user:pw@``,
-``scheme://<token>@``) and token query parameters; ``Authorization:`` headers and ``Bearer``
-tokens; and keyword assignments (``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML
-``name: value``, ``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/
-CREDENTIAL/AUTH or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers
-detect-secrets' keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms).
+Groq, xAI, Doppler ``dp.pt.``, Databricks ``dapi``, Notion, Postman ``PMAK-``, Grafana, Sentry,
+Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, ...); AWS session tokens by their fixed
+opening (``IQoJb3JpZ2lu``, ``FwoGZXIvYXdz``: CLI table and text output name no key); AWS secret
+access keys next to their key id or under an AWS-like name; Azure storage ``AccountKey=``/SAS
+signatures and Azure AD client secrets (``...8Q~...``); JWTs; Slack and Discord webhooks;
+SendGrid, Twilio, Discord, Telegram bot tokens (also in ``/bot<token>/`` URLs); Mailchimp keys;
+Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); credentials in URLs
+(``scheme://user:pw@``, ``scheme://<token>@``), ``curl -u user:pw`` and token query parameters;
+``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; and keyword assignments
+(``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``,
+``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
+or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
+keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms). The formats were
+checked with an independent corpus (``tests/support/secret_corpus.py``).
 
 Values that are code, not secrets, stay: ``os.getenv('OPENAI_API_KEY')``, ``api_key=settings.api_key``,
 ``token = os.environ["TOKEN"]``, ``password = get_password()``, ``AUTH_TOKEN=${AUTH_TOKEN}``,
-``secret_key: str``; so do ``max_tokens=``, ``author=`` and ``key=len`` (the secret word must end
-the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case).
+``secret_key: str``, ``thread_key = tool_id`` and ``session_key=session_key`` (a variable after
+code's ``=``; a ``.env`` line's ``DB_PASS=hunter_two`` stays a secret), ``e.key === "D"``,
+``AUTH="$(gh auth token)"``; so do ``max_tokens=``, ``author=`` and ``key=len`` (the secret word
+must end the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case).
 
 One pass: every family is an alternative of one compiled regex, and ``re.sub`` walks each text
 once - over the lines that can hold a match. A cheap prefilter comes first (``windows``): every
@@ -47,16 +54,15 @@ Alternatives that would cost on every text (an AWS secret is any 40-character ba
 Mailchimp key any 32 hex digits ...) join the regex only when their anchor is in the text.
 Values cross one line break at most inside a PEM/PuTTY block: ``NAME =\n value`` is not a pair.
 
-Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, one loaded
-run): 154 ms/MB, 0.32x the family-by-family passes this module used before, with the same
-output on that text but for 3 JSON-escaped texts now masked correctly. The maintained
-alternative, detect-secrets 1.5.0, took 5,180 ms/MB with its regex plugins alone in that run
-(6,055 ms/MB with its entropy plugins in another); it reports secrets per line, not spans to
-mask, so it is not used. Figures: docs/hostile-input.md.
+Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, loaded
+runs): 73-154 ms/MB, 0.32x-0.38x the family-by-family passes this module used before, timed in
+the same run. detect-secrets 1.5.0 took 5,180 ms/MB with its regex plugins alone and reports
+secrets per line, not spans to mask, so it is not used. Figures: docs/hostile-input.md.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
@@ -92,7 +98,7 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("sk-", "openai"),
     ("github_pat_", "github"), ("ghp_", "github"), ("gho_", "github"), ("ghu_", "github"),
     ("ghs_", "github"), ("ghr_", "github"),
-    ("gl", "gitlab"), ("GR1348941", "gitlab"),
+    ("glc_", "grafana"), ("glsa_", "grafana"), ("gl", "gitlab"), ("GR1348941", "gitlab"),
     ("xox", "slack"), ("xapp-", "slack"),
     ("AIza", "google_api_key"),
     ("AKIA", "aws_access_key_id"), ("ASIA", "aws_access_key_id"), ("ABIA", "aws_access_key_id"),
@@ -102,8 +108,19 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("sq0", "square"), ("AKC", "artifactory"),
     ("gsk_", "groq"), ("xai-", "xai"), ("fw_", "fireworks"), ("r8_", "replicate"),
     ("pplx-", "perplexity"), ("tvly-", "tavily"),
-    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hvs.", "vault"), ("dop_v1_", "digitalocean"),
+    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hv", "vault"), ("do", "digitalocean"),
     ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
+    ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
+    ("eyJrIjoi", "grafana"), ("eyJhdXRocyI6", "docker_config"), ("eyJwYXlsb2FkIjoi", "aws_ecr_token"), ("ATATT3", "atlassian"),
+    ("key-", "mailgun"), ("pul-", "pulumi"), ("sbp_", "supabase"), ("sb_secret_", "supabase"), ("sl.", "dropbox"),
+    ("NRAK-", "newrelic"), ("HRKU-", "heroku"), ("CFPAT-", "contentful"), ("EZAK", "easypost"),
+    ("FLWSECK", "flutterwave"), ("ATBB", "bitbucket"), ("CCIPAT_", "circleci"), ("pscale_", "planetscale"),
+    ("rnd_", "render"), ("figd_", "figma"), ("lsv2_", "langsmith"), ("pcsk_", "pinecone"), ("tfp_", "typeform"),
+    ("aio_", "adafruit"), ("pnu_", "prefect"), ("rdme_", "readme"), ("rubygems_", "rubygems"),
+    ("xkeysib-", "brevo"), ("shippo_", "shippo"), ("duffel_", "duffel"), ("tk-us-", "scalingo"),
+    ("fio-u-", "frameio"), ("tskey-", "tailscale"), ("ops_", "onepassword"), ("bkua_", "buildkite"),
+    ("IQoJb3JpZ2lu", "aws_session_token"), ("FwoGZXIvYXdz", "aws_session_token"),
+    ("FQoGZXIvYXdz", "aws_session_token"),
 )
 
 # Every alternative of ``_ONE`` opens with a literal character or a character class, never with
@@ -115,20 +132,62 @@ _PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
 # before the group ``<tag>_v``; a match masked whole ends with an empty group ``<tag>``, so the
 # last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
 # ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
-_VENDOR_SRC = (
-    r"[sgxAhnprwGftydl](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
-    r"(?<=s)k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"
-    r"|(?<=g)h[pousr]_|(?<=g)ithub_pat_"
-    r"|(?<=g)l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-|(?<=G)R1348941"
-    r"|(?<=x)ox[abposre]-|(?<=x)app-"
-    r"|(?<=A)Iza"
-    r"|(?<=h)f_|(?<=n)pm_|(?<=p)ypi-"
-    r"|(?<=[srp])k_(?:live|test)_|(?<=w)hsec_"
-    r"|(?<=s)q0(?:csp|atp)-|(?<=A)KC(?=[A-Za-z0-9]{10})"
-    r"|(?<=g)sk_|(?<=x)ai-|(?<=f)w_|(?<=r)8_|(?<=p)plx-|(?<=t)vly-"
-    r"|(?<=y)a29\.|(?<=G)OCSPX-|(?<=h)vs\.|(?<=d)op_v1_|(?<=s)hp(?:at|ss|ca|pa)_|(?<=l)in_api_"
-    r"|(?<=A)GE-SECRET-KEY-1"
-    r")(?P<v_v>[A-Za-z0-9_\-]{16,})"
+#: Vendor key prefixes by first letter (the letter, then the rest of each prefix as a regex);
+#: ``_VENDOR_SRC`` tests the letter once and the look-behind once per letter, not per prefix.
+#: A prefix that also opens identifiers (``aio_``, ``rnd_``) ends with ``_KEYLIKE``.
+_KEYLIKE = (
+    r"(?=[A-Za-z0-9_\-]{20})(?=[a-z_\-]{0,19}[A-Z0-9])(?![a-z0-9\-]*_[a-z0-9_\-]*(?![A-Za-z0-9_\-]))"
+)
+_VENDOR_PREFIXES: tuple[tuple[str, str], ...] = (
+    ("s", r"k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"),
+    ("s", r"k_(?:live|test)_"), ("s", r"q0(?:csp|atp)-"), ("s", r"hp(?:at|ss|ca|pa)_"), ("s", r"ntryu_"),
+    ("s", r"bp_(?=[0-9a-f]{40})"), ("s", r"l\.(?=[A-Za-z0-9_\-]{130})"),
+    ("s", r"b_secret_" + _KEYLIKE), ("s", r"hippo_(?:live|test)_" + _KEYLIKE),
+    ("s", r"ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"),
+    ("g", r"h[pousr]_"), ("g", r"ithub_pat_"), ("g", r"l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-"),
+    ("g", r"sk_"), ("g", r"lsa_"),
+    ("G", r"R1348941"), ("G", r"OCSPX-"),
+    ("x", r"ox[abposre]-"), ("x", r"app-"), ("x", r"ai-"), ("x", r"keysib-" + _KEYLIKE),
+    ("A", r"Iza"), ("A", r"KC(?=[A-Za-z0-9]{10})"), ("A", r"GE-SECRET-KEY-1"), ("A", r"TBB"),
+    ("h", r"f_"), ("h", r"v[sb]\."),
+    ("n", r"pm_"), ("n", r"tn_"),
+    ("p", r"ypi-"), ("p", r"k_(?:live|test)_"), ("p", r"plx-"), ("p", r"ul-(?=[0-9a-f]{40})"),
+    ("p", r"scale_(?:tkn|pw|oauth)_" + _KEYLIKE), ("p", r"csk_" + _KEYLIKE), ("p", r"nu_" + _KEYLIKE),
+    ("r", r"k_(?:live|test)_"), ("r", r"8_"), ("r", r"nd_" + _KEYLIKE), ("r", r"dme_" + _KEYLIKE),
+    ("r", r"ubygems_" + _KEYLIKE),
+    ("w", r"hsec_"),
+    ("f", r"w_"), ("f", r"igd_" + _KEYLIKE), ("f", r"io-u-" + _KEYLIKE),
+    ("t", r"vly-"), ("t", r"fp_" + _KEYLIKE), ("t", r"k-us-" + _KEYLIKE), ("t", r"skey-(?:api-|auth-|client-)?" + _KEYLIKE),
+    ("y", r"a29\."),
+    ("d", r"o[por]_v1_"), ("d", r"api(?=[0-9a-f]{32})"), ("d", r"p\.(?:pt|st|sa|ct|scim|audit)\."),
+    ("d", r"uffel_(?:live|test)_" + _KEYLIKE),
+    ("l", r"in_api_"), ("l", r"sv2_(?:pt|sk)_(?=[0-9a-f]{32}_)"),
+    ("P", r"MAK-"),
+    ("k", r"ey-(?=[0-9a-f]{32})"),
+    ("N", r"RAK-"), ("H", r"RKU-"), ("C", r"FPAT-"), ("C", r"CIPAT_"), ("E", r"ZAK"), ("F", r"LWSECK(?:_TEST)?-"),
+    ("a", r"io_" + _KEYLIKE), ("o", r"ps_(?=eyJ)"), ("b", r"kua_" + _KEYLIKE),
+)
+
+
+def _vendor_src(prefixes: tuple[tuple[str, str], ...], value: str) -> str:
+    letters: dict[str, list[str]] = {}
+    for letter, rest in prefixes:
+        letters.setdefault(letter, []).append(rest)
+    return (
+        "[" + "".join(letters) + r"](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
+        + "|".join(f"(?<={letter})(?:{'|'.join(rests)})" for letter, rests in letters.items())
+        + ")" + value
+    )
+
+
+_VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
+# Keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf bytes
+# open every one), Grafana Cloud, Sentry org and Atlassian tokens, a docker config (a Kubernetes
+# ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside), an ECR login token.
+_VENDOR_B64_SRC = _vendor_src(
+    (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3"),
+     ("e", r"yJhdXRocyI6"), ("e", r"yJwYXlsb2FkIjoi")),
+    r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
 )
 _AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
@@ -141,7 +200,11 @@ _PUTTY_SRC = (
     r"(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|(?:\\+r)?\\+n|\Z))+)"
 )
 _GCP_KEY_ID_SRC = r"[\"']private_key_id\\*[\"'][ \t]*:[ \t]*\\*[\"'](?P<gcp_v>[A-Za-z0-9]{16,})"
-_JWT_SRC = r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
+# (and a Grafana API key: base64 JSON that opens ``{"k":"``, one part only)
+_JWT_SRC = (
+    r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ(?:[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
+    r"|rIjoi(?P<gfk_v>[A-Za-z0-9+/=]{24,}))"
+)
 _SLACK_HOOK_SRC = r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<slk_v>[A-Za-z0-9/_\-]{8,})"
 _SENDGRID_SRC = r"S(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))G\.(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
 _TWILIO_SRC = r"[SA][KC](?<=SK|AC)(?:(?<![A-Za-z0-9]..)|(?<=\\[nrt]..))(?P<tw_v>[0-9a-fA-F]{32})(?![A-Za-z0-9])"
@@ -153,13 +216,25 @@ _AZURE_AD_SRC = (
     r"(?![A-Za-z0-9_~.\-])(?P<azad>)"
 )
 _MAILCHIMP_SRC = r"[0-9a-f](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))[0-9a-f]{31}-us\d{1,2}(?![A-Za-z0-9])(?P<mc>)"
-_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
+_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].)|(?<=/bot.))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
 _SOFTLAYER_SRC = r"[Hh](?i:ttps?://api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<sl_v>[a-z0-9]{64})"
 _ARTIFACTORY_PW_SRC = r"A(?<![^\s=:\"']A)P[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}(?=[\s\"']|$)(?P<af>)"
 _DISCORD_SRC = (
     r"[MNO](?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"
     r"(?![A-Za-z0-9_\-])(?P<dc>)"
 )
+_DISCORD_HOOK_SRC = (
+    r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<dwh_v>[A-Za-z0-9_\-]{40,})"
+)
+# A PEM block encoded in base64 (kubeconfig ``client-key-data``): masked when it decodes to a
+# private key (``_replace``), a certificate stays.
+_B64_PEM_SRC = r"L(?:(?<![A-Za-z0-9+/].)|(?<=\\[nrt].))S0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}(?P<bpem>)"
+# curl -u user:password, --user user:password (a placeholder or a uid:gid stays: ``_replace``)
+_CURL_SRC = (
+    r"-(?:(?<![A-Za-z0-9-]-)|(?<=\\[nrt]-))(?:u|-user)(?:[ \t]+|=)\\*[\"']?[^\s:\"'\\]+:(?P<cu_v>[^\s\"'`\\]+)"
+)
+# .netrc: ``password value`` after ``machine``/``login`` (checked in ``_replace``).
+_NETRC_SRC = r"[Pp](?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))assword[ \t]+(?P<nr_v>[^\s\"'\\]+)"
 _AWS_SECRET_SRC = r"[A-Za-z0-9/+](?:(?<![A-Za-z0-9/+=].)|(?<=\\[nrt].))[A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])(?P<aws>)"
 
 # The keyword families are anchored on the secret word that ends the name, not on the name's
@@ -173,7 +248,7 @@ _WORDS = (
     r"|(?<=s)ecret(?:[_-]?key)?|(?<=p)(?:rivate[_-]?key|assword|asswd|assphrase)"
     r"|(?<=c)(?:lient[_-]?secret|redentials?)|(?<=t)oken)"
     # key / pwd / pw only after a separator (``db_pw``), pass / auth anywhere a name starts
-    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)wd?|(?<=p)ass|(?<=a)uth)"
+    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)(?:wd?|at)|(?<=p)ass|(?<=a)uth)"
     # camel case: ``SecretAccessKey``, ``SessionToken`` (not after a capital), ``dbPassword``
     r"|[ASPMECRIB](?<![A-Z].)(?:(?<=A)(?:pi|ccess|uth|ccount)Key|(?<=S)(?:ecret|torage|igning)Key"
     r"|(?<=P)rivateKey|(?<=M)asterKey|(?<=E)ncryptionKey|(?<=C)lientKey|(?<=S)(?:ession|ecurity)Token"
@@ -190,9 +265,10 @@ _WORDS = (
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
-    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*))"
+    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
+    r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
 # --password value, --api-key=value
 _FLAG_SRC = (
@@ -208,18 +284,22 @@ _BEARER_SRC = r"[Bb](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:earer)[ \t]+(?P<br_v>
 # the user are kept).
 _URL_SRC = r"://(?:[^/\s:@\"']*:(?P<uu_v>[^/\s@\"']+)|(?P<ut_v>[A-Za-z0-9_\-.~]{20,}))(?=@)"
 _QUERY_SRC = (
-    r"[?&;](?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
+    r"[?&;][ \t]?(?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
     r"|client_secret|secret|password|passwd|pwd|code|signature|sig|x-amz-signature"
-    r"|x-amz-credential|x-amz-security-token|x-goog-signature|auth|sessionid|session_id)="
-    r"(?P<qy_v>[^&#\s\"'<>]+)"
+    r"|x-amz-credential|x-amz-security-token|x-goog-signature|auth|sessionid|session_id|jsessionid"
+    r"|phpsessid|session|sid|connect\.sid|_session)="
+    r"(?P<qy_v>[^&#\s\"'<>;]+)"
 )
+# A ``Cookie:``/``Set-Cookie:`` header's first cookie (the later ones of a ``Cookie:`` header
+# are masked when their name says session: ``_QUERY_SRC``).
+_COOKIE_SRC = r"[Cc](?<![A-Za-z0-9_]C|[A-Za-z0-9_]c)(?i:ookie)[ \t]*:[ \t]*[^=\s;]+=(?P<ck_v>[^;\s\"']{8,})"
 
 # Order matters where two alternatives can start at the same place: the specific before the
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 _COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
-    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _URL_SRC, _QUERY_SRC, _KEYWORD_SRC, _FLAG_SRC,
-    _AUTH_SRC, _BEARER_SRC,
+    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
+    _URL_SRC, _QUERY_SRC, _COOKIE_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
 #: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
@@ -262,8 +342,8 @@ _GROUP_FAMILY = {
     "pem": "private_key", "pty": "private_key", "gcp": "gcp_private_key_id", "jwt": "jwt", "aws": "aws_secret",
     "slk": "slack_webhook", "sl": "softlayer", "sg": "sendgrid", "tw": "twilio", "az": "azure_storage_key",
     "azad": "azure_client_secret", "mc": "mailchimp", "tg": "telegram", "af": "artifactory",
-    "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ah": "authorization", "br": "bearer",
-    "dc": "discord",
+    "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ck": "cookie", "ah": "authorization", "br": "bearer",
+    "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
 }
 #: Every family a placeholder can name (``[REDACTED:<family>#<hash>]``).
 FAMILIES: tuple[str, ...] = tuple(sorted(
@@ -298,10 +378,34 @@ def _keyword_family(name: str, value: str) -> str:
     if "aws" in lowered or lowered.endswith("secretaccesskey"):
         return "aws_secret"
     for word, family in (("pass", "password"), ("pw", "password"), ("token", "token"), ("auth", "token"),
-                         ("secret", "secret"), ("credential", "secret")):
+                         ("secret", "secret"), ("credential", "secret"), ("pat", "token")):
         if word in lowered:
             return family
     return "key"
+
+
+def _private_b64(text: str) -> bool:
+    """Whether base64 ``text`` opens with a PEM private key's ``-----BEGIN ... PRIVATE KEY``."""
+    head = text[:64]
+    try:
+        return b"PRIVATE KEY" in base64.b64decode(head[: len(head) // 4 * 4])
+    except ValueError:
+        return False
+
+
+def _placeholder_value(value: str) -> bool:
+    """``curl -u USER:TOKEN`` in docs, ``-u $USER:$PASS``, ``-u 1000:1000`` (a uid:gid)."""
+    return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
+
+
+def _netrc(text: str, at: int, end: int) -> bool:
+    """Whether ``password`` at ``at`` is a ``.netrc`` entry's: after ``login <name>`` on its line,
+    or alone on its line with its value (``password`` is lower case in a ``.netrc``)."""
+    start = text.rfind("\n", 0, at) + 1
+    if " login " in f" {text[start:at]}":
+        return True
+    stop = text.find("\n", end)
+    return text.startswith("password", at) and _opens_line(text, at) and not text[end:None if stop < 0 else stop].strip()
 
 
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -317,17 +421,40 @@ def _name_start(text: str, at: int) -> int:
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
+#: A quoted value that the shell expands: ``"$(gh auth token)"``, ``"${TOKEN}"``, ``"$TOKEN"``.
+_SHELL_VALUE = re.compile(r"\$[({A-Za-z_]")
+_VARIABLE = re.compile(r"[a-z]+(?:_[a-z]+)+|[a-z]+(?:[A-Z][a-z]+)+|nil|null|none|true|false|undefined")
+
+
+def _is_code_value(m: re.Match[str], group: str, name: str, value: str) -> bool:
+    """An unquoted value that is code: ``_is_code``, or a snake- or camel-case name (no digit)
+    or literal after code's spaced ``=``, a lower-case keyword argument (``session_key=session_key``)
+    or a ``name: value`` pair (``thread_key: tool_id,``). A ``.env`` line's value stays a secret:
+    ``DB_PASS=hunter_two``."""
+    if _is_code(value):
+        return True
+    code_like = group == "ym" or (group == "as" and (" " in m.group("as_e") or not name.isupper()))
+    return code_like and _VARIABLE.fullmatch(value.rstrip(",;")) is not None
+
+
 def _looks_secret(value: str) -> bool:
     """For ``name: value`` inside a line (``{ _csrf_token: csrfToken }``, ``secret_access_key:
     0f1e...``): a value of 8+ characters with a digit that is not an identifier or code."""
     value = value.rstrip(",;)]}")
-    return (len(value) >= 8 and any(c.isdigit() for c in value)
-            and _IDENTIFIER.fullmatch(value) is None and not _is_code(value))
+    if len(value) < 8 or not any(c.isdigit() for c in value) or _is_code(value):
+        return False
+    # an identifier is code (``user_id2``), unless it reads as a random key: 16+ letters and
+    # digits of both cases, no underscore (``f2sOAyjOHK0hEkOR...``)
+    return _IDENTIFIER.fullmatch(value) is None or (
+        len(value) >= 16 and "_" not in value and not value.islower() and not value.isupper())
 
 
 def _opens_line(text: str, at: int) -> bool:
-    """Whether only blanks and a list dash stand between the line's start and ``at``."""
-    line = text[text.rfind("\n", 0, at) + 1: at].strip(" \t")
+    """Whether only blanks and a list dash stand between the line's start and ``at`` (an
+    escaped ``\\n`` starts a line too: a file inside a JSON string)."""
+    start = text.rfind("\n", 0, at) + 1
+    escaped = text.rfind("\\n", start, at)
+    line = text[start if escaped < 0 else escaped + 2: at].strip(" \t")
     return line in ("", "-") or (line.startswith("-") and not line[1:].strip(" \t"))
 
 
@@ -339,12 +466,18 @@ def _opens_line(text: str, at: int) -> bool:
 #: most lines of a session hold none of them.
 _ANCHORS = (
     "key", "token", "secret", "pass", "pw", "auth", "credential", "bearer", "sig=", "signature=", "code=",
-    "sessionid=", "session_id=",
+    "sessionid=", "session_id=", "sessid=", "session=", "sid=", "cookie",
     "private", "://", "eyj", "sk-", "sk_", "rk_", "pk_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
     "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-",
     "gloas-", "gr1348941", "xox", "xapp-", "aiza", "hf_", "npm_", "pypi-", "sq0", "akc", "xai-", "fw_",
     "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
-    "ya29.", "gocspx-", "hvs.", "dop_v1_", "shpat_", "shpss_", "shpca_", "shppa_", "lin_api_", "age-secret-key-1",
+    "ya29.", "gocspx-", "hvs.", "hvb.", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_", "shppa_",
+    "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
+    "key-", "pul-", "sbp_", "sb_secret_", "sl.", "nrak-", "hrku-", "cfpat-", "ezak", "flwseck", "atbb",
+    "ccipat_", "pscale_", "rnd_", "figd_", "lsv2_", "pcsk_", "tfp_", "aio_", "pnu_", "rdme_", "rubygems_",
+    "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "bkua_",
+    "qojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user",
+    "pat=", "pat:", "pat ", "pat\"", "pat'", "pat\\",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 _CASED_ANCHORS = ("SK", "AC", "AP")
@@ -537,8 +670,10 @@ class Redactor:
         group = name.partition("_")[0]
         whole = m.group(0)
         if group == name:
+            if group == "bpem" and not _private_b64(whole):
+                return whole
             return self.placeholder(_GROUP_FAMILY[group], whole)
-        if group in ("as", "qp", "ym"):
+        if group in ("as", "qp", "ym", "gp"):
             return self._keyword(m, group)
         value = m.group(name)
         if value.startswith(MASK_PREFIX):
@@ -546,7 +681,10 @@ class Redactor:
         offset = m.start()
         start, end = m.span(name)
         kept = whole[: start - offset]
-        if group in ("v", "aid"):  # a vendor key: hashed whole, its prefix kept in front
+        if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
+                or (group == "qy" and _is_code(value))):
+            return whole
+        if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
@@ -566,8 +704,8 @@ class Redactor:
             # ``the password: is required`` is prose, not a listing: the value is only scanned
             # for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
-        quoted = group == "qp" or (group == "as" and m.group("as_q") is not None)
-        if value.startswith(MASK_PREFIX) or (not quoted and _is_code(value)):
+        quoted = group in ("qp", "gp") or (group == "as" and m.group("as_q") is not None)
+        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted else _is_code_value(m, group, name, value)):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]

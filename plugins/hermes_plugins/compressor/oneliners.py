@@ -97,6 +97,10 @@ def looks_demoted(content: str) -> bool:
 def _clip(text: str, limit: int, keep: int | None = None) -> str:
     if len(text) <= limit and "\n" not in text and "  " not in text:
         return text  # the usual case, decided without building anything
+    # redacted before its lines are joined and it is clipped (the summary is redacted again as a
+    # whole, too late for these): ``name: value`` is a pair on its own line only, and a clipped
+    # key no longer has a key's shape
+    text = redact(text)
     text = " ".join(text.split()) if ("\n" in text or "  " in text) else text
     if len(text) <= limit:
         return text

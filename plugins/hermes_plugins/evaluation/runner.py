@@ -460,7 +460,8 @@ def probe_rows(messages: Sequence[Mapping[str, Any]], judged: Sequence[tuple[Pro
     message's archived original (or of the call it answers), ``None`` when none was archived."""
     rows: list[dict[str, Any]] = []
     for probe, verdict, texts in judged:
-        source = one_line(texts[0]) if texts else ""
+        # redacted before its lines are joined: a ``name: value`` line is a pair only on its own line
+        source = one_line(redact(texts[0])) if texts else ""
         if len(source) > SOURCE_CHARS:
             source = f"{source[:SOURCE_CHARS]}… [{len(source) - SOURCE_CHARS:,} more characters]"
         ref = next((refs_of[t][0] for t in texts if refs_of.get(t)), None)

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from hermes_core.plugin import content_text, estimate_message_tokens, estimate_messages_tokens, match_results
+from hermes_core.plugin import content_text, estimate_message_tokens, estimate_messages_tokens, match_results, redact
 
 #: Most points (messages or buckets of them) a timeline holds; longer sessions are aggregated.
 MAX_POINTS = 600
@@ -121,7 +121,9 @@ def timeline(
 
 def _row(index: int | None, message: Mapping[str, Any],
          archived: Mapping[str, Sequence[str]] | None = None) -> dict[str, Any]:
-    text = content_text(message.get("content"))
+    # redacted before its lines are joined and it is clipped: a ``name: value`` pair holds on its
+    # own line only, and a clipped key no longer has a key's shape
+    text = redact(content_text(message.get("content")))
     calls = message.get("tool_calls") or ()
     if calls:
         names = []
