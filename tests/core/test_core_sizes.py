@@ -28,7 +28,6 @@ SPLIT_PENDING = {
     "plugins/hermes_plugins/cache_report.py",
     "plugins/hermes_plugins/compressor/engine.py",
     "plugins/hermes_plugins/compressor/extractive.py",
-    "plugins/hermes_plugins/compressor/prune.py",
 }
 LONG_PENDING = {
     "plugins/hermes_plugins/evaluation/runner.py:evaluate",

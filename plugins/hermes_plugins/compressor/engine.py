@@ -77,13 +77,11 @@ from hermes_plugins.compressor.framing import (
     strip_answer_banner,
     unwrap,
 )
+from hermes_plugins.compressor.plan import PlannedTurns, PrunePlan, TurnDemotions
 from hermes_plugins.compressor.prompt import build_summary_prompt
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
-    PlannedTurns,
-    PrunePlan,
     PruneStats,
-    TurnDemotions,
     limit_oversized_results,
     message_tokens,
     plan_free_passes,

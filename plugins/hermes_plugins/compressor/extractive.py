@@ -77,8 +77,9 @@ from hermes_plugins.compressor.oneliners import (
     plain_line_name,
     summarize_tool_result,
 )
+from hermes_plugins.compressor.plan import TurnDemotions
 from hermes_plugins.compressor.prompt import NO_USER_SENTINEL
-from hermes_plugins.compressor.prune import DUPLICATE_OF_CALL, DUPLICATE_PREFIX, TurnDemotions
+from hermes_plugins.compressor.prune import DUPLICATE_OF_CALL, DUPLICATE_PREFIX
 from hermes_plugins.compressor.serialize import TURN_HARD_MAX, message_text
 
 MAX_CHARS = 8_000

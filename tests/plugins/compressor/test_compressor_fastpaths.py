@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from hermes_core.pairing import match_results, pending_calls, repair_pairing
 from hermes_plugins._common import failures
-from hermes_plugins.compressor import oneliners, prune
+from hermes_plugins.compressor import oneliners, plan, prune
 from hermes_plugins.compressor.oneliners import (
     exit_code_of,
     looks_demoted,
@@ -430,8 +430,8 @@ def test_older_copies_of_a_later_result_are_never_summarised(monkeypatch: Any) -
     # Their one-liner would be replaced by the back-reference: building it (a failure verdict
     # on a first pass) is wasted work, so the pass builds lines once the copies are known.
     built: list[str] = []
-    real = prune.tool_line
-    monkeypatch.setattr(prune, "tool_line", lambda *a: built.append(a[2]) or real(*a))
+    real = plan.tool_line
+    monkeypatch.setattr(plan, "tool_line", lambda *a: built.append(a[2]) or real(*a))
     body = "Error: boom\n" + "detail line\n" * 40
     other = "plain output line\n" * 30
     messages = [user("go")]
