@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from hermes_core.plugin import Config, SummaryRequest, answered_in_order, match_results, redact
 from hermes_plugins._common.failures import (
@@ -358,6 +358,30 @@ class _Files:
             self.add(path, verb, counted.group(1) if counted else part, int(counted.group(2)) if counted else 1)
 
 
+class _Reading(NamedTuple):
+    """How ``_Facts._read`` read a call's result."""
+
+    result: Mapping[str, Any] | None
+    content: str
+    is_error: Any
+    #: Read as our own demoted line of this call: the action is that line.
+    demoted: bool
+    #: The content is a one-liner of this very tool ("[name] ...").
+    own: bool
+    #: A planned result read as a plain success without building its line (``_quiet``).
+    quiet: bool
+    #: (line, verdict) of a planned result read as its line (``_judged_line``).
+    judged: tuple[str, Failure | None] | None
+
+
+def _turn_text(turn: Mapping[str, Any], role: Any) -> str:
+    """``message_text``, skipped for the usual plain string (it changes nothing there)."""
+    text = turn.get("content")
+    if type(text) is not str or "MEDIA:" in text or len(text) > TURN_HARD_MAX or (role == "assistant" and "<" in text):
+        return message_text(turn)
+    return text
+
+
 class _Facts:
     """Everything the handoff lists, pulled from the turns' structure in one pass."""
 
@@ -429,8 +453,6 @@ class _Facts:
         # whole list is matched, (assistant index, call) -> result, only once one is not.
         results: dict[tuple[int, int], int] | None = None
         last_assistant_text = ""
-        demotions = self._demotions
-        positions = demotions.positions if demotions is not None else None
         last_action: _Action = ""
         todos: list[str] | None = None
         for index, turn in enumerate(turns):
@@ -441,41 +463,11 @@ class _Facts:
                 # Results are read with their calls; system turns hold no facts, but the first
                 # anchor splits the turns (``build_handoff``): noted here, not by another walk.
                 if role == "system" and self.anchor < 0 and turn.get("content") == SUMMARY_ANCHOR:
-                    self.anchor = index
-                    self.older_requests = list(self._requests)
-                    self.older_latest, self.latest_request = self.latest_request, None
-                    self.older_summaries = len(self.summaries)
+                    self._mark_anchor(index)
                 continue
-            # ``message_text`` inline for the usual plain string (it changes nothing there).
-            text = turn.get("content")
-            if type(text) is not str or "MEDIA:" in text or len(text) > TURN_HARD_MAX or (
-                    role == "assistant" and "<" in text):
-                text = message_text(turn)
+            text = _turn_text(turn, role)
             if role == "user":
-                # The placeholder opens with "(": not a plain request.
-                if _plain_request(turn, text) and not is_handoff(text, last_assistant_text):
-                    self.texts.append(text)
-                    self._add_request(text)
-                    self.latest_request = text
-                    continue
-                if summary_author(turn) is not None:
-                    self.summaries.append(redact(text))
-                    continue
-                if is_observation(turn):
-                    self._observation(turn, text, last_assistant_text)
-                    continue
-                if turn.get("_injected") == "orphan-tool-result":
-                    # A result that answers no call: kept as what it is, never an error item.
-                    self.actions.append(self.clip(redact(text), ITEM_MAX))
-                    continue
-                if text[:1] == "[" and self._pasted_result(text):
-                    pass  # a tool result pasted as user text (Cline/Roo); its <feedback> may count
-                words = request_text(turn, last_assistant_text, text=text)
-                if words is None or words.strip() == NO_USER_SENTINEL:
-                    continue
-                self.texts.append(words)
-                self._add_request(words)
-                self.latest_request = words
+                self._user_turn(turn, text, last_assistant_text)
                 continue
             if text.strip():
                 self.texts.append(text)
@@ -484,27 +476,80 @@ class _Facts:
                 for path, verb, how in text_edits(text):
                     self.files.add(path, verb, how)
             calls = turn.get("tool_calls")
-            if not calls:
+            if calls:
+                results, action, todo_list = self._read_calls(turns, index, calls, results)
+                last_action = last_action if action is None else action
+                todos = todos if todo_list is None else todo_list
+        self._finish(last_assistant_text, last_action, todos)
+
+    def _mark_anchor(self, index: int) -> None:
+        """The first ``SUMMARY_ANCHOR`` turn: what the walk holds so far is the older turns'."""
+        self.anchor = index
+        self.older_requests = list(self._requests)
+        self.older_latest, self.latest_request = self.latest_request, None
+        self.older_summaries = len(self.summaries)
+
+    def _user_turn(self, turn: Mapping[str, Any], text: str, last_assistant_text: str) -> None:
+        # The placeholder opens with "(": not a plain request.
+        if _plain_request(turn, text) and not is_handoff(text, last_assistant_text):
+            self.texts.append(text)
+            self._add_request(text)
+            self.latest_request = text
+            return
+        if summary_author(turn) is not None:
+            self.summaries.append(redact(text))
+            return
+        if is_observation(turn):
+            self._observation(turn, text, last_assistant_text)
+            return
+        if turn.get("_injected") == "orphan-tool-result":
+            # A result that answers no call: kept as what it is, never an error item.
+            self.actions.append(self.clip(redact(text), ITEM_MAX))
+            return
+        if text[:1] == "[":
+            self._pasted_result(text)  # a tool result pasted as user text (Cline/Roo)
+        # Its <feedback> may count as the person's words.
+        words = request_text(turn, last_assistant_text, text=text)
+        if words is None or words.strip() == NO_USER_SENTINEL:
+            return
+        self.texts.append(words)
+        self._add_request(words)
+        self.latest_request = words
+
+    def _read_calls(
+        self, turns: Sequence[Mapping[str, Any]], index: int, calls: Any,
+        results: dict[tuple[int, int], int] | None,
+    ) -> tuple[dict[tuple[int, int], int] | None, _Action | None, list[str] | None]:
+        """The calls of the assistant turn at ``index`` with their results: ``(results``, the
+        pairing of the whole list once it was needed, ``last action`` read (``None``: none),
+        ``todo list`` the calls set (``None``: none)``)``."""
+        ordered = answered_in_order(turns, index)
+        if not ordered and results is None:
+            answers, _unanswered = match_results(turns)
+            results = {match: i for i, match in answers.items()}
+        positions = self._demotions.positions if self._demotions is not None else None
+        last_action: _Action | None = None
+        todos: list[str] | None = None
+        position = -1
+        for call in calls:
+            position += 1
+            if type(call) is not dict and not isinstance(call, Mapping):
                 continue
-            ordered = answered_in_order(turns, index)
-            if not ordered and results is None:
-                answers, _unanswered = match_results(turns)
-                results = {match: i for i, match in answers.items()}
-            position = -1
-            for call in calls:
-                position += 1
-                if type(call) is not dict and not isinstance(call, Mapping):
-                    continue
-                at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
-                result = None if at is None else turns[at]
-                planned = -1
-                if result is not None and positions is not None and at is not None:
-                    found = positions.get(at)  # ``demotions.index``, inline
-                    if found is not None:
-                        planned = found
-                last_action, todo_list = self._call(call, result, planned)
-                if todo_list is not None:
-                    todos = todo_list
+            at = index + 1 + position if ordered else results.get((index, position))  # type: ignore[union-attr]
+            result = None if at is None else turns[at]
+            planned = -1
+            if result is not None and positions is not None and at is not None:
+                found = positions.get(at)  # ``demotions.index``, inline
+                if found is not None:
+                    planned = found
+            last_action, todo_list = self._call(call, result, planned)
+            if todo_list is not None:
+                todos = todo_list
+        return results, last_action, todos
+
+    def _finish(self, last_assistant_text: str, last_action: _Action, todos: list[str] | None) -> None:
+        """What the walk knows once it is over: the open todos, the copies whose later result
+        lies beyond these turns, the questions and the last step of the newest reply."""
         if todos:
             self.open_items.extend(todos)
         # Copies whose later result lies beyond these turns: a success unless flagged failed
@@ -601,7 +646,8 @@ class _Facts:
     ) -> tuple[_Action, list[str] | None]:
         """Read one call and its result. ``planned``: the result's index in the free passes'
         plan when they planned to demote it (it is raw here; see ``_quiet``)."""
-        # Name, arguments (parsed only for ``_ARGUMENT_TOOLS``) and ``message_text``, inline: this runs once per call of the middle.
+        # Name and arguments (parsed only for ``_ARGUMENT_TOOLS``), inline: this runs once per
+        # call of the middle.
         raw = call.get("function")
         fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else _NO_ARGS
         arguments = fn.get("arguments")
@@ -615,6 +661,33 @@ class _Facts:
         if result is not None and result.get("role") == "tool" and is_no_result(result):
             result = None  # a placeholder: no outcome, neither a failure nor a success (issue 29)
             planned = -1
+        read = self._read(name, kind, arguments, args, result, planned)
+        action: _Action = read.content
+        if not read.demoted:
+            calls = self._calls
+            action = len(calls)
+            calls.append(call)
+            self._results.append(read.result)
+        self.actions.append(action)
+        command = command_of(args) if kind[_SHELL] else None
+        path_key = self._files_of(name, kind, args, read.content, command)
+        if read.result is not None:
+            if command:
+                key = f"`{self.clip(command, 160)}`"
+            elif path_key:
+                key = path_key
+            else:
+                key = f"{name} {self.clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
+            failed = self._verdict(name, arguments, args, read, key, command)
+            self._record(call, name, action, key, command, path_key, failed)
+        if kind[_SPECIAL]:
+            return action, self._special(name, args)
+        return action, None
+
+    def _read(self, name: str, kind: _Kind, arguments: Any, args: Mapping[str, Any],
+              result: Mapping[str, Any] | None, planned: int) -> _Reading:
+        """How the result of a call reads: as its one-liner when the free passes planned it
+        (``_quiet``, ``_judged_line``), else as it is."""
         quiet = False
         judged = None
         if planned >= 0:
@@ -625,98 +698,92 @@ class _Facts:
                     result = self._result(result, planned)  # type: ignore[arg-type]
         if judged is not None:
             # Read as its line, which is our demoted line: the action is that line.
-            content: Any = judged[0]
-            is_error, demoted, own = result.get("_is_error"), True, True  # type: ignore[union-attr]
-        elif quiet:
+            return _Reading(result, judged[0], result.get("_is_error"), True, True, False, judged)  # type: ignore[union-attr]
+        if quiet:
             # Read as its one-liner would be: a success line, built only if it is shown.
-            content = result["content"]  # type: ignore[index]
-            is_error, demoted, own = result.get("_is_error"), False, False  # type: ignore[union-attr]
             self._planned_actions[len(self._calls)] = planned
-        elif result is not None:
-            content = result.get("content")
-            if type(content) is not str or "MEDIA:" in content or len(content) > TURN_HARD_MAX:
-                content = message_text(result)
-            is_error = result.get("_is_error")
-            # Our one-liner of this very tool: "[name] ..." (no f-string built per call).
-            # (A planned result is read as its line: the same verdict as when a pass built it.)
-            own = _names_itself(content, name)
-            demoted = own and (looks_demoted(content) or kind[_LINE])
-        else:
-            content, is_error, demoted, own = "", False, False, False
-        action: _Action = content
-        if not demoted:
-            calls = self._calls
-            action = len(calls)
-            calls.append(call)
-            self._results.append(result)
-        self.actions.append(action)
-        command = command_of(args) if kind[_SHELL] else None
-        path_key = None
+            return _Reading(result, result["content"], result.get("_is_error"), False, False, True, None)  # type: ignore[index, union-attr]
+        if result is None:
+            return _Reading(None, "", False, False, False, False, None)
+        content = result.get("content")
+        if type(content) is not str or "MEDIA:" in content or len(content) > TURN_HARD_MAX:
+            content = message_text(result)
+        # Our one-liner of this very tool: "[name] ..." (no f-string built per call).
+        # (A planned result is read as its line: the same verdict as when a pass built it.)
+        own = _names_itself(content, name)
+        demoted = own and (looks_demoted(content) or kind[_LINE])
+        return _Reading(result, content, result.get("_is_error"), demoted, own, False, None)
+
+    def _files_of(self, name: str, kind: _Kind, args: Mapping[str, Any], content: str,
+                  command: str | None) -> str | None:
+        """Note the files a call wrote or read; the one its outcome is keyed by, if any."""
+        files = self.files
         if command:  # files the command writes (heredoc, redirection, tee, sed -i)
             for path, verb, _how in shell_writes(command):
-                self.files.add(path, verb, name)
+                files.add(path, verb, name)
         # Only tools that name files (``_kind_of``); a shell names them with a command list.
         paths = file_actions(name, args, content) if kind[_FILES] and (
             not kind[_SHELL] or isinstance(args.get("command"), list)) else None
-        if paths:
-            files = self.files
-            for path, verb in paths:
-                files.add(path, verb, name)
-            # The first changed path, else the first (one path, the usual case: that one).
-            path_key = paths[0][0] if len(paths) == 1 else \
-                next((p for p, v in paths if v != "read"), None) or paths[0][0]
-        if result is not None:
-            if command:
-                key = f"`{self.clip(command, 160)}`"
-            elif path_key:
-                key = path_key
-            else:
-                key = f"{name} {self.clip(arguments if type(arguments) is str else str(arguments or ''), 300)}"
-            if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
-                # A back-reference, not an outcome: the later copy it names carries it (_resolve).
-                found = content.find(DUPLICATE_OF_CALL)
-                if found != -1:
-                    later = content[found + len(DUPLICATE_OF_CALL):].split(";", 1)[0]
-                    self._duplicates.setdefault(later, []).append((key, command, bool(is_error)))
-                if command:  # its place among the successes, taken if the later copy succeeds
-                    self.succeeded_commands.setdefault(self.clip(command, 80), 0)
-                failed = _DUPLICATE
-            elif quiet:
-                failed = None
-            elif judged is not None:
-                failed = _failed(judged[1])
-            elif own:
-                # One of our lines, left by an earlier pass: the verdict it was built from.
-                known, verdict = line_verdict(content)
-                if known:
-                    failed = _failed(verdict)
-                else:  # a line of an earlier process: its error part follows what the call named
-                    failed = _demoted_failure(content, _named(arguments)) if "; " in content else None
-            else:
-                failed = _failed(failure_of(content, is_error=is_error, reads=is_read_tool(name, args)))
-            if self._duplicates and failed is not _DUPLICATE:
-                copies = self._duplicates.pop(str(call.get("id") or ""), None)
-                if copies and failed is None:  # a copy of a success is a success; of a failure, that one failure
-                    for copy_key, copy_command, _flag in copies:
-                        self._succeeded(copy_key, copy_command)
-            if failed is None:  # most results
-                self._succeeded(key, command)
-            elif failed is not _DUPLICATE:
-                # What an error item names.
-                shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
-                self._outcome(key, shown if command or not path_key else f"[{name}] {shown}", command, failed)
-        if kind[_SPECIAL]:
-            if name in _TODO_TOOLS:
-                todos = args.get("todos")
-                if isinstance(todos, list):
-                    pending = [
-                        self.clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
-                        for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
-                    ]
-                    return action, pending
-            elif isinstance(args.get("question"), str):  # clarify
-                self.open_items.append(self.clip(args["question"], ITEM_MAX))
-        return action, None
+        if not paths:
+            return None
+        for path, verb in paths:
+            files.add(path, verb, name)
+        # The first changed path, else the first (one path, the usual case: that one).
+        return paths[0][0] if len(paths) == 1 else next((p for p, v in paths if v != "read"), None) or paths[0][0]
+
+    def _verdict(self, name: str, arguments: Any, args: Mapping[str, Any], read: _Reading, key: str,
+                 command: str | None) -> Any:
+        """``_failed``'s form of a result's outcome (``None``: a success), or ``_DUPLICATE``."""
+        content = read.content
+        if content[:1] == "[" and content.startswith(DUPLICATE_PREFIX):
+            # A back-reference, not an outcome: the later copy it names carries it (_resolve).
+            found = content.find(DUPLICATE_OF_CALL)
+            if found != -1:
+                later = content[found + len(DUPLICATE_OF_CALL):].split(";", 1)[0]
+                self._duplicates.setdefault(later, []).append((key, command, bool(read.is_error)))
+            if command:  # its place among the successes, taken if the later copy succeeds
+                self.succeeded_commands.setdefault(self.clip(command, 80), 0)
+            return _DUPLICATE
+        if read.quiet:
+            return None
+        if read.judged is not None:
+            return _failed(read.judged[1])
+        if read.own:
+            # One of our lines, left by an earlier pass: the verdict it was built from.
+            known, verdict = line_verdict(content)
+            if known:
+                return _failed(verdict)
+            # A line of an earlier process: its error part follows what the call named.
+            return _demoted_failure(content, _named(arguments)) if "; " in content else None
+        return _failed(failure_of(content, is_error=read.is_error, reads=is_read_tool(name, args)))
+
+    def _record(self, call: Mapping[str, Any], name: str, action: _Action, key: str, command: str | None,
+                path_key: str | None, failed: Any) -> None:
+        """Record a result's outcome, and settle the older copies that point to it."""
+        if self._duplicates and failed is not _DUPLICATE:
+            copies = self._duplicates.pop(str(call.get("id") or ""), None)
+            if copies and failed is None:  # a copy of a success is a success; of a failure, that one failure
+                for copy_key, copy_command, _flag in copies:
+                    self._succeeded(copy_key, copy_command)
+        if failed is None:  # most results
+            self._succeeded(key, command)
+        elif failed is not _DUPLICATE:
+            # What an error item names.
+            shown = key if command or path_key else self.line(action).split(" (", 1)[0].split("; ", 1)[0]
+            self._outcome(key, shown if command or not path_key else f"[{name}] {shown}", command, failed)
+
+    def _special(self, name: str, args: Mapping[str, Any]) -> list[str] | None:
+        """A todo list's open items (returned: the newest list wins), or a question asked."""
+        if name in _TODO_TOOLS:
+            todos = args.get("todos")
+            if isinstance(todos, list):
+                return [
+                    self.clip(str(t.get("content") or t.get("task") or t), 200) + f" ({t.get('status')})"
+                    for t in todos if isinstance(t, Mapping) and t.get("status") not in ("completed", "done", "cancelled")
+                ]
+        elif isinstance(args.get("question"), str):  # clarify
+            self.open_items.append(self.clip(args["question"], ITEM_MAX))
+        return None
 
     def line(self, action: _Action) -> str:
         """The one-liner of an action (see ``_Action``)."""
