@@ -1017,6 +1017,11 @@ def _merge_errors(previous: Sequence[str], failing: Sequence[str], resolved_now:
     return _merge(old_failing, failing), _merge(old_resolved, resolved_now)
 
 
+#: The share of the room left each tier may take in ``_Budget.fill``'s first pass.
+_SHARES = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.0, "commands": 0.25,
+           "resolved": 0.3, "open": 0.3, "last": 0.4, "read": 0.3, "earlier": 0.5, "actions": 1.0}
+
+
 class _Budget:
     """Room-giving by tiers: a tier takes its newest items first, up to a share of what is left
     or all of it; a tier asked again later takes its older items from the room that remains.
@@ -1059,6 +1064,16 @@ class _Budget:
             self.titled.add(title)
             self.picked[tier] = count
             self.room -= used
+
+    def fill(self) -> None:
+        """Every tier offered takes its items: first in the priority order, each within a
+        share of what is left, so a flood of one kind cannot crowd out the next; then the same
+        order takes what remains. (The requests took theirs before: the first pass gives them
+        nothing more, the second what remains for any left out.)"""
+        for tier, share in _SHARES.items():
+            self.take(tier, share, numbered=tier == "actions")
+        for tier in _SHARES:
+            self.take(tier, numbered=tier == "actions")
 
     def render(self, title: str, *, numbered: bool = False) -> str:
         chosen: list[str] = []
@@ -1161,24 +1176,11 @@ def build_handoff(
     # One walk over all the turns, the anchor included: it notes what the turns before the
     # anchor held (requests, summaries), so neither side is read again on its own.
     facts = _Facts(turns, demotions)
-    older_summaries = facts.summaries[: facts.older_summaries]
-    newer_summaries = facts.summaries[facts.older_summaries:]
-    # Each section's items merged into one ordered set as the summaries come (copying the
-    # merged list for every summary was quadratic: a long session holds hundreds of them).
-    previous: dict[str, dict[str, None] | str] = {}
-    for text in [*older_summaries, *([previous_summary] if previous_summary else []), *newer_summaries]:
-        for title, value in parse_sections(text).items():
-            if isinstance(value, str):
-                previous[title] = value
-                continue
-            merged = previous.get(title)
-            if not isinstance(merged, dict):
-                merged = previous[title] = {}
-            _merge_into(merged, value)
+    previous = _previous_sections(facts, previous_summary)
 
     def prev(title: str) -> list[str]:
         value = previous.get(title)
-        return list(value) if isinstance(value, dict) else []
+        return list(value) if isinstance(value, list) else []
 
     prev_latest = previous.get(LATEST)
     prev_latest_text = prev_latest if isinstance(prev_latest, str) and prev_latest.strip() \
@@ -1194,20 +1196,7 @@ def build_handoff(
     requests = _merge(older_requests, previous_requests, [r for r in facts.requests if r not in older_set])
     failing, resolved = facts.error_items()
     failing, resolved = _merge_errors(prev(ERRORS), failing, resolved, facts)
-    files = _Files()
-    earlier = prev(EARLIER)
-    for item in prev(FILES):
-        if _FILE_ITEM.match(item) or re.match(r"^\S+ \((?:[a-z]+, )*[a-z]+\)$", item):
-            files.merge_item(item)
-        else:  # another summariser's prose about files
-            earlier.append(_clip(item, 600))
-    for path, (verb, tools) in facts.files.entries.items():
-        for tool, count in tools.items():
-            files.add(path, verb, tool, count)
-    decisions = _merge(prev(DECISIONS), facts.decisions)
-    commands = _merge(prev(COMMANDS), facts.command_items())
-    open_items = _merge(prev(OPEN), facts.open_items)[-12:]
-    actions = prev(ACTIONS) + facts.actions
+    files, earlier = _merged_files(prev(FILES), prev(EARLIER), facts)
 
     parts: list[str] = []
     if note:
@@ -1216,17 +1205,7 @@ def build_handoff(
     parts.append(f"## {LATEST}\n{verbatim(facts.redacted(latest_full), REQUEST_MAX) if latest_full else NO_USER_SENTINEL}\n")
     fixed = sum(len(p) + 1 for p in parts)
     budget = _Budget(max(0, max_chars - fixed - 8))
-    focus_block = ""
-    if focus_topic and focus_topic.strip():
-        title = FOCUS_PREFIX + _clip(focus_topic, 120)
-        focus_items = _focus_lines(facts, focus_topic)
-        if focus_items:
-            budget.offer("focus", title, focus_items)
-            budget.take("focus", FOCUS_SHARE)
-            focus_block = budget.render(title)
-        else:
-            focus_block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
-            budget.room -= len(focus_block) + 1
+    focus_block = _focus_block(budget, facts, focus_topic)
     latest_item = facts.clip(latest_full, REQUEST_ITEM_MAX) if latest_full else None
     # The person's requests first (issue 29): every one is kept while the budget allows, the
     # oldest shortened to their opening when it is tight; only past that are the oldest left out
@@ -1236,26 +1215,72 @@ def build_handoff(
     budget.take("requests", REQUEST_SHARE)
     budget.offer("failing", ERRORS, failing)
     budget.offer("changed", FILES, files.items(changed=True))
-    budget.offer("decisions", DECISIONS, decisions)
-    budget.offer("commands", COMMANDS, commands)
+    budget.offer("decisions", DECISIONS, _merge(prev(DECISIONS), facts.decisions))
+    budget.offer("commands", COMMANDS, _merge(prev(COMMANDS), facts.command_items()))
     budget.offer("resolved", ERRORS, resolved)
-    budget.offer("open", OPEN, open_items)
+    budget.offer("open", OPEN, _merge(prev(OPEN), facts.open_items)[-12:])
     budget.offer("last", LAST_STEP, facts.last_step or prev(LAST_STEP))
     budget.offer("read", FILES, files.items(changed=False))
     budget.offer("earlier", EARLIER, earlier)
-    budget.offer("actions", ACTIONS, actions, facts.line)
-    # First pass: the priority order, each tier within a share of what is left, so a flood of
-    # one kind cannot crowd out the next; second pass: the same order takes what remains.
-    # (The requests took theirs above: the first pass gives them nothing more, the second pass
-    # what remains for any left out.)
-    shares = {"failing": 0.4, "changed": 0.35, "decisions": 0.3, "requests": 0.0, "commands": 0.25,
-              "resolved": 0.3, "open": 0.3, "last": 0.4, "read": 0.3, "earlier": 0.5, "actions": 1.0}
-    for tier, share in shares.items():
-        budget.take(tier, share, numbered=tier == "actions")
-    for tier in shares:
-        budget.take(tier, numbered=tier == "actions")
+    budget.offer("actions", ACTIONS, prev(ACTIONS) + facts.actions, facts.line)
+    budget.fill()
     if focus_block:
         parts.append(focus_block)
+    return _rendered(parts, budget, max_chars)
+
+
+def _previous_sections(facts: _Facts, previous_summary: str | None) -> dict[str, list[str] | str]:
+    """The sections of the summaries among the turns and of ``previous_summary``, merged in
+    the order they were written (the older turns', the previous one, the newer turns')."""
+    older_summaries = facts.summaries[: facts.older_summaries]
+    newer_summaries = facts.summaries[facts.older_summaries:]
+    # Each section's items merged into one ordered set as the summaries come (copying the
+    # merged list for every summary was quadratic: a long session holds hundreds of them).
+    previous: dict[str, dict[str, None] | str] = {}
+    for text in [*older_summaries, *([previous_summary] if previous_summary else []), *newer_summaries]:
+        for title, value in parse_sections(text).items():
+            if isinstance(value, str):
+                previous[title] = value
+                continue
+            merged = previous.get(title)
+            if not isinstance(merged, dict):
+                merged = previous[title] = {}
+            _merge_into(merged, value)
+    return {title: list(value) if isinstance(value, dict) else value for title, value in previous.items()}
+
+
+def _merged_files(previous: list[str], earlier: list[str], facts: _Facts) -> tuple[_Files, list[str]]:
+    """The previous summaries' file items with the turns' files; another summariser's prose
+    about files goes to ``earlier`` (returned with them)."""
+    files = _Files()
+    for item in previous:
+        if _FILE_ITEM.match(item) or re.match(r"^\S+ \((?:[a-z]+, )*[a-z]+\)$", item):
+            files.merge_item(item)
+        else:  # another summariser's prose about files
+            earlier.append(_clip(item, 600))
+    for path, (verb, tools) in facts.files.entries.items():
+        for tool, count in tools.items():
+            files.add(path, verb, tool, count)
+    return files, earlier
+
+
+def _focus_block(budget: _Budget, facts: _Facts, focus_topic: str | None) -> str:
+    """The focus section (its items taken from ``budget`` first), or "" without a topic."""
+    if not focus_topic or not focus_topic.strip():
+        return ""
+    title = FOCUS_PREFIX + _clip(focus_topic, 120)
+    focus_items = _focus_lines(facts, focus_topic)
+    if focus_items:
+        budget.offer("focus", title, focus_items)
+        budget.take("focus", FOCUS_SHARE)
+        return budget.render(title)
+    block = f"## {title}\n(nothing in the condensed turns mentions this topic)\n"
+    budget.room -= len(block) + 1
+    return block
+
+
+def _rendered(parts: list[str], budget: _Budget, max_chars: int) -> str:
+    """The handoff's text: ``parts``, then the sections in their order, redacted, ≤ ``max_chars``."""
     for title in ORDER:
         block = budget.render(title, numbered=title == ACTIONS)
         if block:
