@@ -27,7 +27,6 @@ SPLIT_PENDING = {
     "plugins/hermes_plugins/_common/failures.py",
     "plugins/hermes_plugins/cache_report.py",
     "plugins/hermes_plugins/compressor/engine.py",
-    "plugins/hermes_plugins/compressor/extractive.py",
 }
 LONG_PENDING = {
     "plugins/hermes_plugins/evaluation/runner.py:evaluate",
