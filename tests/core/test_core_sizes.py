@@ -26,7 +26,6 @@ SPLIT_PENDING = {
     "plugins/hermes_plugins/threat_rules.py",
     "plugins/hermes_plugins/_common/failures.py",
     "plugins/hermes_plugins/cache_report.py",
-    "plugins/hermes_plugins/compressor/engine.py",
 }
 LONG_PENDING = {
     "plugins/hermes_plugins/evaluation/runner.py:evaluate",

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from hermes_core.messages import content_text
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.assemble import MEDIA_PLACEHOLDER
-from hermes_plugins.compressor.engine import SUMMARY_MIN_TOKENS
 from hermes_plugins.compressor.framing import (
     SUMMARY_KEY,
     classify_message,
@@ -33,6 +32,7 @@ from hermes_plugins.compressor.framing import (
     frame_summary,
 )
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
+from hermes_plugins.compressor.summary_step import SUMMARY_MIN_TOKENS
 
 from compressor_support import make_engine, snapshot
 from hypothesis_budget import examples

@@ -24,7 +24,7 @@ from hermes_plugins._common.toolkinds import DATA_TOOLS
 from hermes_plugins.compressor import engine as engine_module
 from hermes_plugins.compressor import oneliners
 from hermes_plugins.compressor import plan as plan_module
-from hermes_plugins.compressor.extractive import build_handoff
+from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.oneliners import looks_demoted
 from hermes_plugins.compressor.plan import PlannedTurns, TurnDemotions
 from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, plan_free_passes, prune_tool_results
@@ -206,14 +206,14 @@ def test_the_condensed_results_reach_the_extractive_summary_raw() -> None:
     assert all(plan.messages[i] is messages[i] for i in plan.planned)
     engine = make_engine(32_000)
     seen: list[Any] = []
-    real = engine_module.ExtractiveSummarizer.summarize
+    real = ExtractiveSummarizer.summarize
 
     def spy(self: Any, request: SummaryRequest) -> str:
         seen.append(request.turns)
         return real(self, request)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine_module.ExtractiveSummarizer, "summarize", spy)
+        patch.setattr(ExtractiveSummarizer, "summarize", spy)
         engine.compress(messages, force=True)
     (turns,) = seen
     assert isinstance(turns, PlannedTurns) and turns.demotions is not None

@@ -24,7 +24,7 @@ from hermes_plugins._common.injected import (
 )
 from hermes_plugins.compressor import engine as engine_module
 from hermes_plugins.compressor import facts as facts_module
-from hermes_plugins.compressor import sections
+from hermes_plugins.compressor import sections, summary_step
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.serialize import message_text, prepare_turns
 
@@ -134,7 +134,7 @@ def test_the_builtin_summariser_builds_no_redacted_copies(monkeypatch: pytest.Mo
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("prepare_turns called for the extractive summariser")
 
-    monkeypatch.setattr(engine_module, "prepare_turns", refuse)
+    monkeypatch.setattr(summary_step, "prepare_turns", refuse)
     engine = make_engine(200_000)
     out = engine.compress(work_history(30), force=True)
     assert engine.last_compression_report["status"] == "compressed"
@@ -195,8 +195,8 @@ def test_raw_turns_give_the_summary_redacted_copies_give(turns: list[dict[str, A
 
 
 def test_grounding_takes_the_newest_request_after_the_previous_summary_only() -> None:
-    from hermes_plugins.compressor.engine import ground_latest_request
     from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+    from hermes_plugins.compressor.summary_step import ground_latest_request
 
     anchor = {"role": "system", "content": SUMMARY_ANCHOR}
     text = "## Latest user request\nparaphrase\n\n## Files\n- a.py"
@@ -241,13 +241,13 @@ def test_the_extractive_handoff_is_redacted_for_good(turns: list[dict[str, Any]]
 
 def _redacted_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = engine_module.redact
+    real = summary_step.redact
 
     def recording(text: Any) -> Any:
         seen.append(text)
         return real(text)
 
-    monkeypatch.setattr(engine_module, "redact", recording)
+    monkeypatch.setattr(summary_step, "redact", recording)
     return seen
 
 
