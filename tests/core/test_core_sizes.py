@@ -25,7 +25,6 @@ MAX_FUNCTION_LINES = 80
 SPLIT_PENDING = {
     "plugins/hermes_plugins/threat_rules.py",
     "plugins/hermes_plugins/_common/failures.py",
-    "plugins/hermes_plugins/cache_report.py",
 }
 LONG_PENDING = {
     "plugins/hermes_plugins/evaluation/runner.py:evaluate",

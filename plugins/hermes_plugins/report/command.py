@@ -25,10 +25,10 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core.plugin import PayloadContext, estimate_messages_tokens
-    from hermes_plugins.cache_report import CacheSimulator, read_rates, replay, usd_prices
+    from hermes_plugins.cache_report import CacheSimulator, read_rates, usd_prices
     from hermes_plugins.evaluation.command import _model_window, failed_runs
     from hermes_plugins.evaluation.runner import evaluate
-    from hermes_plugins.replay_requests import RequestSpec
+    from hermes_plugins.replay_requests import RequestSpec, replay
     from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
     from hermes_plugins.report.probes import probe_section

@@ -16,7 +16,7 @@ import attrs
 
 from hermes_core.plugin import estimate_message_tokens, estimate_messages_tokens
 from hermes_plugins.archive.plugin import archive_of
-from hermes_plugins.cache_report import request_ends
+from hermes_plugins.replay_requests import request_ends
 from hermes_plugins.report.data import compaction_detail
 
 #: After a compaction that freed nothing, the next try waits until the context has grown by
