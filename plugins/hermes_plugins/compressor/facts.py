@@ -12,15 +12,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from hermes_core.plugin import answered_in_order, match_results, redact
+from hermes_plugins._common.error_text import compose_error, error_lines, location
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
     Failure,
-    compose_error,
-    error_lines,
     failure_of,
     is_no_result,
     line_verdict,
-    location,
     memo_entry,
 )
 from hermes_plugins._common.injected import (
