@@ -27,45 +27,19 @@ tokenizer differs, so read the figures as relative.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import attrs
-import click
 
 from hermes_core.plugin import (
     IMAGE_TOKEN_ESTIMATE,
-    CliState,
-    InvalidMessagesError,
-    PayloadContext,
-    ProcessedHistory,
-    Transcript,
     anthropic_blocks,
-    assemble_payload,
-    bounded,
-    canonical_tools,
     count_tokens,
-    emit_json,
-    emit_table,
-    escape_surrogates_of,
-    fail,
-    format_option,
-    html_option,
-    load_for_cli,
-    parse_transcript,
-    read_transcript_text,
-    resolve_format,
-    validate_messages,
-    write_report_html,
 )
-from hermes_plugins.cache_rules import LOOKBACK_BLOCKS, cache_ttl
-from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
-from hermes_plugins.request_log_stream import RequestLog, open_request_log
+from hermes_plugins.cache_rules import LOOKBACK_BLOCKS
 
 MIN_CACHEABLE_TOKENS = 1_024
 OPENAI_CACHE_STEP = 128
@@ -259,6 +233,17 @@ def _common_prefix(a: bytes, b: bytes) -> int:
 TAIL_WINDOW = 64
 
 
+class _Previous(NamedTuple):
+    """What the previous request held from the first unit the new one changed on."""
+
+    tail: list[bytes]  # the digests of its units from there
+    owner: list[int]  # the message index of each of those units
+    total: tuple[int, int]  # its (bytes, tokens)
+    units: int  # how many units it had
+    head: list[tuple[str, Any]]  # its head (section, block)
+    message: Callable[[int], Any]  # its message ``i``
+
+
 class CacheSimulator:
     """Prices a sequence of requests under one provider's prefix-cache rules.
 
@@ -346,10 +331,46 @@ class CacheSimulator:
     # -- one request
 
     def add(self, payload: Mapping[str, Any]) -> TurnReport:
-        maker = self._maker
-        head = maker.head(payload)
+        head = self._maker.head(payload)
         messages = payload.get("messages") or []
         messages = messages if type(messages) is list else list(messages)
+        started = self._started
+        first_unit, previous = self._update(head, messages)
+        total = self._tokens[-1] if self._tokens else 0
+        if self.provider == "anthropic":
+            read, writes = self._anthropic()
+        else:
+            read, writes = self._openai(first_unit)
+        written = sum(tokens for tokens, _ in writes)
+        cost = (total - read - written) + read * self.read_price
+        cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
+        cost_usd = None
+        if self.usd is not None:
+            usd = self.usd
+            cost_usd = ((total - read - written) * usd["input"] + read * usd["cache_read"]
+                        + sum(tokens * usd[f"cache_write_{ttl}"] for tokens, ttl in writes)) / PER_TOKENS
+        prefix_bytes, prefix_tokens, brk = (
+            self._break(first_unit, previous, head, messages) if started else (0, 0, None))
+        report = TurnReport(
+            index=len(self.turns),
+            messages=len(messages),
+            input_tokens=total,
+            prefix_bytes=prefix_bytes,
+            prefix_tokens=prefix_tokens,
+            cache_read_tokens=read,
+            cache_write_tokens=written,
+            uncached_tokens=total - read - written,
+            cost=cost,
+            break_=brk,
+            cost_usd=cost_usd,
+        )
+        self.turns.append(report)
+        return report
+
+    def _update(self, head: list[tuple[str, Any]], messages: list[Any]) -> tuple[int, _Previous]:
+        """The arrays re-derived from the first unit this request changed: ``(that unit, what
+        the previous request held from it on)``."""
+        maker = self._maker
         old_list = self._messages
         window_start = max(0, len(old_list) - TAIL_WINDOW)
         window = old_list[window_start:]  # _first_changed overwrites these in place
@@ -368,8 +389,8 @@ class CacheSimulator:
         def old_message(i: int) -> Any:
             return window[i - window_start] if not rewritten and i >= window_start else old_list[i]
 
-        old_tail = self._digest[first_unit:]
-        old_owner = self._owner[first_unit:]
+        previous = _Previous(self._digest[first_unit:], self._owner[first_unit:], old_total, old_units, old_head,
+                             old_message)
         self._truncate(first_unit, first_msg)
         if first_unit == 0:
             for _, block in head:
@@ -379,68 +400,41 @@ class CacheSimulator:
             for key in maker.message_units(messages[index]):
                 self._push(key, index)
         self._head, self._head_data = head, head_data
-        started, self._started = self._started, True
+        self._started = True
         maker.forget_except(messages)
+        return first_unit, previous
 
-        total = self._tokens[-1] if self._tokens else 0
-        if self.provider == "anthropic":
-            read, writes = self._anthropic()
-        else:
-            read, writes = self._openai(first_unit)
-        written = sum(tokens for tokens, _ in writes)
-        cost = (total - read - written) + read * self.read_price
-        cost += sum(tokens * WRITE_PRICE[ttl] for tokens, ttl in writes)
-        cost_usd = None
-        if self.usd is not None:
-            usd = self.usd
-            cost_usd = ((total - read - written) * usd["input"] + read * usd["cache_read"]
-                        + sum(tokens * usd[f"cache_write_{ttl}"] for tokens, ttl in writes)) / PER_TOKENS
-
-        prefix_bytes = prefix_tokens = 0
-        brk: dict[str, Any] | None = None
-        if started:
-            # The first unit where this request stops extending the previous one (the units
-            # before first_unit are the previous request's own).
-            new_units = len(self._digest)
-            d = -1
-            for j, digest in enumerate(old_tail):
-                at = first_unit + j
-                if at >= new_units or self._digest[at] != digest:
-                    d = at
-                    break
-            if d < 0:
-                prefix_bytes, prefix_tokens = old_total
-            else:
-                prefix_bytes = self._bytes[d - 1] if d else 0
-                prefix_tokens = self._tokens[d - 1] if d else 0
-                if d < new_units:
-                    old = self._old_data(d, first_unit, old_owner, old_head, old_message)
-                    new = self._new_data(d, head, messages)
-                    prefix_bytes += _common_prefix(old, new)
-                sections = []
-                if d < old_units:
-                    sections.append(old_head[d][0] if d < len(old_head) else MESSAGES)
-                if d < new_units:
-                    sections.append(head[d][0] if d < len(head) else MESSAGES)
-                section = next(s for s in (TOOLS, SYSTEM, MESSAGES) if s in sections)
-                brk = {"byte": prefix_bytes, "cause": CAUSES[section]}
-                if section == MESSAGES:
-                    brk["message"] = self._owner[d] if d < new_units else old_owner[d - first_unit]
-        report = TurnReport(
-            index=len(self.turns),
-            messages=len(messages),
-            input_tokens=total,
-            prefix_bytes=prefix_bytes,
-            prefix_tokens=prefix_tokens,
-            cache_read_tokens=read,
-            cache_write_tokens=written,
-            uncached_tokens=total - read - written,
-            cost=cost,
-            break_=brk,
-            cost_usd=cost_usd,
-        )
-        self.turns.append(report)
-        return report
+    def _break(self, first_unit: int, previous: _Previous, head: list[tuple[str, Any]],
+               messages: list[Any]) -> tuple[int, int, dict[str, Any] | None]:
+        """``(prefix bytes, prefix tokens, break)``: how far this request extends the previous
+        one, and where and why it stops (``None``: it extends all of it)."""
+        # The first unit where this request stops extending the previous one (the units
+        # before first_unit are the previous request's own).
+        new_units = len(self._digest)
+        d = -1
+        for j, digest in enumerate(previous.tail):
+            at = first_unit + j
+            if at >= new_units or self._digest[at] != digest:
+                d = at
+                break
+        if d < 0:
+            return previous.total[0], previous.total[1], None
+        prefix_bytes = self._bytes[d - 1] if d else 0
+        prefix_tokens = self._tokens[d - 1] if d else 0
+        if d < new_units:
+            old = self._old_data(d, first_unit, previous.owner, previous.head, previous.message)
+            new = self._new_data(d, head, messages)
+            prefix_bytes += _common_prefix(old, new)
+        sections = []
+        if d < previous.units:
+            sections.append(previous.head[d][0] if d < len(previous.head) else MESSAGES)
+        if d < new_units:
+            sections.append(head[d][0] if d < len(head) else MESSAGES)
+        section = next(s for s in (TOOLS, SYSTEM, MESSAGES) if s in sections)
+        brk: dict[str, Any] = {"byte": prefix_bytes, "cause": CAUSES[section]}
+        if section == MESSAGES:
+            brk["message"] = self._owner[d] if d < new_units else previous.owner[d - first_unit]
+        return prefix_bytes, prefix_tokens, brk
 
     def _new_data(self, d: int, head: list[tuple[str, Any]], messages: list[Any]) -> bytes:
         if d < len(head):
@@ -583,279 +577,3 @@ def cache_report(payloads: Iterable[Mapping[str, Any]], *, provider: str = "anth
     report = simulator.report()
     report["rates"] = rates
     return report
-
-
-# --- replaying a transcript -----------------------------------------------------------------
-
-
-def request_ends(messages: Sequence[Mapping[str, Any]]) -> list[int]:
-    """Where each request of a transcript ends (exclusive indices).
-
-    A request is sent after every user message and after every batch of tool results (the tool
-    messages that follow one another); assistant messages are responses, not requests.
-    """
-    ends: list[int] = []
-    last = len(messages) - 1
-    for index, message in enumerate(messages):
-        role = message.get("role")
-        ends_batch = role == "tool" and (index == last or messages[index + 1].get("role") != "tool")
-        if role == "user" or ends_batch:
-            ends.append(index + 1)
-    return ends
-
-
-def _system_and_rest(messages: list[Any], system: str | None) -> tuple[str, list[Any]]:
-    if system is None and messages and messages[0].get("role") == "system":
-        content = messages[0].get("content")
-        if isinstance(content, str):
-            return content, messages[1:]
-    return system or "", messages
-
-
-def _tools(value: Any, source: str) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise InvalidMessagesError(f"{source}: 'tools' must be a list of tool definitions")
-    return tuple(value)
-
-
-def _messages(value: Any, source: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise InvalidMessagesError(f"{source}: 'messages' must be a list of messages")
-    validate_messages(value)
-    return value
-
-
-def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpec]:
-    """The requests a transcript file stands for.
-
-    * a JSON array or JSONL of messages, or ``{"messages": [...], "system": "...", "tools":
-      [...]}`` (both optional): one request per turn (``request_ends``); a leading system
-      message is the system prompt;
-    * ``{"requests": [{"system", "tools", "messages"}, ...]}``: a request log, each entry one
-      request as sent (``system`` and ``tools`` carry over from the entry before when absent;
-      ``append`` instead of ``messages`` means the previous request's messages plus these) -
-      the form that records a compression rewriting the history.
-    """
-    stripped = text.strip()
-    data: Any = None
-    if stripped.startswith("{"):
-        try:
-            data = escape_surrogates_of(stripped, bounded.loads(stripped))
-        except bounded.TooDeepError:
-            raise InvalidMessagesError(
-                f"{source}: JSON nested more than {bounded.MAX_DEPTH} levels deep "
-                "(refused rather than risk the stack)"
-            ) from None
-        except json.JSONDecodeError:
-            data = None  # JSONL of messages
-    if isinstance(data, dict) and "requests" in data:
-        entries = data["requests"]
-        if not isinstance(entries, list):
-            raise InvalidMessagesError(f"{source}: 'requests' must be a list")
-        specs: list[RequestSpec] = []
-        system: str | None = data.get("system")
-        tools = _tools(data.get("tools"), source)
-        for number, entry in enumerate(entries):
-            where = f"{source}: request {number}"
-            if not isinstance(entry, dict):
-                raise InvalidMessagesError(f"{where}: expected an object")
-            if "tools" in entry:
-                tools = _tools(entry["tools"], where)
-            if "append" in entry:
-                if "messages" in entry:
-                    raise InvalidMessagesError(f"{where}: give 'messages' or 'append', not both")
-                previous: list[Any] = list(specs[-1].messages) if specs else []
-                messages = previous + _messages(entry["append"], where)
-            else:
-                messages = _messages(entry.get("messages"), where)
-            if "system" in entry:
-                system, rest = _system_and_rest(messages, entry["system"] or "")
-            else:
-                hoisted, rest = _system_and_rest(messages, None)
-                if rest is not messages:  # a leading system message: this request's prompt
-                    system = hoisted
-            specs.append(RequestSpec(system=system or "", tools=tools, messages=tuple(rest)))
-        return specs
-    if isinstance(data, dict) and "messages" in data and "role" not in data:
-        messages = _messages(data["messages"], source)
-        system_text = data.get("system")
-        if system_text is not None and not isinstance(system_text, str):
-            raise InvalidMessagesError(f"{source}: 'system' must be a string")
-        tools = _tools(data.get("tools"), source)
-    else:
-        messages = parse_transcript(text, source=source)
-        system_text, tools = None, ()
-    system, rest = _system_and_rest(messages, system_text)
-    return [
-        RequestSpec(system=system, tools=tools, messages=MessagesPrefix(rest, end))
-        for end in request_ends(rest)
-    ]
-
-
-def specs_from_transcript(transcript: Transcript) -> list[RequestSpec]:
-    """The requests of a transcript read by ``hermes_core.transcripts`` (any format)."""
-    messages = list(transcript.messages)
-    tools = tuple(transcript.tools)
-    return [
-        RequestSpec(system=transcript.system_prompt or "", tools=tools,
-                    messages=MessagesPrefix(messages, end))
-        for end in request_ends(messages)
-    ]
-
-
-def load_report_input(path: str | Path) -> list[RequestSpec]:
-    return parse_report_input(read_transcript_text(path), source=str(Path(path)))
-
-
-Layout = Callable[[dict[str, Any], PayloadContext], dict[str, Any]]
-
-
-def replay(specs: Iterable[RequestSpec], layout: Layout, ctx: PayloadContext, *,
-           consume: bool = False) -> Iterable[dict[str, Any]]:
-    """The laid-out payload of every request, in order (``assemble_payload`` + ``layout``).
-
-    Each message is canonicalised once for the whole replay (``ProcessedHistory``), not once
-    per request it is part of. ``consume=True`` (the CLI) lets the replay put the canonical
-    form of each message in place of the parsed one in the specs' shared list, so a long
-    transcript is not held twice.
-    """
-    history = ProcessedHistory(verify_window=0)  # a replay never edits a message in place
-    for spec in specs:
-        system = (spec.system or "").strip()
-        messages = spec.messages
-        first = messages[0] if len(messages) else None
-        if not system and first is not None and first.get("role") == "system":
-            payload = assemble_payload(spec.system, messages, spec.tools,
-                                       provider=ctx.provider, model=ctx.model)
-            yield layout(payload, ctx)
-            continue
-        if isinstance(messages, MessagesPrefix):
-            history.sync_prefix(messages.base, messages.end, consume=consume)
-        else:
-            history.sync(list(messages))
-        canon = history.canon
-        payload = {"provider": ctx.provider, "model": ctx.model, "system": system,
-                   "messages": canon, "tools": canonical_tools(spec.tools)}
-        out = layout(payload, ctx)
-        if out.get("messages") is canon:  # the next request extends canon in place
-            out = {**out, "messages": list(canon)}
-        yield out
-
-
-# --- CLI ------------------------------------------------------------------------------------
-
-
-def _break_text(brk: Mapping[str, Any] | None) -> str:
-    if brk is None:
-        return "-"
-    where = f" (message {brk['message']})" if brk.get("message") is not None else ""
-    return f"{brk['cause']} @ byte {brk['byte']}{where}"
-
-
-def _progress_target() -> Any:
-    """Where a progress bar goes: stderr when it is a terminal (a person watching), else
-    nowhere (pipes, logs and CI get the data alone)."""
-    return sys.stderr if sys.stderr.isatty() else None
-
-
-@click.command("cache-report")
-@click.argument("file", type=click.Path())
-@click.option("--provider", type=click.Choice(PROVIDERS), default="anthropic", show_default=True,
-              help="Whose cache rules and layout to replay under.")
-@click.option("--model", default="", help="Model name passed to the layout hook.")
-@click.option("--ttl", type=click.Choice(["5m", "1h"]), default=None,
-              help="Cache TTL (default: prompt_caching.cache_ttl).")
-@click.option("--json", "as_json", is_flag=True,
-              help="JSON: {turns: [{index, prefix_tokens, cache_write_tokens, cache_read_tokens, "
-                   "uncached_tokens, break}], total: {input_tokens, cost_ratio}}.")
-@html_option
-@format_option
-@click.pass_obj
-def cache_report_command(state: CliState, file: str, provider: str, model: str,
-                         ttl: str | None, as_json: bool, transcript_format: str = "auto",
-                         transcript_index: int | None = None, html_out: Path | None = None) -> None:
-    """Replay a transcript request by request and price it under a provider's prompt cache.
-
-    Takes the report's own shapes (OpenAI chat, ``{"requests": [...]}``) or a transcript in any
-    format ``hermes-ctx formats`` lists (``--format``; detected by content)."""
-    config = state.config
-    ctx = PayloadContext(
-        provider=provider, model=model, session_id="cache-report", config=config,
-        cache_ttl=cache_ttl(ttl, config),
-    )
-    rates = read_rates(provider, model)
-    simulator = CacheSimulator(provider, read_price=rates["read"], usd=usd_prices(provider, model))
-    terminal = _progress_target()
-    with contextlib.ExitStack() as stack:
-        bar: Any = None
-        log: RequestLog | None = None
-        try:
-            if transcript_format in ("auto", "request-log") and not transcript_index and Path(file).is_file():
-                # A request log streams, one request at a time: memory follows the largest
-                # request, not the file. The progress bar then counts the file's bytes.
-                if terminal is not None:
-                    bar = stack.enter_context(click.progressbar(
-                        length=Path(file).stat().st_size, label="replaying requests", file=terminal))
-                log = open_request_log(file, on_bytes=bar.update if bar is not None else None)
-            if log is not None:
-                stack.callback(log.close)
-                specs: Iterable[RequestSpec] = log.specs()
-            else:
-                fmt = resolve_format(state, Path(file), transcript_format)
-                if Path(file).is_dir():  # a session folder: the readers take it, or name every format tried
-                    specs = specs_from_transcript(load_for_cli(state, Path(file), fmt or "auto", transcript_index))
-                elif fmt in (None, "openai", "request-log"):  # its own shapes: every request as logged
-                    if transcript_index:
-                        fail(f"{file}: holds one conversation; there is no index {transcript_index} "
-                             "(0 is the only one)")
-                    specs = load_report_input(file)
-                else:
-                    specs = specs_from_transcript(load_for_cli(state, Path(file), fmt, transcript_index))
-                if terminal is not None:
-                    bar = stack.enter_context(click.progressbar(
-                        length=len(specs), label="replaying requests", file=terminal))
-            for payload in replay(specs, state.host.payload_cache_layout, ctx, consume=True):
-                simulator.add(payload)
-                if bar is not None and log is None:
-                    bar.update(1)
-        except InvalidMessagesError as exc:
-            fail(str(exc))
-    if not simulator.turns:
-        fail(f"{file}: no request to replay (no user message or tool result)")
-    report = simulator.report()
-    report["ttl"] = ctx.cache_ttl
-    report["rates"] = rates
-    if html_out is not None:
-        write_report_html(state.host, html_out, command="cache-report", source=file, report=report)
-    if as_json:
-        emit_json(report, redact=True)
-        return
-    emit_table(
-        # The keys of the JSON turns, upper-cased.
-        ["INDEX", "MESSAGES", "INPUT_TOKENS", "PREFIX_BYTES", "PREFIX_TOKENS", "CACHE_READ_TOKENS",
-         "CACHE_WRITE_TOKENS", "UNCACHED_TOKENS", "COST_RATIO", "BREAK"],
-        [
-            [t["index"], t["messages"], t["input_tokens"], t["prefix_bytes"], t["prefix_tokens"],
-             t["cache_read_tokens"], t["cache_write_tokens"], t["uncached_tokens"],
-             f"{t['cost_ratio']:.2f}", _break_text(t["break"])]
-            for t in report["turns"]
-        ],
-        redact=True,
-    )
-    total = report["total"]
-    click.echo(
-        f"\n{total['requests']} requests, {total['input_tokens']:,} input tokens "
-        f"({report['counter']}); provider {provider}, ttl {ctx.cache_ttl}: "
-        f"read {total['cache_read_tokens']:,}, written {total['cache_write_tokens']:,}, "
-        f"uncached {total['uncached_tokens']:,}; cost with caching / without = "
-        f"{total['cost_ratio']:.3f} (saving {(1 - total['cost_ratio']) * 100:.1f}%), "
-        f"{total['breaks']} prefix break(s)"
-    )
-    write = (f"written at {rates['write_5m']:g}x (5m) / {rates['write_1h']:g}x (1h)"
-             if provider == "anthropic" else "no write charge")
-    click.echo(f"rates: cached input read at {rates['read']:g}x the input price ({rates['read_source']}); {write}")
-    if report.get("prices"):
-        click.echo(f"in dollars: ${total['cost_usd']:,.6f} with caching, ${total['cost_usd_without_caching']:,.6f} "
-                   f"without, saving ${total['saving_usd']:,.6f} ({report['prices']['source']})")

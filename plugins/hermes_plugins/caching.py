@@ -340,6 +340,6 @@ def hermes_payload_cache_layout(
 
 @hookimpl(trylast=True)
 def hermes_cli_register_commands(cli: click.Group) -> None:
-    from hermes_plugins.cache_report import cache_report_command
+    from hermes_plugins.cache_report_cli import cache_report_command
 
     cli.add_command(cache_report_command)

@@ -43,7 +43,8 @@ WHOLE = """
 import resource, sys
 from hermes_core import PayloadContext, load_config
 from hermes_core.host import PluginHost
-from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
+from hermes_plugins.cache_report import CacheSimulator
+from hermes_plugins.replay_requests import load_report_input, replay
 host = PluginHost.create()
 ctx = PayloadContext(provider="openai", model="", session_id="b", config=load_config(data={}, env={}), cache_ttl="5m")
 simulator = CacheSimulator("openai")

@@ -1,4 +1,5 @@
-"""No core module over 800 lines, no core function over 80 (issue 33's quality bar).
+"""No shipped module over 800 lines, no shipped function over 80 (issue 33's quality bar):
+the core, the built-in plugins and the contrib engines.
 
 A module that grows past the limit holds more than one thing: split it into modules named for
 what each holds. A function past the limit does more than one step: give the steps names.
@@ -11,9 +12,20 @@ from pathlib import Path
 
 import hermes_core
 
+from locations import ROOT
+
 CORE = Path(hermes_core.__file__).parent
+#: Everything shipped beside the core: the built-ins and the contrib engines (their tests aside).
+SHIPPED = (ROOT / "plugins" / "hermes_plugins", ROOT / "contrib_engines")
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 80
+#: Shipped modules still being split (paths from the repository root), checked for neither
+#: limit: threat_rules.py belongs to the injection-scan lane until it is split. The lead empties
+#: this.
+SPLIT_PENDING = {
+    "plugins/hermes_plugins/threat_rules.py",
+}
+
 
 def module_lines(path: Path) -> int:
     """Lines as ``wc -l`` counts them (newline characters)."""
@@ -45,6 +57,26 @@ def test_no_core_function_over_80_lines() -> None:
     found = {
         f"{p.relative_to(CORE).as_posix()}:{name}": length
         for p in core_files() for name, length in long_functions(p.read_text(encoding="utf-8"))
+    }
+    assert found == {}
+
+
+def shipped_files() -> list[Path]:
+    return sorted(
+        p for root in SHIPPED for p in root.rglob("*.py") if "tests" not in p.relative_to(root).parts
+    )
+
+
+def test_no_shipped_module_over_800_lines() -> None:
+    big = {p.relative_to(ROOT).as_posix(): module_lines(p) for p in shipped_files()}
+    assert {k: v for k, v in big.items() if v > MAX_MODULE_LINES and k not in SPLIT_PENDING} == {}
+
+
+def test_no_shipped_function_over_80_lines() -> None:
+    found = {
+        f"{p.relative_to(ROOT).as_posix()}:{name}": length
+        for p in shipped_files() if p.relative_to(ROOT).as_posix() not in SPLIT_PENDING
+        for name, length in long_functions(p.read_text(encoding="utf-8"))
     }
     assert found == {}
 

@@ -28,7 +28,7 @@ def test_the_plugin_graph_is_read() -> None:
     edges = graph([PLUGINS, ENGINE], module_level_only=False)
     assert "hermes_engine_window" in edges
     assert "hermes_plugins.tools.sources" in edges["hermes_plugins.tools.bm25"]
-    assert "hermes_plugins.cache_report" in edges["hermes_plugins.caching"]  # inside a hook function
+    assert "hermes_plugins.cache_report_cli" in edges["hermes_plugins.caching"]  # inside a hook function
 
 
 def _package(root: Path, files: dict[str, str]) -> Path:

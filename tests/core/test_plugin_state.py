@@ -123,7 +123,7 @@ ALLOWED = {
     ("plugins/hermes_plugins/skills/filters.py", "_host_environments"): "a fact of the machine (docker, s6), probed once",
     ("plugins/hermes_plugins/skills/frontmatter.py", "_GOOD_KEYS"): "memo of a pure predicate on key text (bounded)",
     ("plugins/hermes_plugins/summarizers_async.py", "_clients"): "owned by each event loop (weak keys, closed at its shutdown)",
-    ("plugins/hermes_plugins/compressor/extractive.py", "_KINDS"): "memo of pure predicates on a tool name (bounded)",
+    ("plugins/hermes_plugins/compressor/facts.py", "_KINDS"): "memo of pure predicates on a tool name (bounded)",
     ("plugins/hermes_plugins/_common/failures.py", "_verdicts"): (
         "pure memo, bounded: verdict of a result string (held, by identity) and the one-liner built from it"
     ),

@@ -24,7 +24,6 @@ from hypothesis import strategies as st
 from hermes_core.messages import content_text
 from hermes_core.tokens import estimate_messages_tokens
 from hermes_plugins.compressor.assemble import MEDIA_PLACEHOLDER
-from hermes_plugins.compressor.engine import SUMMARY_MIN_TOKENS
 from hermes_plugins.compressor.framing import (
     SUMMARY_KEY,
     classify_message,
@@ -33,6 +32,7 @@ from hermes_plugins.compressor.framing import (
     frame_summary,
 )
 from hermes_plugins.compressor.prune import SCREENSHOT_PLACEHOLDER
+from hermes_plugins.compressor.summary_step import SUMMARY_MIN_TOKENS
 
 from compressor_support import make_engine, snapshot
 from hypothesis_budget import examples
@@ -95,14 +95,7 @@ def transcripts(draw: Any) -> tuple[list[dict[str, Any]], set[str]]:
     if draw(st.booleans()):
         b.messages.append({"role": "system", "content": draw(texts(20))})
     if draw(st.integers(0, 3)) == 0:
-        body = "## Latest user request\n" + draw(texts(10))
-        kind = draw(st.sampled_from(["standalone", "merged", "foreign"]))
-        if kind == "standalone":
-            b.messages.append({"role": "user", "content": compose_standalone(frame_summary(body)), SUMMARY_KEY: True})
-        elif kind == "merged":
-            b.messages.append({"role": "user", "content": compose_prepended(frame_summary(body), draw(texts(8)))})
-        else:
-            b.messages.append({"role": "user", "content": f"[CONTEXT SUMMARY]: {body}"})
+        b.messages.append(_earlier_summary(draw))
     for _ in range(draw(st.integers(1, 9))):
         if draw(st.integers(0, 5)) == 0:
             b.messages.append({"role": "user", "content": [
@@ -112,40 +105,56 @@ def transcripts(draw: Any) -> tuple[list[dict[str, Any]], set[str]]:
         else:
             b.messages.append({"role": "user", "content": b.text(draw, True)})
         for _ in range(draw(st.integers(0, 3))):
-            n_calls = draw(st.integers(1, 3))
-            calls = []
-            for _ in range(n_calls):
-                b.calls += 1
-                shape = draw(st.integers(0, 9))
-                if shape == 0:
-                    arguments = "{broken json " + draw(texts(5))
-                elif shape == 1:
-                    arguments = json.dumps({"path": "big.txt", "content": draw(texts(5)) * 80}, ensure_ascii=False)
-                else:
-                    arguments = json.dumps({"path": f"src/f{b.calls}.py", "command": draw(texts(4))}, ensure_ascii=False)
-                name = draw(st.sampled_from(["read_file", "terminal", "write_file", "search_files", "acme"]))
-                calls.append({"id": f"call_{b.calls}", "type": "function",
-                              "function": {"name": name, "arguments": arguments}})
-            b.messages.append({"role": "assistant", "content": draw(st.sampled_from(["", "working"])), "tool_calls": calls})
-            for c in calls:
-                fate = draw(st.integers(0, 9))
-                if fate == 0:
-                    continue  # unanswered call
-                if fate == 1:
-                    content: Any = [{"type": "text", "text": "shot"},
-                                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}}]
-                elif fate == 2 and any(m.get("role") == "tool" for m in b.messages):
-                    content = next(m["content"] for m in reversed(b.messages) if m.get("role") == "tool")
-                else:
-                    content = b.text(draw, True) * draw(st.integers(1, 60))
-                b.messages.append({"role": "tool", "tool_call_id": c["id"], "content": content})
-            if draw(st.integers(0, 6)) == 0:
-                b.messages.append({"role": "tool", "tool_call_id": "ghost_" + str(b.calls), "content": "orphan"})
+            _tool_round(draw, b)
         if draw(st.booleans()):
             b.messages.append({"role": "assistant", "content": b.text(draw, True) * draw(st.integers(1, 20))})
     last = draw(texts(15)) + " (final ask)"
     b.messages.append({"role": "user", "content": last})
     return b.messages, b.secrets
+
+
+def _earlier_summary(draw: Any) -> dict[str, Any]:
+    """A summary from an earlier compaction: ours standalone or merged, or another agent's."""
+    body = "## Latest user request\n" + draw(texts(10))
+    kind = draw(st.sampled_from(["standalone", "merged", "foreign"]))
+    if kind == "standalone":
+        return {"role": "user", "content": compose_standalone(frame_summary(body)), SUMMARY_KEY: True}
+    if kind == "merged":
+        return {"role": "user", "content": compose_prepended(frame_summary(body), draw(texts(8)))}
+    return {"role": "user", "content": f"[CONTEXT SUMMARY]: {body}"}
+
+
+def _tool_round(draw: Any, b: Builder) -> None:
+    """An assistant message with 1-3 calls, then their results (some missing, some images,
+    some copies of an earlier result) and now and then an orphan result."""
+    calls = []
+    for _ in range(draw(st.integers(1, 3))):
+        b.calls += 1
+        shape = draw(st.integers(0, 9))
+        if shape == 0:
+            arguments = "{broken json " + draw(texts(5))
+        elif shape == 1:
+            arguments = json.dumps({"path": "big.txt", "content": draw(texts(5)) * 80}, ensure_ascii=False)
+        else:
+            arguments = json.dumps({"path": f"src/f{b.calls}.py", "command": draw(texts(4))}, ensure_ascii=False)
+        name = draw(st.sampled_from(["read_file", "terminal", "write_file", "search_files", "acme"]))
+        calls.append({"id": f"call_{b.calls}", "type": "function",
+                      "function": {"name": name, "arguments": arguments}})
+    b.messages.append({"role": "assistant", "content": draw(st.sampled_from(["", "working"])), "tool_calls": calls})
+    for c in calls:
+        fate = draw(st.integers(0, 9))
+        if fate == 0:
+            continue  # unanswered call
+        if fate == 1:
+            content: Any = [{"type": "text", "text": "shot"},
+                            {"type": "image_url", "image_url": {"url": "data:image/png;base64,BBBB"}}]
+        elif fate == 2 and any(m.get("role") == "tool" for m in b.messages):
+            content = next(m["content"] for m in reversed(b.messages) if m.get("role") == "tool")
+        else:
+            content = b.text(draw, True) * draw(st.integers(1, 60))
+        b.messages.append({"role": "tool", "tool_call_id": c["id"], "content": content})
+    if draw(st.integers(0, 6)) == 0:
+        b.messages.append({"role": "tool", "tool_call_id": "ghost_" + str(b.calls), "content": "orphan"})
 
 
 def tool_pairs_ok(messages: list[dict[str, Any]]) -> bool:

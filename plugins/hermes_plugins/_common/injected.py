@@ -251,7 +251,8 @@ def _words(text: str, previous_reply: str | None) -> str | None:
         stripped = text.lstrip()
         if stripped.startswith(_AIDER_REQUEST_COMMANDS):
             return stripped.split(" ", 1)[1].strip() or None
-        word = stripped[1:].split(None, 1)[0] if len(stripped) > 1 else ""
+        # A slash followed only by whitespace Python splits on (U+0085 ...) names no command.
+        word = next(iter(stripped[1:].split(None, 1)), "")
         if word in _AIDER_COMMANDS:
             return None
     if previous_reply is not None and is_handoff(text, previous_reply):

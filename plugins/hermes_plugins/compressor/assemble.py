@@ -30,6 +30,7 @@ from hermes_plugins.compressor.framing import (
     is_summary_message,
     unwrap,
 )
+from hermes_plugins.compressor.plan import PrunePlan
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 
 MEDIA_PLACEHOLDER = "[earlier image attachment removed after compaction]"
@@ -186,3 +187,49 @@ def strip_historical_media(messages: list[dict[str, Any]]) -> tuple[list[dict[st
             out = list(messages)
         out[i] = {**{k: v for k, v in message.items() if k != "api_content"}, "content": parts}
     return (messages if out is None else out), removed
+
+
+class Span:
+    """The condensed middle ``[start, cut)`` of the pruned list, and what goes with it."""
+
+    __slots__ = ("cut", "merged", "middle", "pinned", "positions", "start")
+
+    def __init__(self, start: int, cut: int, pinned: dict[str, Any] | None, merged: bool,
+                 middle: list[dict[str, Any]], positions: dict[int, int]) -> None:
+        self.start = start
+        self.cut = cut
+        #: The newest request, kept live beside the summary (it is inside ``[start, cut)``).
+        self.pinned = pinned
+        #: Whether an earlier summary lies in the middle (its text merged into the turns).
+        self.merged = merged
+        self.middle = middle
+        #: Where the planned results land in ``middle`` when ``merged`` (else empty).
+        self.positions = positions
+
+
+def assemble_span(plan: PrunePlan, span: Span, body: str, fallback: bool, report: dict[str, Any]) -> list[dict[str, Any]]:
+    """The head, the framed summary (with the kept request beside it) and the tail, the tool
+    pairs repaired and old media stripped; the report's phase counts set."""
+    pruned, start, cut, pinned = plan.messages, span.start, span.cut, span.pinned
+    # The tail the cut measured is built already; this builds what it did not read.
+    plan.materialize_range(0, start)
+    plan.materialize_range(cut, len(pruned))
+    phases = report["phases"]
+    phases["demoted"] = plan.demoted_between(0, start) + plan.demoted_between(cut, len(pruned))
+    phases["demoted_in_summary"] = plan.demoted_between(start, cut) + plan.planned_between(start, cut)
+    head, tail = pruned[:start], pruned[cut:]
+    if pinned is not None:
+        if head and head[-1].get("role") == "user":
+            # Right after a head that ends on a user message the kept request would touch
+            # it: it opens the tail instead, and the summary (an assistant turn) stands
+            # between the two (a forced /compress of a short history, issue 29).
+            tail = [pinned, *tail]
+        else:
+            head = [*head, pinned]
+    assembled = assemble(head, body, tail, compress_start=len(head), fallback=fallback)
+    assembled, repairs = sanitize_tool_pairs(assembled)
+    assembled, stripped = strip_historical_media(assembled)
+    phases["media_stripped"] += stripped
+    phases["summarized_messages"] = cut - start - (1 if pinned is not None else 0)
+    report["tool_pairs_repaired"] += repairs
+    return assembled

@@ -30,42 +30,25 @@ from collections.abc import Callable
 from typing import Any
 
 from hermes_core.plugin import (
-    ABORTING_KINDS,
-    ContextEngine,
-    HermesPluginError,
-    SummarizerError,
-    SummaryRequest,
     coerce_usage,
-    estimate_message_tokens,
     estimate_messages_tokens,
     get_logger,
     record_warning,
-    redact,
 )
-from hermes_plugins._common.injected import request_text
-from hermes_plugins._common.reasoning import strip_reasoning
 from hermes_plugins.compressor.antithrash import AntiThrash
 from hermes_plugins.compressor.assemble import (
-    assemble,
+    Span,
+    assemble_span,
     sanitize_tool_pairs,
-    strip_historical_media,
 )
 from hermes_plugins.compressor.boundaries import (
     MIN_TAIL_MESSAGES,
     RESUMED_HEAD_SLACK,
     align_forward,
     find_tail_cut,
-    is_actionable_user,
     keep_bridge,
     last_actionable_user,
     pinned_request,
-)
-from hermes_plugins.compressor.extractive import (
-    LATEST,
-    MAX_CHARS,
-    ExtractiveSummarizer,
-    build_handoff,
-    verbatim,
 )
 from hermes_plugins.compressor.framing import (
     OWNER_KEY,
@@ -74,25 +57,20 @@ from hermes_plugins.compressor.framing import (
     classify_message,
     is_summary_message,
     mark_restart_summary,
-    strip_answer_banner,
     unwrap,
 )
-from hermes_plugins.compressor.prompt import build_summary_prompt
+from hermes_plugins.compressor.outcomes import CompactionOutcomes, lap, new_report, record_phase1
+from hermes_plugins.compressor.plan import PlannedTurns, PrunePlan, TurnDemotions
 from hermes_plugins.compressor.prune import (
     MAX_TAIL_MESSAGE_FLOOR,
-    PlannedTurns,
-    PrunePlan,
-    PruneStats,
-    TurnDemotions,
     limit_oversized_results,
     message_tokens,
     plan_free_passes,
 )
-from hermes_plugins.compressor.serialize import (
-    bound_text,
-    message_text,
-    prepare_turns,
-    serialize_turns,
+from hermes_plugins.compressor.summary_step import (
+    SUMMARY_MIN_TOKENS,
+    SummaryAborted,
+    shorten,
 )
 from hermes_plugins.compressor.thresholds import (
     UNKNOWN_WINDOW_FALLBACK,
@@ -104,28 +82,14 @@ from hermes_plugins.tools.budget import budget_for_context_window
 
 log = get_logger(__name__)
 
-SUMMARY_RATIO = 0.20
-SUMMARY_MIN_TOKENS = 2_000
-PREVIOUS_SUMMARY_MAX = 20_000
-#: The grounded "Latest user request" quotes at most this much of the request.
-GROUNDED_REQUEST_MAX = 2_500
 #: A head message over this share of the threshold is condensed rather than protected.
 HEAD_MESSAGE_SHARE = 0.10
 DEFER_TOLERANCE_MIN = 4_096
 DEFER_TOLERANCE_SHARE = 0.05
 PHASES = ("prune", "boundaries", "summary", "assemble")
-_NO_NEW_KINDS = frozenset({"missing_dependency"})
 
 
-class _Abort(Exception):
-    """The summariser failed in a way that must leave the conversation untouched."""
-
-    def __init__(self, kind: str, message: str) -> None:
-        super().__init__(message)
-        self.kind = kind
-
-
-class CompressorEngine(ContextEngine):
+class CompressorEngine(CompactionOutcomes):
     """The reference compressor: free passes, a pair-safe cut, a framed summary last."""
 
     name = "compressor"
@@ -461,7 +425,7 @@ class CompressorEngine(ContextEngine):
         """Compact ``messages``; see the module docstring for the phases and the report."""
         started = time.perf_counter()
         self._note_unknown_window()
-        report = _new_report(messages, force, focus_topic, self.input_estimate(messages))
+        report = new_report(messages, force, focus_topic, self.input_estimate(messages))
         self.last_compression_report = report
         self._call_tokens = current_tokens
         if force:
@@ -622,108 +586,37 @@ class CompressorEngine(ContextEngine):
             protect_tail_count=self.protect_last_n,
             protect_tail_tokens=self._budget(),
         )
-        pruned = plan.messages
-        _record_phase1(report, plan.stats)
-        mark = _lap(timings, "free_passes", mark)
+        record_phase1(report, plan.stats)
+        mark = lap(timings, "free_passes", mark)
 
         self._step(1)
-        start = align_forward(pruned, head_end)
-        floor = self._tail_floor(force)
-        # A forced run (manual, overflow) frees at least a tail budget when the history has it,
-        # counting what the free passes freed already.
-        free = max(0, self._budget() - _freed(messages, plan, self._budget())) if force else 0
-        cut = find_tail_cut(plan.view, start, self._budget(), floor, free_at_least=free)
-        pin = pinned_request(pruned, start, cut)
-        pinned: dict[str, Any] | None = None
-        if pin >= 0:
-            # The newest request stays live and whole (a user message is never cut, issue 28),
-            # counted against the tail budget; one that alone is too large for the window is
-            # the session's to report (user_message_too_large, would_not_fit).
-            pinned = pruned[pin]
-            rest = max(1, self._budget() - message_tokens(pinned))
-            cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
-        handoffs = _summary_positions(pruned, messages, self.input_scan(messages))
-        if handoffs and all(h >= cut for h in handoffs):
-            # The last summary sits in the tail: move it into the middle so it gets updated.
-            cut = align_forward(pruned, handoffs[-1] + 1)
-        cut = keep_bridge(pruned, start, cut)
-        bodies = [found[1] for h in handoffs if (found := classify_message(pruned[h])) and found[1]]
-        if handoffs and self._previous_summary is None:
-            self._previous_summary = "\n\n".join(bodies) or None
-        elif not handoffs and self._previous_summary is not None:
-            # A summary we hold but the transcript lacks belongs to another conversation.
-            log.info("previous_summary_discarded", reason="not in transcript")
-            self._previous_summary = None
-
-        if pin >= 0 and not start <= pin < cut:
-            pin, pinned = -1, None
-        if pin < 0 and cut < len(pruned) and cut == last_actionable_user(pruned, start):
-            # The tail would open with the newest request, and a summary may be merged into
-            # the first tail message: keep the request apart, right before the summary.
-            pin, pinned = cut, pruned[cut]
-            cut += 1
-        merged = any(start <= h < cut for h in handoffs)
-        # Merged summaries reduced to their text; where the planned results land is noted in
-        # the same walk (a second walk of a 100k middle cost ~1% of a compaction).
-        positions: dict[int, int] = {}
-        middle = _middle_turns(pruned, start, cut, plan.planned, positions) if merged else pruned[start:cut]
-        mark = _lap(timings, "boundaries", mark)
-        if not any(m.get("role") != "system" and (pin < 0 or m is not pruned[pin]) for m in middle):
+        span = self._span(messages, plan, head_end, force)
+        mark = lap(timings, "boundaries", mark)
+        if not any(m.get("role") != "system" and m is not span.pinned for m in span.middle):
             return self._phase1_only(messages, plan, report, force, before_tokens)
 
         self._step(2)
-        if plan.planned:
-            if self._reads_planned(self.config.compression.summary.provider):
-                # Handed raw with where the planned ones are: the summariser judges each result
-                # once (its verdict is needed anyway) and builds the lines it shows.
-                middle = PlannedTurns(middle)
-                if not merged:
-                    positions = {i - start: i for i in plan.planned if start <= i < cut}
-                middle.demotions = TurnDemotions(plan, positions)
-            else:
-                # Anything else reads the lines, exactly as the free passes make them.
-                plan.materialize_range(start, cut)
-                middle = _middle_turns(pruned, start, cut) if merged else pruned[start:cut]
+        middle = self._summary_turns(plan, span)
         try:
             body, provider, fallback, error = self._summarize(middle, focus_topic, force, report)
-        except _Abort as exc:
+        except SummaryAborted as exc:
             report.update(status="aborted", aborted=True, error=str(exc), error_kind=exc.kind)
             report["after"] = dict(report["before"])
             message = (
-                f"compression aborted: the summariser failed ({exc.kind}: {_short(str(exc))}); "
+                f"compression aborted: the summariser failed ({exc.kind}: {shorten(str(exc))}); "
                 "no messages were removed"
             )
             self._warn(report, "compression_aborted", message, error_kind=exc.kind)
             return messages
-        mark = _lap(timings, "summary", mark)
+        mark = lap(timings, "summary", mark)
 
         self._step(3)
-        # The tail the cut measured is built already; this builds what it did not read.
-        plan.materialize_range(0, start)
-        plan.materialize_range(cut, len(pruned))
-        phases = report["phases"]
-        phases["demoted"] = plan.demoted_between(0, start) + plan.demoted_between(cut, len(pruned))
-        phases["demoted_in_summary"] = plan.demoted_between(start, cut) + plan.planned_between(start, cut)
-        head, tail = pruned[:start], pruned[cut:]
-        if pinned is not None:
-            if head and head[-1].get("role") == "user":
-                # Right after a head that ends on a user message the kept request would touch
-                # it: it opens the tail instead, and the summary (an assistant turn) stands
-                # between the two (a forced /compress of a short history, issue 29).
-                tail = [pinned, *tail]
-            else:
-                head = [*head, pinned]
-        assembled = assemble(head, body, tail, compress_start=len(head), fallback=fallback)
-        assembled, repairs = sanitize_tool_pairs(assembled)
-        assembled, stripped = strip_historical_media(assembled)
+        assembled = assemble_span(plan, span, body, fallback, report)
         after_tokens = estimate_messages_tokens(assembled)
-        report["phases"]["media_stripped"] += stripped
-        report["phases"]["summarized_messages"] = cut - start - (1 if pinned is not None else 0)
-        report["tool_pairs_repaired"] += repairs
-        _lap(timings, "assemble", mark)
+        lap(timings, "assemble", mark)
         if after_tokens >= before_tokens:
             if not (self._forced_growth_ok(force, before_tokens, after_tokens)
-                    and not merged and len(assembled) < len(messages)):
+                    and not span.merged and len(assembled) < len(messages)):
                 return self._refuse_growth(messages, plan, report, before_tokens, after_tokens)
             report["forced_growth"] = after_tokens - before_tokens
 
@@ -735,6 +628,69 @@ class CompressorEngine(ContextEngine):
         if error is not None:
             report["error"], report["error_kind"] = error
         return self._commit(messages, assembled, report, before_tokens, after_tokens, current_tokens)
+
+    def _span(self, messages: list[dict[str, Any]], plan: PrunePlan, head_end: int, force: bool) -> Span:
+        """Where the condensed middle starts and ends, and the request kept live beside it."""
+        pruned = plan.messages
+        start = align_forward(pruned, head_end)
+        floor = self._tail_floor(force)
+        # A forced run (manual, overflow) frees at least a tail budget when the history has it,
+        # counting what the free passes freed already.
+        free = max(0, self._budget() - _freed(messages, plan, self._budget())) if force else 0
+        cut = find_tail_cut(plan.view, start, self._budget(), floor, free_at_least=free)
+        pin = pinned_request(pruned, start, cut)
+        if pin >= 0:
+            # The newest request stays live and whole (a user message is never cut, issue 28),
+            # counted against the tail budget; one that alone is too large for the window is
+            # the session's to report (user_message_too_large, would_not_fit).
+            rest = max(1, self._budget() - message_tokens(pruned[pin]))
+            cut = max(cut, find_tail_cut(plan.view, start, rest, floor, free_at_least=free))
+        handoffs = _summary_positions(pruned, messages, self.input_scan(messages))
+        if handoffs and all(h >= cut for h in handoffs):
+            # The last summary sits in the tail: move it into the middle so it gets updated.
+            cut = align_forward(pruned, handoffs[-1] + 1)
+        cut = keep_bridge(pruned, start, cut)
+        self._note_previous_summary(pruned, handoffs)
+        if pin >= 0 and not start <= pin < cut:
+            pin = -1
+        if pin < 0 and cut < len(pruned) and cut == last_actionable_user(pruned, start):
+            # The tail would open with the newest request, and a summary may be merged into
+            # the first tail message: keep the request apart, right before the summary.
+            pin = cut
+            cut += 1
+        merged = any(start <= h < cut for h in handoffs)
+        # Merged summaries reduced to their text; where the planned results land is noted in
+        # the same walk (a second walk of a 100k middle cost ~1% of a compaction).
+        positions: dict[int, int] = {}
+        middle = _middle_turns(pruned, start, cut, plan.planned, positions) if merged else pruned[start:cut]
+        return Span(start, cut, pruned[pin] if pin >= 0 else None, merged, middle, positions)
+
+    def _note_previous_summary(self, pruned: list[dict[str, Any]], handoffs: list[int]) -> None:
+        """The previous summary is the transcript's: taken from it, or dropped when it lacks one."""
+        bodies = [found[1] for h in handoffs if (found := classify_message(pruned[h])) and found[1]]
+        if handoffs and self._previous_summary is None:
+            self._previous_summary = "\n\n".join(bodies) or None
+        elif not handoffs and self._previous_summary is not None:
+            # A summary we hold but the transcript lacks belongs to another conversation.
+            log.info("previous_summary_discarded", reason="not in transcript")
+            self._previous_summary = None
+
+    def _summary_turns(self, plan: PrunePlan, span: Span) -> list[dict[str, Any]]:
+        """The middle as the summariser reads it: results the free passes planned to demote
+        handed raw to one that judges them itself, else their lines built."""
+        if not plan.planned:
+            return span.middle
+        start, cut = span.start, span.cut
+        if self._reads_planned(self.config.compression.summary.provider):
+            # Handed raw with where the planned ones are: the summariser judges each result
+            # once (its verdict is needed anyway) and builds the lines it shows.
+            middle = PlannedTurns(span.middle)
+            positions = span.positions if span.merged else {i - start: i for i in plan.planned if start <= i < cut}
+            middle.demotions = TurnDemotions(plan, positions)
+            return middle
+        # Anything else reads the lines, exactly as the free passes make them.
+        plan.materialize_range(start, cut)
+        return _middle_turns(plan.messages, start, cut) if span.merged else plan.messages[start:cut]
 
     def _forced_growth_ok(self, force: bool, before_tokens: int, after_tokens: int) -> bool:
         """Whether a forced run (``/compress``, an overflow) uses a summary that grew the
@@ -749,442 +705,6 @@ class CompressorEngine(ContextEngine):
             force and after_tokens - before_tokens <= SUMMARY_MIN_TOKENS
             and (self.threshold_tokens <= 0 or after_tokens <= self.threshold_tokens)
         )
-
-    # --- outcomes ------------------------------------------------------------------------------
-
-    def _unchanged(
-        self, messages: list[dict[str, Any]], report: dict[str, Any], force: bool, why: str
-    ) -> list[dict[str, Any]]:
-        report["status"] = "nothing_to_compress"
-        report["note"] = why
-        if not force and messages:
-            # An automatic trigger that finds nothing to do must not fire again every turn.
-            self._count_no_progress(report, report["before"]["tokens"])
-        return messages
-
-    def _count_no_progress(self, report: dict[str, Any], before_tokens: int) -> None:
-        """A pass that saved nothing counts as ineffective (two in a row block automatic runs)."""
-        self._guard.record_verdict(0.0, self._tokens_for_block(self._call_tokens, before_tokens))
-        if self._guard.blocked:
-            self._warn_blocked(report)
-
-    def _commit_free_passes(
-        self,
-        messages: list[dict[str, Any]],
-        pruned: list[dict[str, Any]],
-        report: dict[str, Any],
-        before_tokens: int,
-    ) -> list[dict[str, Any]] | None:
-        """The free passes' result (pairs repaired, old media stripped), committed when it is
-        smaller than before; ``None`` when it is not."""
-        result, repairs = sanitize_tool_pairs(pruned)
-        result, stripped = strip_historical_media(result)
-        after = estimate_messages_tokens(result)
-        if after >= before_tokens:
-            return None
-        report["phases"]["media_stripped"] += stripped
-        report["tool_pairs_repaired"] += repairs
-        return self._commit(messages, result, report, before_tokens, after, None)
-
-    def _phase1_only(
-        self,
-        messages: list[dict[str, Any]],
-        plan: PrunePlan,
-        report: dict[str, Any],
-        force: bool,
-        before_tokens: int,
-    ) -> list[dict[str, Any]]:
-        pruned = _all_free_passes(plan, report)
-        if pruned is messages:
-            return self._unchanged(messages, report, force, "no messages between the protected head and tail")
-        committed = self._commit_free_passes(messages, pruned, report, before_tokens)
-        if committed is None:
-            return self._unchanged(messages, report, force, "the free passes found nothing to shrink")
-        return committed
-
-    def _refuse_growth(
-        self,
-        messages: list[dict[str, Any]],
-        plan: PrunePlan,
-        report: dict[str, Any],
-        before_tokens: int,
-        after_tokens: int,
-    ) -> list[dict[str, Any]]:
-        """A summary that would not shrink the conversation is not used (§14.1 "refused")."""
-        report["refused_would_grow"] = True
-        report["phases"]["summarized_messages"] = 0
-        self._warn(
-            report,
-            "compression_refused",
-            f"the summary would not shrink the conversation (~{after_tokens:,} >= "
-            f"~{before_tokens:,} tokens); kept the messages instead",
-        )
-        pruned = _all_free_passes(plan, report)
-        if pruned is not messages:
-            committed = self._commit_free_passes(messages, pruned, report, before_tokens)
-            if committed is not None:
-                return committed
-        report["status"] = "ineffective"
-        report["after"] = dict(report["before"])
-        self._count_no_progress(report, before_tokens)
-        return messages
-
-    def _commit(
-        self,
-        messages: list[dict[str, Any]],
-        result: list[dict[str, Any]],
-        report: dict[str, Any],
-        before_tokens: int,
-        after_tokens: int,
-        current_tokens: int | None,
-    ) -> list[dict[str, Any]]:
-        savings = (before_tokens - after_tokens) / before_tokens * 100 if before_tokens else 0.0
-        report["after"] = {"messages": len(result), "tokens": after_tokens}
-        report["savings_percent"] = round(savings, 2)
-        report["dropped_count"] = max(0, len(messages) - len(result))
-        real_before = current_tokens if current_tokens and current_tokens > 0 else (
-            self.last_prompt_tokens if self.last_prompt_tokens > 0 else None
-        )
-        ineffective = self._guard.record_verdict(savings, self._tokens_for_block(current_tokens, before_tokens)) \
-            if savings < 10.0 else False
-        if ineffective:
-            report["status"] = "ineffective"
-            log.info("compression_ineffective", basis="estimate", savings_percent=round(savings, 1),
-                     count=self._guard.ineffective_count)
-            if self._guard.blocked:
-                self._warn_blocked(report)
-        else:
-            report["status"] = "compressed"
-            if real_before:
-                self._guard.pending_verification = real_before
-            else:
-                self._guard.clear_ineffective()
-        self._guard.record_compression()
-        self.last_prompt_tokens = -1
-        self.last_completion_tokens = 0
-        self.awaiting_real_usage_after_compression = True
-        self.last_compression_rough_tokens = after_tokens
-        return result
-
-    def _tokens_for_block(self, current_tokens: int | None, before_tokens: int) -> int:
-        if current_tokens and current_tokens > 0:
-            return current_tokens
-        if self.last_prompt_tokens > 0:
-            return self.last_prompt_tokens
-        return before_tokens
-
-    # --- the summary -----------------------------------------------------------------------------
-
-    def _summary_budget(self, middle: list[dict[str, Any]]) -> int:
-        """20% of the condensed content, within [2,000, max_summary_tokens] (the floor wins).
-
-        Counted only until the cap is certain: a long middle reaches it within its first
-        messages, and the rest would not change the figure.
-        """
-        cap = self.max_summary_tokens
-        if cap > 0:
-            enough = int(cap / SUMMARY_RATIO) + 1
-            total = 0
-            for message in middle:
-                total += estimate_message_tokens(message)
-                if total >= enough:
-                    break
-        else:
-            total = estimate_messages_tokens(middle)
-        budget = int(total * SUMMARY_RATIO)
-        return max(SUMMARY_MIN_TOKENS, min(budget, cap or budget))
-
-    def _summarize(
-        self,
-        middle: list[dict[str, Any]],
-        focus_topic: str | None,
-        force: bool,
-        report: dict[str, Any],
-    ) -> tuple[str, str, bool, tuple[str, str] | None]:
-        """``(body, provider, fallback_used, (error, kind) | None)``; raises ``_Abort``."""
-        section = self.config.compression
-        provider = section.summary.provider
-        previous = bound_text(redact(self._previous_summary), PREVIOUS_SUMMARY_MAX) \
-            if self._previous_summary else None
-        focus = redact(focus_topic.strip()) if focus_topic and focus_topic.strip() else None
-        budget = self._summary_budget(middle)
-        if self._reads_raw_turns(provider):
-            # It redacts what it writes: no redacted copy of every turn, no prompt.
-            turns: list[dict[str, Any]] = middle
-            prompt = ""
-        else:
-            turns = prepare_turns(middle)
-            prompt = build_summary_prompt(
-                serialize_turns(turns), previous_summary=previous, focus_topic=focus,
-                budget_tokens=budget, has_user_turn=any(is_actionable_user(m) for m in middle),
-            )
-        request = SummaryRequest(
-            prompt=prompt,
-            turns=turns,
-            previous_summary=previous,
-            focus_topic=focus,
-            budget_tokens=budget,
-            max_chars=MAX_CHARS,
-            model=None,
-        )
-        now = self.clock()
-        remaining = self._guard.cooldown_remaining(now)
-        if remaining > 0 and not force:
-            reason = f"cooling down for {remaining:.0f}s after: {self._guard.last_failure or 'a failure'}"
-            return self._fallback(request, provider, "cooldown", reason, report), provider, True, (reason, "cooldown")
-
-        summary_model = section.summary.model
-        use_summary_model = bool(summary_model) and summary_model != self.model and not self._summary_model_failed
-        model = summary_model if use_summary_model else (self.model or summary_model)
-        try:
-            text = self._call_summarizer(provider, model, request)
-        except SummarizerError as exc:
-            kind = exc.kind
-            if kind in ABORTING_KINDS or section.abort_on_summary_failure:
-                self._note_failure(kind, str(exc), provider)
-                raise _Abort(kind, redact(str(exc))) from exc
-            if use_summary_model and kind not in _NO_NEW_KINDS and self.model:
-                log.info("summary_model_fallback", summary_model=summary_model, model=self.model, kind=kind)
-                self._summary_model_failed = True
-                report["summary_model_fallback"] = True
-                report["summary_model_error"] = _short(redact(str(exc)))
-                try:
-                    text = self._call_summarizer(provider, self.model, request)
-                except SummarizerError as retry_exc:
-                    return self._failed(request, provider, retry_exc, report)
-            else:
-                return self._failed(request, provider, exc, report)
-        self._guard.clear_cooldown()
-        self._guard.last_failure = None
-        return self._clean_output(text, request, redacted=self._redacted_output), provider, False, None
-
-    def _failed(
-        self, request: SummaryRequest, provider: str, exc: SummarizerError, report: dict[str, Any]
-    ) -> tuple[str, str, bool, tuple[str, str]]:
-        kind = exc.kind
-        if kind in ABORTING_KINDS or self.config.compression.abort_on_summary_failure:
-            self._note_failure(kind, str(exc), provider)
-            raise _Abort(kind, redact(str(exc))) from exc
-        message = _short(redact(str(exc)))
-        seconds = self._note_failure(kind, message, provider)
-        report["cooldown_seconds"] = seconds
-        reason = f"{kind}: {message}"
-        return self._fallback(request, provider, kind, reason, report), provider, True, (message, kind)
-
-    def _note_failure(self, kind: str, message: str, provider: str) -> float:
-        missing = kind == "provider_missing"
-        seconds = self._guard.start_cooldown(kind, self.clock(), provider_missing=missing)
-        self._guard.last_failure = f"{kind}: {_short(redact(message))}"
-        log.warning("summary_failed", provider=provider, kind=kind, cooldown_seconds=seconds)
-        return seconds
-
-    def _fallback(
-        self, request: SummaryRequest, provider: str, kind: str, reason: str, report: dict[str, Any]
-    ) -> str:
-        note = (
-            f"Note: the summariser {provider!r} was unavailable ({_short(redact(reason))}); these "
-            "notes were built deterministically from the condensed turns."
-        )
-        self._warn(
-            report,
-            "compression_summary_fallback",
-            f"compression used a deterministic handoff: summariser {provider!r} unavailable "
-            f"({_short(redact(reason))})",
-            error_kind=kind,
-        )
-        try:
-            return build_handoff(
-                request.turns, previous_summary=request.previous_summary,
-                focus_topic=request.focus_topic, max_chars=MAX_CHARS, note=note,
-                demotions=getattr(request.turns, "demotions", None),
-            )
-        except Exception as exc:  # noqa: BLE001 - the last resort must not fail
-            log.warning("fallback_handoff_failed", error=f"{type(exc).__name__}: {exc}")
-            return f"{note}\n{len(request.turns)} earlier messages were condensed."
-
-    def _call_summarizer(self, provider: str, model: str | None, request: SummaryRequest) -> str:
-        summarizer = self._get_summarizer(provider, model)
-        try:
-            text = summarizer.summarize(request if model == request.model else _with_model(request, model))
-        except SummarizerError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - a third-party summariser may raise anything
-            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="other") from exc
-        if not isinstance(text, str):
-            text = "" if text is None else str(text)
-        if not text.strip():
-            raise SummarizerError("the summariser returned an empty summary", kind="empty")
-        # Ours, not a subclass: its handoff is redacted as a whole as its last step.
-        self._redacted_output = type(summarizer) is ExtractiveSummarizer
-        return text
-
-    def _factory(self, provider: str) -> Any:
-        factories: dict[str, Any] = {}
-        if self.host is not None:
-            try:
-                factories = dict(self.host.summarizers())
-            except HermesPluginError as exc:
-                raise SummarizerError(str(exc), kind="other") from exc
-        factory = factories.get(provider)
-        if factory is None and provider == "extractive":
-            factory = ExtractiveSummarizer
-        if factory is None:
-            known = ", ".join(sorted(factories)) or "(none)"
-            raise SummarizerError(
-                f"no summariser is registered as {provider!r} (known: {known})", kind="provider_missing"
-            )
-        return factory
-
-    def _reads_raw_turns(self, provider: str) -> bool:
-        """Whether ``provider``'s summariser takes the condensed messages unredacted (it says
-        so with ``reads_raw_turns = True`` and redacts what it writes, as the extractive one)."""
-        try:
-            return getattr(self._factory(provider), "reads_raw_turns", False) is True
-        except SummarizerError:
-            return False  # the call itself reports it
-
-    def _reads_planned(self, provider: str) -> bool:
-        """Whether ``provider``'s summariser takes results the free passes planned to demote
-        raw, with their ``demotions`` (``reads_planned_demotions = True``, the extractive one:
-        it reads each as it would read the one-liner, and builds only the lines it shows)."""
-        if not self._reads_raw_turns(provider):
-            return False
-        try:
-            return getattr(self._factory(provider), "reads_planned_demotions", False) is True
-        except SummarizerError:
-            return False
-
-    def _get_summarizer(self, provider: str, model: str | None) -> Any:
-        key = f"{provider}\0{model or ''}"
-        cached = self._summarizers.get(key)
-        if cached is not None:
-            return cached
-        factory = self._factory(provider)
-        try:
-            summarizer = factory(self.config, model=model)
-        except SummarizerError:
-            raise
-        except ImportError as exc:
-            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="missing_dependency") from exc
-        except Exception as exc:  # noqa: BLE001
-            raise SummarizerError(f"{type(exc).__name__}: {exc}", kind="other") from exc
-        self._summarizers[key] = summarizer
-        return summarizer
-
-    def _clean_output(self, text: str, request: SummaryRequest, *, redacted: bool = False) -> str:
-        """The summary as it goes into the context: reasoning, secrets and banner removed, cut
-        to size, its latest request grounded. ``redacted``: the summariser redacted ``text``
-        itself (the built-in extractive one); a second pass would change nothing (redaction is
-        idempotent, tested) and cost as much as the first (~8,000 characters of triggers), so
-        it is skipped unless removing reasoning changed the text (joined parts are new text)."""
-        stripped = strip_reasoning(text)
-        text = strip_answer_banner(stripped if redacted and stripped == text else redact(stripped))
-        limit = max(MAX_CHARS, self.max_summary_tokens * 6)
-        if len(text) > limit:
-            cut = text.rfind("\n", 0, limit)
-            text = text[: cut if cut > limit // 2 else limit].rstrip() + "\n…"
-        return ground_latest_request(text, request.turns)
-
-    # --- warnings -------------------------------------------------------------------------------
-
-    def _warn(self, report: dict[str, Any], kind: str, message: str, **details: Any) -> None:
-        report["warnings"].append(message)
-        record_warning(kind, message, plugin="compressor", **details)
-
-    def _warn_blocked(self, report: dict[str, Any] | None = None) -> None:
-        message = (
-            "automatic compression is paused: the last two compressions saved under 10%; it "
-            "resumes once the conversation has grown, or run /compress (optionally with a "
-            "focus topic) or start a new session"
-        )
-        if report is not None:
-            self._warn(report, "compression_blocked", message)
-        else:
-            record_warning("compression_blocked", message, plugin="compressor")
-
-
-def ground_latest_request(text: str, turns: Any) -> str:
-    """The summary with its "Latest user request" section set to the real latest request.
-
-    A model paraphrases, and the paraphrase of the one thing that must survive verbatim is
-    where summaries go wrong; so the section is rebuilt from the newest real user turn of the
-    condensed turns (redacted here; turns older than a previous summary do not count).
-    Without such a turn the summary is left as written.
-    """
-    # From the newest turn back to the previous summary's anchor (``split_at_anchor``; there
-    # is at most one): a walk of a few turns, not of the whole middle. Injected text
-    # (reminders, notifications, another agent's summary) is not a request.
-    latest = None
-    for turn in reversed(turns):
-        if turn.get("role") == "system" and turn.get("content") == SUMMARY_ANCHOR:
-            break
-        # The person's words only (issue 29): a Cline result's <answer>, not its harness text.
-        words = request_text(turn, text=message_text(turn)) if turn.get("role") == "user" else None
-        if words is not None:
-            latest = words
-            break
-    if latest is None:
-        return text
-    section = f"## {LATEST}\n{verbatim(redact(latest), GROUNDED_REQUEST_MAX)}\n"
-    start = text.find(f"## {LATEST}")
-    if start == -1:
-        return f"{section}\n{text}"
-    end = text.find("\n## ", start + 3)
-    grounded = text[:start] + section
-    if end != -1:
-        grounded += "\n" + text[end + 1:]
-    return grounded.rstrip()
-
-
-def _with_model(request: SummaryRequest, model: str | None) -> SummaryRequest:
-    import attrs
-
-    return attrs.evolve(request, model=model)
-
-
-def _short(text: str, limit: int = 220) -> str:
-    text = " ".join(str(text).split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def _new_report(messages: list[dict[str, Any]], force: bool, focus_topic: str | None, tokens: int) -> dict[str, Any]:
-    return {
-        "status": "nothing_to_compress",
-        "before": {"messages": len(messages), "tokens": tokens},
-        "after": {"messages": len(messages), "tokens": tokens},
-        "phases": {
-            "deduplicated": 0,
-            "demoted": 0,
-            "arguments_shortened": 0,
-            "media_stripped": 0,
-            "summarized_messages": 0,
-            "demoted_in_summary": 0,
-        },
-        "summary": {"index": None, "provider": None, "chars": 0, "fallback": False},
-        "warnings": [],
-        "aborted": False,
-        "fallback_used": False,
-        "refused_would_grow": False,
-        "summary_model_fallback": False,
-        "error": None,
-        "error_kind": None,
-        "cooldown_seconds": None,
-        "savings_percent": 0.0,
-        "dropped_count": 0,
-        "tool_pairs_repaired": 0,
-        "forced": force,
-        "focus_topic": focus_topic,
-        # Milliseconds per phase that ran (free_passes, boundaries, summary, assemble; the
-        # session adds archive): where a slow compaction spends its time.
-        "timings_ms": {},
-    }
-
-
-def _lap(timings: dict[str, float], phase: str, mark: float) -> float:
-    now = time.perf_counter()
-    timings[phase] = round((now - mark) * 1000, 3)
-    return now
-
 
 def _summary_positions(messages: list[dict[str, Any]], source: list[dict[str, Any]] | None = None,
                        scan: Any = None) -> list[int]:
@@ -1247,16 +767,4 @@ def _freed(messages: list[dict[str, Any]], plan: PrunePlan, enough: int) -> int:
     return freed
 
 
-def _all_free_passes(plan: PrunePlan, report: dict[str, Any]) -> list[dict[str, Any]]:
-    """The free passes' whole output (every planned one-liner built), counted in the report."""
-    pruned = plan.materialize_all()
-    report["phases"]["demoted"] = plan.stats.demoted
-    report["phases"]["demoted_in_summary"] = 0
-    return pruned
-
-
-def _record_phase1(report: dict[str, Any], stats: PruneStats) -> None:
-    phases = report["phases"]
-    phases["deduplicated"] = stats.deduplicated
-    phases["arguments_shortened"] = stats.arguments_shortened
-    phases["media_stripped"] = stats.media_stripped
+#END

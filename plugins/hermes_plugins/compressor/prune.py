@@ -21,7 +21,7 @@ part a summary condenses. ``prune_tool_results`` is the plan with every line bui
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import Any
 
@@ -41,8 +41,8 @@ from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     remembered_tool_line,
     summarize_tool_result,
-    tool_line,
 )
+from hermes_plugins.compressor.plan import PrunePlan, with_content
 from hermes_plugins.tools.output_limits import clip_terminal_output
 
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
@@ -257,6 +257,138 @@ def limit_oversized_results(
     return (messages if out is None else out), limited, cut
 
 
+class _Buckets:
+    """The dedupe groups of string results, filled as ``_Pruner.run`` walks.
+
+    Equal strings have equal lengths and equal samples, so results are bucketed by
+    ``hash(content[32:64]) ^ len(content)`` (a sample from the start of the string, whose
+    memory the length read has just brought in); within a bucket, a few distinct contents are
+    told apart by direct comparison (it stops at the first differing character), and crowded
+    buckets switch to xxh3-128 digests. Bucketing by length alone made the work grow faster
+    than the history: over 100,000 messages most lengths are shared, and every comparison
+    reads another cold string.
+    """
+
+    __slots__ = ("first_at", "groups", "messages", "others", "tables")
+
+    def __init__(self, messages: Sequence[dict[str, Any]], groups: dict[int, list[int]]) -> None:
+        self.messages = messages
+        #: First index of a content -> every index holding that same content, in order.
+        self.groups = groups
+        # Per bucket: the index of its first content (an int, no tuple: at 100k messages every
+        # allocation here lands in cold memory), further distinct contents, and the digest
+        # table of a crowded bucket.
+        self.first_at: dict[int, int] = {}
+        self.others: dict[int, list[tuple[str, int]]] = {}
+        self.tables: dict[int, dict[bytes, int]] = {}
+
+    def add(self, content: str, size: int, i: int) -> None:
+        bucket = hash(content[_SAMPLE]) ^ size
+        first = self.first_at.get(bucket)
+        if first is None:
+            self.first_at[bucket] = i
+            return
+        table = self.tables.get(bucket)
+        if table is not None:
+            key = _digest(content)
+            found = table.get(key)
+            if found is None:
+                table[key] = i
+            else:
+                _join(self.groups, found, i)
+        elif self.messages[first].get("content") == content:
+            _join(self.groups, first, i)
+        else:
+            self._add_distinct(bucket, first, content, i)
+
+    def _add_distinct(self, bucket: int, first: int, content: str, i: int) -> None:
+        reps = self.others.get(bucket)
+        if reps is None:
+            self.others[bucket] = [(content, i)]
+            return
+        for other, rep in reps:
+            if other == content:
+                _join(self.groups, rep, i)
+                return
+        reps.append((content, i))
+        if len(reps) >= _DIRECT_COMPARE_MAX:
+            table = self.tables[bucket] = {_digest(self.messages[first]["content"]): first}
+            for text, rep in reps:
+                table[_digest(text)] = rep
+
+
+class _OpenCalls:
+    """The calls ``_Pruner.run``'s current run of results answers, and the long-argument
+    check of old assistant messages done on the way.
+
+    Whether an old assistant message has long arguments is checked on the fly: the look-up of
+    each result's call checks that call, and when the next non-tool message comes, only the
+    calls no result led to are left (``pending`` from ``verified`` on).
+    """
+
+    __slots__ = ("anchor", "boundary", "pending", "pending_at", "pruner", "verified")
+
+    def __init__(self, pruner: _Pruner, boundary: int) -> None:
+        self.pruner = pruner
+        self.boundary = boundary
+        #: Calls of the last non-tool message when it is an assistant's (else None).
+        self.anchor: Any = None
+        self.pending: list[Any] | None = None
+        self.pending_at = 0
+        self.verified = 0
+
+    def close(self) -> None:
+        """Check the calls of the pending assistant message no result led to."""
+        pending = self.pending
+        if pending is not None:
+            if self.verified < len(pending):
+                self.pruner._check_arguments(self.pending_at, pending, self.verified)
+            self.pending = None
+
+    def enter(self, i: int, message: dict[str, Any], role: Any) -> None:
+        """A non-tool message at ``i``: a new run of results may follow it."""
+        self.close()
+        if role != "assistant":
+            self.anchor = None
+            return
+        self.anchor = calls = message.get("tool_calls")
+        if calls and len(calls) > 1 and _reuses_ids(calls):
+            # Parallel calls sharing an id: which result answers which call is the pairing
+            # rule's business (``call_for``), not a scan for the first id.
+            self.anchor = None
+        if calls and i < self.boundary:
+            if type(calls) is list:
+                self.pending, self.pending_at, self.verified = calls, i, 0
+            else:
+                self.pruner._check_arguments(i, calls, 0)
+
+    def call_of(self, ident: str) -> tuple[str, Any] | None:
+        """(tool name, arguments) of the anchor's call with ``ident``; ``None`` if it has none."""
+        if not self.anchor:
+            return None
+        k = 0
+        for call in self.anchor:
+            if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
+                return self._checked(call, k)
+            k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
+        return None
+
+    def _checked(self, call: dict[str, Any], k: int) -> tuple[str, Any]:
+        fn = call.get("function")
+        if type(fn) is not dict:
+            if k == self.verified:
+                self.verified = k + 1
+            return _UNKNOWN_CALL
+        arguments = fn.get("arguments")
+        if k == self.verified and self.pending is not None:
+            if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+                self.pruner.shrink_arguments_at(self.pending_at)
+                self.pending = None
+            else:
+                self.verified = k + 1
+        return fn.get("name") or "unknown", arguments
+
+
 class _Pruner:
     """One run of the passes over one list; ``changed`` maps index -> replacement message.
 
@@ -292,15 +424,8 @@ class _Pruner:
 
     def run(self, boundary: int) -> None:
         """Dedupe everywhere; plan the demotion of results and shorten arguments before
-        ``boundary``.
-
-        Equal strings have equal lengths and equal samples, so results are bucketed by
-        ``hash(content[32:64]) ^ len(content)`` (a sample from the start of the string, whose
-        memory the length read has just brought in); within a bucket, a few distinct contents
-        are told apart by direct comparison (it stops at the first differing character), and
-        crowded buckets switch to xxh3-128 digests. Bucketing by length alone made the
-        work grow faster than the history: over 100,000 messages most lengths are shared, and
-        every comparison reads another cold string.
+        ``boundary``, in one forward walk (``_Buckets`` groups equal results, ``_OpenCalls``
+        finds each result's call and checks old arguments on the way).
 
         A result's call is found as soon as the result is seen, with the calls of the
         assistant message right before its run of results (where it nearly always is). A line
@@ -311,163 +436,90 @@ class _Pruner:
         cost a failure verdict, ~6 us). ``PrunePlan`` builds the planned lines it is asked for.
         """
         messages = self.messages
-        changed = self.changed
         min_chars = self.min_prune_chars
-        groups = self._groups
-        digest = _digest
         remembered = remembered_tool_line
-        copy = dict.copy
-        sample = _SAMPLE
-        # Per bucket: the index of its first content (an int, no tuple: at 100k messages every
-        # allocation here lands in cold memory), further distinct contents, and the digest
-        # table of a crowded bucket.
-        first_at: dict[int, int] = {}
-        others: dict[int, list[tuple[str, int]]] = {}
-        tables: dict[int, dict[bytes, int]] = {}
+        buckets = _Buckets(messages, self._groups)
+        calls = _OpenCalls(self, boundary)
         # Copying the list is one C loop; the demotions below are written into it in place
         # (they are not entered in ``changed``: out[i] is not messages[i] says it).
         self._out = out = list(messages)
-        #: Calls of the last non-tool message when it is an assistant's (else None).
-        anchor: Any = None
-        # Whether an old assistant message has long arguments is checked on the fly: the
-        # look-up of each result's call checks that call, and when the next non-tool message
-        # comes, only the calls no result led to are left (``pending`` from ``verified`` on).
-        pending: list[Any] | None = None
-        pending_at = verified = 0
-        far: list[int] = []
         #: Results to demote, planned once the walk is over: (index, tool name, arguments).
         todo: list[tuple[int, Any, Any]] = []
+        far: list[int] = []
+        lists: list[int] = []
+        list_firsts: dict[str, int] = {}
         demoted = 0
         demoted_at = self.demoted_at
-        list_firsts: dict[str, int] = {}
-        lists: list[int] = []
         for i, message in enumerate(messages):
             role = message.get("role")
             if role != "tool":
-                if pending is not None:
-                    if verified < len(pending):
-                        self._check_arguments(pending_at, pending, verified)
-                    pending = None
-                if role == "assistant":
-                    anchor = calls = message.get("tool_calls")
-                    if calls and len(calls) > 1 and _reuses_ids(calls):
-                        # Parallel calls sharing an id: which result answers which call is the
-                        # pairing rule's business (``call_for``), not a scan for the first id.
-                        anchor = None
-                    if calls and i < boundary:
-                        if type(calls) is list:
-                            pending, pending_at, verified = calls, i, 0
-                        else:
-                            self._check_arguments(i, calls, 0)
-                else:
-                    anchor = None
+                calls.enter(i, message, role)
                 continue
             content = message.get("content")
             if type(content) is not str:
-                if type(content) is list:
-                    # A list of parts: deduped by its text, demoted once the walk knows
-                    # which are older copies (``lists``).
-                    text = content_text(content)
-                    if len(text) >= MIN_PRUNE_CHARS:
-                        first = list_firsts.get(text)
-                        if first is None:
-                            list_firsts[text] = i
-                        else:
-                            _join(groups, first, i)
-                    if i < boundary:
-                        lists.append(i)
-                elif content is not None and i < boundary:
-                    self.demote_at(i)
+                self._walk_parts(i, content, boundary, list_firsts, lists)
                 continue
             size = len(content)
             if size >= MIN_PRUNE_CHARS:
-                bucket = hash(content[sample]) ^ size
-                first = first_at.get(bucket)
-                if first is None:
-                    first_at[bucket] = i
-                else:
-                    table = tables.get(bucket)
-                    if table is not None:
-                        key = digest(content)
-                        found = table.get(key)
-                        if found is None:
-                            table[key] = i
-                        else:
-                            _join(groups, found, i)
-                    elif messages[first].get("content") == content:
-                        _join(groups, first, i)
-                    else:
-                        reps = others.get(bucket)
-                        if reps is None:
-                            others[bucket] = [(content, i)]
-                        else:
-                            for other, rep in reps:
-                                if other == content:
-                                    _join(groups, rep, i)
-                                    break
-                            else:
-                                reps.append((content, i))
-                                if len(reps) >= _DIRECT_COMPARE_MAX:
-                                    table = tables[bucket] = {digest(messages[first]["content"]): first}
-                                    for text, rep in reps:
-                                        table[digest(text)] = rep
+                buckets.add(content, size, i)
             if i >= boundary or size <= min_chars or (content[0] == "[" and looks_demoted(content)):
                 continue
-            ident = message.get("tool_call_id") or ""
-            if not anchor:
+            found = calls.call_of(message.get("tool_call_id") or "")
+            if found is None:
                 far.append(i)
                 continue
-            k = 0
-            for call in anchor:
-                if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
-                    fn = call.get("function")
-                    if type(fn) is dict:
-                        arguments = fn.get("arguments")
-                        if k == verified and pending is not None:
-                            if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
-                                self.shrink_arguments_at(pending_at)
-                                pending = None
-                            else:
-                                verified = k + 1
-                        name = fn.get("name") or "unknown"
-                    else:
-                        if k == verified:
-                            verified = k + 1
-                        name, arguments = _UNKNOWN_CALL
-                    break
-                k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
-            else:
-                far.append(i)
-                continue
-            line = remembered(name, arguments, content, message.get("_is_error"))
+            line = remembered(found[0], found[1], content, message.get("_is_error"))
             if line is None:
-                todo.append((i, name, arguments))
+                todo.append((i, found[0], found[1]))
             elif len(line) < size:
-                # dict.copy + one store is about twice as fast as {**message, "content": line}
-                # (same keys, same order); other mappings take the general form.
-                demoted_message = copy(message) if type(message) is dict else {**message}
-                demoted_message["content"] = line
-                out[i] = demoted_message
+                out[i] = with_content(message, line)
                 demoted_at.add(i)
                 demoted += 1
-        if pending is not None and verified < len(pending):
-            self._check_arguments(pending_at, pending, verified)
-        # Older copies become back-references; their one-liners are never built.
-        for members in groups.values():
+        calls.close()
+        self.stats.demoted += demoted - self._back_reference_duplicates()
+        self._plan_rest(lists, todo, far)
+
+    def _walk_parts(
+        self, i: int, content: Any, boundary: int, list_firsts: dict[str, int], lists: list[int]
+    ) -> None:
+        """A result that is not a string, met by ``run``: a list of parts is deduped by its
+        text and demoted once the walk knows which are older copies (``lists``)."""
+        if type(content) is list:
+            text = content_text(content)
+            if len(text) >= MIN_PRUNE_CHARS:
+                first = list_firsts.get(text)
+                if first is None:
+                    list_firsts[text] = i
+                else:
+                    _join(self._groups, first, i)
+            if i < boundary:
+                lists.append(i)
+        elif content is not None and i < boundary:
+            self.demote_at(i)
+
+    def _back_reference_duplicates(self) -> int:
+        """Older copies become back-references (their one-liners are never built); returns how
+        many of them ``run`` had demoted already."""
+        messages, out, changed = self.messages, self._out, self.changed
+        assert out is not None
+        undone = 0
+        for members in self._groups.values():
             note = duplicate_note(str(messages[members[-1]].get("tool_call_id") or ""))
             for i in members[:-1]:
                 if out[i] is not messages[i]:
-                    demoted -= 1
-                    demoted_at.discard(i)
-                noted = {**messages[i], "content": note}
-                changed[i] = out[i] = noted
+                    undone += 1
+                    self.demoted_at.discard(i)
+                changed[i] = out[i] = {**messages[i], "content": note}
             self.stats.deduplicated += len(members) - 1
-        self.stats.demoted += demoted
+        return undone
+
+    def _plan_rest(self, lists: list[int], todo: list[tuple[int, Any, Any]], far: list[int]) -> None:
+        """Demote the list-of-parts results; leave the new one-liners to build (``PrunePlan``):
+        most are never needed."""
+        changed, planned = self.changed, self.planned
         for i in lists:
             if i not in changed:
                 self.demote_at(i)
-        # The new one-liners are left to build (``PrunePlan``): most are never needed.
-        planned = self.planned
         for i, name, arguments in todo:
             if i not in changed:
                 planned[i] = (name, arguments)
@@ -648,167 +700,6 @@ def protected_tail_start(
             break  # the message that overflows still counts as protected
         acc += tokens
     return n - max(protected, floor)
-
-
-class PrunePlan:
-    """The free passes with the one-liners of old results built on demand (issue 13).
-
-    ``plan_free_passes`` walks as ``prune_tool_results`` does - dedupe, argument shortening,
-    tail pressure, lines remembered from an earlier pass - but leaves the results whose
-    one-liner would be new as they are (``planned``): nearly all of them lie in the part a
-    summary condenses, where a line would be built only to be read back. ``messages`` is the
-    output list with those results still raw; ``at`` and ``materialize_range`` build them
-    (each once, in place), ``view`` is the list as it will be (a sequence that builds what is
-    read), ``materialize_all`` gives exactly ``prune_tool_results``' output. ``line`` is one
-    planned one-liner alone (nothing stored, nothing counted): what a summariser shows.
-    """
-
-    def __init__(self, source: list[dict[str, Any]], pruner: _Pruner) -> None:
-        self.source = source
-        self._pruner = pruner
-        self.messages: list[dict[str, Any]] = pruner._out if pruner._out is not None else list(source)
-        self.stats = pruner.stats
-        #: Index -> the call of a result still to demote (``None``: looked up when needed).
-        self.planned = pruner.planned
-        #: Indices of the results ``messages`` holds as one-liners.
-        self.demoted_at = pruner.demoted_at
-
-    @property
-    def view(self) -> Sequence[dict[str, Any]]:
-        # Made on each access, not stored: a stored view would point back at the plan, and the
-        # cycle would keep the output list and the plan's tables alive until the collector ran
-        # (~3,000 objects over 10k messages, ~23,000 over 100k).
-        return _Materializing(self)
-
-    def call_of(self, i: int) -> tuple[str, Any]:
-        """(tool name, arguments) of the call the planned result ``i`` answers."""
-        found = self.planned[i]
-        if found is None:
-            return self._pruner.call_for(i, self.source[i].get("tool_call_id") or "")
-        return found
-
-    def line(self, i: int) -> str | None:
-        """The one-liner of planned result ``i``, or ``None`` when it would not be shorter (the
-        result then stays as it is)."""
-        message = self.source[i]
-        content = message["content"]
-        name, arguments = self.call_of(i)
-        line = tool_line(name, arguments, content, message.get("_is_error"))
-        return line if len(line) < len(content) else None
-
-    def at(self, i: int) -> dict[str, Any]:
-        """Message ``i`` of the output, its one-liner built if it was still planned."""
-        if i in self.planned:
-            self._materialize(i)
-        return self.messages[i]
-
-    def _materialize(self, i: int) -> None:
-        line = self.line(i)
-        del self.planned[i]
-        if line is not None:
-            message = self.source[i]
-            demoted = message.copy() if type(message) is dict else {**message}
-            demoted["content"] = line
-            self.messages[i] = demoted
-            self.demoted_at.add(i)
-            self.stats.demoted += 1
-
-    def materialize_range(self, start: int, stop: int) -> None:
-        """Build the planned one-liners of ``[start, stop)``."""
-        planned = self.planned
-        if not planned:
-            return
-        if stop - start > len(planned):
-            for i in [i for i in planned if start <= i < stop]:
-                self._materialize(i)
-            return
-        for i in range(max(0, start), stop):
-            if i in planned:
-                self._materialize(i)
-
-    def materialize_all(self) -> list[dict[str, Any]]:
-        """``prune_tool_results``' output: every one-liner built; ``source`` itself when
-        nothing changed."""
-        planned = self.planned
-        if planned:
-            # ``_materialize`` inline: a first pass builds thousands of lines here.
-            source, out, demoted_at, line_for = self.source, self.messages, self.demoted_at, tool_line
-            count = 0
-            for i, found in planned.items():
-                message = source[i]
-                content = message["content"]
-                name, arguments = found if found is not None else \
-                    self._pruner.call_for(i, message.get("tool_call_id") or "")
-                line = line_for(name, arguments, content, message.get("_is_error"))
-                if len(line) < len(content):
-                    # dict.copy + one store is about twice as fast as {**message, "content":
-                    # line} (same keys, same order); other mappings take the general form.
-                    demoted = message.copy() if type(message) is dict else {**message}
-                    demoted["content"] = line
-                    out[i] = demoted
-                    demoted_at.add(i)
-                    count += 1
-            planned.clear()
-            self.stats.demoted += count
-        if not self._pruner.changed and not self.stats.demoted:
-            return self.source
-        return self.messages
-
-    def demoted_between(self, start: int, stop: int) -> int:
-        """How many results of ``[start, stop)`` the output holds as one-liners."""
-        return _count_between(self.demoted_at, start, stop)
-
-    def planned_between(self, start: int, stop: int) -> int:
-        """How many results of ``[start, stop)`` are still planned (no one-liner built)."""
-        return _count_between(self.planned, start, stop)
-
-
-def _count_between(indices: Collection[int], start: int, stop: int) -> int:
-    if stop - start < len(indices):
-        return sum(1 for i in range(max(0, start), stop) if i in indices)
-    return sum(1 for i in indices if start <= i < stop)
-
-
-class _Materializing(Sequence[dict[str, Any]]):
-    """``PrunePlan.messages`` as they will be: reading a planned result builds its one-liner."""
-
-    __slots__ = ("_plan",)
-
-    def __init__(self, plan: PrunePlan) -> None:
-        self._plan = plan
-
-    def __len__(self) -> int:
-        return len(self._plan.messages)
-
-    def __getitem__(self, index: Any) -> Any:
-        plan = self._plan
-        if type(index) is int:
-            if index < 0:
-                index += len(plan.messages)
-            if index in plan.planned:
-                plan._materialize(index)
-            return plan.messages[index]
-        start, stop, _step = index.indices(len(plan.messages))
-        plan.materialize_range(start, stop)
-        return plan.messages[index]
-
-
-class TurnDemotions:
-    """Which turns of a summariser's list are results the free passes planned to demote
-    (position in the list -> index in the plan), and their one-liners on demand."""
-
-    def __init__(self, plan: PrunePlan, positions: dict[int, int]) -> None:
-        self.plan = plan
-        self.positions = positions
-
-    def index(self, position: int) -> int | None:
-        return self.positions.get(position)
-
-
-class PlannedTurns(list):  # type: ignore[type-arg]
-    """A summariser's turns holding planned results raw, with their ``demotions``."""
-
-    demotions: TurnDemotions | None = None
 
 
 def _plan(

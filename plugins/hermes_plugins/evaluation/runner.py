@@ -363,20 +363,7 @@ def evaluate(
         haystack = context_text(after, redacted=True)
         index = ContextIndex(haystack)
         recall = Recall(session, known=redacted_texts)
-        verdicts: dict[str, Counter[str]] = {c: Counter() for c in CATEGORIES}
-        lost: list[Probe] = []
-        judged: list[tuple[Probe, str, list[str]]] = []
-        for probe in probes:
-            texts = [message_text(messages[i]) for i in _origins(probe.index, answers)]
-            if probe.key in index:
-                verdict = "kept"
-            elif recall.finds(probe.key, *texts):
-                verdict = "recoverable"
-            else:
-                verdict = "lost"
-                lost.append(probe)
-            verdicts[probe.category][verdict] += 1
-            judged.append((probe, verdict, texts))
+        verdicts, lost, judged = _judge(probes, messages, answers, index, recall)
         detail = probe_rows(messages, judged, archived_refs(session))
     finally:
         session.close()
@@ -387,13 +374,7 @@ def evaluate(
     invented = invented_failures(messages, made)
     problems = pairing_problems(after, allow_pending=True)
     lost.sort(key=_rank)
-    failures = []
-    if not fit["fits"]:
-        failures.append(f"does not fit: {fit['tokens']:,} tokens counted ({fit['method']}) > {limit:,}")
-    if problems:
-        failures.append(f"invalid output: {len(problems)} pairing problem(s)")
-    if invented:
-        failures.append(f"{len(invented)} invented failure(s)")
+    failures = _failures(fit, limit, problems, invented)
     return {
         "engine": engine,
         "context_length": context_length,
@@ -433,6 +414,39 @@ def evaluate(
         "_after": after,
         "_probes": probes,
     }
+
+
+def _judge(probes: list[Probe], messages: list[dict[str, Any]], answers: Any, index: ContextIndex,
+           recall: Recall) -> tuple[dict[str, Counter[str]], list[Probe], list[tuple[Probe, str, list[str]]]]:
+    """Each probe kept (in the context), recoverable (through recall) or lost: ``(counts per
+    category, the lost probes, (probe, verdict, its origin texts) for every probe)``."""
+    verdicts: dict[str, Counter[str]] = {c: Counter() for c in CATEGORIES}
+    lost: list[Probe] = []
+    judged: list[tuple[Probe, str, list[str]]] = []
+    for probe in probes:
+        texts = [message_text(messages[i]) for i in _origins(probe.index, answers)]
+        if probe.key in index:
+            verdict = "kept"
+        elif recall.finds(probe.key, *texts):
+            verdict = "recoverable"
+        else:
+            verdict = "lost"
+            lost.append(probe)
+        verdicts[probe.category][verdict] += 1
+        judged.append((probe, verdict, texts))
+    return verdicts, lost, judged
+
+
+def _failures(fit: dict[str, Any], limit: int, problems: list[Any], invented: list[Any]) -> list[str]:
+    """Why a run failed, one line each (empty: it did not)."""
+    failures = []
+    if not fit["fits"]:
+        failures.append(f"does not fit: {fit['tokens']:,} tokens counted ({fit['method']}) > {limit:,}")
+    if problems:
+        failures.append(f"invalid output: {len(problems)} pairing problem(s)")
+    if invented:
+        failures.append(f"{len(invented)} invented failure(s)")
+    return failures
 
 
 def archived_refs(session: Any) -> dict[str, list[str]]:

@@ -25,13 +25,11 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
                  ttl: str | None = None) -> dict[str, Any]:
     """The report dict of ``hermes-ctx report`` (``--json`` prints it, ``--html`` renders it)."""
     from hermes_core.plugin import PayloadContext, estimate_messages_tokens
-    from hermes_plugins.cache_report import CacheSimulator, read_rates, replay, usd_prices
+    from hermes_plugins.cache_report import CacheSimulator, read_rates, usd_prices
     from hermes_plugins.evaluation.command import _model_window, failed_runs
-    from hermes_plugins.evaluation.runner import evaluate
-    from hermes_plugins.replay_requests import RequestSpec
-    from hermes_plugins.report.data import DETAIL_EACH_END, limit_detail, timeline
+    from hermes_plugins.replay_requests import RequestSpec, replay
+    from hermes_plugins.report.data import limit_detail, timeline
     from hermes_plugins.report.pages import _redacted
-    from hermes_plugins.report.probes import probe_section
     from hermes_plugins.report.replay import lived_requests
 
     transcript = load_for_cli(state, path, transcript_format, transcript_index)
@@ -68,37 +66,15 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
         cache["ttl"] = ctx.cache_ttl
         cache["rates"] = rates
 
-    runs = []
-    details = []
-    for name in engines:
-        run = evaluate(messages, engine=name, context_length=size, config=state.config, host=state.host,
-                       model=model, home=state.home_path)
-        run.pop("_after", None)
-        run.pop("_probes", None)
-        # Listed once, in the probes section (the eval section keeps the counts and losses).
-        details.append(probe_section(run))
-        run.pop("probe_detail", None)
-        run.pop("probe_detail_not_shown", None)
-        runs.append(run)
+    runs, details = _runs(state, messages, engines, size, model)
     item = {"file": str(path), "messages": len(messages), "tokens": estimate_messages_tokens(messages),
             "runs": runs}
     ev: dict[str, Any] = {"files": [item]}
     ev["failed_runs"] = failed_runs(ev)
     compactions = lived["compactions"]
     hidden = limit_detail(compactions)
-    note = (f"The session replayed request by request with the {engines[0]} engine at a {size:,}-token window: "
-            f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    note = _compactions_note(engines[0], size, lived, hidden)
     piped = lived["tool_results"]
-    note += (f" Tool results went through the tool-result pipeline as they arrived, as in a host that routes them "
-             f"through hermes: {piped['spilled']:,} spilled to a file (replaced by a preview), {piped['limited']:,} "
-             f"held to the output limits ({piped['after_last_compaction']['spilled']:,} and "
-             f"{piped['after_last_compaction']['limited']:,} of them after the last compaction); the spill files were "
-             "written to a temporary folder, removed after the replay, so the paths the previews name do not exist.")
-    note += (" The cache economy below prices the requests of this replay, so each compaction's rewrite of the "
-             "history shows as a prefix break.")
-    if hidden:
-        note += (f" The summary text and spans of {hidden} compaction(s) in the middle are not shown (the first "
-                 f"and last {DETAIL_EACH_END} are); their figures are in the table.")
     return _redacted({
         "command": "report",
         "source": str(path),
@@ -114,6 +90,47 @@ def build_report(state: Any, path: Path, *, engines: list[str], window: int | No
         "probes": details,
         "cache": cache,
     })
+
+
+def _runs(state: Any, messages: list[dict[str, Any]], engines: list[str], size: int,
+          model: str) -> tuple[list[dict[str, Any]], list[Any]]:
+    """``(eval runs, probe sections)``: each engine evaluated on the messages; the probes are
+    listed once, in the probes section (the eval section keeps the counts and losses)."""
+    from hermes_plugins.evaluation.runner import evaluate
+    from hermes_plugins.report.probes import probe_section
+
+    runs = []
+    details = []
+    for name in engines:
+        run = evaluate(messages, engine=name, context_length=size, config=state.config, host=state.host,
+                       model=model, home=state.home_path)
+        run.pop("_after", None)
+        run.pop("_probes", None)
+        details.append(probe_section(run))
+        run.pop("probe_detail", None)
+        run.pop("probe_detail_not_shown", None)
+        runs.append(run)
+    return runs, details
+
+
+def _compactions_note(engine: str, size: int, lived: dict[str, Any], hidden: int) -> str:
+    """What the compactions section says about how the session was replayed."""
+    from hermes_plugins.report.data import DETAIL_EACH_END
+
+    note = (f"The session replayed request by request with the {engine} engine at a {size:,}-token window: "
+            f"a compaction fires where the context reaches the threshold ({lived['threshold']:,} tokens).")
+    piped = lived["tool_results"]
+    note += (f" Tool results went through the tool-result pipeline as they arrived, as in a host that routes them "
+             f"through hermes: {piped['spilled']:,} spilled to a file (replaced by a preview), {piped['limited']:,} "
+             f"held to the output limits ({piped['after_last_compaction']['spilled']:,} and "
+             f"{piped['after_last_compaction']['limited']:,} of them after the last compaction); the spill files were "
+             "written to a temporary folder, removed after the replay, so the paths the previews name do not exist.")
+    note += (" The cache economy below prices the requests of this replay, so each compaction's rewrite of the "
+             "history shows as a prefix break.")
+    if hidden:
+        note += (f" The summary text and spans of {hidden} compaction(s) in the middle are not shown (the first "
+                 f"and last {DETAIL_EACH_END} are); their figures are in the table.")
+    return note
 
 
 @click.command("report")

@@ -481,22 +481,34 @@ def _cache(cr: Mapping[str, Any]) -> str:
     out.append(_figure("chart-cache", "Cached read, cache write and uncached tokens per request, with the "
                        "cumulative saving", f"Bars: tokens per request (read, write, uncached). Line: {line}. "
                        "Triangles: prefix breaks."))
-    breaks = [t for t in cr["turns"] if t.get("break")]
-    if breaks:
-        rows = []
-        for t in breaks:
-            b = t["break"]
-            i = t["index"]
-            where = f" (message {b['message']} of that request)" if b.get("message") is not None else ""
-            rows.append(_num(i, f"cache.turns.{i}.index") + _td(b["cause"], f"cache.turns.{i}.break.cause")
-                        + _num(b["byte"], f"cache.turns.{i}.break.byte")
-                        + _td(CAUSE_TEXT.get(b["cause"], b["cause"]) + where + f"; the cache is read up to byte "
-                              f"{b['byte']:,} and the rest is paid again."))
-        out.append("<h3>Prefix breaks, explained</h3>")
-        out.append(_table(["request", "cause", "byte", "why"], rows, caption="Prefix breaks", numeric_from=0))
-    else:
-        out.append("<p>No prefix break: every request extended the one before it.</p>")
-    cv = cache_view(cr["turns"])
+    out += _cache_breaks(cr["turns"])
+    out += _cache_requests(cr["turns"], bool(usd))
+    out.append("</section>")
+    return "".join(out)
+
+
+def _cache_breaks(turns: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The prefix breaks of the cache section, each with what caused it."""
+    breaks = [t for t in turns if t.get("break")]
+    if not breaks:
+        return ["<p>No prefix break: every request extended the one before it.</p>"]
+    rows = []
+    for t in breaks:
+        b = t["break"]
+        i = t["index"]
+        where = f" (message {b['message']} of that request)" if b.get("message") is not None else ""
+        rows.append(_num(i, f"cache.turns.{i}.index") + _td(b["cause"], f"cache.turns.{i}.break.cause")
+                    + _num(b["byte"], f"cache.turns.{i}.break.byte")
+                    + _td(CAUSE_TEXT.get(b["cause"], b["cause"]) + where + f"; the cache is read up to byte "
+                          f"{b['byte']:,} and the rest is paid again."))
+    return ["<h3>Prefix breaks, explained</h3>",
+            _table(["request", "cause", "byte", "why"], rows, caption="Prefix breaks", numeric_from=0)]
+
+
+def _cache_requests(turns: Sequence[Mapping[str, Any]], usd: bool) -> list[str]:
+    """The cache section's table per request (per bucket of requests in a long session)."""
+    out: list[str] = []
+    cv = cache_view(turns)
     rows = []
     single = cv["bucket_size"] == 1
     for slot, label in enumerate(cv["labels"]):
@@ -513,14 +525,13 @@ def _cache(cr: Mapping[str, Any]) -> str:
             row += _num(cv["cost"][slot]) + _num(f"{cv['saving'][slot]:.1f}%")
         rows.append(row)
     out.append("<h3>Per request</h3>" if single else
-               f"<h3>Per {cv['bucket_size']:,} requests ({len(cr['turns']):,} requests, summed)</h3>")
+               f"<h3>Per {cv['bucket_size']:,} requests ({len(turns):,} requests, summed)</h3>")
     money_columns = ["cost, USD", "cumulative cost, USD", "cumulative saving, USD"]
     out.append(_rows_table(["request" + ("" if single else "s"), "messages" if single else "messages (last)",
                             "input", "cache read", "cache write", "uncached",
                             *(money_columns if usd else ["cost", "cumulative saving"])],
                            rows, caption="Per request"))
-    out.append("</section>")
-    return "".join(out)
+    return out
 
 
 def cache_view(turns: Sequence[Mapping[str, Any]]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ def _redacted(page: Mapping[str, Any]) -> dict[str, Any]:
 
 def cumulative_context(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The context size after each request when nothing is compacted (``request_ends``)."""
-    from hermes_plugins.cache_report import request_ends
+    from hermes_plugins.replay_requests import request_ends
 
     ends = request_ends(messages)
     if not ends or ends[-1] != len(messages):

@@ -16,7 +16,7 @@ import attrs
 
 from hermes_core.plugin import estimate_message_tokens, estimate_messages_tokens
 from hermes_plugins.archive.plugin import archive_of
-from hermes_plugins.cache_report import request_ends
+from hermes_plugins.replay_requests import request_ends
 from hermes_plugins.report.data import compaction_detail
 
 #: After a compaction that freed nothing, the next try waits until the context has grown by
@@ -86,8 +86,7 @@ def lived_requests(
     try:
         threshold = int(getattr(session.engine, "threshold_tokens", 0) or 0) or context_length
         ends = request_ends(messages)
-        if not ends or ends[-1] != len(messages):
-            ends.append(len(messages))
+        ends += [] if ends and ends[-1] == len(messages) else [len(messages)]
         context: list[dict[str, Any]] = []
         total = 0
         start = 0
@@ -101,12 +100,7 @@ def lived_requests(
             start = end
             points.append({"message": end - 1, "tokens": total})
             if total >= max(threshold, retry_at):
-                result = session.compress(list(context), force=True)
-                after = list(result.messages)
-                typed = session.engine.compression_report()
-                report = dict(typed.details) if typed is not None else {"status": "compressed"}
-                _read_archive(session, archived)
-                detail = compaction_detail(context, after, report, message=end - 1, archived=archived)
+                after, detail = _compacted(session, context, end - 1, archived)
                 if detail["after"]["tokens"] >= detail["before"]["tokens"]:
                     # Nothing came out smaller: no compaction happened here.
                     retry_at = total + max(1, int(context_length * RETRY_GROWTH))
@@ -133,6 +127,17 @@ def lived_requests(
                                       "after_last_compaction": {"spilled": spills.spilled - since[0],
                                                                 "limited": spills.limited - since[1]},
                                       "warnings": spills.warnings}})
+
+
+def _compacted(session: Any, context: list[dict[str, Any]], message: int,
+               archived: dict[str, list[str]]) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A forced compaction of ``context`` at ``message``: ``(messages after, its detail)``."""
+    result = session.compress(list(context), force=True)
+    after = list(result.messages)
+    typed = session.engine.compression_report()
+    report = dict(typed.details) if typed is not None else {"status": "compressed"}
+    _read_archive(session, archived)
+    return after, compaction_detail(context, after, report, message=message, archived=archived)
 
 
 def _read_archive(session: Any, into: dict[str, list[str]]) -> None:

@@ -129,35 +129,10 @@ def _walk(
     progress: Progress | None,
 ) -> None:
     scan.record(rel_dir, st)
-    subdirs: list[str] = []
-    has_description = False
-    try:
-        with os.scandir(abs_dir) as entries:
-            for entry in entries:
-                name = entry.name
-                if name in EXCLUDED_DIRS:
-                    continue
-                if name == CATEGORY_FILE:
-                    has_description = True
-                    continue
-                try:
-                    if not entry.is_dir():
-                        continue
-                except OSError as exc:  # is_dir() raises for a looping symlink
-                    if exc.errno == errno.ELOOP:
-                        scan.problem(
-                            "skills_symlink_loop", f"{entry.path} is a symlink loop; skipped", entry.path
-                        )
-                    continue
-                subdirs.append(name)
-    except OSError as exc:
-        scan.complete = False
-        scan.problem(
-            "skills_dir_unreadable",
-            f"cannot list {abs_dir}: {exc.strerror or exc}; the skills below it are not indexed",
-            abs_dir,
-        )
+    listed = _list_dir(scan, abs_dir)
+    if listed is None:
         return
+    subdirs, has_description = listed
     if has_description:
         _read_category(scan, abs_dir, rel_dir, category or ROOT_CATEGORY)
     subdirs.sort()
@@ -204,6 +179,41 @@ def _walk(
                 os.close(fd)
         if progress is not None and at_root:
             progress(done, total)
+
+
+def _list_dir(scan: SourceScan, abs_dir: str) -> tuple[list[str], bool] | None:
+    """``(the folders in abs_dir, whether it holds a category description)``; ``None`` (the
+    problem noted, the scan marked incomplete) when it cannot be listed."""
+    subdirs: list[str] = []
+    has_description = False
+    try:
+        with os.scandir(abs_dir) as entries:
+            for entry in entries:
+                name = entry.name
+                if name in EXCLUDED_DIRS:
+                    continue
+                if name == CATEGORY_FILE:
+                    has_description = True
+                    continue
+                try:
+                    if not entry.is_dir():
+                        continue
+                except OSError as exc:  # is_dir() raises for a looping symlink
+                    if exc.errno == errno.ELOOP:
+                        scan.problem(
+                            "skills_symlink_loop", f"{entry.path} is a symlink loop; skipped", entry.path
+                        )
+                    continue
+                subdirs.append(name)
+    except OSError as exc:
+        scan.complete = False
+        scan.problem(
+            "skills_dir_unreadable",
+            f"cannot list {abs_dir}: {exc.strerror or exc}; the skills below it are not indexed",
+            abs_dir,
+        )
+        return None
+    return subdirs, has_description
 
 
 def _not_opened(

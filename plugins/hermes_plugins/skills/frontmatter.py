@@ -89,34 +89,23 @@ def parse_fast(source: str, *, printable: bool = False) -> dict[str, Any] | None
     ``printable=True`` says the caller already checked that ``source`` holds only printable
     ASCII and newlines (discovery does it on the bytes, where it is cheaper).
     """
-    if not printable:
-        if "\r" in source:
-            source = source.replace("\r\n", "\n")
-        if source.isascii():
-            # For ASCII, "printable" is exactly 0x20-0x7e: one C pass instead of a regex scan.
-            if not source.replace("\n", " ").isprintable():
-                return None
-        elif _UNSAFE.search(source):
-            return None
+    checked = source if printable else _printable(source)
+    if checked is None:
+        return None
+    source = checked
     # The common shape - every line a top-level "key: inline value" - is parsed in this one
     # loop; anything else (indentation, empty values) goes to the general block parser.
     out: dict[str, Any] = {}
-    good_keys, special, resolvers, numeric = _GOOD_KEYS, _SPECIAL_START, _RESOLVERS, _NUMERIC_START
-    words, flow_special = _WORDS, _FLOW_SPECIAL.search
+    good_keys, special, flow_special = _GOOD_KEYS, _SPECIAL_START, _FLOW_SPECIAL.search
     try:
         for line in source.split("\n"):
             key, sep, value = line.partition(": ")
             if key not in good_keys:
-                if not line or line[0] == "#":
+                kind = _line_kind(line, key, sep)
+                if kind is _LINE_SKIP:
                     continue
-                if line[0] == " ":
-                    if not line.strip(" ") or line.lstrip(" ")[0] == "#":
-                        continue
-                    return _parse_blocks(source)
-                if not sep:
-                    return _parse_blocks(source) if line.rstrip(" ")[-1:] == ":" else None
-                if not _good_key(key):
-                    return None
+                if kind is not _LINE_KEY:
+                    return _parse_blocks(source) if kind is _LINE_BLOCKS else None
             value = value.strip(" ")
             first = value[0]  # IndexError for "key:" with nothing after it: see below
             if first in special:
@@ -125,21 +114,56 @@ def parse_fast(source: str, *, printable: bool = False) -> dict[str, Any] | None
                 else:
                     out[key] = _inline(value)
                 continue
-            if "#" in value and " #" in value:
-                value = value[: value.find(" #")].rstrip(" ")
-            if ":" in value and (": " in value or value[-1] == ":"):
-                return None
-            if first in resolvers:
-                if first in numeric:
-                    value = _resolve_plain(value)
-                elif len(value) <= 5:
-                    value = words.get(value, value)
-            out[key] = value
+            out[key] = _plain(value, first)
     except IndexError:
         return _parse_blocks(source)  # an empty value: null, or a nested block below
     except _Reject:
         return None
     return out
+
+
+def _printable(source: str) -> str | None:
+    """``source`` with CRLF made LF, or ``None`` when it holds a character the fast path
+    does not take."""
+    if "\r" in source:
+        source = source.replace("\r\n", "\n")
+    if source.isascii():
+        # For ASCII, "printable" is exactly 0x20-0x7e: one C pass instead of a regex scan.
+        return source if source.replace("\n", " ").isprintable() else None
+    return None if _UNSAFE.search(source) else source
+
+
+#: What ``_line_kind`` says of a line whose key is not a known good one.
+_LINE_SKIP, _LINE_KEY, _LINE_BLOCKS, _LINE_REJECT = "skip", "key", "blocks", "reject"
+
+
+def _line_kind(line: str, key: str, sep: str) -> str:
+    """A blank or comment line (``_LINE_SKIP``), a good ``key: value`` (``_LINE_KEY``), the start of
+    what the block parser reads (``_LINE_BLOCKS``), or what no parser here takes (``_LINE_REJECT``)."""
+    if not line or line[0] == "#":
+        return _LINE_SKIP
+    if line[0] == " ":
+        if not line.strip(" ") or line.lstrip(" ")[0] == "#":
+            return _LINE_SKIP
+        return _LINE_BLOCKS
+    if not sep:
+        return _LINE_BLOCKS if line.rstrip(" ")[-1:] == ":" else _LINE_REJECT
+    return _LINE_KEY if _good_key(key) else _LINE_REJECT
+
+
+def _plain(value: str, first: str) -> Any:
+    """A plain scalar, its trailing comment cut, resolved (numbers, true/false/null words);
+    raises ``_Reject`` for a value the fast path cannot read (a ``: `` inside)."""
+    if "#" in value and " #" in value:
+        value = value[: value.find(" #")].rstrip(" ")
+    if ":" in value and (": " in value or value[-1] == ":"):
+        raise _Reject
+    if first in _RESOLVERS:
+        if first in _NUMERIC_START:
+            return _resolve_plain(value)
+        if len(value) <= 5:
+            return _WORDS.get(value, value)
+    return value
 
 
 def _simple_flow(text: str) -> list[Any]:

@@ -263,8 +263,8 @@ class SearchIndex:
 
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
         """Best ``limit`` tools for ``query`` under the admission rules, best first."""
-        # Written as one body with plain loops: a cold turn pays for every Python frame it
-        # enters (comprehensions and generator expressions are frames of their own).
+        # Plain loops in few bodies: a cold turn pays for every Python frame it enters
+        # (comprehensions and generator expressions are frames of their own).
         if limit <= 0:
             return []
         exact = self._lower.get(query.strip().lower())
@@ -275,65 +275,75 @@ class SearchIndex:
             term = stems[word] if word in stems else _stem_word(word)
             if term in postings:
                 counts[term] = counts.get(term, 0) + 1
-        scored: list[tuple[float, int]] = []
-        exact_score = 0.0
-        if counts:
-            cache = self._weights
-            pairs: list[tuple[int, dict[int, float]]] = []
-            rare: list[dict[int, float]] = []
-            top_idf = -1.0
-            for term, mult in counts.items():
-                entry = cache.get(term)
-                if entry is None:
-                    entry = self._term(term)
-                idf, weights = entry
-                pairs.append((mult, weights))
-                if idf > top_idf:
-                    top_idf, rare = idf, [weights]
-                elif idf == top_idf:
-                    rare.append(weights)
-            need = math.ceil(len(pairs) / 2) if len(pairs) >= 4 else 0
-            # Only documents holding one of the rarest terms can be admitted, and those are
-            # usually few: score them alone instead of walking every posting list. A term at a
-            # time, over the candidates that hold it (a C-level intersection): most query terms
-            # are in few of them. Each score still adds its terms in query order, from 0.0, so
-            # it is the float a document-at-a-time sum gives.
-            candidates = rare[0].keys() if len(rare) == 1 else set().union(*rare)
-            for d in candidates:
-                score = 0.0
-                hit = 0
-                for mult, weights in pairs:
-                    w = weights.get(d)
-                    if w is not None:
-                        score += mult * w
-                        hit += 1
-                if d == exact:
-                    exact_score = score
-                elif hit >= need:
-                    scored.append((score, d))
-            if exact is not None and exact not in candidates:
-                for mult, weights in pairs:
-                    exact_score += mult * weights.get(exact, 0.0)
+        scored, exact_score = self._scored(counts, exact) if counts else ([], 0.0)
         positions = self.positions
-        names = self.names
         hits = []
         if exact is not None:
             # tuple.__new__: a named tuple's own __new__ is a Python function (a frame per hit)
-            hits.append(_hit((names[exact], exact_score, True, positions[exact])))
+            hits.append(_hit((self.names[exact], exact_score, True, positions[exact])))
         limit -= exact is not None
         if limit > 0 and scored:
-            # The best ``limit`` by score, ties by name. The limit-th best score comes from a
-            # C-level sort of the bare floats; only documents scoring at least that (the best,
-            # plus any tied with the last) are ranked by name: at 5,000 tools a query has a few
-            # hundred candidates, and a Python sort key per candidate cost a third of the query.
-            if len(scored) > limit:
-                floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
-                scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
-            docs = list(map(_DOC, scored))
-            ranked = sorted(zip(map(neg, map(_SCORE, scored)), map(names.__getitem__, docs), docs))
-            for minus, name, d in ranked[:limit]:
-                hits.append(_hit((name, -minus, False, positions[d])))
+            hits += _best(scored, limit, self.names, positions)
         return hits
+
+    def _scored(self, counts: dict[str, int], exact: int | None) -> tuple[list[tuple[float, int]], float]:
+        """``((score, document) of every admitted document but the exact match, the exact
+        match's score)`` for the query terms ``counts`` (term -> times in the query)."""
+        cache = self._weights
+        pairs: list[tuple[int, dict[int, float]]] = []
+        rare: list[dict[int, float]] = []
+        top_idf = -1.0
+        for term, mult in counts.items():
+            entry = cache.get(term)
+            if entry is None:
+                entry = self._term(term)
+            idf, weights = entry
+            pairs.append((mult, weights))
+            if idf > top_idf:
+                top_idf, rare = idf, [weights]
+            elif idf == top_idf:
+                rare.append(weights)
+        need = math.ceil(len(pairs) / 2) if len(pairs) >= 4 else 0
+        # Only documents holding one of the rarest terms can be admitted, and those are
+        # usually few: score them alone instead of walking every posting list. A term at a
+        # time, over the candidates that hold it (a C-level intersection): most query terms
+        # are in few of them. Each score still adds its terms in query order, from 0.0, so
+        # it is the float a document-at-a-time sum gives.
+        candidates = rare[0].keys() if len(rare) == 1 else set().union(*rare)
+        scored: list[tuple[float, int]] = []
+        exact_score = 0.0
+        for d in candidates:
+            score = 0.0
+            hit = 0
+            for mult, weights in pairs:
+                w = weights.get(d)
+                if w is not None:
+                    score += mult * w
+                    hit += 1
+            if d == exact:
+                exact_score = score
+            elif hit >= need:
+                scored.append((score, d))
+        if exact is not None and exact not in candidates:
+            for mult, weights in pairs:
+                exact_score += mult * weights.get(exact, 0.0)
+        return scored, exact_score
+
+
+def _best(scored: list[tuple[float, int]], limit: int, names: Sequence[str],
+          positions: Sequence[int]) -> list[SearchHit]:
+    """The best ``limit`` of ``scored`` by score, ties by name.
+
+    The limit-th best score comes from a C-level sort of the bare floats; only documents
+    scoring at least that (the best, plus any tied with the last) are ranked by name: at 5,000
+    tools a query has a few hundred candidates, and a Python sort key per candidate cost a
+    third of the query."""
+    if len(scored) > limit:
+        floor = sorted(map(_SCORE, scored), reverse=True)[limit - 1]
+        scored = list(compress(scored, map(ge, map(_SCORE, scored), repeat(floor))))
+    docs = list(map(_DOC, scored))
+    ranked = sorted(zip(map(neg, map(_SCORE, scored)), map(names.__getitem__, docs), docs))
+    return [_hit((name, -minus, False, positions[d])) for minus, name, d in ranked[:limit]]
 
 
 _SCORE = itemgetter(0)

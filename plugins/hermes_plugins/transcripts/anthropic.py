@@ -169,9 +169,12 @@ def _tool_to_anthropic(tool: Mapping[str, Any]) -> dict[str, Any]:
             "input_schema": fn.get("parameters") or {"type": "object", "properties": {}}}
 
 
-def to_anthropic(transcript: Transcript, notes: ReportBuilder) -> dict[str, Any]:
-    """The transcript as an Anthropic Messages request body."""
-    source = list(transcript.messages)
+def _unique_call_ids(
+    source: list[dict[str, Any]], notes: ReportBuilder
+) -> tuple[dict[tuple[int, int], str], dict[int, str]]:
+    """``(id of each call by (message, position), new id of each renamed call's result by its
+    index)``: the Messages API wants unique ``tool_use`` ids, so a reused one gets a suffix
+    (counted) and the result the pairing rule matched to it follows."""
     answers, _unanswered = match_results(source)
     answered_by = {match: result for result, match in answers.items()}
     renamed: dict[int, str] = {}  # result index -> new id
@@ -190,6 +193,13 @@ def to_anthropic(transcript: Transcript, notes: ReportBuilder) -> dict[str, Any]
                     renamed[answered_by[(index, position)]] = ident
             used.add(ident)
             new_ids[(index, position)] = ident
+    return new_ids, renamed
+
+
+def to_anthropic(transcript: Transcript, notes: ReportBuilder) -> dict[str, Any]:
+    """The transcript as an Anthropic Messages request body."""
+    source = list(transcript.messages)
+    new_ids, renamed = _unique_call_ids(source, notes)
     out: list[dict[str, Any]] = []
     for index, message in enumerate(source):
         role = message.get("role")

@@ -81,6 +81,30 @@ def detect(source: TranscriptSource) -> Detection:
     return Detection.refuse(f"numbered files in {where or 'the folder'} are not {what}")
 
 
+def _session_folder(source: TranscriptSource, sdk: bool, metadata: dict[str, Any]) -> tuple[str | None, list[str]]:
+    """Read the session folder's state file into ``metadata``: ``(the model it names, the
+    files of the folder not read)``."""
+    assert source.path is not None
+    report = source.report
+    model = None
+    state_file = "base_state.json" if sdk else "metadata.json"
+    meta_path = source.path / state_file
+    if meta_path.is_file():
+        report.saw()
+        meta = source.load_json(meta_path)
+        report.absorbed("conversation_state" if sdk else "conversation_metadata")
+        if isinstance(meta, Mapping):
+            metadata["conversation"] = {str(k): v for k, v in meta.items()
+                                        if isinstance(v, (str, int, float, bool)) or v is None}
+            found = meta.get("llm_model")
+            if sdk:
+                found = mapping(mapping(meta.get("agent")).get("llm")).get("model")
+            model = found if isinstance(found, str) else None
+    skipped = sorted(p.name for p in source.path.iterdir()
+                     if p.name not in ("events", state_file) and not p.name.startswith("."))
+    return model, skipped
+
+
 def read(source: TranscriptSource) -> Transcript:
     report = source.report
     assert source.path is not None
@@ -112,22 +136,8 @@ def read(source: TranscriptSource) -> Transcript:
                     "events OpenHands wrote are not in the folder")
     metadata: dict[str, Any] = {"events_folder": str(source.path / sub) if sub else str(source.path)}
     model = None
-    state_file = "base_state.json" if sdk else "metadata.json"
     if sub:  # the session folder: its metadata.json (base_state.json), and what is not read
-        meta_path = source.path / state_file
-        if meta_path.is_file():
-            report.saw()
-            meta = source.load_json(meta_path)
-            report.absorbed("conversation_state" if sdk else "conversation_metadata")
-            if isinstance(meta, Mapping):
-                metadata["conversation"] = {str(k): v for k, v in meta.items()
-                                            if isinstance(v, (str, int, float, bool)) or v is None}
-                found = meta.get("llm_model")
-                if sdk:
-                    found = mapping(mapping(meta.get("agent")).get("llm")).get("model")
-                model = found if isinstance(found, str) else None
-        skipped = sorted(p.name for p in source.path.iterdir()
-                         if p.name not in ("events", state_file) and not p.name.startswith("."))
+        model, skipped = _session_folder(source, sdk, metadata)
     else:
         numbered_names = {p.name for _n, p in numbered}
         skipped = [p.name for p in source.files() if p.name not in numbered_names]

@@ -15,14 +15,9 @@ from hermes_core import InvalidMessagesError, PayloadContext
 from hermes_core.cli import cli
 from hermes_core.payload import assemble_payload
 from hermes_core.tokens import estimate_tokens
-from hermes_plugins.cache_report import (
-    CacheSimulator,
-    cache_report,
-    parse_report_input,
-    replay,
-    request_ends,
-)
+from hermes_plugins.cache_report import CacheSimulator, cache_report
 from hermes_plugins.caching import anthropic_layout, apply_cache_marker, cache_marker
+from hermes_plugins.replay_requests import parse_report_input, replay, request_ends
 
 from locations import ROOT
 

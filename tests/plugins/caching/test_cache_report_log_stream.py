@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 from hermes_core import PayloadContext, load_config
 from hermes_core.cli import cli
 from hermes_core.host import PluginHost
-from hermes_plugins.cache_report import CacheSimulator, load_report_input, replay
+from hermes_plugins.cache_report import CacheSimulator
+from hermes_plugins.replay_requests import load_report_input, replay
 from hermes_plugins.request_log_stream import open_request_log
 
 from hypothesis_budget import examples
@@ -137,7 +138,7 @@ class _Terminal:
 
 
 def test_the_progress_display_is_kept_for_a_streamed_log(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import hermes_plugins.cache_report as module
+    import hermes_plugins.cache_report_cli as module
 
     path = tmp_path / "log.json"
     write_request_log(path, requests=30, output_bytes=500, segment=10)

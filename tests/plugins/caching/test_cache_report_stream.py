@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from hermes_core.cli import cli
 from hermes_core.payload import assemble_payload
-from hermes_plugins.cache_report import CacheSimulator, parse_report_input
+from hermes_plugins.cache_report import CacheSimulator
 from hermes_plugins.caching import anthropic_layout
+from hermes_plugins.replay_requests import parse_report_input
 
 from cache_report_reference import ReferenceSimulator
 from hypothesis_budget import examples
@@ -128,7 +129,7 @@ class FakeTerminal:
 
 
 def test_progress_bar_on_a_terminal_only(tmp_path: Path, monkeypatch: Any) -> None:
-    import hermes_plugins.cache_report as module
+    import hermes_plugins.cache_report_cli as module
 
     path = long_transcript(tmp_path / "t.json", 40)
     piped = CliRunner().invoke(cli, ["cache-report", "--json", str(path)])

@@ -8,7 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_plugins._common.failures import ERROR_MAX, failure_of
+from hermes_plugins._common.error_text import ERROR_MAX
+from hermes_plugins._common.failures import failure_of
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
     summarize_tool_result,

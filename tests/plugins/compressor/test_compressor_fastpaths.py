@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from hermes_core.pairing import match_results, pending_calls, repair_pairing
 from hermes_plugins._common import failures
-from hermes_plugins.compressor import oneliners, prune
+from hermes_plugins.compressor import oneliners, plan, prune
 from hermes_plugins.compressor.oneliners import (
     exit_code_of,
     looks_demoted,
@@ -90,6 +90,35 @@ def plain_prune(
     stats = PruneStats()
     out = list(messages)
     boundary = max(0, len(messages) - protect_tail_count)
+    older = _plain_dedupe(messages, out, stats)
+    # The pairing rule decides which call a result answers; calls in flight stay untouched.
+    answers = match_results(messages)[0]
+
+    def call_for(i: int) -> tuple[Any, Any]:
+        if i not in answers:
+            return ("unknown", None)
+        a, p = answers[i]
+        c = messages[a]["tool_calls"][p]
+        if type(c) is not dict or type(c.get("function")) is not dict:
+            return ("unknown", None)
+        return (c["function"].get("name") or "unknown", c["function"].get("arguments"))
+
+    pending = pending_calls(messages)
+    if pending:
+        boundary = min(boundary, pending[0][0])
+    for i in range(boundary):
+        m = messages[i]
+        if m.get("role") == "tool" and i not in older:
+            out[i] = _plain_result(m, call_for(i), min_prune_chars, stats)
+        elif m.get("role") == "assistant" and m.get("tool_calls"):
+            out[i] = _plain_arguments(m, stats)
+    if stats.changed == 0:
+        return messages, stats
+    return out, stats
+
+
+def _plain_dedupe(messages: list[dict[str, Any]], out: list[dict[str, Any]], stats: PruneStats) -> set[int]:
+    """Older copies of a result become back-references; returns their indices."""
     copies: dict[str, list[int]] = {}
     for i, m in enumerate(messages):
         content = m.get("content")
@@ -102,62 +131,44 @@ def plain_prune(
             out[i] = {**messages[i], "content": note}
             older.add(i)
         stats.deduplicated += len(where) - 1
+    return older
 
-    def named(c: dict[str, Any]) -> tuple[Any, Any]:
-        fn = c.get("function")
-        return (fn.get("name") or "unknown", fn.get("arguments")) if type(fn) is dict else ("unknown", None)
 
-    # The pairing rule decides which call a result answers; calls in flight stay untouched.
-    answers = match_results(messages)[0]
+def _plain_result(m: dict[str, Any], call: tuple[Any, Any], min_prune_chars: int, stats: PruneStats) -> dict[str, Any]:
+    """An old result demoted to its one-liner, or its screenshots replaced."""
+    content = m.get("content")
+    if type(content) is str:
+        if len(content) > min_prune_chars and not looks_demoted(content):
+            line = summarize_tool_result(*call, content)
+            if len(line) < len(content):
+                stats.demoted += 1
+                return {**m, "content": line}
+    elif isinstance(content, list):
+        images = [isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES for p in content]
+        if any(images):
+            stats.media_stripped += sum(images)
+            return {**m, "content": [{"type": "text", "text": SCREENSHOT_PLACEHOLDER} if image else p
+                                     for p, image in zip(content, images, strict=True)]}
+    elif isinstance(content, dict) and content.get("_multimodal"):
+        summary = content.get("text_summary")
+        text = summary[:200] if isinstance(summary, str) and summary else SCREENSHOT_PLACEHOLDER
+        stats.media_stripped += 1
+        return {**m, "content": "[screenshot removed] " + text}
+    return m
 
-    def call_for(i: int, ident: Any) -> tuple[Any, Any]:
-        if i not in answers:
-            return ("unknown", None)
-        a, p = answers[i]
-        c = messages[a]["tool_calls"][p]
-        return named(c) if type(c) is dict else ("unknown", None)
 
-    pending = pending_calls(messages)
-    if pending:
-        boundary = min(boundary, pending[0][0])
-
-    for i in range(boundary):
-        m = messages[i]
-        content = m.get("content")
-        if m.get("role") == "tool" and i not in older:
-            if type(content) is str:
-                if len(content) > min_prune_chars and not looks_demoted(content):
-                    line = summarize_tool_result(*call_for(i, m.get("tool_call_id") or ""), content)
-                    if len(line) < len(content):
-                        out[i] = {**m, "content": line}
-                        stats.demoted += 1
-            elif isinstance(content, list):
-                images = [isinstance(p, dict) and p.get("type") in IMAGE_PART_TYPES for p in content]
-                if any(images):
-                    parts = [{"type": "text", "text": SCREENSHOT_PLACEHOLDER} if image else p
-                             for p, image in zip(content, images, strict=True)]
-                    out[i] = {**m, "content": parts}
-                    stats.media_stripped += sum(images)
-            elif isinstance(content, dict) and content.get("_multimodal"):
-                summary = content.get("text_summary")
-                text = summary[:200] if isinstance(summary, str) and summary else SCREENSHOT_PLACEHOLDER
-                out[i] = {**m, "content": "[screenshot removed] " + text}
-                stats.media_stripped += 1
-        elif m.get("role") == "assistant" and m.get("tool_calls"):
-            calls = list(m["tool_calls"])
-            for j, c in enumerate(calls):
-                fn = c.get("function") if type(c) is dict else None
-                arguments = fn.get("arguments") if type(fn) is dict else None
-                if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
-                    shorter = shorten_arguments(arguments)
-                    if shorter is not None and len(shorter) < len(arguments):
-                        calls[j] = {**c, "function": {**fn, "arguments": shorter}}
-                        stats.arguments_shortened += 1
-            if calls != m["tool_calls"]:
-                out[i] = {**m, "tool_calls": calls}
-    if stats.changed == 0:
-        return messages, stats
-    return out, stats
+def _plain_arguments(m: dict[str, Any], stats: PruneStats) -> dict[str, Any]:
+    """An old assistant message with its long arguments shortened."""
+    calls = list(m["tool_calls"])
+    for j, c in enumerate(calls):
+        fn = c.get("function") if type(c) is dict else None
+        arguments = fn.get("arguments") if type(fn) is dict else None
+        if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:
+            shorter = shorten_arguments(arguments)
+            if shorter is not None and len(shorter) < len(arguments):
+                calls[j] = {**c, "function": {**fn, "arguments": shorter}}
+                stats.arguments_shortened += 1
+    return {**m, "tool_calls": calls} if calls != m["tool_calls"] else m
 
 
 # --- generated inputs ---------------------------------------------------------------------
@@ -430,8 +441,8 @@ def test_older_copies_of_a_later_result_are_never_summarised(monkeypatch: Any) -
     # Their one-liner would be replaced by the back-reference: building it (a failure verdict
     # on a first pass) is wasted work, so the pass builds lines once the copies are known.
     built: list[str] = []
-    real = prune.tool_line
-    monkeypatch.setattr(prune, "tool_line", lambda *a: built.append(a[2]) or real(*a))
+    real = plan.tool_line
+    monkeypatch.setattr(plan, "tool_line", lambda *a: built.append(a[2]) or real(*a))
     body = "Error: boom\n" + "detail line\n" * 40
     other = "plain output line\n" * 30
     messages = [user("go")]

@@ -22,10 +22,12 @@ from hermes_core.summarizer import SummaryRequest
 from hermes_plugins._common import failures
 from hermes_plugins._common.toolkinds import DATA_TOOLS
 from hermes_plugins.compressor import engine as engine_module
-from hermes_plugins.compressor import oneliners, prune
-from hermes_plugins.compressor.extractive import build_handoff
+from hermes_plugins.compressor import oneliners
+from hermes_plugins.compressor import plan as plan_module
+from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.oneliners import looks_demoted
-from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, PlannedTurns, plan_free_passes, prune_tool_results
+from hermes_plugins.compressor.plan import PlannedTurns, TurnDemotions
+from hermes_plugins.compressor.prune import DUPLICATE_PREFIX, plan_free_passes, prune_tool_results
 
 from compressor_support import assistant, make_engine, system, tool, user, work_history
 from hypothesis_budget import examples
@@ -204,14 +206,14 @@ def test_the_condensed_results_reach_the_extractive_summary_raw() -> None:
     assert all(plan.messages[i] is messages[i] for i in plan.planned)
     engine = make_engine(32_000)
     seen: list[Any] = []
-    real = engine_module.ExtractiveSummarizer.summarize
+    real = ExtractiveSummarizer.summarize
 
     def spy(self: Any, request: SummaryRequest) -> str:
         seen.append(request.turns)
         return real(self, request)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine_module.ExtractiveSummarizer, "summarize", spy)
+        patch.setattr(ExtractiveSummarizer, "summarize", spy)
         engine.compress(messages, force=True)
     (turns,) = seen
     assert isinstance(turns, PlannedTurns) and turns.demotions is not None
@@ -240,7 +242,7 @@ def test_the_extractive_summary_reads_a_planned_result_as_its_one_liner() -> Non
     plan = plan_free_passes(messages, protect_tail_count=1)
     assert list(plan.planned) == [2]
     turns = PlannedTurns(messages)
-    turns.demotions = prune.TurnDemotions(plan, {2: 2})
+    turns.demotions = TurnDemotions(plan, {2: 2})
     lazy = build_handoff(turns, demotions=turns.demotions)
     eager, _stats = prune_tool_results(messages, protect_tail_count=1)
     assert lazy == build_handoff(eager)
@@ -283,7 +285,7 @@ def _planned_and_eager(messages: list[dict[str, Any]]) -> tuple[str, str]:
     failures.clear_cache()
     plan = plan_free_passes(messages, protect_tail_count=1)
     turns = PlannedTurns(plan.messages)  # the free passes' output, planned results still raw
-    turns.demotions = prune.TurnDemotions(plan, {i: i for i in plan.planned})
+    turns.demotions = TurnDemotions(plan, {i: i for i in plan.planned})
     lazy = build_handoff(turns, demotions=turns.demotions)
     failures.clear_cache()
     eager, _stats = prune_tool_results(messages, protect_tail_count=1)
@@ -329,8 +331,8 @@ def test_planned_shell_search_and_write_results_are_read_without_the_memo(monkey
     failures.clear_cache()
     plan = plan_free_passes(messages, protect_tail_count=1)
     monkeypatch.setattr(oneliners, "tool_line", counting)
-    monkeypatch.setattr(prune, "tool_line", counting)
+    monkeypatch.setattr(plan_module, "tool_line", counting)
     turns = PlannedTurns(plan.messages)
-    turns.demotions = prune.TurnDemotions(plan, {i: i for i in plan.planned})
+    turns.demotions = TurnDemotions(plan, {i: i for i in plan.planned})
     assert build_handoff(turns, demotions=turns.demotions) == lazy
     assert built == ["write_file"]  # only the line too long to be ours

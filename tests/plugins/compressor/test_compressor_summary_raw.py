@@ -23,7 +23,8 @@ from hermes_plugins._common.injected import (
     summary_author,
 )
 from hermes_plugins.compressor import engine as engine_module
-from hermes_plugins.compressor import extractive
+from hermes_plugins.compressor import facts as facts_module
+from hermes_plugins.compressor import sections, summary_step
 from hermes_plugins.compressor.extractive import ExtractiveSummarizer, build_handoff
 from hermes_plugins.compressor.serialize import message_text, prepare_turns
 
@@ -133,7 +134,7 @@ def test_the_builtin_summariser_builds_no_redacted_copies(monkeypatch: pytest.Mo
     def refuse(*_a: Any, **_k: Any) -> Any:
         raise AssertionError("prepare_turns called for the extractive summariser")
 
-    monkeypatch.setattr(engine_module, "prepare_turns", refuse)
+    monkeypatch.setattr(summary_step, "prepare_turns", refuse)
     engine = make_engine(200_000)
     out = engine.compress(work_history(30), force=True)
     assert engine.last_compression_report["status"] == "compressed"
@@ -159,7 +160,7 @@ def test_a_plain_request_is_what_is_request_says(text: str, key: str | None, lis
     turn: dict[str, Any] = {"role": "user", "content": [{"type": "text", "text": text}] if listed else text}
     if key:
         turn[key] = "observation" if key == "_injected" else True
-    if extractive._plain_request(turn, message_text(turn)):
+    if facts_module._plain_request(turn, message_text(turn)):
         assert is_request(turn) and summary_author(turn) is None and not is_observation(turn)
 
 
@@ -194,8 +195,8 @@ def test_raw_turns_give_the_summary_redacted_copies_give(turns: list[dict[str, A
 
 
 def test_grounding_takes_the_newest_request_after_the_previous_summary_only() -> None:
-    from hermes_plugins.compressor.engine import ground_latest_request
     from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+    from hermes_plugins.compressor.summary_step import ground_latest_request
 
     anchor = {"role": "system", "content": SUMMARY_ANCHOR}
     text = "## Latest user request\nparaphrase\n\n## Files\n- a.py"
@@ -240,13 +241,13 @@ def test_the_extractive_handoff_is_redacted_for_good(turns: list[dict[str, Any]]
 
 def _redacted_texts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     seen: list[str] = []
-    real = engine_module.redact
+    real = summary_step.redact
 
     def recording(text: Any) -> Any:
         seen.append(text)
         return real(text)
 
-    monkeypatch.setattr(engine_module, "redact", recording)
+    monkeypatch.setattr(summary_step, "redact", recording)
     return seen
 
 
@@ -296,9 +297,9 @@ def test_the_anchor_is_found_by_the_walk_and_splits_the_turns_as_before() -> Non
              tool("c1", "ok")]
     newer = [user("then: add the ledger"), assistant("", call("c2", "write_file", path="src/new.py")),
              tool("c2", "ok"), user("last: run the tests"), assistant("Done.")]
-    facts = extractive._Facts([*older, anchor, *newer, anchor])
+    facts = facts_module.Facts([*older, anchor, *newer, anchor])
     assert facts.anchor == len(older)
-    assert extractive._Facts([*older, *newer]).anchor == -1
+    assert facts_module.Facts([*older, *newer]).anchor == -1
     text = build_handoff([*older, anchor, *newer], previous_summary="## User requests\n- in between")
     # Older turns' facts before the previous summary's, the newer turns' after.
     requests = text.split("## User requests\n", 1)[1].split("\n\n", 1)[0]
@@ -334,8 +335,8 @@ _GAPS = st.sampled_from([" ", "  ", "\n", "\t", " \n ", "\u2003", ""])
        st.sampled_from([10, 80, 160, 200]))
 @settings(max_examples=examples(400), deadline=None)
 def test_clip_collapses_only_what_the_cut_reads(text: str, limit: int) -> None:
-    assert extractive._clip(text, limit) == _clip_plain(text, limit)
-    assert extractive._clip(text * 5, limit) == _clip_plain(text * 5, limit)
+    assert sections.clip_text(text, limit) == _clip_plain(text, limit)
+    assert sections.clip_text(text * 5, limit) == _clip_plain(text * 5, limit)
 
 
 def test_clip_does_not_split_a_long_text_into_words_whole() -> None:
@@ -348,5 +349,5 @@ def test_clip_does_not_split_a_long_text_into_words_whole() -> None:
             return super().split(*args, **kwargs)
 
     text = Watched("step  done\n" * 20_000)
-    assert extractive._clip(text, 200) == _clip_plain(str(text), 200)
+    assert sections.clip_text(text, 200) == _clip_plain(str(text), 200)
     assert Watched.splits == 0

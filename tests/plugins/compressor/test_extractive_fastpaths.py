@@ -14,8 +14,9 @@ from hypothesis import strategies as st
 
 from hermes_plugins._common import toolkinds
 from hermes_plugins._common.toolkinds import file_actions
-from hermes_plugins.compressor import extractive, oneliners
-from hermes_plugins.compressor.extractive import _kind_of
+from hermes_plugins.compressor import facts as facts_module
+from hermes_plugins.compressor import oneliners
+from hermes_plugins.compressor.facts import _kind_of
 
 from hypothesis_budget import examples
 
@@ -38,13 +39,13 @@ _args = st.dictionaries(
 @given(_names, _args)
 def test_a_names_kind_is_what_the_tool_sets_say(name: str, args: dict[str, Any]) -> None:
     kind = _kind_of(name)
-    assert kind[extractive._ARGUMENT] == (name in extractive._ARGUMENT_TOOLS)
-    assert kind[extractive._SHELL] == (name in toolkinds.SHELL_TOOLS)
-    assert kind[extractive._PLAIN] == (name not in toolkinds.EDIT_TOOLS and oneliners.plain_line_certain(name, "{}"))
-    assert kind[extractive._LINE] == (name in extractive._LINE_TOOLS)
-    assert kind[extractive._SPECIAL] == (name in extractive._TODO_TOOLS or name == "clarify")
+    assert kind[facts_module._ARGUMENT] == (name in facts_module._ARGUMENT_TOOLS)
+    assert kind[facts_module._SHELL] == (name in toolkinds.SHELL_TOOLS)
+    assert kind[facts_module._PLAIN] == (name not in toolkinds.EDIT_TOOLS and oneliners.plain_line_certain(name, "{}"))
+    assert kind[facts_module._LINE] == (name in facts_module._LINE_TOOLS)
+    assert kind[facts_module._SPECIAL] == (name in facts_module._TODO_TOOLS or name == "clarify")
     # ``file_actions`` is skipped only where it finds nothing.
-    asked = kind[extractive._FILES] and (not kind[extractive._SHELL] or isinstance(args.get("command"), list))
+    asked = kind[facts_module._FILES] and (not kind[facts_module._SHELL] or isinstance(args.get("command"), list))
     if not asked:
         assert file_actions(name, args, "[File: src/a.py (3 lines total)]") == []
 

@@ -15,7 +15,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_plugins.compressor import extractive
+from hermes_plugins.compressor import extractive, sections
+from hermes_plugins.compressor import facts as facts_module
 from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
 
@@ -50,13 +51,13 @@ def sides(draw: Any) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
 
 def _counting_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     walks: list[int] = []
-    collect = extractive._Facts._collect
+    collect = facts_module.Facts._collect
 
     def counted(self: Any, turns: Any) -> None:
         walks.append(len(turns))
         collect(self, turns)
 
-    monkeypatch.setattr(extractive._Facts, "_collect", counted)
+    monkeypatch.setattr(facts_module.Facts, "_collect", counted)
     return walks
 
 
@@ -78,9 +79,9 @@ def test_the_walk_notes_what_each_side_read_on_its_own_holds(
     both: tuple[list[dict[str, Any]], list[dict[str, Any]]]
 ) -> None:
     older, newer = both
-    facts = extractive._Facts([*older, ANCHOR, *newer])
-    alone_older = extractive._Facts(older)
-    alone_newer = extractive._Facts(newer)
+    facts = facts_module.Facts([*older, ANCHOR, *newer])
+    alone_older = facts_module.Facts(older)
+    alone_newer = facts_module.Facts(newer)
     assert facts.anchor == len(older)
     assert facts.older_requests == alone_older.requests
     assert facts.older_latest == alone_older.latest_request
@@ -98,7 +99,7 @@ def test_without_requests_after_the_anchor_the_latest_is_the_previous_summarys_t
     turns = [*older, ANCHOR, assistant("Picking up.")]
     with_previous = build_handoff(turns, previous_summary="## Latest user request\nship the release\n")
     assert "## Latest user request\nship the release\n" in with_previous
-    alone = extractive._Facts(older)
+    alone = facts_module.Facts(older)
     if alone.latest_request is not None:
         latest = build_handoff(turns).split("## Latest user request\n", 1)[1]
         assert latest.startswith(alone.latest_request.strip("\n")[:100])
@@ -107,13 +108,13 @@ def test_without_requests_after_the_anchor_the_latest_is_the_previous_summarys_t
 def test_previous_errors_are_rejudged_against_one_set_of_successes(monkeypatch: pytest.MonkeyPatch) -> None:
     # Built once per merge, not once per previous item (the merge was quadratic at 100k messages).
     built: list[int] = []
-    key_set = extractive._Facts.succeeded_key_set
+    key_set = facts_module.Facts.succeeded_key_set
 
     def counted(self: Any) -> set[str]:
         built.append(1)
         return key_set(self)
 
-    monkeypatch.setattr(extractive._Facts, "succeeded_key_set", counted)
+    monkeypatch.setattr(facts_module.Facts, "succeeded_key_set", counted)
     previous = "## Errors\n" + "".join(f"- `make t{i}` -> exit 2: boom — still failing\n" for i in range(50))
     turns = [user("fix the build"), assistant("", call("c1", "terminal", command="make t3")), tool("c1", "ok")]
     text = build_handoff(turns, previous_summary=previous)
@@ -130,8 +131,8 @@ _ITEMS = st.lists(st.sampled_from(["a", " a", "b ", "c", "", "  ", "d"]), max_si
 def test_merging_one_group_at_a_time_is_merging_them_all_at_once(groups: list[list[str]]) -> None:
     merged: dict[str, None] = {}
     for group in groups:
-        extractive._merge_into(merged, group)
-    assert list(merged) == extractive._merge(*groups)
+        sections.merge_into(merged, group)
+    assert list(merged) == sections.merge_items(*groups)
 
 
 def test_the_summaries_among_the_turns_merge_in_order_a_repeated_item_at_its_newest_place() -> None:
@@ -152,6 +153,7 @@ def _recording_redact(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return real(text)
 
     monkeypatch.setattr(extractive, "redact", recording)
+    monkeypatch.setattr(facts_module, "redact", recording)
     return seen
 
 

@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hermes_plugins._common import failures
+from hermes_plugins._common import error_text, failures
 
 from hypothesis_budget import examples
 
@@ -33,13 +33,13 @@ def windows(draw: st.DrawFn) -> str:
 @settings(max_examples=examples(150), deadline=None)
 @given(windows(), st.integers(min_value=1, max_value=6))
 def test_body_lines_from_a_prefix_equal_the_lines_of_the_whole_window(window: str, limit: int) -> None:
-    assert failures._body_lines(window, limit) == failures._body_lines_plain(window, limit)
+    assert error_text._body_lines(window, limit) == error_text._body_lines_plain(window, limit)
 
 
 def test_body_lines_need_the_whole_window_when_its_start_is_empty() -> None:
     window = "\n" * 5_000 + "first\nsecond\r\nthird\n"
-    assert failures._body_lines(window, 4) == ["first", "second", "third"]
-    assert failures._body_lines("a" * 1_023 + "\r\nb\nc", 2) == ["a" * 1_023, "b"]
+    assert error_text._body_lines(window, 4) == ["first", "second", "third"]
+    assert error_text._body_lines("a" * 1_023 + "\r\nb\nc", 2) == ["a" * 1_023, "b"]
 
 
 _SCALARS = st.one_of(
@@ -183,7 +183,7 @@ def test_opening_candidates_are_counted_per_needle_as_before() -> None:
 
 
 def plain_failure_exit_code(text: str) -> str | None:
-    match = failures._HEADER_EXIT.match(text)
+    match = error_text.HEADER_EXIT.match(text)
     if match:
         return match.group(1)
     found = None
@@ -211,7 +211,7 @@ def test_exit_codes_in_any_case() -> None:
 @settings(max_examples=examples(300), deadline=None)
 @given(outputs_with_regions())
 def test_first_and_last_error_lines_from_both_ends_equal_all_lines(text: str) -> None:
-    assert failures.error_lines(text) == failures.error_lines_plain(text)
+    assert error_text.error_lines(text) == error_text.error_lines_plain(text)
 
 
 def test_last_error_line_is_found_past_long_lines_and_repeats() -> None:
@@ -223,9 +223,9 @@ def test_last_error_line_is_found_past_long_lines_and_repeats() -> None:
         "filler\n" * 2_000 + "fatal: end",
     ]
     for text in cases:
-        assert failures.error_lines(text) == failures.error_lines_plain(text), text[:40]
-    assert failures.error_lines(cases[0]) == ("KeyError: 'a'", "ValueError: b")
-    assert failures.error_lines(cases[3]) == ("Error: same", "")
+        assert error_text.error_lines(text) == error_text.error_lines_plain(text), text[:40]
+    assert error_text.error_lines(cases[0]) == ("KeyError: 'a'", "ValueError: b")
+    assert error_text.error_lines(cases[3]) == ("Error: same", "")
 
 
 @settings(max_examples=examples(150), deadline=None)
@@ -249,7 +249,7 @@ _SPACES = "".join(chr(c) for c in range(0x3001) if chr(c).isspace())
        st.sampled_from([0, 1, 2_040, 2_050]))
 def test_a_line_collapses_as_its_words_joined(parts: list[str], pad: int) -> None:
     text = "w" * pad + "".join(parts)
-    assert failures._one_line(text) == failures._one_line_plain(text)
+    assert error_text._one_line(text) == error_text._one_line_plain(text)
 
 
 def test_printable_text_has_no_whitespace_but_the_space() -> None:

@@ -20,8 +20,9 @@ from hermes_core.transcript_format import ReportBuilder
 from hermes_core.transcripts import MISSING_RESULT_TEXT, normalize_pairing
 from hermes_plugins._common import failures
 from hermes_plugins._common.failures import failure_of, is_no_result
-from hermes_plugins.compressor.extractive import STILL_FAILING, build_handoff
+from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.oneliners import summarize_tool_result, tool_line
+from hermes_plugins.compressor.sections import STILL_FAILING
 
 from compressor_support import assistant, call, tool, user
 from hypothesis_budget import examples

@@ -59,6 +59,13 @@ def test_the_persons_words_inside_harness_text(content: str, words: str) -> None
     assert request_text({"role": "user", "content": content}) == words
 
 
+@pytest.mark.parametrize("content", ["/\x85", "/\u2028 ", "/ "])
+def test_a_slash_and_unicode_whitespace_is_kept_as_typed(content: str) -> None:
+    # str.split() splits on U+0085 and U+2028 that lstrip() leaves after the slash: no command
+    # word, no IndexError (found by hypothesis through the extractive summary).
+    assert request_text({"role": "user", "content": content}) == content
+
+
 def test_architect_handoff_is_not_a_request() -> None:
     plan = ("Change `parse()` in src/parser.py to return a list of tokens instead of a generator, "
             "and update the two callers in src/cli.py accordingly.")
