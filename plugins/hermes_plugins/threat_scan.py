@@ -3,7 +3,7 @@
 Text from a cloned repository's AGENTS.md, from memory the model wrote, or from SOUL.md goes
 into the system prompt verbatim, so it is the easiest place to smuggle instructions in. This
 scanner answers ``hermes_context_scan`` with the ids of what it found, by family (see
-``threat_rules``): instruction override (in 22 languages), fake authority, fetch-and-execute,
+``threat_rules``, ``threat_override``, ``threat_languages``, ``threat_patterns``): instruction override (in 22 languages), fake authority, fetch-and-execute,
 credential, environment and system-prompt exfiltration, dangerous link schemes, tool-call and
 dialogue forgery and hidden text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
 confusable skeletons (Unicode TS #39), invisible and bidi controls removed, and it decodes and
@@ -36,16 +36,9 @@ from typing import Any
 from hermes_core.plugin import hookimpl
 from hermes_plugins import threat_text
 from hermes_plugins._common.screening import HIGH, severity
-from hermes_plugins.threat_rules import (
-    HEADER_SECRET,
-    KNOWN_INSTALLERS,
-    LANGUAGES,
-    NEGATION,
-    RULES,
-    URL_HOST,
-    WINDOW,
-    Rule,
-)
+from hermes_plugins.threat_languages import LANGUAGES, WINDOW
+from hermes_plugins.threat_patterns import KNOWN_INSTALLERS
+from hermes_plugins.threat_rules import HEADER_SECRET, NEGATION, RULES, URL_HOST, Rule
 
 #: Decoded text is decoded again once (base64 inside an HTML comment, entities in base64).
 MAX_DEPTH = 2
