@@ -30,13 +30,13 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.plugin import hookimpl
 from hermes_plugins import threat_text
 from hermes_plugins._common.screening import HIGH, severity
-from hermes_plugins.threat_languages import LANGUAGES, WINDOW
+from hermes_plugins.threat_languages import AUTHORITY, LANGUAGES, PERSONA, WINDOW
 from hermes_plugins.threat_patterns import KNOWN_INSTALLERS
 from hermes_plugins.threat_rules import HEADER_SECRET, NEGATION, RULES, URL_HOST, Rule
 
@@ -51,6 +51,8 @@ _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery":
 #: in those languages a clause, not a window of characters, holds an override's words.
 _CLAUSE_MARKS = "。、,;:!?"
 _CLAUSE_LANGUAGES = frozenset({"zh", "ja"})
+#: The word tables of ``threat_languages`` and the finding each gives.
+_LANGUAGE_TABLES = ((LANGUAGES, "prompt_injection"), (AUTHORITY, "fake_authority"), (PERSONA, "role_hijack"))
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
@@ -104,8 +106,9 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
             found.extend(ids)
             if rule.id in ids:
                 break  # one blocking match is enough for this rule
-    if _override_in_any_language(views):
-        found.append("prompt_injection")
+    for table, finding in _LANGUAGE_TABLES:
+        if _near_in_any_language(views, table):
+            found.append(finding)
     if not text.isascii() and _mixed_script(text):
         found.append("mixed_script")
     if depth < MAX_DEPTH:
@@ -237,33 +240,38 @@ def _known_installer(command: str) -> bool:
     return True
 
 
-def _override_in_any_language(views: _Views) -> bool:
-    """A verb of ``LANGUAGES`` with an object and a qualifier of the same language near it, on
-    its own line (every pattern reads one line)."""
-    for language, (view_name, verbs, objects, qualifiers) in LANGUAGES.items():
+def _near_in_any_language(views: _Views, table: Mapping[str, tuple[Any, ...]]) -> bool:
+    """For one language of ``table`` (``view, anchors, *classes``): an anchor word (a verb,
+    a priority claim) with a word of each class near it, on its own line (``threat_languages``)."""
+    for language, (view_name, anchors, *classes) in table.items():
         if view_name == "folded" and views.ascii:
             continue  # a language in another script cannot be in ASCII text
         view = views.texts[view_name]
-        if not any(o in view for o in objects):
-            continue  # most texts hold no object word of most languages: one cheap test each
-        for verb in verbs:
-            start = view.find(verb)
+        if not any(o in view for o in classes[0]):
+            continue  # most texts hold no word of most languages: one cheap test each
+        for anchor in anchors:
+            start = view.find(anchor)
             while start >= 0:
-                begin = max(view.rfind("\n", 0, start) + 1, start - WINDOW)
-                newline = view.find("\n", start)
-                end = min(len(view) if newline < 0 else newline, start + len(verb) + WINDOW)
-                near = view[begin:end]
-                if language in _CLAUSE_LANGUAGES:
-                    # CJK clauses end at their own punctuation: the object and qualifier of
-                    # "忽略...规则" must be in the verb's clause, not in the next sentence
-                    verb_at = start - begin
-                    head = max((near.rfind(c, 0, verb_at) for c in _CLAUSE_MARKS), default=-1)
-                    tails = [i for i in (near.find(c, verb_at) for c in _CLAUSE_MARKS) if i >= 0]
-                    near = near[head + 1:min(tails) if tails else len(near)]
-                if any(o in near for o in objects) and any(q in near for q in qualifiers):
+                near = _window(view, start, len(anchor), language in _CLAUSE_LANGUAGES)
+                if all(any(w in near for w in words) for words in classes):
                     return True
-                start = view.find(verb, start + 1)
+                start = view.find(anchor, start + 1)
     return False
+
+
+def _window(view: str, start: int, length: int, clauses: bool) -> str:
+    """``WINDOW`` characters either side of a word on its line; in CJK, its clause only: the
+    object and qualifier of "忽略...规则" must be in the verb's clause, not the next sentence."""
+    begin = max(view.rfind("\n", 0, start) + 1, start - WINDOW)
+    newline = view.find("\n", start)
+    end = min(len(view) if newline < 0 else newline, start + length + WINDOW)
+    near = view[begin:end]
+    if clauses:
+        at = start - begin
+        head = max((near.rfind(c, 0, at) for c in _CLAUSE_MARKS), default=-1)
+        tails = [i for i in (near.find(c, at) for c in _CLAUSE_MARKS) if i >= 0]
+        near = near[head + 1:min(tails) if tails else len(near)]
+    return near
 
 
 def _mixed_script(text: str) -> bool:
