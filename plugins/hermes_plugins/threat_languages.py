@@ -49,7 +49,7 @@ LANGUAGES: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], tuple[str, ...
     "pl": ("skeleton", ("zignoruj", "ignoruj", "zapomnij", "nie stosuj", "nie wykonuj", "nie sluchaj", "pomin"),
            ("instrukcj", "polecen", "zasad", "wszystko"),
            ("poprzedni", "wczesniejsz", "wszystkie", "powyzsz", "systemow", "otrzyman")),
-    "tr": ("skeleton", ("yok say", "yoksay", "unut", "gormezden gel", "dikkate alma", "goz ardi et", "uyma", "dinleme"),
+    "tr": ("skeleton", ("yok say", "yoksay", "unut", "gormezden gel", "dikkate alma", "goz ardi et", "uymayin", "artik uyma", "dinleme"),
            ("talimat", "kural", "komut", "yonerge", "direktif"),
            ("onceki", "yukaridaki", "tum", "butun", "eski", "sistem", "once", "verilen")),
     "id": ("skeleton", ("abaikan", "lupakan", "acuhkan", "jangan ikuti", "jangan patuhi"),
