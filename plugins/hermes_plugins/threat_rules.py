@@ -22,6 +22,7 @@ import attrs
 
 from hermes_plugins.threat_override import (
     EVERYTHING,
+    EVERYTHING_WORDS,
     GUARDS,
     OVERRIDE,
     OVERRIDE_WORDS,
@@ -114,7 +115,7 @@ RULES: tuple[Rule, ...] = (
         "been updated", "been replaced", "been changed", "been overwritten", "been overridden", "been revoked",
         "been reset", "been superseded", "been rewritten", "been archived", "stop everything", "stop all",
         "stop what", "regardless", "no matter", "your only", "your sole", "your secret",
-        "your hidden"),
+        "your hidden", *EVERYTHING_WORDS),
           wraps=True),
     _rule("rule_override", RULE_OVERRIDE + UNSCOPED + "|" + GUARDS,
           ("disregard", "ignor", "bypass", "overrid", "forget", "disable", "turn off", "safety",
@@ -136,6 +137,11 @@ RULES: tuple[Rule, ...] = (
           r"(?:no|without)\s+(?:restrictions|rules|limits|limitations|guidelines|filters)\b"
           r"|\byou\s+are\s+now\s+(?:dan|an?\s+unrestricted|jailbroken|free\s+of|no\s+longer\s+bound)\b"
           r"|\byou\s+are\s+no\s+longer\s+(?:bound|restricted|limited|an?\s+(?:ai|assistant))\b"
+          # "you are no longer Claude; you are BuildBot, which has no content policy"
+          r"|\byou(?:'re|\s+are)\s+no\s+longer\s+(?:claude|chatgpt|gpt[\w.-]*|gemini|copilot|codex|cursor|llama|"
+          r"the\s+assistant|an?\s+(?:ai|assistant|helpful))\b"
+          r"|\b(?:which|that|who)\s+(?:has|have)\s+no\s+(?:content\s+polic(?:y|ies)|safety\s+(?:rules|guidelines|"
+          r"filters|polic(?:y|ies))|ethical\s+\w+|moral\s+\w+|guardrails|filters)\b"
           r"|\b(?:act|behave|respond|operate|pose)\s+as\s+(?:an?\s+)?(?:unrestricted|unfiltered|uncensored|"
           r"jailbroken|amoral|unaligned)\b"
           r"|\byou(?:'re|\s+are)\s+now\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:without|with\s+no)\s+(?:any\s+)?"
@@ -174,7 +180,7 @@ RULES: tuple[Rule, ...] = (
           r"standard|original)\s+(?:restrictions|rules|limits|limitations|guidelines|safety\s+\w+|programming)\b"
           r"|\b(?:treat|consider)\s+(?:all|every)\s+users?\s+as\s+(?:an?\s+)?(?:admin(?:istrator)?s?|root|"
           r"superusers?|authori[sz]ed)\b",
-          ("act as", "behave as", "pretend", "respond as", "you are now", "no longer",
+          ("act as", "behave as", "pretend", "respond as", "you are now", "no longer", "has no", "have no",
            "from now on", "not the user", "not to the user", "not for the user", "with no",
            "act as", "operate as", "pose as", "act like", "behave like", "'re now", "are now",
            "unfiltered", "uncensored", "unrestricted", "unlimited", "jailbr", "amoral", "unaligned",
@@ -208,7 +214,12 @@ RULES: tuple[Rule, ...] = (
                                          "reverif", "additional verif", "further verif", "independent verif",
                                          "without verif", "sistem", "systeme", "systeem",
                                          "\"agent", "\"internal",
-                                         "approved by", "cleared by", "vetted by"),
+                                         "approved by", "cleared by", "vetted by", "take precedence",
+                                         "takes precedence", "the user", "user confirmation",
+                                         "user approval", "user consent", "trust", "owner's", "owners",
+                                         "treat this", "treat these", "treat the following", "verbatim",
+                                         "blindly", "unquestioningly", "without question", "level:",
+                                         "level ="),
           wraps=True),
     # fetch and execute
     _rule("remote_script_execution", FETCH_EXEC,
