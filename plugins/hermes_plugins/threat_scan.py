@@ -46,7 +46,9 @@ MAX_DEPTH = 2
 _NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
                         "env_exfiltration", "prompt_extraction"})
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
-_MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
+#: (A link in a code span is not rendered, so it cannot be clicked.)
+_MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention",
+              "dangerous_link": "link_mention"}
 #: Clause punctuation of Chinese and Japanese (NFKC turns the full-width ，；：！？ into ASCII):
 #: in those languages a clause, not a window of characters, holds an override's words.
 _CLAUSE_MARKS = "。、,;:!?"
@@ -98,10 +100,10 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
         lines = views.lines(rule.view)
         for row in views.rows(rule.view, rule.words, rule.gate):
             line = lines[row]
-            if rule.also and not any(word in line for word in rule.also):
-                continue
             if rule.wraps and row + 1 < len(lines):
                 line += "\n" + lines[row + 1]
+            if rule.also and not any(word in line for word in rule.also):
+                continue
             ids = _judged(rule, line)
             found.extend(ids)
             if rule.id in ids:
@@ -210,7 +212,10 @@ def _judged(rule: Rule, view: str) -> list[str]:
             if HEADER_SECRET.search(line) and not rule.pattern.search(HEADER_SECRET.sub("", line)):
                 ids.append("credential_in_header")
                 continue
-        if rule.id == "remote_script_execution" and _known_installer(match.group(0)):
+        line_end = view.find("\n", match.end())
+        # the URL may follow the match ('bash -c "$(curl -fsSL https://...)"' matches up to curl)
+        command = match.group(0) + view[match.end():None if line_end < 0 else line_end]
+        if rule.id == "remote_script_execution" and _known_installer(command):
             ids.append("known_installer")
             continue
         if rule.id in _MENTIONED and before.count("`") % 2 == 1:
