@@ -92,7 +92,7 @@ def _rule(id: str, pattern: str, words: tuple[str, ...] = (), *, view: str = "sk
 
 
 #: Words of a network sink, the second gate of the exfiltration rules (what ``SINK`` needs).
-_SINK_WORDS = ("curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp ", "ftp", "iwr", "irm",
+_SINK_WORDS = ("socket", "@", "curl", "wget", "nc ", "ncat", "netcat", "socat", "telnet", "scp ", "ftp", "iwr", "irm",
                "invoke-", "http", "requests.", "urllib", "urlopen", "fetch", "axios", "webhook",
                "pastebin", "gist", "/dev/tcp", "nslookup", "dig ", "sendmail", "mail -s", "ssh ")
 #: Words of a command that prints a credential (what ``CRED_CMD`` needs).
@@ -155,7 +155,7 @@ RULES: tuple[Rule, ...] = (
           r"|\b(?:act|behave|respond)\s+(?:like|as)\s+(?:an?\s+)?(?:\w+\s+){0,2}(?:that|who|which)\s+"
           r"(?:has|have)\s+no\s+(?:rules|restrictions|limits|filters|guidelines|ethics)\b"
           r"|\bwith\s+no\s+(?:content\s+polic(?:y|ies)|ethical\s+\w+|"
-          r"moral\s+\w+|safety\s+(?:rules|guidelines|filters))\b"
+          r"moral\s+\w+|safety\s+(?:rules|guidelines|filters?|layers?|guardrails?|polic\w+|training|alignment))\b"
           r"|\bfrom\s+now\s+on,?\s+you\s+(?:will|must|shall)\s+(?:ignore|disregard|obey\s+only|"
           r"only\s+(?:obey|follow)\s+me)\b"
           r"|\byou\s+(?:now\s+)?(?:answer|report|respond|listen|belong|work)\s+(?:only\s+)?(?:to|for)\s+"
@@ -225,12 +225,16 @@ RULES: tuple[Rule, ...] = (
                                          "user approval", "user consent", "trust", "owner's", "owners",
                                          "treat this", "treat these", "treat the following", "verbatim",
                                          "blindly", "unquestioningly", "without question", "level:",
-                                         "level ="),
+                                         "level =", "approved]", "signed]", "verified]", "authorized]",
+                                         "authorised]", "desk of", "system-level", "system level",
+                                         "signed by", "issued by", "authored by", "bypass", "circumvent",
+                                         "disable", "access to", "permission to", "permissions to",
+                                         "rights to", "confirmation"),
           wraps=True),
     # fetch and execute
     _rule("remote_script_execution", FETCH_EXEC,
           ("curl", "wget", "fetch", "aria2c", "http", "lwp-", "iwr", "irm", "invoke-", "iex",
-           "downloadstring", "base64", "mshta", "regsvr32", "certutil", "powershell", "pwsh", "download",
+           "downloadstring", "base64", "mshta", "regsvr32", "certutil", "powershell", "pwsh", "download", "<(",
            "grab", "pull"),
           also=("|", "$(", "<(", "`", "&&", ";", "iex", "invoke-expression", "downloadstring", "mshta",
                 "regsvr32", "certutil", "npx", "uvx", "bunx", "pipx", "dlx", "deno run", " -e", " -enc", " -ec",
@@ -245,7 +249,7 @@ RULES: tuple[Rule, ...] = (
           ("env |", "env|", "printenv", "export -p", "declare -x", "set |", "set|", "$(env", "$(set",
            "`env", "environ", "env:", "environment", "env var", "secrets", "api keys", "tokens",
            "credentials", "printenv", "of env", "of set", "env` output", "env output", "env >",
-           "env>", "set >"),
+           "env>", "set >", "os.environ", "process.env"),
           also=_SINK_WORDS),
     _rule("credential_exfiltration",
           rf"{CRED_HOME}[^\n]{{0,200}}{SINK}|{SINK}[^\n]{{0,200}}(?:{CRED_HOME}|{DOTENV_READ})"
@@ -339,7 +343,7 @@ RULES: tuple[Rule, ...] = (
           ("<tool_result", "<tool_response", "<function_result", "<function_output", "<tool_output"), whole=True),
     _rule("tool_call_forgery", TOOL_MARKUP,
           ("tool_", "function_call", "functioncall", "<invoke", "</invoke", "antml", "\"name\"",
-           "\"tool\"", "\"function\"", "\"type\"")),
+           "\"tool\"", "\"function\"", "\"type\"", "\"role\"")),
     # hidden text
     _rule("hidden_comment_instruction",
           r"<!--(?:(?!-->).){0,400}?(?<![-:\w])(?:ignore|disregard|override|bypass|system\s+prompt|"

@@ -257,7 +257,10 @@ def comments(text: str, limit: int = 1000) -> list[str]:
 
 
 def _join_spaced(match: re.Match[str]) -> str:
-    words = re.split(r"[ .\-_*]{2,}", match.group(0))
+    run = match.group(0)
+    words = re.split(r"[ .\-_*]{2,}", run)
+    if len(words) == 1 and " " in run and re.search(r"\w[.\-_*]\w", run):
+        words = run.split(" ")  # "i.g.n.o.r.e a.l.l": dots inside words, a space between them
     return " ".join(re.sub(r"[ .\-_*]", "", word) for word in words)
 
 
