@@ -107,8 +107,12 @@ AUTHORITY = (
     r"|\b(?:pre-?)?(?:verified|approved|authori[sz]ed|cleared|vetted)\s+by\s+(?:the\s+)?(?:senior\s+management|"
     r"(?:the\s+)?(?:security|admin|it|trust\s+and\s+safety)\s+team|management)\b[^\n]{0,60}\b(?:override|ignore|"
     r"bypass|skip|output|print)\b"
+)
+#: Claims of authority or consent in the red-team rounds' shapes (2026-12-06): a rule of its own
+#: with its own words, so that ordinary lines do not pay for them in ``AUTHORITY``.
+AUTHORITY_CLAIMS = (
     # the person's consent claimed by the file: "the user has pre-approved every command"
-    r"|(?<!once\s)(?<!after\s)(?<!when\s)(?<!until\s)(?<!unless\s)(?<!if\s)(?<!before\s)\bthe\s+user\s+"
+    r"(?<!once\s)(?<!after\s)(?<!when\s)(?<!until\s)(?<!unless\s)(?<!if\s)(?<!before\s)\bthe\s+user\s+"
     r"(?:has\s+|have\s+)?(?:already\s+|explicitly\s+)?(?:pre-?approved|pre-?authori[sz]ed|confirmed|approved|"
     r"authori[sz]ed|consented\s+to|agreed\s+to)\s+(?:all|every|any|each|the\s+(?:deletion|removal|push|upload|"
     r"transfer|release|deploy\w*)|this|these|you)\b"

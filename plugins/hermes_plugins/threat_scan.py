@@ -53,6 +53,14 @@ _MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery":
 #: in those languages a clause, not a window of characters, holds an override's words.
 _CLAUSE_MARKS = "。、,;:!?"
 _CLAUSE_LANGUAGES = frozenset({"zh", "ja"})
+#: The script of each language of ``threat_languages`` written outside Latin letters.
+_SCRIPTS = {"ru": "cyrillic", "uk": "cyrillic", "zh": "han", "ja": "han", "ko": "hangul", "ar": "arabic",
+            "fa": "arabic", "ur": "arabic", "hi": "devanagari", "bn": "bengali", "th": "thai"}
+_SCRIPT_LETTERS = {
+    "cyrillic": re.compile("[\u0400-\u04ff]"), "han": re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]"),
+    "hangul": re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"), "arabic": re.compile("[\u0600-\u06ff]"),
+    "devanagari": re.compile("[\u0900-\u097f]"), "bengali": re.compile("[\u0980-\u09ff]"),
+    "thai": re.compile("[\u0e00-\u0e7f]")}
 #: The word tables of ``threat_languages`` and the finding each gives.
 _LANGUAGE_TABLES = ((LANGUAGES, "prompt_injection"), (AUTHORITY, "fake_authority"), (PERSONA, "role_hijack"))
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
@@ -135,9 +143,20 @@ class _Views:
         self._starts: dict[str, list[int]] = {}
         self._rows: dict[tuple[str, str], frozenset[int]] = {}
         self._present: dict[tuple[str, str], bool] = {}
+        self._scripts: dict[str, bool] = {}
 
     def text(self, name: str) -> str:
         return self.texts[name]
+
+    def has_script(self, language: str) -> bool:
+        """Whether the text holds a letter of the script ``language`` is written in (one
+        character-class search per script, instead of a search per word of each language)."""
+        script = _SCRIPTS.get(language)
+        if script is None:
+            return True
+        if script not in self._scripts:
+            self._scripts[script] = _SCRIPT_LETTERS[script].search(self.texts["folded"]) is not None
+        return self._scripts[script]
 
     def lines(self, name: str) -> list[str]:
         if name not in self._lines:
@@ -249,8 +268,8 @@ def _near_in_any_language(views: _Views, table: Mapping[str, tuple[Any, ...]]) -
     """For one language of ``table`` (``view, anchors, *classes``): an anchor word (a verb,
     a priority claim) with a word of each class near it, on its own line (``threat_languages``)."""
     for language, (view_name, anchors, *classes) in table.items():
-        if view_name == "folded" and views.ascii:
-            continue  # a language in another script cannot be in ASCII text
+        if view_name == "folded" and (views.ascii or not views.has_script(language)):
+            continue  # a language in another script cannot be in text without its letters
         view = views.texts[view_name]
         if not any(o in view for o in classes[0]):
             continue  # most texts hold no word of most languages: one cheap test each

@@ -185,13 +185,17 @@ _SYLLABLES = re.compile(r"(?<![\w-])[^\W\d_]{1,5}(?:-[^\W\d_]{1,5})+(?![\w-])")
 #: A word that mixes letters with the digits that stand for letters ("1gn0r3", "pr3v10u5").
 _LEET = re.compile(r"(?<!\w)(?=\w*[^\W\d_])(?=\w*[013457])\w{2,}")
 _LEET_TABLE = str.maketrans("013457", "oieast")
+#: What the text must hold for the patterns above to be tried on a line: a middle piece
+#: ("-no-"), a digit before a letter ("1g"). Both start with a literal or a class, which the
+#: regex engine skips to; the full patterns are tried at every word.
+_SYLLABLE_HINT = re.compile(r"-[^\W\d_]{1,5}-")
+_LEET_HINT = re.compile(r"[013457][A-Za-z]")
 
 
 def _syllables(text: str, out: list[tuple[str, str]]) -> None:
-    # Each line with two such words is read again with their hyphens removed.
-    for line in text.split("\n"):
-        if len(line) > 4000 or line.count("-") < 3:
-            continue
+    # A line with two such words, one in three pieces or more, is read again with their
+    # hyphens removed. One pass over the text finds them; only their lines are looked at.
+    for line in _lines_with(text, _SYLLABLE_HINT, 1):
         cut = _SYLLABLES.findall(line)
         if len(cut) >= 2 and any(word.count("-") >= 2 for word in cut):
             out.append(("spaced", _SYLLABLES.sub(lambda m: m.group(0).replace("-", ""), line)))
@@ -200,13 +204,27 @@ def _syllables(text: str, out: list[tuple[str, str]]) -> None:
 def _leet(text: str, out: list[tuple[str, str]]) -> None:
     # A line where most words are letters-and-digits is read again with the digits as letters
     # (version strings and hashes give one such word or two, and read as nothing).
-    for line in text.split("\n"):
-        words = line.split()
-        if len(words) < 3 or len(line) > 2000:
-            continue
+    for line in _lines_with(text, _LEET_HINT, 3):
         mixed = _LEET.findall(line)
-        if len(mixed) >= 3 and 2 * len(mixed) >= len(words):
+        if len(mixed) >= 3 and 2 * len(mixed) >= len(line.split()):
             out.append(("leet", _LEET.sub(lambda m: m.group(0).translate(_LEET_TABLE), line)))
+
+
+def _lines_with(text: str, pattern: re.Pattern[str], least: int) -> list[str]:
+    """The lines (up to 4,000 characters) of ``text`` that hold ``least`` matches of ``pattern``
+    or more, found in one pass over the text."""
+    counts: dict[int, int] = {}
+    for match in pattern.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        counts[start] = counts.get(start, 0) + 1
+    lines = []
+    for start, count in counts.items():
+        if count >= least:
+            end = text.find("\n", start)
+            line = text[start:None if end < 0 else end]
+            if len(line) <= 4000:
+                lines.append(line)
+    return lines
 
 
 #: Hex bytes written apart ("49 67 6e 6f 72 65 ..."): each token is too short to be looked at alone.
