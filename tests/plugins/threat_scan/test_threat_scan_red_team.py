@@ -11,7 +11,6 @@ import time
 from pathlib import Path
 
 import pytest
-from injection_red_team import BENIGN_A, BENIGN_QUOTED, ROUND_A, ROUND_B
 
 from hermes_core import PluginHost
 from hermes_core.config import load_config
@@ -20,6 +19,8 @@ from hermes_core.records import PromptContext
 from hermes_plugins._common.screening import HIGH, severity
 from hermes_plugins.context_files.plugin import hermes_prompt_context_files
 from hermes_plugins.threat_scan import scan
+
+from injection_red_team import BENIGN_A, BENIGN_QUOTED, ROUND_A, ROUND_B
 
 BEFORE = ["# Project rules", "Use tabs for indentation.", "Run `make test` before pushing."]
 AFTER = ["Keep functions short.", "Write docstrings for public APIs.", "Prefer pathlib over os.path."]
