@@ -3,7 +3,7 @@
 Text from a cloned repository's AGENTS.md, from memory the model wrote, or from SOUL.md goes
 into the system prompt verbatim, so it is the easiest place to smuggle instructions in. This
 scanner answers ``hermes_context_scan`` with the ids of what it found, by family (see
-``threat_rules``): instruction override (in 22 languages), fake authority, fetch-and-execute,
+``threat_rules``, ``threat_override``, ``threat_languages``, ``threat_patterns``): instruction override (in 22 languages), fake authority, fetch-and-execute,
 credential, environment and system-prompt exfiltration, dangerous link schemes, tool-call and
 dialogue forgery and hidden text. It matches normalised views of the text, not the raw bytes (``threat_text``): NFKC,
 confusable skeletons (Unicode TS #39), invisible and bidi controls removed, and it decodes and
@@ -30,22 +30,15 @@ import bisect
 import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from hermes_core.plugin import hookimpl
 from hermes_plugins import threat_text
 from hermes_plugins._common.screening import HIGH, severity
-from hermes_plugins.threat_rules import (
-    HEADER_SECRET,
-    KNOWN_INSTALLERS,
-    LANGUAGES,
-    NEGATION,
-    RULES,
-    URL_HOST,
-    WINDOW,
-    Rule,
-)
+from hermes_plugins.threat_languages import AUTHORITY, LANGUAGES, PERSONA, WINDOW
+from hermes_plugins.threat_patterns import KNOWN_INSTALLERS
+from hermes_plugins.threat_rules import HEADER_SECRET, NEGATION, RULES, URL_HOST, Rule
 
 #: Decoded text is decoded again once (base64 inside an HTML comment, entities in base64).
 MAX_DEPTH = 2
@@ -53,11 +46,23 @@ MAX_DEPTH = 2
 _NEGATABLE = frozenset({"credential_access", "credential_exfiltration", "remote_script_execution",
                         "env_exfiltration", "prompt_extraction"})
 #: Rule ids whose match inside an inline code span (`...`) is a mention, not markup.
-_MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention"}
+#: (A link in a code span is not rendered, so it cannot be clicked.)
+_MENTIONED = {"chat_template_token": "tool_markup_mention", "tool_call_forgery": "tool_markup_mention",
+              "dangerous_link": "link_mention"}
 #: Clause punctuation of Chinese and Japanese (NFKC turns the full-width ，；：！？ into ASCII):
 #: in those languages a clause, not a window of characters, holds an override's words.
 _CLAUSE_MARKS = "。、,;:!?"
 _CLAUSE_LANGUAGES = frozenset({"zh", "ja"})
+#: The script of each language of ``threat_languages`` written outside Latin letters.
+_SCRIPTS = {"ru": "cyrillic", "uk": "cyrillic", "zh": "han", "ja": "han", "ko": "hangul", "ar": "arabic",
+            "fa": "arabic", "ur": "arabic", "hi": "devanagari", "bn": "bengali", "th": "thai"}
+_SCRIPT_LETTERS = {
+    "cyrillic": re.compile("[\u0400-\u04ff]"), "han": re.compile("[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff]"),
+    "hangul": re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]"), "arabic": re.compile("[\u0600-\u06ff]"),
+    "devanagari": re.compile("[\u0900-\u097f]"), "bengali": re.compile("[\u0980-\u09ff]"),
+    "thai": re.compile("[\u0e00-\u0e7f]")}
+#: The word tables of ``threat_languages`` and the finding each gives.
+_LANGUAGE_TABLES = ((LANGUAGES, "prompt_injection"), (AUTHORITY, "fake_authority"), (PERSONA, "role_hijack"))
 _LOOKALIKE_SCRIPTS = frozenset({"CYRILLIC", "GREEK", "ARMENIAN", "CHEROKEE", "COPTIC"})
 
 
@@ -103,16 +108,17 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
         lines = views.lines(rule.view)
         for row in views.rows(rule.view, rule.words, rule.gate):
             line = lines[row]
-            if rule.also and not any(word in line for word in rule.also):
-                continue
             if rule.wraps and row + 1 < len(lines):
                 line += "\n" + lines[row + 1]
+            if rule.also and not any(word in line for word in rule.also):
+                continue
             ids = _judged(rule, line)
             found.extend(ids)
             if rule.id in ids:
                 break  # one blocking match is enough for this rule
-    if _override_in_any_language(views):
-        found.append("prompt_injection")
+    for table, finding in _LANGUAGE_TABLES:
+        if _near_in_any_language(views, table):
+            found.append(finding)
     if not text.isascii() and _mixed_script(text):
         found.append("mixed_script")
     if depth < MAX_DEPTH:
@@ -137,9 +143,20 @@ class _Views:
         self._starts: dict[str, list[int]] = {}
         self._rows: dict[tuple[str, str], frozenset[int]] = {}
         self._present: dict[tuple[str, str], bool] = {}
+        self._scripts: dict[str, bool] = {}
 
     def text(self, name: str) -> str:
         return self.texts[name]
+
+    def has_script(self, language: str) -> bool:
+        """Whether the text holds a letter of the script ``language`` is written in (one
+        character-class search per script, instead of a search per word of each language)."""
+        script = _SCRIPTS.get(language)
+        if script is None:
+            return True
+        if script not in self._scripts:
+            self._scripts[script] = _SCRIPT_LETTERS[script].search(self.texts["folded"]) is not None
+        return self._scripts[script]
 
     def lines(self, name: str) -> list[str]:
         if name not in self._lines:
@@ -214,7 +231,10 @@ def _judged(rule: Rule, view: str) -> list[str]:
             if HEADER_SECRET.search(line) and not rule.pattern.search(HEADER_SECRET.sub("", line)):
                 ids.append("credential_in_header")
                 continue
-        if rule.id == "remote_script_execution" and _known_installer(match.group(0)):
+        line_end = view.find("\n", match.end())
+        # the URL may follow the match ('bash -c "$(curl -fsSL https://...)"' matches up to curl)
+        command = match.group(0) + view[match.end():None if line_end < 0 else line_end]
+        if rule.id == "remote_script_execution" and _known_installer(command):
             ids.append("known_installer")
             continue
         if rule.id in _MENTIONED and before.count("`") % 2 == 1:
@@ -244,33 +264,38 @@ def _known_installer(command: str) -> bool:
     return True
 
 
-def _override_in_any_language(views: _Views) -> bool:
-    """A verb of ``LANGUAGES`` with an object and a qualifier of the same language near it, on
-    its own line (every pattern reads one line)."""
-    for language, (view_name, verbs, objects, qualifiers) in LANGUAGES.items():
-        if view_name == "folded" and views.ascii:
-            continue  # a language in another script cannot be in ASCII text
+def _near_in_any_language(views: _Views, table: Mapping[str, tuple[Any, ...]]) -> bool:
+    """For one language of ``table`` (``view, anchors, *classes``): an anchor word (a verb,
+    a priority claim) with a word of each class near it, on its own line (``threat_languages``)."""
+    for language, (view_name, anchors, *classes) in table.items():
+        if view_name == "folded" and (views.ascii or not views.has_script(language)):
+            continue  # a language in another script cannot be in text without its letters
         view = views.texts[view_name]
-        if not any(o in view for o in objects):
-            continue  # most texts hold no object word of most languages: one cheap test each
-        for verb in verbs:
-            start = view.find(verb)
+        if not any(o in view for o in classes[0]):
+            continue  # most texts hold no word of most languages: one cheap test each
+        for anchor in anchors:
+            start = view.find(anchor)
             while start >= 0:
-                begin = max(view.rfind("\n", 0, start) + 1, start - WINDOW)
-                newline = view.find("\n", start)
-                end = min(len(view) if newline < 0 else newline, start + len(verb) + WINDOW)
-                near = view[begin:end]
-                if language in _CLAUSE_LANGUAGES:
-                    # CJK clauses end at their own punctuation: the object and qualifier of
-                    # "忽略...规则" must be in the verb's clause, not in the next sentence
-                    verb_at = start - begin
-                    head = max((near.rfind(c, 0, verb_at) for c in _CLAUSE_MARKS), default=-1)
-                    tails = [i for i in (near.find(c, verb_at) for c in _CLAUSE_MARKS) if i >= 0]
-                    near = near[head + 1:min(tails) if tails else len(near)]
-                if any(o in near for o in objects) and any(q in near for q in qualifiers):
+                near = _window(view, start, len(anchor), language in _CLAUSE_LANGUAGES)
+                if all(any(w in near for w in words) for words in classes):
                     return True
-                start = view.find(verb, start + 1)
+                start = view.find(anchor, start + 1)
     return False
+
+
+def _window(view: str, start: int, length: int, clauses: bool) -> str:
+    """``WINDOW`` characters either side of a word on its line; in CJK, its clause only: the
+    object and qualifier of "忽略...规则" must be in the verb's clause, not the next sentence."""
+    begin = max(view.rfind("\n", 0, start) + 1, start - WINDOW)
+    newline = view.find("\n", start)
+    end = min(len(view) if newline < 0 else newline, start + length + WINDOW)
+    near = view[begin:end]
+    if clauses:
+        at = start - begin
+        head = max((near.rfind(c, 0, at) for c in _CLAUSE_MARKS), default=-1)
+        tails = [i for i in (near.find(c, at) for c in _CLAUSE_MARKS) if i >= 0]
+        near = near[head + 1:min(tails) if tails else len(near)]
+    return near
 
 
 def _mixed_script(text: str) -> bool:

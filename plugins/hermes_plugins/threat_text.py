@@ -16,7 +16,7 @@ never matches the raw text alone; it matches *views* of it:
   writes ASCII is already seen by them as written.
 - decoded payloads: base64, hex (also as bytes written apart, "49 67 6e ..."), ``\\uXXXX``
   and percent-encoded runs, HTML entities, the inside of HTML comments and invisible
-  tag-character text, each decoded when it gives readable text, and then normalised and
+  tag-character text, words cut into syllables ("ig-no-re") or written with digits ("1gn0r3"), each decoded when it gives readable text, and then normalised and
   scanned like the line itself (two levels deep).
 
 The confusables table is the one ``confusable-homoglyphs`` ships (MIT; generated from
@@ -130,7 +130,7 @@ def _readable(raw: bytes) -> str | None:
 def decoded(text: str) -> list[tuple[str, str]]:
     """``(kind, text)`` for each readable text hidden in ``text`` (one level; see the
     docstring). Kinds: ``tags``, ``comment``, ``entities``, ``percent``, ``escapes``,
-    ``spaced``, ``hex``, ``base64``."""
+    ``spaced`` (letters or syllables written apart), ``leet`` (digits for letters), ``hex``, ``base64``."""
     out: list[tuple[str, str]] = []
     if not text.isascii() and TAG_RUN.search(text):
         out.extend(("tags", "".join(chr(ord(c) - 0xE0000) for c in run))
@@ -142,6 +142,10 @@ def decoded(text: str) -> list[tuple[str, str]]:
         _escaped_lines(text, out)
     if " " in text or "-" in text or "." in text:
         _spaced_lines(text, out)
+    if "-" in text:
+        _syllables(text, out)
+    if any(c in text for c in "01345"):
+        _leet(text, out)
     _encoded_tokens(text, out)
     _spaced_hex(text, out)
     return out
@@ -173,6 +177,54 @@ def _spaced_lines(text: str, out: list[tuple[str, str]]) -> None:
             continue
         if _SPACED.search(line):
             out.append(("spaced", _SPACED.sub(_join_spaced, line)))
+
+
+#: A word cut into short pieces ("ig-no-re", "sys-tem"); a line with two, one of them in three
+#: pieces or more, is read joined ("end-to-end" and "built-in" joined read as nothing).
+_SYLLABLES = re.compile(r"(?<![\w-])[^\W\d_]{1,5}(?:-[^\W\d_]{1,5})+(?![\w-])")
+#: A word that mixes letters with the digits that stand for letters ("1gn0r3", "pr3v10u5").
+_LEET = re.compile(r"(?<!\w)(?=\w*[^\W\d_])(?=\w*[013457])\w{2,}")
+_LEET_TABLE = str.maketrans("013457", "oieast")
+#: What the text must hold for the patterns above to be tried on a line: a middle piece
+#: ("-no-"), a digit before a letter ("1g"). Both start with a literal or a class, which the
+#: regex engine skips to; the full patterns are tried at every word.
+_SYLLABLE_HINT = re.compile(r"-[^\W\d_]{1,5}-")
+_LEET_HINT = re.compile(r"[013457][A-Za-z]")
+
+
+def _syllables(text: str, out: list[tuple[str, str]]) -> None:
+    # A line with two such words, one in three pieces or more, is read again with their
+    # hyphens removed. One pass over the text finds them; only their lines are looked at.
+    for line in _lines_with(text, _SYLLABLE_HINT, 1):
+        cut = _SYLLABLES.findall(line)
+        if len(cut) >= 2 and any(word.count("-") >= 2 for word in cut):
+            out.append(("spaced", _SYLLABLES.sub(lambda m: m.group(0).replace("-", ""), line)))
+
+
+def _leet(text: str, out: list[tuple[str, str]]) -> None:
+    # A line where most words are letters-and-digits is read again with the digits as letters
+    # (version strings and hashes give one such word or two, and read as nothing).
+    for line in _lines_with(text, _LEET_HINT, 3):
+        mixed = _LEET.findall(line)
+        if len(mixed) >= 3 and 2 * len(mixed) >= len(line.split()):
+            out.append(("leet", _LEET.sub(lambda m: m.group(0).translate(_LEET_TABLE), line)))
+
+
+def _lines_with(text: str, pattern: re.Pattern[str], least: int) -> list[str]:
+    """The lines (up to 4,000 characters) of ``text`` that hold ``least`` matches of ``pattern``
+    or more, found in one pass over the text."""
+    counts: dict[int, int] = {}
+    for match in pattern.finditer(text):
+        start = text.rfind("\n", 0, match.start()) + 1
+        counts[start] = counts.get(start, 0) + 1
+    lines = []
+    for start, count in counts.items():
+        if count >= least:
+            end = text.find("\n", start)
+            line = text[start:None if end < 0 else end]
+            if len(line) <= 4000:
+                lines.append(line)
+    return lines
 
 
 #: Hex bytes written apart ("49 67 6e 6f 72 65 ..."): each token is too short to be looked at alone.
@@ -223,7 +275,10 @@ def comments(text: str, limit: int = 1000) -> list[str]:
 
 
 def _join_spaced(match: re.Match[str]) -> str:
-    words = re.split(r"[ .\-_*]{2,}", match.group(0))
+    run = match.group(0)
+    words = re.split(r"[ .\-_*]{2,}", run)
+    if len(words) == 1 and " " in run and re.search(r"\w[.\-_*]\w", run):
+        words = run.split(" ")  # "i.g.n.o.r.e a.l.l": dots inside words, a space between them
     return " ".join(re.sub(r"[ .\-_*]", "", word) for word in words)
 
 

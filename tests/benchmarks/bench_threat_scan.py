@@ -38,6 +38,7 @@ from hermes_core.config import load_config
 from hermes_core.diagnostics import collecting
 
 from injection_payloads import BENIGN, HELD_OUT_1, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, PAYLOADS
+from injection_red_team import BENIGN_A, ROUND_A, ROUND_B
 from locations import DATA
 
 SOURCES = DATA / "real_context_files.tsv"
@@ -296,3 +297,35 @@ def test_prompt_build_with_and_without_the_scan(tmp_path: Path) -> None:
               f"(+{(f - a) * 1e3:.2f} ms, {f / a:.2f}x)")
         print(f"later builds, {label}: {b * 1e3:.2f} ms with the scan, {a * 1e3:.2f} ms without "
               f"(+{(b - a) * 1e3:.2f} ms, {b / a:.2f}x)")
+
+
+def test_red_team_rounds() -> None:
+    """Detection per family and per language on the red-team sets of 2026-12-06 (a payload is
+    caught when it gets a high finding), and look-alikes blocked. The first-sight figures
+    (before the rules were widened for each set) are in docs/context-files.md."""
+    from collections import Counter
+
+    from hermes_plugins._common.screening import HIGH, severity
+    from hermes_plugins.threat_scan import scan
+
+    def caught(text: str) -> bool:
+        return any(severity(i) == HIGH for i in scan(text))
+
+    rates = {}
+    for name, rows in (("round A", ROUND_A), ("round B", ROUND_B)):
+        hits, total, lang_hits, lang_total = Counter(), Counter(), Counter(), Counter()
+        for fam, lang, text in rows:
+            hit = caught(text)
+            hits[fam] += hit
+            total[fam] += 1
+            if fam in ("override", "authority"):
+                lang_hits[lang] += hit
+                lang_total[lang] += 1
+        rates[name] = sum(hits.values()) / len(rows)
+        print(f"\n{name}: {sum(hits.values())}/{len(rows)} caught; "
+              + ", ".join(f"{f} {hits[f]}/{total[f]}" for f in total))
+        print("  override+authority by language: " + ", ".join(f"{lang} {lang_hits[lang]}/{lang_total[lang]}"
+                                                             for lang in lang_total))
+    blocked = [line for line in BENIGN_A if caught(line)]
+    print(f"look-alikes blocked: {len(blocked)}/{len(BENIGN_A)}")
+    assert rates["round A"] >= 0.95 and not blocked

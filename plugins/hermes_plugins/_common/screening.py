@@ -22,7 +22,7 @@ LOW = "low"
 #: Finding ids that warn and never block (the built-in scanner's; see its docstring).
 LOW_SEVERITY = frozenset({"scoped_override", "hidden_comment_note", "joiner_characters",
                           "credential_in_header", "known_installer", "tool_markup_mention",
-                          "mixed_script"})
+                          "link_mention", "mixed_script"})
 #: The family of each built-in finding id, for warnings and ``hermes-ctx scan``; an id a
 #: third-party scanner reports is its own family.
 FAMILIES: Mapping[str, str] = {
@@ -32,12 +32,13 @@ FAMILIES: Mapping[str, str] = {
     **dict.fromkeys(("remote_script_execution", "known_installer"), "fetch_execute"),
     **dict.fromkeys(("secret_exfiltration", "env_exfiltration", "credential_exfiltration",
                      "credential_access", "secret_file_read", "credential_in_header",
-                     "ssh_key_access", "credential_files", "prompt_extraction", "chat_exfiltration"),
+                     "ssh_key_access", "credential_files", "prompt_extraction", "chat_exfiltration",
+                     "image_exfiltration"),
                     "exfiltration"),
     "persistence": "persistence",
-    "dangerous_link": "link_scheme",
+    **dict.fromkeys(("dangerous_link", "link_mention"), "link_scheme"),
     **dict.fromkeys(("chat_template_token", "tool_call_forgery", "tool_markup_mention",
-                     "forged_turn", "forged_dialogue"), "tool_forgery"),
+                     "forged_turn", "forged_dialogue", "forged_tool_result"), "tool_forgery"),
     **dict.fromkeys(("hidden_comment_instruction", "hidden_comment_directive", "hidden_comment_note", "hidden_html",
                      "invisible_characters", "joiner_characters", "encoded_payload",
                      "mixed_script"), "hidden"),

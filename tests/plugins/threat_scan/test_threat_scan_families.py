@@ -201,7 +201,7 @@ def test_every_built_in_id_has_a_family() -> None:
     from hermes_plugins.threat_rules import RULES
 
     ids = {r.id for r in RULES} | {"credential_in_header", "known_installer", "tool_markup_mention",
-                                   "mixed_script", "encoded_payload"}
+                                   "link_mention", "mixed_script", "encoded_payload"}
     assert ids - set(FAMILIES) == set()
     assert family("banana") == "banana"  # a third party's id is its own family
 
