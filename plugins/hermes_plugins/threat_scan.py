@@ -105,17 +105,7 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
             if not rule.words or any(word in view for word in rule.words):
                 found.extend(_judged(rule, view))
             continue
-        lines = views.lines(rule.view)
-        for row in views.rows(rule.view, rule.words, rule.gate):
-            line = lines[row]
-            if rule.wraps and row + 1 < len(lines):
-                line += "\n" + lines[row + 1]
-            if rule.also and not any(word in line for word in rule.also):
-                continue
-            ids = _judged(rule, line)
-            found.extend(ids)
-            if rule.id in ids:
-                break  # one blocking match is enough for this rule
+        found.extend(_by_line(rule, views))
     for table, finding in _LANGUAGE_TABLES:
         if _near_in_any_language(views, table):
             found.append(finding)
@@ -123,6 +113,24 @@ def _scan(text: str, scope: str, depth: int) -> list[str]:
         found.append("mixed_script")
     if depth < MAX_DEPTH:
         found.extend(_hidden(text, scope, depth))
+    return found
+
+
+def _by_line(rule: Rule, views: _Views) -> list[str]:
+    """A line rule's findings over the lines that hold one of its words (a rule's own line,
+    or two when it ``wraps``); the first blocking match ends the rule."""
+    found: list[str] = []
+    lines = views.lines(rule.view)
+    for row in views.rows(rule.view, rule.words, rule.gate):
+        line = lines[row]
+        if rule.wraps and row + 1 < len(lines):
+            line += "\n" + lines[row + 1]
+        if rule.also and not any(word in line for word in rule.also):
+            continue
+        ids = _judged(rule, line)
+        found.extend(ids)
+        if rule.id in ids:
+            break  # one blocking match is enough for this rule
     return found
 
 
