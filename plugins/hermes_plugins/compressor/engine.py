@@ -7,9 +7,9 @@ Cheap before expensive. ``compress`` runs four phases and stops spending as soon
    stands even when the summary later fails;
 2. boundaries (``boundaries``): a verbatim head and a token-budgeted verbatim tail that never
    splits a tool call from its results and always keeps the latest user request and reply;
-3. summary (``serialize``, ``redact``, ``prompt``): the redacted middle goes to the summariser
-   named by ``compression.summary.provider`` (offline ``extractive`` by default), updating the
-   previous summary rather than summarising it again;
+3. summary (``summary_step``, ``serialize``, ``redact``, ``prompt``): the redacted middle goes
+   to the summariser named by ``compression.summary.provider`` (offline ``extractive`` by
+   default), updating the previous summary rather than summarising it again;
 4. assembly (``assemble``): the framed summary takes the middle's place, then tool pairs are
    repaired and old images stripped.
 

@@ -282,12 +282,9 @@ class _Buckets:
         self.others: dict[int, list[tuple[str, int]]] = {}
         self.tables: dict[int, dict[bytes, int]] = {}
 
-    def add(self, content: str, size: int, i: int) -> None:
-        bucket = hash(content[_SAMPLE]) ^ size
-        first = self.first_at.get(bucket)
-        if first is None:
-            self.first_at[bucket] = i
-            return
+    def add(self, bucket: int, first: int, content: str, i: int) -> None:
+        """``content`` (at ``i``) falls in ``bucket``, whose first content is at ``first``
+        (``run`` files the first content of a bucket itself: most results are alone in theirs)."""
         table = self.tables.get(bucket)
         if table is not None:
             key = _digest(content)
@@ -438,7 +435,9 @@ class _Pruner:
         messages = self.messages
         min_chars = self.min_prune_chars
         remembered = remembered_tool_line
+        sample = _SAMPLE
         buckets = _Buckets(messages, self._groups)
+        first_at = buckets.first_at
         calls = _OpenCalls(self, boundary)
         # Copying the list is one C loop; the demotions below are written into it in place
         # (they are not entered in ``changed``: out[i] is not messages[i] says it).
@@ -453,7 +452,11 @@ class _Pruner:
         for i, message in enumerate(messages):
             role = message.get("role")
             if role != "tool":
-                calls.enter(i, message, role)
+                # ``calls.enter`` inline for the usual user message: a call less per message.
+                if role == "assistant" or calls.pending is not None:
+                    calls.enter(i, message, role)
+                else:
+                    calls.anchor = None
                 continue
             content = message.get("content")
             if type(content) is not str:
@@ -461,7 +464,12 @@ class _Pruner:
                 continue
             size = len(content)
             if size >= MIN_PRUNE_CHARS:
-                buckets.add(content, size, i)
+                bucket = hash(content[sample]) ^ size
+                first = first_at.get(bucket)
+                if first is None:
+                    first_at[bucket] = i
+                else:
+                    buckets.add(bucket, first, content, i)
             if i >= boundary or size <= min_chars or (content[0] == "[" and looks_demoted(content)):
                 continue
             found = calls.call_of(message.get("tool_call_id") or "")
