@@ -68,7 +68,7 @@ import hmac
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 MASK = "[REDACTED]"
@@ -552,16 +552,14 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
     if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
         raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
                    for m in _AWS_KEY_ID.finditer(text))
-    if "-----begin" in lowered:  # a PEM block (or a GCP key's one-line JSON string): to its END
-        i = lowered.find("-----begin")
-        while i >= 0:
-            close = lowered.find("-----end", i)
-            raw.append(line_span(i, close + 8) if close >= 0 else (text.rfind("\n", 0, i) + 1, size))
-            i = lowered.find("-----begin", i + 10)
-    if "private-lines:" in lowered:  # PuTTY: the key's lines follow
-        raw.append((text.rfind("\n", 0, lowered.find("private-lines:")) + 1, size))
+    raw.extend(_key_blocks(text, lowered, line_span))
     if discord:
         raw.extend(line_span(m.start(), m.end()) for m in _DISCORD_SHAPE.finditer(text))
+    return _merged(raw), frozenset(extra)
+
+
+def _merged(raw: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    # Sorted spans, those that touch or overlap joined.
     raw.sort()
     merged = [raw[0]]
     for start, end in raw[1:]:
@@ -571,7 +569,22 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
                 merged[-1] = (last_start, end)
         else:
             merged.append((start, end))
-    return merged, frozenset(extra)
+    return merged
+
+
+def _key_blocks(
+    text: str, lowered: str, line_span: Callable[[int, int], tuple[int, int]]
+) -> list[tuple[int, int]]:
+    # A PEM block (or a GCP key's one-line JSON string) to its END line; a PuTTY key's lines.
+    spans: list[tuple[int, int]] = []
+    i = lowered.find("-----begin")
+    while i >= 0:
+        close = lowered.find("-----end", i)
+        spans.append(line_span(i, close + 8) if close >= 0 else (text.rfind("\n", 0, i) + 1, len(text)))
+        i = lowered.find("-----begin", i + 10)
+    if "private-lines:" in lowered:
+        spans.append((text.rfind("\n", 0, lowered.find("private-lines:")) + 1, len(text)))
+    return spans
 
 
 # --- the redactor -------------------------------------------------------------------------------
