@@ -49,7 +49,7 @@ import pytest
 import structlog
 
 from hermes_core.frozen import freeze_tools
-from hermes_plugins.tools import bm25
+from hermes_plugins.tools import bm25, search_index
 from hermes_plugins.tools.state import ToolSearchState
 
 np = pytest.importorskip("numpy")
@@ -229,12 +229,12 @@ def test_per_turn(benchmark: Any, n: int) -> None:
         return bm25.SearchIndex(bm25._segments(bm25.fingerprint(changing, state))).search(next(queries), 5)
 
     def ours_cold() -> Any:
-        saved = bm25._token_cache
-        bm25._token_cache = {}
+        saved = search_index._token_cache
+        search_index._token_cache = {}
         try:
             return bm25.SearchIndex(bm25._segments(bm25.fingerprint(defs, state))).search(next(queries), 5)
         finally:
-            bm25._token_cache = saved
+            search_index._token_cache = saved
 
     names, corpus = tokenized(defs)
     okapi = rank_bm25.BM25Okapi(corpus)

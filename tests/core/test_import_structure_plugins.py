@@ -27,7 +27,7 @@ def test_the_plugin_graph_is_read() -> None:
     # The check is only as good as the graph: the walk must see the plugins and their edges.
     edges = graph([PLUGINS, ENGINE], module_level_only=False)
     assert "hermes_engine_window" in edges
-    assert "hermes_plugins.tools.sources" in edges["hermes_plugins.tools.bm25"]
+    assert "hermes_plugins.tools.sources" in edges["hermes_plugins.tools.search_index"]
     assert "hermes_plugins.cache_report_cli" in edges["hermes_plugins.caching"]  # inside a hook function
 
 

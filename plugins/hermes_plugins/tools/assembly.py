@@ -25,7 +25,6 @@ from hermes_core.plugin import Config, FrozenTools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
 from hermes_plugins.tools.catalog import (
-    Classified,
     classify,
     entry_of,
     estimate_schema_tokens,
@@ -34,7 +33,7 @@ from hermes_plugins.tools.catalog import (
 )
 from hermes_plugins.tools.listing import render_listing
 from hermes_plugins.tools.settings import ToolSearchSection
-from hermes_plugins.tools.state import ToolSearchState
+from hermes_plugins.tools.state import Classified, ToolSearchState
 
 _MEMO_MAX = 16
 #: Listings rendered last kept by the state, most recent first (one per catalog a

@@ -27,7 +27,7 @@ from hermes_core.plugin import Config, FrozenTools, as_frozen_tools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.settings import TOOLS, ToolSearchSection
 from hermes_plugins.tools.sources import UNKNOWN_SOURCE, source_label
-from hermes_plugins.tools.state import ToolSearchState
+from hermes_plugins.tools.state import Classified, ToolSearchState, _Positions
 
 TOOL_SEARCH = "tool_search"
 TOOL_DESCRIBE = "tool_describe"
@@ -169,36 +169,7 @@ def entry_of(definition: Mapping[str, Any]) -> CatalogEntry:
     )
 
 
-@attrs.frozen(kw_only=True)
-class Classified:
-    """The live definitions split for one assembly (bridge definitions already dropped)."""
 
-    visible: tuple[Mapping[str, Any], ...]
-    deferred: tuple[Mapping[str, Any], ...]
-    bridge: tuple[Mapping[str, Any], ...]
-    #: The deferred tools' names, in order (read while splitting: no second pass).
-    deferred_names: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
-    #: The search fingerprint of ``deferred`` when it is already known (a settled catalog),
-    #: so the listing and the index need not check the deferred tools again this turn.
-    deferred_print: tuple[Any, ...] | None = attrs.field(default=None, eq=False, repr=False)
-
-
-@attrs.frozen
-class _Positions:
-    """Where a settled plain catalog's tools went, by index, with what else the split read.
-
-    Each part is also kept as runs of consecutive positions (``slice`` objects, ``None`` when
-    there are too many runs to be worth it): a part is then cut out of the live list with a
-    few C-level slices instead of one ``__getitem__`` call per tool."""
-
-    print_: tuple[Any, ...]
-    defer: frozenset[str]
-    visible: tuple[int, ...]
-    deferred: tuple[int, ...]
-    bridge: tuple[int, ...]
-    names: tuple[str, ...]
-    deferred_print: tuple[Any, ...]
-    runs: tuple[tuple[slice, ...] | None, ...] = ()
 
 
 _MEMO_MAX = 4  # splits of settled plain catalogs remembered (``ToolSearchState.plain_splits``)

@@ -11,11 +11,56 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # the modules below import this one
-    from hermes_plugins.tools.bm25 import SearchIndex, _Seen
-    from hermes_plugins.tools.catalog import Classified, _Positions
+import attrs
+
+if TYPE_CHECKING:
+    from hermes_plugins.tools.search_index import SearchIndex
+
+# The records the state keeps live here, below ``bm25`` and ``catalog``, which fill them.
+
+
+@attrs.define(slots=True)
+class _Seen:
+    """The catalog fingerprinted last: its fingerprint and, once it came back unchanged, a copy
+    that proves it unchanged with one ``==`` (see ``_structural_copy``)."""
+
+    print_: tuple[Any, ...]
+    copy: list[dict[str, Any]] | tuple[dict[str, Any], ...] | None = None
+
+
+@attrs.frozen(kw_only=True)
+class Classified:
+    """The live definitions split for one assembly (bridge definitions already dropped)."""
+
+    visible: tuple[Mapping[str, Any], ...]
+    deferred: tuple[Mapping[str, Any], ...]
+    bridge: tuple[Mapping[str, Any], ...]
+    #: The deferred tools' names, in order (read while splitting: no second pass).
+    deferred_names: tuple[str, ...] = attrs.field(default=(), eq=False, repr=False)
+    #: The search fingerprint of ``deferred`` when it is already known (a settled catalog),
+    #: so the listing and the index need not check the deferred tools again this turn.
+    deferred_print: tuple[Any, ...] | None = attrs.field(default=None, eq=False, repr=False)
+
+
+@attrs.frozen
+class _Positions:
+    """Where a settled plain catalog's tools went, by index, with what else the split read.
+
+    Each part is also kept as runs of consecutive positions (``slice`` objects, ``None`` when
+    there are too many runs to be worth it): a part is then cut out of the live list with a
+    few C-level slices instead of one ``__getitem__`` call per tool."""
+
+    print_: tuple[Any, ...]
+    defer: frozenset[str]
+    visible: tuple[int, ...]
+    deferred: tuple[int, ...]
+    bridge: tuple[int, ...]
+    names: tuple[str, ...]
+    deferred_print: tuple[Any, ...]
+    runs: tuple[tuple[slice, ...] | None, ...] = ()
 
 
 class ToolSearchState:
