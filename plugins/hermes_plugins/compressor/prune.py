@@ -344,7 +344,11 @@ class _OpenCalls:
 
     def enter(self, i: int, message: dict[str, Any], role: Any) -> None:
         """A non-tool message at ``i``: a new run of results may follow it."""
-        self.close()
+        pending = self.pending
+        if pending is not None:  # ``close`` inline: this runs once per assistant message
+            if self.verified < len(pending):
+                self.pruner._check_arguments(self.pending_at, pending, self.verified)
+            self.pending = None
         if role != "assistant":
             self.anchor = None
             return
