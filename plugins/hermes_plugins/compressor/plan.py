@@ -114,7 +114,10 @@ class PrunePlan:
                     self._pruner.call_for(i, message.get("tool_call_id") or "")
                 line = line_for(name, arguments, content, message.get("_is_error"))
                 if len(line) < len(content):
-                    out[i] = with_content(message, line)
+                    # ``with_content`` inline: a call less per line of a first pass.
+                    demoted = message.copy() if type(message) is dict else {**message}
+                    demoted["content"] = line
+                    out[i] = demoted
                     demoted_at.add(i)
                     count += 1
             planned.clear()

@@ -42,7 +42,7 @@ from hermes_plugins.compressor.oneliners import (
     remembered_tool_line,
     summarize_tool_result,
 )
-from hermes_plugins.compressor.plan import PrunePlan, with_content
+from hermes_plugins.compressor.plan import PrunePlan
 from hermes_plugins.tools.output_limits import clip_terminal_output
 
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
@@ -344,7 +344,11 @@ class _OpenCalls:
 
     def enter(self, i: int, message: dict[str, Any], role: Any) -> None:
         """A non-tool message at ``i``: a new run of results may follow it."""
-        self.close()
+        pending = self.pending
+        if pending is not None:  # ``close`` inline: this runs once per assistant message
+            if self.verified < len(pending):
+                self.pruner._check_arguments(self.pending_at, pending, self.verified)
+            self.pending = None
         if role != "assistant":
             self.anchor = None
             return
@@ -360,17 +364,17 @@ class _OpenCalls:
                 self.pruner._check_arguments(i, calls, 0)
 
     def call_of(self, ident: str) -> tuple[str, Any] | None:
-        """(tool name, arguments) of the anchor's call with ``ident``; ``None`` if it has none."""
+        """(tool name, arguments) of the anchor's call with ``ident``; ``None`` if it has none.
+        The call found is checked for long arguments on the way (see the class)."""
         if not self.anchor:
             return None
         k = 0
         for call in self.anchor:
             if type(call) is dict and (call.get("id") or call.get("call_id")) == ident:
-                return self._checked(call, k)
+                break
             k += 1  # noqa: SIM113 - cheaper than an enumerate object per result
-        return None
-
-    def _checked(self, call: dict[str, Any], k: int) -> tuple[str, Any]:
+        else:
+            return None
         fn = call.get("function")
         if type(fn) is not dict:
             if k == self.verified:
@@ -435,6 +439,7 @@ class _Pruner:
         messages = self.messages
         min_chars = self.min_prune_chars
         remembered = remembered_tool_line
+        copy = dict.copy
         sample = _SAMPLE
         buckets = _Buckets(messages, self._groups)
         first_at = buckets.first_at
@@ -480,7 +485,10 @@ class _Pruner:
             if line is None:
                 todo.append((i, found[0], found[1]))
             elif len(line) < size:
-                out[i] = with_content(message, line)
+                # ``with_content`` inline (a call less per result of a later pass).
+                demoted_message = copy(message) if type(message) is dict else {**message}
+                demoted_message["content"] = line
+                out[i] = demoted_message
                 demoted_at.add(i)
                 demoted += 1
         calls.close()
