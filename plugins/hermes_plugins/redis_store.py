@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hermes_core.plugin import ConfigSection, get_logger, hookimpl, record_warning
+from hermes_plugins._common.archive_settings import ARCHIVE
 from hermes_plugins.archive.search import ArchiveIndex, query_words
-from hermes_plugins.archive.settings import ARCHIVE
 from hermes_plugins.store_settings import REDIS, STORE_BACKEND
 
 log = get_logger(__name__)

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from hermes_core.plugin import ConfigSection, hookimpl
-from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins._common.archive_settings import ARCHIVE
 from hermes_plugins.archive.sqlite_store import PAGE_SIZE, SQLiteArchive, close_archive_connections, ensure_private
 from hermes_plugins.store_health import guard_methods
 from hermes_plugins.store_settings import STORE_BACKEND

@@ -63,11 +63,12 @@ def imports_of(path: Path, name: str, *, module_level_only: bool, type_checking:
     return found
 
 
-def graph(roots: list[Path], *, module_level_only: bool) -> dict[str, set[str]]:
+def graph(roots: list[Path], *, module_level_only: bool, type_checking: bool = False) -> dict[str, set[str]]:
     """Module -> the modules of the same packages it imports (itself aside)."""
     modules = {module_name(p, root): p for root in roots for p in root.rglob("*.py")}
     return {
-        name: {i for i in imports_of(path, name, module_level_only=module_level_only) if i in modules and i != name}
+        name: {i for i in imports_of(path, name, module_level_only=module_level_only, type_checking=type_checking)
+               if i in modules and i != name}
         for name, path in modules.items()
     }
 

@@ -13,8 +13,8 @@ import sys
 from typing import Any
 
 from hermes_core.plugin import ConfigSection, hookimpl
+from hermes_plugins._common.archive_settings import ARCHIVE
 from hermes_plugins.archive.session_archive import RECALL_TOOLS, SessionArchive
-from hermes_plugins.archive.settings import ARCHIVE
 
 #: The key of the session's archive in ``Session.plugin_state``.
 STATE_KEY = "archive"

@@ -21,10 +21,10 @@ from typing import Any
 import click
 
 from hermes_core.plugin import CliState, budgeted, emit_json, emit_table, fail, guarded, redact_text
+from hermes_plugins._common.archive_settings import ARCHIVE
 from hermes_plugins.archive.memory_store import has_archive
 from hermes_plugins.archive.search import ArchiveError, parse_ref, query_words, snippet
 from hermes_plugins.archive.session_archive import original_message
-from hermes_plugins.archive.settings import ARCHIVE
 
 
 def _store(state: CliState) -> Any:

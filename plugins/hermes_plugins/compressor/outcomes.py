@@ -16,8 +16,7 @@ from hermes_plugins.compressor.assemble import (
     sanitize_tool_pairs,
     strip_historical_media,
 )
-from hermes_plugins.compressor.plan import PrunePlan
-from hermes_plugins.compressor.prune import PruneStats
+from hermes_plugins.compressor.plan import PrunePlan, PruneStats
 from hermes_plugins.compressor.summary_step import SummaryStep
 
 log = get_logger(__name__)

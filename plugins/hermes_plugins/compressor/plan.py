@@ -8,12 +8,37 @@ only when read, since most old results end up in the part a summary condenses.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
+
+import attrs
 
 from hermes_plugins.compressor.oneliners import tool_line
 
-if TYPE_CHECKING:
-    from hermes_plugins.compressor.prune import _Pruner
+
+@attrs.define(kw_only=True)
+class PruneStats:
+    """What phase 1 did, for the compression report."""
+
+    deduplicated: int = 0
+    demoted: int = 0
+    arguments_shortened: int = 0
+    media_stripped: int = 0
+
+    @property
+    def changed(self) -> int:
+        return self.deduplicated + self.demoted + self.arguments_shortened + self.media_stripped
+
+
+class _Walked(Protocol):
+    """What a plan reads of the walk that made it (``prune._Pruner``, which imports this module)."""
+
+    _out: list[dict[str, Any]] | None
+    stats: PruneStats
+    changed: dict[int, dict[str, Any]]
+    planned: dict[int, tuple[str, Any] | None]
+    demoted_at: set[int]
+
+    def call_for(self, i: int, ident: str) -> tuple[str, Any]: ...
 
 
 def with_content(message: dict[str, Any], content: Any) -> dict[str, Any]:
@@ -38,7 +63,7 @@ class PrunePlan:
     planned one-liner alone (nothing stored, nothing counted): what a summariser shows.
     """
 
-    def __init__(self, source: list[dict[str, Any]], pruner: _Pruner) -> None:
+    def __init__(self, source: list[dict[str, Any]], pruner: _Walked) -> None:
         self.source = source
         self._pruner = pruner
         self.messages: list[dict[str, Any]] = pruner._out if pruner._out is not None else list(source)

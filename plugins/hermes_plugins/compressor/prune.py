@@ -25,7 +25,6 @@ from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import Any
 
-import attrs
 import xxhash
 
 from hermes_core.plugin import (
@@ -42,7 +41,7 @@ from hermes_plugins.compressor.oneliners import (
     remembered_tool_line,
     summarize_tool_result,
 )
-from hermes_plugins.compressor.plan import PrunePlan
+from hermes_plugins.compressor.plan import PrunePlan, PruneStats
 from hermes_plugins.tools.output_limits import clip_terminal_output
 
 IMAGE_PART_TYPES = frozenset({"image_url", "input_image", "image"})
@@ -68,20 +67,6 @@ _DIRECT_COMPARE_MAX = 4
 #: The sample of a result that, with its length, picks its dedupe bucket. It skips the first
 #: characters, which results of one tool often share (``{"output": "``).
 _SAMPLE = slice(32, 64)
-
-
-@attrs.define(kw_only=True)
-class PruneStats:
-    """What phase 1 did, for the compression report."""
-
-    deduplicated: int = 0
-    demoted: int = 0
-    arguments_shortened: int = 0
-    media_stripped: int = 0
-
-    @property
-    def changed(self) -> int:
-        return self.deduplicated + self.demoted + self.arguments_shortened + self.media_stripped
 
 
 def message_tokens(message: dict[str, Any]) -> int:

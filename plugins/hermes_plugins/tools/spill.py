@@ -33,7 +33,7 @@ from hermes_core.plugin import (
     record_warning,
     redact_text,
 )
-from hermes_plugins.archive.settings import ARCHIVE
+from hermes_plugins._common.archive_settings import ARCHIVE
 from hermes_plugins.tools.budget import PINNED_THRESHOLDS, BudgetConfig, budget_for
 from hermes_plugins.tools.output_limits import (
     cap_page,

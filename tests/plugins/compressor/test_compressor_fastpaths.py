@@ -25,12 +25,12 @@ from hermes_plugins.compressor.oneliners import (
     summarize_tool_result,
     tool_line,
 )
+from hermes_plugins.compressor.plan import PruneStats
 from hermes_plugins.compressor.prune import (
     IMAGE_PART_TYPES,
     LONG_ARGUMENTS_CHARS,
     MIN_PRUNE_CHARS,
     SCREENSHOT_PLACEHOLDER,
-    PruneStats,
     duplicate_note,
     prune_tool_results,
     shorten_arguments,

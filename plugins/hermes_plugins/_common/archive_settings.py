@@ -1,5 +1,6 @@
-"""The ``archive.*`` keys, owned by the ``archive`` plugin and read by the stores and the spill
-writer too (``config.section(ARCHIVE)`` reads them even when the plugin is blocked)."""
+"""The ``archive.*`` keys, declared by the ``archive`` plugin and read by the stores and the spill
+writer too (``config.section(ARCHIVE)`` reads them even when the plugin is blocked): here, below
+all of them, so that the tools plugin needs nothing of the archive's package."""
 
 from __future__ import annotations
 
