@@ -99,7 +99,7 @@ def _system_and_rest(messages: list[Any], system: str | None) -> tuple[str, list
     return system or "", messages
 
 
-def _tools(value: Any, source: str) -> tuple[Any, ...]:
+def entry_tools(value: Any, source: str) -> tuple[Any, ...]:
     if value is None:
         return ()
     if not isinstance(value, list):
@@ -107,11 +107,41 @@ def _tools(value: Any, source: str) -> tuple[Any, ...]:
     return tuple(value)
 
 
-def _messages(value: Any, source: str) -> list[Any]:
+def entry_messages(value: Any, source: str) -> list[Any]:
     if not isinstance(value, list):
         raise InvalidMessagesError(f"{source}: 'messages' must be a list of messages")
     validate_messages(value)
     return value
+
+
+def logged_requests(
+    entries: Iterable[Any], source: str, system: str | None, tools: tuple[Any, ...]
+) -> Iterator[RequestSpec]:
+    """The requests of a request log's entries, one per entry, as sent: ``system`` and ``tools``
+    carry over from the entry before when absent; ``append`` instead of ``messages`` is the
+    previous request's messages plus these (one list extended, not a copy per request); a
+    leading system message is that request's prompt. One rule for the log read whole
+    (``parse_report_input``) and streamed (``request_log_stream``)."""
+    base: list[Any] = []
+    for number, entry in enumerate(entries):
+        where = f"{source}: request {number}"
+        if not isinstance(entry, dict):
+            raise InvalidMessagesError(f"{where}: expected an object")
+        if "tools" in entry:
+            tools = entry_tools(entry["tools"], where)
+        if "append" in entry:
+            if "messages" in entry:
+                raise InvalidMessagesError(f"{where}: give 'messages' or 'append', not both")
+            base.extend(entry_messages(entry["append"], where))
+        else:
+            base = list(entry_messages(entry.get("messages"), where))  # a rewrite: a new list
+        if "system" in entry:
+            system = entry["system"] or ""
+        else:
+            hoisted, rest = _system_and_rest(base, None)
+            if rest is not base:  # a leading system message: this request's prompt
+                system, base = hoisted, rest
+        yield RequestSpec(system=system or "", tools=tools, messages=MessagesPrefix(base, len(base)))
 
 
 def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpec]:
@@ -141,36 +171,13 @@ def parse_report_input(text: str, *, source: str = "<input>") -> list[RequestSpe
         entries = data["requests"]
         if not isinstance(entries, list):
             raise InvalidMessagesError(f"{source}: 'requests' must be a list")
-        specs: list[RequestSpec] = []
-        system: str | None = data.get("system")
-        tools = _tools(data.get("tools"), source)
-        for number, entry in enumerate(entries):
-            where = f"{source}: request {number}"
-            if not isinstance(entry, dict):
-                raise InvalidMessagesError(f"{where}: expected an object")
-            if "tools" in entry:
-                tools = _tools(entry["tools"], where)
-            if "append" in entry:
-                if "messages" in entry:
-                    raise InvalidMessagesError(f"{where}: give 'messages' or 'append', not both")
-                previous: list[Any] = list(specs[-1].messages) if specs else []
-                messages = previous + _messages(entry["append"], where)
-            else:
-                messages = _messages(entry.get("messages"), where)
-            if "system" in entry:
-                system, rest = _system_and_rest(messages, entry["system"] or "")
-            else:
-                hoisted, rest = _system_and_rest(messages, None)
-                if rest is not messages:  # a leading system message: this request's prompt
-                    system = hoisted
-            specs.append(RequestSpec(system=system or "", tools=tools, messages=tuple(rest)))
-        return specs
+        return list(logged_requests(entries, source, data.get("system"), entry_tools(data.get("tools"), source)))
     if isinstance(data, dict) and "messages" in data and "role" not in data:
-        messages = _messages(data["messages"], source)
+        messages = entry_messages(data["messages"], source)
         system_text = data.get("system")
         if system_text is not None and not isinstance(system_text, str):
             raise InvalidMessagesError(f"{source}: 'system' must be a string")
-        tools = _tools(data.get("tools"), source)
+        tools = entry_tools(data.get("tools"), source)
     else:
         messages = parse_transcript(text, source=source)
         system_text, tools = None, ()

@@ -20,8 +20,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-from hermes_core.plugin import InvalidMessagesError, validate_messages
-from hermes_plugins.replay_requests import MessagesPrefix, RequestSpec
+from hermes_core.plugin import InvalidMessagesError
+from hermes_plugins.replay_requests import entry_tools, logged_requests
 
 CHUNK_BYTES = 1 << 20
 _WHITESPACE = " \t\n\r"
@@ -109,21 +109,6 @@ class _Reader:
             return value
 
 
-def _messages(value: Any, where: str) -> list[Any]:
-    if not isinstance(value, list):
-        raise InvalidMessagesError(f"{where}: 'messages' must be a list of messages")
-    validate_messages(value)
-    return value
-
-
-def _tools(value: Any, where: str) -> tuple[Any, ...]:
-    if value is None:
-        return ()
-    if not isinstance(value, list):
-        raise InvalidMessagesError(f"{where}: 'tools' must be a list of tool definitions")
-    return tuple(value)
-
-
 class RequestLog:
     """An open request log: ``specs()`` yields each request's ``RequestSpec``.
 
@@ -142,39 +127,27 @@ class RequestLog:
     def close(self) -> None:
         self._reader.close()
 
+    def _entries(self) -> Iterator[Any]:
+        # The entries of the "requests" array, one parsed value at a time.
+        reader = self._reader
+        if reader.peek() == "]":
+            reader.pos += 1
+            return
+        while True:
+            yield reader.value()
+            if reader.peek() == ",":
+                reader.pos += 1
+                continue
+            reader.expect("]")
+            return
+
     def specs(self) -> Iterator[Any]:
         reader = self._reader
         source = str(reader.path)
-        system, tools = self._system, self._tools
-        base: list[Any] = []  # the messages of the current conversation (system prompt hoisted)
         try:
-            if reader.peek() == "]":
-                reader.pos += 1
-            else:
-                while True:
-                    entry = reader.value()
-                    where = f"{source}: request {self.count}"
-                    if not isinstance(entry, dict):
-                        raise InvalidMessagesError(f"{where}: expected an object")
-                    if "tools" in entry:
-                        tools = _tools(entry["tools"], where)
-                    if "append" in entry:
-                        if "messages" in entry:
-                            raise InvalidMessagesError(f"{where}: give 'messages' or 'append', not both")
-                        base.extend(_messages(entry["append"], where))  # shared: no copy per request
-                    else:
-                        base = list(_messages(entry.get("messages"), where))  # a rewrite: a new list
-                    if "system" in entry:
-                        system = entry["system"] or ""
-                    elif base and base[0].get("role") == "system" and isinstance(base[0].get("content"), str):
-                        system, base = base[0]["content"], base[1:]  # this request's prompt
-                    self.count += 1
-                    yield RequestSpec(system=system or "", tools=tools, messages=MessagesPrefix(base, len(base)))
-                    if reader.peek() == ",":
-                        reader.pos += 1
-                        continue
-                    reader.expect("]")
-                    break
+            for spec in logged_requests(self._entries(), source, self._system, self._tools):
+                self.count += 1
+                yield spec
             # Keys after "requests" would change how the requests read: refuse rather than guess.
             while reader.peek() == ",":
                 reader.pos += 1
@@ -222,7 +195,7 @@ def open_request_log(path: str | Path, *, on_bytes: Callable[[int], None] | None
                     raise InvalidMessagesError(f"{path}: 'system' must be a string")
                 system = value
             else:
-                tools = _tools(value, str(path))
+                tools = entry_tools(value, str(path))
             if reader.peek() != ",":
                 reader.close()
                 return None
