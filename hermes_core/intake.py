@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core.errors import InvalidMessagesError
 from hermes_core.history_scan import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
@@ -154,8 +155,8 @@ def _read_plain(
             break
         content: Any = message.get("content")
         text = type(content) is str
-        if not text and type(content) is list:
-            break
+        if not text and content is not None and type(content) is not dict:
+            break  # content parts to convert, or a shape no provider takes: the general loop
         role = message.get("role")
         if role == "tool":
             call_id = message.get("tool_call_id")
@@ -240,6 +241,14 @@ def _read_converted(
     return total, proven, want, k
 
 
+def _estimate_checked(message: dict[str, Any], content: Any, index: int) -> int:
+    # A message without calls whose content is neither text, parts nor null: refused by index
+    # (no provider takes a number for content), else estimated.
+    if content is not None and type(content) is not str and type(content) is not dict:
+        raise InvalidMessagesError(f"message {index}: content must be a string, a list or null", index=index)
+    return estimate_message_tokens(message)
+
+
 def _read_rest(
     messages: Sequence[Any], start: int, columns: HistoryScan | None, total: int,
     want: list[str] | None, k: int,
@@ -267,7 +276,7 @@ def _read_rest(
                 # than three keys may carry reasoning or ``_`` payloads it counts).
                 total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS
             else:
-                total += estimate_message_tokens(message)
+                total += _estimate_checked(message, content, index)
             role = message.get("role")
             call_id = message.get("tool_call_id") if role == "tool" else None
             if columns is not None:

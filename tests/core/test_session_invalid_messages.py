@@ -47,3 +47,12 @@ def test_a_malformed_message_after_synced_turns_is_named_by_its_index_in_the_who
     with pytest.raises(InvalidMessagesError, match=f"message {len(history)}: content must be"):
         session.request([*history, {"role": "user", "content": 3.5}])
     assert session.request([*history, {"role": "user", "content": "fine again"}])["messages"]
+
+
+@pytest.mark.parametrize("content", [5, 2.5, True])
+def test_a_forced_compress_refuses_a_number_for_content_by_index(tmp_path: Path, content: Any) -> None:
+    session = _session(tmp_path)
+    history = [*GOOD, *({"role": "user", "content": f"q{i}"} for i in range(8)), {"role": "user", "content": content}]
+    with pytest.raises(InvalidMessagesError, match=f"message {len(history) - 1}: content must be") as raised:
+        session.compress(history, force=True)
+    assert raised.value.index == len(history) - 1
