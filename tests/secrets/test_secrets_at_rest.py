@@ -32,6 +32,7 @@ from hermes_plugins.tools.spill import process_tool_result
 from hypothesis_budget import examples
 from recall_support import TestEngines, call
 from secret_samples import SAMPLES
+from secret_sinks import redis_bytes
 
 _FILLER = " ".join(f"line{i} passed" for i in range(40))
 
@@ -162,30 +163,14 @@ def test_the_redis_store_holds_no_planted_secret(tmp_path: Path) -> None:
     secrets = [secret for _, _, secret in SAMPLES]
     history = _history(texts)
     with redis_server(tmp_path) as url:
-        import redis
-
         store = RedisSessionStore(url, key_prefix="sec:")
         archive = SessionArchive(session_id="s1", store=store)
         archive.record(history, [history[0], *history[-8:]])
         archive.flush()
         assert len(archive) > len(texts)
-        client = redis.Redis.from_url(url)
-        dump = b""
-        for key in client.scan_iter("sec:*"):
-            kind = client.type(key)
-            if kind == b"string":
-                dump += client.get(key) or b""
-            elif kind == b"hash":
-                dump += b"".join(k + v for k, v in client.hgetall(key).items())
-            elif kind == b"list":
-                dump += b"".join(client.lrange(key, 0, -1))
-            elif kind == b"zset":
-                dump += b"".join(client.zrange(key, 0, -1))
-            elif kind == b"set":
-                dump += b"".join(client.smembers(key))
+        dump = redis_bytes(url, "sec:")
         assert len(dump) > 10_000
         assert _leaks(secrets, dump) == []
-        client.close()
 
 
 def test_a_cli_error_quoting_a_secret_is_masked(tmp_path: Path) -> None:

@@ -144,18 +144,10 @@ def _cli_outputs(home: Path, messages: list[dict[str, Any]], refs: list[str]) ->
     return out
 
 
-def redis_dump(url: str, messages: list[dict[str, Any]], prefix: str = "sec:") -> bytes:
-    """Every byte the Redis store holds after ``messages`` were archived (all but the last 8 left)."""
+def redis_bytes(url: str, prefix: str) -> bytes:
+    """Every byte of every value the Redis server at ``url`` holds under keys ``prefix*``."""
     import redis
 
-    from hermes_plugins.archive.session_archive import SessionArchive
-    from hermes_plugins.redis_store import RedisSessionStore
-
-    store = RedisSessionStore(url, key_prefix=prefix)
-    archive = SessionArchive(session_id="s1", store=store)
-    archive.record(messages, [messages[0], *messages[-8:]])
-    archive.flush()
-    assert len(archive) > 0, "nothing was archived"
     client = redis.Redis.from_url(url)
     dump = b""
     try:
@@ -174,3 +166,16 @@ def redis_dump(url: str, messages: list[dict[str, Any]], prefix: str = "sec:") -
     finally:
         client.close()
     return dump
+
+
+def redis_dump(url: str, messages: list[dict[str, Any]], prefix: str = "sec:") -> bytes:
+    """Every byte the Redis store holds after ``messages`` were archived (all but the last 8 left)."""
+    from hermes_plugins.archive.session_archive import SessionArchive
+    from hermes_plugins.redis_store import RedisSessionStore
+
+    store = RedisSessionStore(url, key_prefix=prefix)
+    archive = SessionArchive(session_id="s1", store=store)
+    archive.record(messages, [messages[0], *messages[-8:]])
+    archive.flush()
+    assert len(archive) > 0, "nothing was archived"
+    return redis_bytes(url, prefix)
