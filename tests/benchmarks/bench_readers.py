@@ -17,11 +17,11 @@ from __future__ import annotations
 import gc
 import json
 import statistics
-import time
 import tracemalloc
 from pathlib import Path
 
 import pytest
+from bench_transcripts import paired_reads
 
 from hermes_core.host import PluginHost
 from hermes_core.transcripts import read_transcript
@@ -32,28 +32,12 @@ ROUNDS = 5
 RECORDS = 100_000
 
 
-def _floor(path: Path) -> int:
-    with path.open("rb") as fh:
-        return len([json.loads(line) for line in fh if line.strip()])
-
-
 @pytest.mark.parametrize("name", sorted(GENERATORS))
 def test_read_vs_json_loads_and_memory(name: str, tmp_path: Path, benchmark: pytest.FixtureRequest) -> None:
     path = tmp_path / "session.jsonl"
     path.write_text("\n".join(lines(name, RECORDS)) + "\n")
     host = PluginHost.create()
-    read_transcript(path, host=host)  # warm: formats collected, modules imported
-    floors, reads = [], []
-    for _ in range(ROUNDS):
-        gc.collect()
-        t0 = time.perf_counter()
-        _floor(path)
-        t1 = time.perf_counter()
-        transcript = read_transcript(path, host=host)
-        t2 = time.perf_counter()
-        floors.append(t1 - t0)
-        reads.append(t2 - t1)
-        del transcript
+    floors, reads = paired_reads(path, host, ROUNDS)
     ratio = statistics.median(r / f for r, f in zip(reads, floors))
     quiet_path = tmp_path / "quiet.jsonl"
     quiet_path.write_text("\n".join(quiet(name, RECORDS)) + "\n")

@@ -29,12 +29,12 @@ def _floor(path: Path) -> int:
         return len([json.loads(line) for line in fh if line.strip()])
 
 
-def test_claude_code_read_vs_json_loads(real_sessions_dir: Path, benchmark: pytest.FixtureRequest) -> None:
-    path = real_sessions_dir / "claude-code_8463c716.jsonl"
-    host = PluginHost.create()
-    read_transcript(path, host=host)  # warm: formats collected, modules imported
+def paired_reads(path: Path, host: PluginHost, rounds: int = ROUNDS) -> tuple[list[float], list[float]]:
+    """``(floors, reads)``: per round, ``json.loads`` of each line, then ``read_transcript``,
+    timed back to back (after one warm read: formats collected, modules imported)."""
+    read_transcript(path, host=host)
     floors, reads = [], []
-    for _ in range(ROUNDS):
+    for _ in range(rounds):
         gc.collect()
         t0 = time.perf_counter()
         _floor(path)
@@ -44,6 +44,13 @@ def test_claude_code_read_vs_json_loads(real_sessions_dir: Path, benchmark: pyte
         floors.append(t1 - t0)
         reads.append(t2 - t1)
         del transcript
+    return floors, reads
+
+
+def test_claude_code_read_vs_json_loads(real_sessions_dir: Path, benchmark: pytest.FixtureRequest) -> None:
+    path = real_sessions_dir / "claude-code_8463c716.jsonl"
+    host = PluginHost.create()
+    floors, reads = paired_reads(path, host)
     ratios = [r / f for r, f in zip(reads, floors)]
     ratio = statistics.median(ratios)
     print(f"\nclaude-code {path.stat().st_size / 1e6:.1f} MB: json.loads per line median "
