@@ -49,8 +49,6 @@ PLUGINS_ALLOWED = {
     ("plugins/hermes_plugins/threat_scan.py", "_remembered"): (
         "b", "text and scope -> findings under the constant rules (256 texts of <= 64K chars)"),
     ("plugins/hermes_plugins/threat_text.py", "confusable_map"): ("b", "a data file, read once"),
-    ("plugins/hermes_plugins/tools/catalog.py", "_trusted"): (
-        "a", "not converted yet: the split a session's assembly made this turn, for the bridge"),
     ("plugins/hermes_plugins/context_files/search.py", "_BUILD"): (
         "a", "not converted yet: where each cwd led within one prompt build (one_build)"),
 }
