@@ -174,21 +174,21 @@ _MEMO_MAX = 4  # splits of settled plain catalogs remembered (``ToolSearchState.
 TurnSplit = tuple[Any, frozenset[str], Classified]
 
 
-def remember_turn(session: Any, definitions: Any, state: ToolSearchState) -> None:
-    """After ``session`` assembled ``definitions``: keep the split for the rest of its turn.
+def remember_turn(session: Any, turn: TurnSplit | None, state: ToolSearchState) -> None:
+    """After ``session``'s assembly (``AssemblyResult.turn``): keep its split for the rest of
+    the turn; ``None`` forgets the last one.
 
     Kept by ``id(session)`` in a plain dict (a weak-keyed dict makes a weak reference on
     every lookup); a finalizer drops the entry when the session goes, before its id can be
     reused."""
-    last = getattr(state.recent, "last", None)
     key = id(session)
-    if last is not None and last[0] is definitions:
-        if key not in state.watched:
-            state.watched.add(key)
-            weakref.finalize(session, _forget_session, state.turns, state.watched, key)
-        state.turns[key] = last
-    else:
+    if turn is None:
         state.turns.pop(key, None)
+        return
+    if key not in state.watched:
+        state.watched.add(key)
+        weakref.finalize(session, _forget_session, state.turns, state.watched, key)
+    state.turns[key] = turn
 
 
 def _forget_session(turns: dict[int, Any], watched: set[int], key: int) -> None:
@@ -226,9 +226,7 @@ def classify(
         return turn[2]
     if state is None:
         state = ToolSearchState()
-    split = _classify(definitions, defer, state)
-    state.recent.last = (definitions, defer, split)
-    return split
+    return _classify(definitions, defer, state)
 
 
 def _classify(

@@ -57,7 +57,7 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
         tools, context_length=ctx.context_length, config=ctx.config, state=state
     )
     if ctx.session is not None:
-        remember_turn(ctx.session, tools, state)  # the turn's tool_search reuses this split
+        remember_turn(ctx.session, result.turn, state)  # the turn's tool_search reuses it
     if _debug(logging.DEBUG):  # per turn: skip building the event when nobody listens
         log.debug(
             "tools_assembled",

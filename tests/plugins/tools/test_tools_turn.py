@@ -327,6 +327,22 @@ def test_classify_takes_a_turns_split_only_for_the_same_catalog_and_defer_list()
     assert "terminal" in catalog.classify(defs, deferring, turn=turn).deferred_names
 
 
+def test_an_assembly_carries_the_split_it_made_for_the_turn() -> None:
+    from hermes_plugins.tools.assembly import assemble_tool_defs
+    from hermes_plugins.tools.state import ToolSearchState
+
+    state = ToolSearchState()
+    defer = catalog.defer_list(catalog.search_settings(None))
+    for defs in (tools(30), freeze_tools(tools(30))):
+        first = assemble_tool_defs(defs, context_length=200_000, config=None, state=state)
+        again = assemble_tool_defs(defs, context_length=200_000, config=None, state=state)
+        for result in (first, again):  # a frozen catalog's second assembly is reused whole
+            assert result.turn is not None and result.turn[0] is defs and result.turn[1] == defer
+            assert result.turn[2].deferred == result.deferred and len(result.deferred) == 30
+        catalog.classify(tools(5), catalog.search_settings(None), state)  # another split between
+        assert assemble_tool_defs(defs, context_length=200_000, config=None, state=state).turn[0] is defs  # type: ignore[index]
+
+
 def test_a_sessions_turn_split_serves_only_the_catalog_it_assembled(session: Session) -> None:
     defs = tools(20)
     state = state_of(session.host)
