@@ -31,6 +31,9 @@ ALLOWED = {
     ("hermes_core/aio.py", "_host_loop"): (
         "c", "the AsyncSession's event loop, for a summariser called deep inside a worker step"),
     ("hermes_core/aio.py", "_holding"): ("c", "per-thread flag: does this worker hold a CPU slot"),
+    ("hermes_core/store_guard.py", "_local"): (
+        "c", "on a TurnBudget the budgeted store owns: each thread's turn deadline, so concurrent "
+        "turns do not share one"),
     ("hermes_core/payload.py", "canonical_arguments"): (
         "b", "str -> str, a function of the string alone (bounded: 65,536 entries)"),
     ("hermes_core/records.py", "_path_of"): ("b", "str -> Path (immutable); bounded: 64 entries"),
@@ -68,21 +71,37 @@ def _called_name(node: ast.AST) -> str | None:
     return None
 
 
+def _target_name(target: ast.expr) -> str:
+    if isinstance(target, ast.Name):
+        return target.id
+    if isinstance(target, ast.Attribute):  # ``self.local = threading.local()``
+        return target.attr
+    return ast.unparse(target)
+
+
 def hidden_state(source: str) -> set[str]:
-    """Module-level names bound to a ContextVar or a thread-local, and functions (at any depth)
-    decorated with ``lru_cache`` / ``cache``."""
+    """Names bound to a ContextVar or a thread-local anywhere (a module name, or an attribute:
+    one on an object is as hidden a channel as one in the module), any such object made
+    without a name (``<ContextVar>``), and functions (at any depth) decorated with
+    ``lru_cache`` / ``cache``."""
     tree = ast.parse(source)
     found: set[str] = set()
-    for node in tree.body:
+    named: set[int] = set()
+    for node in ast.walk(tree):
         if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
             if isinstance(node.value, ast.Call) and _called_name(node.value) in _FACTORIES:
                 targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                found.update(t.id for t in targets if isinstance(t, ast.Name))
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+                found.update(_target_name(t) for t in targets)
+                named.add(id(node.value))
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
             _called_name(d) in _MEMO_DECORATORS for d in node.decorator_list
         ):
             found.add(node.name)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and id(node) not in named:
+            name = _called_name(node)
+            if name in _FACTORIES:
+                found.add(f"<{name}>")
     return found
 
 
@@ -140,5 +159,9 @@ def test_the_scan_sees_each_kind() -> None:
         "    def h(self): return 1\n"
         "    @property\n"
         "    def i(self): return 2\n"
+        "    def __init__(self):\n"
+        "        self.j = threading.local()\n"
+        "        k: contextvars.ContextVar[int] = contextvars.ContextVar('k')\n"
+        "        self.slots = [threading.local()]\n"
     )
-    assert hidden_state(source) == {"A", "B", "C", "e", "f", "h"}
+    assert hidden_state(source) == {"A", "B", "C", "e", "f", "h", "j", "k", "<local>"}
