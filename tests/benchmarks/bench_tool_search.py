@@ -441,7 +441,7 @@ def test_whole_turn(benchmark: Any, n: int) -> None:
     the split reads every definition's name and source, which the per-turn figures above leave
     out)."""
     from hermes_plugins.tools.assembly import assemble_tool_defs
-    from hermes_plugins.tools.bridge import _search
+    from hermes_plugins.tools.bridge import answer_bridge_call
     from hermes_plugins.tools.catalog import search_settings
 
     settings = search_settings(None)
@@ -453,7 +453,10 @@ def test_whole_turn(benchmark: Any, n: int) -> None:
 
     def turn(tools: Any) -> Any:
         assemble_tool_defs(tools, context_length=200_000, config=settings, state=state)
-        return _search({"queries": [next(queries)], "limit": 5}, tools, settings, state)
+        return answer_bridge_call(  # the hook's call, without this turn's split: split again
+            "tool_search", {"queries": [next(queries)], "limit": 5}, tools=tools,
+            settings=settings, state=state, invoke=None, host=None, ctx=None, config=settings,
+        )
 
     for _ in range(3):
         turn(defs), turn(frozen)

@@ -167,7 +167,7 @@ def _mutated_module_names(path: Path) -> set[str]:
 
 def _module_state() -> set[tuple[str, str]]:
     out: set[tuple[str, str]] = set()
-    for base in (ROOT / "hermes_core", ROOT / "plugins" / "hermes_plugins"):
+    for base in (ROOT / "hermes_core", ROOT / "plugins" / "hermes_plugins", ROOT / "contrib_engines"):
         for path in base.rglob("*.py"):
             rel = path.relative_to(ROOT).as_posix()
             out.update((rel, name) for name in _mutated_module_names(path))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from hermes_core.plugin import ContextFile, ContextFileLoader, PromptContext, hookimpl
 from hermes_plugins.context_files.reading import FileText
-from hermes_plugins.context_files.search import project
+from hermes_plugins.context_files.search import Locations, project
 from hermes_plugins.context_files.sizing import fit_files
 
 NAME = "agents_md"
@@ -19,8 +19,8 @@ RANK = 2.0
 CANDIDATES = ("AGENTS.override.md", "AGENTS.md", "agents.md")
 
 
-def load(ctx: PromptContext) -> tuple[ContextFile, ...]:
-    found = project(ctx, NAME)
+def load(ctx: PromptContext, locations: Locations | None = None) -> tuple[ContextFile, ...]:
+    found = project(ctx, NAME, locations)
     if found is None:
         return ()
     parts: list[FileText] = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hermes_core.plugin import ContextFile, ContextFileLoader, PromptContext, hookimpl
-from hermes_plugins.context_files.search import project
+from hermes_plugins.context_files.search import Locations, project
 from hermes_plugins.context_files.sizing import fit_files
 
 NAME = "claude_md"
@@ -11,8 +11,8 @@ RANK = 3.0
 CANDIDATES = ("CLAUDE.md", "claude.md")
 
 
-def load(ctx: PromptContext) -> tuple[ContextFile, ...]:
-    found = project(ctx, NAME)
+def load(ctx: PromptContext, locations: Locations | None = None) -> tuple[ContextFile, ...]:
+    found = project(ctx, NAME, locations)
     if found is None:
         return ()
     text = found.read_first(found.cwd, CANDIDATES)

@@ -15,7 +15,7 @@ from hermes_core.plugin import (
     record_warning,
 )
 from hermes_plugins.context_files.reading import FileText
-from hermes_plugins.context_files.search import Project, project
+from hermes_plugins.context_files.search import Locations, Project, project
 from hermes_plugins.context_files.sizing import fit_files
 
 NAME = "cursorrules"
@@ -40,8 +40,8 @@ def _rule_names(found: Project) -> list[str]:
     return sorted(name for name in names if name.endswith(RULE_SUFFIX))
 
 
-def load(ctx: PromptContext) -> tuple[ContextFile, ...]:
-    found = project(ctx, NAME)
+def load(ctx: PromptContext, locations: Locations | None = None) -> tuple[ContextFile, ...]:
+    found = project(ctx, NAME, locations)
     if found is None:
         return ()
     paths = [found.cwd / ".cursorrules"]

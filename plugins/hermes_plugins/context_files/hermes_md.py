@@ -9,7 +9,7 @@ is metadata for tools, not instructions for the model, and is dropped.
 from __future__ import annotations
 
 from hermes_core.plugin import ContextFile, ContextFileLoader, PromptContext, hookimpl
-from hermes_plugins.context_files.search import project
+from hermes_plugins.context_files.search import Locations, project
 from hermes_plugins.context_files.sizing import fit_files
 
 NAME = "hermes_md"
@@ -31,8 +31,8 @@ def strip_frontmatter(text: str) -> str:
     return text
 
 
-def load(ctx: PromptContext) -> tuple[ContextFile, ...]:
-    found = project(ctx, NAME)
+def load(ctx: PromptContext, locations: Locations | None = None) -> tuple[ContextFile, ...]:
+    found = project(ctx, NAME, locations)
     if found is None:
         return ()
     for directory in found.upward():

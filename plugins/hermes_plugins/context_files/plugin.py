@@ -13,7 +13,7 @@ scanners (``hermes_context_scan``) find prompt injection is replaced by a placeh
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import attrs
@@ -29,8 +29,9 @@ from hermes_core.plugin import (
     record_warning,
 )
 from hermes_plugins._common.screening import findings, flagged_soul, screen_file
+from hermes_plugins.context_files import agents_md, claude_md, cursorrules, hermes_md
 from hermes_plugins.context_files.reading import FileText, read_candidate
-from hermes_plugins.context_files.search import one_build
+from hermes_plugins.context_files.search import Locations
 from hermes_plugins.context_files.sizing import CONTEXT_FILES, ContextFileKeys, fit, max_chars_for, read_timeout, share
 
 log = get_logger(__name__)
@@ -44,16 +45,14 @@ PREAMBLE = (
 SOUL_LOADER = "soul"
 SOUL_NAME = "SOUL.md"
 
+#: The built-in loaders' ``load``: each also takes the build's ``Locations``.
+_SHARING: tuple[Callable[[PromptContext, Locations | None], tuple[ContextFile, ...]], ...] = (
+    hermes_md.load, agents_md.load, claude_md.load, cursorrules.load,
+)
+
 
 def builtin_loaders(ctx: PromptContext) -> list[ContextFileLoader]:
     """The four built-in loaders by rank, for a context built without a host."""
-    from hermes_plugins.context_files import (
-        agents_md,
-        claude_md,
-        cursorrules,
-        hermes_md,
-    )
-
     loaders = [m.hermes_context_file_loaders(ctx) for m in (hermes_md, agents_md, claude_md, cursorrules)]
     return sorted(loaders, key=lambda loader: (loader.rank, loader.name))
 
@@ -64,10 +63,21 @@ def _loaders(ctx: PromptContext) -> list[ContextFileLoader]:
     return list(ctx.host.context_file_loaders(ctx))
 
 
+def _load(loader: ContextFileLoader, ctx: PromptContext, locations: Locations) -> Any:
+    """A built-in loader shares the build's ``locations``; any other is called as the record
+    documents, ``load(ctx)`` (``search.project(ctx, name)`` then locates on its own)."""
+    given: object = loader.load  # typed as the record's one-argument callable
+    for load in _SHARING:
+        if given is load:
+            return load(ctx, locations)
+    return loader.load(ctx)
+
+
 def _first_found(ctx: PromptContext) -> tuple[ContextFileLoader | None, tuple[ContextFile, ...]]:
+    locations = Locations()  # this build's: the built-in loaders locate the project once
     for loader in _loaders(ctx):
         try:
-            result = loader.load(ctx) or ()
+            result = _load(loader, ctx, locations) or ()
             files = (result,) if isinstance(result, ContextFile) else tuple(result)
         except Exception as exc:  # one broken loader must not cost the prompt
             if getattr(ctx.host, "strict", False):
@@ -165,8 +175,7 @@ def hermes_config_sections() -> ConfigSection[ContextFileKeys]:
 @hookimpl(trylast=True)
 def hermes_prompt_context_files(ctx: PromptContext) -> PromptBlock | tuple[PromptBlock, ...]:
     max_chars = max_chars_for(ctx)
-    with one_build():
-        loader, found = _first_found(ctx)
+    loader, found = _first_found(ctx)
     files = _size(found, loader, max_chars) if loader is not None else []
     files = [_scanned(ctx, f) for f in files]
     soul = _soul(ctx, max_chars)

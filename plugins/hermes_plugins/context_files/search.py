@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import attrs
@@ -82,26 +80,28 @@ class Project:
         return None
 
 
-#: Where each cwd led within the current build (see ``one_build``); ``None`` outside a build.
-_BUILD: ContextVar[dict[Path, tuple[Path, Path | None] | None] | None] = ContextVar(
-    "hermes_context_files_build", default=None
-)
-
-
-@contextmanager
-def one_build() -> Iterator[None]:
-    """Within the block, ``project`` resolves each cwd and finds its git root once.
+class Locations:
+    """Where each cwd led, for one prompt build.
 
     The four built-in loaders (and any third party's that uses ``project``) all ask where the
     project is; the answer costs a syscall per path component and per ancestor, and cannot
-    change in a way one build should see halfway through. Every build looks again, so a
-    repository created or a directory moved between sessions is seen by the next one.
+    change in a way one build should see halfway through. The ``context_files`` block makes
+    one ``Locations`` per build and passes it to the built-in loaders, so cwd is resolved and
+    its git root found once; the next build makes a new one, so a repository created or a
+    directory moved between sessions is seen by it.
     """
-    token = _BUILD.set({})
-    try:
-        yield
-    finally:
-        _BUILD.reset(token)
+
+    __slots__ = ("_where",)
+
+    def __init__(self) -> None:
+        self._where: dict[Path, tuple[Path, Path | None] | None] = {}
+
+    def locate(self, cwd: Path) -> tuple[Path, Path | None] | None:
+        """``_locate(cwd)``, looked up once per cwd in this build."""
+        if cwd in self._where:
+            return self._where[cwd]
+        where = self._where[cwd] = _locate(cwd)
+        return where
 
 
 def _locate(cwd: Path | str) -> tuple[Path, Path | None] | None:
@@ -116,15 +116,14 @@ def _locate(cwd: Path | str) -> tuple[Path, Path | None] | None:
     return resolved, find_git_root(resolved)
 
 
-def project(ctx: PromptContext, plugin: str) -> Project | None:
-    """The project of ``ctx``; ``None`` when cwd is not a directory (nothing to search)."""
-    memo = _BUILD.get()
-    if memo is None:
-        where = _locate(ctx.cwd)
-    elif ctx.cwd in memo:
-        where = memo[ctx.cwd]
-    else:
-        where = memo[ctx.cwd] = _locate(ctx.cwd)
+def project(
+    ctx: PromptContext, plugin: str, locations: Locations | None = None
+) -> Project | None:
+    """The project of ``ctx``; ``None`` when cwd is not a directory (nothing to search).
+
+    ``locations``: the build's ``Locations``, shared by the loaders of one build; without it
+    the project is located afresh."""
+    where = _locate(ctx.cwd) if locations is None else locations.locate(ctx.cwd)
     if where is None:
         return None
     cwd, git_root = where

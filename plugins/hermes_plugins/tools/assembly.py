@@ -25,7 +25,9 @@ from hermes_core.plugin import Config, FrozenTools
 from hermes_plugins.tools import bm25
 from hermes_plugins.tools.bridge import bridge_definitions
 from hermes_plugins.tools.catalog import (
+    TurnSplit,
     classify,
+    defer_list,
     entry_of,
     estimate_schema_tokens,
     listing_budget,
@@ -61,6 +63,9 @@ class AssemblyResult:
     listing_form: str | None = None
     deferred_names: tuple[str, ...] = ()
     deferred: tuple[Mapping[str, Any], ...] = attrs.field(default=(), eq=False, repr=False)
+    #: The split made here with what it was made of (the definitions, the defer list), for
+    #: the bridge calls of the same turn (``catalog.remember_turn``, ``classify(turn=)``).
+    turn: TurnSplit | None = attrs.field(default=None, eq=False, repr=False)
 
     @functools.cached_property
     def deferred_tokens(self) -> int:
@@ -89,24 +94,26 @@ def assemble_tool_defs(
     ):
         # The same frozen catalog under the same settings and window: the same assembly, with
         # bridge definitions of its own (the host may edit what it gets).
-        state.recent.last = last[3]
-        return _bridged(last[4], settings, state)
+        return _bridged(last[4], settings, last[3])
     split = classify(definitions, settings, state)
+    turn = (definitions, defer_list(settings), split)
     budget = listing_budget(settings, context_length)
     if not split.deferred:
         if split.bridge and settings.enabled != "off":
             # Already assembled: the deferred tools are behind the bridge we were given.
             return AssemblyResult(
                 tool_defs=tuple(definitions), activated=True, listing_budget=budget, tier=2,
-                listing_form="kept",
+                listing_form="kept", turn=turn,
             )
-        return AssemblyResult(tool_defs=split.visible, activated=False, listing_budget=budget)
+        return AssemblyResult(
+            tool_defs=split.visible, activated=False, listing_budget=budget, turn=turn
+        )
     names = split.deferred_names
     if settings.enabled == "off":
         bridge_free = tuple(d for d in definitions if not any(d is b for b in split.bridge))
         return AssemblyResult(
             tool_defs=bridge_free, activated=False, deferred_count=len(split.deferred),
-            listing_budget=budget, deferred=split.deferred, deferred_names=names,
+            listing_budget=budget, deferred=split.deferred, deferred_names=names, turn=turn,
         )
     if settings.listing == "off":
         listing, form = None, "off"
@@ -114,15 +121,12 @@ def assemble_tool_defs(
         listing, form = _listing(state, split.deferred, budget, split.deferred_print)
     parts = (split, budget, listing, form)
     if definitions.__class__ is FrozenTools:
-        state.frozen_assembly = (
-            definitions, settings, context_length, state.recent.last, parts
-        )
-    return _bridged(parts, settings, state)
+        state.frozen_assembly = (definitions, settings, context_length, turn, parts)
+    return _bridged(parts, settings, turn)
 
 
 def _bridged(
-    parts: tuple[Classified, int, str | None, str], settings: ToolSearchSection,
-    state: ToolSearchState,
+    parts: tuple[Classified, int, str | None, str], settings: ToolSearchSection, turn: TurnSplit
 ) -> AssemblyResult:
     split, budget, listing, form = parts
     bridge = bridge_definitions(
@@ -137,6 +141,7 @@ def _bridged(
         listing_form=form,
         deferred_names=split.deferred_names,
         deferred=split.deferred,
+        turn=turn,
     )
 
 

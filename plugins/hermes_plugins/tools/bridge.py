@@ -26,6 +26,7 @@ from hermes_plugins.tools.catalog import (
     TOOL_DESCRIBE,
     TOOL_SEARCH,
     CatalogEntry,
+    TurnSplit,
     classify,
     default_limit,
     entry_of,
@@ -36,7 +37,7 @@ from hermes_plugins.tools.catalog import (
 from hermes_plugins.tools.schema_check import SchemaValidators, check
 from hermes_plugins.tools.settings import ToolSearchSection
 from hermes_plugins.tools.sources import source_label
-from hermes_plugins.tools.state import ToolSearchState, state_of
+from hermes_plugins.tools.state import Classified, ToolSearchState, state_of
 
 log = get_logger(__name__)
 #: The level check alone (cached by logging), so a per-call event is not built for nobody.
@@ -148,12 +149,9 @@ def _search_description(deferred_count: int, listing: str | None, listing_form: 
 
 
 class _Catalog:
-    """The live definitions split once per bridge call; entries are built only when asked."""
+    """The live definitions as split once per bridge call; entries are built only when asked."""
 
-    def __init__(
-        self, tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
-    ) -> None:
-        split = classify(tools, settings, state)
+    def __init__(self, split: Classified) -> None:
         self.deferred = split.deferred
         self.deferred_print = split.deferred_print
         self._visible = split.visible
@@ -183,10 +181,6 @@ class _Catalog:
             label = entry_of(definition).label
             counts[label] = counts.get(label, 0) + 1
         return [{"name": label, "tool_count": counts[label]} for label in sorted(counts)]
-
-
-def _catalog(tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState) -> _Catalog:
-    return _Catalog(tools, settings, state)
 
 
 def _error(message: str, **extra: Any) -> str:
@@ -259,22 +253,27 @@ def answer_bridge_call(
     host: Any,
     ctx: ToolCallContext | None,
     config: Config | ToolSearchSection | None,
+    turn: TurnSplit | None = None,
 ) -> Any:
     """``handle_bridge_call`` with the settings and the host's state already looked up (the
     hook's path: it has them). ``invoke`` may be ``None`` for ``tool_search`` and
-    ``tool_describe``, which run nothing."""
+    ``tool_describe``, which run nothing. ``turn`` (``catalog.turn_split``): the split the
+    session's assembly made this turn, reused when it was made of these very ``tools``."""
     args, problem = _parse_arguments(arguments)
     if args is None:
         return _error(f"{name}: {problem}")
+    if name not in BRIDGE_TOOL_NAMES:
+        return _error(
+            f"{name!r} is not a bridge tool (expected one of {', '.join(sorted(BRIDGE_TOOL_NAMES))})"
+        )
+    split = classify(tools, settings, state, turn=turn)  # once per call, shared below
     if name == TOOL_SEARCH:
-        return _search(args, tools, settings, state)
+        return _search(args, split, settings, state)
     if name == TOOL_DESCRIBE:
-        return _describe(args, tools, settings, state)
-    if name == TOOL_CALL:
-        if invoke is None:
-            raise TypeError("tool_call needs an invoke function")
-        return _call(args, tools, settings, invoke, host, ctx, config, state)
-    return _error(f"{name!r} is not a bridge tool (expected one of {', '.join(sorted(BRIDGE_TOOL_NAMES))})")
+        return _describe(args, split)
+    if invoke is None:
+        raise TypeError("tool_call needs an invoke function")
+    return _call(args, split, invoke, host, ctx, config)
 
 
 def _string_list(value: Any) -> list[str] | None:
@@ -293,7 +292,7 @@ def _string_list(value: Any) -> list[str] | None:
 
 
 def _search(
-    args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
+    args: Mapping[str, Any], split: Classified, settings: ToolSearchSection, state: ToolSearchState
 ) -> str:
     queries = _string_list(args.get("queries", args.get("query")))
     if queries is None:
@@ -310,7 +309,6 @@ def _search(
     if not isinstance(limit, int) or isinstance(limit, bool):
         limit = default_limit(settings)
     limit = max(1, min(limit, settings.max_search_limit))
-    split = classify(tools, settings, state)
     deferred = split.deferred
     index = bm25.index_for(deferred, split.deferred_print, state)
     # Frozen definitions cannot change, so a hit's whole summary (``required`` included) is
@@ -345,7 +343,7 @@ def _search(
                 shown[name] = summary
         group: dict[str, Any] = {"query": query, "matches": matches}
         if not hits:
-            group["available_sources"] = _catalog(tools, settings, state).sources()
+            group["available_sources"] = _Catalog(split).sources()
             group["hint"] = (
                 "nothing matched; try other keywords (a service name, a verb, a parameter "
                 "name) or search one of the sources listed"
@@ -411,9 +409,7 @@ def _clip(text: str, limit: int = DESCRIPTION_CHARS) -> str:
     return text if len(text) <= limit else text[:limit].rstrip() + "…"
 
 
-def _describe(
-    args: Mapping[str, Any], tools: Sequence[Any], settings: ToolSearchSection, state: ToolSearchState
-) -> str:
+def _describe(args: Mapping[str, Any], split: Classified) -> str:
     names = _string_list(args.get("names", args.get("name")))
     if not names:
         return _error(f"{TOOL_DESCRIBE}: 'names' must list one or more exact tool names")
@@ -422,7 +418,7 @@ def _describe(
         return _error(
             f"{TOOL_DESCRIBE}: too many names ({len(names)}); ask for at most {MAX_DESCRIBE} at once"
         )
-    catalog = _catalog(tools, settings, state)
+    catalog = _Catalog(split)
     described: dict[str, Any] = {}
     not_found: list[str] = []
     errors: dict[str, str] = {}
@@ -447,13 +443,11 @@ def _describe(
 
 def _call(
     args: Mapping[str, Any],
-    tools: Sequence[Any],
-    settings: ToolSearchSection,
+    split: Classified,
     invoke: Invoke,
     host: Any,
     ctx: ToolCallContext | None,
     config: Config | ToolSearchSection | None,
-    state: ToolSearchState,
 ) -> Any:
     calls = args.get("calls")
     if calls is None and "name" in args:  # tolerate the flat form {name, arguments}
@@ -474,7 +468,7 @@ def _call(
         return _error(
             f"{TOOL_CALL}: {target!r} is a bridge tool; call it directly, not through {TOOL_CALL}"
         )
-    catalog = _catalog(tools, settings, state)
+    catalog = _Catalog(split)
     entry = catalog.entry(target)
     if entry is None:
         if catalog.is_visible(target):

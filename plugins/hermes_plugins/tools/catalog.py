@@ -12,13 +12,11 @@ visible, unchanged, so the provider (not this plugin) reports them.
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import functools
 import json
 import math
 import weakref
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
@@ -169,30 +167,28 @@ def entry_of(definition: Mapping[str, Any]) -> CatalogEntry:
     )
 
 
-
-
-
 _MEMO_MAX = 4  # splits of settled plain catalogs remembered (``ToolSearchState.plain_splits``)
-_trusted: contextvars.ContextVar[tuple[Any, frozenset[str], Classified] | None] = (
-    contextvars.ContextVar("hermes_tools_turn_split", default=None)
-)
+
+#: The split a session's assembly made this turn: (the definitions it split, the defer list,
+#: the split), as ``ToolSearchState.turns`` keeps it.
+TurnSplit = tuple[Any, frozenset[str], Classified]
 
 
-def remember_turn(session: Any, definitions: Any, state: ToolSearchState) -> None:
-    """After ``session`` assembled ``definitions``: keep the split for the rest of its turn.
+def remember_turn(session: Any, turn: TurnSplit | None, state: ToolSearchState) -> None:
+    """After ``session``'s assembly (``AssemblyResult.turn``): keep its split for the rest of
+    the turn; ``None`` forgets the last one.
 
     Kept by ``id(session)`` in a plain dict (a weak-keyed dict makes a weak reference on
     every lookup); a finalizer drops the entry when the session goes, before its id can be
     reused."""
-    last = getattr(state.recent, "last", None)
     key = id(session)
-    if last is not None and last[0] is definitions:
-        if key not in state.watched:
-            state.watched.add(key)
-            weakref.finalize(session, _forget_session, state.turns, state.watched, key)
-        state.turns[key] = last
-    else:
+    if turn is None:
         state.turns.pop(key, None)
+        return
+    if key not in state.watched:
+        state.watched.add(key)
+        weakref.finalize(session, _forget_session, state.turns, state.watched, key)
+    state.turns[key] = turn
 
 
 def _forget_session(turns: dict[int, Any], watched: set[int], key: int) -> None:
@@ -200,31 +196,20 @@ def _forget_session(turns: dict[int, Any], watched: set[int], key: int) -> None:
     watched.discard(key)
 
 
-def enter_turn(session: Any, definitions: Any, state: ToolSearchState) -> contextvars.Token[Any]:
-    """Until ``leave_turn(token)``: ``classify(definitions, ...)`` answers with the split the
-    session's assembly made this turn, when ``definitions`` is the catalog it assembled (the
-    bridge's ``tool_search`` then compares the catalog no second time). A pair of calls, not
-    a generator context manager: this runs on every bridge call."""
+def turn_split(session: Any, definitions: Any, state: ToolSearchState) -> TurnSplit | None:
+    """The split ``session``'s assembly made this turn, when ``definitions`` is the very catalog
+    it assembled; else ``None``. Give it to ``classify(..., turn=...)``: the bridge's
+    ``tool_search`` then compares the catalog no second time."""
     entry = state.turns.get(id(session)) if session is not None else None
-    return _trusted.set(entry if entry is not None and entry[0] is definitions else None)
-
-
-def leave_turn(token: contextvars.Token[Any]) -> None:
-    _trusted.reset(token)
-
-
-@contextlib.contextmanager
-def turn_of(session: Any, definitions: Any, state: ToolSearchState) -> Iterator[None]:
-    """``enter_turn`` ... ``leave_turn`` as a context manager."""
-    token = enter_turn(session, definitions, state)
-    try:
-        yield
-    finally:
-        leave_turn(token)
+    return entry if entry is not None and entry[0] is definitions else None
 
 
 def classify(
-    definitions: Iterable[Any], settings: ToolSearchSection, state: ToolSearchState | None = None
+    definitions: Iterable[Any],
+    settings: ToolSearchSection,
+    state: ToolSearchState | None = None,
+    *,
+    turn: TurnSplit | None = None,
 ) -> Classified:
     """Split the live definitions into visible, deferred and (earlier) bridge definitions.
 
@@ -232,18 +217,16 @@ def classify(
     when those are proven the same: a frozen catalog by identity, a settled catalog of plain
     dicts by the search fingerprint's check (``bm25.settled_fingerprint``) - and then cut by
     position from the live definitions: a split never holds a definition the caller no longer
-    passes.
+    passes. ``turn`` (``turn_split``) is the split this turn's assembly made, taken as it is
+    when it was made of these very ``definitions`` under the same defer list.
     What is remembered lives in ``state`` (the host's); without one nothing is.
     """
     defer = defer_list(settings)
-    trusted = _trusted.get()
-    if trusted is not None and trusted[0] is definitions and trusted[1] == defer:
-        return trusted[2]
+    if turn is not None and turn[0] is definitions and turn[1] == defer:
+        return turn[2]
     if state is None:
         state = ToolSearchState()
-    split = _classify(definitions, defer, state)
-    state.recent.last = (definitions, defer, split)
-    return split
+    return _classify(definitions, defer, state)
 
 
 def _classify(

@@ -72,7 +72,7 @@ class ToolSearchState:
 
     __slots__ = (
         "lock", "index_memo", "index_last", "seen", "listing_memo", "listing_last",
-        "last_frozen", "plain_splits", "turns", "watched", "recent",
+        "last_frozen", "plain_splits", "turns", "watched",
         "frozen_assembly",
         "__weakref__",
     )
@@ -92,13 +92,11 @@ class ToolSearchState:
         self.last_frozen: tuple[tuple[Any, ...], frozenset[str], Classified] | None = None
         self.plain_splits: tuple[_Positions, ...] = ()
         #: catalog: the split each session's assembly made this turn, by ``id(session)``
-        #: (``catalog.remember_turn``: a finalizer drops it with the session), and per thread
-        #: the split ``classify`` made last.
+        #: (``catalog.remember_turn``: a finalizer drops it with the session).
         self.turns: dict[int, tuple[Any, frozenset[str], Classified]] = {}
         self.watched: set[int] = set()
-        self.recent = threading.local()
-        #: assembly: the last assembly of a frozen catalog (catalog, settings, window, the
-        #: split ``classify`` made, (split, budget, listing, form)), reused by identity.
+        #: assembly: the last assembly of a frozen catalog (catalog, settings, window, its
+        #: ``AssemblyResult.turn``, (split, budget, listing, form)), reused by identity.
         self.frozen_assembly: tuple[Any, ...] | None = None
 
 

@@ -33,10 +33,9 @@ from hermes_plugins.tools.bridge import answer_bridge_call
 from hermes_plugins.tools.catalog import (
     BRIDGE_TOOL_NAMES,
     TOOL_CALL,
-    enter_turn,
-    leave_turn,
     remember_turn,
     search_settings,
+    turn_split,
 )
 from hermes_plugins.tools.settings import TOOLS, ToolsSection
 from hermes_plugins.tools.state import state_of
@@ -58,7 +57,7 @@ def hermes_tools_assemble(tools: Sequence[dict[str, Any]], ctx: ToolsContext) ->
         tools, context_length=ctx.context_length, config=ctx.config, state=state
     )
     if ctx.session is not None:
-        remember_turn(ctx.session, tools, state)  # the turn's tool_search reuses this split
+        remember_turn(ctx.session, result.turn, state)  # the turn's tool_search reuses it
     if _debug(logging.DEBUG):  # per turn: skip building the event when nobody listens
         log.debug(
             "tools_assembled",
@@ -108,14 +107,11 @@ def hermes_tool_call(name: str, arguments: Mapping[str, Any], ctx: ToolCallConte
     if name == TOOL_CALL and not callable(invoke):
         invoke = _no_invoke(ctx)  # only tool_call runs a tool
     state = state_of(ctx.host)
-    token = enter_turn(session, catalog, state)
-    try:
-        return answer_bridge_call(
-            name, arguments, tools=catalog, settings=search_settings(ctx.config), state=state,
-            invoke=invoke, host=ctx.host, ctx=ctx, config=ctx.config,
-        )
-    finally:
-        leave_turn(token)
+    return answer_bridge_call(
+        name, arguments, tools=catalog, settings=search_settings(ctx.config), state=state,
+        invoke=invoke, host=ctx.host, ctx=ctx, config=ctx.config,
+        turn=turn_split(session, catalog, state),  # this turn's split, when of this catalog
+    )
 
 
 @hookimpl(trylast=True)

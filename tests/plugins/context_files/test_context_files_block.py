@@ -397,9 +397,7 @@ def test_session_never_loads_soul_twice(plugin_host: PluginHost, outside: Path) 
 # --- where the project is: looked up once per build, again by the next build ------------------
 
 
-def test_one_build_locates_the_project_once(
-    plugin_host: PluginHost, outside: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _count_git_root_lookups(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     from hermes_plugins.context_files import search
 
     calls: list[Path] = []
@@ -410,11 +408,57 @@ def test_one_build_locates_the_project_once(
         return real(start)
 
     monkeypatch.setattr(search, "find_git_root", counting)
+    return calls
+
+
+def test_a_build_locates_the_project_once(
+    plugin_host: PluginHost, outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _count_git_root_lookups(monkeypatch)
     block, _ = build(plugin_host, outside)
     assert block is None  # every built-in loader looked, none found a file
     assert calls == [outside.resolve()]  # was once per loader (four)
     build(plugin_host, outside)
     assert len(calls) == 2  # a new build looks again
+
+
+def test_where_the_project_is_is_shared_only_through_the_locations_passed(
+    outside: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_plugins.context_files.search import Locations, project
+
+    calls = _count_git_root_lookups(monkeypatch)
+    ctx = context(None, outside)
+    first, second = project(ctx, "a"), project(ctx, "b")
+    assert first is not None and second is not None and first.cwd == second.cwd == outside.resolve()
+    assert len(calls) == 2  # nothing passed: each call locates afresh, nothing is remembered
+    locations = Locations()
+    assert project(ctx, "a", locations) == first and len(calls) == 3
+    assert project(ctx, "b", locations) == second and len(calls) == 3  # the same build's answer
+    assert project(ctx, "a", Locations()) == first and len(calls) == 4  # another build's: afresh
+
+
+def test_a_third_party_loader_locating_on_its_own_sees_the_same_project(
+    plugin_host: PluginHost, register_plugin: Register, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from hermes_plugins.context_files.search import project
+
+    root = tmp_path / "repo"
+    (root / ".git").mkdir(parents=True)
+    cwd = root / "pkg"
+    write(root / "NOTES.md", "root notes")
+    cwd.mkdir()
+
+    def load(ctx: PromptContext) -> tuple[ContextFile, ...]:
+        found = project(ctx, "notes")  # the record's one-argument call: no build's locations
+        text = None if found is None else found.read(found.root / "NOTES.md")
+        return () if text is None else (ContextFile(path=text.path, label="NOTES.md", text=text.head),)
+
+    register_plugin(loader_plugin(name="notes", rank=0.5, load=load), "notes")
+    calls = _count_git_root_lookups(monkeypatch)
+    block, _ = build(plugin_host, cwd)
+    assert block is not None and "root notes" in block.text
+    assert calls == [cwd.resolve()]  # located once, by the third party's own call
 
 
 def test_a_repository_created_between_builds_is_seen(plugin_host: PluginHost, tmp_path: Path) -> None:

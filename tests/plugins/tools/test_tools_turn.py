@@ -312,6 +312,51 @@ def test_a_sessions_turn_split_goes_with_the_session(tmp_path: Path) -> None:
     assert key not in state.turns and key not in state.watched  # an id reused later finds nothing
 
 
+def test_classify_takes_a_turns_split_only_for_the_same_catalog_and_defer_list() -> None:
+    from hermes_plugins.tools.settings import ToolSearchSection
+    from hermes_plugins.tools.state import ToolSearchState
+
+    defs, defaults = tools(30), ToolSearchSection()
+    split = catalog.classify(defs, defaults, ToolSearchState())
+    turn = (defs, catalog.defer_list(defaults), split)
+    assert catalog.classify(defs, defaults, turn=turn) is split  # passed in: no state needed
+    assert catalog.classify(defs, defaults) is not split  # nothing passed: split afresh
+    copied = list(defs)
+    assert catalog.classify(copied, defaults, turn=turn) is not split  # another list
+    deferring = ToolSearchSection(defer=("terminal",))
+    assert "terminal" in catalog.classify(defs, deferring, turn=turn).deferred_names
+
+
+def test_an_assembly_carries_the_split_it_made_for_the_turn() -> None:
+    from hermes_plugins.tools.assembly import assemble_tool_defs
+    from hermes_plugins.tools.state import ToolSearchState
+
+    state = ToolSearchState()
+    defer = catalog.defer_list(catalog.search_settings(None))
+    for defs in (tools(30), freeze_tools(tools(30))):
+        first = assemble_tool_defs(defs, context_length=200_000, config=None, state=state)
+        again = assemble_tool_defs(defs, context_length=200_000, config=None, state=state)
+        for result in (first, again):  # a frozen catalog's second assembly is reused whole
+            assert result.turn is not None and result.turn[0] is defs and result.turn[1] == defer
+            assert result.turn[2].deferred == result.deferred and len(result.deferred) == 30
+        catalog.classify(tools(5), catalog.search_settings(None), state)  # another split between
+        assert assemble_tool_defs(defs, context_length=200_000, config=None, state=state).turn[0] is defs  # type: ignore[index]
+
+
+def test_a_sessions_turn_split_serves_only_the_catalog_it_assembled(session: Session) -> None:
+    defs = tools(20)
+    state = state_of(session.host)
+    assert catalog.turn_split(session, defs, state) is None  # nothing assembled yet
+    session.assemble_tools(defs)
+    turn = catalog.turn_split(session, defs, state)
+    assert turn is not None and turn[0] is defs and turn is state.turns[id(session)]
+    assert catalog.turn_split(session, list(defs), state) is None  # an equal list is not it
+    assert catalog.turn_split(None, defs, state) is None
+    other = Session.open(cwd=str(session.cwd), home=str(session.home), model="gpt-5",
+                         provider="openai", context_length=200_000, persist=False)
+    assert other.host is session.host and catalog.turn_split(other, defs, state) is None
+
+
 # --- a settled plain catalog's split, cut from the live list by position --------------------
 
 
