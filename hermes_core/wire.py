@@ -267,9 +267,6 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
     result, each unchanged message converted once per session).
     """
     system = payload.get("system")
-    messages: list[Any] = []
-    if system:
-        messages.append({"role": "system", "content": system})
     keep_markers = str(payload.get("provider") or "").strip().lower() == "openrouter"
     laid_out = payload.get("messages") or []
     wire = None
@@ -289,8 +286,10 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
             if images:
                 relocated[index] = images
         place_relocated(wire, relocated)
-    messages.extend(wire)
-    out: dict[str, Any] = {"messages": messages}
+    if system:  # in front of ``wire``, a list made for this request: a move of pointers, where
+        # a copy into another list would touch every message once more (and free the first)
+        wire.insert(0, {"role": "system", "content": system})
+    out: dict[str, Any] = {"messages": wire}
     if payload.get("model"):
         out["model"] = payload["model"]
     tools = payload.get("tools")
