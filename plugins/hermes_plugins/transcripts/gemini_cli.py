@@ -454,16 +454,29 @@ def _read_recording_lines(source: TranscriptSource) -> Transcript:
     return _from_records(source, ((r, 1) for r in by_id.values()), metadata)
 
 
+#: A tool call's parameters as JSON text, exactly as ``make_tool_call`` writes them
+#: (``json.dumps(..., ensure_ascii=False)``): ``json.dumps`` with an option builds a new encoder
+#: each call, about half the cost of encoding a call's few parameters.
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
 def _read_stream(source: TranscriptSource) -> Transcript:
     stream = _Stream(source.report)
+    add = stream.add
     for _lineno, event in object_records(source):
-        stream.add(event)
+        add(event)
     return source.transcript(stream.finish(), model=stream.model, metadata=stream.metadata)
 
 
 class _Stream:
     """``--output-format stream-json`` events read so far: an assistant reply takes its
-    ``delta`` chunks, then the ``tool_use`` events of the same response."""
+    ``delta`` chunks, then the ``tool_use`` events of the same response.
+
+    At most one message is open: ``open_text`` (a reply taking chunks) or ``open_calls`` (a
+    message taking calls); opening one closes the other. Records are one a line and most are
+    chunks, so the counts of converted and merged records are kept here and handed to the
+    report once, by ``finish``.
+    """
 
     def __init__(self, report: ReportBuilder) -> None:
         self.report = report
@@ -471,17 +484,26 @@ class _Stream:
         self.metadata: dict[str, Any] = {}
         self.model: str | None = None
         self.open_text: dict[str, Any] | None = None  # the assistant reply still taking delta chunks
-        self.chunks: list[str] = []
+        self.chunks: list[str] = []  # its text so far, joined by ``finish``
         self.open_calls: dict[str, Any] | None = None  # the assistant message still taking tool_use events
+        self.converted = 0
+        self.merged_chunks = 0
+        self.merged_calls = 0
 
     def add(self, event: Mapping[str, Any]) -> None:
         kind = event.get("type")
-        if kind == "message" and event.get("role") == "assistant":
-            self._assistant_text(event)
-        elif kind == "message":
-            self.open_text = self.open_calls = None
-            self.out.append(mark_user_text({"role": "user", "content": str(event.get("content") or "")}, self.report))
-            self.report.converted()
+        if kind == "message":
+            if event.get("role") != "assistant":
+                self._user_text(event)
+            elif self.open_text is not None and event.get("delta"):
+                # The commonest record: one more chunk of the reply being streamed.
+                chunks = self.chunks
+                chunks.append(str(event.get("content") or ""))
+                if len(chunks) >= 1024:  # joined in batches: no copy of the whole text per chunk
+                    chunks[:] = ["".join(chunks)]
+                self.merged_chunks += 1
+            else:
+                self._reply(event)
         elif kind == "tool_use":
             self._tool_use(event)
         elif kind == "tool_result":
@@ -489,40 +511,42 @@ class _Stream:
         else:
             self._notice(kind, event)
 
-    def _assistant_text(self, event: Mapping[str, Any]) -> None:
+    def _user_text(self, event: Mapping[str, Any]) -> None:
+        self.open_text = self.open_calls = None
+        self.out.append(mark_user_text({"role": "user", "content": str(event.get("content") or "")}, self.report))
+        self.converted += 1
+
+    def _reply(self, event: Mapping[str, Any]) -> None:
+        """An assistant reply's first text (or a text that does not continue the open reply)."""
         text = str(event.get("content") or "")
-        if self.open_text is not None and event.get("delta") and self.open_calls is None:
-            chunks = self.chunks
-            chunks.append(text)  # joined in batches: no copy of the whole text per chunk
-            if len(chunks) >= 1024:
-                chunks[:] = ["".join(chunks)]
-            self.report.merged("assistant_delta_chunks")
-            return
         self.open_text = {"role": "assistant", "content": text}
         self.chunks = self.open_text["_chunks"] = [text]
         self.open_calls = None
         self.out.append(self.open_text)
-        self.report.converted()
+        self.converted += 1
 
     def _tool_use(self, event: Mapping[str, Any]) -> None:
-        call = make_tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""),
-                              event.get("parameters"))
+        arguments = event.get("parameters")
+        if not isinstance(arguments, str):  # what make_tool_call would do, with the encoder made once
+            arguments = _ARGUMENTS_JSON.encode(arguments if arguments is not None else {})
+        call = make_tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""), arguments)
         open_text = self.open_text
         holder = self.open_calls or (open_text if open_text is not None and "tool_calls" not in open_text else None)
         if holder is not None:
             holder.setdefault("tool_calls", []).append(call)
             if not holder.get("content"):
                 holder["content"] = None
-            self.report.merged("calls_of_one_response")
+            self.merged_calls += 1
         else:
             holder = {"role": "assistant", "content": None, "tool_calls": [call]}
             self.out.append(holder)
-            self.report.converted()
+            self.converted += 1
         self.open_calls, self.open_text = holder, None
 
     def _tool_result(self, event: Mapping[str, Any]) -> None:
         self.open_text = None
-        error = mapping(event.get("error"))
+        error = event.get("error")
+        error = mapping(error) if error is not None else {}  # most results carry no error at all
         content = event.get("output")
         if content is None and error:
             content = str(error.get("message") or "")
@@ -531,7 +555,7 @@ class _Stream:
         if event.get("status") == "error" or error:
             result["_is_error"] = True
         self.out.append(result)
-        self.report.converted()
+        self.converted += 1
         # Results of one batch of calls stay after it; the next tool_use starts a new reply.
         self.open_calls = None
 
@@ -555,7 +579,12 @@ class _Stream:
             report.dropped(f"unknown:{kind}")
 
     def finish(self) -> list[dict[str, Any]]:
-        """The messages, each assistant reply's chunks joined."""
+        """The messages, each assistant reply's chunks joined; the counts kept so far reported."""
+        self.report.converted(self.converted)
+        if self.merged_chunks:
+            self.report.merged("assistant_delta_chunks", self.merged_chunks)
+        if self.merged_calls:
+            self.report.merged("calls_of_one_response", self.merged_calls)
         for message in self.out:
             if "_chunks" in message:
                 message["content"] = "".join(message.pop("_chunks"))
