@@ -77,6 +77,7 @@ from hermes_core.redaction_patterns import (
     AWS_ID_SRC,
     AWS_SECRET_SRC,
     CASED_ANCHORS,
+    COMMAND_GROUPS,
     COMMON,
     GROUP_FAMILY,
     OPTIONAL,
@@ -182,6 +183,17 @@ def _private_b64(text: str) -> bool:
 def _placeholder_value(value: str) -> bool:
     """``curl -u USER:TOKEN`` in docs, ``-u $USER:$PASS``, ``-u 1000:1000`` (a uid:gid)."""
     return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
+
+
+_ALL_CAPS = re.compile(r"[A-Z_]+")
+
+
+def _htpasswd_batch(m: re.Match[str]) -> bool:
+    """``htpasswd -b file user password`` (``-nb user password``): the password is on the command
+    line only with ``-b``, and it is the third argument (the second with ``-n``)."""
+    letters = "".join(t[1:] for t in m.group("ht_f").split() if t.startswith("-"))
+    words = m.string[m.end("ht_f"): m.start("ht_v")].strip("\\\"'").split()
+    return "b" in letters and len(words) == (1 if "n" in letters else 2)
 
 
 def _netrc(text: str, at: int, end: int) -> bool:
@@ -446,6 +458,8 @@ class Redactor:
             return self.placeholder(GROUP_FAMILY[group], whole)
         if group in ("as", "qp", "ym", "gp"):
             return self._keyword(m, group)
+        if group in COMMAND_GROUPS:
+            return self._command_flag(m, group)
         value = m.group(name)
         if value.startswith(MASK_PREFIX):
             return whole
@@ -459,10 +473,27 @@ class Redactor:
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
+            if value.startswith(("env:", "file:", "fd:")) or value == "stdin":  # openssl -passin: where it is
+                return whole
+            if value.startswith("pass:"):  # openssl -passin pass:VALUE
+                kept, value = kept + "pass:", value[5:]
             family, secret = _keyword_family(kept, value), value
         else:
             family, secret = GROUP_FAMILY[group], value
         return kept + self.placeholder(family, secret) + whole[end - offset:]
+
+    def _command_flag(self, m: re.Match[str], group: str) -> str:
+        # ``mysql ... -pVALUE`` and the like: the arguments between the command and its flag are
+        # scanned for the other families (not the command's name: it would match its own args).
+        whole, offset = m.group(0), m.start()
+        start, end = m.span(f"{group}_v")
+        value = m.group(f"{group}_v")
+        head = whole[0] + self.redact(whole[1: start - offset])
+        tail = whole[end - offset:]
+        if (value.startswith((MASK_PREFIX, "$", "{", "%")) or _ALL_CAPS.fullmatch(value) is not None
+                or (group == "ht" and not _htpasswd_batch(m))):
+            return head + value + tail
+        return head + self.placeholder(GROUP_FAMILY[group], value) + tail
 
     def _keyword(self, m: re.Match[str], group: str) -> str:
         whole, offset = m.group(0), m.start()
