@@ -71,6 +71,20 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from hermes_core.redaction_patterns import (
+    ANCHOR_OPTIONAL,
+    ANCHORS,
+    AWS_ID_SRC,
+    AWS_SECRET_SRC,
+    CASED_ANCHORS,
+    COMMAND_GROUPS,
+    COMMON,
+    GROUP_FAMILY,
+    OPTIONAL,
+    PREFIX_FAMILIES,
+    VENDOR_SRC,
+)
+
 MASK = "[REDACTED]"
 #: Every placeholder starts with this (``[REDACTED]``, ``[REDACTED:family#hash]``,
 #: ``[REDACTED PRIVATE KEY]``): a value that already is one is never masked again.
@@ -89,225 +103,6 @@ def plain_masks(text: str) -> str:
 HASH_DIGITS = 6
 AWS_PAIR_DISTANCE = 300
 
-# --- the families -----------------------------------------------------------------------------
-
-#: Vendor prefixes, kept visible in front of the mask (the vendor helps a reader), by family.
-#: The longest prefix of a family that matches names it (``sk-ant-`` before ``sk-``).
-_PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
-    ("sk-ant-", "anthropic"),
-    ("sk-", "openai"),
-    ("github_pat_", "github"), ("ghp_", "github"), ("gho_", "github"), ("ghu_", "github"),
-    ("ghs_", "github"), ("ghr_", "github"),
-    ("glc_", "grafana"), ("glsa_", "grafana"), ("gl", "gitlab"), ("GR1348941", "gitlab"),
-    ("xox", "slack"), ("xapp-", "slack"),
-    ("AIza", "google_api_key"),
-    ("AKIA", "aws_access_key_id"), ("ASIA", "aws_access_key_id"), ("ABIA", "aws_access_key_id"),
-    ("ACCA", "aws_access_key_id"),
-    ("hf_", "huggingface"), ("npm_", "npm"), ("pypi-", "pypi"),
-    ("sk_", "stripe"), ("rk_", "stripe"), ("pk_", "stripe"), ("whsec_", "stripe"),
-    ("sq0", "square"), ("AKC", "artifactory"),
-    ("gsk_", "groq"), ("xai-", "xai"), ("fw_", "fireworks"), ("r8_", "replicate"),
-    ("pplx-", "perplexity"), ("tvly-", "tavily"),
-    ("ya29.", "google_oauth"), ("GOCSPX-", "google_oauth"), ("hv", "vault"), ("do", "digitalocean"),
-    ("shp", "shopify"), ("lin_api_", "linear"), ("AGE-SECRET-KEY-1", "age"),
-    ("dapi", "databricks"), ("dp.", "doppler"), ("ntn_", "notion"), ("secret_", "notion"), ("PMAK-", "postman"), ("sntry", "sentry"),
-    ("eyJrIjoi", "grafana"), ("eyJhdXRocyI6", "docker_config"), ("eyJwYXlsb2FkIjoi", "aws_ecr_token"), ("ATATT3", "atlassian"),
-    ("key-", "mailgun"), ("pul-", "pulumi"), ("sbp_", "supabase"), ("sb_secret_", "supabase"), ("sl.", "dropbox"),
-    ("NRAK-", "newrelic"), ("HRKU-", "heroku"), ("CFPAT-", "contentful"), ("EZAK", "easypost"),
-    ("FLWSECK", "flutterwave"), ("ATBB", "bitbucket"), ("CCIPAT_", "circleci"), ("pscale_", "planetscale"),
-    ("rnd_", "render"), ("figd_", "figma"), ("lsv2_", "langsmith"), ("pcsk_", "pinecone"), ("tfp_", "typeform"),
-    ("aio_", "adafruit"), ("pnu_", "prefect"), ("rdme_", "readme"), ("rubygems_", "rubygems"),
-    ("xkeysib-", "brevo"), ("shippo_", "shippo"), ("duffel_", "duffel"), ("tk-us-", "scalingo"),
-    ("fio-u-", "frameio"), ("tskey-", "tailscale"), ("ops_", "onepassword"), ("bkua_", "buildkite"),
-    ("IQoJb3JpZ2lu", "aws_session_token"), ("FwoGZXIvYXdz", "aws_session_token"),
-    ("FQoGZXIvYXdz", "aws_session_token"),
-)
-
-# Every alternative of ``_ONE`` opens with a literal character or a character class, never with
-# a group or a look-behind: sre then rules an alternative out at a position with one character
-# test (we measured 24 alternatives at 280 ms/MB opening with a class, 1,350 opening with a
-# group). A look-behind on the character before a match therefore comes after the first
-# character, two characters wide (``e(?<![A-Za-z0-9_\-]e)yJ``: "the character before this ``e``
-# is not ..."). The part a match keeps visible (a vendor prefix, ``AccountKey=``) is everything
-# before the group ``<tag>_v``; a match masked whole ends with an empty group ``<tag>``, so the
-# last group closed (``lastgroup``) names the alternative. An escaped line break (``\\n``,
-# ``\\t``, ``\\r``: text inside a JSON string, as tool arguments are) counts as a boundary too.
-#: Vendor key prefixes by first letter (the letter, then the rest of each prefix as a regex);
-#: ``_VENDOR_SRC`` tests the letter once and the look-behind once per letter, not per prefix.
-#: A prefix that also opens identifiers (``aio_``, ``rnd_``) ends with ``_KEYLIKE``.
-_KEYLIKE = (
-    r"(?=[A-Za-z0-9_\-]{20})(?=[a-z_\-]{0,19}[A-Z0-9])(?![a-z0-9\-]*_[a-z0-9_\-]*(?![A-Za-z0-9_\-]))"
-)
-_VENDOR_PREFIXES: tuple[tuple[str, str], ...] = (
-    ("s", r"k-(?:proj-|ant-(?:api\d\d-|admin\d\d-|oat\d\d-)?|svcacct-|admin-|or-v1-)?"),
-    ("s", r"k_(?:live|test)_"), ("s", r"q0(?:csp|atp)-"), ("s", r"hp(?:at|ss|ca|pa)_"), ("s", r"ntryu_"),
-    ("s", r"bp_(?=[0-9a-f]{40})"), ("s", r"l\.(?=[A-Za-z0-9_\-]{130})"),
-    ("s", r"b_secret_" + _KEYLIKE), ("s", r"hippo_(?:live|test)_" + _KEYLIKE),
-    ("s", r"ecret_(?=[A-Za-z]*[0-9])(?=[A-Za-z0-9]{43}(?![A-Za-z0-9_\-]))"),
-    ("g", r"h[pousr]_"), ("g", r"ithub_pat_"), ("g", r"l(?:pat|ptt|dt|rt|ft|soat|cbt|imt|agent|oas)-"),
-    ("g", r"sk_"), ("g", r"lsa_"),
-    ("G", r"R1348941"), ("G", r"OCSPX-"),
-    ("x", r"ox[abposre]-"), ("x", r"app-"), ("x", r"ai-"), ("x", r"keysib-" + _KEYLIKE),
-    ("A", r"Iza"), ("A", r"KC(?=[A-Za-z0-9]{10})"), ("A", r"GE-SECRET-KEY-1"), ("A", r"TBB"),
-    ("h", r"f_"), ("h", r"v[sb]\."),
-    ("n", r"pm_"), ("n", r"tn_"),
-    ("p", r"ypi-"), ("p", r"k_(?:live|test)_"), ("p", r"plx-"), ("p", r"ul-(?=[0-9a-f]{40})"),
-    ("p", r"scale_(?:tkn|pw|oauth)_" + _KEYLIKE), ("p", r"csk_" + _KEYLIKE), ("p", r"nu_" + _KEYLIKE),
-    ("r", r"k_(?:live|test)_"), ("r", r"8_"), ("r", r"nd_" + _KEYLIKE), ("r", r"dme_" + _KEYLIKE),
-    ("r", r"ubygems_" + _KEYLIKE),
-    ("w", r"hsec_"),
-    ("f", r"w_"), ("f", r"igd_" + _KEYLIKE), ("f", r"io-u-" + _KEYLIKE),
-    ("t", r"vly-"), ("t", r"fp_" + _KEYLIKE), ("t", r"k-us-" + _KEYLIKE), ("t", r"skey-(?:api-|auth-|client-)?" + _KEYLIKE),
-    ("y", r"a29\."),
-    ("d", r"o[por]_v1_"), ("d", r"api(?=[0-9a-f]{32})"), ("d", r"p\.(?:pt|st|sa|ct|scim|audit)\."),
-    ("d", r"uffel_(?:live|test)_" + _KEYLIKE),
-    ("l", r"in_api_"), ("l", r"sv2_(?:pt|sk)_(?=[0-9a-f]{32}_)"),
-    ("P", r"MAK-"),
-    ("k", r"ey-(?=[0-9a-f]{32})"),
-    ("N", r"RAK-"), ("H", r"RKU-"), ("C", r"FPAT-"), ("C", r"CIPAT_"), ("E", r"ZAK"), ("F", r"LWSECK(?:_TEST)?-"),
-    ("a", r"io_" + _KEYLIKE), ("o", r"ps_(?=eyJ)"), ("b", r"kua_" + _KEYLIKE),
-)
-
-
-def _vendor_src(prefixes: tuple[tuple[str, str], ...], value: str) -> str:
-    letters: dict[str, list[str]] = {}
-    for letter, rest in prefixes:
-        letters.setdefault(letter, []).append(rest)
-    return (
-        "[" + "".join(letters) + r"](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:"
-        + "|".join(f"(?<={letter})(?:{'|'.join(rests)})" for letter, rests in letters.items())
-        + ")" + value
-    )
-
-
-_VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
-# Keys whose value is standard base64 (``+ / =``): AWS session tokens (the same protobuf bytes
-# open every one), Grafana Cloud, Sentry org and Atlassian tokens, a docker config (a Kubernetes
-# ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside), an ECR login token.
-_VENDOR_B64_SRC = _vendor_src(
-    (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3"),
-     ("e", r"yJhdXRocyI6"), ("e", r"yJwYXlsb2FkIjoi")),
-    r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
-)
-_AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
-_PEM_SRC = (
-    r"-----BEGIN [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----(?s:.*?)"
-    r"(?:-----END [A-Z0-9 ]*PRIVATE KEY(?: BLOCK)?-----|\Z)(?P<pem>)"
-)
-# PuTTY's key lines, also inside a JSON string (``\n`` escaped once or more).
-_PUTTY_SRC = (
-    r"Private-Lines: *\d+(?:\r?\n|(?:\\+r)?\\+n)"
-    r"(?P<pty_v>(?:[A-Za-z0-9+/=]{1,64}(?:\r?\n|(?:\\+r)?\\+n|\Z))+)"
-)
-_GCP_KEY_ID_SRC = r"[\"']private_key_id\\*[\"'][ \t]*:[ \t]*\\*[\"'](?P<gcp_v>[A-Za-z0-9]{16,})"
-# (and a Grafana API key: base64 JSON that opens ``{"k":"``, one part only)
-_JWT_SRC = (
-    r"e(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))yJ(?:[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{8,}(?P<jwt>)"
-    r"|rIjoi(?P<gfk_v>[A-Za-z0-9+/=]{24,}))"
-)
-_SLACK_HOOK_SRC = r"https://hooks\.slack\.com/(?:services|workflows|triggers)/(?P<slk_v>[A-Za-z0-9/_\-]{8,})"
-_SENDGRID_SRC = r"S(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))G\.(?P<sg_v>[A-Za-z0-9_\-]{16,}\.[A-Za-z0-9_\-]{16,})"
-_TWILIO_SRC = r"[SA][KC](?<=SK|AC)(?:(?<![A-Za-z0-9]..)|(?<=\\[nrt]..))(?P<tw_v>[0-9a-fA-F]{32})(?![A-Za-z0-9])"
-_AZURE_SRC = (
-    r"[AaSs](?i:(?<=a)ccountkey|(?<=s)haredaccess(?:key|signature))=(?P<az_v>[^;\s\"']+)"
-)
-_AZURE_AD_SRC = (
-    r"[A-Za-z0-9_~.\-](?:(?<![A-Za-z0-9_~.\-].)|(?<=\\[nrt].))[A-Za-z0-9_~.\-]{2}\dQ~[A-Za-z0-9_~.\-]{31,34}"
-    r"(?![A-Za-z0-9_~.\-])(?P<azad>)"
-)
-_MAILCHIMP_SRC = r"[0-9a-f](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))[0-9a-f]{31}-us\d{1,2}(?![A-Za-z0-9])(?P<mc>)"
-_TELEGRAM_SRC = r"\d(?:(?<![A-Za-z0-9:].)|(?<=\\[nrt].)|(?<=/bot.))\d{7,9}:AA[0-9A-Za-z_\-]{33}(?![A-Za-z0-9_\-])(?P<tg>)"
-_SOFTLAYER_SRC = r"[Hh](?i:ttps?://api\.softlayer\.com/(?:soap|rest)/v3(?:\.1)?/)(?P<sl_v>[a-z0-9]{64})"
-_ARTIFACTORY_PW_SRC = r"A(?<![^\s=:\"']A)P[0-9A-F](?=[A-Za-z]*[0-9])[A-Za-z0-9]{8,}(?=[\s\"']|$)(?P<af>)"
-_DISCORD_SRC = (
-    r"[MNO](?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))[A-Za-z0-9_\-]{23,27}\.[A-Za-z0-9_\-]{6}\.[A-Za-z0-9_\-]{27,40}"
-    r"(?![A-Za-z0-9_\-])(?P<dc>)"
-)
-_DISCORD_HOOK_SRC = (
-    r"https://(?:(?:ptb|canary)\.)?discord(?:app)?\.com/api/webhooks/\d+/(?P<dwh_v>[A-Za-z0-9_\-]{40,})"
-)
-# A PEM block encoded in base64 (kubeconfig ``client-key-data``): masked when it decodes to a
-# private key (``_replace``), a certificate stays.
-_B64_PEM_SRC = r"L(?:(?<![A-Za-z0-9+/].)|(?<=\\[nrt].))S0tLS1CRUdJTi[A-Za-z0-9+/]{16,}={0,2}(?P<bpem>)"
-# curl -u user:password, --user user:password (a placeholder or a uid:gid stays: ``_replace``)
-_CURL_SRC = (
-    r"-(?:(?<![A-Za-z0-9-]-)|(?<=\\[nrt]-))(?:u|-user)(?:[ \t]+|=)\\*[\"']?[^\s:\"'\\]+:(?P<cu_v>[^\s\"'`\\]+)"
-)
-# .netrc: ``password value`` after ``machine``/``login`` (checked in ``_replace``).
-_NETRC_SRC = r"[Pp](?:(?<![A-Za-z0-9_].)|(?<=\\[nrt].))assword[ \t]+(?P<nr_v>[^\s\"'\\]+)"
-_AWS_SECRET_SRC = r"[A-Za-z0-9/+](?:(?<![A-Za-z0-9/+=].)|(?<=\\[nrt].))[A-Za-z0-9/+]{39}(?![A-Za-z0-9/+=])(?P<aws>)"
-
-# The keyword families are anchored on the secret word that ends the name, not on the name's
-# start: matching from every identifier's start and backtracking to find the word cost ~300 ms/MB
-# for each of the three forms. The word opens the name or follows a separator (``_ . -``) or,
-# in camel case, a lower-case letter or digit; whatever comes before it is left as it is. Each
-# kind of word opens with its own class of first characters, then checks the one before.
-_WORDS = (
-    # the words, any case, opening the name (after a character that is not a letter or digit)
-    r"(?:[AaSsPpCcTt](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=a)(?:pi[_-]?key|pikey|ccess[_-]?key|uth[_-]?token)"
-    r"|(?<=s)ecret(?:[_-]?key)?|(?<=p)(?:rivate[_-]?key|assword|asswd|assphrase)"
-    r"|(?<=c)(?:lient[_-]?secret|redentials?)|(?<=t)oken)"
-    # key / pwd / pw only after a separator (``db_pw``), pass / auth anywhere a name starts
-    r"|[KkPpAa](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:(?<=[_.\-]k)ey|(?<=[_.\-]p)(?:wd?|at)|(?<=p)ass|(?<=a)uth)"
-    # camel case: ``SecretAccessKey``, ``SessionToken`` (not after a capital), ``dbPassword``
-    r"|[ASPMECRIB](?<![A-Z].)(?:(?<=A)(?:pi|ccess|uth|ccount)Key|(?<=S)(?:ecret|torage|igning)Key"
-    r"|(?<=P)rivateKey|(?<=M)asterKey|(?<=E)ncryptionKey|(?<=C)lientKey|(?<=S)(?:ession|ecurity)Token"
-    r"|(?<=A)(?:ccess|uth|pi)Token|(?<=R)efreshToken|(?<=I)dToken|(?<=B)(?:earer|ot)Token)"
-    r"|[SP](?<=[a-z0-9].)(?:(?<=S)ecret|(?<=P)ass(?:word|wd|phrase))"
-    r")"
-)
-# One alternative, three forms after the name:
-#   NAME=value, NAME = "value", export NAME='value' (.env lines): a quoted value runs to its
-#     closing quote, spaces included; an unquoted one stops at the first space or separator;
-#   "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values);
-#   name: value at the start of a line (YAML, .env-like listings, HTTP headers; checked in
-#     ``_keyword``: the name must open its line).
-# Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
-_KEYWORD_SRC = (
-    _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
-    r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
-    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
-    r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
-)
-# --password value, --api-key=value
-_FLAG_SRC = (
-    r"-(?:(?<![A-Za-z0-9-]-)|(?<=\\[nrt]-))-?(?i:(?:[a-z0-9]+-)*(?:api-?key|access-key|secret|token|password|passwd|pass))"
-    r"[= ](?P<fl_q>[\"']?)(?P<fl_v>[^\s\"']+)(?P=fl_q)"
-)
-_AUTH_SRC = (
-    r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer|basic|token|bot)?[ \t]*"
-    r"(?P<ah_v>[^\s\"',;]{8,})"
-)
-_BEARER_SRC = r"[Bb](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:earer)[ \t]+(?P<br_v>[A-Za-z0-9._~+/=\-]{12,})"
-# Credentials in a URL: ``scheme://user:password@`` and ``scheme://<token>@`` (the scheme and
-# the user are kept).
-_URL_SRC = r"://(?:[^/\s:@\"']*:(?P<uu_v>[^/\s@\"']+)|(?P<ut_v>[A-Za-z0-9_\-.~]{20,}))(?=@)"
-_QUERY_SRC = (
-    r"[?&;][ \t]?(?i:access_token|refresh_token|id_token|auth_token|token|api_key|apikey|key"
-    r"|client_secret|secret|password|passwd|pwd|code|signature|sig|x-amz-signature"
-    r"|x-amz-credential|x-amz-security-token|x-goog-signature|auth|sessionid|session_id|jsessionid"
-    r"|phpsessid|session|sid|connect\.sid|_session)="
-    r"(?P<qy_v>[^&#\s\"'<>;]+)"
-)
-# A ``Cookie:``/``Set-Cookie:`` header's first cookie (the later ones of a ``Cookie:`` header
-# are masked when their name says session: ``_QUERY_SRC``).
-_COOKIE_SRC = r"[Cc](?<![A-Za-z0-9_]C|[A-Za-z0-9_]c)(?i:ookie)[ \t]*:[ \t]*[^=\s;]+=(?P<ck_v>[^;\s\"']{8,})"
-
-# Order matters where two alternatives can start at the same place: the specific before the
-# generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
-_COMMON = (
-    _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
-    _TWILIO_SRC, _AZURE_SRC, _AWS_ID_SRC, _VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
-    _URL_SRC, _QUERY_SRC, _COOKIE_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
-)
-#: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
-#: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
-#: for a text that holds their anchor (``windows``), in this order.
-_OPTIONAL = {
-    "azure_ad": _AZURE_AD_SRC, "mailchimp": _MAILCHIMP_SRC, "telegram": _TELEGRAM_SRC,
-    "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC,
-}
 # A pure memo: a compiled pattern is immutable and a function of the family set alone.
 _COMPILED: dict[frozenset[str], re.Pattern[str]] = {}
 _COMPILED_LOCK = threading.Lock()
@@ -321,33 +116,25 @@ def _pattern(extra: frozenset[str]) -> re.Pattern[str]:
         with _COMPILED_LOCK:
             pattern = _COMPILED.get(extra)
             if pattern is None:
-                sources = (*_COMMON, *(src for name, src in _OPTIONAL.items() if name in extra))
+                sources = (*COMMON, *(src for name, src in OPTIONAL.items() if name in extra))
                 pattern = _COMPILED[extra] = re.compile("|".join(sources))
     return pattern
 
 
-_ALL_OPTIONAL = frozenset(_OPTIONAL)
+_ALL_OPTIONAL = frozenset(OPTIONAL)
 _ONE = _pattern(_ALL_OPTIONAL)
 #: A vendor key on its own (to name the family of an assignment's value).
-_VENDOR = re.compile(_VENDOR_SRC)
-_AWS_KEY_ID = re.compile(_AWS_ID_SRC)
+_VENDOR = re.compile(VENDOR_SRC)
+_AWS_KEY_ID = re.compile(AWS_ID_SRC)
 #: An AWS secret access key candidate: masked apart, before the one regex (``_mask_aws``), because
 #: a 40-character run that is not a secret (no key id near it) would otherwise swallow the start of
 #: a secret that overlaps it (``0…0Authorization: <token>``).
-_AWS_SECRET = re.compile(_AWS_SECRET_SRC)
+_AWS_SECRET = re.compile(AWS_SECRET_SRC)
 _DISCORD_SHAPE = re.compile(r"\.[A-Za-z0-9_\-]{6}\.")
 
-#: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
-_GROUP_FAMILY = {
-    "pem": "private_key", "pty": "private_key", "gcp": "gcp_private_key_id", "jwt": "jwt", "aws": "aws_secret",
-    "slk": "slack_webhook", "sl": "softlayer", "sg": "sendgrid", "tw": "twilio", "az": "azure_storage_key",
-    "azad": "azure_client_secret", "mc": "mailchimp", "tg": "telegram", "af": "artifactory",
-    "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ck": "cookie", "ah": "authorization", "br": "bearer",
-    "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
-}
 #: Every family a placeholder can name (``[REDACTED:<family>#<hash>]``).
 FAMILIES: tuple[str, ...] = tuple(sorted(
-    {f for _, f in _PREFIX_FAMILIES} | set(_GROUP_FAMILY.values()) | {"password", "token", "secret", "key"}
+    {f for _, f in PREFIX_FAMILIES} | set(GROUP_FAMILY.values()) | {"password", "token", "secret", "key"}
 ))
 
 #: A value that is code reading a secret, not the secret: an env reference, a dotted name, a
@@ -361,7 +148,7 @@ def _is_code(value: str) -> bool:
 
 
 def _prefix_family(prefix: str) -> str:
-    for start, family in _PREFIX_FAMILIES:
+    for start, family in PREFIX_FAMILIES:
         if prefix.startswith(start):
             return family
     return "key"
@@ -396,6 +183,17 @@ def _private_b64(text: str) -> bool:
 def _placeholder_value(value: str) -> bool:
     """``curl -u USER:TOKEN`` in docs, ``-u $USER:$PASS``, ``-u 1000:1000`` (a uid:gid)."""
     return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
+
+
+_ALL_CAPS = re.compile(r"[A-Z_]+")
+
+
+def _htpasswd_batch(m: re.Match[str]) -> bool:
+    """``htpasswd -b file user password`` (``-nb user password``): the password is on the command
+    line only with ``-b``, and it is the third argument (the second with ``-n``)."""
+    letters = "".join(t[1:] for t in m.group("ht_f").split() if t.startswith("-"))
+    words = m.string[m.end("ht_f"): m.start("ht_v")].strip("\\\"'").split()
+    return "b" in letters and len(words) == (1 if "n" in letters else 2)
 
 
 def _netrc(text: str, at: int, end: int) -> bool:
@@ -460,34 +258,6 @@ def _opens_line(text: str, at: int) -> bool:
 
 # --- the prefilter ----------------------------------------------------------------------------
 
-#: Every match of ``_ONE`` holds one of these (in the lower-cased text): the secret word of a
-#: keyword form, query parameter or flag, a vendor prefix, ``://`` of a URL, ``eyj`` of a JWT,
-#: ``private`` of a PEM block ... A ``str.find`` for each costs a fraction of a regex pass, and
-#: most lines of a session hold none of them.
-_ANCHORS = (
-    "key", "token", "secret", "pass", "pw", "auth", "credential", "bearer", "sig=", "signature=", "code=",
-    "sessionid=", "session_id=", "sessid=", "session=", "sid=", "cookie",
-    "private", "://", "eyj", "sk-", "sk_", "rk_", "pk_", "whsec_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_",
-    "github_pat_", "glpat-", "glptt-", "gldt-", "glrt-", "glft-", "glsoat-", "glcbt-", "glimt-", "glagent-",
-    "gloas-", "gr1348941", "xox", "xapp-", "aiza", "hf_", "npm_", "pypi-", "sq0", "akc", "xai-", "fw_",
-    "r8_", "pplx-", "tvly-", "sg.", "-us", ":aa", "q~", "akia", "asia", "abia", "acca",
-    "ya29.", "gocspx-", "hvs.", "hvb.", "dop_v1_", "doo_v1_", "dor_v1_", "shpat_", "shpss_", "shpca_", "shppa_",
-    "lin_api_", "age-secret-key-1", "dapi", "dp.", "ntn_", "pmak-", "glc_", "glsa_", "sntry", "atatt3",
-    "key-", "pul-", "sbp_", "sb_secret_", "sl.", "nrak-", "hrku-", "cfpat-", "ezak", "flwseck", "atbb",
-    "ccipat_", "pscale_", "rnd_", "figd_", "lsv2_", "pcsk_", "tfp_", "aio_", "pnu_", "rdme_", "rubygems_",
-    "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "bkua_",
-    "qojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user",
-    "pat=", "pat:", "pat ", "pat\"", "pat'", "pat\\",
-)
-#: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
-_CASED_ANCHORS = ("SK", "AC", "AP")
-_AWS_ANCHORS = ("akia", "asia", "abia", "acca")
-#: The optional alternative (``_OPTIONAL``) each anchor brings into the regex.
-_ANCHOR_OPTIONAL = {
-    **dict.fromkeys(_AWS_ANCHORS, "aws"), "q~": "azure_ad", "-us": "mailchimp", ":aa": "telegram", "AP": "artifactory",
-}
-
-
 def _trie(words: list[str]) -> str:
     """One regex for ``words`` whose every alternative opens with a literal (grouped by first
     character): sre then skips, in C, every position whose character opens no word."""
@@ -507,7 +277,7 @@ def _trie(words: list[str]) -> str:
 
 #: Every anchor, as one search over the lower-cased text: ~3x faster than a ``str.find``
 #: per anchor, both on a one-line text with none and per MB of session text.
-_ANCHOR_RE = re.compile(_trie(list(_ANCHORS)))
+_ANCHOR_RE = re.compile(_trie(list(ANCHORS)))
 _NO_WINDOWS: tuple[list[tuple[int, int]], frozenset[str]] = ([], frozenset())
 
 
@@ -515,18 +285,18 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
     """The spans of ``text`` that ``_ONE`` must see, sorted and disjoint, each from a line's
     start to a line's end: every line holding an anchor (no form but a PEM block crosses a
     line break); from a PEM ``BEGIN`` line to its ``END`` line; 300 characters around an AWS
-    key id (where its secret may stand). Also the optional alternatives (``_OPTIONAL``) whose
+    key id (where its secret may stand). Also the optional alternatives (``OPTIONAL``) whose
     anchor was seen: only they join the regex.
 
     Most texts redacted are short and hold no anchor (a tool's one-line summary, an error
     line): one regex search rules them out; a text without a line break is one window."""
     lowered = text.lower()
     first = _ANCHOR_RE.search(lowered)
-    cased = [a for a in _CASED_ANCHORS if a in text]
+    cased = [a for a in CASED_ANCHORS if a in text]
     discord = text.count(".") >= 2 and _DISCORD_SHAPE.search(text) is not None
     if first is None and not cased and not discord:
         return _NO_WINDOWS
-    extra = {name for anchor, name in _ANCHOR_OPTIONAL.items() if anchor in (text if anchor.isupper() else lowered)}
+    extra = {name for anchor, name in ANCHOR_OPTIONAL.items() if anchor in (text if anchor.isupper() else lowered)}
     if discord:
         extra.add("discord")
     size = len(text)
@@ -685,9 +455,11 @@ class Redactor:
         if group == name:
             if group == "bpem" and not _private_b64(whole):
                 return whole
-            return self.placeholder(_GROUP_FAMILY[group], whole)
+            return self.placeholder(GROUP_FAMILY[group], whole)
         if group in ("as", "qp", "ym", "gp"):
             return self._keyword(m, group)
+        if group in COMMAND_GROUPS:
+            return self._command_flag(m, group)
         value = m.group(name)
         if value.startswith(MASK_PREFIX):
             return whole
@@ -701,10 +473,27 @@ class Redactor:
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
+            if value.startswith(("env:", "file:", "fd:")) or value == "stdin":  # openssl -passin: where it is
+                return whole
+            if value.startswith("pass:"):  # openssl -passin pass:VALUE
+                kept, value = kept + "pass:", value[5:]
             family, secret = _keyword_family(kept, value), value
         else:
-            family, secret = _GROUP_FAMILY[group], value
+            family, secret = GROUP_FAMILY[group], value
         return kept + self.placeholder(family, secret) + whole[end - offset:]
+
+    def _command_flag(self, m: re.Match[str], group: str) -> str:
+        # ``mysql ... -pVALUE`` and the like: the arguments between the command and its flag are
+        # scanned for the other families (not the command's name: it would match its own args).
+        whole, offset = m.group(0), m.start()
+        start, end = m.span(f"{group}_v")
+        value = m.group(f"{group}_v")
+        head = whole[0] + self.redact(whole[1: start - offset])
+        tail = whole[end - offset:]
+        if (value.startswith((MASK_PREFIX, "$", "{", "%")) or _ALL_CAPS.fullmatch(value) is not None
+                or (group == "ht" and not _htpasswd_batch(m))):
+            return head + value + tail
+        return head + self.placeholder(GROUP_FAMILY[group], value) + tail
 
     def _keyword(self, m: re.Match[str], group: str) -> str:
         whole, offset = m.group(0), m.start()

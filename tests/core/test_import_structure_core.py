@@ -20,7 +20,7 @@ CORE = Path(hermes_core.__file__).parent
 #: Floor -> its modules (without the ``hermes_core.`` prefix), from the bottom.
 FLOORS: dict[int, tuple[str, ...]] = {
     # Exceptions, host warnings, and the dependency-free helpers they use.
-    1: ("errors", "diagnostics", "logging", "redaction", "bounded", "daemon_pool",
+    1: ("errors", "diagnostics", "logging", "redaction", "redaction_patterns", "bounded", "daemon_pool",
         "reports", "summarizer", "steer"),
     # Configuration (the model, field checkers, safe YAML, bounded file reads, model facts) and
     # the frozen records that cross hook boundaries: their contexts carry the Config.
@@ -99,7 +99,7 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
 
 #: What everything stands on - exceptions, records, host warnings, configuration - named here
 #: apart from ``FLOORS``, so that moving one of them up the map cannot pass unnoticed.
-BOTTOM = ("errors", "records", "diagnostics", "logging", "redaction", "bounded",
+BOTTOM = ("errors", "records", "diagnostics", "logging", "redaction", "redaction_patterns", "bounded",
           "config", "config_fields", "safeyaml", "files")
 
 

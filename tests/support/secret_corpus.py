@@ -174,7 +174,22 @@ def corpus(salt: str = "") -> list[Sample]:
         "tk-us-" + fake(_URLSAFE, 48, "scalingo"), "fio-u-" + fake(_URLSAFE, 64, "frameio"),
         "tskey-api-" + fake(_ALNUM, 17, "ts1") + "-" + fake(_ALNUM, 32, "ts2"),
         "ops_eyJ" + fake(_URLSAFE, 200, "1password"), "bkua_" + fake(_HEX, 40, "buildkite"),
+        # vendors' fixed prefixes from gitleaks' rule list, added with the short flags
+        fake(_ALNUM, 14, "tfc1") + ".atlasv1." + fake(_URLSAFE, 67, "tfc2"),
+        "sk.eyJ1IjoiYWNtZS1tYXBzIiwiYSI6Ij" + fake(_URLSAFE, 30, "mapbox1") + "." + fake(_URLSAFE, 22, "mapbox2"),
+        "fm2_" + fake(_B64, 160, "fly") + "==", "fo1_" + fake(_URLSAFE, 43, "fly-org"),
+        "LTAI" + fake(_ALNUM, 20, "alibaba"), "ico-" + fake(_ALNUM, 32, "infracost"), "CLOJARS_" + fake(_LOWER + _DIGITS, 60, "clojars"),
+        "sm_pat_" + fake(_ALNUM, 16, "settlemint"), "sgp_" + fake(_HEX, 16, "sg1") + "_" + fake(_HEX, 40, "sg2"),
+        "NRJS-" + fake(_HEX, 19, "nrjs"), "dnkey-" + fake(_LOWER + _DIGITS, 26, "dn1") + "-" + fake(_LOWER + _DIGITS, 52, "dn2"),
+        "API-" + fake(_UPPER + _DIGITS, 26, "octopus"), "access-production-" + fake(_HEX, 8, "plaid1") + "-" + fake(_HEX, 4, "plaid2")
+        + "-4" + fake(_HEX, 3, "plaid3") + "-a" + fake(_HEX, 3, "plaid4") + "-" + fake(_HEX, 12, "plaid5"),
+        "s-s4t2ud-" + fake(_HEX, 64, "intra42"), "sha256~" + fake(_URLSAFE, 43, "openshift"), "p8e-" + fake(_ALNUM, 32, "adobe"),
+        "dckr_pat_" + fake(_URLSAFE, 27, "dockerhub"), "EAAC" + fake(_ALNUM, 140, "facebook"),
+        "dt0c01." + fake(_UPPER + _DIGITS, 24, "dt1") + "." + fake(_UPPER + _DIGITS, 64, "dt2"),
+        "pat." + fake(_URLSAFE, 22, "harness1") + "." + fake(_HEX, 24, "harness2") + "." + fake(_ALNUM, 20, "harness3"),
+        "v1.0-" + fake(_HEX, 24, "cfca1") + "-" + fake(_HEX, 146, "cfca2"),
     ]
+    FLY_MACAROONS = "FlyV1 " + ",".join("fm2_" + fake(_B64, 180, f"flym{i}") + "=" for i in range(2))
     PASSWORD = fake(_ALNUM, 10, "pw") + "!" + fake(_ALNUM, 5, "pw2")
     DB_PASSWORD = fake(_ALNUM, 18, "dbpw")
     REDIS_PASSWORD = fake(_ALNUM, 24, "redispw")
@@ -192,6 +207,13 @@ def corpus(salt: str = "") -> list[Sample]:
     API_KEY_HEADER = fake(_HEX, 40, "x-api-key")
     DJANGO_SECRET = fake(_ALNUM + "!@#%^&*(-_=+)", 50, "django")
     GENERIC_TOKEN = fake(_ALNUM, 40, "generic")
+    MYSQL_PW = fake(_ALNUM, 14, "mysql")
+    LOGIN_PW, LOGIN_PW2 = fake(_ALNUM, 18, "login"), fake(_ALNUM + "!#%", 12, "login2")
+    SSHPASS_PW = fake(_ALNUM, 9, "sshpass") + " " + fake(_ALNUM, 6, "sshpass2")
+    REDIS_CLI_PW = fake(_ALNUM, 32, "redis-cli")
+    STORE_PW, KEY_PW = fake(_ALNUM, 12, "storepass"), fake(_ALNUM, 12, "keypass")
+    HT_PW, HT_PW2 = fake(_ALNUM, 16, "htpasswd"), fake(_ALNUM, 11, "htpasswd2")
+    OPENSSL_PW, GPG_PW = fake(_ALNUM, 20, "openssl"), fake(_ALNUM, 24, "gpg")
 
     # --- the layouts --------------------------------------------------------------------------------
 
@@ -397,6 +419,27 @@ def corpus(salt: str = "") -> list[Sample]:
         Sample("cli_flag", "curl_user", f"curl -u admin:{CURL_PASSWORD} https://jenkins.acme.io/api/json", (CURL_PASSWORD,)),
         Sample("cli_flag", "curl_user_long", f"curl --user deploy:{CURL_PASSWORD} -X POST https://ci.acme.io/job/x/build",
                (CURL_PASSWORD,)),
+        Sample("cli_flag", "mysql_short",
+               f"mysql -h db.internal -u root -p{MYSQL_PW} app -e 'select 1'\n"
+               f"mysqldump -uroot -p\"{MYSQL_PW}\" --single-transaction app > app.sql", (MYSQL_PW,)),
+        Sample("cli_flag", "registry_login_short",
+               f"docker login -u deploybot -p {LOGIN_PW} registry.acme.io\npodman login --username bot -p='{LOGIN_PW2}' quay.io",
+               (LOGIN_PW, LOGIN_PW2)),
+        Sample("cli_flag", "sshpass", f"sshpass -p '{SSHPASS_PW}' ssh -o StrictHostKeyChecking=no -p 2222 deploy@10.0.0.5",
+               (SSHPASS_PW,)),
+        Sample("cli_flag", "redis_cli",
+               f"redis-cli -h cache.internal -p 6379 -a {REDIS_CLI_PW} --no-auth-warning INFO\nredis-cli --pass {REDIS_CLI_PW} ping",
+               (REDIS_CLI_PW,)),
+        Sample("cli_flag", "keytool",
+               f"keytool -importkeystore -srckeystore a.p12 -srcstoretype PKCS12 -srcstorepass {STORE_PW} "
+               f"-destkeystore b.jks -deststorepass {STORE_PW} -destkeypass {KEY_PW}", (STORE_PW, KEY_PW)),
+        Sample("cli_flag", "htpasswd", f"htpasswd -cbB /etc/nginx/.htpasswd admin {HT_PW}\nhtpasswd -nb ci '{HT_PW2}'",
+               (HT_PW, HT_PW2)),
+        Sample("cli_flag", "openssl_gpg",
+               f"openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{OPENSSL_PW}\n"
+               f"gpg --batch --passphrase '{GPG_PW}' -d backup.tar.gpg", (OPENSSL_PW, GPG_PW)),
+        Sample("flyio", "auth_header", f"curl -H 'Authorization: {FLY_MACAROONS}' https://api.machines.dev/v1/apps",
+               tuple(t[4:60] for t in FLY_MACAROONS[6:].split(","))),
         Sample("cli_flag", "password_flag", f"mysqldump --user=root --password='{DB_PASSWORD}' app > dump.sql", (DB_PASSWORD,)),
         Sample("keyword", "go", f"const apiKey = \"{GENERIC_TOKEN}\"\npassword := \"{PASSWORD}\"", (GENERIC_TOKEN, PASSWORD)),
         Sample("keyword", "php_array", f"'db_password' => '{DB_PASSWORD}',", (DB_PASSWORD,)),
@@ -476,4 +519,21 @@ NOT_SECRETS: list[str] = [
     "the key-value-store-configuration-file is missing",
     "region tk-us-east-1-zone-a and ops_eyes_only flag",
     "import pscale_tkn_helpers_for_tests",
+    # short flags that are not passwords, and commands that prompt
+    "mysql -u root -p app_db",
+    "mysql -h 127.0.0.1 -P 3306 -p",
+    "docker run -p 8080:80 -p 127.0.0.1:5432:5432 postgres:16",
+    "echo $CR_PAT | docker login ghcr.io -u bot --password-stdin",
+    "sshpass -f ~/.ssh/pw.txt ssh -p 2222 deploy@10.0.0.5",
+    "redis-cli -h cache -p 6379 ping",
+    "keytool -list -keystore k.jks -storepass:env KEYSTORE_PASS",
+    "htpasswd -c /etc/nginx/.htpasswd admin",
+    "openssl rsa -in key.pem -passin env:KEY_PASS -passout file:pw.txt",
+    "mysql -uroot -p$MYSQL_ROOT_PASSWORD",
+    "docker login -u bot -p \"$REGISTRY_TOKEN\" registry.acme.io",
+    # public or look-alike tokens
+    "mapboxgl.accessToken = 'pk.eyJ1IjoiYWNtZSIsImEiOiJjbHh4In0.AbCdEfGhIjKlMnOpQrStUv';",
+    "fm2_embeddings_model and fo1_layer are layer names",
+    "LTAIL_WIND_REPORTING_MODE and API-GATEWAY-DEPLOYMENT-CONFIG",
+    "see v1.0-beta and sha256~ in the docs; pat.get('x')",
 ]
