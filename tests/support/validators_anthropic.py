@@ -40,7 +40,7 @@ ASSISTANT_BLOCKS = frozenset({
     "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "mcp_tool_use", "mcp_tool_result",
+    "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result",
 })
 TOOL_RESULT_BLOCKS = frozenset({"text", "image", "document", "search_result"})
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
