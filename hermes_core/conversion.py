@@ -394,6 +394,8 @@ def _image_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | Non
     if where:  # OpenAI Chat takes images in user messages only
         if stype == "url":
             return _placeholder_part(notes, "image", where, str(source.get("url") or ""))
+        if stype != "base64":  # a file id: no size to give
+            return _placeholder_part(notes, "image", f"{stype} source", str(source.get("file_id") or ""), where)
         return _placeholder_part(notes, "image", _short(media), _size(_b64_bytes(data)), where)
     if stype == "base64":
         note(notes, "converted:image base64 source -> data URL")
@@ -428,6 +430,8 @@ def _document_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | 
                                          "file_data": f"data:{media};base64,{data}"}}
     if stype == "url":
         return _placeholder_part(notes, "document", title, str(source.get("url") or ""))
+    if stype != "base64":  # a file id (Files API): nothing to measure, said as it is
+        return _placeholder_part(notes, "document", title, f"{stype} source", str(source.get("file_id") or ""))
     return _placeholder_part(notes, "document", title, _short(media), _size(_b64_bytes(data)))
 
 
@@ -501,8 +505,17 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
     ``role`` (``user``, ``assistant``, ``tool``, ``system``); ``None``: nothing to send.
 
     ``keep_markers``: ``cache_control`` stays on text parts (OpenRouter forwards it to
-    Anthropic); otherwise it is removed and counted.
+    Anthropic); otherwise it is removed and counted, as it is from any other block.
     """
+    out = _openai_part(part, role, notes, keep_markers)
+    if (isinstance(part, Mapping) and part.get("cache_control") is not None and out is not None
+            and "cache_control" not in out and part.get("type") not in ("text", "input_text", "output_text")):
+        note(notes, f"dropped:cache_control of a {part.get('type')} block")
+    return out
+
+
+def _openai_part(part: Any, role: str, notes: dict[str, int] | None,
+                 keep_markers: bool) -> dict[str, Any] | None:
     if isinstance(part, str):
         return {"type": "text", "text": part} if part else None
     if not isinstance(part, Mapping):
