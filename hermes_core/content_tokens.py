@@ -107,24 +107,59 @@ def part_tokens(part: Any) -> int:
         if isinstance(data, str) and data:
             return _text(_b64_bytes(data)) + PART_OVERHEAD_TOKENS
         return DOCUMENT_REFERENCE_TOKENS
-    if kind == "document":
-        return _source_tokens(part.get("source")) + PART_OVERHEAD_TOKENS
+    if kind == "document":  # its title and context reach the model beside the source
+        head = _strings_length([part.get("title"), part.get("context")])
+        return _source_tokens(part.get("source")) + _text(head) + PART_OVERHEAD_TOKENS
     if kind == "search_result":
         head = len(str(part.get("title") or "")) + len(str(part.get("source") or ""))
         return _text(head) + content_tokens(part.get("content")) + PART_OVERHEAD_TOKENS
-    if kind == "tool_result":
+    return _tool_block_tokens(kind, part)
+
+
+def _tool_block_tokens(kind: Any, part: Mapping[str, Any]) -> int:
+    """``part_tokens`` of a call, a result or thinking (any other block: its strings)."""
+    if kind in ("tool_result", "mcp_tool_result"):
         return content_tokens(part.get("content")) + PART_OVERHEAD_TOKENS * 3
-    if kind in ("tool_use", "server_tool_use"):
+    if kind in SERVER_RESULTS:
+        return _server_result_tokens(part.get("content")) + PART_OVERHEAD_TOKENS * 3
+    if kind in ("tool_use", "server_tool_use", "mcp_tool_use"):
         value = part.get("input")
         size = _strings_length(value) if not isinstance(value, str) else len(value)
         return _text(size + len(str(part.get("name") or ""))) + PART_OVERHEAD_TOKENS * 3
     if kind == "thinking":
         text = part.get("thinking")
         return _text(len(text) if isinstance(text, str) else 0) + PART_OVERHEAD_TOKENS
-    if kind == "redacted_thinking":
-        data = part.get("data")
-        return _text(len(data) if isinstance(data, str) else 0) + PART_OVERHEAD_TOKENS
+    if kind == "redacted_thinking":  # encrypted thinking, as base64: priced as what it hides
+        return _text(_b64_bytes(part.get("data"))) + PART_OVERHEAD_TOKENS
     return _text(_strings_length(part)) + PART_OVERHEAD_TOKENS
+
+
+#: Anthropic server-tool result blocks (in the assistant message of their call) whose content
+#: the model reads on later turns: search pages (encrypted), a fetched document, a command's output.
+SERVER_RESULTS = frozenset({
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+})
+
+
+def _server_result_tokens(content: Any) -> int:
+    """A server tool's result: a web search's pages by the decoded size of their encrypted
+    content (base64; the provider bills the pages it hides), a fetched page as the document
+    it holds, anything else (a command's output, an error code) by its strings."""
+    if isinstance(content, list):
+        total = 0
+        for result in content:
+            if isinstance(result, Mapping) and isinstance(result.get("encrypted_content"), str):
+                rest = [v for k, v in result.items() if k != "encrypted_content"]
+                total += _text(_b64_bytes(result["encrypted_content"]) + _strings_length(rest))
+            else:
+                total += _text(_strings_length(result))
+        return total
+    if isinstance(content, Mapping) and isinstance(content.get("content"), Mapping):
+        rest = [v for k, v in content.items() if k != "content"]  # web fetch: url, retrieved_at
+        return part_tokens(content["content"]) + _text(_strings_length(rest))
+    return _text(_strings_length(content))
 
 
 def content_tokens(content: Any) -> int:

@@ -32,6 +32,7 @@ __all__ = [
     "merge_notes",
     "note",
     "openai_part",
+    "openai_text_of_blocks",
     "original_blocks",
     "placeholder",
     "readable_of_blocks",
@@ -60,9 +61,13 @@ ANTHROPIC_BLOCKS = frozenset({
     "text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
     "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
     "code_execution_tool_result", "bash_code_execution_tool_result",
-    "text_editor_code_execution_tool_result", "mcp_tool_use", "mcp_tool_result",
-    "container_upload",
+    "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use",
+    "mcp_tool_result", "container_upload",
 })
+
+#: Block types only an Anthropic message holds: a message with one is read as Anthropic-shaped
+#: (an assistant reply keeps them under ``_anthropic_content``), as is a text with citations.
+ANTHROPIC_ONLY_BLOCKS = ANTHROPIC_BLOCKS - {"text", "image", "document", "search_result"}
 
 
 # --- notes and the report ---------------------------------------------------------------------
@@ -389,6 +394,8 @@ def _image_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | Non
     if where:  # OpenAI Chat takes images in user messages only
         if stype == "url":
             return _placeholder_part(notes, "image", where, str(source.get("url") or ""))
+        if stype != "base64":  # a file id: no size to give
+            return _placeholder_part(notes, "image", f"{stype} source", str(source.get("file_id") or ""), where)
         return _placeholder_part(notes, "image", _short(media), _size(_b64_bytes(data)), where)
     if stype == "base64":
         note(notes, "converted:image base64 source -> data URL")
@@ -423,6 +430,8 @@ def _document_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | 
                                          "file_data": f"data:{media};base64,{data}"}}
     if stype == "url":
         return _placeholder_part(notes, "document", title, str(source.get("url") or ""))
+    if stype != "base64":  # a file id (Files API): nothing to measure, said as it is
+        return _placeholder_part(notes, "document", title, f"{stype} source", str(source.get("file_id") or ""))
     return _placeholder_part(notes, "document", title, _short(media), _size(_b64_bytes(data)))
 
 
@@ -496,8 +505,17 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
     ``role`` (``user``, ``assistant``, ``tool``, ``system``); ``None``: nothing to send.
 
     ``keep_markers``: ``cache_control`` stays on text parts (OpenRouter forwards it to
-    Anthropic); otherwise it is removed and counted.
+    Anthropic); otherwise it is removed and counted, as it is from any other block.
     """
+    out = _openai_part(part, role, notes, keep_markers)
+    if (isinstance(part, Mapping) and part.get("cache_control") is not None and out is not None
+            and "cache_control" not in out and part.get("type") not in ("text", "input_text", "output_text")):
+        note(notes, f"dropped:cache_control of a {part.get('type')} block")
+    return out
+
+
+def _openai_part(part: Any, role: str, notes: dict[str, int] | None,
+                 keep_markers: bool) -> dict[str, Any] | None:
     if isinstance(part, str):
         return {"type": "text", "text": part} if part else None
     if not isinstance(part, Mapping):
@@ -526,6 +544,8 @@ def openai_part(part: Any, role: str, notes: dict[str, int] | None, *,
         return _chat_media_elsewhere(part, kind, role, notes)
     if kind in ("thinking", "redacted_thinking"):
         return _placeholder_part(notes, kind.replace("_", " "), *_thinking_details(part))
+    if kind in ANTHROPIC_BLOCKS:  # server tools, MCP, uploads: what it was, never what it said
+        return _placeholder_part(notes, kind, *server_block_details(part))
     return _placeholder_part(notes, str(kind or "untyped part"))
 
 
@@ -534,6 +554,56 @@ def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
         return ("encrypted by the provider",)
     text = block.get("thinking")
     return (f"{len(text)} characters" if isinstance(text, str) else "",)
+
+
+def _input_text(value: Any) -> str:
+    text = arguments_text(value)
+    return text if len(text) <= 200 else text[:199] + "\u2026"
+
+
+def _result_details(content: Any) -> tuple[str, ...]:
+    """What a server tool's result held: its error code, or its kind and sizes (results a
+    server encrypted or keeps, such as search pages, are named by URL, never shown)."""
+    if isinstance(content, list):  # web search: the results, by URL
+        urls = [str(r.get("url") or "") for r in content if isinstance(r, Mapping)]
+        shown = ", ".join(urls[:5]) + (f", +{len(urls) - 5} more" if len(urls) > 5 else "")
+        return (f"{len(urls)} result{'s' * (len(urls) != 1)}", shown)
+    if not isinstance(content, Mapping):
+        return ()
+    kind = str(content.get("type") or "")
+    if content.get("error_code") is not None:
+        return (f"error {content.get('error_code')}",)
+    details = [kind]
+    if isinstance(content.get("url"), str):
+        details.append(content["url"])
+    if "return_code" in content:
+        details.append(f"return code {content.get('return_code')}")
+    for stream in ("stdout", "stderr"):
+        if isinstance(content.get(stream), str) and content[stream]:
+            details.append(f"{stream} {len(content[stream]):,} characters")
+    refs = content.get("tool_references")
+    if isinstance(refs, list):
+        details.append("tools " + ", ".join(str(r.get("tool_name") or "") for r in refs
+                                            if isinstance(r, Mapping)))
+    return tuple(details)
+
+
+def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
+    """The details a placeholder of a server-tool, MCP or upload block gives: the tool and its
+    input for a call, the error or what came back for a result, the file of an upload."""
+    kind = block.get("type")
+    if kind in ("server_tool_use", "mcp_tool_use"):
+        server = block.get("server_name")
+        name = str(block.get("name") or "")
+        return (f"{name} on MCP server {server}" if server else name, _input_text(block.get("input")))
+    if kind == "container_upload":
+        return (f"file {block.get('file_id')}",)
+    if kind == "mcp_tool_result":
+        content = block.get("content")
+        size = len(content) if isinstance(content, str) else sum(
+            len(str(b.get("text") or "")) for b in content or () if isinstance(b, Mapping))
+        return ("error" if block.get("is_error") else "", f"{size:,} characters")
+    return _result_details(block.get("content"))
 
 
 # --- Anthropic originals kept on assistant messages ------------------------------------------
@@ -558,17 +628,40 @@ def arguments_text(value: Any) -> str:
         return UNSERIALISABLE_INPUT
 
 
+def _glued(previous: Any, block: Mapping[str, Any]) -> bool:
+    """Whether the text block ``block`` continues the text block right before it: with
+    citations the API splits one sentence into cited and uncited spans, one block each, to be
+    read as one text ("According to the docs, " + "handlers live in b.py" + ".")."""
+    return (isinstance(previous, Mapping) and previous.get("type") == "text"
+            and bool(previous.get("citations") or block.get("citations")))
+
+
+def join_texts(pieces: list[tuple[str, bool]]) -> str:
+    """Texts joined by a blank line, except a piece marked glued, which continues the one
+    before it directly (see ``_glued``)."""
+    out: list[str] = []
+    for text, glued in pieces:
+        if glued and out:
+            out[-1] += text
+        else:
+            out.append(text)
+    return "\n\n".join(out)
+
+
 def readable_of_blocks(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
     """The readable fields of an assistant message derived from its Anthropic blocks: its
-    text (text blocks joined by a blank line) and its ``tool_calls``."""
-    texts: list[str] = []
+    text (text blocks joined by a blank line, the spans of a cited sentence directly) and its
+    ``tool_calls``."""
+    texts: list[tuple[str, bool]] = []
     calls: list[dict[str, Any]] = []
+    previous: Any = None
     for block in blocks:
         if not isinstance(block, Mapping):
+            previous = block
             continue
         kind = block.get("type")
         if kind == "text":
-            texts.append(str(block.get("text") or ""))
+            texts.append((str(block.get("text") or ""), _glued(previous, block)))
         elif kind == "tool_use":
             arguments = arguments_text(block.get("input"))
             if arguments is UNSERIALISABLE_INPUT:  # a note stands for it: the host hears of it
@@ -582,7 +675,30 @@ def readable_of_blocks(blocks: list[Any]) -> tuple[str, list[dict[str, Any]]]:
                 "type": "function",
                 "function": {"name": str(block.get("name") or ""), "arguments": arguments},
             })
-    return "\n\n".join(texts), calls
+        previous = block
+    return join_texts(texts), calls
+
+
+def openai_text_of_blocks(blocks: list[Any], notes: dict[str, int] | None, *,
+                          thinking: bool = True) -> str:
+    """A kept Anthropic reply as the text of a Chat assistant message: its text in order (the
+    spans of a cited sentence as one), thinking, server-tool, MCP and upload blocks as visible
+    placeholders where they stood (counted); its ``tool_use`` blocks are its ``tool_calls``.
+    ``thinking=False``: thinking left out (a caller that counts it its own way)."""
+    pieces: list[tuple[str, bool]] = []
+    previous: Any = None
+    skip = ("tool_use",) if thinking else ("tool_use", "thinking", "redacted_thinking")
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind not in skip:
+            part = openai_part(block, "assistant", notes)
+            if part is not None:
+                text = str(part.get("text") or part.get("refusal") or "")
+                glued = kind == "text" and _glued(previous, block)
+                if text or glued:
+                    pieces.append((text, glued))
+        previous = block
+    return join_texts(pieces)
 
 
 def _same_arguments(a: Any, b: Any) -> bool:
@@ -630,8 +746,10 @@ def original_blocks(message: Mapping[str, Any]) -> list[Any] | None:
     if not all(isinstance(b, Mapping) and isinstance(b.get("type"), str) for b in blocks):
         return None  # not what the API returns: the message goes by its readable fields
     text, calls = readable_of_blocks(blocks)
-    if content_text(message.get("content"), "\n\n").strip() != text.strip():
-        return None
+    have_text = content_text(message.get("content"), "\n\n").strip()
+    if have_text != text.strip() and have_text != "\n\n".join(
+            str(b.get("text") or "") for b in blocks if b.get("type") == "text").strip():
+        return None  # (the second form: how a cited reply read before its spans were glued)
     have = message.get("tool_calls") or []
     if not isinstance(have, list) or len(have) != len(calls):
         return None

@@ -9,12 +9,21 @@ and ``LeftOutCounter`` cost only the new messages. Nothing here recurses on the 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import attrs
 
-from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
+from hermes_core.conversion import (
+    ANTHROPIC_BLOCKS,
+    ANTHROPIC_CONTENT,
+    has_lone_surrogate,
+    openai_part,
+    openai_text_of_blocks,
+    original_blocks,
+    surrogates_escaped,
+)
 from hermes_core.responses_items import (
     CALL_OUTPUT,
     ORIGINAL_KEY,
@@ -101,8 +110,25 @@ def _input_part(part: Any, conversion: Conversion) -> dict[str, Any] | None:
     if kind == "file" and isinstance(part.get("file"), Mapping):
         return {"type": "input_file", **{k: v for k, v in part["file"].items()
                                           if k in ("file_id", "file_data", "filename")}}
+    if kind in ANTHROPIC_BLOCKS and kind not in ("image", "text"):
+        # A document, a search result, a server-tool block: what Chat makes of it (its text, a
+        # PDF as a file, else a placeholder that says what it was), losses counted.
+        notes: dict[str, int] = {}
+        chat = openai_part(part, "user", notes)
+        _add_losses(conversion, notes)
+        if chat is not None and chat.get("type") != "text":
+            return _input_part(chat, conversion)
+        return {"type": "input_text", "text": str(chat.get("text") or "")} if chat else None
     conversion.add(f"{kind}_parts_replaced_by_placeholders")
     return {"type": "input_text", "text": f"[{kind} omitted]"}
+
+
+def _add_losses(conversion: Conversion, notes: Mapping[str, int]) -> None:
+    """The placeholders and drops of a ``hermes_core.conversion`` note set, as counts (a
+    conversion that keeps the meaning is no loss)."""
+    for key, n in notes.items():  # "placeholder:web_search_tool_result" ...
+        if not key.startswith("converted:"):
+            conversion.add(re.sub(r"\W+", "_", key).strip("_"), n)
 
 
 def _input_content(content: Any, conversion: Conversion) -> Any:
@@ -220,11 +246,17 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mappi
         out: list[Mapping[str, Any]] = []
         # Another vendor's (or Chat's) reasoning has no encrypted form the API takes: a
         # ``_reasoning`` text or thinking blocks kept in the content are dropped, and counted.
-        thinking = sum(1 for p in content if isinstance(p, Mapping) and p.get("type") in (
-            "thinking", "redacted_thinking")) if isinstance(content, list) else 0
+        blocks = original_blocks(message) if ANTHROPIC_CONTENT in message else None
+        kept = blocks if blocks is not None else content
+        thinking = sum(1 for p in kept if isinstance(p, Mapping) and p.get("type") in (
+            "thinking", "redacted_thinking")) if isinstance(kept, list) else 0
         if thinking or message.get("_reasoning"):
             conversion.add("reasoning_of_another_api_dropped", max(thinking, 1))
         text = content if isinstance(content, str) else _text_of(content)
+        if blocks is not None:  # an Anthropic reply: server-tool blocks shown where they stood
+            notes: dict[str, int] = {}
+            text = openai_text_of_blocks(blocks, notes, thinking=False)
+            _add_losses(conversion, notes)
         if isinstance(content, list):
             others = [p for p in content if not (isinstance(p, Mapping) and p.get("type") in (
                 "text", "output_text", "tool_use", "thinking", "redacted_thinking"))]

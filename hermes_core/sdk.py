@@ -13,6 +13,7 @@ from typing import Any
 
 from hermes_core.conversion import (
     ANTHROPIC_CONTENT,
+    ANTHROPIC_ONLY_BLOCKS,
     TOOL_RESULT_MARKER,
     readable_of_blocks,
 )
@@ -232,7 +233,8 @@ def _is_anthropic_shaped(message: Mapping[str, Any]) -> bool:
         return False
     for block in content:
         kind = block.get("type") if isinstance(block, Mapping) else getattr(block, "type", None)
-        if kind in ("tool_use", "tool_result", "thinking", "redacted_thinking"):
+        if kind in ANTHROPIC_ONLY_BLOCKS or (kind == "text" and isinstance(block, Mapping)
+                                             and block.get("citations")):
             return True
     return False
 

@@ -22,6 +22,7 @@ from hermes_core.conversion import (
     arguments_text,
     note,
     openai_part,
+    openai_text_of_blocks,
     original_blocks,
     placeholder,
     sendable_blocks,
@@ -121,15 +122,7 @@ def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int]
     if blocks is not None:
         # An Anthropic reply: its text in order, thinking and server-tool blocks as visible
         # placeholders (another vendor's signed reasoning cannot be sent anywhere else).
-        pieces: list[str] = []
-        for block in blocks:
-            kind = block.get("type") if isinstance(block, Mapping) else None
-            if kind == "tool_use":
-                continue
-            part = openai_part(block, "assistant", notes)
-            if part is not None:
-                pieces.append(str(part.get("text") or part.get("refusal") or ""))
-        text = "\n\n".join(p for p in pieces if p)
+        text = openai_text_of_blocks(blocks, notes)
         marker = content[-1].get(CACHE_CONTROL) if (
             keep_markers and isinstance(content, list) and content and isinstance(content[-1], Mapping)
         ) else None

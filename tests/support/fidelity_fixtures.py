@@ -90,3 +90,97 @@ def open_session(tmp_path: Path, provider: str = "anthropic", **kwargs: Any) -> 
     kwargs.setdefault("context_length", 200_000)
     return Session.open(cwd=str(tmp_path), home=str(home), env={}, model="claude-sonnet-4-5",
                         provider=provider, persist=False, **kwargs)
+
+
+# --- Anthropic's newer blocks (lane anthfid): server tools, MCP, citations, uploads ----------
+# Shapes as the Messages API documents them (anthropic-sdk-python ``types/*_block_param.py``);
+# ids, encrypted contents and signatures are made-up strings of the documented form.
+
+ENCRYPTED_PAGE = base64.b64encode(b"page text the search engine kept " * 60).decode()
+WEB_SEARCH_USE = {"type": "server_tool_use", "id": "srvtoolu_01WS", "name": "web_search",
+                  "input": {"query": "request handler docs"}}
+WEB_SEARCH_RESULT = {"type": "web_search_tool_result", "tool_use_id": "srvtoolu_01WS", "content": [
+    {"type": "web_search_result", "url": "https://docs.example.com/handlers", "title": "Handlers",
+     "encrypted_content": ENCRYPTED_PAGE, "page_age": "April 30, 2026"},
+    {"type": "web_search_result", "url": "https://blog.example.com/b-py", "title": "Why b.py",
+     "encrypted_content": ENCRYPTED_PAGE[:400]}]}
+#: One sentence the API split at its citation: three text blocks that read as one text.
+CITED_SPANS = [
+    {"type": "text", "text": "According to the docs, "},
+    {"type": "text", "text": "handlers live in b.py", "citations": [
+        {"type": "web_search_result_location", "url": "https://docs.example.com/handlers",
+         "title": "Handlers", "encrypted_index": "Eo8BCioIAhgBIiQ", "cited_text": "Handlers live in b.py."}]},
+    {"type": "text", "text": "."},
+]
+WEB_FETCH_USE = {"type": "server_tool_use", "id": "srvtoolu_02WF", "name": "web_fetch",
+                 "input": {"url": "https://docs.example.com/spec.pdf"}}
+WEB_FETCH_RESULT = {"type": "web_fetch_tool_result", "tool_use_id": "srvtoolu_02WF", "content": {
+    "type": "web_fetch_result", "url": "https://docs.example.com/spec.pdf",
+    "retrieved_at": "2026-12-01T10:00:00Z",
+    "content": {"type": "document", "title": "spec.pdf", "citations": {"enabled": True},
+                "source": {"type": "base64", "media_type": "application/pdf", "data": PDF_B64 * 40}}}}
+BASH_USE = {"type": "server_tool_use", "id": "srvtoolu_03BA", "name": "bash_code_execution",
+            "input": {"command": "python -c 'print(6*7)'"}}
+BASH_RESULT = {"type": "bash_code_execution_tool_result", "tool_use_id": "srvtoolu_03BA", "content": {
+    "type": "bash_code_execution_result", "stdout": "42\n", "stderr": "", "return_code": 0, "content": []}}
+EDITOR_USE = {"type": "server_tool_use", "id": "srvtoolu_04TE", "name": "text_editor_code_execution",
+              "input": {"command": "view", "path": "/tmp/out.txt"}}
+EDITOR_ERROR = {"type": "text_editor_code_execution_tool_result", "tool_use_id": "srvtoolu_04TE",
+                "content": {"type": "text_editor_code_execution_tool_result_error",
+                            "error_code": "unavailable"}}
+CODE_USE = {"type": "server_tool_use", "id": "srvtoolu_05CE", "name": "code_execution",
+            "input": {"code": "print(sum(range(10)))"}}
+CODE_RESULT = {"type": "code_execution_tool_result", "tool_use_id": "srvtoolu_05CE", "content": {
+    "type": "code_execution_result", "stdout": "45\n", "stderr": "", "return_code": 0,
+    "content": [{"type": "code_execution_output", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}]}}
+TOOL_SEARCH_USE = {"type": "server_tool_use", "id": "srvtoolu_06TS", "name": "tool_search_tool_regex",
+                   "input": {"query": "weather"}}
+TOOL_SEARCH_RESULT = {"type": "tool_search_tool_result", "tool_use_id": "srvtoolu_06TS", "content": {
+    "type": "tool_search_tool_search_result",
+    "tool_references": [{"type": "tool_reference", "tool_name": "get_weather"}]}}
+MCP_USE = {"type": "mcp_tool_use", "id": "mcptoolu_01", "name": "list_issues",
+           "server_name": "tracker", "input": {"state": "open"}}
+MCP_RESULT = {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_01", "is_error": False,
+              "content": [{"type": "text", "text": "#12 crash in b.py\n#14 slow start"}]}
+CONTAINER_UPLOAD = {"type": "container_upload", "file_id": "file_011CNha8iCJcU1wXNR6q4V8w"}
+CITED_DOCUMENT = {"type": "document", "title": "notes.txt", "context": "the team's notes",
+                  "citations": {"enabled": True},
+                  "source": {"type": "text", "media_type": "text/plain", "data": "b.py holds the handler."}}
+#: A text block citing each kind of location the API returns.
+CITED_EVERYWHERE = {"type": "text", "text": "b.py holds the handler", "citations": [
+    {"type": "char_location", "cited_text": "b.py holds the handler.", "document_index": 0,
+     "document_title": "notes.txt", "start_char_index": 0, "end_char_index": 23},
+    {"type": "page_location", "cited_text": "handler", "document_index": 1,
+     "document_title": "spec.pdf", "start_page_number": 1, "end_page_number": 2},
+    {"type": "content_block_location", "cited_text": "handler", "document_index": 2,
+     "document_title": None, "start_block_index": 0, "end_block_index": 1},
+    {"type": "search_result_location", "cited_text": "Handlers live in b.py.", "search_result_index": 0,
+     "source": "https://docs.example.com/handlers", "title": "Handlers",
+     "start_block_index": 0, "end_block_index": 1}]}
+
+
+def server_tool_history() -> list[dict[str, Any]]:
+    """A conversation whose assistant turns use Anthropic's server tools and an MCP server:
+    each server call and its result in the same assistant message, a cited answer, a client
+    tool loop with interleaved thinking in progress at the end."""
+    return copy.deepcopy([
+        {"role": "user", "content": [
+            {"type": "text", "text": "Where do request handlers live? Data file attached."},
+            CONTAINER_UPLOAD, CITED_DOCUMENT]},
+        {"role": "assistant", "content": [
+            THINK_1, {"type": "text", "text": "Searching the docs."}, WEB_SEARCH_USE, WEB_SEARCH_RESULT,
+            *CITED_SPANS]},
+        {"role": "user", "content": "Fetch the spec, run the numbers and check the tracker."},
+        {"role": "assistant", "content": [
+            WEB_FETCH_USE, WEB_FETCH_RESULT, BASH_USE, BASH_RESULT, EDITOR_USE, EDITOR_ERROR,
+            CODE_USE, CODE_RESULT, TOOL_SEARCH_USE, TOOL_SEARCH_RESULT, MCP_USE, MCP_RESULT,
+            CITED_EVERYWHERE]},
+        {"role": "user", "content": "Now read b.py and the log."},
+        {"role": "assistant", "content": [
+            THINK_2, {"type": "tool_use", "id": "toolu_11", "name": "read_file", "input": {"path": "b.py"}},
+            {"type": "thinking", "thinking": "And the log, to see the trace.", "signature": "EqQBsig-interleaved"},
+            {"type": "tool_use", "id": "toolu_12", "name": "read_log", "input": {"n": 20}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_11", "content": [SEARCH, CITED_DOCUMENT]},
+            {"type": "tool_result", "tool_use_id": "toolu_12", "is_error": True, "content": "log rotated"}]},
+    ])

@@ -24,6 +24,9 @@ thinking, prompt caching, vision, PDF support, search results):
   ``redacted_thinking`` block a ``data`` string. With thinking enabled (``thinking=True``),
   every assistant message of the tool loop in progress (after the last user message that is
   not only tool results) starts with a thinking or redacted_thinking block.
+* Server tools: a result block (``web_search_tool_result``, ``mcp_tool_result`` ...) follows its
+  ``server_tool_use`` / ``mcp_tool_use`` in the same assistant message; a call without a result
+  only at the end of the last message (a paused turn the request continues).
 * Cache control: at most four ``cache_control`` markers in tools, system and messages; never on
   a thinking or redacted_thinking block.
 * No key starting with ``_`` (hermes-core's metadata) anywhere in a message.
@@ -40,7 +43,7 @@ ASSISTANT_BLOCKS = frozenset({
     "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "mcp_tool_use", "mcp_tool_result",
+    "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result",
 })
 TOOL_RESULT_BLOCKS = frozenset({"text", "image", "document", "search_result"})
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
@@ -219,6 +222,8 @@ def problems(request: Mapping[str, Any], *, thinking: bool = False) -> list[str]
                 out.append(f"{at}: tool_use id {ident!r} used twice")
             seen_ids.add(ident)
         _check_results(messages, i, blocks, out)
+        if role == "assistant":
+            _check_server_pairs(blocks, at, out, last=i == len(messages) - 1)
         if uses and i + 1 < len(messages):  # the last message: the model's own pending turn
             _check_answered(uses, messages[i + 1], at, out)
     if thinking:
@@ -258,6 +263,30 @@ def _check_results(messages: list[Any], i: int, blocks: list[Any], out: list[str
                         if not (isinstance(b, Mapping) and b.get("type") == "tool_result")), len(blocks))
     if any(isinstance(b, Mapping) and b.get("type") == "tool_result" for b in blocks[first_other:]):
         out.append(f"{at}: tool_result blocks must come first")
+
+
+#: Server-side calls and their results, which live in the assistant message of the call.
+SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+SERVER_RESULTS = ASSISTANT_BLOCKS - SERVER_CALLS - {"text", "thinking", "redacted_thinking", "tool_use"}
+
+
+def _check_server_pairs(blocks: list[Any], at: str, out: list[str], *, last: bool) -> None:
+    """A server tool's result follows its call in the same assistant message; a call without a
+    result only ends the last message (a turn the API paused, ``pause_turn``)."""
+    calls: list[Any] = []
+    answered: set[Any] = set()
+    for j, block in enumerate(blocks):
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        if kind in SERVER_CALLS:
+            calls.append((j, block.get("id")))
+        elif kind in SERVER_RESULTS:
+            if block.get("tool_use_id") not in {ident for _, ident in calls}:
+                out.append(f"{at}.content[{j}]: {kind} without its call earlier in the message")
+            answered.add(block.get("tool_use_id"))
+    pending = [(j, ident) for j, ident in calls if ident not in answered]
+    trailing = last and all(j >= len(blocks) - len(pending) for j, _ in pending)
+    if pending and not trailing:
+        out.append(f"{at}: server calls {[i for _, i in pending]} without a result in the message")
 
 
 def _check_answered(uses: list[Any], nxt: Any, at: str, out: list[str]) -> None:

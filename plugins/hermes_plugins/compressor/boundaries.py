@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from hermes_core.plugin import content_text
+from hermes_core.plugin import ANTHROPIC_CONTENT, content_text
 from hermes_plugins.compressor.framing import (
     CONTINUATION_MARKER,
     is_summary_message,
@@ -26,6 +26,13 @@ from hermes_plugins.compressor.prune import (
 
 Messages = Sequence[dict[str, Any]]
 
+#: Anthropic's server-side calls and the result blocks that answer them in an assistant message.
+SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
+SERVER_RESULTS = frozenset({
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result", "mcp_tool_result",
+})
 #: The tail keeps at least this many messages, whatever the budget says.
 MIN_TAIL_MESSAGES = 3
 #: When the whole history fits the tail budget, the tail keeps this share of its tokens.
@@ -38,21 +45,40 @@ def _role(messages: Messages, i: int) -> Any:
     return messages[i].get("role")
 
 
+def continues_turn(messages: Messages, i: int) -> bool:
+    """Whether ``messages[i]`` goes on with the assistant turn before it: an Anthropic reply
+    holding a server tool's result whose call is in an earlier message (a turn the API paused,
+    ``pause_turn``, and continued). The Messages API reads consecutive assistant messages as
+    one; a cut between them would send a result without its call, which it rejects."""
+    if i <= 0 or i >= len(messages) or _role(messages, i) != "assistant" or _role(messages, i - 1) != "assistant":
+        return False
+    blocks = messages[i].get(ANTHROPIC_CONTENT)
+    if not isinstance(blocks, list):
+        return False
+    calls = {b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") in SERVER_CALLS}
+    return any(isinstance(b, dict) and b.get("type") in SERVER_RESULTS and b.get("tool_use_id") not in calls
+               for b in blocks)
+
+
 def align_forward(messages: Messages, index: int) -> int:
-    """Move ``index`` past tool results so a region never starts with an orphan result."""
+    """Move ``index`` past tool results (and the rest of a continued turn) so a region never
+    starts with an orphan result."""
     n = len(messages)
-    while index < n and _role(messages, index) == "tool":
+    while index < n and (_role(messages, index) == "tool" or continues_turn(messages, index)):
         index += 1
     return index
 
 
 def align_backward(messages: Messages, index: int) -> int:
-    """Move ``index`` back onto the assistant whose tool results precede it, if any.
+    """Move ``index`` back onto the assistant whose tool results precede it, if any, and onto
+    the start of an assistant turn the API continued (``continues_turn``).
 
     The whole call-plus-results group then lands on the same side of the cut.
     """
     if index <= 0 or index >= len(messages):
         return index
+    while continues_turn(messages, index):
+        index -= 1
     j = index - 1
     while j >= 0 and _role(messages, j) == "tool":
         j -= 1
@@ -244,6 +270,8 @@ def keep_bridge(messages: Messages, compress_start: int, cut: int) -> int:
         bridge = align_backward(messages, cut)
     if _role(messages, bridge) != "assistant":
         return cut
+    while continues_turn(messages, bridge):  # the whole turn, its server calls with their results
+        bridge -= 1
     return bridge if bridge > compress_start else cut
 
 

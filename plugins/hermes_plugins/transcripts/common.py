@@ -172,8 +172,33 @@ def other_block(block: Mapping[str, Any], report: ReportBuilder) -> dict[str, An
         media = source.get("media_type", "document") if isinstance(source, Mapping) else "document"
         title = block.get("title") or ""
         return {"type": "text", "text": f"[document omitted: {media}{', ' + str(title) if title else ''}]"}
-    body = json.dumps(dict(block), ensure_ascii=False, default=str)
+    body = json.dumps(_readable_payload(block), ensure_ascii=False, default=str)
     return {"type": "text", "text": f"[{kind} block] {body}"}
+
+
+#: Keys whose value is opaque to a reader (a search page the provider encrypted, base64
+#: bytes): written as their size, not as text that would cost tokens and mean nothing.
+_OPAQUE_KEYS = frozenset({"encrypted_content", "encrypted_index", "signature"})
+
+
+def _readable_payload(block: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of ``block`` with its opaque strings (``_OPAQUE_KEYS``, the ``data`` of a base64
+    source) replaced by their size; walked iteratively (the depth was checked on reading)."""
+    out = dict(block)
+    stack: list[dict[str, Any]] = [out]
+    while stack:
+        node = stack.pop()
+        for key, value in node.items():
+            opaque = key in _OPAQUE_KEYS or (key == "data" and node.get("type") == "base64")
+            if opaque and isinstance(value, str):
+                node[key] = f"<{len(value):,} characters omitted>"
+            elif isinstance(value, Mapping):
+                node[key] = dict(value)
+                stack.append(node[key])
+            elif isinstance(value, list):
+                node[key] = [dict(v) if isinstance(v, Mapping) else v for v in value]
+                stack.extend(v for v in node[key] if isinstance(v, dict))
+    return out
 
 
 def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[str, Any]:
@@ -190,7 +215,7 @@ def assistant_from_blocks(blocks: Sequence[Any], report: ReportBuilder) -> dict[
         kind = tag(block.get("type"))
         if kind == "text":
             parts.append({"type": "text", "text": str(block.get("text") or "")})
-        elif kind == "tool_use" or kind == "server_tool_use":
+        elif kind == "tool_use":  # (a server_tool_use ran on the provider, its result beside it)
             calls.append(make_tool_call(str(block.get("id") or ""), str(block.get("name") or ""),
                                         block.get("input")))
         elif kind == "thinking":

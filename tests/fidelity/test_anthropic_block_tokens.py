@@ -1,0 +1,90 @@
+"""``content_tokens`` prices Anthropic's newer blocks by what the model reads: never 0, never
+the base64 of an encrypted page or a fetched PDF as if it were text."""
+
+from __future__ import annotations
+
+import base64
+import copy
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from hermes_core.content_tokens import PART_OVERHEAD_TOKENS, content_tokens, message_content_tokens, part_tokens
+from hermes_core.sdk import normalize_messages
+
+from fidelity_fixtures import (
+    BASH_RESULT,
+    CITED_DOCUMENT,
+    CONTAINER_UPLOAD,
+    EDITOR_ERROR,
+    MCP_RESULT,
+    MCP_USE,
+    TOOL_SEARCH_RESULT,
+    WEB_FETCH_RESULT,
+    WEB_SEARCH_RESULT,
+    WEB_SEARCH_USE,
+)
+from hypothesis_budget import examples
+
+
+def _search_result(page: bytes) -> dict[str, object]:
+    block = copy.deepcopy(WEB_SEARCH_RESULT)
+    block["content"] = [{**block["content"][0], "encrypted_content": base64.b64encode(page).decode()}]
+    return block
+
+
+@settings(max_examples=examples(25), deadline=None)
+@given(st.integers(min_value=0, max_value=60_000))
+def test_an_encrypted_search_page_costs_its_decoded_size(size: int) -> None:
+    block = _search_result(bytes(size))
+    encoded = len(block["content"][0]["encrypted_content"])  # type: ignore[index]
+    tokens = part_tokens(block)
+    assert size // 4 <= tokens <= size // 4 + 40  # title, url, page age, overhead
+    if size > 3_000:
+        assert tokens < encoded // 4 * 0.8  # not the base64 read as text
+
+
+def test_a_fetched_pdf_costs_what_the_same_document_costs() -> None:
+    document = WEB_FETCH_RESULT["content"]["content"]
+    fetched = part_tokens(WEB_FETCH_RESULT)
+    assert part_tokens(document) < fetched <= part_tokens(document) + 30
+    data = document["source"]["data"]
+    assert fetched < len(data) // 4  # decoded bytes, not the base64 characters
+
+
+def test_redacted_thinking_costs_what_it_hides_not_its_base64() -> None:
+    hidden = bytes(range(256)) * 40
+    block = {"type": "redacted_thinking", "data": base64.b64encode(hidden).decode()}
+    low = len(hidden) // 4 + PART_OVERHEAD_TOKENS
+    assert low <= part_tokens(block) <= low + 2  # padding counted as a byte or two
+    assert part_tokens(block) < len(block["data"]) // 4
+
+
+def test_mcp_calls_and_results_cost_what_client_calls_and_results_cost() -> None:
+    as_client = {"type": "tool_use", "id": MCP_USE["id"], "name": MCP_USE["name"], "input": MCP_USE["input"]}
+    assert part_tokens(MCP_USE) == part_tokens(as_client)
+    result = {"type": "tool_result", "tool_use_id": "toolu_1", "content": MCP_RESULT["content"]}
+    assert part_tokens(MCP_RESULT) == part_tokens(result) > 3 * PART_OVERHEAD_TOKENS
+
+
+def test_a_documents_title_and_context_are_counted() -> None:
+    bare = {k: v for k, v in CITED_DOCUMENT.items() if k not in ("title", "context")}
+    extra = len(CITED_DOCUMENT["title"]) + len(CITED_DOCUMENT["context"])
+    assert part_tokens(CITED_DOCUMENT) - part_tokens(bare) in range(extra // 4, extra // 4 + 2)
+
+
+def test_every_server_block_costs_something() -> None:
+    for block in (WEB_SEARCH_USE, WEB_SEARCH_RESULT, WEB_FETCH_RESULT, BASH_RESULT, EDITOR_ERROR,
+                  TOOL_SEARCH_RESULT, MCP_USE, MCP_RESULT, CONTAINER_UPLOAD):
+        assert part_tokens(block) > PART_OVERHEAD_TOKENS, block["type"]
+    assert BASH_RESULT["content"]["stdout"]  # its output is what it costs, with its envelope
+    assert part_tokens(BASH_RESULT) >= len(BASH_RESULT["content"]["stdout"]) // 4
+
+
+def test_a_kept_reply_counts_its_server_results() -> None:
+    reply = {"role": "assistant", "content": [WEB_SEARCH_USE, _search_result(bytes(20_000)),
+                                              {"type": "text", "text": "Found it."}]}
+    [message] = normalize_messages([reply])
+    assert message["content"] == "Found it."
+    assert message_content_tokens(message) == content_tokens(reply["content"])
+    assert message_content_tokens(message) >= 20_000 // 4
