@@ -160,3 +160,43 @@ def _part_text(part: Any, sep: str) -> str | None:
     if (kind is None or (isinstance(kind, str) and kind in TEXT_PART_TYPES)) and isinstance(text, str):
         return text
     return None
+
+
+def tool_call_fields(call: Any) -> tuple[str, str, Any]:
+    """``(type, name, arguments)`` of one Chat tool call: a ``function`` call's name and
+    ``arguments`` (JSON text, or an object a host holds), a ``custom`` call's name and ``input``
+    (custom tools take free text, not JSON). Anything else reads as a function call with what
+    its ``function`` holds (``("function", "", None)`` when nothing)."""
+    if not isinstance(call, Mapping):
+        return "function", "", None
+    if call.get("type") == "custom":
+        custom = call.get("custom")
+        if isinstance(custom, Mapping):
+            return "custom", str(custom.get("name") or ""), custom.get("input")
+    fn = call.get("function")
+    if not isinstance(fn, Mapping):
+        return "function", "", None
+    return "function", str(fn.get("name") or ""), fn.get("arguments")
+
+
+def custom_tool_definition(custom: Mapping[str, Any], cache_control: Any = None) -> dict[str, Any]:
+    """An OpenAI custom tool (``{"type": "custom", "custom": {...}}``: free-text input,
+    optionally constrained by a grammar) as an Anthropic tool: one required string property
+    ``input``, whose description states the grammar the model's text must follow (Anthropic
+    cannot enforce one)."""
+    prop: dict[str, Any] = {"type": "string"}
+    fmt = custom.get("format")
+    grammar = fmt.get("grammar") if isinstance(fmt, Mapping) else None
+    if isinstance(grammar, Mapping) and isinstance(grammar.get("definition"), str):
+        syntax = grammar.get("syntax")
+        label = f"{syntax} grammar" if isinstance(syntax, str) and syntax else "grammar"
+        prop["description"] = f"Text in this {label}:\n{grammar['definition']}"
+    out: dict[str, Any] = {
+        "name": str(custom.get("name") or ""),
+        "input_schema": {"type": "object", "properties": {"input": prop}, "required": ["input"]},
+    }
+    if custom.get("description"):
+        out["description"] = custom["description"]
+    if cache_control is not None:
+        out["cache_control"] = cache_control
+    return out

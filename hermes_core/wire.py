@@ -27,6 +27,7 @@ from hermes_core.conversion import (
     sendable_blocks,
     user_image_part,
 )
+from hermes_core.messages import custom_tool_definition, tool_call_fields
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 __all__ = [
@@ -310,6 +311,8 @@ def _anthropic_tool(tool: Any) -> Any:
         if CACHE_CONTROL in tool:
             out[CACHE_CONTROL] = tool[CACHE_CONTROL]
         return out
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and isinstance(tool.get("custom"), Mapping):
+        return custom_tool_definition(tool["custom"], tool.get(CACHE_CONTROL))
     return tool
 
 
@@ -419,14 +422,15 @@ def _tool_use_blocks(calls: Any, notes: dict[str, int] | None) -> list[dict[str,
     for call in calls or ():
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function")
-        fn: Mapping[str, Any] = function if isinstance(function, Mapping) else {}
-        blocks.append({
-            "type": "tool_use",
-            "id": str(call.get("id") or call.get("call_id") or ""),
-            "name": str(fn.get("name") or ""),
-            "input": _tool_input(fn.get("arguments"), notes),
-        })
+        kind, name, arguments = tool_call_fields(call)
+        if kind == "custom":  # free text, as the tool definition's one "input" property
+            note(notes, "converted:custom tool call -> tool_use {\"input\": text}")
+            tool_input: Any = {"input": arguments if isinstance(arguments, str) else (
+                "" if arguments is None else arguments_text(arguments))}
+        else:
+            tool_input = _tool_input(arguments, notes)
+        blocks.append({"type": "tool_use", "id": str(call.get("id") or call.get("call_id") or ""),
+                       "name": name, "input": tool_input})
     return blocks
 
 

@@ -13,7 +13,8 @@ reference, chat completions: message params and content parts):
 * ``assistant``: ``content`` a string, ``null`` or a list of ``text`` / ``refusal`` parts;
   ``null`` or empty only with ``tool_calls`` or a ``refusal``; ``refusal`` a string;
   ``tool_calls`` a list of ``{"id", "type": "function", "function": {"name", "arguments"}}``
-  with ``arguments`` a string; ids unique in the request.
+  with ``arguments`` a string, or of custom tool calls ``{"id", "type": "custom", "custom":
+  {"name", "input"}}`` with ``input`` a string; ids unique in the request.
 * ``tool``: a ``tool_call_id`` and a content that is a string or a list of ``text`` parts; it
   answers a call of the nearest assistant message before it with only tool messages between,
   and every call of an assistant message is answered before the next non-tool message.
@@ -132,11 +133,13 @@ def _assistant_problems(message: Mapping[str, Any], content: Any, at: str, seen:
     if not content and not calls and not refusal:
         out.append(f"{at}: assistant message with neither content, tool_calls nor refusal")
     for j, call in enumerate(calls or ()):
-        fn = call.get("function") if isinstance(call, Mapping) else None
-        if (not isinstance(call, Mapping) or call.get("type") != "function"
+        kind = call.get("type") if isinstance(call, Mapping) else None
+        # A function call's arguments, a custom tool call's free-text input: strings both.
+        fn = call.get(kind) if isinstance(call, Mapping) and kind in ("function", "custom") else None
+        if (not isinstance(call, Mapping) or kind not in ("function", "custom")
                 or not isinstance(call.get("id"), str) or not call["id"]
                 or not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str)
-                or not isinstance(fn.get("arguments"), str)):
+                or not isinstance(fn.get("arguments" if kind == "function" else "input"), str)):
             out.append(f"{at}.tool_calls[{j}]: malformed tool call")
             continue
         if call["id"] in seen:
