@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
-from hermes_core.messages import tool_call_fields
+from hermes_core.messages import LEGACY_FUNCTION, tool_call_fields
 from hermes_core.responses_items import (
     CALL_OUTPUT,
     ORIGINAL_KEY,
@@ -319,6 +319,8 @@ def message_items(
     calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed.
     ``custom``: a tool message answering a custom tool call (``answers_custom``)."""
     conversion = Conversion()
+    if LEGACY_FUNCTION in message:
+        conversion.add("deprecated_function_calls_and_results_converted")
     wire = message if wire is None else wire
     originals = message.get(ORIGINAL_KEY)
     if isinstance(originals, list) and originals:

@@ -27,7 +27,7 @@ from hermes_core.conversion import (
     sendable_blocks,
     user_image_part,
 )
-from hermes_core.messages import custom_tool_definition, tool_call_fields
+from hermes_core.messages import LEGACY_FUNCTION, custom_tool_definition, tool_call_fields
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 __all__ = [
@@ -168,6 +168,9 @@ def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> Non
         note(notes, "dropped:Anthropic blocks of a message rewritten since the reply", lost)
 
 
+#: What a message of the deprecated function-calling form counts as (``messages.from_legacy_function``).
+_LEGACY_NOTE = "converted:deprecated function call or result -> tool call or result"
+
 #: The roles of OpenAI Chat messages.
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
@@ -192,7 +195,8 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         message = {**message, "role": "user"}
         role = "user"
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
-            TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message:
+            TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message and (
+            LEGACY_FUNCTION not in message):
         return message
     role = str(role or "")
     if REASONING_OMITTED in message:
@@ -211,8 +215,10 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         message = {**message, "tool_calls": [_text_arguments(c) for c in calls]}
     new_content = _openai_content(message, role, notes, keep_markers, relocated)
     if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
-            TOOL_RESULT_MARKER not in message):
+            TOOL_RESULT_MARKER not in message) and LEGACY_FUNCTION not in message:
         return message
+    if LEGACY_FUNCTION in message:
+        note(notes, _LEGACY_NOTE)
     if TOOL_RESULT_MARKER in message:  # a marker on a tool message hangs OpenRouter; OpenAI has none
         note(notes, "dropped:cache_control of a tool result")
     out = {k: v for k, v in message.items() if k not in WIRE_METADATA}
@@ -444,6 +450,8 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
     or on the last part of a marked copy) lands on the last block that can carry one.
     """
     role = message.get("role")
+    if LEGACY_FUNCTION in message:
+        note(notes, _LEGACY_NOTE)
     if role == "tool":
         blocks = [_tool_result_block(message, notes)]
     else:
