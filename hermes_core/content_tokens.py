@@ -157,6 +157,10 @@ def message_content_tokens(message: Mapping[str, Any]) -> int:
     refusal = message.get("refusal")
     if isinstance(refusal, str):
         total += _text(len(refusal))
+    audio = message.get("audio")  # an audio reply goes back by id: its words, when kept, or the least audio
+    if isinstance(audio, Mapping):
+        transcript = audio.get("transcript")
+        total += _text(len(transcript)) if isinstance(transcript, str) and transcript else AUDIO_MIN_TOKENS
     for call in message.get("tool_calls") or ():
         if isinstance(call, Mapping) and (isinstance(call.get("function"), Mapping) or call.get("type") == "custom"):
             _kind, name, args = tool_call_fields(call)  # a custom call's input counts as its arguments

@@ -256,3 +256,19 @@ def from_legacy_function(message: Mapping[str, Any], previous: Any = None) -> di
             "function": {"name": name, "arguments": arguments}}]
     out[LEGACY_FUNCTION] = True
     return out
+
+
+def audio_reply_text(message: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What an assistant's audio reply says as text, for a target that takes no audio from the
+    assistant (Anthropic, the Responses API): ``("converted", transcript)`` when the host kept
+    the reply's transcript (the response's whole ``audio`` object), else ``("placeholder",
+    "[audio reply omitted: <id>]")``; ``None`` for a message without an ``audio`` object."""
+    audio = message.get("audio")
+    if not isinstance(audio, Mapping):
+        return None
+    transcript = audio.get("transcript")
+    if isinstance(transcript, str) and transcript.strip():
+        return "converted", transcript
+    ident = audio.get("id")
+    return "placeholder", f"[audio reply omitted: {ident}]" if isinstance(ident, str) and ident else \
+        "[audio reply omitted]"

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import attrs
 
 from hermes_core.conversion import has_lone_surrogate, surrogates_escaped
-from hermes_core.messages import LEGACY_FUNCTION, tool_call_fields
+from hermes_core.messages import LEGACY_FUNCTION, audio_reply_text, tool_call_fields
 from hermes_core.responses_items import (
     CALL_OUTPUT,
     ORIGINAL_KEY,
@@ -222,6 +222,8 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion,
     content = message.get("content")
     if role == "tool":
         return [_output_item(message, conversion, custom=custom)]
+    if message.get("name"):  # Responses input messages have no participant names
+        conversion.add("message_names_dropped")
     if role == "assistant":
         out: list[Mapping[str, Any]] = []
         # Another vendor's (or Chat's) reasoning has no encrypted form the API takes: a
@@ -238,8 +240,16 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion,
                 text = "\n\n".join([text, *(f"[{p.get('type') if isinstance(p, Mapping) else 'part'}"
                                             " omitted]" for p in others)]).strip()
                 conversion.add("assistant_parts_replaced_by_placeholders", len(others))
+        audio = audio_reply_text(message)
+        if audio is not None:  # no audio from the assistant in the input: its words, or a placeholder
+            conversion.add("audio_replies_as_transcripts" if audio[0] == "converted"
+                           else "audio_replies_replaced_by_placeholders")
+            text = "\n\n".join(t for t in (text, audio[1]) if t)
         if message.get("refusal"):
             text = "\n\n".join(t for t in (text, str(message["refusal"])) if t)
+        annotations = message.get("annotations")
+        if isinstance(annotations, list) and annotations:  # the text stays, its citations do not
+            conversion.add("assistant_annotations_dropped", len(annotations))
         if text:
             out.append({"role": "assistant", "content": text})
         out.extend(_function_call(c) for c in message.get("tool_calls") or ()

@@ -27,7 +27,7 @@ from hermes_core.conversion import (
     sendable_blocks,
     user_image_part,
 )
-from hermes_core.messages import LEGACY_FUNCTION, custom_tool_definition, tool_call_fields
+from hermes_core.messages import LEGACY_FUNCTION, audio_reply_text, custom_tool_definition, tool_call_fields
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 __all__ = [
@@ -414,11 +414,29 @@ def _converted_blocks(message: Mapping[str, Any], role: Any, notes: dict[str, in
             block = anthropic_part(part, part_role, notes)
             if block is not None:
                 blocks.append(block)
+    if role == "assistant":
+        blocks.extend(_assistant_extras(message, notes))
+    blocks.extend(_tool_use_blocks(message.get("tool_calls"), notes))
+    return blocks
+
+
+def _assistant_extras(message: Mapping[str, Any], notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """Text blocks for what an OpenAI assistant message says outside its content: an audio
+    reply (its transcript, or a placeholder), a refusal; its annotations (URL citations of its
+    text) are dropped, counted: the text stays, the Messages API takes no citations of ours."""
+    blocks: list[dict[str, Any]] = []
+    audio = audio_reply_text(message)
+    if audio is not None:
+        kind, text = audio
+        note(notes, "converted:audio reply -> its transcript" if kind == "converted" else "placeholder:audio reply")
+        blocks.append({"type": "text", "text": text})
     refusal = message.get("refusal")
-    if role == "assistant" and isinstance(refusal, str) and refusal:
+    if isinstance(refusal, str) and refusal:
         note(notes, "converted:refusal -> text block")
         blocks.append({"type": "text", "text": refusal})
-    blocks.extend(_tool_use_blocks(message.get("tool_calls"), notes))
+    annotations = message.get("annotations")
+    if isinstance(annotations, list) and annotations:
+        note(notes, "dropped:annotations of an assistant message", len(annotations))
     return blocks
 
 
