@@ -141,6 +141,9 @@ def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int]
         _note_stale(message, notes)
     if type(content) is not list:
         return content
+    if not content and role == "tool":  # an empty result: Chat takes no empty list, "" says the same
+        note(notes, "converted:empty tool content list -> \"\"")
+        return ""
     out: list[Any] = []
     for part in content:
         image = user_image_part(part) if role == "tool" and relocated is not None else None
