@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hermes_core.conversion import ANTHROPIC_CONTENT
+from hermes_core.messages import tool_call_fields
 
 __all__ = [
     "AUDIO_BYTES_PER_TOKEN",
@@ -191,12 +192,14 @@ def message_content_tokens(message: Mapping[str, Any]) -> int:
     refusal = message.get("refusal")
     if isinstance(refusal, str):
         total += _text(len(refusal))
+    audio = message.get("audio")  # an audio reply goes back by id: its words, when kept, or the least audio
+    if isinstance(audio, Mapping):
+        transcript = audio.get("transcript")
+        total += _text(len(transcript)) if isinstance(transcript, str) and transcript else AUDIO_MIN_TOKENS
     for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping):
-            fn = call.get("function")
-            if isinstance(fn, Mapping):
-                args = fn.get("arguments")
-                size = len(args) if isinstance(args, str) else len(json.dumps(args, default=str)) if (
-                    isinstance(args, (int, float, bool)) or args is None) else _strings_length(args)
-                total += _text(size + len(str(fn.get("name") or ""))) + PART_OVERHEAD_TOKENS * 3
+        if isinstance(call, Mapping) and (isinstance(call.get("function"), Mapping) or call.get("type") == "custom"):
+            _kind, name, args = tool_call_fields(call)  # a custom call's input counts as its arguments
+            size = len(args) if isinstance(args, str) else len(json.dumps(args, default=str)) if (
+                isinstance(args, (int, float, bool)) or args is None) else _strings_length(args)
+            total += _text(size + len(name)) + PART_OVERHEAD_TOKENS * 3
     return total

@@ -20,7 +20,7 @@ import attrs
 from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
-from hermes_core.messages import content_text
+from hermes_core.messages import LEGACY_FUNCTION, content_text
 
 __all__ = [
     "has_lone_surrogate",
@@ -46,7 +46,8 @@ __all__ = [
 ANTHROPIC_CONTENT = "_anthropic_content"
 #: ``_``-keys the canonical (wire) message keeps for the wire conversion to read; every other
 #: ``_``-key is removed when the payload is built, and these are removed by the conversion.
-WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control", "_reasoning_omitted"})
+WIRE_METADATA = frozenset({ANTHROPIC_CONTENT, "_is_error", "_cache_control", "_reasoning_omitted",
+                           LEGACY_FUNCTION})
 #: Set by the payload on an assistant message whose only content was Responses reasoning
 #: items (the characters of their summaries): OpenAI Chat shows a counted placeholder there.
 REASONING_OMITTED = "_reasoning_omitted"

@@ -177,8 +177,8 @@ def _read_plain(
             want = None if k == len(want) else want
             index += 1
             continue
-        if want is not None:
-            break
+        if want is not None or role == "function" or message.get("function_call") is not None:
+            break  # (deprecated function calling: the general loop converts it)
         calls = message.get("tool_calls")
         if calls:
             tokens, ids = _calls_read(message, content, calls)
@@ -200,9 +200,11 @@ def _read_plain(
 
 def _has_responses_items(messages: Sequence[Any], start: int) -> bool:
     """Whether the messages from ``start`` on may hold Responses items (a typed dict, an SDK
-    object): only the part ``_read_plain`` could not read is looked at."""
+    object) or deprecated function calling (a result answers the call before it): only the
+    part ``_read_plain`` could not read is looked at."""
     for message in islice(messages, start, None):
-        if type(message) is not dict or "type" in message:
+        if type(message) is not dict or "type" in message or message.get("role") == "function" \
+                or message.get("function_call") is not None:
             return True
     return False
 

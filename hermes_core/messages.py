@@ -5,6 +5,7 @@ These run over whole histories, so they stay plain functions over dicts (no reco
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -160,3 +161,114 @@ def _part_text(part: Any, sep: str) -> str | None:
     if (kind is None or (isinstance(kind, str) and kind in TEXT_PART_TYPES)) and isinstance(text, str):
         return text
     return None
+
+
+def tool_call_fields(call: Any) -> tuple[str, str, Any]:
+    """``(type, name, arguments)`` of one Chat tool call: a ``function`` call's name and
+    ``arguments`` (JSON text, or an object a host holds), a ``custom`` call's name and ``input``
+    (custom tools take free text, not JSON). Anything else reads as a function call with what
+    its ``function`` holds (``("function", "", None)`` when nothing)."""
+    if not isinstance(call, Mapping):
+        return "function", "", None
+    if call.get("type") == "custom":
+        custom = call.get("custom")
+        if isinstance(custom, Mapping):
+            return "custom", str(custom.get("name") or ""), custom.get("input")
+    fn = call.get("function")
+    if not isinstance(fn, Mapping):
+        return "function", "", None
+    return "function", str(fn.get("name") or ""), fn.get("arguments")
+
+
+def custom_tool_definition(custom: Mapping[str, Any], cache_control: Any = None) -> dict[str, Any]:
+    """An OpenAI custom tool (``{"type": "custom", "custom": {...}}``: free-text input,
+    optionally constrained by a grammar) as an Anthropic tool: one required string property
+    ``input``, whose description states the grammar the model's text must follow (Anthropic
+    cannot enforce one)."""
+    prop: dict[str, Any] = {"type": "string"}
+    fmt = custom.get("format")
+    grammar = fmt.get("grammar") if isinstance(fmt, Mapping) else None
+    if isinstance(grammar, Mapping) and isinstance(grammar.get("definition"), str):
+        syntax = grammar.get("syntax")
+        label = f"{syntax} grammar" if isinstance(syntax, str) and syntax else "grammar"
+        prop["description"] = f"Text in this {label}:\n{grammar['definition']}"
+    out: dict[str, Any] = {
+        "name": str(custom.get("name") or ""),
+        "input_schema": {"type": "object", "properties": {"input": prop}, "required": ["input"]},
+    }
+    if custom.get("description"):
+        out["description"] = custom["description"]
+    if cache_control is not None:
+        out["cache_control"] = cache_control
+    return out
+
+
+#: Set on a message converted from the deprecated function-calling form (an assistant's
+#: ``function_call``, a ``role: "function"`` result) so that each request counts it.
+LEGACY_FUNCTION = "_legacy_function"
+
+
+def legacy_call_id(name: str, arguments: Any) -> str:
+    """The tool-call id given to a deprecated ``function_call``, which has none: a hash of its
+    name and arguments (the same call converts to the same id on every turn; OpenAI takes ids
+    of at most 40 characters, Anthropic of ``A-Z a-z 0-9 _ -``)."""
+    text = f"{name}\0{arguments if isinstance(arguments, str) else repr(arguments)}"
+    return "fn_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+
+
+def is_legacy_function(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is in the deprecated function-calling form ``from_legacy_function``
+    converts: a ``role: "function"`` result, or an assistant message with a ``function_call``
+    object (an SDK dump's ``"function_call": null`` is not one)."""
+    return message.get("role") == "function" or isinstance(message.get("function_call"), Mapping)
+
+
+def from_legacy_function(message: Mapping[str, Any], previous: Any = None) -> dict[str, Any]:
+    """A message of the deprecated function-calling form in the tool-call form every pass and
+    provider shares, meaning for meaning; marked ``LEGACY_FUNCTION`` for the request report.
+
+    An assistant's ``function_call`` becomes its last tool call (id ``legacy_call_id``). A
+    ``function`` result (``name``, ``content``) answers the call right before it - the one
+    call a legacy turn makes -: it becomes the ``tool`` message of that call's id when
+    ``previous`` (the canonical message before it) is such a converted call of its name. A
+    result without one keeps an id no call has (``legacy_call_id(name, None)``), which the
+    pairing check then reports: nothing is invented for it.
+    """
+    if message.get("role") == "function":
+        name = str(message.get("name") or "")
+        ident = legacy_call_id(name, None)
+        calls = previous.get("tool_calls") if isinstance(previous, Mapping) and previous.get(
+            LEGACY_FUNCTION) else None
+        if isinstance(calls, list) and calls and isinstance(calls[-1], Mapping) and tool_call_fields(
+                calls[-1])[1] == name:
+            ident = str(calls[-1].get("id") or ident)
+        out = {k: v for k, v in message.items() if k not in ("role", "name", "content")}
+        content = message.get("content")
+        out.update(role="tool", tool_call_id=ident, content="" if content is None else content)
+    else:
+        call = message["function_call"]
+        name = str(call.get("name") or "")
+        arguments = "" if call.get("arguments") is None else call["arguments"]
+        out = {k: v for k, v in message.items() if k != "function_call"}
+        calls = out.get("tool_calls")
+        out["tool_calls"] = [*(calls if isinstance(calls, list) else ()), {
+            "id": legacy_call_id(name, arguments), "type": "function",
+            "function": {"name": name, "arguments": arguments}}]
+    out[LEGACY_FUNCTION] = True
+    return out
+
+
+def audio_reply_text(message: Mapping[str, Any]) -> tuple[str, str] | None:
+    """What an assistant's audio reply says as text, for a target that takes no audio from the
+    assistant (Anthropic, the Responses API): ``("converted", transcript)`` when the host kept
+    the reply's transcript (the response's whole ``audio`` object), else ``("placeholder",
+    "[audio reply omitted: <id>]")``; ``None`` for a message without an ``audio`` object."""
+    audio = message.get("audio")
+    if not isinstance(audio, Mapping):
+        return None
+    transcript = audio.get("transcript")
+    if isinstance(transcript, str) and transcript.strip():
+        return "converted", transcript
+    ident = audio.get("id")
+    return "placeholder", f"[audio reply omitted: {ident}]" if isinstance(ident, str) and ident else \
+        "[audio reply omitted]"

@@ -278,7 +278,10 @@ TOOL_CALL_REMOVED = "(tool call removed)"
 @attrs.frozen(kw_only=True)
 class PairingRepair:
     """What ``repair_pairing`` did: results moved back after their call, results dropped
-    (orphans, second answers, ambiguous separated ones), calls dropped (never answered)."""
+    (orphans, second answers, ambiguous separated ones), calls dropped (not answered right after
+    them). Said as what was checked - where a result or call is not - never as a claim that a
+    call was never made or no result came: the call may have been compacted away, the result
+    may come in a later message."""
 
     moved: int = 0
     dropped_results: int = 0
@@ -293,9 +296,11 @@ class PairingRepair:
         if self.moved:
             parts.append(f"{self.moved} tool result(s) moved back after their call")
         if self.dropped_results:
-            parts.append(f"{self.dropped_results} tool result(s) dropped (they answered no call)")
+            parts.append(f"{self.dropped_results} tool result(s) dropped (no call they answer is "
+                         "before them in these messages)")
         if self.dropped_calls:
-            parts.append(f"{self.dropped_calls} tool call(s) dropped (no result came back)")
+            parts.append(f"{self.dropped_calls} tool call(s) dropped (their results do not follow "
+                         "them in these messages)")
         return "; ".join(parts) or "nothing"
 
 
@@ -314,14 +319,14 @@ def _with_note(message: Mapping[str, Any], note: str) -> dict[str, Any]:
 
 
 def _calls_note(count: int) -> str:
-    return "(1 tool call removed: no result came back)" if count == 1 else (
-        f"({count} tool calls removed: no result came back)"
+    return "(1 tool call removed: its result does not follow it here)" if count == 1 else (
+        f"({count} tool calls removed: their results do not follow them here)"
     )
 
 
 def _results_note(count: int) -> str:
-    return "(1 tool result removed: it answered no call)" if count == 1 else (
-        f"({count} tool results removed: they answered no call)"
+    return "(1 tool result removed: the call it answers is not before it here)" if count == 1 else (
+        f"({count} tool results removed: the calls they answer are not before them here)"
     )
 
 
@@ -503,7 +508,8 @@ class PairingGuard:
     the validated list by its length and the identity of its last message: when the next list
     extends it (the host appended the turn), only the new suffix is checked, from the start of
     the last message group (whose calls may have been pending). A host that keeps sending the
-    same broken prefix is warned once; later repairs of it are logged.
+    same broken prefix is warned once; later repairs of it are logged, unless they do more than
+    the one warned of (a result that came late and has to go too is said).
     """
 
     def __init__(self) -> None:
@@ -511,6 +517,7 @@ class PairingGuard:
         self._last: Any = None
         self._group = 0
         self._bad: tuple[int, Any] | None = None
+        self._bad_said = ""  # what the last warning said was repaired
 
     def _remember(self, messages: Sequence[Mapping[str, Any]]) -> None:
         n = len(messages)
@@ -536,8 +543,10 @@ class PairingGuard:
             self._remember(messages)
             return messages
         repaired, report = repair_pairing(messages)
-        known = self._bad is not None and self._extends(messages, *self._bad)
+        said = report.describe()
+        known = self._bad is not None and self._extends(messages, *self._bad) and said == self._bad_said
         self._bad = (n, messages[-1]) if n else None
+        self._bad_said = said
         if known:
             log.info("tool_pairs_repaired", where=where, repairs=report.changed, repeated=True)
         else:

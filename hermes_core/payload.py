@@ -180,10 +180,11 @@ def _reasoning_only(message: Mapping[str, Any]) -> bool:
 
 
 def tool_name(tool: Any) -> str:
-    """The name of a tool definition in OpenAI (``function.name``) or Anthropic (``name``) form."""
+    """The name of a tool definition in OpenAI (``function.name``, a custom tool's
+    ``custom.name``) or Anthropic (``name``) form."""
     if not isinstance(tool, Mapping):
         return ""
-    fn = tool.get("function")
+    fn = tool.get("function") or tool.get("custom")
     if isinstance(fn, Mapping) and isinstance(fn.get("name"), str):
         return str(fn["name"])
     name = tool.get("name")

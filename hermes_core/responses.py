@@ -24,6 +24,7 @@ from hermes_core.conversion import (
     original_blocks,
     surrogates_escaped,
 )
+from hermes_core.messages import LEGACY_FUNCTION, audio_reply_text, tool_call_fields
 from hermes_core.responses_items import (
     CALL_OUTPUT,
     ORIGINAL_KEY,
@@ -139,17 +140,19 @@ def _input_content(content: Any, conversion: Conversion) -> Any:
 
 
 def _function_call(call: Mapping[str, Any]) -> dict[str, Any]:
-    fn = call.get("function")
-    fn = fn if isinstance(fn, Mapping) else {}
-    arguments = fn.get("arguments")
+    kind, name, arguments = tool_call_fields(call)
+    ident = str(call.get("id") or call.get("call_id") or "")
+    if kind == "custom":  # a Chat custom tool call: the Responses API's own custom call
+        return {"type": "custom_tool_call", "call_id": ident, "name": name,
+                "input": arguments if isinstance(arguments, str) else (
+                    "" if arguments is None else dumps(arguments))}
     if not isinstance(arguments, str):
         arguments = dumps(arguments if arguments is not None else {})
-    return {"type": "function_call", "call_id": str(call.get("id") or call.get("call_id") or ""),
-            "name": str(fn.get("name") or ""), "arguments": arguments}
+    return {"type": "function_call", "call_id": ident, "name": name, "arguments": arguments}
 
 
 def _output_item(message: Mapping[str, Any], conversion: Conversion,
-                 original: Mapping[str, Any] | None = None) -> dict[str, Any]:
+                 original: Mapping[str, Any] | None = None, custom: bool = False) -> dict[str, Any]:
     content = message.get("content")
     output: Any
     if isinstance(content, list):
@@ -165,7 +168,8 @@ def _output_item(message: Mapping[str, Any], conversion: Conversion,
         else:
             output = [{"type": "input_text", "text": "[tool error]"}, *output]
         conversion.add("error_flags_written_into_the_output")
-    kind = original.get("type") if original is not None else "function_call_output"
+    kind = original.get("type") if original is not None else (
+        "custom_tool_call_output" if custom else "function_call_output")
     if kind == "local_shell_call_output" and original is not None:
         return {"type": kind, "id": original.get("id"), "output": _text_of(content) or str(output)}
     if kind not in ("function_call_output", "custom_tool_call_output", "shell_call_output",
@@ -236,12 +240,16 @@ def _rebuilt_turn(message: Mapping[str, Any], originals: Sequence[Mapping[str, A
     return out
 
 
-def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mapping[str, Any]]:
-    """A message of Chat or Anthropic origin as Responses items."""
+def _from_chat(message: Mapping[str, Any], conversion: Conversion,
+               custom: bool = False) -> list[Mapping[str, Any]]:
+    """A message of Chat or Anthropic origin as Responses items (``custom``: a tool message
+    that answers a custom tool call, whose output item must say so)."""
     role = message.get("role")
     content = message.get("content")
     if role == "tool":
-        return [_output_item(message, conversion)]
+        return [_output_item(message, conversion, custom=custom)]
+    if message.get("name"):  # Responses input messages have no participant names
+        conversion.add("message_names_dropped")
     if role == "assistant":
         out: list[Mapping[str, Any]] = []
         # Another vendor's (or Chat's) reasoning has no encrypted form the API takes: a
@@ -264,8 +272,16 @@ def _from_chat(message: Mapping[str, Any], conversion: Conversion) -> list[Mappi
                 text = "\n\n".join([text, *(f"[{p.get('type') if isinstance(p, Mapping) else 'part'}"
                                             " omitted]" for p in others)]).strip()
                 conversion.add("assistant_parts_replaced_by_placeholders", len(others))
+        audio = audio_reply_text(message)
+        if audio is not None:  # no audio from the assistant in the input: its words, or a placeholder
+            conversion.add("audio_replies_as_transcripts" if audio[0] == "converted"
+                           else "audio_replies_replaced_by_placeholders")
+            text = "\n\n".join(t for t in (text, audio[1]) if t)
         if message.get("refusal"):
             text = "\n\n".join(t for t in (text, str(message["refusal"])) if t)
+        annotations = message.get("annotations")
+        if isinstance(annotations, list) and annotations:  # the text stays, its citations do not
+            conversion.add("assistant_annotations_dropped", len(annotations))
         if text:
             out.append({"role": "assistant", "content": text})
         out.extend(_function_call(c) for c in message.get("tool_calls") or ()
@@ -336,13 +352,17 @@ def _renamed(items: list[Mapping[str, Any]], message: Mapping[str, Any], ids: An
 
 
 def message_items(
-    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None, ids: Any = None
+    message: Mapping[str, Any], wire: Mapping[str, Any] | None = None, ids: Any = None,
+    custom: bool = False,
 ) -> tuple[list[Mapping[str, Any]], dict[str, int]]:
     """The Responses items of one canonical message (``wire``: its canonical payload form) and
     what they could not carry; a trailing reasoning run is left for ``join_items`` to judge.
     ``ids``: the renamed call ids of a reused id (``hermes_core.wire_ids.anthropic_ids``): two
-    calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed."""
+    calls with one ``call_id`` make the pairing ambiguous, so a repeated one is renamed.
+    ``custom``: a tool message answering a custom tool call (``answers_custom``)."""
     conversion = Conversion()
+    if LEGACY_FUNCTION in message:
+        conversion.add("deprecated_function_calls_and_results_converted")
     wire = message if wire is None else wire
     originals = message.get(ORIGINAL_KEY)
     if isinstance(originals, list) and originals:
@@ -358,7 +378,7 @@ def message_items(
                 items = _from_chat({**wire, "_reasoning": None}, conversion)
     else:
         items = _from_chat({**wire, **{k: v for k, v in message.items() if k[:1] == "_"}},
-                           conversion)
+                           conversion, custom)
     items = _renamed(items, message, ids, conversion)
     if any(has_lone_surrogate(item) for item in items):
         # An item kept as it came may hold a lone surrogate no encoder takes: written as
@@ -421,9 +441,27 @@ def responses_input(
     renamer = IdRenamer(sanitize=False)
     return join_items([
         message_items(message, canonical[index] if canonical is not None else None,
-                      anthropic_ids(message, index, renamer)[0])
+                      anthropic_ids(message, index, renamer)[0], answers_custom(messages, index))
         for index, message in enumerate(messages)
     ])
+
+
+def answers_custom(messages: Sequence[Mapping[str, Any]], index: int) -> bool:
+    """Whether ``messages[index]`` is a tool message answering a ``custom`` tool call of the
+    assistant message its block of results follows (the pairing rule: results come right after
+    their calls), whose output the Responses API takes as ``custom_tool_call_output`` only."""
+    message = messages[index]
+    if message.get("role") != "tool":
+        return False
+    j = index - 1
+    while j >= 0 and messages[j].get("role") == "tool":
+        j -= 1
+    if j < 0 or messages[j].get("role") != "assistant":
+        return False
+    ident = message.get("tool_call_id")
+    calls = messages[j].get("tool_calls")
+    return type(calls) is list and any(
+        isinstance(c, Mapping) and c.get("type") == "custom" and c.get("id") == ident for c in calls)
 
 
 class InputCache:
@@ -476,7 +514,8 @@ class InputCache:
             self._seen.append(messages[index])
             self._wire.append(wire[index])
             self._undo.append(undo)
-            self._items.append(message_items(messages[index], wire[index], ids))
+            self._items.append(message_items(messages[index], wire[index], ids,
+                                             answers_custom(messages, index)))
         for index in range(redo, len(self._items)):
             items = self._items[index][0]
             dropped = _trailing_dropped(items, _after(self._items, index))
@@ -565,6 +604,10 @@ def responses_tool(tool: Any) -> Any:
     elif tool.get("type") == "function":
         return {k: tool[k] for k in ("type", "name", "description", "parameters", "strict")
                 if k in tool}
+    elif tool.get("type") == "custom" and isinstance(tool.get("custom"), Mapping):
+        # Chat nests a custom tool's fields under "custom"; the Responses API takes them flat.
+        return {"type": "custom", **{k: v for k, v in tool["custom"].items()
+                                     if k in ("name", "description", "format")}}
     else:
         return tool  # a built-in tool (web_search, file_search, mcp, custom ...)
     out: dict[str, Any] = {"type": "function", "name": str(name or "")}

@@ -17,6 +17,7 @@ from hermes_core.conversion import (
     TOOL_RESULT_MARKER,
     readable_of_blocks,
 )
+from hermes_core.messages import from_legacy_function, is_legacy_function
 from hermes_core.responses_items import canonical_messages, is_item, run_end
 from hermes_core.wire import LaidOut, limit_breakpoints, to_anthropic, to_openai
 
@@ -277,6 +278,10 @@ def _expand(message: Any, from_sdk: bool = False) -> list[dict[str, Any]]:
         if from_sdk:  # dumped from the SDK's objects: the API's key order back
             blocks = [_wire_order(b) for b in blocks]
         return _from_anthropic_blocks(role, blocks)
+    if is_legacy_function(data):  # deprecated function calling: as the tool calls it means
+        data = from_legacy_function(data)
+        if not from_sdk:
+            return [data]
     if not from_sdk and type(message) is dict:
         return [message]
     return [_openai_message(data)]
@@ -317,7 +322,8 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         message = messages[index]
         # "type": Chat messages have none; Responses items do (``hermes_core.responses_items``).
         if type(message) is dict and type(message.get("content")) is not list \
-                and "type" not in message:
+                and "type" not in message and message.get("function_call") is None \
+                and message.get("role") != "function":  # not deprecated function calling
             if out is not None:
                 out.append(message)
             index += 1
@@ -327,6 +333,9 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         end = run_end(messages, index, _plain)
         if end > index:
             expanded = canonical_messages(messages[index:end], _plain)
+        elif type(message) is dict and is_legacy_function(message):  # answers the call before it
+            previous = out[-1] if out else (messages[index - 1] if index else None)
+            expanded, end = [from_legacy_function(message, previous)], index + 1
         else:
             expanded, end = _expand(message), index + 1
         if out is None:

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 
+from hermes_core.messages import tool_call_fields
 from hermes_core.sdk import as_message, wire_format
 
 if TYPE_CHECKING:
@@ -85,8 +86,10 @@ def _catalog(tools: Sequence[Mapping[str, Any]]) -> Sequence[dict[str, Any]]:
 def _calls(reply: Mapping[str, Any]) -> list[tuple[str, str, Any]]:
     out: list[tuple[str, str, Any]] = []
     for call in reply.get("tool_calls") or ():
-        fn = call.get("function") or {}
-        out.append((str(call.get("id") or ""), str(fn.get("name") or ""), fn.get("arguments")))
+        kind, name, arguments = tool_call_fields(call)
+        if kind == "custom":  # free text: the tool gets it as {"input": text}, as Anthropic's tool_use has it
+            arguments = {"input": arguments if isinstance(arguments, str) else ""}
+        out.append((str(call.get("id") or ""), name, arguments))
     return out
 
 

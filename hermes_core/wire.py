@@ -28,6 +28,7 @@ from hermes_core.conversion import (
     sendable_blocks,
     user_image_part,
 )
+from hermes_core.messages import LEGACY_FUNCTION, audio_reply_text, custom_tool_definition, tool_call_fields
 from hermes_core.wire_ids import IdRenamer, anthropic_ids, joins, renamed_blocks
 
 __all__ = [
@@ -133,6 +134,9 @@ def _openai_content(message: Mapping[str, Any], role: str, notes: dict[str, int]
         _note_stale(message, notes)
     if type(content) is not list:
         return content
+    if not content and role == "tool":  # an empty result: Chat takes no empty list, "" says the same
+        note(notes, "converted:empty tool content list -> \"\"")
+        return ""
     out: list[Any] = []
     for part in content:
         image = user_image_part(part) if role == "tool" and relocated is not None else None
@@ -160,6 +164,9 @@ def _note_stale(message: Mapping[str, Any], notes: dict[str, int] | None) -> Non
         note(notes, "dropped:Anthropic blocks of a message rewritten since the reply", lost)
 
 
+#: What a message of the deprecated function-calling form counts as (``messages.from_legacy_function``).
+_LEGACY_NOTE = "converted:deprecated function call or result -> tool call or result"
+
 #: The roles of OpenAI Chat messages.
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 
@@ -184,7 +191,8 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         message = {**message, "role": "user"}
         role = "user"
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
-            TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message:
+            TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message and (
+            LEGACY_FUNCTION not in message):
         return message
     role = str(role or "")
     if REASONING_OMITTED in message:
@@ -203,8 +211,10 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         message = {**message, "tool_calls": [_text_arguments(c) for c in calls]}
     new_content = _openai_content(message, role, notes, keep_markers, relocated)
     if new_content is content and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
-            TOOL_RESULT_MARKER not in message):
+            TOOL_RESULT_MARKER not in message) and LEGACY_FUNCTION not in message:
         return message
+    if LEGACY_FUNCTION in message:
+        note(notes, _LEGACY_NOTE)
     if TOOL_RESULT_MARKER in message:  # a marker on a tool message hangs OpenRouter; OpenAI has none
         note(notes, "dropped:cache_control of a tool result")
     out = {k: v for k, v in message.items() if k not in WIRE_METADATA}
@@ -302,6 +312,8 @@ def _anthropic_tool(tool: Any) -> Any:
         if CACHE_CONTROL in tool:
             out[CACHE_CONTROL] = tool[CACHE_CONTROL]
         return out
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and isinstance(tool.get("custom"), Mapping):
+        return custom_tool_definition(tool["custom"], tool.get(CACHE_CONTROL))
     return tool
 
 
@@ -397,11 +409,29 @@ def _converted_blocks(message: Mapping[str, Any], role: Any, notes: dict[str, in
             block = anthropic_part(part, part_role, notes)
             if block is not None:
                 blocks.append(block)
+    if role == "assistant":
+        blocks.extend(_assistant_extras(message, notes))
+    blocks.extend(_tool_use_blocks(message.get("tool_calls"), notes))
+    return blocks
+
+
+def _assistant_extras(message: Mapping[str, Any], notes: dict[str, int] | None) -> list[dict[str, Any]]:
+    """Text blocks for what an OpenAI assistant message says outside its content: an audio
+    reply (its transcript, or a placeholder), a refusal; its annotations (URL citations of its
+    text) are dropped, counted: the text stays, the Messages API takes no citations of ours."""
+    blocks: list[dict[str, Any]] = []
+    audio = audio_reply_text(message)
+    if audio is not None:
+        kind, text = audio
+        note(notes, "converted:audio reply -> its transcript" if kind == "converted" else "placeholder:audio reply")
+        blocks.append({"type": "text", "text": text})
     refusal = message.get("refusal")
-    if role == "assistant" and isinstance(refusal, str) and refusal:
+    if isinstance(refusal, str) and refusal:
         note(notes, "converted:refusal -> text block")
         blocks.append({"type": "text", "text": refusal})
-    blocks.extend(_tool_use_blocks(message.get("tool_calls"), notes))
+    annotations = message.get("annotations")
+    if isinstance(annotations, list) and annotations:
+        note(notes, "dropped:annotations of an assistant message", len(annotations))
     return blocks
 
 
@@ -411,14 +441,15 @@ def _tool_use_blocks(calls: Any, notes: dict[str, int] | None) -> list[dict[str,
     for call in calls or ():
         if not isinstance(call, Mapping):
             continue
-        function = call.get("function")
-        fn: Mapping[str, Any] = function if isinstance(function, Mapping) else {}
-        blocks.append({
-            "type": "tool_use",
-            "id": str(call.get("id") or call.get("call_id") or ""),
-            "name": str(fn.get("name") or ""),
-            "input": _tool_input(fn.get("arguments"), notes),
-        })
+        kind, name, arguments = tool_call_fields(call)
+        if kind == "custom":  # free text, as the tool definition's one "input" property
+            note(notes, "converted:custom tool call -> tool_use {\"input\": text}")
+            tool_input: Any = {"input": arguments if isinstance(arguments, str) else (
+                "" if arguments is None else arguments_text(arguments))}
+        else:
+            tool_input = _tool_input(arguments, notes)
+        blocks.append({"type": "tool_use", "id": str(call.get("id") or call.get("call_id") or ""),
+                       "name": name, "input": tool_input})
     return blocks
 
 
@@ -432,6 +463,8 @@ def anthropic_blocks(message: Mapping[str, Any], notes: dict[str, int] | None = 
     or on the last part of a marked copy) lands on the last block that can carry one.
     """
     role = message.get("role")
+    if LEGACY_FUNCTION in message:
+        note(notes, _LEGACY_NOTE)
     if role == "tool":
         blocks = [_tool_result_block(message, notes)]
     else:

@@ -11,9 +11,11 @@ reference, chat completions: message params and content parts):
   ``input_audio`` (``input_audio.data`` base64 and ``format`` wav or mp3), ``file`` (``file``
   with ``file_data`` or ``file_id``).
 * ``assistant``: ``content`` a string, ``null`` or a list of ``text`` / ``refusal`` parts;
-  ``null`` or empty only with ``tool_calls`` or a ``refusal``; ``refusal`` a string;
+  ``null`` or empty only with ``tool_calls``, a ``refusal`` or an ``audio`` reply's ``id``;
+  ``refusal`` a string;
   ``tool_calls`` a list of ``{"id", "type": "function", "function": {"name", "arguments"}}``
-  with ``arguments`` a string; ids unique in the request.
+  with ``arguments`` a string, or of custom tool calls ``{"id", "type": "custom", "custom":
+  {"name", "input"}}`` with ``input`` a string; ids unique in the request.
 * ``tool``: a ``tool_call_id`` and a content that is a string or a list of ``text`` parts; it
   answers a call of the nearest assistant message before it with only tool messages between,
   and every call of an assistant message is answered before the next non-tool message.
@@ -129,14 +131,17 @@ def _assistant_problems(message: Mapping[str, Any], content: Any, at: str, seen:
     refusal = message.get("refusal")
     if refusal is not None and not isinstance(refusal, str):
         out.append(f"{at}: refusal must be a string")
-    if not content and not calls and not refusal:
-        out.append(f"{at}: assistant message with neither content, tool_calls nor refusal")
+    audio = message.get("audio")  # a previous audio reply, by its id (the audio guide's multi-turn)
+    if not content and not calls and not refusal and not (isinstance(audio, Mapping) and audio.get("id")):
+        out.append(f"{at}: assistant message with neither content, tool_calls, refusal nor audio")
     for j, call in enumerate(calls or ()):
-        fn = call.get("function") if isinstance(call, Mapping) else None
-        if (not isinstance(call, Mapping) or call.get("type") != "function"
+        kind = call.get("type") if isinstance(call, Mapping) else None
+        # A function call's arguments, a custom tool call's free-text input: strings both.
+        fn = call.get(kind) if isinstance(call, Mapping) and kind in ("function", "custom") else None
+        if (not isinstance(call, Mapping) or kind not in ("function", "custom")
                 or not isinstance(call.get("id"), str) or not call["id"]
                 or not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str)
-                or not isinstance(fn.get("arguments"), str)):
+                or not isinstance(fn.get("arguments" if kind == "function" else "input"), str)):
             out.append(f"{at}.tool_calls[{j}]: malformed tool call")
             continue
         if call["id"] in seen:
