@@ -87,8 +87,6 @@ def open_regular(path: str | os.PathLike[str]) -> tuple[int, os.stat_result]:
             raise FileRefused(path, "a symlink loop (it never reaches a file)", errno.ELOOP) from None
         if exc.errno == errno.ENXIO:  # a socket, or a device with no driver behind it
             raise FileRefused(path, _kind_by_stat(path, "a socket or an absent device"), errno.ENXIO) from None
-        if exc.errno == errno.EISDIR:
-            raise FileRefused(path, "a directory", errno.EISDIR) from None
         raise
     try:
         info = os.fstat(fd)

@@ -363,7 +363,7 @@ def _old_style(
         if outcome.exception is None:
             after = outcome.get_result()
             if after is not before:
-                checked = _checked(policy, check or _any, after, plugin, hook)
+                checked = _checked(policy, check, after, plugin, hook)
                 if checked is None and after is not None:
                     outcome.force_result(before)
                 elif call is not None:
@@ -373,7 +373,3 @@ def _old_style(
             _observe(policy, hook, plugin, True, argnames, args, result, start, error)
 
     return guarded
-
-
-def _any(value: Any) -> Any:
-    return value

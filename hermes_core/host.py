@@ -154,7 +154,6 @@ class PluginHost:
     _engines: dict[str, EngineSpec] | None = None
     _sections: list[ConfigSection[Any]] | None = None
     _tokenizers: dict[str, Any] = attrs.field(factory=dict)
-    _undo_trace: Callable[[], None] | None = None
     #: called with a ``HookCall`` after every implementation call (see ``observe``)
     observers: list[Callable[[HookCall], None]] = attrs.field(factory=list)
     _pool: concurrent.futures.Executor | None = None
@@ -399,14 +398,8 @@ class PluginHost:
                 error=call.error,
             )
 
-        undo_monitor = self.pm.add_hookcall_monitoring(before, after)
-        undo_observer = self.observe(each)
-
-        def undo() -> None:
-            undo_monitor()
-            undo_observer()
-
-        self._undo_trace = undo
+        self.pm.add_hookcall_monitoring(before, after)
+        self.observe(each)
 
     # --- plugin state -------------------------------------------------------------------
 
@@ -720,9 +713,12 @@ class PluginHost:
         """Transcript format name -> ``TranscriptFormat``; a name declared twice is an error."""
         out: dict[str, Any] = {}
         for plugin, result in self._collect("hermes_transcript_formats", {}):
-            items = (result,) if isinstance(result, TranscriptFormat) else tuple(result)
-            for fmt in items:
+            # the guard checked each plugin's own answer; a wrapper's additions it did not
+            for fmt in result if isinstance(result, (list, tuple)) else (result,):
                 if not isinstance(fmt, TranscriptFormat):
+                    record_warning("plugin_result_invalid", f"hermes_transcript_formats answered "
+                                   f"{summarize(fmt)} (by {plugin}), not a TranscriptFormat; left out",
+                                   plugin=plugin, hook="hermes_transcript_formats")
                     continue
                 if fmt.name in out:
                     raise HermesPluginError(

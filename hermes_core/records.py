@@ -7,7 +7,6 @@ constructors). Per-message hot paths never build these: they are built once per 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -29,17 +28,9 @@ def _frozenset_of_str(value: Any) -> frozenset[str]:
 
 
 def _opt_path(value: Any) -> Path | None:
+    # The session passes its home as a Path: kept as is (no new object per tool call).
     if value is None or isinstance(value, Path):
         return value
-    if value.__class__ is str:
-        return _path_of(value)
-    return Path(value)
-
-
-@functools.lru_cache(maxsize=64)
-def _path_of(value: str) -> Path:
-    # Tool contexts are built per tool call with the session's home: parsing the same string
-    # into a Path each time cost more than the rest of the record. Paths are immutable.
     return Path(value)
 
 

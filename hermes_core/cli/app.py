@@ -203,8 +203,6 @@ class PluginAwareGroup(click.Group):
             # click resolves the subcommand before the group callback runs: build the state
             # from the group's parsed options now (the callback reuses it).
             state = _state_from_params(ctx.params)
-            if state is None:
-                return {}
             ctx.obj = state
         extra = click.Group(name="plugins")
         try:
@@ -267,7 +265,7 @@ class PluginAwareGroup(click.Group):
                     print_warnings([*(state.warnings if state else ()), *bucket])
 
 
-def _state_from_params(params: dict[str, Any]) -> CliState | None:
+def _state_from_params(params: dict[str, Any]) -> CliState:
     # With --help (an eager option) the group's other options may not be parsed yet: their
     # defaults (and the environment) apply, so the help can still list plugin commands.
     verbose = int(params.get("verbose") or 0)

@@ -36,7 +36,6 @@ ALLOWED = {
         "turns do not share one"),
     ("hermes_core/payload.py", "canonical_arguments"): (
         "b", "str -> str, a function of the string alone (bounded: 65,536 entries)"),
-    ("hermes_core/records.py", "_path_of"): ("b", "str -> Path (immutable); bounded: 64 entries"),
     ("hermes_core/model_data.py", "_snapshot"): ("b", "the data file shipped in the package, read once"),
 }
 
