@@ -319,14 +319,14 @@ def _with_note(message: Mapping[str, Any], note: str) -> dict[str, Any]:
 
 
 def _calls_note(count: int) -> str:
-    return "(1 tool call removed: its result does not follow it here)" if count == 1 else (
-        f"({count} tool calls removed: their results do not follow them here)"
+    return "(1 tool call removed: no result follows it)" if count == 1 else (
+        f"({count} tool calls removed: no results follow them)"
     )
 
 
 def _results_note(count: int) -> str:
-    return "(1 tool result removed: the call it answers is not before it here)" if count == 1 else (
-        f"({count} tool results removed: the calls they answer are not before them here)"
+    return "(1 tool result removed: no call before it)" if count == 1 else (
+        f"({count} tool results removed: no calls before them)"
     )
 
 
