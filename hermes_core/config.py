@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import os
+import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
@@ -598,7 +599,8 @@ def _build(
             unknown.append((prefix + name, prefix))
             continue
         dotted = prefix + name
-        if "section" in f.metadata:
+        nested = f.metadata.get("section") or (_nested_model(cls, f) if f.metadata.get("check") is None else None)
+        if nested is not None:
             if value is None:
                 continue
             if not isinstance(value, Mapping):
@@ -608,13 +610,22 @@ def _build(
                     value=value,
                     path=where,
                 )
-            kwargs[name] = _build(f.metadata["section"], value, dotted + ".", where, sources, unknown)
-            continue
-        if f.metadata.get("check") is None and attrs.has(f.type if isinstance(f.type, type) else type(None)):
-            kwargs[name] = _build(f.type, value, dotted + ".", where, sources, unknown)
+            kwargs[name] = _build(nested, value, dotted + ".", where, sources, unknown)
             continue
         kwargs[name] = _check(f, dotted, value, where, sources, "file")
     return cls(**kwargs)
+
+
+def _nested_model(cls: type, f: attrs.Attribute[Any]) -> type | None:
+    """The attrs class a field without a checker holds: a section too, whether its annotation
+    is the class or (``from __future__ import annotations``) the class's name."""
+    kind: Any = f.type
+    if isinstance(kind, str):
+        try:
+            kind = typing.get_type_hints(cls).get(f.name)
+        except Exception:  # noqa: BLE001 - a name only a type checker sees: not a nested model
+            return None
+    return kind if isinstance(kind, type) and attrs.has(kind) else None
 
 
 def _check(f: attrs.Attribute[Any], dotted: str, value: Any, where: str | None, sources: dict[str, str], source: str) -> Any:

@@ -93,15 +93,9 @@ class Inner:
 class AcmeOptions:
     level: int = field(1, integer(1, 9))
     note: Any = None  # a plain attrs field: no checker, taken as written
-
-
-# A nested attrs class without a checker, its type a class (as in a module without
-# ``from __future__ import annotations``): read as a section of its own.
-AcmeOptions = attrs.make_class(  # type: ignore[misc]
-    "AcmeOptions",
-    {"inner": attrs.field(type=Inner, factory=Inner)},
-    bases=(AcmeOptions,), frozen=True, kw_only=True,
-)
+    # A nested attrs class without a checker; this module's annotations are strings
+    # (``from __future__ import annotations``), as in most plugins.
+    inner: Inner = attrs.field(factory=Inner)
 
 
 ACME = ConfigSection(name="acme", model=AcmeOptions, env={"ACME_LEVEL": "acme.level"}, plugin="acme")
@@ -113,6 +107,24 @@ def test_a_plugin_section_reads_plain_and_nested_fields(tmp_path: Path) -> None:
     options = config.section(ACME)
     assert options.note == ["free", "form"] and options.inner.depth == 4
     assert config.acme is options
+
+
+def test_a_nested_model_given_a_scalar_is_a_config_error() -> None:
+    config = load_config(data={"acme": {"inner": "deep"}}, env={})
+    with pytest.raises(ConfigError, match=r"acme.inner: expected a mapping, got 'deep'"):
+        bind_sections(config, [ACME])
+
+
+def test_a_nested_model_whose_annotation_cannot_be_resolved_is_a_plain_field() -> None:
+    namespace: dict[str, Any] = {}
+    exec(  # noqa: S102 - a model annotated with a name only a type checker would see
+        "from __future__ import annotations\nimport attrs\n"
+        "@attrs.frozen(kw_only=True)\nclass Hidden:\n    blob: OnlyForTypeCheckers = None\n",
+        namespace,
+    )
+    hidden = ConfigSection(name="hidden", model=namespace["Hidden"], plugin="h")
+    config = bind_sections(load_config(data={"hidden": {"blob": {"k": 1}}}, env={}), [hidden])
+    assert config.section(hidden).blob == {"k": 1}
 
 
 def test_a_plugin_section_that_is_not_a_mapping_names_the_plugin() -> None:
