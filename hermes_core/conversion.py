@@ -62,7 +62,7 @@ ANTHROPIC_BLOCKS = frozenset({
     "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
     "code_execution_tool_result", "bash_code_execution_tool_result",
     "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use",
-    "mcp_tool_result", "container_upload",
+    "mcp_tool_result", "container_upload", "compaction",
 })
 
 #: Block types only an Anthropic message holds: a message with one is read as Anthropic-shaped
@@ -544,9 +544,22 @@ def _openai_part(part: Any, role: str, notes: dict[str, int] | None,
         return _chat_media_elsewhere(part, kind, role, notes)
     if kind in ("thinking", "redacted_thinking"):
         return _placeholder_part(notes, kind.replace("_", " "), *_thinking_details(part))
+    if kind == "compaction":  # the API's own summary of earlier turns: its text is what it says
+        return _compaction_part(part, notes)
     if kind in ANTHROPIC_BLOCKS:  # server tools, MCP, uploads: what it was, never what it said
         return _placeholder_part(notes, kind, *server_block_details(part))
     return _placeholder_part(notes, str(kind or "untyped part"))
+
+
+def _compaction_part(block: Mapping[str, Any], notes: dict[str, int] | None) -> dict[str, Any] | None:
+    """A ``compaction`` block (the Messages API's summary of the turns before it) as text; one
+    whose compaction failed (``content: null``, a no-op for the API) carries nothing."""
+    content = block.get("content")
+    if not isinstance(content, str) or not content:
+        note(notes, "dropped:failed compaction block")
+        return None
+    note(notes, "converted:compaction -> text part")
+    return {"type": "text", "text": f"[earlier turns, condensed by the provider]\n{content}"}
 
 
 def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ from hermes_core.sdk import normalize_messages
 from fidelity_fixtures import (
     BASH_RESULT,
     CITED_DOCUMENT,
+    COMPACTION,
     CONTAINER_UPLOAD,
     EDITOR_ERROR,
     MCP_RESULT,
@@ -88,3 +89,9 @@ def test_a_kept_reply_counts_its_server_results() -> None:
     assert message["content"] == "Found it."
     assert message_content_tokens(message) == content_tokens(reply["content"])
     assert message_content_tokens(message) >= 20_000 // 4
+
+
+def test_a_compaction_block_costs_its_summary_and_decoded_state() -> None:
+    summary, state = COMPACTION["content"], COMPACTION["encrypted_content"]
+    low = (len(summary) + len(state) * 3 // 4) // 4
+    assert low <= part_tokens(COMPACTION) - PART_OVERHEAD_TOKENS <= low + 2

@@ -16,6 +16,7 @@ import validators_openai_chat
 import validators_openai_responses
 from fidelity_fixtures import (
     CITED_SPANS,
+    COMPACTION,
     CONTAINER_UPLOAD,
     MCP_RESULT,
     MCP_USE,
@@ -138,3 +139,20 @@ def test_an_mcp_turn_as_a_plain_dict_is_kept_whole(tmp_path: Path) -> None:
     request = session.request(history)
     validators_anthropic.check(request)
     assert _without_markers(request["messages"][1]["content"]) == reply["content"]
+
+
+def test_a_compaction_block_goes_back_to_anthropic_and_reads_as_its_summary_elsewhere(tmp_path: Path) -> None:
+    failed = {"type": "compaction", "content": None}
+    reply = {"role": "assistant", "content": [COMPACTION, failed, {"type": "text", "text": "Carrying on."}]}
+    history = [{"role": "user", "content": "go on"}, reply, {"role": "user", "content": "and?"}]
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request)
+    assert _without_markers(request["messages"][1]["content"]) == reply["content"]
+    chat = session.request(history, provider="openai")
+    validators_openai_chat.check(chat)
+    assert chat["messages"][2]["content"] == (
+        "[earlier turns, condensed by the provider]\n" + COMPACTION["content"] + "\n\nCarrying on.")
+    report = session.last_request_report
+    assert report is not None and report.converted["compaction -> text part"] == 1
+    assert report.dropped["failed compaction block"] == 1
