@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from hermes_core.content_tokens import PART_OVERHEAD_TOKENS, content_tokens, message_content_tokens, part_tokens
 from hermes_core.sdk import normalize_messages
+from hermes_core.tokens import RequestCounter, estimate_message_tokens
 
 from fidelity_fixtures import (
     BASH_RESULT,
@@ -95,3 +96,17 @@ def test_a_compaction_block_costs_its_summary_and_decoded_state() -> None:
     summary, state = COMPACTION["content"], COMPACTION["encrypted_content"]
     low = (len(summary) + len(state) * 3 // 4) // 4
     assert low <= part_tokens(COMPACTION) - PART_OVERHEAD_TOKENS <= low + 2
+
+
+def test_the_sessions_counters_price_a_kept_reply_as_content_tokens_does() -> None:
+    # role, content and the kept blocks: three keys, its blocks still counted (they are sent);
+    # the exact counter does not tokenize encrypted pages (their base64 tokenizes ~3.7x higher)
+    reply = {"role": "assistant", "content": [WEB_SEARCH_USE, _search_result(bytes(range(256)) * 200),
+                                              {"type": "text", "text": "Found it."}]}
+    [message] = normalize_messages([reply])
+    assert len(message) == 3
+    expected = message_content_tokens(message)
+    assert expected > 12_000
+    counter = RequestCounter("claude-sonnet-4-5", "anthropic")
+    for counted in (estimate_message_tokens(message), counter.message_tokens(message)):
+        assert 0.9 * expected <= counted <= 1.2 * expected
