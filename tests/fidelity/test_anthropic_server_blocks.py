@@ -20,6 +20,7 @@ from fidelity_fixtures import (
     CONTAINER_UPLOAD,
     MCP_RESULT,
     MCP_USE,
+    REDACTED,
     THINK_1,
     WEB_SEARCH_RESULT,
     WEB_SEARCH_USE,
@@ -109,6 +110,17 @@ def test_server_blocks_reach_the_responses_api_as_counted_placeholders(tmp_path:
     assert warning.details["placeholder_web_search_tool_result"] == 1
     assert warning.details["placeholder_container_upload"] == 1
     assert warning.details["dropped_citations_text_kept"] == 2
+    assert warning.details["reasoning_of_another_api_dropped"] == 3  # each thinking block, counted
+
+
+def test_a_reply_of_redacted_thinking_is_counted_for_the_responses_api(tmp_path: Path) -> None:
+    reply = {"role": "assistant", "content": [REDACTED, {"type": "text", "text": "Done."}]}
+    session = open_session(tmp_path)
+    request = session.request([{"role": "user", "content": "go"}, reply, {"role": "user", "content": "ok"}],
+                              provider="openai", api="responses")
+    validators_openai_responses.check(request)
+    warning = next(w for w in session.warnings if w.kind == "responses_conversion")
+    assert warning.details["reasoning_of_another_api_dropped"] == 1
 
 
 def test_a_cited_sentence_reads_as_one_text() -> None:
