@@ -411,19 +411,22 @@ def _document_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | 
     source = source if isinstance(source, Mapping) else {}
     stype = source.get("type")
     title = str(block.get("title") or "")
+    # ``context``: what the host says about the document, which the model reads beside it
+    context = block.get("context") if isinstance(block.get("context"), str) and block.get("context") else ""
+    head = (f"[document: {title}]\n" if title else "[document]\n") + (f"[context: {context}]\n" if context else "")
     if stype == "text" and isinstance(source.get("data"), str):
         note(notes, "converted:text document -> text part")
-        head = f"[document: {title}]\n" if title else "[document]\n"
         return {"type": "text", "text": head + source["data"]}
     if stype == "content" and isinstance(source.get("content"), list):
         note(notes, "converted:content document -> text part")
         texts = [str(b.get("text") or "") for b in source["content"]
                  if isinstance(b, Mapping) and b.get("type") == "text"]
-        head = f"[document: {title}]\n" if title else "[document]\n"
         return {"type": "text", "text": head + "\n".join(texts)}
     media = str(source.get("media_type") or "")
     raw = source.get("data")
     data = raw if isinstance(raw, str) else ""
+    if context:  # a file part or a placeholder has no room for it
+        note(notes, "dropped:context of a document")
     if stype == "base64" and media == "application/pdf" and role == "user":
         note(notes, "converted:PDF document -> file part")
         return {"type": "file", "file": {"filename": title or "document.pdf",

@@ -103,7 +103,7 @@ def test_server_blocks_reach_the_responses_api_as_counted_placeholders(tmp_path:
     assert any("According to the docs, handlers live in b.py." in t for t in texts)
     # a text document and a search result read as Chat reads them, not as "[document omitted]"
     dumped = json.dumps(request["input"])
-    assert "[document: notes.txt]\\nb.py holds the handler." in dumped
+    assert "[document: notes.txt]\\n[context: the team's notes]\\nb.py holds the handler." in dumped
     assert "[search result: Handlers (https://docs.example.com/handlers)]" in dumped
     warning = next(w for w in session.warnings if w.kind == "responses_conversion")
     assert warning.details["placeholder_server_tool_use"] == 6
