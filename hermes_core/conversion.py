@@ -21,6 +21,7 @@ from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 from hermes_core.messages import content_text
+from hermes_core.server_blocks import server_block_details
 
 __all__ = [
     "has_lone_surrogate",
@@ -570,56 +571,6 @@ def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
         return ("encrypted by the provider",)
     text = block.get("thinking")
     return (f"{len(text)} characters" if isinstance(text, str) else "",)
-
-
-def _input_text(value: Any) -> str:
-    text = arguments_text(value)
-    return text if len(text) <= 200 else text[:199] + "\u2026"
-
-
-def _result_details(content: Any) -> tuple[str, ...]:
-    """What a server tool's result held: its error code, or its kind and sizes (results a
-    server encrypted or keeps, such as search pages, are named by URL, never shown)."""
-    if isinstance(content, list):  # web search: the results, by URL
-        urls = [str(r.get("url") or "") for r in content if isinstance(r, Mapping)]
-        shown = ", ".join(urls[:5]) + (f", +{len(urls) - 5} more" if len(urls) > 5 else "")
-        return (f"{len(urls)} result{'s' * (len(urls) != 1)}", shown)
-    if not isinstance(content, Mapping):
-        return ()
-    kind = str(content.get("type") or "")
-    if content.get("error_code") is not None:
-        return (f"error {content.get('error_code')}",)
-    details = [kind]
-    if isinstance(content.get("url"), str):
-        details.append(content["url"])
-    if "return_code" in content:
-        details.append(f"return code {content.get('return_code')}")
-    for stream in ("stdout", "stderr"):
-        if isinstance(content.get(stream), str) and content[stream]:
-            details.append(f"{stream} {len(content[stream]):,} characters")
-    refs = content.get("tool_references")
-    if isinstance(refs, list):
-        details.append("tools " + ", ".join(str(r.get("tool_name") or "") for r in refs
-                                            if isinstance(r, Mapping)))
-    return tuple(details)
-
-
-def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
-    """The details a placeholder of a server-tool, MCP or upload block gives: the tool and its
-    input for a call, the error or what came back for a result, the file of an upload."""
-    kind = block.get("type")
-    if kind in ("server_tool_use", "mcp_tool_use"):
-        server = block.get("server_name")
-        name = str(block.get("name") or "")
-        return (f"{name} on MCP server {server}" if server else name, _input_text(block.get("input")))
-    if kind == "container_upload":
-        return (f"file {block.get('file_id')}",)
-    if kind == "mcp_tool_result":
-        content = block.get("content")
-        size = len(content) if isinstance(content, str) else sum(
-            len(str(b.get("text") or "")) for b in content or () if isinstance(b, Mapping))
-        return ("error" if block.get("is_error") else "", f"{size:,} characters")
-    return _result_details(block.get("content"))
 
 
 # --- Anthropic originals kept on assistant messages ------------------------------------------
