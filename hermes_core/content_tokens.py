@@ -132,6 +132,10 @@ def _tool_block_tokens(kind: Any, part: Mapping[str, Any]) -> int:
         return _text(len(text) if isinstance(text, str) else 0) + PART_OVERHEAD_TOKENS
     if kind == "redacted_thinking":  # encrypted thinking, as base64: priced as what it hides
         return _text(_b64_bytes(part.get("data"))) + PART_OVERHEAD_TOKENS
+    if kind == "compaction":  # the provider's summary, and its opaque metadata by decoded size
+        summary = part.get("content")
+        size = (len(summary) if isinstance(summary, str) else 0) + _b64_bytes(part.get("encrypted_content"))
+        return _text(size) + PART_OVERHEAD_TOKENS
     return _text(_strings_length(part)) + PART_OVERHEAD_TOKENS
 
 

@@ -21,6 +21,7 @@ from hermes_core import bounded
 from hermes_core.diagnostics import record_warning
 from hermes_core.frozen import freeze
 from hermes_core.messages import LEGACY_FUNCTION, content_text
+from hermes_core.server_blocks import server_block_details
 
 __all__ = [
     "has_lone_surrogate",
@@ -63,7 +64,7 @@ ANTHROPIC_BLOCKS = frozenset({
     "redacted_thinking", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result",
     "code_execution_tool_result", "bash_code_execution_tool_result",
     "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use",
-    "mcp_tool_result", "container_upload",
+    "mcp_tool_result", "container_upload", "compaction",
 })
 
 #: Block types only an Anthropic message holds: a message with one is read as Anthropic-shaped
@@ -412,19 +413,22 @@ def _document_part(block: Mapping[str, Any], role: str, notes: dict[str, int] | 
     source = source if isinstance(source, Mapping) else {}
     stype = source.get("type")
     title = str(block.get("title") or "")
+    # ``context``: what the host says about the document, which the model reads beside it
+    context = block.get("context") if isinstance(block.get("context"), str) and block.get("context") else ""
+    head = (f"[document: {title}]\n" if title else "[document]\n") + (f"[context: {context}]\n" if context else "")
     if stype == "text" and isinstance(source.get("data"), str):
         note(notes, "converted:text document -> text part")
-        head = f"[document: {title}]\n" if title else "[document]\n"
         return {"type": "text", "text": head + source["data"]}
     if stype == "content" and isinstance(source.get("content"), list):
         note(notes, "converted:content document -> text part")
         texts = [str(b.get("text") or "") for b in source["content"]
                  if isinstance(b, Mapping) and b.get("type") == "text"]
-        head = f"[document: {title}]\n" if title else "[document]\n"
         return {"type": "text", "text": head + "\n".join(texts)}
     media = str(source.get("media_type") or "")
     raw = source.get("data")
     data = raw if isinstance(raw, str) else ""
+    if context:  # a file part or a placeholder has no room for it
+        note(notes, "dropped:context of a document")
     if stype == "base64" and media == "application/pdf" and role == "user":
         note(notes, "converted:PDF document -> file part")
         return {"type": "file", "file": {"filename": title or "document.pdf",
@@ -545,9 +549,22 @@ def _openai_part(part: Any, role: str, notes: dict[str, int] | None,
         return _chat_media_elsewhere(part, kind, role, notes)
     if kind in ("thinking", "redacted_thinking"):
         return _placeholder_part(notes, kind.replace("_", " "), *_thinking_details(part))
+    if kind == "compaction":  # the API's own summary of earlier turns: its text is what it says
+        return _compaction_part(part, notes)
     if kind in ANTHROPIC_BLOCKS:  # server tools, MCP, uploads: what it was, never what it said
         return _placeholder_part(notes, kind, *server_block_details(part))
     return _placeholder_part(notes, str(kind or "untyped part"))
+
+
+def _compaction_part(block: Mapping[str, Any], notes: dict[str, int] | None) -> dict[str, Any] | None:
+    """A ``compaction`` block (the Messages API's summary of the turns before it) as text; one
+    whose compaction failed (``content: null``, a no-op for the API) carries nothing."""
+    content = block.get("content")
+    if not isinstance(content, str) or not content:
+        note(notes, "dropped:failed compaction block")
+        return None
+    note(notes, "converted:compaction -> text part")
+    return {"type": "text", "text": f"[earlier turns, condensed by the provider]\n{content}"}
 
 
 def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
@@ -555,56 +572,6 @@ def _thinking_details(block: Mapping[str, Any]) -> tuple[str, ...]:
         return ("encrypted by the provider",)
     text = block.get("thinking")
     return (f"{len(text)} characters" if isinstance(text, str) else "",)
-
-
-def _input_text(value: Any) -> str:
-    text = arguments_text(value)
-    return text if len(text) <= 200 else text[:199] + "\u2026"
-
-
-def _result_details(content: Any) -> tuple[str, ...]:
-    """What a server tool's result held: its error code, or its kind and sizes (results a
-    server encrypted or keeps, such as search pages, are named by URL, never shown)."""
-    if isinstance(content, list):  # web search: the results, by URL
-        urls = [str(r.get("url") or "") for r in content if isinstance(r, Mapping)]
-        shown = ", ".join(urls[:5]) + (f", +{len(urls) - 5} more" if len(urls) > 5 else "")
-        return (f"{len(urls)} result{'s' * (len(urls) != 1)}", shown)
-    if not isinstance(content, Mapping):
-        return ()
-    kind = str(content.get("type") or "")
-    if content.get("error_code") is not None:
-        return (f"error {content.get('error_code')}",)
-    details = [kind]
-    if isinstance(content.get("url"), str):
-        details.append(content["url"])
-    if "return_code" in content:
-        details.append(f"return code {content.get('return_code')}")
-    for stream in ("stdout", "stderr"):
-        if isinstance(content.get(stream), str) and content[stream]:
-            details.append(f"{stream} {len(content[stream]):,} characters")
-    refs = content.get("tool_references")
-    if isinstance(refs, list):
-        details.append("tools " + ", ".join(str(r.get("tool_name") or "") for r in refs
-                                            if isinstance(r, Mapping)))
-    return tuple(details)
-
-
-def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
-    """The details a placeholder of a server-tool, MCP or upload block gives: the tool and its
-    input for a call, the error or what came back for a result, the file of an upload."""
-    kind = block.get("type")
-    if kind in ("server_tool_use", "mcp_tool_use"):
-        server = block.get("server_name")
-        name = str(block.get("name") or "")
-        return (f"{name} on MCP server {server}" if server else name, _input_text(block.get("input")))
-    if kind == "container_upload":
-        return (f"file {block.get('file_id')}",)
-    if kind == "mcp_tool_result":
-        content = block.get("content")
-        size = len(content) if isinstance(content, str) else sum(
-            len(str(b.get("text") or "")) for b in content or () if isinstance(b, Mapping))
-        return ("error" if block.get("is_error") else "", f"{size:,} characters")
-    return _result_details(block.get("content"))
 
 
 # --- Anthropic originals kept on assistant messages ------------------------------------------

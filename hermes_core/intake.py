@@ -13,6 +13,7 @@ from typing import Any
 
 import attrs
 
+from hermes_core.conversion import ANTHROPIC_CONTENT
 from hermes_core.errors import InvalidMessagesError
 from hermes_core.history_scan import REF_KEY, HistoryScan, is_plain
 from hermes_core.sdk import _expand, normalize_messages
@@ -133,6 +134,14 @@ def _note_other(columns: HistoryScan, index: int, message: dict[str, Any], role:
         _hold_odd(columns, index, message, role)
 
 
+def _short_text(message: dict[str, Any]) -> bool:
+    """Whether a text message without calls is priced by its text alone: three keys at most,
+    and not an Anthropic reply whose kept blocks are what goes on the wire (role, content and
+    ``_anthropic_content``: search pages, thinking)."""
+    size = len(message)
+    return size < 3 or (size == 3 and ANTHROPIC_CONTENT not in message)
+
+
 def _read_plain(
     messages: list[Any], columns: HistoryScan | None
 ) -> tuple[int, int, list[str] | None, int]:
@@ -186,7 +195,7 @@ def _read_plain(
                 break  # calls the proof cannot follow: the general loop says "not proven"
             want, k = (ids if role == "assistant" else None), 0
             total += tokens
-        elif text and len(message) <= 3:
+        elif text and _short_text(message):
             total += (len(content) + 3) // 4 + overhead
         elif "type" in message:  # a Responses item: the general loop converts it
             break
@@ -273,7 +282,7 @@ def _read_rest(
             if calls:
                 tokens, ids = _calls_read(message, content, calls)
                 total += tokens
-            elif type(content) is str and len(message) <= 3:
+            elif type(content) is str and _short_text(message):
                 # ``estimate_message_tokens`` of a plain text message, inline (one of more
                 # than three keys may carry reasoning or ``_`` payloads it counts).
                 total += (len(content) + 3) // 4 + MESSAGE_OVERHEAD_TOKENS

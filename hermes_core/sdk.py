@@ -127,6 +127,10 @@ def _plain(obj: Any) -> Any:
     dump = getattr(obj, "model_dump", None)
     if callable(dump) and not isinstance(obj, Mapping):
         try:
+            if type(obj).__module__.startswith("anthropic."):
+                # What the API sent, its nulls too: a citation's ``document_title: null`` is a
+                # required field the next request must carry back.
+                return dump(mode="python", exclude_unset=True)
             return dump(mode="python", exclude_none=True)
         except TypeError:  # an older pydantic-like object without those keywords
             return dump()

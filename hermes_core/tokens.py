@@ -38,6 +38,26 @@ _TEXT_TYPES = frozenset({"text", "input_text", "output_text"})
 #: Media that cost a fixed amount whatever their size (``IMAGE_TOKEN_ESTIMATE`` each):
 #: images, and files/documents/audio whose cost the provider sets by pages or seconds.
 MEDIA_PART_TYPES = _IMAGE_TYPES | frozenset({"input_audio", "file", "input_file", "document", "audio"})
+#: Strings opaque to a tokenizer (a search page the provider encrypted, redacted thinking, a
+#: base64 source's bytes): they cost what they stand for, their decoded size at
+#: ``CHARS_PER_TOKEN`` bytes a token, not what their encoding tokenizes to (about 3.7x more).
+_OPAQUE_DATA_OF = frozenset({"base64", "redacted_thinking"})
+
+
+class CountedTexts(list[str]):
+    """The texts an exact count reads, and ``opaque``: the decoded bytes of the opaque strings
+    ``payload_size`` met instead, which the count estimates."""
+
+    opaque = 0
+
+
+def _opaque_size(node: Mapping[str, Any], key: Any, item: Any) -> int | None:
+    """The decoded size of ``node[key]`` when it is an opaque string, else ``None``."""
+    if type(item) is str and (key == "encrypted_content" or (key == "data" and node.get("type") in _OPAQUE_DATA_OF)):
+        return len(item) * 3 // 4
+    return None
+
+
 #: A payload walk stops after this many nodes: sizes are an estimate, and a hostile
 #: 100,000-deep structure must cost a bounded, iterative walk (no recursion).
 PAYLOAD_WALK_NODES = 50_000
@@ -71,7 +91,13 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
             for key, item in node.items():
                 if isinstance(key, str):
                     chars += len(key) + 3
-                stack.append(item)
+                opaque = _opaque_size(node, key, item)
+                if opaque is None:
+                    stack.append(item)
+                    continue
+                chars += opaque
+                if isinstance(texts, CountedTexts):
+                    texts.opaque += opaque
         elif isinstance(node, (list, tuple)):
             chars += 2
             stack.extend(node)
@@ -212,8 +238,8 @@ def estimate_message_tokens(message: Mapping[str, Any]) -> int:
                     chars += _calls_chars([call])
         else:
             chars += _calls_chars(calls)
-    if len(message) > 3:
-        more, media = _extra_chars(message)
+    if len(message) > 3 or (len(message) == 3 and "tool_call_id" not in message and not calls):
+        more, media = _extra_chars(message)  # (a kept Anthropic reply: role, content and its blocks)
         chars += more
         images += media
     return (chars + 3) // 4 + images * IMAGE_TOKEN_ESTIMATE + MESSAGE_OVERHEAD_TOKENS
@@ -412,13 +438,14 @@ class RequestCounter:
 
     def message_tokens(self, message: Mapping[str, Any]) -> int:
         """Tokens of one message before the margin (text counted, media at a fixed cost)."""
-        texts: list[str] = []
+        texts = CountedTexts()
         _, media = _content_chars(message.get("content"), texts)
         calls = message.get("tool_calls")
         if calls:
             _calls_chars(calls, texts)
         more = _extra_chars(message, texts)[1]
-        return self._count_texts(texts) + (media + more) * IMAGE_TOKEN_ESTIMATE + COUNTED_MESSAGE_OVERHEAD
+        return (self._count_texts(texts) + texts.opaque // CHARS_PER_TOKEN
+                + (media + more) * IMAGE_TOKEN_ESTIMATE + COUNTED_MESSAGE_OVERHEAD)
 
     def count(
         self, messages: Iterable[Mapping[str, Any]], *, system_prompt: str = "",

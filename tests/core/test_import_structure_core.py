@@ -26,7 +26,7 @@ FLOORS: dict[int, tuple[str, ...]] = {
     # the frozen records that cross hook boundaries: their contexts carry the Config.
     2: ("config", "config_fields", "safeyaml", "files", "model_data", "records"),
     # The message model: message helpers, wire shapes, ids, tokens, pairing, transcript records.
-    3: ("messages", "text_repair", "transcript_format", "wire_ids", "conversion", "frozen",
+    3: ("messages", "text_repair", "transcript_format", "wire_ids", "server_blocks", "conversion", "frozen",
         "encodings", "tokens", "content_tokens", "pairing", "responses_items", "responses", "wire", "history_scan"),
     # The plugin host: hook specs and markers, the host, per-hook isolation, the engine base.
     4: ("hookspecs", "host", "host_engines", "hookguard", "prompt_dispatch", "engine", "prompt"),

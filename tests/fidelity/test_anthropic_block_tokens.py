@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import base64
 import copy
+from pathlib import Path
+from typing import Any
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hermes_core.content_tokens import PART_OVERHEAD_TOKENS, content_tokens, message_content_tokens, part_tokens
+from hermes_core.intake import read_history
 from hermes_core.sdk import normalize_messages
+from hermes_core.tokens import RequestCounter, estimate_message_tokens
 
 from fidelity_fixtures import (
     BASH_RESULT,
     CITED_DOCUMENT,
+    COMPACTION,
     CONTAINER_UPLOAD,
     EDITOR_ERROR,
     MCP_RESULT,
@@ -23,6 +28,7 @@ from fidelity_fixtures import (
     WEB_FETCH_RESULT,
     WEB_SEARCH_RESULT,
     WEB_SEARCH_USE,
+    open_session,
 )
 from hypothesis_budget import examples
 
@@ -88,3 +94,39 @@ def test_a_kept_reply_counts_its_server_results() -> None:
     assert message["content"] == "Found it."
     assert message_content_tokens(message) == content_tokens(reply["content"])
     assert message_content_tokens(message) >= 20_000 // 4
+
+
+def test_a_compaction_block_costs_its_summary_and_decoded_state() -> None:
+    summary, state = COMPACTION["content"], COMPACTION["encrypted_content"]
+    low = (len(summary) + len(state) * 3 // 4) // 4
+    assert low <= part_tokens(COMPACTION) - PART_OVERHEAD_TOKENS <= low + 2
+
+
+def test_the_sessions_counters_price_a_kept_reply_as_content_tokens_does() -> None:
+    # role, content and the kept blocks: three keys, its blocks still counted (they are sent);
+    # the exact counter does not tokenize encrypted pages (their base64 tokenizes ~3.7x higher)
+    reply = {"role": "assistant", "content": [WEB_SEARCH_USE, _search_result(bytes(range(256)) * 200),
+                                              {"type": "text", "text": "Found it."}]}
+    [message] = normalize_messages([reply])
+    assert len(message) == 3
+    expected = message_content_tokens(message)
+    assert expected > 12_000
+    counter = RequestCounter("claude-sonnet-4-5", "anthropic")
+    for counted in (estimate_message_tokens(message), counter.message_tokens(message)):
+        assert 0.9 * expected <= counted <= 1.2 * expected
+
+
+def test_the_preflight_counts_kept_search_pages_in_a_list_it_returned(tmp_path: Path) -> None:
+    # A host continues with the canonical list a Session call returned: its kept replies'
+    # pages count as they did in the host's own Anthropic-shaped list.
+    history: list[dict[str, Any]] = []
+    for i in range(20):
+        history.append({"role": "user", "content": f"question {i}"})
+        history.append({"role": "assistant", "content": [
+            {**WEB_SEARCH_USE, "id": f"srvtoolu_{i}"}, _search_result(bytes(range(256)) * 40),
+            {"type": "text", "text": f"answer {i}"}]})
+        history[-1]["content"][1]["tool_use_id"] = f"srvtoolu_{i}"
+    canonical = normalize_messages(history)
+    assert read_history(canonical).estimate == read_history(history).estimate > 40_000
+    session = open_session(tmp_path, context_length=60_000)
+    assert len(session.before_request(canonical)) < len(canonical)

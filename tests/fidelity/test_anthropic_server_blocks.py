@@ -16,9 +16,11 @@ import validators_openai_chat
 import validators_openai_responses
 from fidelity_fixtures import (
     CITED_SPANS,
+    COMPACTION,
     CONTAINER_UPLOAD,
     MCP_RESULT,
     MCP_USE,
+    REDACTED,
     THINK_1,
     WEB_SEARCH_RESULT,
     WEB_SEARCH_USE,
@@ -101,13 +103,24 @@ def test_server_blocks_reach_the_responses_api_as_counted_placeholders(tmp_path:
     assert any("According to the docs, handlers live in b.py." in t for t in texts)
     # a text document and a search result read as Chat reads them, not as "[document omitted]"
     dumped = json.dumps(request["input"])
-    assert "[document: notes.txt]\\nb.py holds the handler." in dumped
+    assert "[document: notes.txt]\\n[context: the team's notes]\\nb.py holds the handler." in dumped
     assert "[search result: Handlers (https://docs.example.com/handlers)]" in dumped
     warning = next(w for w in session.warnings if w.kind == "responses_conversion")
     assert warning.details["placeholder_server_tool_use"] == 6
     assert warning.details["placeholder_web_search_tool_result"] == 1
     assert warning.details["placeholder_container_upload"] == 1
     assert warning.details["dropped_citations_text_kept"] == 2
+    assert warning.details["reasoning_of_another_api_dropped"] == 3  # each thinking block, counted
+
+
+def test_a_reply_of_redacted_thinking_is_counted_for_the_responses_api(tmp_path: Path) -> None:
+    reply = {"role": "assistant", "content": [REDACTED, {"type": "text", "text": "Done."}]}
+    session = open_session(tmp_path)
+    request = session.request([{"role": "user", "content": "go"}, reply, {"role": "user", "content": "ok"}],
+                              provider="openai", api="responses")
+    validators_openai_responses.check(request)
+    warning = next(w for w in session.warnings if w.kind == "responses_conversion")
+    assert warning.details["reasoning_of_another_api_dropped"] == 1
 
 
 def test_a_cited_sentence_reads_as_one_text() -> None:
@@ -138,3 +151,20 @@ def test_an_mcp_turn_as_a_plain_dict_is_kept_whole(tmp_path: Path) -> None:
     request = session.request(history)
     validators_anthropic.check(request)
     assert _without_markers(request["messages"][1]["content"]) == reply["content"]
+
+
+def test_a_compaction_block_goes_back_to_anthropic_and_reads_as_its_summary_elsewhere(tmp_path: Path) -> None:
+    failed = {"type": "compaction", "content": None}
+    reply = {"role": "assistant", "content": [COMPACTION, failed, {"type": "text", "text": "Carrying on."}]}
+    history = [{"role": "user", "content": "go on"}, reply, {"role": "user", "content": "and?"}]
+    session = open_session(tmp_path)
+    request = session.request(history)
+    validators_anthropic.check(request)
+    assert _without_markers(request["messages"][1]["content"]) == reply["content"]
+    chat = session.request(history, provider="openai")
+    validators_openai_chat.check(chat)
+    assert chat["messages"][2]["content"] == (
+        "[earlier turns, condensed by the provider]\n" + COMPACTION["content"] + "\n\nCarrying on.")
+    report = session.last_request_report
+    assert report is not None and report.converted["compaction -> text part"] == 1
+    assert report.dropped["failed compaction block"] == 1

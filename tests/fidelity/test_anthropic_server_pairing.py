@@ -66,8 +66,8 @@ def test_a_paused_turn_goes_back_as_it_came(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("before", "after", "window"), [
     (2000, 2000, 16_000),  # the cut keeps the reply the newest request answers: its whole turn
-    (2000, 500, 32_000),   # the tail's budget ends inside a continued turn
-    (0, 0, 8_000),
+    (2000, 500, 24_000),   # the tail's budget ends inside a continued turn
+    (2000, 500, 32_000),   # the summary would merge into the reply that made the call
 ])
 def test_compaction_never_splits_a_continued_turn(tmp_path: Path, before: int, after: int,
                                                   window: int) -> None:

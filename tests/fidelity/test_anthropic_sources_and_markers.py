@@ -73,6 +73,22 @@ def test_openai_is_told_what_each_source_was(tmp_path: Path) -> None:
                  "[search result: Handlers (https://docs.example.com/handlers)]"):
         assert said in texts, said
     assert "0 B" not in texts  # a file id has no size to give: none is invented
+    report = session.last_request_report
+    assert report is not None and "context of a document" not in report.dropped  # carried as text
+
+
+def test_a_documents_context_reaches_openai_with_its_text(tmp_path: Path) -> None:
+    document = {**CONTENT_DOCUMENT, "context": "written before the redesign"}
+    pdf = {**DOCUMENT, "context": "the signed copy"}
+    session = open_session(tmp_path)
+    request = session.request([{"role": "user", "content": [{"type": "text", "text": "read"}, document, pdf]}],
+                              provider="openai")
+    validators_openai_chat.check(request)
+    parts = request["messages"][-1]["content"]
+    assert parts[1]["text"] == "[document: faq]\n[context: written before the redesign]\nQ: where? A: b.py"
+    assert parts[2]["type"] == "file"  # a file part has no room for it: counted
+    report = session.last_request_report
+    assert report is not None and report.dropped["context of a document"] == 1
     responses = session.request(_history(), provider="openai", api="responses")
     validators_openai_responses.check(responses)
     assert "[document omitted: plan.pdf, file source, file_011doc]" in json.dumps(responses["input"])

@@ -184,3 +184,6 @@ def server_tool_history() -> list[dict[str, Any]]:
             {"type": "tool_result", "tool_use_id": "toolu_11", "content": [SEARCH, CITED_DOCUMENT]},
             {"type": "tool_result", "tool_use_id": "toolu_12", "is_error": True, "content": "log rotated"}]},
     ])
+#: The API's own summary of the turns before it (context management, beta): to be sent back.
+COMPACTION = {"type": "compaction", "content": "The user asked where handlers live; b.py holds them.",
+              "encrypted_content": base64.b64encode(b"opaque compaction state " * 20).decode()}

@@ -43,7 +43,7 @@ ASSISTANT_BLOCKS = frozenset({
     "text", "thinking", "redacted_thinking", "tool_use", "server_tool_use",
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result",
+    "tool_search_tool_result", "mcp_tool_use", "mcp_tool_result", "compaction",
 })
 TOOL_RESULT_BLOCKS = frozenset({"text", "image", "document", "search_result"})
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png", "image/gif", "image/webp"})
@@ -267,7 +267,7 @@ def _check_results(messages: list[Any], i: int, blocks: list[Any], out: list[str
 
 #: Server-side calls and their results, which live in the assistant message of the call.
 SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-SERVER_RESULTS = ASSISTANT_BLOCKS - SERVER_CALLS - {"text", "thinking", "redacted_thinking", "tool_use"}
+SERVER_RESULTS = ASSISTANT_BLOCKS - SERVER_CALLS - {"text", "thinking", "redacted_thinking", "tool_use", "compaction"}
 
 
 def _check_server_pairs(blocks: list[Any], at: str, out: list[str], *, last: bool) -> None:

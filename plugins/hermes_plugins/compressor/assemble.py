@@ -84,11 +84,14 @@ def choose_role(
     return role, merge, force_user
 
 
-def keeps_signed_thinking(message: Mapping[str, Any]) -> bool:
-    """Whether ``message`` is an Anthropic reply kept with its thinking blocks."""
+def keeps_provider_blocks(message: Mapping[str, Any]) -> bool:
+    """Whether ``message`` is an Anthropic reply kept with blocks a rewrite would lose: its
+    signed thinking, a server tool's call or result (whose other half may be in the next
+    reply of a continued turn), cited text."""
     blocks = message.get(ANTHROPIC_CONTENT)
     return isinstance(blocks, list) and any(
-        isinstance(b, Mapping) and b.get("type") in ("thinking", "redacted_thinking") for b in blocks)
+        isinstance(b, Mapping) and (b.get("type") not in ("text", "tool_use") or b.get("citations"))
+        for b in blocks)
 
 
 def _merge_into(message: dict[str, Any], block: str, prepend: bool) -> dict[str, Any]:
@@ -124,10 +127,10 @@ def assemble(
     if head and head[0].get("role") == "system":
         head = [with_system_note(head[0]), *head[1:]]
     role, merge, force_user = choose_role(head, tail, compress_start)
-    if merge and keeps_signed_thinking(tail[0]):
-        # A reply with signed thinking goes back to Anthropic exactly as it came or not at all
-        # (its text is checked against its blocks): the summary stands on its own as a user
-        # turn instead. Two user turns touching is valid for Anthropic (it combines them) and
+    if merge and keeps_provider_blocks(tail[0]):
+        # A reply with signed thinking (or server-tool blocks) goes back to Anthropic exactly as
+        # it came or not at all (its text is checked against its blocks): the summary stands on
+        # its own as a user turn instead. Two user turns touching is valid for Anthropic (it combines them) and
         # OpenAI alike; a rewritten reply would lose the thinking the API requires first.
         merge, role = False, "user"
     has_user = any(m.get("role") == "user" for m in head) or any(m.get("role") == "user" for m in tail)
