@@ -279,7 +279,7 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
         wire = laid.history.openai_messages(laid_out, laid.changed(laid_out), notes,
                                             keep_markers=keep_markers, head=head)
     if wire is None:
-        wire = head
+        wire, start = head, len(head)  # ``head`` grows into the list
         relocated: dict[int, list[Any]] = {}
         for index, message in enumerate(laid_out):
             if type(message.get("content")) is str and len(message) < 3 and (  # {"role", "content"}
@@ -290,7 +290,7 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
             wire.append(openai_message(message, notes, keep_markers=keep_markers, relocated=images))
             if images:
                 relocated[index] = images
-        place_relocated(wire, relocated, len(head))
+        place_relocated(wire, relocated, start)
     out: dict[str, Any] = {"messages": wire}
     if payload.get("model"):
         out["model"] = payload["model"]
