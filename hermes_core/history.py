@@ -406,8 +406,7 @@ class ProcessedHistory:
 
     def openai_messages(
         self, laid_out: list[Any], marks: list[int] | None = None,
-        notes: dict[str, int] | None = None, *, keep_markers: bool = False,
-        head: Sequence[Any] = (),
+        notes: dict[str, int] | None = None, *, keep_markers: bool = False, head: Sequence[Any] = (),
     ) -> list[Any] | None:
         """The OpenAI Chat ``messages`` of a laid-out payload whose messages are the synced
         canonical ones except for a few marked near the end, after ``head`` (the system

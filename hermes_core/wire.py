@@ -238,10 +238,9 @@ def _text_arguments(call: Any) -> Any:
 
 
 def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]], start: int = 0) -> list[Any]:
-    """``messages`` (a list made for this request: changed in place) with, after each group of
-    tool messages whose images were relocated (``relocated``: message index -> parts), one user
-    message holding those images, labelled by the call they answer. ``start``: where message 0
-    sits in ``messages`` (after a system message)."""
+    """``messages`` (a list made for this request, changed in place; message 0 at ``start``) with,
+    after each group of tool messages whose images were relocated (``relocated``: message index ->
+    parts), one user message holding those images, labelled by the call they answer."""
     if not relocated:
         return messages
     groups: dict[int, list[Any]] = {}
@@ -268,9 +267,8 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
     result, each unchanged message converted once per session).
     """
     system = payload.get("system")
-    # The messages list is made once, at its final size, system message first: inserting it
-    # afterwards moves the whole list (and may reallocate it), a second copy touches every
-    # message again.
+    # The list is made once at its final size, system message first: inserted afterwards it
+    # moves the whole list (may reallocate it), a second copy touches every message again.
     head: list[Any] = [{"role": "system", "content": system}] if system else []
     keep_markers = str(payload.get("provider") or "").strip().lower() == "openrouter"
     laid_out = payload.get("messages") or []
