@@ -99,17 +99,11 @@ def test_ratios(benchmark: Any, conversations: dict[int, Conversation]) -> None:
         return all(snapshot(messages[i]) == snaps[i] for i in range(len(snaps)))
 
     cpu: dict[str, list[float]] = {k: [] for k in ("turn 10k", "turn 100k", "list 10k", "list 100k")}
-
-    def sample(key: str, fn: Callable[[], object]) -> None:
-        own = time.thread_time()
-        samples[key].append(timed(fn))
-        cpu[key].append(time.thread_time() - own)
-
     for _ in range(ROUNDS):
-        sample("turn 10k", small.turn)
-        sample("turn 100k", large.turn)
-        sample("list 10k", lambda: list(small.messages))
-        sample("list 100k", lambda: list(large.messages))
+        sample(samples, cpu, "turn 10k", small.turn)
+        sample(samples, cpu, "turn 100k", large.turn)
+        sample(samples, cpu, "list 10k", lambda: list(small.messages))
+        sample(samples, cpu, "list 100k", lambda: list(large.messages))
         samples["full check 100k"].append(timed(full_check))
     for _ in range(3):
         samples["json.dumps 10k"].append(timed(lambda: json.dumps(dumps_request)))
@@ -138,6 +132,13 @@ def test_ratios(benchmark: Any, conversations: dict[int, Conversation]) -> None:
     benchmark.pedantic(lambda: None, rounds=1, iterations=1)
     assert RESULTS["growth_over_list_copies"] <= 3.0
     assert RESULTS["turn10k_over_dumps"] <= 0.05
+
+
+def sample(wall: dict[str, list[float]], cpu: dict[str, list[float]], key: str, fn: Callable[[], object]) -> None:
+    """One call timed in wall time and in this thread's CPU time."""
+    own = time.thread_time()
+    wall[key].append(timed(fn))
+    cpu[key].append(time.thread_time() - own)
 
 
 def _growth(med: dict[str, float], what: str) -> float:
@@ -169,13 +170,9 @@ def floor_ratio(conversations: dict[int, Conversation]) -> tuple[float, float]:
     cpu: dict[str, list[float]] = {k: [] for k in wall}
     for _ in range(ROUNDS):
         for n in (10_000, 100_000):
-            own = time.thread_time()
-            wall[f"floor {n // 1000}k"].append(timed(floors[n]))
-            cpu[f"floor {n // 1000}k"].append(time.thread_time() - own)
+            sample(wall, cpu, f"floor {n // 1000}k", floors[n])
         for n in (10_000, 100_000):
-            own = time.thread_time()
-            wall[f"list {n // 1000}k"].append(timed(lambda n=n: list(conversations[n].messages)))
-            cpu[f"list {n // 1000}k"].append(time.thread_time() - own)
+            sample(wall, cpu, f"list {n // 1000}k", lambda n=n: list(conversations[n].messages))
     ratios = []
     for figures in (wall, cpu):
         med = {k: statistics.median(v) for k, v in figures.items()}
