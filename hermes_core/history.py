@@ -406,12 +406,12 @@ class ProcessedHistory:
 
     def openai_messages(
         self, laid_out: list[Any], marks: list[int] | None = None,
-        notes: dict[str, int] | None = None, *, keep_markers: bool = False,
+        notes: dict[str, int] | None = None, *, keep_markers: bool = False, head: Sequence[Any] = (),
     ) -> list[Any] | None:
-        """The OpenAI Chat ``messages`` (without the system message) of a laid-out payload
-        whose messages are the synced canonical ones except for a few marked near the end;
-        ``None`` when they are not. Each message is converted once while it is unchanged;
-        what the conversions changed in the whole history is added to ``notes``."""
+        """The OpenAI Chat ``messages`` of a laid-out payload whose messages are the synced
+        canonical ones except for a few marked near the end, after ``head`` (the system
+        message); ``None`` when they are not. Each message is converted once while it is
+        unchanged; what the conversions changed in the whole history is added to ``notes``."""
         n = len(self.canon)
         changed = marks if marks is not None and len(laid_out) == n else self.marks_of(laid_out)
         if changed is None:
@@ -429,12 +429,13 @@ class ProcessedHistory:
                 merge_notes(self.onote_total, found)
             if images:
                 self.orelocated[i] = images
-        out = list(wire)  # the one copy: the SDK arguments' list, the host's to keep
+        out = [*head, *wire]  # the one copy: the SDK arguments' list, the host's to keep
+        start = len(head)
         for i in changed:
-            out[i] = openai_message(laid_out[i], None, keep_markers=keep_markers, relocated=[])
+            out[start + i] = openai_message(laid_out[i], None, keep_markers=keep_markers, relocated=[])
         if notes is not None:
             merge_notes(notes, self.onote_total)
-        return place_relocated(out, self.orelocated)
+        return place_relocated(out, self.orelocated, start)
 
     # --- Anthropic ------------------------------------------------------------------------
 

@@ -55,8 +55,8 @@ class MessageCache(Protocol):
     @property
     def version(self) -> int: ...
     def openai_messages(self, laid_out: list[Any], marks: list[int] | None = None,
-                        notes: dict[str, int] | None = None, *,
-                        keep_markers: bool = False) -> list[Any] | None: ...
+                        notes: dict[str, int] | None = None, *, keep_markers: bool = False,
+                        head: Sequence[Any] = ()) -> list[Any] | None: ...
     def anthropic_messages(self, laid_out: list[Any], marks: list[int] | None = None,
                            notes: dict[str, int] | None = None) -> list[dict[str, Any]] | None: ...
 
@@ -240,16 +240,16 @@ def _text_arguments(call: Any) -> Any:
     return {**call, "function": {**fn, "arguments": arguments_text(fn["arguments"])}}
 
 
-def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]]) -> list[Any]:
-    """``messages`` (a list made for this request: changed in place) with, after each group of
-    tool messages whose images were relocated (``relocated``: message index -> parts), one user
-    message holding those images, labelled by the call they answer."""
+def place_relocated(messages: list[Any], relocated: Mapping[int, list[Any]], start: int = 0) -> list[Any]:
+    """``messages`` (a list made for this request, changed in place; message 0 at ``start``) with,
+    after each group of tool messages whose images were relocated (``relocated``: message index ->
+    parts), one user message holding those images, labelled by the call they answer."""
     if not relocated:
         return messages
     groups: dict[int, list[Any]] = {}
     n = len(messages)
     for i in sorted(relocated):
-        j = i + 1
+        j = start + i + 1
         while j < n and messages[j].get("role") == "tool":
             j += 1
         groups.setdefault(j, []).extend(relocated[i])
@@ -270,14 +270,17 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
     result, each unchanged message converted once per session).
     """
     system = payload.get("system")
+    # The list is made once at its final size, system message first: inserted afterwards it
+    # moves the whole list (may reallocate it), a second copy touches every message again.
+    head: list[Any] = [{"role": "system", "content": system}] if system else []
     keep_markers = str(payload.get("provider") or "").strip().lower() == "openrouter"
     laid_out = payload.get("messages") or []
     wire = None
     if laid is not None and type(laid_out) is list:
         wire = laid.history.openai_messages(laid_out, laid.changed(laid_out), notes,
-                                            keep_markers=keep_markers)
+                                            keep_markers=keep_markers, head=head)
     if wire is None:
-        wire = []
+        wire, start = head, len(head)  # ``head`` grows into the list
         relocated: dict[int, list[Any]] = {}
         for index, message in enumerate(laid_out):
             if type(message.get("content")) is str and len(message) < 3 and (  # {"role", "content"}
@@ -288,10 +291,7 @@ def to_openai(payload: Mapping[str, Any], notes: dict[str, int] | None = None, *
             wire.append(openai_message(message, notes, keep_markers=keep_markers, relocated=images))
             if images:
                 relocated[index] = images
-        place_relocated(wire, relocated)
-    if system:  # in front of ``wire``, a list made for this request: a move of pointers, where
-        # a copy into another list would touch every message once more (and free the first)
-        wire.insert(0, {"role": "system", "content": system})
+        place_relocated(wire, relocated, start)
     out: dict[str, Any] = {"messages": wire}
     if payload.get("model"):
         out["model"] = payload["model"]
