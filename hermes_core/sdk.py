@@ -16,7 +16,7 @@ from hermes_core.conversion import (
     TOOL_RESULT_MARKER,
     readable_of_blocks,
 )
-from hermes_core.messages import from_legacy_function, is_legacy_function
+from hermes_core.messages import LEGACY_CONTEXT, from_legacy_function, is_legacy_function
 from hermes_core.responses_items import canonical_messages, is_item, run_end
 from hermes_core.wire import LaidOut, limit_breakpoints, to_anthropic, to_openai
 
@@ -332,8 +332,8 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         if end > index:
             expanded = canonical_messages(messages[index:end], _plain)
         elif type(message) is dict and is_legacy_function(message):  # answers the call before it
-            previous = out[-1] if out else (messages[index - 1] if index else None)
-            expanded, end = [from_legacy_function(message, previous)], index + 1
+            before = out[-LEGACY_CONTEXT:] if out is not None else messages[max(0, index - LEGACY_CONTEXT):index]
+            expanded, end = [from_legacy_function(message, before)], index + 1
         else:
             expanded, end = _expand(message), index + 1
         if out is None:
