@@ -320,8 +320,10 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         message = messages[index]
         # "type": Chat messages have none; Responses items do (``hermes_core.responses_items``).
         if type(message) is dict and type(message.get("content")) is not list \
-                and "type" not in message and message.get("function_call") is None \
-                and message.get("role") != "function":  # not deprecated function calling
+                and "type" not in message and "function_call" not in message \
+                and ("name" not in message or message.get("role") != "function"):
+            # (Deprecated function calling - a function_call, a role "function" result, which
+            # always has a name - is converted below.)
             if out is not None:
                 out.append(message)
             index += 1
