@@ -1,4 +1,6 @@
-"""Helpers for OpenAI-format message lists: parsing, validating, the text of any content.
+"""Helpers for OpenAI-format message lists: parsing, validating, the text of any content, and
+the Chat shapes other targets read specially (custom tool calls, audio replies, deprecated
+function calling: docs/message-model.md, "OpenAI Chat shapes, end to end").
 
 These run over whole histories, so they stay plain functions over dicts (no records, no copies).
 """
@@ -206,8 +208,6 @@ def custom_tool_definition(custom: Mapping[str, Any], cache_control: Any = None)
 #: Set on a message converted from the deprecated function-calling form (an assistant's
 #: ``function_call``, a ``role: "function"`` result) so that each request counts it.
 LEGACY_FUNCTION = "_legacy_function"
-
-
 #: How many messages before a deprecated ``function_call`` its id depends on (``legacy_call_id``).
 LEGACY_CONTEXT = 4
 
@@ -250,12 +250,12 @@ def from_legacy_function(message: Mapping[str, Any], before: Sequence[Any] = ())
     provider shares, meaning for meaning; marked ``LEGACY_FUNCTION`` for the request report.
 
     ``before``: the canonical messages before it, at least ``LEGACY_CONTEXT`` of them where
-    there are (``normalize_messages`` passes them). An
-    assistant's ``function_call`` becomes its last tool call (id ``legacy_call_id``). A
-    ``function`` result (``name``, ``content``) answers the call right before it - the one
-    call a legacy turn makes -: it becomes the ``tool`` message of that call's id when
-    the message before it is such a converted call of its name. A result without one gets an id no call
-    has, which the pairing check then reports: nothing is invented for it.
+    there are (``normalize_messages`` passes them). An assistant's ``function_call`` becomes
+    its last tool call (id ``legacy_call_id``). A ``function`` result (``name``, ``content``)
+    answers the call right before it - the one call a legacy turn makes -: it becomes the
+    ``tool`` message of that call's id when the message before it is such a converted call of
+    its name. A result without one gets an id no call has, which the pairing check reports:
+    nothing is invented for it.
     """
     if message.get("role") == "function":
         name = str(message.get("name") or "")
