@@ -197,6 +197,8 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         note(notes, f"converted:{role or 'role-less'} message in the history -> user text")
         message = {**message, "role": "user"}
         role = "user"
+    if "audio" in message:
+        message = _audio_by_id(message, notes)
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message and (
             LEGACY_FUNCTION not in message):
@@ -233,6 +235,17 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         else:
             out["content"] = f"[tool error] {new_content or ''}".rstrip()
     return out
+
+
+def _audio_by_id(message: Mapping[str, Any], notes: dict[str, int] | None) -> Mapping[str, Any]:
+    """An assistant's earlier audio reply as Chat takes it back: ``{"id"}`` alone (a host that
+    kept the response's whole ``audio`` object would send its base64 ``data`` again), counted."""
+    audio = message.get("audio")
+    if message.get("role") != "assistant" or not isinstance(audio, Mapping) or not audio.get("id") or (
+            len(audio) == 1):
+        return message
+    note(notes, "converted:audio reply -> its id")
+    return {**message, "audio": {"id": audio["id"]}}
 
 
 def _object_arguments(call: Any) -> bool:

@@ -67,13 +67,17 @@ def test_an_audio_reply_by_id_goes_to_chat_as_it_is_and_elsewhere_as_a_placehold
 def test_an_audio_reply_with_its_transcript_goes_as_its_words(tmp_path: Path) -> None:
     reply = {"role": "assistant", "content": None, "audio": {
         "id": AUDIO_ID, "data": "UklGRg==", "expires_at": 1_900_000_000, "transcript": TRANSCRIPT}}
-    session, _chat, anthropic, responses = _requests(tmp_path, _history(reply))
+    session, chat, anthropic, responses = _requests(tmp_path, _history(reply))
+    assert chat["messages"][-2]["audio"] == {"id": AUDIO_ID}  # the request takes the id alone
     assert _assistant_texts(anthropic) == [TRANSCRIPT]
     assert {"role": "assistant", "content": TRANSCRIPT} in responses["input"]
     session.request(session.before_request(_history(reply)), provider="anthropic")
     report = session.last_request_report
     assert report is not None and report.lossless
     assert report.converted == {"audio reply -> its transcript": 1}
+    session.request(session.before_request(_history(reply)))
+    assert session.last_request_report is not None
+    assert session.last_request_report.converted == {"audio reply -> its id": 1}
 
 
 def test_an_audio_reply_counts_in_the_estimate() -> None:
