@@ -247,6 +247,9 @@ def _openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
         out["tool_calls"] = [_plain(c) for c in calls]
         if not out["tool_calls"]:
             del out["tool_calls"]
+    for key in ("audio", "annotations"):  # an audio reply, URL citations: when the reply has them
+        if data.get(key):
+            out[key] = data[key]
     for key in ("reasoning_content", "reasoning"):
         if isinstance(data.get(key), str) and data[key]:
             out["_reasoning"] = data[key]
