@@ -107,6 +107,10 @@ def limit_breakpoints(messages: list[dict[str, Any]], limit: int,
 
 
 def _openai_tool(tool: Any) -> Any:
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and "custom" not in tool and (
+            "input_schema" not in tool):  # a Responses custom tool: Chat nests its fields
+        return {"type": "custom", "custom": {k: v for k, v in tool.items()
+                                             if k in ("name", "description", "format")}}
     if isinstance(tool, Mapping) and "function" not in tool and "input_schema" in tool:
         fn = {"name": tool.get("name", ""), "parameters": tool.get("input_schema") or {}}
         if tool.get("description"):
@@ -333,8 +337,10 @@ def _anthropic_tool(tool: Any) -> Any:
         if CACHE_CONTROL in tool:
             out[CACHE_CONTROL] = tool[CACHE_CONTROL]
         return out
-    if isinstance(tool, Mapping) and tool.get("type") == "custom" and isinstance(tool.get("custom"), Mapping):
-        return custom_tool_definition(tool["custom"], tool.get(CACHE_CONTROL))
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and "input_schema" not in tool:
+        # Chat nests a custom tool under "custom", the Responses API has it flat.
+        custom = tool.get("custom")
+        return custom_tool_definition(custom if isinstance(custom, Mapping) else tool, tool.get(CACHE_CONTROL))
     return tool
 
 

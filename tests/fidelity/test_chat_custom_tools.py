@@ -144,3 +144,16 @@ def test_a_responses_custom_call_is_a_chat_custom_call_everywhere(tmp_path: Path
     responses = session.request(messages, tools=TOOLS, api="responses")
     validators_openai_responses.check(responses)
     assert json.dumps(responses["input"][1:3]) == json.dumps(items[1:3])  # as they came
+
+
+def test_a_custom_tool_defined_the_responses_way_goes_to_each_target_in_its_shape(tmp_path: Path) -> None:
+    flat = {"type": "custom", "name": "apply_patch", "description": "Apply a patch.",
+            "format": TOOLS[1]["custom"]["format"]}
+    session = open_session(tmp_path, provider="openai")
+    chat = session.request(_history(), tools=[flat])
+    assert chat["tools"] == [TOOLS[1]]
+    anthropic = session.request(_history(), provider="anthropic", tools=[flat])
+    assert anthropic["tools"][0]["input_schema"]["required"] == ["input"]
+    assert anthropic["tools"][0]["name"] == "apply_patch"
+    responses = session.request(_history(), api="responses", tools=[flat])
+    assert responses["tools"] == [flat]
