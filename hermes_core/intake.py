@@ -16,6 +16,7 @@ import attrs
 from hermes_core.conversion import ANTHROPIC_CONTENT
 from hermes_core.errors import InvalidMessagesError
 from hermes_core.history_scan import REF_KEY, HistoryScan, is_plain
+from hermes_core.messages import LEGACY_CONTEXT
 from hermes_core.sdk import _expand, normalize_messages
 from hermes_core.tokens import MESSAGE_OVERHEAD_TOKENS, estimate_message_tokens
 
@@ -339,7 +340,9 @@ def read_history(messages: Sequence[Any], *, scan: bool = False) -> HistoryRead:
     if _has_responses_items(messages, start):
         # Runs of Responses items convert as runs (one assistant message per turn), which the
         # message-by-message loop cannot do: converted first, read as converted.
-        messages = [*islice(messages, start), *normalize_messages(list(islice(messages, start, None)))]
+        # (From LEGACY_CONTEXT messages earlier: a deprecated function call's id depends on them.)
+        begin = max(0, start - LEGACY_CONTEXT)
+        messages = [*islice(messages, begin), *normalize_messages(list(islice(messages, begin, None)))]
     out, total, proven = _read_rest(messages, start, columns, total, want, k)
     return HistoryRead(messages=out, estimate=total, proven=proven, scan=columns)
 

@@ -1,4 +1,6 @@
-"""Helpers for OpenAI-format message lists: parsing, validating, the text of any content.
+"""Helpers for OpenAI-format message lists: parsing, validating, the text of any content, and
+the Chat shapes other targets read specially (custom tool calls, audio replies, deprecated
+function calling: docs/message-model.md, "OpenAI Chat shapes, end to end").
 
 These run over whole histories, so they stay plain functions over dicts (no records, no copies).
 """
@@ -206,14 +208,34 @@ def custom_tool_definition(custom: Mapping[str, Any], cache_control: Any = None)
 #: Set on a message converted from the deprecated function-calling form (an assistant's
 #: ``function_call``, a ``role: "function"`` result) so that each request counts it.
 LEGACY_FUNCTION = "_legacy_function"
+#: How many messages before a deprecated ``function_call`` its id depends on (``legacy_call_id``).
+LEGACY_CONTEXT = 4
 
 
-def legacy_call_id(name: str, arguments: Any) -> str:
+def legacy_call_id(name: str, arguments: Any, before: Sequence[Any] = ()) -> str:
     """The tool-call id given to a deprecated ``function_call``, which has none: a hash of its
-    name and arguments (the same call converts to the same id on every turn; OpenAI takes ids
-    of at most 40 characters, Anthropic of ``A-Z a-z 0-9 _ -``)."""
-    text = f"{name}\0{arguments if isinstance(arguments, str) else repr(arguments)}"
-    return "fn_" + hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:24]
+    name, its arguments and the ``LEGACY_CONTEXT`` canonical messages before it (``before``; a
+    converted call or result among them brings its own id), so that the same call made again
+    later gets another id - OpenAI refuses a request with two calls of one id - and the same
+    message converts to the same id on every turn. At most 40 characters of
+    ``A-Z a-z 0-9 _ -`` (OpenAI's and Anthropic's limits)."""
+    digest = hashlib.sha256()
+    pieces = [name, arguments if isinstance(arguments, str) else repr(arguments)]
+    pieces += [_fingerprint(m) for m in before[-LEGACY_CONTEXT:]]
+    for piece in pieces:
+        digest.update(piece.encode("utf-8", "surrogatepass") + b"\0")
+    return "fn_" + digest.hexdigest()[:24]
+
+
+def _fingerprint(message: Any) -> str:
+    """What tells a message apart cheaply: its role, the ids it carries and (the start of) its
+    text."""
+    if not isinstance(message, Mapping):
+        return ""
+    ids = [str(c.get("id")) for c in message.get("tool_calls") or () if isinstance(c, Mapping)]
+    text = content_text(message.get("content"))
+    return "\1".join((str(message.get("role")), str(message.get("tool_call_id") or ""), *ids,
+                      str(len(text)), text[:256]))
 
 
 def is_legacy_function(message: Mapping[str, Any]) -> bool:
@@ -223,20 +245,22 @@ def is_legacy_function(message: Mapping[str, Any]) -> bool:
     return message.get("role") == "function" or isinstance(message.get("function_call"), Mapping)
 
 
-def from_legacy_function(message: Mapping[str, Any], previous: Any = None) -> dict[str, Any]:
+def from_legacy_function(message: Mapping[str, Any], before: Sequence[Any] = ()) -> dict[str, Any]:
     """A message of the deprecated function-calling form in the tool-call form every pass and
     provider shares, meaning for meaning; marked ``LEGACY_FUNCTION`` for the request report.
 
-    An assistant's ``function_call`` becomes its last tool call (id ``legacy_call_id``). A
-    ``function`` result (``name``, ``content``) answers the call right before it - the one
-    call a legacy turn makes -: it becomes the ``tool`` message of that call's id when
-    ``previous`` (the canonical message before it) is such a converted call of its name. A
-    result without one keeps an id no call has (``legacy_call_id(name, None)``), which the
-    pairing check then reports: nothing is invented for it.
+    ``before``: the canonical messages before it, at least ``LEGACY_CONTEXT`` of them where
+    there are (``normalize_messages`` passes them). An assistant's ``function_call`` becomes
+    its last tool call (id ``legacy_call_id``). A ``function`` result (``name``, ``content``)
+    answers the call right before it - the one call a legacy turn makes -: it becomes the
+    ``tool`` message of that call's id when the message before it is such a converted call of
+    its name. A result without one gets an id no call has, which the pairing check reports:
+    nothing is invented for it.
     """
     if message.get("role") == "function":
         name = str(message.get("name") or "")
-        ident = legacy_call_id(name, None)
+        ident = legacy_call_id(name, None, [message])
+        previous = before[-1] if before else None
         calls = previous.get("tool_calls") if isinstance(previous, Mapping) and previous.get(
             LEGACY_FUNCTION) else None
         if isinstance(calls, list) and calls and isinstance(calls[-1], Mapping) and tool_call_fields(
@@ -252,7 +276,7 @@ def from_legacy_function(message: Mapping[str, Any], previous: Any = None) -> di
         out = {k: v for k, v in message.items() if k != "function_call"}
         calls = out.get("tool_calls")
         out["tool_calls"] = [*(calls if isinstance(calls, list) else ()), {
-            "id": legacy_call_id(name, arguments), "type": "function",
+            "id": legacy_call_id(name, arguments, before), "type": "function",
             "function": {"name": name, "arguments": arguments}}]
     out[LEGACY_FUNCTION] = True
     return out

@@ -64,7 +64,14 @@ if TYPE_CHECKING:
     from hermes_core.hookspecs.markers import hookimpl, hookspec
     from hermes_core.host import host_state
     from hermes_core.logging import get_logger
-    from hermes_core.messages import ROLES, content_text, parse_transcript, read_transcript_text, validate_messages
+    from hermes_core.messages import (
+        ROLES,
+        content_text,
+        parse_transcript,
+        read_transcript_text,
+        tool_call_fields,
+        validate_messages,
+    )
     from hermes_core.model_data import lookup, snapshot_info
     from hermes_core.pairing import (
         TOOL_CALL_REMOVED,
@@ -151,7 +158,8 @@ _FROM: dict[str, str] = {
     "hermes_core.hookspecs.markers": "hookimpl hookspec",
     "hermes_core.host": "host_state",
     "hermes_core.logging": "get_logger",
-    "hermes_core.messages": "ROLES content_text parse_transcript read_transcript_text validate_messages",
+    "hermes_core.messages": "ROLES content_text parse_transcript read_transcript_text tool_call_fields"
+    " validate_messages",
     "hermes_core.model_data": "lookup snapshot_info",
     "hermes_core.pairing": "TOOL_CALL_REMOVED Match answered_in_order is_valid_pairing match_results"
     " pairing_problems pending_calls repair_pairing",
@@ -193,6 +201,7 @@ __all__ = [
     "SummarizerTimeoutError",
     # the message model
     "ROLES", "ANTHROPIC_CONTENT", "content_text", "validate_messages", "parse_transcript", "read_transcript_text",
+    "tool_call_fields",
     "ProcessedHistory", "REF_KEY", "REFS_KEY", "HistoryScan", "budgeted", "bounded", "responses_input", "responses_tool",
     "anthropic_blocks", "assemble_payload", "canonical_tools",
     "TOOL_CALL_REMOVED", "Match", "answered_in_order", "is_valid_pairing", "match_results", "pairing_problems",

@@ -184,11 +184,11 @@ def _kept_call(item: Mapping[str, Any], call: Mapping[str, Any]) -> Mapping[str,
     """The original call item of a call the turn still makes: as it was when the call is
     unchanged (or not a function/custom call), else rebuilt from ``call`` under its id."""
     kind = item.get("type")
-    if tool_call(item) == {**call, "type": "function"} or kind not in (
-            "function_call", "custom_tool_call"):
+    if tool_call(item) == (call if call.get("type") == "custom" else {**call, "type": "function"}) or (
+            kind not in ("function_call", "custom_tool_call")):
         return item
     rebuilt = _function_call(call)
-    if kind == "custom_tool_call":
+    if kind == "custom_tool_call" and rebuilt["type"] == "function_call":  # a pass rebuilt it so
         rebuilt = {"type": kind, "call_id": call_id_of(item), "name": rebuilt["name"],
                    "input": rebuilt["arguments"]}
     if item.get("id"):

@@ -75,10 +75,12 @@ def call_id_of(item: Mapping[str, Any]) -> str:
 
 def tool_call(item: Mapping[str, Any]) -> dict[str, Any]:
     kind = item.get("type")
+    if kind == "custom_tool_call":  # Chat's own custom call: free text, not JSON arguments
+        text = item.get("input")
+        return {"id": call_id_of(item), "type": "custom", "custom": {
+            "name": str(item.get("name") or ""), "input": text if isinstance(text, str) else dumps(text)}}
     if kind == "function_call":
         name, arguments = item.get("name"), item.get("arguments")
-    elif kind == "custom_tool_call":
-        name, arguments = item.get("name"), item.get("input")
     else:  # computer, local shell, shell, apply_patch: the action is the arguments
         name = item.get("name") or str(kind).removesuffix("_call")
         arguments = {k: v for k, v in item.items() if k not in _CALL_META}

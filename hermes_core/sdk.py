@@ -17,7 +17,7 @@ from hermes_core.conversion import (
     TOOL_RESULT_MARKER,
     readable_of_blocks,
 )
-from hermes_core.messages import from_legacy_function, is_legacy_function
+from hermes_core.messages import LEGACY_CONTEXT, from_legacy_function, is_legacy_function
 from hermes_core.responses_items import canonical_messages, is_item, run_end
 from hermes_core.wire import LaidOut, limit_breakpoints, to_anthropic, to_openai
 
@@ -253,6 +253,9 @@ def _openai_message(data: Mapping[str, Any]) -> dict[str, Any]:
         out["tool_calls"] = [_plain(c) for c in calls]
         if not out["tool_calls"]:
             del out["tool_calls"]
+    for key in ("audio", "annotations"):  # an audio reply, URL citations: when the reply has them
+        if data.get(key):
+            out[key] = data[key]
     for key in ("reasoning_content", "reasoning"):
         if isinstance(data.get(key), str) and data[key]:
             out["_reasoning"] = data[key]
@@ -326,8 +329,10 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         message = messages[index]
         # "type": Chat messages have none; Responses items do (``hermes_core.responses_items``).
         if type(message) is dict and type(message.get("content")) is not list \
-                and "type" not in message and message.get("function_call") is None \
-                and message.get("role") != "function":  # not deprecated function calling
+                and "type" not in message and "function_call" not in message \
+                and ("name" not in message or message.get("role") != "function"):
+            # (Deprecated function calling - a function_call, a role "function" result, which
+            # always has a name - is converted below.)
             if out is not None:
                 out.append(message)
             index += 1
@@ -338,8 +343,8 @@ def normalize_messages(messages: Sequence[Any]) -> list[dict[str, Any]]:
         if end > index:
             expanded = canonical_messages(messages[index:end], _plain)
         elif type(message) is dict and is_legacy_function(message):  # answers the call before it
-            previous = out[-1] if out else (messages[index - 1] if index else None)
-            expanded, end = [from_legacy_function(message, previous)], index + 1
+            before = out[-LEGACY_CONTEXT:] if out is not None else messages[max(0, index - LEGACY_CONTEXT):index]
+            expanded, end = [from_legacy_function(message, before)], index + 1
         else:
             expanded, end = _expand(message), index + 1
         if out is None:

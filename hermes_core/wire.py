@@ -108,6 +108,10 @@ def limit_breakpoints(messages: list[dict[str, Any]], limit: int,
 
 
 def _openai_tool(tool: Any) -> Any:
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and "custom" not in tool and (
+            "input_schema" not in tool):  # a Responses custom tool: Chat nests its fields
+        return {"type": "custom", "custom": {k: v for k, v in tool.items()
+                                             if k in ("name", "description", "format")}}
     if isinstance(tool, Mapping) and "function" not in tool and "input_schema" in tool:
         fn = {"name": tool.get("name", ""), "parameters": tool.get("input_schema") or {}}
         if tool.get("description"):
@@ -190,6 +194,8 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         note(notes, f"converted:{role or 'role-less'} message in the history -> user text")
         message = {**message, "role": "user"}
         role = "user"
+    if "audio" in message:
+        message = _audio_by_id(message, notes)
     if type(content) is str and ANTHROPIC_CONTENT not in message and "_is_error" not in message and (
             TOOL_RESULT_MARKER not in message) and REASONING_OMITTED not in message and (
             LEGACY_FUNCTION not in message):
@@ -226,6 +232,17 @@ def openai_message(message: Mapping[str, Any], notes: dict[str, int] | None = No
         else:
             out["content"] = f"[tool error] {new_content or ''}".rstrip()
     return out
+
+
+def _audio_by_id(message: Mapping[str, Any], notes: dict[str, int] | None) -> Mapping[str, Any]:
+    """An assistant's earlier audio reply as Chat takes it back: ``{"id"}`` alone (a host that
+    kept the response's whole ``audio`` object would send its base64 ``data`` again), counted."""
+    audio = message.get("audio")
+    if message.get("role") != "assistant" or not isinstance(audio, Mapping) or not audio.get("id") or (
+            len(audio) == 1):
+        return message
+    note(notes, "converted:audio reply -> its id")
+    return {**message, "audio": {"id": audio["id"]}}
 
 
 def _object_arguments(call: Any) -> bool:
@@ -312,8 +329,10 @@ def _anthropic_tool(tool: Any) -> Any:
         if CACHE_CONTROL in tool:
             out[CACHE_CONTROL] = tool[CACHE_CONTROL]
         return out
-    if isinstance(tool, Mapping) and tool.get("type") == "custom" and isinstance(tool.get("custom"), Mapping):
-        return custom_tool_definition(tool["custom"], tool.get(CACHE_CONTROL))
+    if isinstance(tool, Mapping) and tool.get("type") == "custom" and "input_schema" not in tool:
+        # Chat nests a custom tool under "custom", the Responses API has it flat.
+        custom = tool.get("custom")
+        return custom_tool_definition(custom if isinstance(custom, Mapping) else tool, tool.get(CACHE_CONTROL))
     return tool
 
 

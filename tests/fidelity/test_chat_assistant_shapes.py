@@ -14,6 +14,8 @@ import copy
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from hermes_core.content_tokens import message_content_tokens
 
 import validators_anthropic
@@ -67,13 +69,17 @@ def test_an_audio_reply_by_id_goes_to_chat_as_it_is_and_elsewhere_as_a_placehold
 def test_an_audio_reply_with_its_transcript_goes_as_its_words(tmp_path: Path) -> None:
     reply = {"role": "assistant", "content": None, "audio": {
         "id": AUDIO_ID, "data": "UklGRg==", "expires_at": 1_900_000_000, "transcript": TRANSCRIPT}}
-    session, _chat, anthropic, responses = _requests(tmp_path, _history(reply))
+    session, chat, anthropic, responses = _requests(tmp_path, _history(reply))
+    assert chat["messages"][-2]["audio"] == {"id": AUDIO_ID}  # the request takes the id alone
     assert _assistant_texts(anthropic) == [TRANSCRIPT]
     assert {"role": "assistant", "content": TRANSCRIPT} in responses["input"]
     session.request(session.before_request(_history(reply)), provider="anthropic")
     report = session.last_request_report
     assert report is not None and report.lossless
     assert report.converted == {"audio reply -> its transcript": 1}
+    session.request(session.before_request(_history(reply)))
+    assert session.last_request_report is not None
+    assert session.last_request_report.converted == {"audio reply -> its id": 1}
 
 
 def test_an_audio_reply_counts_in_the_estimate() -> None:
@@ -131,3 +137,23 @@ def test_names_go_to_chat_and_are_counted_where_they_cannot(tmp_path: Path) -> N
     kinds = {w.kind: w for w in session.warnings}
     assert kinds["request_content_converted"].details["dropped"] == {"name of a message": 4}
     assert kinds["responses_conversion"].details["message_names_dropped"] == 4
+
+
+def test_an_sdk_reply_keeps_its_audio_and_annotations() -> None:
+    openai = pytest.importorskip("openai")
+    from hermes_core.sdk import as_message
+
+    completion = openai.types.chat.ChatCompletion.model_validate({
+        "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "gpt-audio",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": None, "refusal": None, "annotations": [CITATION],
+            "audio": {"id": AUDIO_ID, "data": "UklGRg==", "expires_at": 1_900_000_000, "transcript": TRANSCRIPT}}}],
+    })
+    message = as_message(completion)
+    assert message["audio"]["id"] == AUDIO_ID and message["audio"]["transcript"] == TRANSCRIPT
+    assert message["annotations"] == [CITATION]
+    plain = as_message(openai.types.chat.ChatCompletion.model_validate({
+        "id": "chatcmpl-2", "object": "chat.completion", "created": 1, "model": "gpt-5",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {
+            "role": "assistant", "content": "hi", "annotations": [], "audio": None}}]}))
+    assert "audio" not in plain and "annotations" not in plain  # nothing added where there is nothing

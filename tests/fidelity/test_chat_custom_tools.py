@@ -114,3 +114,46 @@ def test_compaction_keeps_custom_calls_with_their_results(tmp_path: Path) -> Non
     validators_anthropic.check(session.request(messages, provider="anthropic", tools=TOOLS))
     validators_openai_responses.check(session.request(messages, tools=TOOLS, api="responses"))
     assert json.dumps(messages[-1]) == json.dumps(history[-1])
+
+
+def test_a_summary_reads_a_custom_call_by_its_name_and_text() -> None:
+    from hermes_plugins.compressor.serialize import prepare_turns, serialize_turns
+
+    text = serialize_turns(prepare_turns(_history()))
+    assert "apply_patch(*** Begin Patch" in text  # not "unknown()"
+    assert "TOOL RESULT call_2 (apply_patch)" in text
+
+
+def test_a_responses_custom_call_is_a_chat_custom_call_everywhere(tmp_path: Path) -> None:
+    """A custom call that came as a Responses item is Chat's custom call too: Chat sends it as
+    one, Anthropic as {"input": text} like any custom call, and Responses as it came."""
+    items = [{"role": "user", "content": "Fix a.py."},
+             {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_c", "name": "apply_patch", "input": PATCH},
+             {"type": "custom_tool_call_output", "call_id": "call_c", "output": "patched"},
+             {"role": "user", "content": "Thanks."}]
+    session = open_session(tmp_path, provider="openai")
+    messages = session.before_request(copy.deepcopy(items))
+    assert messages[1]["tool_calls"] == [{"id": "call_c", "type": "custom",
+                                          "custom": {"name": "apply_patch", "input": PATCH}}]
+    chat = session.request(messages, tools=TOOLS)
+    validators_openai_chat.check(chat)
+    anthropic = session.request(messages, provider="anthropic", tools=TOOLS)
+    validators_anthropic.check(anthropic)
+    use = next(b for m in anthropic["messages"] for b in m["content"] if b["type"] == "tool_use")
+    assert use["input"] == {"input": PATCH}
+    responses = session.request(messages, tools=TOOLS, api="responses")
+    validators_openai_responses.check(responses)
+    assert json.dumps(responses["input"][1:3]) == json.dumps(items[1:3])  # as they came
+
+
+def test_a_custom_tool_defined_the_responses_way_goes_to_each_target_in_its_shape(tmp_path: Path) -> None:
+    flat = {"type": "custom", "name": "apply_patch", "description": "Apply a patch.",
+            "format": TOOLS[1]["custom"]["format"]}
+    session = open_session(tmp_path, provider="openai")
+    chat = session.request(_history(), tools=[flat])
+    assert chat["tools"] == [TOOLS[1]]
+    anthropic = session.request(_history(), provider="anthropic", tools=[flat])
+    assert anthropic["tools"][0]["input_schema"]["required"] == ["input"]
+    assert anthropic["tools"][0]["name"] == "apply_patch"
+    responses = session.request(_history(), api="responses", tools=[flat])
+    assert responses["tools"] == [flat]

@@ -74,17 +74,23 @@ def test_calls_and_results_become_tool_calls_and_results_for_every_target(tmp_pa
     assert report is not None and report.converted.get(NOTE) == 4  # two calls, two results
 
 
-def test_same_call_twice_still_pairs_each_result_with_its_call(tmp_path: Path) -> None:
-    session = open_session(tmp_path)
-    history = [{"role": "user", "content": "Check twice."}, *_round("Oslo", "12C"), *_round("Oslo", "11C"),
-               {"role": "user", "content": "Changed?"}]
+def test_the_same_call_made_again_gets_another_id(tmp_path: Path) -> None:
+    """OpenAI refuses a request with two calls of one id: the same function with the same
+    arguments, called again (also after the same words), is told apart by what came before."""
+    session = open_session(tmp_path, provider="openai")
+    again = {"role": "user", "content": "Again."}
+    history = [again, *_round("Oslo", "12C"), *_round("Oslo", "12C"),
+               {"role": "assistant", "content": "12C."}, dict(again), *_round("Oslo", "12C"), dict(again)]
     messages = session.before_request(copy.deepcopy(history))
-    assert [m["content"] for m in messages if m["role"] == "tool"] == ["12C", "11C"]
-    out = session.request(messages)
-    validators_anthropic.check(out)  # the reused id renamed on its call and its result alike
-    blocks = [b for m in out["messages"] for b in m["content"]]
-    uses = [b["id"] for b in blocks if b["type"] == "tool_use"]
-    assert [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"] == uses and len(set(uses)) == 2
+    assert [m["content"] for m in messages if m["role"] == "tool"] == ["12C"] * 3
+    ids = [m["tool_calls"][0]["id"] for m in messages if m.get("tool_calls")]
+    assert len(set(ids)) == 3
+    assert [m["tool_call_id"] for m in messages if m["role"] == "tool"] == ids
+    out = _check_all(session, messages)
+    blocks = [b for m in out["anthropic"]["messages"] for b in m["content"]]
+    assert [b["tool_use_id"] for b in blocks if b["type"] == "tool_result"] == [
+        b["id"] for b in blocks if b["type"] == "tool_use"]
+    assert session.before_request(copy.deepcopy(history)) == messages  # the same ids on every turn
 
 
 def test_a_result_appended_on_a_later_turn_answers_its_call(tmp_path: Path) -> None:

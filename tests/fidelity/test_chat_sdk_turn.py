@@ -64,3 +64,30 @@ def test_a_custom_tool_call_is_answered_with_its_name_and_text(tmp_path: Path) -
     assert sent[-2]["tool_calls"][0]["custom"] == call["custom"]
     assert sent[-1] == {"role": "tool", "tool_call_id": "call_p1", "content": "patched 1 file"}
     assert json.dumps(TOOLS[0]) in json.dumps(bodies[0]["tools"])
+
+
+def test_a_responses_custom_tool_call_runs_the_tool_with_its_text(tmp_path: Path) -> None:
+    """Before, the Responses custom call came out a function call with the patch as its
+    "arguments": the turn answered the model with a not-JSON error and never ran the tool."""
+    from fake_llm_servers import responses_reply
+
+    ran: list[tuple[str, Any]] = []
+
+    def invoke(name: str, arguments: dict[str, Any]) -> str:
+        ran.append((name, arguments))
+        return "patched 1 file"
+
+    session = Session.open(cwd=tmp_path, home=tmp_path, persist=False, env={}, invoke=invoke,
+                           model="gpt-5", provider="openai")
+    call = {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p1", "name": "apply_patch",
+            "input": PATCH, "status": "completed"}
+    answer = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
+              "content": [{"type": "output_text", "text": "Done.", "annotations": []}]}
+    with running("responses") as server:
+        server.push(responses_reply([call]), responses_reply([answer]))
+        client = openai.OpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0)
+        turn = session.create(client, [{"role": "user", "content": "Set x to 2."}], tools=TOOLS, api="responses")
+        bodies = [r.json() for r in server.requests]
+    assert turn.finished and ran == [("apply_patch", {"input": PATCH})]
+    outputs = [i for i in bodies[1]["input"] if i.get("type") == "custom_tool_call_output"]
+    assert outputs == [{"type": "custom_tool_call_output", "call_id": "call_p1", "output": "patched 1 file"}]

@@ -402,8 +402,8 @@ def test_every_documented_item_type_goes_back_as_it_came_and_elsewhere_is_counte
     canon = normalize_messages(EVERY_KIND)
     assert [m["role"] for m in canon] == ["user", "assistant", "tool", "tool", "tool", "assistant",
                                           "user"]  # the server-side items and the text: one turn
-    calls = {c["id"]: c["function"] for c in canon[1]["tool_calls"]}
-    assert calls["call_c"] == {"name": "apply_diff", "arguments": "*** Begin Patch\n*** End Patch"}
+    calls = {c["id"]: c.get("function") or c["custom"] for c in canon[1]["tool_calls"]}
+    assert calls["call_c"] == {"name": "apply_diff", "input": "*** Begin Patch\n*** End Patch"}  # Chat's custom call
     assert calls["call_u"]["name"] == "computer" and json.loads(calls["call_u"]["arguments"])["action"]["x"] == 10
     assert calls["call_l"]["name"] == "local_shell"
     assert [m.get("tool_call_id") for m in canon[2:5]] == ["call_c", "call_u", "call_l"]

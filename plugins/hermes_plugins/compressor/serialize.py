@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.plugin import match_results, redact
+from hermes_core.plugin import match_results, redact, tool_call_fields
 from hermes_plugins._common.failures import NO_RESULT, is_no_result
 from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning
@@ -145,15 +145,13 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             for call in calls:
                 if not isinstance(call, Mapping):
                     continue
-                raw = call.get("function")
-                fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-                arguments = fn.get("arguments")
+                _kind, name, arguments = tool_call_fields(call)  # a custom call: its text input
                 if not isinstance(arguments, str):
                     arguments = "" if arguments is None else str(arguments)
                 out_calls.append({
                     "id": str(call.get("id") or call.get("call_id") or ""),
                     "type": "function",
-                    "function": {"name": str(fn.get("name") or "unknown"), "arguments": redact(arguments)},
+                    "function": {"name": name or "unknown", "arguments": redact(arguments)},
                 })
             turn["tool_calls"] = out_calls
         turns.append(turn)
@@ -163,8 +161,7 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
 def _call_name(message: Mapping[str, Any], position: int) -> str:
     calls = message.get("tool_calls") or ()
     call = calls[position] if position < len(calls) else None
-    fn = call.get("function") if isinstance(call, Mapping) else None
-    return str(fn.get("name") or "unknown") if isinstance(fn, Mapping) else "unknown"
+    return tool_call_fields(call)[1] or "unknown"
 
 
 def serialize_turn(turn: Mapping[str, Any]) -> str:
