@@ -157,3 +157,26 @@ def test_async_session_leaves_no_thread(project: tuple[Path, Path], readers: lis
         assert "Run the tests before every commit." in _async_run(main)
     assert readers
     assert still_running(before, readers) == []
+
+
+def test_a_summary_call_past_its_deadline_leaves_no_thread(
+    project: tuple[Path, Path], readers: list[threading.Thread]
+) -> None:
+    home, cwd = project
+    before = _ours()
+    never = threading.Event()  # the answer comes only after the test: the call is abandoned
+    with running("openai") as server:
+        server.push(openai_completion(SUMMARY, gate=never))
+        config = load_config(home=home, env={}, data=_data(
+            context={"engine": "compressor"},
+            compression={"summary": {"provider": "openai", "model": "summary-model",
+                                     "base_url": server.base_url, "timeout": 1.0}}))
+        session = Session.open(cwd=cwd, home=home, model="m", context_length=64_000, env={}, config=config)
+        try:
+            _compact(session)
+            fallback = [w.message for w in session.warnings if w.kind == "compression_summary_fallback"]
+            assert fallback and "timeout" in fallback[0]
+            session.close()
+            assert still_running(before, readers) == []
+        finally:
+            never.set()
