@@ -164,10 +164,6 @@ def clamped(low: float, high: float, cast: type) -> Check:
     return check
 
 
-# The checkers' earlier private names, kept for plugins written against them.
-_bool, _int, _float, _str, _str_list, _mapping = boolean, integer, number, string, string_list, free_mapping
-
-
 def field(default: Any, check: Check, *, lenient: bool = False, doc: str = "") -> Any:
     """A config field: its default, its checker, and whether bad values only warn."""
     if isinstance(default, (dict, list)):

@@ -31,8 +31,10 @@ import html
 import json
 import re
 import unicodedata
+from collections.abc import Mapping
 from functools import lru_cache
 from importlib import resources
+from types import MappingProxyType
 from urllib.parse import unquote
 
 #: Removed before matching: zero-width characters, joiners, bidi controls, the soft hyphen,
@@ -55,8 +57,12 @@ _LATIN_MARKS = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff
 
 
 @lru_cache(maxsize=1)
-def confusable_map() -> dict[int, str]:
+def confusable_map() -> Mapping[int, str]:
     """``str.translate`` table: non-ASCII code point -> its ASCII prototype (TS #39).
+
+    Read-only: the one cached table serves every caller, so none may change it for the others.
+    (The view costs nothing measurable in ``skeleton``: only the short non-ASCII runs are
+    translated.)
 
     Built from ``confusable-homoglyphs``' data, in which each character lists the characters
     of its confusable class; a non-ASCII character's ASCII class member is its prototype.
@@ -78,7 +84,7 @@ def confusable_map() -> dict[int, str]:
                 target = small.upper()
         if target is not None:
             table[ord(char)] = target
-    return table
+    return MappingProxyType(table)
 
 
 def folded(text: str) -> str:

@@ -16,7 +16,6 @@ import codecs
 import errno
 import os
 import stat
-import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -61,10 +60,6 @@ class _NotRegular(OSError):
     pass
 
 
-class _TimedOut(Exception):
-    pass
-
-
 @attrs.frozen(kw_only=True)
 class _Raw:
     head: bytes
@@ -105,7 +100,7 @@ def read_candidate(
         return None
     try:
         raw = _call_with_timeout(lambda: _read_bounded(path, max_chars), timeout)
-    except _TimedOut:
+    except workers.TimedOut:
         _skip("context_file_read_timeout",
               f"reading {path} took longer than {timeout:g}s (context.file_read_timeout); "
               "it was skipped", path, plugin, timeout=timeout)
@@ -160,30 +155,14 @@ def _reachable(path: Path, *, is_link: bool, boundary: Path | None, plugin: str)
 
 
 def _call_with_timeout(read: Callable[[], _Raw], timeout: float | None) -> _Raw:
-    """Run ``read`` on a worker thread and wait at most ``timeout`` seconds for it.
+    """Run ``read`` on its own thread and wait at most ``timeout`` seconds for it.
 
     Only the I/O runs there: warnings are recorded by the caller, whose ContextVar collector
     belongs to the build that asked.
     """
     if not timeout or timeout <= 0:
         return read()
-    box: dict[str, Any] = {}
-    done = threading.Event()
-
-    def run() -> None:
-        try:
-            box["value"] = read()
-        except BaseException as exc:  # noqa: BLE001 - handed back to the caller as is
-            box["error"] = exc
-        finally:
-            done.set()
-
-    workers.submit(run)
-    if not done.wait(timeout):
-        raise _TimedOut
-    if "error" in box:
-        raise box["error"]
-    return box["value"]  # type: ignore[no-any-return]
+    return workers.run_with_timeout(read, timeout)
 
 
 def _read_bounded(path: Path, max_chars: int) -> _Raw:

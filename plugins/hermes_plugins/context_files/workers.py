@@ -1,49 +1,46 @@
-"""Daemon threads that run file reads, so a hung file system costs a timeout, not the session.
+"""One daemon thread per file read, so a hung file system costs a timeout, not the session.
 
-Threads are kept between reads (starting one per file cost more than the read itself on a
-small machine) and are daemons, so a read stuck forever on a dead network mount never keeps
-the interpreter from exiting. A worker stuck in such a read is simply never idle again; the
-next job starts a fresh worker.
+The caller waits for the thread to end (at most the timeout), so no read thread outlives the
+read that started it: a closed session leaves none behind, and nothing is kept between reads
+(no pool, no state to reset in a forked child). A read stuck forever on a dead network mount is
+abandoned after the timeout; its thread is a daemon, so it never keeps the interpreter from
+exiting, and it ends by itself if the read ever returns.
+
+Starting a thread per read costs some tens of microseconds more than handing the read to a
+kept worker (docs/performance.md, "Context files"); a build reads a handful of files.
 """
 
 from __future__ import annotations
 
-import os
-import queue
 import threading
 from collections.abc import Callable
+from typing import Any, TypeVar
 
-_lock = threading.Lock()
-_jobs: queue.SimpleQueue[Callable[[], None]] = queue.SimpleQueue()
-_idle = 0
+_T = TypeVar("_T")
 
-
-def _work() -> None:
-    global _idle
-    while True:
-        job = _jobs.get()
-        job()  # jobs catch their own errors; a worker never dies
-        with _lock:
-            _idle += 1
+THREAD_NAME = "hermes-context-file-read"
 
 
-def submit(job: Callable[[], None]) -> None:
-    """Run ``job`` on an idle worker, or on a new one when none is idle."""
-    global _idle
-    with _lock:
-        if _idle:
-            _idle -= 1
-        else:
-            threading.Thread(target=_work, name="hermes-context-file-read", daemon=True).start()
-    _jobs.put(job)
+class TimedOut(Exception):
+    """The read did not finish within the timeout; its thread was left to end on its own."""
 
 
-def _after_fork() -> None:
-    # The child has none of the parent's threads: forget them and their queue.
-    global _idle, _jobs, _lock
-    _lock = threading.Lock()
-    _jobs = queue.SimpleQueue()
-    _idle = 0
+def run_with_timeout(read: Callable[[], _T], timeout: float) -> _T:
+    """``read()``'s result (or its exception), run on a new daemon thread and waited for at
+    most ``timeout`` seconds; ``TimedOut`` past it."""
+    box: dict[str, Any] = {}
 
+    def run() -> None:
+        try:
+            box["value"] = read()
+        except BaseException as exc:  # noqa: BLE001 - handed back to the caller as is
+            box["error"] = exc
 
-os.register_at_fork(after_in_child=_after_fork)
+    thread = threading.Thread(target=run, name=THREAD_NAME, daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if thread.is_alive():
+        raise TimedOut
+    if "error" in box:
+        raise box["error"]
+    return box["value"]  # type: ignore[no-any-return]
