@@ -472,9 +472,7 @@ def _read_recording_lines(source: TranscriptSource) -> Transcript:
 
 def _read_stream(source: TranscriptSource) -> Transcript:
     stream = _Stream(source.report)
-    add = stream.add
-    for _lineno, event in object_records(source):
-        add(event)
+    stream.read(object_records(source))
     return source.transcript(stream.finish(), model=stream.model, metadata=stream.metadata)
 
 
@@ -501,26 +499,28 @@ class _Stream:
         self.merged_chunks = 0
         self.merged_calls = 0
 
-    def add(self, event: Mapping[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "message":
-            if event.get("role") != "assistant":
-                self._user_text(event)
-            elif self.open_text is not None and event.get("delta"):
-                # The commonest record: one more chunk of the reply being streamed.
-                chunks = self.chunks
-                chunks.append(str(event.get("content") or ""))
-                if len(chunks) >= 1024:  # joined in batches: no copy of the whole text per chunk
-                    chunks[:] = ["".join(chunks)]
-                self.merged_chunks += 1
+    def read(self, records: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
+        """Take every event of ``records`` (one loop, no call per event: most are chunks)."""
+        for _lineno, event in records:
+            kind = event.get("type")
+            if kind == "message":
+                if event.get("role") != "assistant":
+                    self._user_text(event)
+                elif self.open_text is not None and event.get("delta"):
+                    # The commonest record: one more chunk of the reply being streamed.
+                    chunks = self.chunks
+                    chunks.append(str(event.get("content") or ""))
+                    if len(chunks) >= 1024:  # joined in batches: no copy of the whole text per chunk
+                        chunks[:] = ["".join(chunks)]
+                    self.merged_chunks += 1
+                else:
+                    self._reply(event)
+            elif kind == "tool_use":
+                self._tool_use(event)
+            elif kind == "tool_result":
+                self._tool_result(event)
             else:
-                self._reply(event)
-        elif kind == "tool_use":
-            self._tool_use(event)
-        elif kind == "tool_result":
-            self._tool_result(event)
-        else:
-            self._notice(kind, event)
+                self._notice(kind, event)
 
     def _close_text(self) -> None:
         """The open reply takes no more chunks: its text is theirs, joined."""
