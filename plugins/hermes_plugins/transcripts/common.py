@@ -28,6 +28,11 @@ from hermes_plugins._common.injected import (
 
 Detect = Callable[[TranscriptSource], Detection]
 
+#: ``isinstance(value, MAPPING)`` in the per-record paths: parsed JSON objects are dicts, and a
+#: dict is checked first, in C; only what is not one reaches the ``Mapping`` ABC (a Python-level
+#: hook, several times the cost). The answer is ``isinstance(value, Mapping)``'s.
+MAPPING = (dict, Mapping)
+
 #: How a refusal names each source kind a reader may require.
 _KIND_NAMES = {
     "json": "one JSON document", "jsonl": "JSON Lines", "text": "Markdown text", "sqlite": "an SQLite database",
@@ -58,9 +63,7 @@ def head_objects(source: TranscriptSource) -> list[Mapping[str, Any]]:
 def object_records(source: TranscriptSource) -> Iterator[tuple[int, Mapping[str, Any]]]:
     """``source.records()`` less the lines that are not JSON objects (dropped and counted)."""
     for lineno, record in source.records():
-        # Parsed JSON objects are dicts: checked as ``dict`` first (a type check in C), the
-        # abstract ``Mapping`` (a Python-level ABC hook, ~4x the cost a line) only for the rest.
-        if isinstance(record, (dict, Mapping)):
+        if isinstance(record, MAPPING):
             yield lineno, record
         else:
             source.report.dropped("not_an_object")
@@ -104,7 +107,7 @@ def listed(value: Any) -> list[Any]:
 
 def mapping(value: Any) -> Mapping[str, Any]:
     """``value`` when it is a mapping, else an empty one (fields of foreign files vary)."""
-    return value if isinstance(value, Mapping) else {}
+    return value if isinstance(value, MAPPING) else {}
 
 
 #: Every opening ``mark_user_text`` looks for: text that starts with none of them (most requests)

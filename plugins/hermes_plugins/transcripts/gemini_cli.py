@@ -47,6 +47,7 @@ from hermes_core.plugin import (
     make_tool_call,
 )
 from hermes_plugins.transcripts.common import (
+    MAPPING,
     head_objects,
     listed,
     mapping,
@@ -67,6 +68,18 @@ _ERROR_STATUSES = frozenset({"error", "cancelled", "canceled"})
 
 # --- Gemini Content ---------------------------------------------------------------------------
 
+#: A tool call's arguments as JSON text, exactly as ``make_tool_call`` writes them
+#: (``json.dumps(..., ensure_ascii=False)``): ``json.dumps`` with an option builds a new encoder
+#: each call, about half the cost of encoding a call's few arguments.
+_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)
+
+
+def _tool_call(ident: str, name: str, arguments: Any) -> dict[str, Any]:
+    """``make_tool_call(ident, name, arguments)``, the arguments encoded by the one encoder."""
+    if not isinstance(arguments, str):
+        arguments = _ARGUMENTS_JSON.encode(arguments if arguments is not None else {})
+    return make_tool_call(ident, name, arguments)
+
 
 def _parts(content: Any) -> list[Any]:
     """A ``PartListUnion`` (a string, one part or a list of parts) as a list of parts."""
@@ -74,7 +87,7 @@ def _parts(content: Any) -> list[Any]:
         return []
     if isinstance(content, str):
         return [{"text": content}]
-    if isinstance(content, Mapping):
+    if isinstance(content, MAPPING):
         return [content]
     return list(content) if isinstance(content, list) else [{"text": str(content)}]
 
@@ -113,7 +126,7 @@ class GeminiContents:
     def add(self, content: Mapping[str, Any]) -> int:
         """Convert one Content; returns how many messages it produced (counting is the caller's)."""
         role = content.get("role")
-        parts = [p for p in _parts(content.get("parts")) if isinstance(p, Mapping)]
+        parts = [p for p in _parts(content.get("parts")) if isinstance(p, MAPPING)]
         before = len(self.messages)
         if role == "model":
             self._model(parts)
@@ -145,11 +158,14 @@ class GeminiContents:
         texts: list[dict[str, Any]] = []
         calls: list[dict[str, Any]] = []
         reasoning: list[str] = []
+        signed = False  # a thought signature beside a part's content (dropped: counted once a message)
         for part in parts:
+            if len(part) > 1 and part.get("thoughtSignature"):
+                signed = True
             if "functionCall" in part:
                 call = mapping(part["functionCall"])
                 name = str(call.get("name") or "")
-                calls.append(make_tool_call(self.call_id(name, call.get("id")), name, call.get("args")))
+                calls.append(_tool_call(self.call_id(name, call.get("id")), name, call.get("args")))
             elif part.get("thought") and isinstance(part.get("text"), str):
                 reasoning.append(part["text"])
                 self.report.changed("reasoning_kept_as_metadata")
@@ -162,7 +178,7 @@ class GeminiContents:
             else:
                 self.report.changed(f"parts_kept_as_text:{next(iter(part), 'empty')}")
                 texts.append({"type": "text", "text": json.dumps(dict(part), ensure_ascii=False, default=str)})
-        if any(p.get("thoughtSignature") for p in parts if len(p) > 1):
+        if signed:
             self.report.changed("thought_signatures_dropped")
         message: dict[str, Any] = {"role": "assistant", "content": simplify_parts(texts) if texts else None}
         if calls:
@@ -196,7 +212,7 @@ class GeminiContents:
                 texts.append({"type": "text", "text": json.dumps(dict(part), ensure_ascii=False, default=str)})
         if texts:
             message = {"role": "user", "content": simplify_parts(texts)}
-            if simplify_parts(texts) and str(texts[0].get("text", "")).lstrip().startswith(SETUP_OPENING):
+            if message["content"] and str(texts[0].get("text", "")).lstrip().startswith(SETUP_OPENING):
                 message["_injected"] = "environment-context"
                 self.report.relabelled("marked_injected:environment-context")
             else:
@@ -371,28 +387,28 @@ def _record_messages(record: Mapping[str, Any], converter: GeminiContents, repor
     text_parts = _parts(record.get("content"))
     converter.add({"role": "model", "parts": text_parts})
     message = out[-1]
-    thoughts = [t for t in listed(record.get("thoughts")) if isinstance(t, Mapping)]
+    thoughts = [t for t in listed(record.get("thoughts")) if isinstance(t, MAPPING)]
     if thoughts:
         text = "\n\n".join(f"{t.get('subject') or ''}: {t.get('description') or ''}".strip(": ") for t in thoughts)
         message["_reasoning"] = "\n\n".join(filter(None, [message.get("_reasoning"), text]))
         report.changed("reasoning_kept_as_metadata")
-    calls = [c for c in listed(record.get("toolCalls")) if isinstance(c, Mapping)]
+    calls = [c for c in listed(record.get("toolCalls")) if isinstance(c, MAPPING)]
     results: list[dict[str, Any]] = []
     for call in calls:
         name = str(call.get("name") or "")
         ident = converter.call_id(name, call.get("id"))
-        message.setdefault("tool_calls", []).append(make_tool_call(ident, name, call.get("args")))
+        message.setdefault("tool_calls", []).append(_tool_call(ident, name, call.get("args")))
         converter.answer_id(name, ident)
         texts = []
         for part in _parts(call.get("result")):
-            if isinstance(part, Mapping) and "functionResponse" in part:
+            if isinstance(part, MAPPING) and "functionResponse" in part:
                 texts.append(response_text(mapping(part["functionResponse"]).get("response"))[0])
-            elif isinstance(part, Mapping) and isinstance(part.get("text"), str):
+            elif isinstance(part, MAPPING) and isinstance(part.get("text"), str):
                 texts.append(part["text"])
         result: dict[str, Any] = {"role": "tool", "tool_call_id": ident, "content": "\n".join(texts)}
         if tag(call.get("status")) in _ERROR_STATUSES:
             result["_is_error"] = True
-        if call.get("result") is None and tag(call.get("status")) not in _ERROR_STATUSES:
+        elif call.get("result") is None:
             continue  # still running when recorded: the pairing repair says so
         results.append(result)
     if message.get("tool_calls") and message.get("content") == "":
@@ -407,7 +423,7 @@ def _from_records(source: TranscriptSource, records: Iterable[tuple[Any, int]],
     converter = GeminiContents(report)
     model = None
     for record, _n in records:
-        if not isinstance(record, Mapping):
+        if not isinstance(record, MAPPING):
             report.dropped("not_an_object")
             continue
         kind = record.get("type")
@@ -439,7 +455,7 @@ def _read_recording_lines(source: TranscriptSource) -> Transcript:
                 del by_id[ident]
                 report.dropped("rewound_message")
             report.dropped("rewind")
-        elif isinstance(record.get("$set"), Mapping):
+        elif record.get("$set") is not None and isinstance(record["$set"], MAPPING):  # most records: None
             metadata.update({k: v for k, v in record["$set"].items() if isinstance(v, (str, int, float, bool))})
             report.absorbed("metadata_update")
         elif isinstance(record.get("id"), str):
@@ -454,17 +470,9 @@ def _read_recording_lines(source: TranscriptSource) -> Transcript:
     return _from_records(source, ((r, 1) for r in by_id.values()), metadata)
 
 
-#: A tool call's parameters as JSON text, exactly as ``make_tool_call`` writes them
-#: (``json.dumps(..., ensure_ascii=False)``): ``json.dumps`` with an option builds a new encoder
-#: each call, about half the cost of encoding a call's few parameters.
-_ARGUMENTS_JSON = json.JSONEncoder(ensure_ascii=False)
-
-
 def _read_stream(source: TranscriptSource) -> Transcript:
     stream = _Stream(source.report)
-    add = stream.add
-    for _lineno, event in object_records(source):
-        add(event)
+    stream.read(object_records(source))
     return source.transcript(stream.finish(), model=stream.model, metadata=stream.metadata)
 
 
@@ -472,10 +480,11 @@ class _Stream:
     """``--output-format stream-json`` events read so far: an assistant reply takes its
     ``delta`` chunks, then the ``tool_use`` events of the same response.
 
-    At most one message is open: ``open_text`` (a reply taking chunks) or ``open_calls`` (a
-    message taking calls); opening one closes the other. Records are one a line and most are
-    chunks, so the counts of converted and merged records are kept here and handed to the
-    report once, by ``finish``.
+    At most one message is open: ``open_text`` (a reply taking chunks, its text so far in
+    ``chunks``) or ``open_calls`` (a message taking calls). Any other event closes the reply: its
+    chunks are joined then, so one list of chunks is alive at a time. Records are one a line and
+    most are chunks, so the counts of converted and merged records are kept here and handed to
+    the report once, by ``finish``.
     """
 
     def __init__(self, report: ReportBuilder) -> None:
@@ -484,67 +493,73 @@ class _Stream:
         self.metadata: dict[str, Any] = {}
         self.model: str | None = None
         self.open_text: dict[str, Any] | None = None  # the assistant reply still taking delta chunks
-        self.chunks: list[str] = []  # its text so far, joined by ``finish``
+        self.chunks: list[str] = []  # its text so far
         self.open_calls: dict[str, Any] | None = None  # the assistant message still taking tool_use events
         self.converted = 0
         self.merged_chunks = 0
         self.merged_calls = 0
 
-    def add(self, event: Mapping[str, Any]) -> None:
-        kind = event.get("type")
-        if kind == "message":
-            if event.get("role") != "assistant":
-                self._user_text(event)
-            elif self.open_text is not None and event.get("delta"):
-                # The commonest record: one more chunk of the reply being streamed.
-                chunks = self.chunks
-                chunks.append(str(event.get("content") or ""))
-                if len(chunks) >= 1024:  # joined in batches: no copy of the whole text per chunk
-                    chunks[:] = ["".join(chunks)]
-                self.merged_chunks += 1
+    def read(self, records: Iterable[tuple[int, Mapping[str, Any]]]) -> None:
+        """Take every event of ``records`` (one loop, no call per event: most are chunks)."""
+        for _lineno, event in records:
+            kind = event.get("type")
+            if kind == "message":
+                if event.get("role") != "assistant":
+                    self._user_text(event)
+                elif self.open_text is not None and event.get("delta"):
+                    # The commonest record: one more chunk of the reply being streamed.
+                    chunks = self.chunks
+                    chunks.append(str(event.get("content") or ""))
+                    if len(chunks) >= 1024:  # joined in batches: no copy of the whole text per chunk
+                        chunks[:] = ["".join(chunks)]
+                    self.merged_chunks += 1
+                else:
+                    self._reply(event)
+            elif kind == "tool_use":
+                self._tool_use(event)
+            elif kind == "tool_result":
+                self._tool_result(event)
             else:
-                self._reply(event)
-        elif kind == "tool_use":
-            self._tool_use(event)
-        elif kind == "tool_result":
-            self._tool_result(event)
-        else:
-            self._notice(kind, event)
+                self._notice(kind, event)
+
+    def _close_text(self) -> None:
+        """The open reply takes no more chunks: its text is theirs, joined."""
+        if self.open_text is not None:
+            self.open_text["content"] = "".join(self.chunks)
+            self.open_text = None
+            self.chunks = []
 
     def _user_text(self, event: Mapping[str, Any]) -> None:
-        self.open_text = self.open_calls = None
+        self._close_text()
+        self.open_calls = None
         self.out.append(mark_user_text({"role": "user", "content": str(event.get("content") or "")}, self.report))
         self.converted += 1
 
     def _reply(self, event: Mapping[str, Any]) -> None:
         """An assistant reply's first text (or a text that does not continue the open reply)."""
-        text = str(event.get("content") or "")
-        self.open_text = {"role": "assistant", "content": text}
-        self.chunks = self.open_text["_chunks"] = [text]
+        self._close_text()
         self.open_calls = None
+        self.open_text = {"role": "assistant", "content": None}
+        self.chunks = [str(event.get("content") or "")]
         self.out.append(self.open_text)
         self.converted += 1
 
     def _tool_use(self, event: Mapping[str, Any]) -> None:
-        arguments = event.get("parameters")
-        if not isinstance(arguments, str):  # what make_tool_call would do, with the encoder made once
-            arguments = _ARGUMENTS_JSON.encode(arguments if arguments is not None else {})
-        call = make_tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""), arguments)
-        open_text = self.open_text
-        holder = self.open_calls or (open_text if open_text is not None and "tool_calls" not in open_text else None)
+        call = _tool_call(str(event.get("tool_id") or ""), str(event.get("tool_name") or ""), event.get("parameters"))
+        # The calls of a response follow its text: they join the open reply, or the calls before them.
+        holder = self.open_text if self.open_text is not None else self.open_calls
+        self._close_text()
         if holder is not None:
             holder.setdefault("tool_calls", []).append(call)
-            if not holder.get("content"):
-                holder["content"] = None
             self.merged_calls += 1
         else:
             holder = {"role": "assistant", "content": None, "tool_calls": [call]}
             self.out.append(holder)
             self.converted += 1
-        self.open_calls, self.open_text = holder, None
+        self.open_calls = holder
 
     def _tool_result(self, event: Mapping[str, Any]) -> None:
-        self.open_text = None
+        self._close_text()
         error = event.get("error")
         error = mapping(error) if error is not None else {}  # most results carry no error at all
         content = event.get("output")
@@ -579,15 +594,13 @@ class _Stream:
             report.dropped(f"unknown:{kind}")
 
     def finish(self) -> list[dict[str, Any]]:
-        """The messages, each assistant reply's chunks joined; the counts kept so far reported."""
+        """The messages (the last reply's chunks joined); the counts kept so far reported."""
+        self._close_text()
         self.report.converted(self.converted)
         if self.merged_chunks:
             self.report.merged("assistant_delta_chunks", self.merged_chunks)
         if self.merged_calls:
             self.report.merged("calls_of_one_response", self.merged_calls)
-        for message in self.out:
-            if "_chunks" in message:
-                message["content"] = "".join(message.pop("_chunks"))
         return self.out
 
 
