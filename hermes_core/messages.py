@@ -66,7 +66,7 @@ def parse_transcript(text: str, *, source: str = "<input>") -> list[dict[str, An
 
 def _parse_jsonl(text: str, source: str) -> list[Any]:
     out = []
-    for lineno, line in enumerate(text.splitlines(), 1):
+    for lineno, line in enumerate(text.split("\n"), 1):  # \n only, as JSON Lines (not U+2028)
         if not line.strip():
             continue
         try:

@@ -384,7 +384,8 @@ class TranscriptSource:
         if self._head_records is None:
             self._head_records = []
             if self.kind == "jsonl":
-                lines = self.head_text.splitlines()
+                lines = self.head_text.split("\n")  # JSON Lines end at \n only: str.splitlines also
+                # breaks at U+2028/U+0085, which JSON.stringify leaves unescaped inside strings
                 if self.text is None and len(self.head_bytes) == HEAD_BYTES:
                     lines = lines[:-1]  # the last line may be cut
                 for line in lines:
@@ -407,7 +408,7 @@ class TranscriptSource:
         lines: Iterable[Any]
         handle: IO[bytes] | None = None
         if self.text is not None:
-            lines = self.text.splitlines()
+            lines = self.text.split("\n")  # as the file's own lines: \n only (see head_records)
         else:
             assert self.path is not None
             if self.kind == "directory":
