@@ -81,6 +81,7 @@ from hermes_core.redaction_patterns import (
     COMMON,
     GROUP_FAMILY,
     OPTIONAL,
+    PGPASS_ENTRY_SRC,
     PREFIX_FAMILIES,
     VENDOR_SRC,
 )
@@ -185,7 +186,8 @@ def _placeholder_value(value: str) -> bool:
     return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
 
 
-_ALL_CAPS = re.compile(r"[A-Z_]+")
+#: A value that names the password instead of holding it: ``PASSWORD``, ``%DB_PASS%``, ``{{ pw }}``.
+_NAMED_VALUE = re.compile(r"[A-Z_]+|%\w+%|\{\{.*\}\}")
 
 
 def _htpasswd_batch(m: re.Match[str]) -> bool:
@@ -194,6 +196,27 @@ def _htpasswd_batch(m: re.Match[str]) -> bool:
     letters = "".join(t[1:] for t in m.group("ht_f").split() if t.startswith("-"))
     words = m.string[m.end("ht_f"): m.start("ht_v")].strip("\\\"'").split()
     return "b" in letters and len(words) == (1 if "n" in letters else 2)
+
+
+_LINE_BREAK = re.compile(r"\r?\n|(?:\\+r)?\\+n")
+_PGPASS_ENTRY = re.compile(PGPASS_ENTRY_SRC)
+
+
+def _pgpass(text: str, at: int, end: int) -> bool:
+    """Whether the ``.pgpass``-shaped line at ``at`` is one: its line names the file (``echo ...
+    >> ~/.pgpass``) or follows, through other entries, comments and blank lines, one that does
+    (``cat ~/.pgpass``, a heredoc into it, ``PGPASSFILE``)."""
+    lines = _LINE_BREAK.split(text[max(0, at - 4000): at])
+    stop = _LINE_BREAK.search(text, end)
+    if "pgpass" in (lines[-1] + text[end: len(text) if stop is None else stop.start()]).lower():
+        return True
+    for line in reversed(lines[-100:-1]):
+        if "pgpass" in line.lower():
+            return True
+        line = line.strip()
+        if line and not line.startswith("#") and _PGPASS_ENTRY.match(line) is None:
+            return False
+    return False
 
 
 def _netrc(text: str, at: int, end: int) -> bool:
@@ -213,7 +236,8 @@ def _name_start(text: str, at: int) -> int:
     """Where the name whose secret word starts at ``at`` begins (``MY_API_KEY`` for ``KEY``)."""
     while at > 0 and text[at - 1] in _NAME_CHARS:
         at -= 1
-    return at
+    # an escaped line break (``\\npassword``: a file inside a JSON string) is not part of the name
+    return at + 1 if at > 0 and text[at - 1] == "\\" and text[at] in "nrt" else at
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -312,8 +336,11 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         covered = -1
         for m in _ANCHOR_RE.finditer(lowered, first.start()):
             if m.start() > covered:
-                raw.append(line_span(m.start(), m.start()))
-                covered = raw[-1][1]
+                start, end = line_span(m.start(), m.start())
+                if text[start:end].rstrip(" \t\r").endswith((":", "=", "|", ">", "|-", ">-", "|+", ">+")):
+                    start, end = line_span(start, end + 1)  # the value may stand on the next line
+                raw.append((start, end))
+                covered = end
     for anchor in cased:
         i = text.find(anchor)
         while i >= 0:
@@ -352,6 +379,11 @@ def _key_blocks(
         close = lowered.find("-----end", i)
         spans.append(line_span(i, close + 8) if close >= 0 else (text.rfind("\n", 0, i) + 1, len(text)))
         i = lowered.find("-----begin", i + 10)
+    for anchor, before, after in (("pgpass", 0, 4000), ("keyname", 400, 400)):  # .pgpass lines, az keys' JSON
+        i = lowered.find(anchor)
+        while i >= 0:
+            spans.append(line_span(max(0, i - before), min(len(text), i + after)))
+            i = lowered.find(anchor, spans[-1][1])
     if "private-lines:" in lowered:
         spans.append((text.rfind("\n", 0, lowered.find("private-lines:")) + 1, len(text)))
     return spans
@@ -456,7 +488,7 @@ class Redactor:
             if group == "bpem" and not _private_b64(whole):
                 return whole
             return self.placeholder(GROUP_FAMILY[group], whole)
-        if group in ("as", "qp", "ym", "gp"):
+        if group in ("as", "qp", "ym", "gp", "ml"):
             return self._keyword(m, group)
         if group in COMMAND_GROUPS:
             return self._command_flag(m, group)
@@ -466,8 +498,12 @@ class Redactor:
         offset = m.start()
         start, end = m.span(name)
         kept = whole[: start - offset]
+        if group == "pg" and not _pgpass(m.string, offset, m.end()):
+            # not a .pgpass line: what it spans is scanned for every other family
+            return _pattern(_ALL_OPTIONAL - {"pgpass"}).sub(self._replace, whole)
         if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
-                or (group == "qy" and _is_code(value))):
+                or (group == "qy" and _is_code(value))
+                or (group == "azj" and "keyname" not in m.string[max(0, offset - 300): m.end() + 300].lower())):
             return whole
         if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
@@ -490,7 +526,7 @@ class Redactor:
         value = m.group(f"{group}_v")
         head = whole[0] + self.redact(whole[1: start - offset])
         tail = whole[end - offset:]
-        if (value.startswith((MASK_PREFIX, "$", "{", "%")) or _ALL_CAPS.fullmatch(value) is not None
+        if (value.startswith(MASK_PREFIX) or _SHELL_VALUE.match(value) is not None or _NAMED_VALUE.fullmatch(value) is not None
                 or (group == "ht" and not _htpasswd_batch(m))):
             return head + value + tail
         return head + self.placeholder(GROUP_FAMILY[group], value) + tail
@@ -502,12 +538,14 @@ class Redactor:
         text = m.string
         name_start = _name_start(text, offset)
         name = text[name_start:m.start(f"{group}_e")]
-        if group == "ym" and not _opens_line(text, name_start) and not _looks_secret(value):
-            # ``the password: is required`` is prose, not a listing: the value is only scanned
-            # for the other families.
+        if ((group == "ym" and not _opens_line(text, name_start) and not _looks_secret(value))
+                or (group == "ml" and (not _opens_line(text, name_start) or value.endswith(":")))):
+            # ``the password: is required`` is prose, not a listing, and ``password:`` over a
+            # nested ``key:`` opens a mapping: the value is only scanned for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
-        quoted = group in ("qp", "gp") or (group == "as" and m.group("as_q") is not None)
-        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted else _is_code_value(m, group, name, value)):
+        quoted = group in ("qp", "gp") or (group in ("as", "ml") and m.group(f"{group}_q") is not None)
+        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted
+                                             else _is_code_value(m, "ym" if group == "ml" else group, name, value)):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]

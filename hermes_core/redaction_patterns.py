@@ -186,17 +186,22 @@ _WORDS = (
     r"|[SP](?<=[a-z0-9].)(?:(?<=S)ecret|(?<=P)ass(?:word|wd|phrase))"
     r")"
 )
-# One alternative, three forms after the name:
+# One alternative, four forms after the name:
 #   NAME=value, NAME = "value", export NAME='value' (.env lines): a quoted value runs to its
 #     closing quote, spaces included; an unquoted one stops at the first space or separator;
 #   "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values);
 #   name: value at the start of a line (YAML, .env-like listings, HTTP headers; checked in
-#     ``_keyword``: the name must open its line).
+#     ``_keyword``: the name must open its line);
+#   name:/name = at the end of a line that opens with it, the value alone on the next, indented
+#     line (a YAML plain or block scalar, an INI continuation); a nested mapping or a list is
+#     not a value (``_keyword``).
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
+    r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n)[ \t]+)(?P<ml_q>[\"'])?"
+    r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t]*(?:\r?\n|\\+[nr]|$))"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
@@ -265,13 +270,26 @@ _COMMAND_FLAG_SRC = (
     + _value("ht") + ")"
 )
 
+# ``az storage account keys list``: table and tsv rows (``key1  FULL  <88 base64>``; ``kerb1``
+# for Kerberos keys) and, with ``keyName`` near (checked in ``_replace``), the JSON ``"value"``.
+_AZ_KEYS_SRC = r"k(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))(?:ey|erb)[12](?:[ \t]|\\+t)+(?:FULL|READ)(?:[ \t]|\\+t)+(?P<azk_v>[A-Za-z0-9+/]{86}==)"
+_AZ_KEYS_JSON_SRC = r"v(?<=\"v)alue\\*\"[ \t]*:[ \t]*\\*\"(?P<azj_v>[A-Za-z0-9+/]{86}==)(?=\\*\")"
+# A ``.pgpass`` line ``host:port:database:user:password`` (a port or ``*`` second: not a time,
+# an IPv6 address or a path); masked only where the context names the file (``_replace``).
+_PGPASS_FIELD = r"(?:[^:\s\\\"']|\\:)+"
+PGPASS_ENTRY_SRC = _PGPASS_FIELD + r":(?:\d{1,5}|\*):" + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":"
+_PGPASS_SRC = (
+    r"[^\s:\\\"'](?:(?<![^\s\"'].)|(?<=\\[nrt].))(?:[^:\s\\\"']|\\:)*:(?:\d{1,5}|\*):"
+    + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":" + r"(?P<pg_v>" + _PGPASS_FIELD + r")(?=[\s\"']|\\+[nrt\"']|$)"
+)
+
 # Order matters where two alternatives can start at the same place: the specific before the
 # generic (a PEM block before a YAML line, a GCP key id before a quoted pair).
 COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
     _TWILIO_SRC, _AZURE_SRC, AWS_ID_SRC, VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
     _URL_SRC, _QUERY_SRC, _COOKIE_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
-    _DOTTED_SRC, _COMMAND_FLAG_SRC,
+    _DOTTED_SRC, _COMMAND_FLAG_SRC, _AZ_KEYS_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
 #: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
@@ -279,6 +297,7 @@ COMMON = (
 OPTIONAL = {
     "azure_ad": _AZURE_AD_SRC, "mailchimp": _MAILCHIMP_SRC, "telegram": _TELEGRAM_SRC,
     "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC, "terraform": _TFC_SRC,
+    "pgpass": _PGPASS_SRC, "azure_keys": _AZ_KEYS_JSON_SRC,
 }
 
 #: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
@@ -289,6 +308,7 @@ GROUP_FAMILY = {
     "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ck": "cookie", "ah": "authorization", "br": "bearer",
     "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
     "mb": "mapbox", "dt": "dynatrace", "hn": "harness", "cf": "cloudflare_origin_ca", "tfc": "terraform_cloud",
+    "azk": "azure_storage_key", "azj": "azure_storage_key", "pg": "password",
     "my": "password", "dl": "password", "sp": "password", "rc": "password", "ht": "password",
 }
 #: The alternatives of a command's password flag (``_COMMAND_FLAG_SRC``).
@@ -315,7 +335,7 @@ ANCHORS = (
     "mysql", "mariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.", "v1.0-",
     "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "ico-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
     "nrii-", "api-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
-    "dckr_",
+    "dckr_", "pgpass", "keyname",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``, Facebook ``EAA``).
 CASED_ANCHORS = ("SK", "AC", "AP", "EAA")
@@ -323,5 +343,5 @@ _AWS_ANCHORS = ("akia", "asia", "abia", "acca")
 #: The optional alternative (``OPTIONAL``) each anchor brings into the regex.
 ANCHOR_OPTIONAL = {
     **dict.fromkeys(_AWS_ANCHORS, "aws"), "q~": "azure_ad", "-us": "mailchimp", ":aa": "telegram", "AP": "artifactory",
-    "atlasv1": "terraform",
+    "atlasv1": "terraform", "pgpass": "pgpass", "keyname": "azure_keys",
 }
