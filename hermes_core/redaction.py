@@ -117,6 +117,8 @@ def _pattern(extra: frozenset[str]) -> re.Pattern[str]:
         with _COMPILED_LOCK:
             pattern = _COMPILED.get(extra)
             if pattern is None:
+                if len(_COMPILED) >= 64:  # a bound: a combination seen again is compiled again
+                    _COMPILED.clear()
                 sources = (*COMMON, *(src for name, src in OPTIONAL.items() if name in extra))
                 pattern = _COMPILED[extra] = re.compile("|".join(sources))
     return pattern
@@ -320,12 +322,9 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
     discord = text.count(".") >= 2 and _DISCORD_SHAPE.search(text) is not None
     if first is None and not cased and not discord:
         return _NO_WINDOWS
-    extra = {name for anchor, name in ANCHOR_OPTIONAL.items() if anchor in (text if anchor.isupper() else lowered)}
-    if discord:
-        extra.add("discord")
     size = len(text)
     if "\n" not in text:
-        return [(0, size)], frozenset(extra)
+        return [(0, size)], _optional(lowered, cased, discord)
     raw: list[tuple[int, int]] = []
 
     def line_span(lo: int, hi: int) -> tuple[int, int]:
@@ -337,7 +336,7 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         for m in _ANCHOR_RE.finditer(lowered, first.start()):
             if m.start() > covered:
                 start, end = line_span(m.start(), m.start())
-                if text[start:end].rstrip(" \t\r").endswith((":", "=", "|", ">", "|-", ">-", "|+", ">+")):
+                if _opens_value(text, start, end):
                     start, end = line_span(start, end + 1)  # the value may stand on the next line
                 raw.append((start, end))
                 covered = end
@@ -346,13 +345,43 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         while i >= 0:
             raw.append(line_span(i, i))
             i = text.find(anchor, raw[-1][1])
-    if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
-        raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
-                   for m in _AWS_KEY_ID.finditer(text))
     raw.extend(_key_blocks(text, lowered, line_span))
     if discord:
         raw.extend(line_span(m.start(), m.end()) for m in _DISCORD_SHAPE.finditer(text))
-    return _merged(raw), frozenset(extra)
+    # Every optional anchor stands on a line the anchors above picked: look for them there only.
+    merged = _merged(raw)
+    extra = _optional("\n".join(lowered[a:b] for a, b in merged), cased, discord)
+    if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
+        raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
+                   for m in _AWS_KEY_ID.finditer(text))
+    for name, anchor, before, after in (("pgpass", "pgpass", 0, 4000), ("azure_keys", "keyname", 400, 400)):
+        i = lowered.find(anchor) if name in extra else -1  # a .pgpass file's lines, an az key's JSON
+        while i >= 0:
+            raw.append(line_span(max(0, i - before), min(size, i + after)))
+            i = lowered.find(anchor, raw[-1][1])
+    return (_merged(raw) if len(raw) > len(merged) else merged), extra
+
+
+def _opens_value(text: str, start: int, end: int) -> bool:
+    """Whether the line ``text[start:end]`` ends with ``:`` or ``=`` (or a YAML block scalar's
+    ``|``/``>``): its value may stand on the next line."""
+    tail = text[max(start, end - 2):end]
+    if tail[-1:] in (" ", "\t", "\r"):
+        tail = text[start:end].rstrip(" \t\r")[-2:]
+    return tail.endswith((":", "=", "|", ">", "|-", ">-", "|+", ">+"))
+
+
+#: The optional anchors (lower case), as one search.
+_OPTIONAL_RE = re.compile(_trie([a for a in ANCHOR_OPTIONAL if a.lower() == a]))
+
+
+def _optional(lowered: str, cased: list[str], discord: bool) -> frozenset[str]:
+    """The optional alternatives whose anchor is in ``lowered`` (or among the ``cased`` anchors seen)."""
+    extra = {ANCHOR_OPTIONAL[m.group()] for m in _OPTIONAL_RE.finditer(lowered)}
+    extra.update(ANCHOR_OPTIONAL[a] for a in cased if a in ANCHOR_OPTIONAL)
+    if discord:
+        extra.add("discord")
+    return frozenset(extra)
 
 
 def _merged(raw: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -379,11 +408,6 @@ def _key_blocks(
         close = lowered.find("-----end", i)
         spans.append(line_span(i, close + 8) if close >= 0 else (text.rfind("\n", 0, i) + 1, len(text)))
         i = lowered.find("-----begin", i + 10)
-    for anchor, before, after in (("pgpass", 0, 4000), ("keyname", 400, 400)):  # .pgpass lines, az keys' JSON
-        i = lowered.find(anchor)
-        while i >= 0:
-            spans.append(line_span(max(0, i - before), min(len(text), i + after)))
-            i = lowered.find(anchor, spans[-1][1])
     if "private-lines:" in lowered:
         spans.append((text.rfind("\n", 0, lowered.find("private-lines:")) + 1, len(text)))
     return spans
@@ -505,7 +529,7 @@ class Redactor:
                 or (group == "qy" and _is_code(value))
                 or (group == "azj" and "keyname" not in m.string[max(0, offset - 300): m.end() + 300].lower())):
             return whole
-        if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
+        if group in ("v", "v2", "aid", "b", "b2", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":

@@ -181,13 +181,12 @@ def corpus(salt: str = "") -> list[Sample]:
         "LTAI" + fake(_ALNUM, 20, "alibaba"), "ico-" + fake(_ALNUM, 32, "infracost"), "CLOJARS_" + fake(_LOWER + _DIGITS, 60, "clojars"),
         "sm_pat_" + fake(_ALNUM, 16, "settlemint"), "sgp_" + fake(_HEX, 16, "sg1") + "_" + fake(_HEX, 40, "sg2"),
         "NRJS-" + fake(_HEX, 19, "nrjs"), "dnkey-" + fake(_LOWER + _DIGITS, 26, "dn1") + "-" + fake(_LOWER + _DIGITS, 52, "dn2"),
-        "API-" + fake(_UPPER + _DIGITS, 26, "octopus"), "access-production-" + fake(_HEX, 8, "plaid1") + "-" + fake(_HEX, 4, "plaid2")
+        "access-production-" + fake(_HEX, 8, "plaid1") + "-" + fake(_HEX, 4, "plaid2")
         + "-4" + fake(_HEX, 3, "plaid3") + "-a" + fake(_HEX, 3, "plaid4") + "-" + fake(_HEX, 12, "plaid5"),
         "s-s4t2ud-" + fake(_HEX, 64, "intra42"), "sha256~" + fake(_URLSAFE, 43, "openshift"), "p8e-" + fake(_ALNUM, 32, "adobe"),
-        "dckr_pat_" + fake(_URLSAFE, 27, "dockerhub"), "EAAC" + fake(_ALNUM, 140, "facebook"),
+        "dckr_pat_" + fake(_URLSAFE, 27, "dockerhub"),
         "dt0c01." + fake(_UPPER + _DIGITS, 24, "dt1") + "." + fake(_UPPER + _DIGITS, 64, "dt2"),
         "pat." + fake(_URLSAFE, 22, "harness1") + "." + fake(_HEX, 24, "harness2") + "." + fake(_ALNUM, 20, "harness3"),
-        "v1.0-" + fake(_HEX, 24, "cfca1") + "-" + fake(_HEX, 146, "cfca2"),
     ]
     FLY_MACAROONS = "FlyV1 " + ",".join("fm2_" + fake(_B64, 180, f"flym{i}") + "=" for i in range(2))
     PASSWORD = fake(_ALNUM, 10, "pw") + "!" + fake(_ALNUM, 5, "pw2")
@@ -568,6 +567,6 @@ NOT_SECRETS: list[str] = [
     # public or look-alike tokens
     "mapboxgl.accessToken = 'pk.eyJ1IjoiYWNtZSIsImEiOiJjbHh4In0.AbCdEfGhIjKlMnOpQrStUv';",
     "fm2_embeddings_model and fo1_layer are layer names",
-    "LTAIL_WIND_REPORTING_MODE and API-GATEWAY-DEPLOYMENT-CONFIG",
+    "LTAIL_WIND_REPORTING_MODE and sgp_settings, dckr_ and s-s4t2 in a sentence",
     "see v1.0-beta and sha256~ in the docs; pat.get('x')",
 ]
