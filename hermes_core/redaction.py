@@ -336,8 +336,8 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         for m in _ANCHOR_RE.finditer(lowered, first.start()):
             if m.start() > covered:
                 start, end = line_span(m.start(), m.start())
-                if _opens_value(text, start, end):
-                    start, end = line_span(start, end + 1)  # the value may stand on the next line
+                while end < size and _opens_value(text, max(start, text.rfind("\n", start, end) + 1), end):
+                    end = line_span(end + 1, end + 1)[1]  # the value may stand on the next line
                 raw.append((start, end))
                 covered = end
     for anchor in cased:

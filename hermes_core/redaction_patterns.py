@@ -347,7 +347,7 @@ ANCHORS = (
     "ysql", "ariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.",
     "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "co-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
     "nrii-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
-    "dckr_", "pgpass", "keyname",
+    "dckr_", "pgpass", "kerb1", "kerb2",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 CASED_ANCHORS = ("SK", "AC", "AP")
