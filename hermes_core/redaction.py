@@ -24,16 +24,20 @@ service-account file, whose ``private_key_id`` is masked too; vendor-prefixed ke
 Slack ``xox?-``, Google ``AIza``, AWS ``AKIA``/``ASIA`` key ids, Hugging Face, npm, PyPI,
 Stripe ``sk_live_``/``rk_``/``whsec_``, Square ``sq0csp-``/``sq0atp-``, Artifactory ``AKC``,
 Groq, xAI, Doppler ``dp.pt.``, Databricks ``dapi``, Notion, Postman ``PMAK-``, Grafana, Sentry,
-Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, ...); AWS session tokens by their fixed
+Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, Terraform Cloud ``.atlasv1.``, Mapbox
+``sk.``, Fly.io ``fm2_``/``fo1_``, Dynatrace, Harness ...); AWS session tokens by their fixed
 opening (``IQoJb3JpZ2lu``, ``FwoGZXIvYXdz``: CLI table and text output name no key); AWS secret
 access keys next to their key id or under an AWS-like name; Azure storage ``AccountKey=``/SAS
 signatures and Azure AD client secrets (``...8Q~...``); JWTs; Slack and Discord webhooks;
 SendGrid, Twilio, Discord, Telegram bot tokens (also in ``/bot<token>/`` URLs); Mailchimp keys;
 Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); credentials in URLs
 (``scheme://user:pw@``, ``scheme://<token>@``), ``curl -u user:pw`` and token query parameters;
-``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; and keyword assignments
-(``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``,
-``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
+``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; ``.pgpass`` lines where
+the context names the file; ``az storage account keys list`` output; password flags of known
+commands (``mysql -pVALUE``, ``docker login -p``, ``sshpass -p``, ``redis-cli -a``, ``htpasswd
+-b``, ``keytool -storepass``, ``openssl pass:``); and keyword assignments (``.env`` lines,
+``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``, ``--password
+value``, a value alone on the next indented line) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
 or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
 keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms). The formats were
 checked with an independent corpus (``tests/support/secret_corpus.py``).
@@ -51,8 +55,9 @@ match holds an anchor (a secret word, a vendor prefix, ``://``, ``eyJ``, ``PRIVA
 ``str.find`` per anchor (C speed) finds the lines that hold one; the regex runs on those lines
 only (a PEM block, a PuTTY key and the 300 characters around an AWS key id are kept whole).
 Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, a
-Mailchimp key any 32 hex digits ...) join the regex only when their anchor is in the text.
-Values cross one line break at most inside a PEM/PuTTY block: ``NAME =\n value`` is not a pair.
+Mailchimp key any 32 hex digits, a command's name ...) join the regex only when their anchor is
+in the text (``redaction_patterns.py`` holds the families and their anchors). Values cross a line
+break only inside a PEM/PuTTY block and after a name that ends its line (``password:\n  value``).
 
 Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, loaded
 runs): 73-154 ms/MB, 0.32x-0.38x the family-by-family passes this module used before, timed in
