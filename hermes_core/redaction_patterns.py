@@ -204,15 +204,15 @@ _WORDS = (
 #   "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values);
 #   name: value at the start of a line (YAML, .env-like listings, HTTP headers; checked in
 #     ``_keyword``: the name must open its line);
-#   name:/name = at the end of a line that opens with it, the value alone on the next, indented
-#     line (a YAML plain or block scalar, an INI continuation); a nested mapping or a list is
-#     not a value (``_keyword``).
+#   name:/name = at the end of a line that opens with it, the value alone on the next line,
+#     indented with spaces (a YAML plain or block scalar, an INI continuation; a tab opens a
+#     Makefile recipe); a nested mapping or a list is not a value (``_keyword``).
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
     r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
-    r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n)[ \t]+)(?P<ml_q>[\"'])?"
+    r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n) +)(?P<ml_q>[\"'])?"
     r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t]*(?:\r?\n|\\+[nr]|$))"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"

@@ -148,6 +148,7 @@ def test_a_keyword_value_on_the_next_line_is_masked(text: str) -> None:
     "api_key:\n  settings.api_key",                  # a dotted name is code
     "Enter the new password:\n    (twice)",         # prose
     "  token:\n    ${{ secrets.TOKEN }}",           # a template
+    "token:\n\t./scripts/fetch-token.sh",          # a Makefile target and its recipe
 ])
 def test_what_follows_a_keyword_on_the_next_line_and_is_no_value_stays(text: str) -> None:
     assert redact(text) == text
