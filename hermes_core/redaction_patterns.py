@@ -253,7 +253,8 @@ _TFC_SRC = r"[A-Za-z0-9]" + _B + r"[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_\-=]{60,
 # its other arguments between, re-scanned in ``_replace``): mysql/mariadb tools' ``-pVALUE``
 # (no space: ``-p name`` prompts and names a database), ``docker|podman|... login -p VALUE``,
 # ``sshpass -p VALUE`` (among sshpass' own options, before the command it runs), ``redis-cli -a
-# VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``).
+# VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``),
+# ``sqlcmd|bcp -P VALUE``, ``zip|unzip -P VALUE``, ``smbclient -U user%VALUE``.
 _ARGS = r"(?:[ \t][^\n;|&\\]{0,200}?)?"
 
 
@@ -273,6 +274,9 @@ _LOGIN_SRC = (  # opens at ``login``: the registry client's name is a look-behin
 )
 _SSHPASS_SRC = r"s" + _B + r"shpass(?:[ \t]+(?:-[fdP][ \t]*[^\s\-]\S*|-[^\sp]\S*))*[ \t]+-p[ \t]*" + _value("sp")
 _REDIS_CLI_SRC = r"r" + _B + r"edis-cli(?:\.exe)?" + _ARGS + r"[ \t]-a[ \t]+" + _value("rc")
+_SQLCMD_SRC = r"[sb]" + _B + r"(?:(?<=s)qlcmd|(?<=b)cp)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]*" + _value("sq")
+_ZIP_SRC = r"[uz]" + _B + r"(?:(?<=u)nzip|(?<=z)ip)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]+" + _value("zp")
+_SMBCLIENT_SRC = r"s" + _B + r"mbclient" + _ARGS + r"[ \t](?:-U[ \t]*|--user[ =])[^\s%\"']+%" + _value("sb")
 _HTPASSWD_SRC = (
     r"h" + _B + r"tpasswd(?P<ht_f>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)+)[ \t]+(?:[^\s\-\"'\\]\S*[ \t]+)?[^\s\-\"'\\]\S*[ \t]+"
     + _value("ht")
@@ -307,7 +311,7 @@ OPTIONAL = {
     "pgpass": _PGPASS_SRC, "azure_keys": _AZ_KEYS_SRC + "|" + _AZ_KEYS_JSON_SRC, "vendors": _MORE_VENDOR_SRC,
     "mapbox": _MAPBOX_SRC, "dynatrace": _DYNATRACE_SRC, "harness": _HARNESS_SRC,
     "mysql": _MYSQL_SRC, "login": _LOGIN_SRC, "sshpass": _SSHPASS_SRC, "redis_cli": _REDIS_CLI_SRC,
-    "htpasswd": _HTPASSWD_SRC,
+    "htpasswd": _HTPASSWD_SRC, "sqlcmd": _SQLCMD_SRC, "zip": _ZIP_SRC, "smbclient": _SMBCLIENT_SRC,
 }
 
 #: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
@@ -320,9 +324,10 @@ GROUP_FAMILY = {
     "mb": "mapbox", "dt": "dynatrace", "hn": "harness", "tfc": "terraform_cloud",
     "azk": "azure_storage_key", "azj": "azure_storage_key", "pg": "password",
     "my": "password", "dl": "password", "sp": "password", "rc": "password", "ht": "password",
+    "sq": "password", "zp": "password", "sb": "password",
 }
 #: The alternatives of a command's password flag (``_MYSQL_SRC`` ... ``_HTPASSWD_SRC``).
-COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht"})
+COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht", "sq", "zp", "sb"})
 
 #: Every match of ``_ONE`` holds one of these (in the lower-cased text): the secret word of a
 #: keyword form, query parameter or flag, a vendor prefix, ``://`` of a URL, ``eyj`` of a JWT,
@@ -347,7 +352,7 @@ ANCHORS = (
     "ysql", "ariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.",
     "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "co-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
     "nrii-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
-    "dckr_", "pgpass", "kerb1", "kerb2",
+    "dckr_", "pgpass", "kerb1", "kerb2", "sqlcmd", "bcp ", "zip", "smbclient",
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 CASED_ANCHORS = ("SK", "AC", "AP")
@@ -358,6 +363,7 @@ ANCHOR_OPTIONAL = {
     "atlasv1": "terraform", "pgpass": "pgpass", "keyname": "azure_keys", "\tfull\t": "azure_keys",
     "\\tfull\\t": "azure_keys", "k.eyj": "mapbox", "dt0c01.": "dynatrace", "pat.": "harness",
     "mysql": "mysql", "mariadb": "mysql", "login": "login", "sshpass": "sshpass",
-    "redis-cli": "redis_cli", "htpasswd": "htpasswd",
+    "redis-cli": "redis_cli", "htpasswd": "htpasswd", "sqlcmd": "sqlcmd", "bcp ": "sqlcmd", "zip": "zip",
+    "smbclient": "smbclient",
     **dict.fromkeys(_MORE_VENDOR_ANCHORS, "vendors"),
 }

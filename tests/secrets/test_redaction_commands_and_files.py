@@ -36,6 +36,10 @@ AZ_KEY = "Zk3" * 28 + "ab=="  # 88 base64 characters, as a storage account key i
     f"htpasswd -nbB admin {PW}",
     f"openssl rsa -in k.pem -passin pass:{PW}",
     f"gpg --batch --passphrase {PW} -d f.gpg",
+    f"sqlcmd -S db -U sa -P {PW} -Q 'select 1'",
+    f"bcp dbo.t out t.dat -S db -U sa -P{PW} -c",
+    f"zip -r -P {PW} backup.zip data/",
+    f"smbclient //fs/share -U admin%{PW} -c ls",
 ])
 def test_a_known_commands_password_flag_is_masked(text: str) -> None:
     out = Redactor(b"k" * 32).redact(text)
@@ -55,6 +59,8 @@ def test_a_known_commands_password_flag_is_masked(text: str) -> None:
     "htpasswd -b .htpasswd admin",                # no password given
     "openssl rsa -passin env:KEY_PASS -passout file:out.txt",
     "mysql -pPASSWORD   # replace PASSWORD",
+    "unzip -p archive.zip file.txt",              # unzip's lower-case -p pipes to stdout
+    "smbclient //fs/share -U admin",               # no %: smbclient prompts
 ])
 def test_the_same_flags_without_a_password_stay(text: str) -> None:
     assert redact(text) == text

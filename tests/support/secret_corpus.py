@@ -213,6 +213,7 @@ def corpus(salt: str = "") -> list[Sample]:
     STORE_PW, KEY_PW = fake(_ALNUM, 12, "storepass"), fake(_ALNUM, 12, "keypass")
     HT_PW, HT_PW2 = fake(_ALNUM, 16, "htpasswd"), fake(_ALNUM, 11, "htpasswd2")
     OPENSSL_PW, GPG_PW = fake(_ALNUM, 20, "openssl"), fake(_ALNUM, 24, "gpg")
+    SQL_PW, ZIP_PW, SMB_PW = fake(_ALNUM + "!#", 16, "sqlcmd"), fake(_ALNUM, 12, "zip"), fake(_ALNUM, 14, "smb")
     PG_PW, PG_PW2 = fake(_ALNUM, 20, "pgpass"), fake(_ALNUM + "!#%", 14, "pgpass2")
     AZ_KEY1, AZ_KEY2 = fake(_B64, 86, "az-key1") + "==", fake(_B64, 86, "az-key2") + "=="
     SPLIT_PW, SPLIT_TOKEN = fake(_ALNUM, 18, "split-pw"), fake(_ALNUM, 32, "split-token")
@@ -457,6 +458,10 @@ def corpus(salt: str = "") -> list[Sample]:
         Sample("cli_flag", "openssl_gpg",
                f"openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{OPENSSL_PW}\n"
                f"gpg --batch --passphrase '{GPG_PW}' -d backup.tar.gpg", (OPENSSL_PW, GPG_PW)),
+        Sample("cli_flag", "sqlcmd_bcp", f"sqlcmd -S tcp:db.acme.io,1433 -U sa -P '{SQL_PW}' -Q \"SELECT 1\"\n"
+               f"bcp dbo.orders out orders.dat -S db.acme.io -U sa -P{SQL_PW} -c", (SQL_PW,)),
+        Sample("cli_flag", "zip_smbclient", f"zip -r -P {ZIP_PW} backup.zip data/\nunzip -P {ZIP_PW} backup.zip\n"
+               f"smbclient //fs01/share -U backup%{SMB_PW} -c 'put backup.zip'", (ZIP_PW, SMB_PW)),
         Sample("flyio", "auth_header", f"curl -H 'Authorization: {FLY_MACAROONS}' https://api.machines.dev/v1/apps",
                tuple(t[4:60] for t in FLY_MACAROONS[6:].split(","))),
         Sample("cli_flag", "password_flag", f"mysqldump --user=root --password='{DB_PASSWORD}' app > dump.sql", (DB_PASSWORD,)),
@@ -551,6 +556,9 @@ NOT_SECRETS: list[str] = [
     "keytool -list -keystore k.jks -storepass:env KEYSTORE_PASS",
     "htpasswd -c /etc/nginx/.htpasswd admin",
     "openssl rsa -in key.pem -passin env:KEY_PASS -passout file:pw.txt",
+    "unzip -p archive.zip docs/readme.txt | head; zip -r out.zip src/",
+    "smbclient //fs01/share -U backup -c ls",
+    "sqlcmd -S db -E -Q \"SELECT 1\"",
     "mysql -uroot -p$MYSQL_ROOT_PASSWORD",
     "docker login -u bot -p \"$REGISTRY_TOKEN\" registry.acme.io",
     # .pgpass-shaped lines with no .pgpass near, times, IPv6 addresses, paths
