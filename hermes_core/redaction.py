@@ -355,7 +355,8 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         raw.extend(line_span(m.start(), m.end()) for m in _DISCORD_SHAPE.finditer(text))
     # Every optional anchor stands on a line the anchors above picked: look for them there only.
     merged = _merged(raw)
-    extra = _optional("\n".join(lowered[a:b] for a, b in merged), cased, discord)
+    probe = lowered[merged[0][0]:merged[0][1]] if len(merged) == 1 else "\n".join(lowered[a:b] for a, b in merged)
+    extra = _optional(probe, cased, discord)
     if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
         raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
                    for m in _AWS_KEY_ID.finditer(text))
@@ -376,13 +377,14 @@ def _opens_value(text: str, start: int, end: int) -> bool:
     return tail.endswith((":", "=", "|", ">", "|-", ">-", "|+", ">+"))
 
 
-#: The optional anchors (lower case), as one search.
-_OPTIONAL_RE = re.compile(_trie([a for a in ANCHOR_OPTIONAL if a.lower() == a]))
+#: The optional anchors in lower case (a ``str.find`` each beat one search of them all: 4 against
+#: 8 ms/MB on the real sessions' windows).
+_LOWER_OPTIONAL = tuple((anchor, name) for anchor, name in ANCHOR_OPTIONAL.items() if anchor.lower() == anchor)
 
 
 def _optional(lowered: str, cased: list[str], discord: bool) -> frozenset[str]:
     """The optional alternatives whose anchor is in ``lowered`` (or among the ``cased`` anchors seen)."""
-    extra = {ANCHOR_OPTIONAL[m.group()] for m in _OPTIONAL_RE.finditer(lowered)}
+    extra = {name for anchor, name in _LOWER_OPTIONAL if anchor in lowered}
     extra.update(ANCHOR_OPTIONAL[a] for a in cased if a in ANCHOR_OPTIONAL)
     if discord:
         extra.add("discord")
