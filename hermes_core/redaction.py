@@ -35,7 +35,8 @@ Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); c
 ``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; ``.pgpass`` lines where
 the context names the file; ``az storage account keys list`` output; password flags of known
 commands (``mysql -pVALUE``, ``docker login -p``, ``sshpass -p``, ``redis-cli -a``, ``htpasswd
--b``, ``keytool -storepass``, ``openssl pass:``); and keyword assignments (``.env`` lines,
+-b``, ``keytool -storepass``, ``openssl pass:``, ``sqlcmd -P``, ``zip -P``, ``smbclient -U
+user%pw``); and keyword assignments (``.env`` lines,
 ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``, ``--password
 value``, a value alone on the next indented line) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
 or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
