@@ -370,12 +370,19 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
 
 
 def _opens_value(text: str, start: int, end: int) -> bool:
-    """Whether the line ``text[start:end]`` ends with ``:`` or ``=`` (or a YAML block scalar's
-    ``|``/``>``): its value may stand on the next line."""
-    tail = text[max(start, end - 2):end]
-    if tail[-1:] in (" ", "\t", "\r"):
-        tail = text[start:end].rstrip(" \t\r")[-2:]
-    return tail.endswith((":", "=", "|", ">", "|-", ">-", "|+", ">+"))
+    """Whether the line ``text[start:end]`` ends with ``:`` or ``=``, or with one and a YAML block
+    scalar's ``|``/``>`` (not a Markdown table's ``|``): its value may stand on the next line.
+    Read from the end, without copying the line (it runs for every line with an anchor)."""
+    i = end
+    while i > start and text[i - 1] in " \t\r":
+        i -= 1
+    if i > start + 1 and text[i - 1] in "-+" and text[i - 2] in "|>":
+        i -= 1
+    if i > start and text[i - 1] in "|>":
+        i -= 1
+        while i > start and text[i - 1] in " \t":
+            i -= 1
+    return i > start and text[i - 1] in ":="
 
 
 #: The optional anchors in lower case (a ``str.find`` each beat one search of them all: 4 against

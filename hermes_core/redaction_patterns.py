@@ -213,7 +213,7 @@ _KEYWORD_SRC = (
     r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
     r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n) +)(?P<ml_q>[\"'])?"
-    r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t]*(?:\r?\n|\\+[nr]|$))"
+    r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t\r]*(?:\n|\\+[nr]|$))"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
@@ -292,7 +292,10 @@ _PGPASS_FIELD = r"(?:[^:\s\\\"']|\\:)+"
 PGPASS_ENTRY_SRC = _PGPASS_FIELD + r":(?:\d{1,5}|\*):" + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":"
 _PGPASS_SRC = (
     r"[^\s:\\\"'](?:(?<![^\s\"'].)|(?<=\\[nrt].))(?:[^:\s\\\"']|\\:)*:(?:\d{1,5}|\*):"
-    + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":" + r"(?P<pg_v>" + _PGPASS_FIELD + r")(?=[\s\"']|\\+[nrt\"']|$)"
+    + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":" + r"(?P<pg_v>" + _PGPASS_FIELD + r"(?:[ \t]+" + _PGPASS_FIELD + r")*)"
+    # the password runs to the line's end (or a closing quote): a rejected line hides nothing
+    # that goes on past it
+    r"(?=[ \t\r]*(?:\n|\\+[nr]|$)|\\*[\"'])"
 )
 
 # Order matters where two alternatives can start at the same place: the specific before the

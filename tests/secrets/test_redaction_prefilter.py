@@ -32,6 +32,7 @@ _NOISE = st.sampled_from([
     "mysql -p", "docker login -p ", "sshpass -p ", "redis-cli -a ", "htpasswd -b f u ", "-storepass ",
     "~/.pgpass", "db:5432:app:u:", "password:\n    ", "token =\n  ", "key1  FULL  ", "\tFULL\t",
     '"keyName": "key1", "value": "', "Zk3" * 28 + "ab==", "ab1234567890cd.atlasv1.", "sk.eyJ", "fm2_", "fo1_",
+    "\r\n", ": |\n  ", " | ",
 ])
 
 
