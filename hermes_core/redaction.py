@@ -24,16 +24,21 @@ service-account file, whose ``private_key_id`` is masked too; vendor-prefixed ke
 Slack ``xox?-``, Google ``AIza``, AWS ``AKIA``/``ASIA`` key ids, Hugging Face, npm, PyPI,
 Stripe ``sk_live_``/``rk_``/``whsec_``, Square ``sq0csp-``/``sq0atp-``, Artifactory ``AKC``,
 Groq, xAI, Doppler ``dp.pt.``, Databricks ``dapi``, Notion, Postman ``PMAK-``, Grafana, Sentry,
-Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, ...); AWS session tokens by their fixed
+Vault ``hvs.``/``hvb.``, DigitalOcean, Atlassian ``ATATT3``, Terraform Cloud ``.atlasv1.``, Mapbox
+``sk.``, Fly.io ``fm2_``/``fo1_``, Dynatrace, Harness ...); AWS session tokens by their fixed
 opening (``IQoJb3JpZ2lu``, ``FwoGZXIvYXdz``: CLI table and text output name no key); AWS secret
 access keys next to their key id or under an AWS-like name; Azure storage ``AccountKey=``/SAS
 signatures and Azure AD client secrets (``...8Q~...``); JWTs; Slack and Discord webhooks;
 SendGrid, Twilio, Discord, Telegram bot tokens (also in ``/bot<token>/`` URLs); Mailchimp keys;
 Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); credentials in URLs
 (``scheme://user:pw@``, ``scheme://<token>@``), ``curl -u user:pw`` and token query parameters;
-``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; and keyword assignments
-(``.env`` lines, ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``,
-``--password value``) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
+``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; ``.pgpass`` lines where
+the context names the file; ``az storage account keys list`` output; password flags of known
+commands (``mysql -pVALUE``, ``docker login -p``, ``sshpass -p``, ``redis-cli -a``, ``htpasswd
+-b``, ``keytool -storepass``, ``openssl pass:``, ``sqlcmd -P``, ``zip -P``, ``smbclient -U
+user%pw``); and keyword assignments (``.env`` lines,
+``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``, ``--password
+value``, a value alone on the next indented line) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
 or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
 keyword, Cloudant, IBM Cloud IAM / COS HMAC and Softlayer keyword forms). The formats were
 checked with an independent corpus (``tests/support/secret_corpus.py``).
@@ -51,8 +56,9 @@ match holds an anchor (a secret word, a vendor prefix, ``://``, ``eyJ``, ``PRIVA
 ``str.find`` per anchor (C speed) finds the lines that hold one; the regex runs on those lines
 only (a PEM block, a PuTTY key and the 300 characters around an AWS key id are kept whole).
 Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, a
-Mailchimp key any 32 hex digits ...) join the regex only when their anchor is in the text.
-Values cross one line break at most inside a PEM/PuTTY block: ``NAME =\n value`` is not a pair.
+Mailchimp key any 32 hex digits, a command's name ...) join the regex only when their anchor is
+in the text (``redaction_patterns.py`` holds the families and their anchors). Values cross a line
+break only inside a PEM/PuTTY block and after a name that ends its line (``password:\n  value``).
 
 Measured (``tests/benchmarks/bench_redaction.py``, the real sessions' text, 3.2 MB, loaded
 runs): 73-154 ms/MB, 0.32x-0.38x the family-by-family passes this module used before, timed in
@@ -81,6 +87,7 @@ from hermes_core.redaction_patterns import (
     COMMON,
     GROUP_FAMILY,
     OPTIONAL,
+    PGPASS_ENTRY_SRC,
     PREFIX_FAMILIES,
     VENDOR_SRC,
 )
@@ -116,6 +123,8 @@ def _pattern(extra: frozenset[str]) -> re.Pattern[str]:
         with _COMPILED_LOCK:
             pattern = _COMPILED.get(extra)
             if pattern is None:
+                if len(_COMPILED) >= 64:  # a bound: a combination seen again is compiled again
+                    _COMPILED.clear()
                 sources = (*COMMON, *(src for name, src in OPTIONAL.items() if name in extra))
                 pattern = _COMPILED[extra] = re.compile("|".join(sources))
     return pattern
@@ -185,7 +194,8 @@ def _placeholder_value(value: str) -> bool:
     return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
 
 
-_ALL_CAPS = re.compile(r"[A-Z_]+")
+#: A value that names the password instead of holding it: ``PASSWORD``, ``%DB_PASS%``, ``{{ pw }}``.
+_NAMED_VALUE = re.compile(r"[A-Z_]+|%\w+%|\{\{.*\}\}")
 
 
 def _htpasswd_batch(m: re.Match[str]) -> bool:
@@ -194,6 +204,27 @@ def _htpasswd_batch(m: re.Match[str]) -> bool:
     letters = "".join(t[1:] for t in m.group("ht_f").split() if t.startswith("-"))
     words = m.string[m.end("ht_f"): m.start("ht_v")].strip("\\\"'").split()
     return "b" in letters and len(words) == (1 if "n" in letters else 2)
+
+
+_LINE_BREAK = re.compile(r"\r?\n|(?:\\+r)?\\+n")
+_PGPASS_ENTRY = re.compile(PGPASS_ENTRY_SRC)
+
+
+def _pgpass(text: str, at: int, end: int) -> bool:
+    """Whether the ``.pgpass``-shaped line at ``at`` is one: its line names the file (``echo ...
+    >> ~/.pgpass``) or follows, through other entries, comments and blank lines, one that does
+    (``cat ~/.pgpass``, a heredoc into it, ``PGPASSFILE``)."""
+    lines = _LINE_BREAK.split(text[max(0, at - 4000): at])
+    stop = _LINE_BREAK.search(text, end)
+    if "pgpass" in (lines[-1] + text[end: len(text) if stop is None else stop.start()]).lower():
+        return True
+    for line in reversed(lines[-100:-1]):
+        if "pgpass" in line.lower():
+            return True
+        line = line.strip()
+        if line and not line.startswith("#") and _PGPASS_ENTRY.match(line) is None:
+            return False
+    return False
 
 
 def _netrc(text: str, at: int, end: int) -> bool:
@@ -213,7 +244,8 @@ def _name_start(text: str, at: int) -> int:
     """Where the name whose secret word starts at ``at`` begins (``MY_API_KEY`` for ``KEY``)."""
     while at > 0 and text[at - 1] in _NAME_CHARS:
         at -= 1
-    return at
+    # an escaped line break (``\\npassword``: a file inside a JSON string) is not part of the name
+    return at + 1 if at > 0 and text[at - 1] == "\\" and text[at] in "nrt" else at
 
 
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -296,12 +328,9 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
     discord = text.count(".") >= 2 and _DISCORD_SHAPE.search(text) is not None
     if first is None and not cased and not discord:
         return _NO_WINDOWS
-    extra = {name for anchor, name in ANCHOR_OPTIONAL.items() if anchor in (text if anchor.isupper() else lowered)}
-    if discord:
-        extra.add("discord")
     size = len(text)
     if "\n" not in text:
-        return [(0, size)], frozenset(extra)
+        return [(0, size)], _optional(lowered, cased, discord)
     raw: list[tuple[int, int]] = []
 
     def line_span(lo: int, hi: int) -> tuple[int, int]:
@@ -312,20 +341,62 @@ def windows(text: str) -> tuple[list[tuple[int, int]], frozenset[str]]:
         covered = -1
         for m in _ANCHOR_RE.finditer(lowered, first.start()):
             if m.start() > covered:
-                raw.append(line_span(m.start(), m.start()))
-                covered = raw[-1][1]
+                start, end = line_span(m.start(), m.start())
+                while end < size and _opens_value(text, max(start, text.rfind("\n", start, end) + 1), end):
+                    end = line_span(end + 1, end + 1)[1]  # the value may stand on the next line
+                raw.append((start, end))
+                covered = end
     for anchor in cased:
         i = text.find(anchor)
         while i >= 0:
             raw.append(line_span(i, i))
             i = text.find(anchor, raw[-1][1])
-    if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
-        raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
-                   for m in _AWS_KEY_ID.finditer(text))
     raw.extend(_key_blocks(text, lowered, line_span))
     if discord:
         raw.extend(line_span(m.start(), m.end()) for m in _DISCORD_SHAPE.finditer(text))
-    return _merged(raw), frozenset(extra)
+    # Every optional anchor stands on a line the anchors above picked: look for them there only.
+    merged = _merged(raw)
+    probe = lowered[merged[0][0]:merged[0][1]] if len(merged) == 1 else "\n".join(lowered[a:b] for a, b in merged)
+    extra = _optional(probe, cased, discord)
+    if "aws" in extra:  # where an AWS secret may stand: 300 characters around its key id
+        raw.extend(line_span(max(0, m.start() - AWS_PAIR_DISTANCE), min(size, m.end() + AWS_PAIR_DISTANCE))
+                   for m in _AWS_KEY_ID.finditer(text))
+    for name, anchor, before, after in (("pgpass", "pgpass", 0, 4000), ("azure_keys", "keyname", 400, 400)):
+        i = lowered.find(anchor) if name in extra else -1  # a .pgpass file's lines, an az key's JSON
+        while i >= 0:
+            raw.append(line_span(max(0, i - before), min(size, i + after)))
+            i = lowered.find(anchor, raw[-1][1])
+    return (_merged(raw) if len(raw) > len(merged) else merged), extra
+
+
+def _opens_value(text: str, start: int, end: int) -> bool:
+    """Whether the line ``text[start:end]`` ends with ``:`` or ``=``, or with one and a YAML block
+    scalar's ``|``/``>`` (not a Markdown table's ``|``): its value may stand on the next line.
+    Read from the end, without copying the line (it runs for every line with an anchor)."""
+    i = end
+    while i > start and text[i - 1] in " \t\r":
+        i -= 1
+    if i > start + 1 and text[i - 1] in "-+" and text[i - 2] in "|>":
+        i -= 1
+    if i > start and text[i - 1] in "|>":
+        i -= 1
+        while i > start and text[i - 1] in " \t":
+            i -= 1
+    return i > start and text[i - 1] in ":="
+
+
+#: The optional anchors in lower case (a ``str.find`` each beat one search of them all: 4 against
+#: 8 ms/MB on the real sessions' windows).
+_LOWER_OPTIONAL = tuple((anchor, name) for anchor, name in ANCHOR_OPTIONAL.items() if anchor.lower() == anchor)
+
+
+def _optional(lowered: str, cased: list[str], discord: bool) -> frozenset[str]:
+    """The optional alternatives whose anchor is in ``lowered`` (or among the ``cased`` anchors seen)."""
+    extra = {name for anchor, name in _LOWER_OPTIONAL if anchor in lowered}
+    extra.update(ANCHOR_OPTIONAL[a] for a in cased if a in ANCHOR_OPTIONAL)
+    if discord:
+        extra.add("discord")
+    return frozenset(extra)
 
 
 def _merged(raw: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -456,7 +527,7 @@ class Redactor:
             if group == "bpem" and not _private_b64(whole):
                 return whole
             return self.placeholder(GROUP_FAMILY[group], whole)
-        if group in ("as", "qp", "ym", "gp"):
+        if group in ("as", "qp", "ym", "gp", "ml"):
             return self._keyword(m, group)
         if group in COMMAND_GROUPS:
             return self._command_flag(m, group)
@@ -466,10 +537,14 @@ class Redactor:
         offset = m.start()
         start, end = m.span(name)
         kept = whole[: start - offset]
+        if group == "pg" and not _pgpass(m.string, offset, m.end()):
+            # not a .pgpass line: what it spans is scanned for every other family
+            return _pattern(_ALL_OPTIONAL - {"pgpass"}).sub(self._replace, whole)
         if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
-                or (group == "qy" and _is_code(value))):
+                or (group == "qy" and _is_code(value))
+                or (group == "azj" and "keyname" not in m.string[max(0, offset - 300): m.end() + 300].lower())):
             return whole
-        if group in ("v", "aid", "b", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
+        if group in ("v", "v2", "aid", "b", "b2", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
             family = _prefix_family(kept)
             secret = whole[: end - offset]
         elif group == "fl":
@@ -490,7 +565,7 @@ class Redactor:
         value = m.group(f"{group}_v")
         head = whole[0] + self.redact(whole[1: start - offset])
         tail = whole[end - offset:]
-        if (value.startswith((MASK_PREFIX, "$", "{", "%")) or _ALL_CAPS.fullmatch(value) is not None
+        if (value.startswith(MASK_PREFIX) or _SHELL_VALUE.match(value) is not None or _NAMED_VALUE.fullmatch(value) is not None
                 or (group == "ht" and not _htpasswd_batch(m))):
             return head + value + tail
         return head + self.placeholder(GROUP_FAMILY[group], value) + tail
@@ -502,12 +577,14 @@ class Redactor:
         text = m.string
         name_start = _name_start(text, offset)
         name = text[name_start:m.start(f"{group}_e")]
-        if group == "ym" and not _opens_line(text, name_start) and not _looks_secret(value):
-            # ``the password: is required`` is prose, not a listing: the value is only scanned
-            # for the other families.
+        if ((group == "ym" and not _opens_line(text, name_start) and not _looks_secret(value))
+                or (group == "ml" and (not _opens_line(text, name_start) or value.endswith(":")))):
+            # ``the password: is required`` is prose, not a listing, and ``password:`` over a
+            # nested ``key:`` opens a mapping: the value is only scanned for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
-        quoted = group in ("qp", "gp") or (group == "as" and m.group("as_q") is not None)
-        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted else _is_code_value(m, group, name, value)):
+        quoted = group in ("qp", "gp") or (group in ("as", "ml") and m.group(f"{group}_q") is not None)
+        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted
+                                             else _is_code_value(m, "ym" if group == "ml" else group, name, value)):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]

@@ -40,8 +40,8 @@ PREFIX_FAMILIES: tuple[tuple[str, str], ...] = (
     ("FQoGZXIvYXdz", "aws_session_token"),
     ("fm", "flyio"), ("fo1_", "flyio"), ("LTAI", "alibaba"), ("ico-", "infracost"), ("CLOJARS_", "clojars"),
     ("sm_", "settlemint"), ("sgp_", "sourcegraph"), ("NRJS-", "newrelic"), ("NRII-", "newrelic"),
-    ("dnkey-", "defined_networking"), ("API-", "octopus_deploy"), ("access-", "plaid"), ("s-s4t2", "intra42"),
-    ("sha256~", "openshift"), ("p8e-", "adobe"), ("dckr_", "docker_hub"), ("EAA", "facebook"),
+    ("dnkey-", "defined_networking"), ("access-", "plaid"), ("s-s4t2", "intra42"),
+    ("sha256~", "openshift"), ("p8e-", "adobe"), ("dckr_", "docker_hub"),
 )
 
 # Every alternative of ``_ONE`` opens with a literal character or a character class, never with
@@ -87,15 +87,17 @@ _VENDOR_PREFIXES: tuple[tuple[str, str], ...] = (
     ("k", r"ey-(?=[0-9a-f]{32})"),
     ("N", r"RAK-"), ("H", r"RKU-"), ("C", r"FPAT-"), ("C", r"CIPAT_"), ("E", r"ZAK"), ("F", r"LWSECK(?:_TEST)?-"),
     ("a", r"io_" + _KEYLIKE), ("o", r"ps_(?=eyJ)"), ("b", r"kua_" + _KEYLIKE),
-    # gitleaks' and vendors' fixed prefixes (checked against their documented lengths)
+)
+#: More vendors' fixed prefixes (gitleaks' rule list, checked against the vendors' documented
+#: lengths): an optional alternative (``MORE_VENDOR_ANCHORS``), so that their first letters
+#: (``i``, ``L`` ...) cost nothing on a text that holds none of them.
+_MORE_VENDOR_PREFIXES: tuple[tuple[str, str], ...] = (
     ("f", r"o1_(?=[A-Za-z0-9_\-]{43})"), ("L", r"TAI(?=[A-Z]{0,19}[a-z0-9])(?=[A-Za-z0-9]{16,20}(?![A-Za-z0-9_\-]))"),
     ("i", r"co-(?=[A-Za-z0-9]{32}(?![A-Za-z0-9_\-]))"), ("C", r"LOJARS_(?=[a-z0-9]{60})"),
     ("s", r"m_(?:pat|aat|sat)_(?=[a-z]{0,15}[A-Z0-9])(?=[A-Za-z0-9]{16}(?![A-Za-z0-9_\-]))"), ("s", r"gp_(?:local_|[a-fA-F0-9]{16}_)?(?=[a-fA-F0-9]{40})"),
     ("s", r"-s4t2(?:ud|af)-(?=[a-f0-9]{64})"), ("s", r"ha256~(?=[A-Za-z0-9_\-]{43})"),
     ("N", r"R(?:JS|II)-"), ("d", r"nkey-(?=[a-z0-9=_\-]{26}-)"), ("d", r"ckr_(?:pat|oat)_"),
-    ("A", r"PI-(?=[A-Z]{0,25}[0-9])(?=[A-Z0-9]{26}(?![A-Za-z0-9_\-]))"),
     ("a", r"ccess-(?:sandbox|development|production)-(?=[0-9a-f]{8}-)"), ("p", r"8e-(?=[A-Za-z0-9]{32})"),
-    ("E", r"AA[MC](?=[A-Za-z0-9]{100})"),
 )
 
 
@@ -116,8 +118,18 @@ VENDOR_SRC = _vendor_src(_VENDOR_PREFIXES, r"(?P<v_v>[A-Za-z0-9_\-]{16,})")
 # ``.dockerconfigjson``: ``{"auths":`` in base64, registry passwords inside), an ECR login token.
 _VENDOR_B64_SRC = _vendor_src(
     (("I", r"QoJb3JpZ2lu"), ("F", r"[wQ]oGZXIvYXdz"), ("g", r"lc_"), ("s", r"ntrys_"), ("A", r"TATT3"),
-     ("e", r"yJhdXRocyI6"), ("e", r"yJwYXlsb2FkIjoi"), ("f", r"m(?:2|1[ar])_(?=[A-Za-z0-9+/]{64})")),
+     ("e", r"yJhdXRocyI6"), ("e", r"yJwYXlsb2FkIjoi")),
     r"(?P<b_v>[A-Za-z0-9+/=_\-]{24,})",
+)
+# (and Fly.io's base64 macaroons ``fm2_``, ``fm1a_``, ``fm1r_``)
+_MORE_VENDOR_SRC = (
+    _vendor_src(_MORE_VENDOR_PREFIXES, r"(?P<v2_v>[A-Za-z0-9_\-]{16,})") + "|"
+    + _vendor_src((("f", r"m(?:2|1[ar])_(?=[A-Za-z0-9+/]{64})"),), r"(?P<b2_v>[A-Za-z0-9+/=_\-]{24,})")
+)
+_MORE_VENDOR_ANCHORS = (
+    "fo1_", "ltai", "ico-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "s-s4t2", "sha256~", "nrjs-", "nrii-",
+    "dnkey-", "dckr_", "API-", "access-sandbox-", "access-development-", "access-production-", "p8e-",
+    "fm2_", "fm1a_", "fm1r_",
 )
 AWS_ID_SRC = r"A(?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?:KIA|SIA|BIA|CCA)(?P<aid_v>[A-Z0-9]{16})(?![A-Za-z0-9])"
 _PEM_SRC = (
@@ -186,17 +198,22 @@ _WORDS = (
     r"|[SP](?<=[a-z0-9].)(?:(?<=S)ecret|(?<=P)ass(?:word|wd|phrase))"
     r")"
 )
-# One alternative, three forms after the name:
+# One alternative, four forms after the name:
 #   NAME=value, NAME = "value", export NAME='value' (.env lines): a quoted value runs to its
 #     closing quote, spaces included; an unquoted one stops at the first space or separator;
 #   "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values);
 #   name: value at the start of a line (YAML, .env-like listings, HTTP headers; checked in
-#     ``_keyword``: the name must open its line).
+#     ``_keyword``: the name must open its line);
+#   name:/name = at the end of a line that opens with it, the value alone on the next line,
+#     indented with spaces (a YAML plain or block scalar, an INI continuation; a tab opens a
+#     Makefile recipe); a nested mapping or a list is not a value (``_keyword``).
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*\\*)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
+    r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n) +)(?P<ml_q>[\"'])?"
+    r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t\r]*(?:\n|\\+[nr]|$))"
     r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
@@ -225,25 +242,19 @@ _QUERY_SRC = (
 _COOKIE_SRC = r"[Cc](?<![A-Za-z0-9_]C|[A-Za-z0-9_]c)(?i:ookie)[ \t]*:[ \t]*[^=\s;]+=(?P<ck_v>[^;\s\"']{8,})"
 
 # Tokens with dots inside, the vendor's fixed part kept: Mapbox secret/temporary ``sk.``/``tk.`` +
-# a JWT-like pair (public ``pk.`` tokens stay), Dynatrace ``dt0c01.``, Harness ``pat.``,
-# Cloudflare origin CA keys ``v1.0-``.
-_DOTTED_SRC = (
-    r"[stdpv](?:(?<![A-Za-z0-9_\-.].)|(?<=\\[nrt].))(?:(?<=[st])k\.(?P<mb_v>eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,})"
-    r"|(?<=d)t0c01\.(?P<dt_v>[A-Z0-9]{24}\.[A-Z0-9]{64})"
-    r"|(?<=p)at\.(?P<hn_v>[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20})"
-    r"|(?<=v)1\.0-(?P<cf_v>[a-f0-9]{24}-[a-f0-9]{146}))"
-)
-# Terraform Cloud / Enterprise API tokens: ``<14>.atlasv1.<60-70>`` (optional: it opens with
-# any letter or digit, so it joins the regex only for a text that holds ``atlasv1``).
-_TFC_SRC = (
-    r"[A-Za-z0-9](?:(?<![A-Za-z0-9_\-.].)|(?<=\\[nrt].))[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_\-=]{60,70}"
-    r"(?![A-Za-z0-9_\-=])(?P<tfc>)"
-)
+# a JWT-like pair (public ``pk.`` tokens stay), Dynatrace ``dt0c01.``, Harness ``pat.``.
+_B = r"(?:(?<![A-Za-z0-9_\-.].)|(?<=\\[nrt].))"  # after the first character: no word before it
+_MAPBOX_SRC = r"[st]" + _B + r"k\.(?P<mb_v>eyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{20,})"
+_DYNATRACE_SRC = r"d" + _B + r"t0c01\.(?P<dt_v>[A-Z0-9]{24}\.[A-Z0-9]{64})"
+_HARNESS_SRC = r"p" + _B + r"at\.(?P<hn_v>[A-Za-z0-9_\-]{22}\.[0-9a-f]{24}\.[A-Za-z0-9]{20})"
+# Terraform Cloud / Enterprise API tokens: ``<14>.atlasv1.<60-70>``.
+_TFC_SRC = r"[A-Za-z0-9]" + _B + r"[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_\-=]{60,70}(?![A-Za-z0-9_\-=])(?P<tfc>)"
 # Password flags of known commands, by their documented syntax (the command on the same line,
 # its other arguments between, re-scanned in ``_replace``): mysql/mariadb tools' ``-pVALUE``
 # (no space: ``-p name`` prompts and names a database), ``docker|podman|... login -p VALUE``,
 # ``sshpass -p VALUE`` (among sshpass' own options, before the command it runs), ``redis-cli -a
-# VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``).
+# VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``),
+# ``sqlcmd|bcp -P VALUE``, ``zip|unzip -P VALUE``, ``smbclient -U user%VALUE``.
 _ARGS = r"(?:[ \t][^\n;|&\\]{0,200}?)?"
 
 
@@ -253,16 +264,38 @@ def _value(tag: str) -> str:
             rf"(?({tag}_q)\\*(?P={tag}_q))")
 
 
-_COMMAND_FLAG_SRC = (
-    r"[mdpbsnohr](?:(?<![A-Za-z0-9_\-.].)|(?<=\\[nrt].))(?:"
-    r"(?<=m)(?:ysql|ariadb)(?:-?(?:dump|admin|import|show|check|slap|binlog|pump))?(?:\.exe)?"
+_MYSQL_SRC = (
+    r"m" + _B + r"(?:ysql|ariadb)(?:-?(?:dump|admin|import|show|check|slap|binlog|pump))?(?:\.exe)?"
     + _ARGS + r"[ \t]-p" + _value("my")
-    + r"|(?:(?<=d)ocker|(?<=p)odman|(?<=b)uildah|(?<=s)kopeo|(?<=n)erdctl|(?<=o)ras|(?<=h)elm[ \t]+registry)"
-    r"[ \t]+login" + _ARGS + r"[ \t]-p(?:[ \t]+|=)?" + _value("dl")
-    + r"|(?<=s)shpass(?:[ \t]+(?:-[fdP][ \t]*[^\s\-]\S*|-[^\sp]\S*))*[ \t]+-p[ \t]*" + _value("sp")
-    + r"|(?<=r)edis-cli(?:\.exe)?" + _ARGS + r"[ \t]-a[ \t]+" + _value("rc")
-    + r"|(?<=h)tpasswd(?P<ht_f>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)+)[ \t]+(?:[^\s\-\"'\\]\S*[ \t]+)?[^\s\-\"'\\]\S*[ \t]+"
-    + _value("ht") + ")"
+)
+_LOGIN_SRC = (  # opens at ``login``: the registry client's name is a look-behind
+    r"l(?:(?<=docker l)|(?<=podman l)|(?<=buildah l)|(?<=skopeo l)|(?<=nerdctl l)|(?<=oras l)|(?<=registry l))ogin"
+    + _ARGS + r"[ \t]-p(?:[ \t]+|=)?" + _value("dl")
+)
+_SSHPASS_SRC = r"s" + _B + r"shpass(?:[ \t]+(?:-[fdP][ \t]*[^\s\-]\S*|-[^\sp]\S*))*[ \t]+-p[ \t]*" + _value("sp")
+_REDIS_CLI_SRC = r"r" + _B + r"edis-cli(?:\.exe)?" + _ARGS + r"[ \t]-a[ \t]+" + _value("rc")
+_SQLCMD_SRC = r"[sb]" + _B + r"(?:(?<=s)qlcmd|(?<=b)cp)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]*" + _value("sq")
+_ZIP_SRC = r"[uz]" + _B + r"(?:(?<=u)nzip|(?<=z)ip)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]+" + _value("zp")
+_SMBCLIENT_SRC = r"s" + _B + r"mbclient" + _ARGS + r"[ \t](?:-U[ \t]*|--user[ =])[^\s%\"']+%" + _value("sb")
+_HTPASSWD_SRC = (
+    r"h" + _B + r"tpasswd(?P<ht_f>(?:[ \t]+-[A-Za-z]+(?:[ \t]+\d+)?)+)[ \t]+(?:[^\s\-\"'\\]\S*[ \t]+)?[^\s\-\"'\\]\S*[ \t]+"
+    + _value("ht")
+)
+
+# ``az storage account keys list``: table and tsv rows (``key1  FULL  <88 base64>``; ``kerb1``
+# for Kerberos keys) and, with ``keyName`` near (checked in ``_replace``), the JSON ``"value"``.
+_AZ_KEYS_SRC = r"k(?:(?<![A-Za-z0-9_\-].)|(?<=\\[nrt].))(?:ey|erb)[12](?:[ \t]|\\+t)+(?:FULL|READ)(?:[ \t]|\\+t)+(?P<azk_v>[A-Za-z0-9+/]{86}==)"
+_AZ_KEYS_JSON_SRC = r"v(?<=\"v)alue\\*\"[ \t]*:[ \t]*\\*\"(?P<azj_v>[A-Za-z0-9+/]{86}==)(?=\\*\")"
+# A ``.pgpass`` line ``host:port:database:user:password`` (a port or ``*`` second: not a time,
+# an IPv6 address or a path); masked only where the context names the file (``_replace``).
+_PGPASS_FIELD = r"(?:[^:\s\\\"']|\\:)+"
+PGPASS_ENTRY_SRC = _PGPASS_FIELD + r":(?:\d{1,5}|\*):" + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":"
+_PGPASS_SRC = (
+    r"[^\s:\\\"'](?:(?<![^\s\"'].)|(?<=\\[nrt].))(?:[^:\s\\\"']|\\:)*:(?:\d{1,5}|\*):"
+    + _PGPASS_FIELD + ":" + _PGPASS_FIELD + ":" + r"(?P<pg_v>" + _PGPASS_FIELD + r"(?:[ \t]+" + _PGPASS_FIELD + r")*)"
+    # the password runs to the line's end (or a closing quote): a rejected line hides nothing
+    # that goes on past it
+    r"(?=[ \t\r]*(?:\n|\\+[nr]|$)|\\*[\"'])"
 )
 
 # Order matters where two alternatives can start at the same place: the specific before the
@@ -271,7 +304,6 @@ COMMON = (
     _PEM_SRC, _PUTTY_SRC, _GCP_KEY_ID_SRC, _JWT_SRC, _SLACK_HOOK_SRC, _SOFTLAYER_SRC, _SENDGRID_SRC,
     _TWILIO_SRC, _AZURE_SRC, AWS_ID_SRC, VENDOR_SRC, _VENDOR_B64_SRC, _DISCORD_HOOK_SRC, _B64_PEM_SRC,
     _URL_SRC, _QUERY_SRC, _COOKIE_SRC, _KEYWORD_SRC, _NETRC_SRC, _CURL_SRC, _FLAG_SRC, _AUTH_SRC, _BEARER_SRC,
-    _DOTTED_SRC, _COMMAND_FLAG_SRC,
 )
 #: Alternatives that would cost on every text (an AWS secret is any 40-character base64 run, an
 #: Azure AD secret or a Mailchimp key any 3+/32 word characters ...), added to the one regex only
@@ -279,6 +311,10 @@ COMMON = (
 OPTIONAL = {
     "azure_ad": _AZURE_AD_SRC, "mailchimp": _MAILCHIMP_SRC, "telegram": _TELEGRAM_SRC,
     "artifactory": _ARTIFACTORY_PW_SRC, "discord": _DISCORD_SRC, "terraform": _TFC_SRC,
+    "pgpass": _PGPASS_SRC, "azure_keys": _AZ_KEYS_SRC + "|" + _AZ_KEYS_JSON_SRC, "vendors": _MORE_VENDOR_SRC,
+    "mapbox": _MAPBOX_SRC, "dynatrace": _DYNATRACE_SRC, "harness": _HARNESS_SRC,
+    "mysql": _MYSQL_SRC, "login": _LOGIN_SRC, "sshpass": _SSHPASS_SRC, "redis_cli": _REDIS_CLI_SRC,
+    "htpasswd": _HTPASSWD_SRC, "sqlcmd": _SQLCMD_SRC, "zip": _ZIP_SRC, "smbclient": _SMBCLIENT_SRC,
 }
 
 #: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
@@ -288,11 +324,13 @@ GROUP_FAMILY = {
     "azad": "azure_client_secret", "mc": "mailchimp", "tg": "telegram", "af": "artifactory",
     "uu": "basic_auth", "ut": "url_token", "qy": "url_token", "ck": "cookie", "ah": "authorization", "br": "bearer",
     "dc": "discord", "dwh": "discord_webhook", "bpem": "private_key", "cu": "basic_auth", "nr": "password",
-    "mb": "mapbox", "dt": "dynatrace", "hn": "harness", "cf": "cloudflare_origin_ca", "tfc": "terraform_cloud",
+    "mb": "mapbox", "dt": "dynatrace", "hn": "harness", "tfc": "terraform_cloud",
+    "azk": "azure_storage_key", "azj": "azure_storage_key", "pg": "password",
     "my": "password", "dl": "password", "sp": "password", "rc": "password", "ht": "password",
+    "sq": "password", "zp": "password", "sb": "password",
 }
-#: The alternatives of a command's password flag (``_COMMAND_FLAG_SRC``).
-COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht"})
+#: The alternatives of a command's password flag (``_MYSQL_SRC`` ... ``_HTPASSWD_SRC``).
+COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht", "sq", "zp", "sb"})
 
 #: Every match of ``_ONE`` holds one of these (in the lower-cased text): the secret word of a
 #: keyword form, query parameter or flag, a vendor prefix, ``://`` of a URL, ``eyj`` of a JWT,
@@ -312,16 +350,23 @@ ANCHORS = (
     "xkeysib-", "shippo_", "duffel_", "tk-us-", "fio-u-", "tskey-", "bkua_",
     "qojb3jpz2lu", "fwogzxivyxdz", "fqogzxivyxdz", "ls0tls1crudjti", "-u ", "-u=", "--user",
     "pat=", "pat:", "pat ", "pat\"", "pat'", "pat\\",
-    "mysql", "mariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.", "v1.0-",
-    "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "ico-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
-    "nrii-", "api-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
-    "dckr_",
+    # (a part of the name where its first letter would be new to the anchors' search: an anchor
+    # opening with a common letter, ``i`` or ``m``, costs ~15% on every text)
+    "ysql", "ariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.",
+    "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "co-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
+    "nrii-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
+    "dckr_", "pgpass", "kerb1", "kerb2", "sqlcmd", "bcp ", "zip", "smbclient",
 )
-#: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``, Facebook ``EAA``).
-CASED_ANCHORS = ("SK", "AC", "AP", "EAA")
+#: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
+CASED_ANCHORS = ("SK", "AC", "AP")
 _AWS_ANCHORS = ("akia", "asia", "abia", "acca")
 #: The optional alternative (``OPTIONAL``) each anchor brings into the regex.
 ANCHOR_OPTIONAL = {
     **dict.fromkeys(_AWS_ANCHORS, "aws"), "q~": "azure_ad", "-us": "mailchimp", ":aa": "telegram", "AP": "artifactory",
-    "atlasv1": "terraform",
+    "atlasv1": "terraform", "pgpass": "pgpass", "keyname": "azure_keys", "\tfull\t": "azure_keys",
+    "\\tfull\\t": "azure_keys", "k.eyj": "mapbox", "dt0c01.": "dynatrace", "pat.": "harness",
+    "mysql": "mysql", "mariadb": "mysql", "login": "login", "sshpass": "sshpass",
+    "redis-cli": "redis_cli", "htpasswd": "htpasswd", "sqlcmd": "sqlcmd", "bcp ": "sqlcmd", "zip": "zip",
+    "smbclient": "smbclient",
+    **dict.fromkeys(_MORE_VENDOR_ANCHORS, "vendors"),
 }

@@ -15,6 +15,10 @@ the same process (medians of paired rounds), through the public entry points:
   each behind a substring test), loaded from git history - skipped outside a git checkout;
 * detect-secrets (its regex plugins, line by line), when it is installed - not a dependency.
 
+What the redactor masks on that text (and on the real context files, ``CONTEXT_FILES``, when
+present): placeholders by family, each a candidate false positive to read - on real third-party
+text every one should be code or a real-looking secret, and a new family should add none.
+
 And what nothing-secret-at-rest costs the archive: ``SessionArchive.record`` + ``flush`` of a
 synthetic 20,000-message history whose oldest half left (``bench_stores``' case), into the
 SQLite store, redacted (the default) against ``keep_secrets=True``, interleaved.
@@ -42,6 +46,8 @@ from hermes_plugins.session_store import SQLiteSessionStore, close_connections
 
 from locations import ROOT
 
+#: Real AGENTS.md/CLAUDE.md files (203) gathered for the context-file lanes, read when present.
+CONTEXT_FILES = Path("/tmp/hermes-real-context-files")
 #: The last commit with the family-by-family implementation.
 BEFORE = "34861a0"
 ROUNDS = 5
@@ -132,6 +138,19 @@ def test_redaction_per_mb_against_the_floor_the_whole_text_pass_and_before(texts
         assert ratio < 1.0, "redaction got slower than the family-by-family passes it replaced"
         changed = sum(1 for t in texts if before(t) != redact(t))
         print(f"  texts whose plain redaction differs from before: {changed}")
+
+
+def test_placeholders_on_real_text_by_family(texts: list[str]) -> None:
+    sources = {"real sessions": texts}
+    if CONTEXT_FILES.is_dir():
+        sources["context files"] = [p.read_text(encoding="utf-8", errors="replace") for p in sorted(CONTEXT_FILES.iterdir())]
+    for name, items in sources.items():
+        keyed = Redactor.for_session()
+        for text in items:
+            keyed.redact(text)
+        counts = keyed.counts()
+        print(f"\n{name} ({len(items):,} texts, {sum(map(len, items)) / 1e6:.2f} MB): {sum(counts.values())} placeholders "
+              + ", ".join(f"{family} {n}" for family, n in sorted(counts.items(), key=lambda kv: -kv[1])))
 
 
 def test_detect_secrets_on_the_same_text(texts: list[str]) -> None:

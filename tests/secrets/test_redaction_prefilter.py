@@ -28,6 +28,11 @@ _NOISE = st.sampled_from([
     "-----BEGIN RSA PRIVATE KEY-----", "-----END RSA PRIVATE KEY-----", "Private-Lines: 1\n",
     "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "0123456789abcdef0123456789abcdef", "-us1", ":AA",
     "8Q~", "AccountKey=", "https://user:pw", "MTE4NjU0MzIxMDk4NzY1NDMy.GaBcDe.", "x" * 30,
+    # the forms told by their place: command flags, .pgpass lines, az keys, a value on the next line
+    "mysql -p", "docker login -p ", "sshpass -p ", "redis-cli -a ", "htpasswd -b f u ", "-storepass ",
+    "~/.pgpass", "db:5432:app:u:", "password:\n    ", "token =\n  ", "key1  FULL  ", "\tFULL\t",
+    '"keyName": "key1", "value": "', "Zk3" * 28 + "ab==", "ab1234567890cd.atlasv1.", "sk.eyJ", "fm2_", "fo1_",
+    "\r\n", ": |\n  ", " | ",
 ])
 
 

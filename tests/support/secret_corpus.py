@@ -181,13 +181,12 @@ def corpus(salt: str = "") -> list[Sample]:
         "LTAI" + fake(_ALNUM, 20, "alibaba"), "ico-" + fake(_ALNUM, 32, "infracost"), "CLOJARS_" + fake(_LOWER + _DIGITS, 60, "clojars"),
         "sm_pat_" + fake(_ALNUM, 16, "settlemint"), "sgp_" + fake(_HEX, 16, "sg1") + "_" + fake(_HEX, 40, "sg2"),
         "NRJS-" + fake(_HEX, 19, "nrjs"), "dnkey-" + fake(_LOWER + _DIGITS, 26, "dn1") + "-" + fake(_LOWER + _DIGITS, 52, "dn2"),
-        "API-" + fake(_UPPER + _DIGITS, 26, "octopus"), "access-production-" + fake(_HEX, 8, "plaid1") + "-" + fake(_HEX, 4, "plaid2")
+        "access-production-" + fake(_HEX, 8, "plaid1") + "-" + fake(_HEX, 4, "plaid2")
         + "-4" + fake(_HEX, 3, "plaid3") + "-a" + fake(_HEX, 3, "plaid4") + "-" + fake(_HEX, 12, "plaid5"),
         "s-s4t2ud-" + fake(_HEX, 64, "intra42"), "sha256~" + fake(_URLSAFE, 43, "openshift"), "p8e-" + fake(_ALNUM, 32, "adobe"),
-        "dckr_pat_" + fake(_URLSAFE, 27, "dockerhub"), "EAAC" + fake(_ALNUM, 140, "facebook"),
+        "dckr_pat_" + fake(_URLSAFE, 27, "dockerhub"),
         "dt0c01." + fake(_UPPER + _DIGITS, 24, "dt1") + "." + fake(_UPPER + _DIGITS, 64, "dt2"),
         "pat." + fake(_URLSAFE, 22, "harness1") + "." + fake(_HEX, 24, "harness2") + "." + fake(_ALNUM, 20, "harness3"),
-        "v1.0-" + fake(_HEX, 24, "cfca1") + "-" + fake(_HEX, 146, "cfca2"),
     ]
     FLY_MACAROONS = "FlyV1 " + ",".join("fm2_" + fake(_B64, 180, f"flym{i}") + "=" for i in range(2))
     PASSWORD = fake(_ALNUM, 10, "pw") + "!" + fake(_ALNUM, 5, "pw2")
@@ -214,6 +213,10 @@ def corpus(salt: str = "") -> list[Sample]:
     STORE_PW, KEY_PW = fake(_ALNUM, 12, "storepass"), fake(_ALNUM, 12, "keypass")
     HT_PW, HT_PW2 = fake(_ALNUM, 16, "htpasswd"), fake(_ALNUM, 11, "htpasswd2")
     OPENSSL_PW, GPG_PW = fake(_ALNUM, 20, "openssl"), fake(_ALNUM, 24, "gpg")
+    SQL_PW, ZIP_PW, SMB_PW = fake(_ALNUM + "!#", 16, "sqlcmd"), fake(_ALNUM, 12, "zip"), fake(_ALNUM, 14, "smb")
+    PG_PW, PG_PW2 = fake(_ALNUM, 20, "pgpass"), fake(_ALNUM + "!#%", 14, "pgpass2")
+    AZ_KEY1, AZ_KEY2 = fake(_B64, 86, "az-key1") + "==", fake(_B64, 86, "az-key2") + "=="
+    SPLIT_PW, SPLIT_TOKEN = fake(_ALNUM, 18, "split-pw"), fake(_ALNUM, 32, "split-token")
 
     # --- the layouts --------------------------------------------------------------------------------
 
@@ -222,6 +225,8 @@ def corpus(salt: str = "") -> list[Sample]:
                                             "SessionToken": STS_TOKEN, "Expiration": "2026-12-06T11:04:05+00:00"},
                             "AssumedRoleUser": {"AssumedRoleId": "AROA3XFRBF535PLBIFPI4:ci",
                                                 "Arn": "arn:aws:sts::123456789012:assumed-role/deploy/ci"}}, indent=4)
+    _az_keys = [{"creationTime": "2026-11-02T09:14:51.337425+00:00", "keyName": name, "permissions": "FULL", "value": key}
+                for name, key in (("key1", AZ_KEY1), ("key2", AZ_KEY2))]
     _sts_table = "\n".join([
         "-" * 70,
         "|" + "GetSessionToken".center(68) + "|",
@@ -294,6 +299,14 @@ def corpus(salt: str = "") -> list[Sample]:
                json.dumps({"appId": "04b07795-8ddb-461a-bbee-02f9e1bf7b46", "displayName": "ci-deployer",
                            "password": AZ_AD, "tenant": "72f988bf-86f1-41af-91ab-2d7cd011db47"}, indent=2), (AZ_AD,)),
         Sample("azure", "ad_secret_in_prose", f"The new client secret is {AZ_AD} - it expires in 90 days.", (AZ_AD,)),
+        Sample("azure", "storage_keys_json", json.dumps(_az_keys, indent=2), (AZ_KEY1[:-2], AZ_KEY2[:-2])),
+        Sample("azure", "storage_keys_table",
+               "CreationTime                      KeyName    Permissions    Value\n"
+               + "--------------------------------  ---------  -------------  " + "-" * 88 + "\n"
+               + "\n".join(f"{k['creationTime']}  {k['keyName']:<9}  FULL           {k['value']}" for k in _az_keys),
+               (AZ_KEY1[:-2], AZ_KEY2[:-2])),
+        Sample("azure", "storage_keys_tsv", "\n".join(f"{k['creationTime']}\t{k['keyName']}\tFULL\t{k['value']}" for k in _az_keys),
+               (AZ_KEY1[:-2], AZ_KEY2[:-2])),
         Sample("azure", "devops_pat", f"export AZURE_DEVOPS_EXT_PAT={AZ_DEVOPS_PAT}", (AZ_DEVOPS_PAT,)),
         # --- code hosts and registries --------------------------------------------------------------
         Sample("github", "gh_auth_token", f"$ gh auth token\n{GITHUB_OAUTH}\n", (GITHUB_OAUTH[4:],)),
@@ -399,6 +412,13 @@ def corpus(salt: str = "") -> list[Sample]:
                (DB_PASSWORD,)),
         Sample("dotenv", "file", f"# .env\nDEBUG=false\nSECRET_KEY='{DJANGO_SECRET}'\nDB_PASS={DB_PASSWORD}\n"
                f"API_TOKEN=\"{GENERIC_TOKEN}\"\nMAIL_PASSWORD={PASSWORD}\n", (DJANGO_SECRET, DB_PASSWORD, GENERIC_TOKEN, PASSWORD)),
+        Sample("pgpass", "cat", f"$ cat ~/.pgpass\n# hostname:port:database:username:password\n"
+               f"db.internal:5432:app:app_user:{PG_PW}\n*:*:*:replicator:{PG_PW2}\n", (PG_PW, PG_PW2)),
+        Sample("pgpass", "heredoc", f"cat > ~/.pgpass <<'EOF'\nlocalhost:5432:*:postgres:{PG_PW}\nEOF\nchmod 600 ~/.pgpass",
+               (PG_PW,)),
+        Sample("pgpass", "echo", f"echo \"10.0.0.7:6432:billing:billing_rw:{PG_PW2}\" >> $HOME/.pgpass", (PG_PW2,)),
+        Sample("pgpass", "pgpassfile", f"$ export PGPASSFILE=/etc/app/pgpass.conf && cat $PGPASSFILE\n"
+               f"pg-primary.acme.internal:5432:reports:analyst:{PG_PW}", (PG_PW,)),
         Sample("netrc", "file", f"machine api.heroku.com\n  login me@acme.io\n  password {NETRC_PASSWORD}\n"
                f"machine github.com login bot password {GITHUB_PAT}", (NETRC_PASSWORD, GITHUB_PAT[4:])),
         Sample("kubeconfig", "token_and_key",
@@ -438,11 +458,18 @@ def corpus(salt: str = "") -> list[Sample]:
         Sample("cli_flag", "openssl_gpg",
                f"openssl pkcs12 -export -in c.pem -out c.p12 -passout pass:{OPENSSL_PW}\n"
                f"gpg --batch --passphrase '{GPG_PW}' -d backup.tar.gpg", (OPENSSL_PW, GPG_PW)),
+        Sample("cli_flag", "sqlcmd_bcp", f"sqlcmd -S tcp:db.acme.io,1433 -U sa -P '{SQL_PW}' -Q \"SELECT 1\"\n"
+               f"bcp dbo.orders out orders.dat -S db.acme.io -U sa -P{SQL_PW} -c", (SQL_PW,)),
+        Sample("cli_flag", "zip_smbclient", f"zip -r -P {ZIP_PW} backup.zip data/\nunzip -P {ZIP_PW} backup.zip\n"
+               f"smbclient //fs01/share -U backup%{SMB_PW} -c 'put backup.zip'", (ZIP_PW, SMB_PW)),
         Sample("flyio", "auth_header", f"curl -H 'Authorization: {FLY_MACAROONS}' https://api.machines.dev/v1/apps",
                tuple(t[4:60] for t in FLY_MACAROONS[6:].split(","))),
         Sample("cli_flag", "password_flag", f"mysqldump --user=root --password='{DB_PASSWORD}' app > dump.sql", (DB_PASSWORD,)),
         Sample("keyword", "go", f"const apiKey = \"{GENERIC_TOKEN}\"\npassword := \"{PASSWORD}\"", (GENERIC_TOKEN, PASSWORD)),
         Sample("keyword", "php_array", f"'db_password' => '{DB_PASSWORD}',", (DB_PASSWORD,)),
+        Sample("keyword", "split_yaml", f"database:\n  host: db.internal\n  password:\n    {SPLIT_PW}\n  api_token: >-\n"
+               f"    {SPLIT_TOKEN}\n  pool: 5", (SPLIT_PW, SPLIT_TOKEN)),
+        Sample("keyword", "split_ini", f"[smtp]\nuser = mailer\npassword =\n    {SPLIT_PW}\nport = 587", (SPLIT_PW,)),
         Sample("keyword", "yaml", f"smtp:\n  host: smtp.acme.io\n  user: mailer\n  password: \"{PASSWORD}\"\n  api_key: {GENERIC_TOKEN}",
                (PASSWORD, GENERIC_TOKEN)),
     ]
@@ -529,11 +556,25 @@ NOT_SECRETS: list[str] = [
     "keytool -list -keystore k.jks -storepass:env KEYSTORE_PASS",
     "htpasswd -c /etc/nginx/.htpasswd admin",
     "openssl rsa -in key.pem -passin env:KEY_PASS -passout file:pw.txt",
+    "unzip -p archive.zip docs/readme.txt | head; zip -r out.zip src/",
+    "smbclient //fs01/share -U backup -c ls",
+    "sqlcmd -S db -E -Q \"SELECT 1\"",
     "mysql -uroot -p$MYSQL_ROOT_PASSWORD",
     "docker login -u bot -p \"$REGISTRY_TOKEN\" registry.acme.io",
+    # .pgpass-shaped lines with no .pgpass near, times, IPv6 addresses, paths
+    "12:30:45:00:11 build started\nfe80::1:2:3:4 link-local\n/var/lib:5432:a:b:c",
+    "db.internal:5432:app:app_user:written in a runbook",
+    # a JSON value of 88 base64 characters with no az key listing near
+    '{"digest": "sha512", "value": "' + "A1b2" * 21 + 'Xy=="}',
+    # a keyword over a nested mapping, a list, another key, code
+    "password:\n  secretKeyRef:\n    name: db\n    key: password",
+    "auth:\n  - user\n  - admin",
+    "token:\nretries: 3",
+    "const password =\n  process.env.DB_PASSWORD;",
+    "    if not token:\n        raise ValueError('no token')",
     # public or look-alike tokens
     "mapboxgl.accessToken = 'pk.eyJ1IjoiYWNtZSIsImEiOiJjbHh4In0.AbCdEfGhIjKlMnOpQrStUv';",
     "fm2_embeddings_model and fo1_layer are layer names",
-    "LTAIL_WIND_REPORTING_MODE and API-GATEWAY-DEPLOYMENT-CONFIG",
+    "LTAIL_WIND_REPORTING_MODE and sgp_settings, dckr_ and s-s4t2 in a sentence",
     "see v1.0-beta and sha256~ in the docs; pat.get('x')",
 ]
