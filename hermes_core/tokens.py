@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from hermes_core.conversion import ANTHROPIC_CONTENT
+
 CHARS_PER_TOKEN = 4
 IMAGE_TOKEN_ESTIMATE = 1_600
 MESSAGE_OVERHEAD_TOKENS = 10
@@ -184,10 +186,24 @@ def _extra_chars(message: Mapping[str, Any], texts: list[str] | None = None) -> 
                 if texts is not None:
                     texts.append(value)
         elif key[:1] == "_" and isinstance(value, (list, dict)):
-            more, found = payload_size(value, texts)
+            more, found = payload_size(_unsaid(value) if key == ANTHROPIC_CONTENT else value, texts)
             chars += more
             media += found
     return chars, media
+
+
+#: What a kept Anthropic reply's blocks say that its readable fields already say (its text is
+#: ``content``, its calls ``tool_calls``): counted there, so left out of the blocks' size.
+_SAID_ELSEWHERE = {"text": frozenset({"text"}), "tool_use": frozenset({"id", "name", "input"})}
+
+
+def _unsaid(blocks: Any) -> Any:
+    """The blocks of a kept reply (``_anthropic_content``) less what ``_SAID_ELSEWHERE`` names:
+    thinking, citations, server-tool blocks count; the text and the calls once, as readable."""
+    if not isinstance(blocks, list):
+        return blocks
+    return [{k: v for k, v in b.items() if k not in _SAID_ELSEWHERE[b["type"]]}
+            if isinstance(b, Mapping) and b.get("type") in _SAID_ELSEWHERE else b for b in blocks]
 
 
 def _calls_chars(calls: Any, texts: list[str] | None = None) -> int:
