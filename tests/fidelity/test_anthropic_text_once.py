@@ -15,6 +15,7 @@ from hermes_core.sdk import as_message
 from hermes_core.tokens import RequestCounter, estimate_message_tokens
 
 from fidelity_fixtures import CITED_SPANS, THINK_1, WEB_SEARCH_RESULT, WEB_SEARCH_USE
+from hypothesis_budget import examples
 
 PARAGRAPH = ("The handler in b.py reads the request, checks the session token and hands the body "
              "to the router; the crash comes from the router's empty-path branch. ")
@@ -55,7 +56,7 @@ def test_server_blocks_and_citations_still_count() -> None:
     assert 0.9 <= ratio <= 1.1, ratio
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=examples(30), deadline=None)
 @given(texts=st.lists(st.text(min_size=1, max_size=400).filter(str.strip), min_size=1, max_size=4),
        thinking=st.text(max_size=400))
 def test_kept_and_plain_agree_for_any_text(texts: list[str], thinking: str) -> None:
