@@ -12,7 +12,7 @@ from typing import Any
 
 from hermes_core import bounded
 
-__all__ = ["server_block_details"]
+__all__ = ["SERVER_RESULTS", "server_block_details"]
 
 #: How much of a call's input a placeholder shows.
 INPUT_SHOWN = 200
@@ -60,8 +60,9 @@ def _result_details(content: Any) -> tuple[str, ...]:
     return tuple(details)
 
 
-#: Server-tool result blocks whose ``content`` ``_result_details`` reads.
-_SERVER_RESULTS = frozenset({
+#: Anthropic server-tool result blocks (in the assistant message of their call) whose content
+#: the model reads on later turns: search pages (encrypted), a fetched document, a command's output.
+SERVER_RESULTS = frozenset({
     "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
     "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
     "tool_search_tool_result",
@@ -111,6 +112,6 @@ def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
     if kind == "mcp_tool_result":
         size = _text_size(block.get("content"))
         return ("error" if block.get("is_error") else "", f"{size:,} characters")
-    if kind in _SERVER_RESULTS:
+    if kind in SERVER_RESULTS:
         return _result_details(block.get("content"))
     return _beta_details(block)
