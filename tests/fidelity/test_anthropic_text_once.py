@@ -65,3 +65,13 @@ def test_kept_and_plain_agree_for_any_text(texts: list[str], thinking: str) -> N
     kept, alone = _reply(blocks)
     # the same characters, give or take the blank lines that join the texts and each block's "type" key
     assert abs(estimate_message_tokens(kept) - estimate_message_tokens(alone)) <= 8 + 4 * len(texts)
+
+
+def test_a_block_whose_type_is_not_a_string_is_counted_not_a_crash() -> None:
+    """A malformed block (``"type": [...]``, unhashable) in a kept reply or a content list is
+    counted by its strings; it used to raise ``TypeError`` out of the counters."""
+    odd = {"type": ["odd"], "data": "x" * 400}
+    message = {"role": "assistant", "content": [odd, {"type": "text", "text": "ok"}],
+               ANTHROPIC_CONTENT: [odd, {"type": "text", "text": "ok"}]}
+    assert estimate_message_tokens(message) > 200
+    assert RequestCounter("claude-sonnet-4-5", "anthropic").message_tokens(message) > 50
