@@ -92,6 +92,7 @@ def part_tokens(part: Any) -> int:
     if not isinstance(part, Mapping):
         return PART_OVERHEAD_TOKENS
     kind = part.get("type")
+    kind = kind if type(kind) is str else None  # a malformed type (a list) counts by its strings
     if kind in ("text", "input_text", "output_text", None) and isinstance(part.get("text"), str):
         return _text(len(part["text"])) + PART_OVERHEAD_TOKENS
     if kind == "refusal":

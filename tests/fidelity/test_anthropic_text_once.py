@@ -10,6 +10,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from hermes_core.content_tokens import content_tokens, message_content_tokens
 from hermes_core.conversion import ANTHROPIC_CONTENT
 from hermes_core.sdk import as_message
 from hermes_core.tokens import RequestCounter, estimate_message_tokens
@@ -75,3 +76,4 @@ def test_a_block_whose_type_is_not_a_string_is_counted_not_a_crash() -> None:
                ANTHROPIC_CONTENT: [odd, {"type": "text", "text": "ok"}]}
     assert estimate_message_tokens(message) > 200
     assert RequestCounter("claude-sonnet-4-5", "anthropic").message_tokens(message) > 50
+    assert content_tokens([odd]) > 90 and message_content_tokens(message) > 90
