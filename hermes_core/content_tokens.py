@@ -14,6 +14,7 @@ from typing import Any
 
 from hermes_core.conversion import ANTHROPIC_CONTENT
 from hermes_core.messages import tool_call_fields
+from hermes_core.server_blocks import SERVER_RESULTS
 
 __all__ = [
     "AUDIO_BYTES_PER_TOKEN",
@@ -91,6 +92,7 @@ def part_tokens(part: Any) -> int:
     if not isinstance(part, Mapping):
         return PART_OVERHEAD_TOKENS
     kind = part.get("type")
+    kind = kind if type(kind) is str else None  # a malformed type (a list) counts by its strings
     if kind in ("text", "input_text", "output_text", None) and isinstance(part.get("text"), str):
         return _text(len(part["text"])) + PART_OVERHEAD_TOKENS
     if kind == "refusal":
@@ -137,15 +139,6 @@ def _tool_block_tokens(kind: Any, part: Mapping[str, Any]) -> int:
         size = (len(summary) if isinstance(summary, str) else 0) + _b64_bytes(part.get("encrypted_content"))
         return _text(size) + PART_OVERHEAD_TOKENS
     return _text(_strings_length(part)) + PART_OVERHEAD_TOKENS
-
-
-#: Anthropic server-tool result blocks (in the assistant message of their call) whose content
-#: the model reads on later turns: search pages (encrypted), a fetched document, a command's output.
-SERVER_RESULTS = frozenset({
-    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "tool_search_tool_result",
-})
 
 
 def _server_result_tokens(content: Any) -> int:

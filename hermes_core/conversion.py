@@ -65,7 +65,23 @@ ANTHROPIC_BLOCKS = frozenset({
     "code_execution_tool_result", "bash_code_execution_tool_result",
     "text_editor_code_execution_tool_result", "tool_search_tool_result", "mcp_tool_use",
     "mcp_tool_result", "container_upload", "compaction",
+    # beta: system text mid-conversation, the advisor tool's result, a model fallback's marker
+    # (position load-bearing for thinking verification), a tool found by a custom tool search
+    "mid_conv_system", "advisor_tool_result", "fallback", "tool_reference",
 })
+#: Blocks that take no ``cache_control`` (a signed thinking block goes back byte-identical; a
+#: ``fallback`` block documents no such field) - nor does a block of a type we do not know.
+UNMARKABLE_BLOCKS = frozenset({"thinking", "redacted_thinking", "fallback"})
+
+
+def takes_marker(block: Any) -> bool:
+    """Whether a cache layout may put its ``cache_control`` marker on ``block``."""
+    kind = block.get("type") if isinstance(block, Mapping) else None
+    return kind in ANTHROPIC_BLOCKS and kind not in UNMARKABLE_BLOCKS
+
+
+#: Block types a ``tool_result``'s content takes (others there become placeholders).
+TOOL_RESULT_BLOCKS = frozenset({"text", "image", "document", "search_result", "tool_reference"})
 
 #: Block types only an Anthropic message holds: a message with one is read as Anthropic-shaped
 #: (an assistant reply keeps them under ``_anthropic_content``), as is a text with citations.
@@ -375,11 +391,11 @@ def anthropic_part(part: Any, role: str, notes: dict[str, int] | None) -> dict[s
     if kind in ("file", "input_file"):
         file = part.get("file") if kind == "file" else part
         return _file_block(file if isinstance(file, Mapping) else {}, notes)
-    if kind in ANTHROPIC_BLOCKS:
-        if malformed(part):
-            return _placeholder_part(notes, kind, "malformed part")
+    if kind in ANTHROPIC_BLOCKS and malformed(part):
+        return _placeholder_part(notes, kind, "malformed part")
+    if kind is not None:  # Anthropic's, or a type no API we know defines (a newer one): as it came
         return part if type(part) is dict else dict(part)
-    return _placeholder_part(notes, str(kind or "untyped part"))
+    return _placeholder_part(notes, "untyped part")
 
 
 # --- Anthropic blocks -> OpenAI Chat parts ---------------------------------------------------
@@ -551,9 +567,9 @@ def _openai_part(part: Any, role: str, notes: dict[str, int] | None,
         return _placeholder_part(notes, kind.replace("_", " "), *_thinking_details(part))
     if kind == "compaction":  # the API's own summary of earlier turns: its text is what it says
         return _compaction_part(part, notes)
-    if kind in ANTHROPIC_BLOCKS:  # server tools, MCP, uploads: what it was, never what it said
+    if kind is not None:  # server tools, MCP, uploads, beta and newer blocks: what it was
         return _placeholder_part(notes, kind, *server_block_details(part))
-    return _placeholder_part(notes, str(kind or "untyped part"))
+    return _placeholder_part(notes, "untyped part")
 
 
 def _compaction_part(block: Mapping[str, Any], notes: dict[str, int] | None) -> dict[str, Any] | None:

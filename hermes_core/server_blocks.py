@@ -12,7 +12,7 @@ from typing import Any
 
 from hermes_core import bounded
 
-__all__ = ["server_block_details"]
+__all__ = ["SERVER_RESULTS", "server_block_details"]
 
 #: How much of a call's input a placeholder shows.
 INPUT_SHOWN = 200
@@ -60,8 +60,48 @@ def _result_details(content: Any) -> tuple[str, ...]:
     return tuple(details)
 
 
+#: Anthropic server-tool result blocks (in the assistant message of their call) whose content
+#: the model reads on later turns: search pages (encrypted), a fetched document, a command's output.
+SERVER_RESULTS = frozenset({
+    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
+    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+})
+
+
+def _text_size(content: Any) -> int:
+    """Characters of a string, or of the text blocks of a list."""
+    if isinstance(content, str):
+        return len(content)
+    return sum(len(str(b.get("text") or "")) for b in content or () if isinstance(b, Mapping)) if (
+        isinstance(content, list)) else 0
+
+
+def _beta_details(block: Mapping[str, Any]) -> tuple[str, ...]:
+    """Beta blocks: the advisor's result (its error, or its size: a redacted one is opaque), a
+    fallback's models, a tool reference's tool, mid-conversation system text by its size."""
+    kind = block.get("type")
+    if kind == "advisor_tool_result":
+        content = block.get("content")
+        content = content if isinstance(content, Mapping) else {}
+        if content.get("error_code") is not None:
+            return (f"error {content.get('error_code')}",)
+        return (str(content.get("type") or ""), f"{_text_size(content.get('text')):,} characters"
+                if isinstance(content.get("text"), str) else "")
+    if kind == "fallback":
+        ends = [block.get(k) for k in ("from", "to")]
+        models = [str(e.get("model") or "") if isinstance(e, Mapping) else "" for e in ends]
+        return (f"from {models[0]} to {models[1]}",) if any(models) else ()
+    if kind == "tool_reference":
+        return (f"tool {block.get('tool_name')}",)
+    if kind == "mid_conv_system":
+        return (f"system text, {_text_size(block.get('content')):,} characters",)
+    return ()
+
+
 def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
-    """The details a placeholder of a server-tool, MCP or upload block gives."""
+    """The details a placeholder of a server-tool, MCP, upload or beta block gives (a type
+    nobody documented yet: none, the placeholder names it)."""
     kind = block.get("type")
     if kind in ("server_tool_use", "mcp_tool_use"):
         server = block.get("server_name")
@@ -70,8 +110,8 @@ def server_block_details(block: Mapping[str, Any]) -> tuple[str, ...]:
     if kind == "container_upload":
         return (f"file {block.get('file_id')}",)
     if kind == "mcp_tool_result":
-        content = block.get("content")
-        size = len(content) if isinstance(content, str) else sum(
-            len(str(b.get("text") or "")) for b in content or () if isinstance(b, Mapping))
+        size = _text_size(block.get("content"))
         return ("error" if block.get("is_error") else "", f"{size:,} characters")
-    return _result_details(block.get("content"))
+    if kind in SERVER_RESULTS:
+        return _result_details(block.get("content"))
+    return _beta_details(block)

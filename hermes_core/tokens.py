@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from hermes_core.conversion import ANTHROPIC_CONTENT
+
 CHARS_PER_TOKEN = 4
 IMAGE_TOKEN_ESTIMATE = 1_600
 MESSAGE_OVERHEAD_TOKENS = 10
@@ -51,9 +53,15 @@ class CountedTexts(list[str]):
     opaque = 0
 
 
+def _kind(node: Mapping[str, Any]) -> str | None:
+    """A part's ``type`` when it is a string (a malformed one may be a list: unhashable)."""
+    kind = node.get("type")
+    return kind if type(kind) is str else None
+
+
 def _opaque_size(node: Mapping[str, Any], key: Any, item: Any) -> int | None:
     """The decoded size of ``node[key]`` when it is an opaque string, else ``None``."""
-    if type(item) is str and (key == "encrypted_content" or (key == "data" and node.get("type") in _OPAQUE_DATA_OF)):
+    if type(item) is str and (key == "encrypted_content" or (key == "data" and _kind(node) in _OPAQUE_DATA_OF)):
         return len(item) * 3 // 4
     return None
 
@@ -85,7 +93,7 @@ def payload_size(value: Any, texts: list[str] | None = None) -> tuple[int, int]:
             if texts is not None:
                 texts.append(node)
         elif isinstance(node, Mapping):
-            if node.get("type") in MEDIA_PART_TYPES:
+            if _kind(node) in MEDIA_PART_TYPES:
                 media += 1
                 continue
             for key, item in node.items():
@@ -111,7 +119,7 @@ def _parts_chars(content: list[Any], texts: list[str] | None) -> tuple[int, int]
     chars = images = 0
     for part in content:
         if isinstance(part, dict):
-            kind = part.get("type")
+            kind = _kind(part)
             if kind in MEDIA_PART_TYPES:
                 images += 1
                 continue
@@ -184,10 +192,28 @@ def _extra_chars(message: Mapping[str, Any], texts: list[str] | None = None) -> 
                 if texts is not None:
                     texts.append(value)
         elif key[:1] == "_" and isinstance(value, (list, dict)):
-            more, found = payload_size(value, texts)
+            more, found = payload_size(_unsaid(value) if key == ANTHROPIC_CONTENT else value, texts)
             chars += more
             media += found
     return chars, media
+
+
+#: What a kept Anthropic reply's blocks say that its readable fields already say (its text is
+#: ``content``, its calls ``tool_calls``): counted there, so left out of the blocks' size.
+_SAID_ELSEWHERE = {"text": frozenset({"text"}), "tool_use": frozenset({"id", "name", "input"})}
+
+
+def _unsaid(blocks: Any) -> Any:
+    """The blocks of a kept reply (``_anthropic_content``) less what ``_SAID_ELSEWHERE`` names:
+    thinking, citations, server-tool blocks count; the text and the calls once, as readable."""
+    if not isinstance(blocks, list):
+        return blocks
+    out = []
+    for block in blocks:
+        kind = block.get("type") if isinstance(block, Mapping) else None
+        said = _SAID_ELSEWHERE.get(kind, ()) if type(kind) is str else ()
+        out.append({k: v for k, v in block.items() if k not in said} if said else block)
+    return out
 
 
 def _calls_chars(calls: Any, texts: list[str] | None = None) -> int:

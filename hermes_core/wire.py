@@ -14,8 +14,10 @@ import attrs
 
 from hermes_core import bounded
 from hermes_core.conversion import (
+    ANTHROPIC_BLOCKS,
     ANTHROPIC_CONTENT,
     REASONING_OMITTED,
+    TOOL_RESULT_BLOCKS,
     TOOL_RESULT_MARKER,
     WIRE_METADATA,
     anthropic_part,
@@ -26,6 +28,7 @@ from hermes_core.conversion import (
     original_blocks,
     placeholder,
     sendable_blocks,
+    takes_marker,
     user_image_part,
 )
 from hermes_core.messages import LEGACY_FUNCTION, audio_reply_text, custom_tool_definition, tool_call_fields
@@ -376,7 +379,7 @@ def _tool_result_content(content: Any, notes: dict[str, int] | None) -> Any:
         block = anthropic_part(part, "tool", notes)
         if block is None:
             continue
-        if block.get("type") not in ("text", "image", "document", "search_result"):
+        if block.get("type") in ANTHROPIC_BLOCKS - TOOL_RESULT_BLOCKS:  # (a newer type passes)
             note(notes, f"placeholder:{block.get('type')} in a tool result")
             block = {"type": "text", "text": placeholder(str(block.get("type")), "in a tool result")}
         out.append(block)
@@ -404,7 +407,7 @@ def _kept_blocks(message: Mapping[str, Any], originals: Any, notes: dict[str, in
     blocks = list(sendable_blocks(originals, notes))
     if marker is not None:
         for i in range(len(blocks) - 1, -1, -1):
-            if blocks[i].get("type") not in ("thinking", "redacted_thinking"):
+            if takes_marker(blocks[i]):
                 blocks[i] = {**blocks[i], CACHE_CONTROL: marker}
                 break
     return blocks

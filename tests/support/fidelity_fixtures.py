@@ -187,3 +187,36 @@ def server_tool_history() -> list[dict[str, Any]]:
 #: The API's own summary of the turns before it (context management, beta): to be sent back.
 COMPACTION = {"type": "compaction", "content": "The user asked where handlers live; b.py holds them.",
               "encrypted_content": base64.b64encode(b"opaque compaction state " * 20).decode()}
+
+
+# --- beta and future Anthropic blocks (lane anth2) -------------------------------------------
+# Shapes as the SDK's beta types document them (``BetaMidConversationSystemBlockParam``,
+# ``BetaAdvisorToolResultBlockParam``, ``BetaFallbackBlockParam``, ``BetaToolReferenceBlockParam``);
+# ``HOLO_BLOCK`` is an invented type standing for any block the API adds later.
+
+MID_CONV_SYSTEM = {"type": "mid_conv_system", "content": [{"type": "text", "text": "From now on, answer in French."}]}
+ADVISOR_USE = {"type": "server_tool_use", "id": "srvtoolu_09AD", "name": "advisor", "input": {}}
+ADVISOR_RESULT = {"type": "advisor_tool_result", "tool_use_id": "srvtoolu_09AD",
+                  "content": {"type": "advisor_result", "text": "Check the handler in b.py before the log."}}
+ADVISOR_ERROR = {"type": "advisor_tool_result", "tool_use_id": "srvtoolu_10AD",
+                 "content": {"type": "advisor_tool_result_error", "error_code": "unavailable"}}
+FALLBACK = {"type": "fallback", "from": {"model": "claude-opus-4-8"}, "to": {"model": "claude-sonnet-4-6"}}
+TOOL_REFERENCE = {"type": "tool_reference", "tool_name": "get_weather"}
+HOLO_BLOCK = {"type": "holo_block", "id": "holo_01", "payload": {"frames": [1, 2, 3], "note": "made up"}}
+
+
+def beta_block_history() -> list[dict[str, Any]]:
+    """A conversation holding each beta block where the API documents it, and an invented type
+    in an assistant reply of text alone (no other block marks it Anthropic's)."""
+    return copy.deepcopy([
+        {"role": "user", "content": [{"type": "text", "text": "Find the weather tool."}, MID_CONV_SYSTEM]},
+        {"role": "assistant", "content": [
+            THINK_1, ADVISOR_USE, ADVISOR_RESULT, FALLBACK,
+            {"type": "thinking", "thinking": "Now the tool search.", "signature": "EqQBsig-after-fallback"},
+            {"type": "text", "text": "Searching my tools."},
+            {"type": "tool_use", "id": "toolu_21", "name": "find_tool", "input": {"q": "weather"}}]},
+        {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "toolu_21", "content": [TOOL_REFERENCE]}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "Found it."}, HOLO_BLOCK]},
+        {"role": "user", "content": "And in Paris?"},
+    ])

@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from hermes_core.plugin import answered_in_order, match_results, redact
+from hermes_core.plugin import ANTHROPIC_CONTENT, answered_in_order, match_results, redact
 from hermes_plugins._common.error_text import compose_error, error_lines, location
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
@@ -69,6 +69,7 @@ from hermes_plugins.compressor.sections import (
     clip_text,
 )
 from hermes_plugins.compressor.serialize import TURN_HARD_MAX, message_text
+from hermes_plugins.compressor.server_calls import ServerCall, server_calls, unanswered
 
 #: A sentence of the user's that states a rule or a choice (only ever applied to requests): an
 #: imperative opening, or a phrase of choosing anywhere in it.
@@ -270,6 +271,8 @@ class Facts:
         self.summaries: list[str] = []
         self.last_step: list[str] = []
         self.texts: list[str] = []
+        #: Server-tool and MCP calls whose result has not come yet (``server_calls``).
+        self._server_pending: dict[str, Mapping[str, Any]] = {}
         self.anchor = -1  # index of the first ``SUMMARY_ANCHOR`` turn, if any
         #: The person's words of the newest request after the anchor (of all turns when there
         #: is none), whole (``request_text``).
@@ -337,12 +340,31 @@ class Facts:
                 # Edits written into the reply (Aider's blocks, Cline's XML tools, patches).
                 for path, verb, how in text_edits(text):
                     self.files.add(path, verb, how)
+            blocks = turn.get(ANTHROPIC_CONTENT)
+            if blocks is not None:  # a kept Anthropic reply: the calls the provider ran
+                for found in server_calls(blocks, self._server_pending):
+                    last_action = self._server_call(found)
             calls = turn.get("tool_calls")
             if calls:
                 results, action, todo_list = self._read_calls(turns, index, calls, results)
                 last_action = last_action if action is None else action
                 todos = todos if todo_list is None else todo_list
+        for found in unanswered(self._server_pending):
+            self._server_call(found)
         self._finish(last_assistant_text, last_action, todos)
+
+    def _server_call(self, found: ServerCall) -> str:
+        """A server-tool or MCP call (``server_calls``) as a client call reads: an action, and
+        an error item or a success keyed by the call (its tool and input)."""
+        key = self.clip(found.call, 300)
+        if found.outcome is None:
+            line = f"{key} -> no result recorded"
+        else:
+            line = f"{key} -> {self.clip(found.outcome, ITEM_MAX)}"
+            failed = None if found.error is None else (None, self.clip(found.error, ITEM_MAX))
+            self._outcome(key, key, None, failed)
+        self.actions.append(line)
+        return line
 
     def _mark_anchor(self, index: int) -> None:
         """The first ``SUMMARY_ANCHOR`` turn: what the walk holds so far is the older turns'."""
