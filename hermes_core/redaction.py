@@ -146,9 +146,9 @@ FAMILIES: tuple[str, ...] = tuple(sorted(
     {f for _, f in PREFIX_FAMILIES} | set(GROUP_FAMILY.values()) | {"password", "token", "secret", "key"}
 ))
 
-#: A value that is code reading a secret, not the secret: an env reference, a dotted name, a
-#: call or a subscript, or a type annotation.
-_CODE_VALUE = re.compile(r"\$\{?[A-Za-z_]\w*\}?$|[A-Za-z_]+(?:\.[A-Za-z_]+)+$|[A-Za-z_][\w.]*[(\[]")
+#: A value that is code reading a secret, not the secret: an env reference, a command
+#: substitution (``$(grep ...)``, a backtick), a dotted name, a call or a subscript, or a type annotation.
+_CODE_VALUE = re.compile(r"\$\{?[A-Za-z_]\w*\}?$|\$\(|`|[A-Za-z_]+(?:\.[A-Za-z_]+)+$|[A-Za-z_][\w.]*[(\[]")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "Optional", "SecretStr", "SecretBytes", "Any", "None"})
 
 
@@ -194,6 +194,31 @@ def _placeholder_value(value: str) -> bool:
     return value.isdigit() or value.startswith(("$", "<", "{")) or re.fullmatch(r"[A-Z_]+", value) is not None
 
 
+#: A documented placeholder shape in docs and config samples, not a value: ``<your-token>``,
+#: ``your_api_key`` / ``YOUR_TOKEN_HERE``, ``...``, all-``x`` or all-``*`` (after a vendor prefix
+#: too: ``ghp_xxx...``, ``gho_****``). A word that could be a real password (``changeme``,
+#: ``anything``, ``test-token``) is not a shape: it stays masked.
+_PLACEHOLDER_SHAPE = re.compile(
+    r"<[^<>\n]+>|(?i:your[_\-][a-z0-9_\-]+)|(?:\.{3,}|\u2026)|(?:[A-Za-z0-9]{1,8}[_\-])?(?:[xX]{3,}|\*{3,})[xX*.\u2026]*"
+)
+#: ``fetch``'s ``credentials`` option (``credentials: 'include'``): a mode, not a credential.
+_FETCH_MODES = frozenset({"include", "same-origin", "omit"})
+#: Prose after a one-word value (``- github-auth: GitHub auth setup: ...``): a description.
+_PROSE_AFTER = re.compile(r" +[A-Za-z][A-Za-z,.:;'-]* +[A-Za-z]")
+
+
+def _not_a_value(name: str, value: str, listing: bool, text: str, end: int) -> bool:
+    """A keyword value that is not a secret: a placeholder shape (``_PLACEHOLDER_SHAPE``), a
+    1-3 character value under a name ending in KEY or AUTH (``next_key: 1``, ``AUTH="gh"``: a
+    lookup key, an auth mode - a key or a token is longer), ``credentials: 'include'``, or a
+    one-word value that prose follows on its line in a ``name: value`` listing (a description)."""
+    lowered = name.lower()
+    return (_PLACEHOLDER_SHAPE.fullmatch(value) is not None
+            or (len(value) <= 3 and lowered.endswith(("key", "auth")))
+            or (lowered.endswith("credentials") and value in _FETCH_MODES)
+            or (listing and value.isalpha() and _PROSE_AFTER.match(text, end) is not None))
+
+
 #: A value that names the password instead of holding it: ``PASSWORD``, ``%DB_PASS%``, ``{{ pw }}``.
 _NAMED_VALUE = re.compile(r"[A-Z_]+|%\w+%|\{\{.*\}\}")
 
@@ -206,6 +231,8 @@ def _htpasswd_batch(m: re.Match[str]) -> bool:
     return "b" in letters and len(words) == (1 if "n" in letters else 2)
 
 
+#: A URL's user name (RFC 3986 userinfo allows no ``[ ] ^ \\ ( )``): ``https://[^:]*:\\(...@`` is a regex.
+_USERINFO = re.compile(r"[^\[\]^\\()]*")
 _LINE_BREAK = re.compile(r"\r?\n|(?:\\+r)?\\+n")
 _PGPASS_ENTRY = re.compile(PGPASS_ENTRY_SRC)
 
@@ -542,6 +569,8 @@ class Redactor:
             return _pattern(_ALL_OPTIONAL - {"pgpass"}).sub(self._replace, whole)
         if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
                 or (group == "qy" and _is_code(value))
+                or (group in ("ah", "fl") and (_PLACEHOLDER_SHAPE.fullmatch(value) or _is_code(value)))
+                or (group == "uu" and not _USERINFO.fullmatch(whole[3: start - offset - 1]))
                 or (group == "azj" and "keyname" not in m.string[max(0, offset - 300): m.end() + 300].lower())):
             return whole
         if group in ("v", "v2", "aid", "b", "b2", "gfk"):  # a vendor key: hashed whole, its prefix kept in front
@@ -583,8 +612,9 @@ class Redactor:
             # nested ``key:`` opens a mapping: the value is only scanned for the other families.
             return whole[: start - offset] + self.redact(value) + whole[end - offset:]
         quoted = group in ("qp", "gp") or (group in ("as", "ml") and m.group(f"{group}_q") is not None)
-        if value.startswith(MASK_PREFIX) or (_SHELL_VALUE.match(value) is not None if quoted
-                                             else _is_code_value(m, "ym" if group == "ml" else group, name, value)):
+        if (value.startswith(MASK_PREFIX) or _not_a_value(name, value, group == "ym", text, end)
+                or (_SHELL_VALUE.match(value) is not None if quoted
+                    else _is_code_value(m, "ym" if group == "ml" else group, name, value))):
             return whole
         mask = self.placeholder(_keyword_family(name, value), value)
         return whole[: start - offset] + mask + whole[end - offset:]

@@ -200,7 +200,8 @@ _WORDS = (
 )
 # One alternative, four forms after the name:
 #   NAME=value, NAME = "value", export NAME='value' (.env lines): a quoted value runs to its
-#     closing quote, spaces included; an unquoted one stops at the first space or separator;
+#     closing quote, spaces included (not past an escaped line break ``\\n``: in a JSON string
+#     that is the line's end); an unquoted one stops at the first space or separator;
 #   "name": "value" / 'name': 'value' (JSON, Python dicts, YAML with quoted values);
 #   name: value at the start of a line (YAML, .env-like listings, HTTP headers; checked in
 #     ``_keyword``: the name must open its line);
@@ -210,11 +211,11 @@ _WORDS = (
 # Quotes may be escaped (``\"``, once or more: a JSON string inside JSON, tool arguments).
 _KEYWORD_SRC = (
     _WORDS + r"(?![A-Za-z0-9_.\-])(?:"
-    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)[^\"'\n]+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
+    r"(?P<as_e>[ \t]*=(?![=>])[ \t]*(?:\\+(?=[\"']))?)(?P<as_q>[\"'])?(?P<as_v>(?(as_q)(?:[^\"'\n\\]|\\(?![nrt]))+?|[^\s\"'&;,)\\]+))(?(as_q)\\*(?P=as_q))"
     r"|(?P<qp_e>\\*[\"']?[ \t]*:[ \t]*\\*)(?P<qp_q>[\"'])(?P<qp_v>[^\"'\n\\]+(?:\\+[^\"'\n\\]+)*?)\\*(?P=qp_q)"
     r"|(?P<ml_e>[ \t]*[=:][ \t]*(?:[|>][-+]?[ \t]*)?(?:\r?\n|(?:\\+r)?\\+n) +)(?P<ml_q>[\"'])?"
     r"(?P<ml_v>(?(ml_q)[^\"'\n\\]+|[^\s\"'#\-\[{&*!|>%@`\\][^\s\"'\\]*))(?(ml_q)(?P=ml_q))(?=[ \t\r]*(?:\n|\\+[nr]|$))"
-    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"']\S*)"
+    r"|(?P<ym_e>[ \t]*:[ \t]+)(?P<ym_v>[^\s#\"'](?:[^\s\\]|\\(?![nrt]))*)"
     r"|(?P<gp_e>(?:\\*[\"'])?[ \t]*(?::=|=>)[ \t]*\\*)(?P<gp_q>[\"'])(?P<gp_v>[^\"'\n\\]+)\\*(?P=gp_q))"
 )
 # --password value, --api-key=value
@@ -224,7 +225,7 @@ _FLAG_SRC = (
 )
 _AUTH_SRC = (
     r"[Aa](?i:uthorization)[\"']?[ \t]*[:=][ \t]*[\"']?(?i:bearer|basic|token|bot)?[ \t]*"
-    r"(?P<ah_v>[^\s\"',;]{8,})"
+    r"(?P<ah_v>[^\s\"',;\\]{8,})"  # (a backslash escapes the closing quote in a JSON string)
 )
 _BEARER_SRC = r"[Bb](?:(?<![A-Za-z0-9].)|(?<=\\[nrt].))(?i:earer)[ \t]+(?P<br_v>[A-Za-z0-9._~+/=\-]{12,})"
 # Credentials in a URL: ``scheme://user:password@`` and ``scheme://<token>@`` (the scheme and
