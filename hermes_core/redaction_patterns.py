@@ -255,7 +255,7 @@ _TFC_SRC = r"[A-Za-z0-9]" + _B + r"[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_\-=]{60,
 # (no space: ``-p name`` prompts and names a database), ``docker|podman|... login -p VALUE``,
 # ``sshpass -p VALUE`` (among sshpass' own options, before the command it runs), ``redis-cli -a
 # VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``),
-# ``sqlcmd|bcp -P VALUE``, ``zip|unzip -P VALUE``, ``smbclient -U user%VALUE``.
+# ``sqlcmd|bcp|osql -P VALUE``, ``zip|unzip -P VALUE``, ``smbclient -U user%VALUE``.
 _ARGS = r"(?:[ \t][^\n;|&\\]{0,200}?)?"
 
 
@@ -275,7 +275,14 @@ _LOGIN_SRC = (  # opens at ``login``: the registry client's name is a look-behin
 )
 _SSHPASS_SRC = r"s" + _B + r"shpass(?:[ \t]+(?:-[fdP][ \t]*[^\s\-]\S*|-[^\sp]\S*))*[ \t]+-p[ \t]*" + _value("sp")
 _REDIS_CLI_SRC = r"r" + _B + r"edis-cli(?:\.exe)?" + _ARGS + r"[ \t]-a[ \t]+" + _value("rc")
-_SQLCMD_SRC = r"[sb]" + _B + r"(?:(?<=s)qlcmd|(?<=b)cp)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]*" + _value("sq")
+_SQLCMD_SRC = r"[sbo]" + _B + r"(?:(?<=s)qlcmd|(?<=b)cp|(?<=o)sql)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]*" + _value("sq")
+# ``mongosh``/``mongo`` and the database tools' ``-p VALUE`` (``-p`` alone prompts), ``7z -pVALUE``
+# (no space: ``7z`` reads ``-p`` alone as "ask").
+_MONGO_SRC = (
+    r"m" + _B + r"ongo(?:sh|dump|restore|export|import|stat|top|files)?(?:\.exe)?" + _ARGS
+    + r"[ \t]-p(?:[ \t]+|=)" + _value("mg")
+)
+_SEVENZIP_SRC = r"7" + _B + r"z(?:a|r|z|g)?(?:\.exe)?" + _ARGS + r"[ \t]-p" + _value("sz")
 _ZIP_SRC = r"[uz]" + _B + r"(?:(?<=u)nzip|(?<=z)ip)(?:\.exe)?" + _ARGS + r"[ \t]-P[ \t]+" + _value("zp")
 _SMBCLIENT_SRC = r"s" + _B + r"mbclient" + _ARGS + r"[ \t](?:-U[ \t]*|--user[ =])[^\s%\"']+%" + _value("sb")
 _HTPASSWD_SRC = (
@@ -316,6 +323,7 @@ OPTIONAL = {
     "mapbox": _MAPBOX_SRC, "dynatrace": _DYNATRACE_SRC, "harness": _HARNESS_SRC,
     "mysql": _MYSQL_SRC, "login": _LOGIN_SRC, "sshpass": _SSHPASS_SRC, "redis_cli": _REDIS_CLI_SRC,
     "htpasswd": _HTPASSWD_SRC, "sqlcmd": _SQLCMD_SRC, "zip": _ZIP_SRC, "smbclient": _SMBCLIENT_SRC,
+    "mongo": _MONGO_SRC, "sevenzip": _SEVENZIP_SRC,
 }
 
 #: Family of each alternative without a vendor prefix (``v``/``aid`` are named by prefix).
@@ -328,10 +336,10 @@ GROUP_FAMILY = {
     "mb": "mapbox", "dt": "dynatrace", "hn": "harness", "tfc": "terraform_cloud",
     "azk": "azure_storage_key", "azj": "azure_storage_key", "pg": "password",
     "my": "password", "dl": "password", "sp": "password", "rc": "password", "ht": "password",
-    "sq": "password", "zp": "password", "sb": "password",
+    "sq": "password", "zp": "password", "sb": "password", "mg": "password", "sz": "password",
 }
 #: The alternatives of a command's password flag (``_MYSQL_SRC`` ... ``_HTPASSWD_SRC``).
-COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht", "sq", "zp", "sb"})
+COMMAND_GROUPS = frozenset({"my", "dl", "sp", "rc", "ht", "sq", "zp", "sb", "mg", "sz"})
 
 #: Every match of ``_ONE`` holds one of these (in the lower-cased text): the secret word of a
 #: keyword form, query parameter or flag, a vendor prefix, ``://`` of a URL, ``eyj`` of a JWT,
@@ -356,7 +364,10 @@ ANCHORS = (
     "ysql", "ariadb", "login", "redis-cli", "atlasv1", "dt0c01.", "pat.",
     "fm2_", "fm1a_", "fm1r_", "fo1_", "ltai", "co-", "clojars_", "sm_pat_", "sm_aat_", "sm_sat_", "sgp_", "nrjs-",
     "nrii-", "access-sandbox-", "access-development-", "access-production-", "s-s4t2", "sha256~", "p8e-",
-    "dckr_", "pgpass", "kerb1", "kerb2", "sqlcmd", "bcp ", "zip", "smbclient",
+    "dckr_", "pgpass", "kerb1", "kerb2", "sqlcmd", "bcp ", "zip", "smbclient", "sql -", "ngo",
+    # 7-Zip's commands after its name (``7z a``, ``7za x``): an anchor opening with a digit, ``7z``,
+    # cost 3.5% on every text (digits are everywhere), one opening with ``z`` nothing measurable
+    *(f"z{variant} {command} " for variant in ("", "a", "r") for command in "adeltux"),
 )
 #: Anchors that are only rare with their case (Twilio ``SK``/``AC``, Artifactory ``AP``).
 CASED_ANCHORS = ("SK", "AC", "AP")
@@ -368,6 +379,6 @@ ANCHOR_OPTIONAL = {
     "\\tfull\\t": "azure_keys", "k.eyj": "mapbox", "dt0c01.": "dynatrace", "pat.": "harness",
     "mysql": "mysql", "mariadb": "mysql", "login": "login", "sshpass": "sshpass",
     "redis-cli": "redis_cli", "htpasswd": "htpasswd", "sqlcmd": "sqlcmd", "bcp ": "sqlcmd", "zip": "zip",
-    "smbclient": "smbclient",
+    "smbclient": "smbclient", "osql": "sqlcmd", "mongo": "mongo", "7z": "sevenzip",
     **dict.fromkeys(_MORE_VENDOR_ANCHORS, "vendors"),
 }

@@ -40,6 +40,12 @@ AZ_KEY = "Zk3" * 28 + "ab=="  # 88 base64 characters, as a storage account key i
     f"bcp dbo.t out t.dat -S db -U sa -P{PW} -c",
     f"zip -r -P {PW} backup.zip data/",
     f"smbclient //fs/share -U admin%{PW} -c ls",
+    f"osql -S db -U sa -P {PW} -Q 'select 1'",
+    f'mongosh "mongodb://db:27017/app" -u admin -p {PW}',
+    f"mongodump --host db -u backup -p='{PW}' --out /tmp/dump",
+    f"mongo admin -u root -p {PW} --eval 'db.stats()'",
+    f"7z a -p{PW} -mhe=on backup.7z data/",
+    f'7za x -p"{PW}" backup.7z',
 ])
 def test_a_known_commands_password_flag_is_masked(text: str) -> None:
     out = Redactor(b"k" * 32).redact(text)
@@ -61,6 +67,12 @@ def test_a_known_commands_password_flag_is_masked(text: str) -> None:
     "mysql -pPASSWORD   # replace PASSWORD",
     "unzip -p archive.zip file.txt",              # unzip's lower-case -p pipes to stdout
     "smbclient //fs/share -U admin",               # no %: smbclient prompts
+    "mongosh -u admin -p --authenticationDatabase admin",  # -p alone: mongosh prompts
+    "mongod --dbpath /data -p 27017",             # not a client: mongod is not listed
+    "7z a -p backup.7z data/",                    # -p alone: 7z asks
+    "7z x backup.7z -o/tmp/out",
+    "osql -E -S db -Q 'select 1'",                # -E: a trusted connection, no password
+    "python manage.py runserver  # django -p 8000",
 ])
 def test_the_same_flags_without_a_password_stay(text: str) -> None:
     assert redact(text) == text
