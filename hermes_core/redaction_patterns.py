@@ -256,7 +256,8 @@ _TFC_SRC = r"[A-Za-z0-9]" + _B + r"[A-Za-z0-9]{13}\.atlasv1\.[A-Za-z0-9_\-=]{60,
 # ``sshpass -p VALUE`` (among sshpass' own options, before the command it runs), ``redis-cli -a
 # VALUE``, ``htpasswd -b [file] user VALUE`` (``-n``: no file; checked in ``_replace``),
 # ``sqlcmd|bcp|osql -P VALUE``, ``zip|unzip -P VALUE``, ``smbclient -U user%VALUE``.
-_ARGS = r"(?:[ \t][^\n;|&\\]{0,200}?)?"
+# (an escaped quote inside a JSON string is an argument's, an escaped line break ends the command)
+_ARGS = r"(?:[ \t](?:[^\n;|&\\]|\\(?![nrt])){0,200}?)?"
 
 
 def _value(tag: str) -> str:

@@ -170,3 +170,14 @@ def test_a_keyword_value_on_the_next_line_is_masked(text: str) -> None:
 ])
 def test_what_follows_a_keyword_on_the_next_line_and_is_no_value_stays(text: str) -> None:
     assert redact(text) == text
+
+
+@pytest.mark.parametrize("command", [
+    f'mongosh "mongodb://db:27017/app" -u admin -p {PW}',
+    f'mysql -h "db.internal" -u root -p{PW} app',
+    f'7z a -t7z -p{PW} "backup 2026.7z" data/',
+])
+def test_a_quoted_argument_before_the_flag_inside_a_json_string(command: str) -> None:
+    # a tool call's arguments escape the quotes (``\"``): an argument before the flag is still one
+    out = redact(json.dumps({"command": command}))
+    assert PW not in out and MASK in out, out

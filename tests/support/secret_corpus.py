@@ -215,6 +215,7 @@ def corpus(salt: str = "") -> list[Sample]:
     OPENSSL_PW, GPG_PW = fake(_ALNUM, 20, "openssl"), fake(_ALNUM, 24, "gpg")
     SQL_PW, ZIP_PW, SMB_PW = fake(_ALNUM + "!#", 16, "sqlcmd"), fake(_ALNUM, 12, "zip"), fake(_ALNUM, 14, "smb")
     PG_PW, PG_PW2 = fake(_ALNUM, 20, "pgpass"), fake(_ALNUM + "!#%", 14, "pgpass2")
+    MONGO_PW, SEVENZIP_PW, OSQL_PW = fake(_ALNUM, 18, "mongosh"), fake(_ALNUM + "#%", 15, "7z"), fake(_ALNUM, 13, "osql")
     AZ_KEY1, AZ_KEY2 = fake(_B64, 86, "az-key1") + "==", fake(_B64, 86, "az-key2") + "=="
     SPLIT_PW, SPLIT_TOKEN = fake(_ALNUM, 18, "split-pw"), fake(_ALNUM, 32, "split-token")
 
@@ -462,6 +463,10 @@ def corpus(salt: str = "") -> list[Sample]:
                f"bcp dbo.orders out orders.dat -S db.acme.io -U sa -P{SQL_PW} -c", (SQL_PW,)),
         Sample("cli_flag", "zip_smbclient", f"zip -r -P {ZIP_PW} backup.zip data/\nunzip -P {ZIP_PW} backup.zip\n"
                f"smbclient //fs01/share -U backup%{SMB_PW} -c 'put backup.zip'", (ZIP_PW, SMB_PW)),
+        Sample("cli_flag", "mongo_7z_osql", f"mongosh \"mongodb://db.acme.io:27017/app\" -u admin -p {MONGO_PW}\n"
+               f"mongodump --host db.acme.io -u backup -p='{MONGO_PW}' --out /tmp/dump\n"
+               f"7z a -t7z -mhe=on -p{SEVENZIP_PW} backup.7z data/\n"
+               f"osql -S db.acme.io -U sa -P {OSQL_PW} -Q \"SELECT 1\"", (MONGO_PW, SEVENZIP_PW, OSQL_PW)),
         Sample("flyio", "auth_header", f"curl -H 'Authorization: {FLY_MACAROONS}' https://api.machines.dev/v1/apps",
                tuple(t[4:60] for t in FLY_MACAROONS[6:].split(","))),
         Sample("cli_flag", "password_flag", f"mysqldump --user=root --password='{DB_PASSWORD}' app > dump.sql", (DB_PASSWORD,)),
@@ -559,6 +564,12 @@ NOT_SECRETS: list[str] = [
     "unzip -p archive.zip docs/readme.txt | head; zip -r out.zip src/",
     "smbclient //fs01/share -U backup -c ls",
     "sqlcmd -S db -E -Q \"SELECT 1\"",
+    "mongosh -u admin -p --authenticationDatabase admin\n7z a -p backup.7z data/\nosql -E -S db",
+    # documented placeholder shapes in docs and config samples, lookup keys, fetch modes
+    "GROQ_API_KEY=your_groq_api_key\nTELEGRAM_BOT_TOKEN=<your-token>\nZAI_API_KEY=...",
+    "echo 'GITHUB_TOKEN=ghp_xxx...' >> ~/.env\nSECRET_KEY=xxxxxxxx\n  - Token: gho_****************",
+    "next_key: 1\nAUTH=\"gh\"\nfetch(url, { credentials: 'include' })",
+    'curl -H "Authorization: token $GITHUB_TOKEN" https://api.github.com\nTOKEN=$(gh auth token)',
     "mysql -uroot -p$MYSQL_ROOT_PASSWORD",
     "docker login -u bot -p \"$REGISTRY_TOKEN\" registry.acme.io",
     # .pgpass-shaped lines with no .pgpass near, times, IPv6 addresses, paths
