@@ -35,8 +35,8 @@ Softlayer API URLs; a base64 PEM private key (kubeconfig ``client-key-data``); c
 ``Authorization:`` headers and ``Bearer`` tokens; ``.netrc`` passwords; ``.pgpass`` lines where
 the context names the file; ``az storage account keys list`` output; password flags of known
 commands (``mysql -pVALUE``, ``docker login -p``, ``sshpass -p``, ``redis-cli -a``, ``htpasswd
--b``, ``keytool -storepass``, ``openssl pass:``, ``sqlcmd -P``, ``zip -P``, ``smbclient -U
-user%pw``); and keyword assignments (``.env`` lines,
+-b``, ``keytool -storepass``, ``openssl pass:``, ``sqlcmd|osql -P``, ``mongosh -p``, ``7z -p``,
+``zip -P``, ``smbclient -U user%pw``); and keyword assignments (``.env`` lines,
 ``NAME=value``, ``"name": "value"``, YAML ``name: value``, Go ``:=``, PHP ``=>``, ``--password
 value``, a value alone on the next indented line) whose name ends in KEY/TOKEN/SECRET/PASSWORD/PASS/PWD/PAT/CREDENTIAL/AUTH
 or a camel-case ``SecretAccessKey``/``SessionToken``/``ClientSecret`` (covers detect-secrets'
@@ -48,7 +48,8 @@ Values that are code, not secrets, stay: ``os.getenv('OPENAI_API_KEY')``, ``api_
 ``secret_key: str``, ``thread_key = tool_id`` and ``session_key=session_key`` (a variable after
 code's ``=``; a ``.env`` line's ``DB_PASS=hunter_two`` stays a secret), ``e.key === "D"``,
 ``AUTH="$(gh auth token)"``; so do ``max_tokens=``, ``author=`` and ``key=len`` (the secret word
-must end the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case).
+must end the name) and a git SHA next to an AWS key id (an AWS secret is mixed-case); so do
+documented placeholders (``<your-token>``, ``your_api_key``, ``...``, ``xxxx``: ``_not_a_value``).
 
 One pass: every family is an alternative of one compiled regex, and ``re.sub`` walks each text
 once - over the lines that can hold a match. A cheap prefilter comes first (``windows``): every
