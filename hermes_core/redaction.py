@@ -150,6 +150,8 @@ FAMILIES: tuple[str, ...] = tuple(sorted(
 #: A value that is code reading a secret, not the secret: an env reference, a command
 #: substitution (``$(grep ...)``, a backtick), a dotted name, a call or a subscript, or a type annotation.
 _CODE_VALUE = re.compile(r"\$\{?[A-Za-z_]\w*\}?$|\$\(|`|[A-Za-z_]+(?:\.[A-Za-z_]+)+$|[A-Za-z_][\w.]*[(\[]")
+#: A flag's value the shell expands (``--token "$API_TOKEN"``, ``--password $(pass show db)``).
+_ENV_VALUE = re.compile(r"\$\{?[A-Za-z_]\w*\}?$|\$\(")
 _TYPE_NAMES = frozenset({"str", "bytes", "int", "Optional", "SecretStr", "SecretBytes", "Any", "None"})
 
 
@@ -570,7 +572,8 @@ class Redactor:
             return _pattern(_ALL_OPTIONAL - {"pgpass"}).sub(self._replace, whole)
         if ((group == "cu" and _placeholder_value(value)) or (group == "nr" and not _netrc(m.string, offset, m.end()))
                 or (group == "qy" and _is_code(value))
-                or (group in ("ah", "fl") and (_PLACEHOLDER_SHAPE.fullmatch(value) or _is_code(value)))
+                or (group in ("ah", "fl") and _PLACEHOLDER_SHAPE.fullmatch(value) is not None)
+                or (group == "ah" and _is_code(value)) or (group == "fl" and _ENV_VALUE.match(value) is not None)
                 or (group == "uu" and not _USERINFO.fullmatch(whole[3: start - offset - 1]))
                 or (group == "azj" and "keyname" not in m.string[max(0, offset - 300): m.end() + 300].lower())):
             return whole

@@ -135,3 +135,11 @@ def test_a_masked_header_inside_a_json_string_keeps_the_escaped_closing_quote() 
     arguments = json.dumps({"command": f'curl -H "Authorization: token {GH}" https://api.github.com'})
     out = json.loads(redact_text(arguments))["command"]
     assert GH not in out and out.endswith('" https://api.github.com')
+
+
+def test_a_flag_value_is_left_only_when_the_shell_expands_it() -> None:
+    assert redact_text('deploy --token "$API_TOKEN" --password $(pass show db)') == (
+        'deploy --token "$API_TOKEN" --password $(pass show db)')
+    # a dotted word after a flag may be a real password (it is code only in an assignment)
+    out = redact_text("deploy --password blue.horse.staple")
+    assert "blue.horse" not in out
