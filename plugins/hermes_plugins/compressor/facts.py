@@ -46,6 +46,7 @@ from hermes_plugins._common.toolkinds import (
     is_read_tool,
 )
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+from hermes_plugins.compressor.instructions import instruction_item, turn_instructions
 from hermes_plugins.compressor.oneliners import (
     line_with_verdict,
     looks_demoted,
@@ -332,6 +333,8 @@ class Facts:
                 continue
             text = _turn_text(turn, role)
             if role == "user":
+                for instruction in turn_instructions(turn):  # system text: kept as it stands
+                    self._decisions.setdefault(self.clip(instruction_item(instruction), ITEM_MAX))
                 self._user_turn(turn, text, last_assistant_text)
                 continue
             if text.strip():

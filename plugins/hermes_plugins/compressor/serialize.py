@@ -16,6 +16,7 @@ from hermes_core.plugin import ANTHROPIC_CONTENT, match_results, redact, tool_ca
 from hermes_plugins._common.failures import NO_RESULT, is_no_result
 from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning
+from hermes_plugins.compressor.instructions import LABEL, MID_SYSTEM, mid_system_texts
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
 from hermes_plugins.compressor.server_calls import SERVER_CALLS, ServerCall, server_calls, unanswered
 
@@ -54,6 +55,8 @@ def flatten_content(content: Any) -> str:
         if not isinstance(part, Mapping):
             continue
         kind = part.get("type")
+        if kind == MID_SYSTEM:  # system text, not the turn's: carried apart (``instructions``)
+            continue
         if kind in IMAGE_PART_TYPES:
             url = part.get("image_url")
             if isinstance(url, Mapping):
@@ -158,6 +161,9 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
             turn["tool_calls"] = out_calls
         if role == "assistant":
             servers.read(message, turn)
+        instructions = mid_system_texts(content)
+        if instructions:
+            turn["system_instructions"] = [clean_text(t, assistant=False) for t in instructions]
         turns.append(turn)
     servers.finish()
     return turns
@@ -206,8 +212,19 @@ def _call_name(message: Mapping[str, Any], position: int) -> str:
 
 def serialize_turn(turn: Mapping[str, Any]) -> str:
     """One turn, labelled so an LLM reads it as what it is (issue 29): a result the provider
-    flagged is ``ERROR``, a placeholder for a result never recorded says so, and a user turn
-    that holds no request the person typed (``request_text``) is ``[INJECTED ...]``."""
+    flagged is ``ERROR``, a placeholder for a result never recorded says so, a user turn
+    that holds no request the person typed (``request_text``) is ``[INJECTED ...]``, and system
+    text mid-conversation (``instructions``) follows it as ``[SYSTEM INSTRUCTION ...]``."""
+    instructions = turn.get("system_instructions")
+    if instructions:
+        said = [f"[{LABEL.upper()}]: {clip_middle(t)}" for t in instructions]
+        if not (turn.get("content") or "").strip():
+            return "\n".join(said)
+        return _serialize_turn(turn) + "\n" + "\n".join(said)
+    return _serialize_turn(turn)
+
+
+def _serialize_turn(turn: Mapping[str, Any]) -> str:
     role = turn.get("role")
     body = clip_middle(turn.get("content") or "")
     if role == "tool":
