@@ -347,6 +347,9 @@ class Facts:
             if blocks is not None:  # a kept Anthropic reply: the calls the provider ran
                 for found in server_calls(blocks, self._server_pending):
                     last_action = self._server_call(found)
+            for line in turn.get("server_calls") or ():  # a summariser's prepared turn: its lines
+                last_action = self.clip(line, ITEM_MAX)
+                self.actions.append(last_action)
             calls = turn.get("tool_calls")
             if calls:
                 results, action, todo_list = self._read_calls(turns, index, calls, results)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from hermes_core.sdk import normalize_messages
+from hermes_plugins.compressor.extractive import build_handoff
 from hermes_plugins.compressor.serialize import prepare_turns, serialize_turns
 
 from fidelity_fixtures import (
@@ -72,3 +73,13 @@ def test_secrets_are_redacted_and_encrypted_pages_never_shown() -> None:
 def test_a_message_without_server_calls_gets_no_section() -> None:
     text = serialize_turns(prepare_turns([{"role": "user", "content": "hi"}, {"role": "assistant", "content": "hello"}]))
     assert "Server tool calls" not in text
+
+
+def test_the_fallback_handoff_from_prepared_turns_keeps_them() -> None:
+    """An LLM summariser that fails falls back to the handoff over the prepared turns (no kept
+    blocks there): the calls' lines they carry are its completed actions."""
+    notes = build_handoff(prepare_turns(_history()), previous_summary=None, focus_topic=None, max_chars=6_000)
+    actions = notes.split("## Completed actions\n", 1)[1]
+    assert '[web_search] query="request handler docs" -> 2 results' in actions
+    assert "[mcp tracker/close_issue]" in actions and "-> ERROR 401 unauthorized" in actions
+    assert SECRET not in notes
