@@ -32,7 +32,7 @@ if TYPE_CHECKING:
         tri_state,
     )
     from hermes_core.content_tokens import content_tokens
-    from hermes_core.conversion import ANTHROPIC_CONTENT
+    from hermes_core.conversion import ANTHROPIC_CONTENT, takes_marker
     from hermes_core.diagnostics import HostWarning, collecting, drain_warnings, record_warning
     from hermes_core.engine import (
         MINIMUM_CONTEXT_LENGTH,
@@ -145,7 +145,7 @@ _FROM: dict[str, str] = {
     "hermes_core.config_fields": "boolean clamped field free_mapping gate integer name_list number section"
     " string string_list tri_state",
     "hermes_core.content_tokens": "content_tokens",
-    "hermes_core.conversion": "ANTHROPIC_CONTENT",
+    "hermes_core.conversion": "ANTHROPIC_CONTENT takes_marker",
     "hermes_core.diagnostics": "HostWarning collecting drain_warnings record_warning",
     "hermes_core.engine": "MINIMUM_CONTEXT_LENGTH CompressionReport ContextEngine coerce_usage model_threshold",
     "hermes_core.errors": "ConfigError ContextOverflowError HermesError HermesPluginError InvalidMessagesError"
@@ -203,7 +203,7 @@ __all__ = [
     "ROLES", "ANTHROPIC_CONTENT", "content_text", "validate_messages", "parse_transcript", "read_transcript_text",
     "tool_call_fields",
     "ProcessedHistory", "REF_KEY", "REFS_KEY", "HistoryScan", "budgeted", "bounded", "responses_input", "responses_tool",
-    "anthropic_blocks", "assemble_payload", "canonical_tools",
+    "anthropic_blocks", "assemble_payload", "canonical_tools", "takes_marker",
     "TOOL_CALL_REMOVED", "Match", "answered_in_order", "is_valid_pairing", "match_results", "pairing_problems",
     "pending_calls", "repair_pairing",
     "MASK", "Redactor", "plain_masks", "redact", "redact_data", "redact_text", "steer_marker_example",

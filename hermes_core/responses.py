@@ -90,7 +90,7 @@ def _input_part(part: Any, conversion: Conversion) -> dict[str, Any] | None:
         return {"type": "input_text", "text": part}
     if not isinstance(part, Mapping):
         return None
-    kind = part.get("type")
+    kind = part.get("type") if isinstance(part.get("type"), str) else "untyped"  # a list: unhashable
     if kind in PART_TYPES:
         return dict(part)
     if kind == "text":
@@ -552,7 +552,7 @@ def not_sent_elsewhere(messages: Sequence[Mapping[str, Any]]) -> Conversion:
         if not originals:
             continue
         for item in originals:
-            kind = item.get("type") if isinstance(item, Mapping) else None
+            kind = item.get("type") if isinstance(item, Mapping) and isinstance(item.get("type"), str) else None
             if kind == "reasoning":
                 conversion.add("reasoning_items_dropped")
             elif kind in OUTPUTS:

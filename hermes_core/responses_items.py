@@ -47,7 +47,7 @@ def is_item(data: Any) -> bool:
         return isinstance(data.get("type"), str)
     content = data.get("content")
     if isinstance(content, list):
-        return any(isinstance(p, Mapping) and p.get("type") in PART_TYPES for p in content)
+        return any(isinstance(p, Mapping) and str(p.get("type")) in PART_TYPES for p in content)
     return bool(data.get("type") == "message" and isinstance(content, str))
 
 
@@ -166,7 +166,7 @@ class _Run:
             self.turn = []
 
     def add(self, item: Mapping[str, Any]) -> None:
-        kind = item.get("type")
+        kind = str(item.get("type"))  # a list type is unhashable: no known kind
         role = item.get("role")
         if kind in OUTPUTS:
             self.close_turn()
@@ -187,7 +187,7 @@ def assistant_message(items: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     calls: list[dict[str, Any]] = []
     reasoning: list[str] = []
     for item in items:
-        kind = item.get("type")
+        kind = str(item.get("type"))
         if kind == "reasoning":
             for piece in (item.get("summary") or ()):
                 if isinstance(piece, Mapping) and piece.get("text"):

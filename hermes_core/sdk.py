@@ -238,7 +238,7 @@ def _is_anthropic_shaped(message: Mapping[str, Any]) -> bool:
         return False
     for block in content:
         kind = block.get("type") if isinstance(block, Mapping) else getattr(block, "type", None)
-        if kind in ANTHROPIC_ONLY_BLOCKS or (kind == "text" and isinstance(block, Mapping)
+        if str(kind) in ANTHROPIC_ONLY_BLOCKS or (kind == "text" and isinstance(block, Mapping)
                                              and block.get("citations")):
             return True
     return False

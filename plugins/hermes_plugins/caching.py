@@ -23,7 +23,7 @@ from typing import Any
 
 import click
 
-from hermes_core.plugin import ConfigSection, PayloadContext, hookimpl
+from hermes_core.plugin import ANTHROPIC_CONTENT, ConfigSection, PayloadContext, hookimpl, takes_marker
 from hermes_plugins.cache_rules import LOOKBACK_BLOCKS, PROMPT_CACHING, cache_ttl
 
 MAX_BREAKPOINTS = 4
@@ -62,15 +62,36 @@ def block_count(message: Mapping[str, Any]) -> int:
     return count + (len(calls) if isinstance(calls, list) else 0)
 
 
+def marker_part(message: Mapping[str, Any]) -> int | None:
+    """The index of the part of a native Anthropic message's list content that gets the marker:
+    the last one that takes one (``takes_marker``: not thinking, not a ``fallback``, not a type
+    nobody documented - the API may refuse a marker there; a Chat part such as ``image_url`` is
+    converted by the wire, which does not carry a marker over). A reply that kept its original
+    blocks: its last part, where the wire reads the marker before moving it onto the last kept
+    block that takes one. ``None``: no part can carry it."""
+    content = message.get("content")
+    if not isinstance(content, list) or not content:
+        return None
+    if ANTHROPIC_CONTENT in message:
+        return len(content) - 1 if isinstance(content[-1], dict) else None
+    for index in range(len(content) - 1, -1, -1):
+        if isinstance(content[index], dict) and takes_marker(content[index]):
+            return index
+    return None
+
+
 def can_carry_marker(message: Mapping[str, Any], native: bool) -> bool:
     """Whether a marker placed on ``message`` reaches the provider.
 
-    Native Anthropic: always (an empty content or a tool result takes a top-level marker that
-    the wire conversion moves onto its block). Envelope (OpenAI format forwarded to Anthropic): only
-    a non-empty string content or a list content ending in a dict.
+    Native Anthropic: yes, unless its content is a list none of whose parts takes a marker
+    (``marker_part``); an empty content or a tool result takes a top-level marker that the wire
+    conversion moves onto its block. Envelope (OpenAI format forwarded to Anthropic): only a
+    non-empty string content or a list content ending in a dict.
     """
     if native:
-        return True
+        content = message.get("content")
+        return (message.get("role") == "tool" or not isinstance(content, list) or not content
+                or marker_part(message) is not None)
     content = message.get("content")
     if isinstance(content, str):
         return bool(content)
@@ -97,7 +118,8 @@ def apply_cache_marker(
     Tool results: native -> top-level marker; envelope -> a marked text part (a top-level marker
     on a tool message hangs OpenRouter). Empty or ``None`` content: native -> top-level marker,
     envelope -> none. A string becomes one marked text block; a list gets the marker on its last
-    element when that is a dict; an empty list is left alone.
+    part that takes one (native: ``marker_part``) or on its last element when that is a dict
+    (envelope); an empty list is left alone.
     """
     # Metadata (``_``-keys: a reply's original Anthropic blocks) is never marked: shared, not
     # copied - a copy would cost as much as the blocks are large, for nothing.
@@ -112,6 +134,10 @@ def apply_cache_marker(
             out["cache_control"] = mark
     elif isinstance(content, str):
         out["content"] = [{"type": "text", "text": content, "cache_control": mark}]
+    elif native and isinstance(content, list):
+        index = marker_part(out)
+        if index is not None:
+            content[index]["cache_control"] = mark
     elif isinstance(content, list) and content and isinstance(content[-1], dict):
         content[-1]["cache_control"] = mark
     return out

@@ -23,16 +23,10 @@ from hermes_plugins.compressor.prune import (
     SOFT_CEILING_FACTOR,
     message_tokens,
 )
+from hermes_plugins.compressor.server_calls import SERVER_CALLS
 
 Messages = Sequence[dict[str, Any]]
 
-#: Anthropic's server-side calls and the result blocks that answer them in an assistant message.
-SERVER_CALLS = frozenset({"server_tool_use", "mcp_tool_use"})
-SERVER_RESULTS = frozenset({
-    "web_search_tool_result", "web_fetch_tool_result", "code_execution_tool_result",
-    "bash_code_execution_tool_result", "text_editor_code_execution_tool_result",
-    "tool_search_tool_result", "mcp_tool_result",
-})
 #: The tail keeps at least this many messages, whatever the budget says.
 MIN_TAIL_MESSAGES = 3
 #: When the whole history fits the tail budget, the tail keeps this share of its tokens.
@@ -49,14 +43,18 @@ def continues_turn(messages: Messages, i: int) -> bool:
     """Whether ``messages[i]`` goes on with the assistant turn before it: an Anthropic reply
     holding a server tool's result whose call is in an earlier message (a turn the API paused,
     ``pause_turn``, and continued). The Messages API reads consecutive assistant messages as
-    one; a cut between them would send a result without its call, which it rejects."""
+    one; a cut between them would send a result without its call, which it rejects.
+
+    A result is any block of the reply that names a ``tool_use_id`` (in an assistant message
+    only a server tool's result does: web search, MCP, the advisor's, and result types that
+    come after them), so no list of result types can fall behind the API."""
     if i <= 0 or i >= len(messages) or _role(messages, i) != "assistant" or _role(messages, i - 1) != "assistant":
         return False
     blocks = messages[i].get(ANTHROPIC_CONTENT)
     if not isinstance(blocks, list):
         return False
     calls = {b.get("id") for b in blocks if isinstance(b, dict) and b.get("type") in SERVER_CALLS}
-    return any(isinstance(b, dict) and b.get("type") in SERVER_RESULTS and b.get("tool_use_id") not in calls
+    return any(isinstance(b, dict) and b.get("tool_use_id") is not None and b.get("tool_use_id") not in calls
                for b in blocks)
 
 

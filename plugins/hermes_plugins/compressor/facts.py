@@ -11,7 +11,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from hermes_core.plugin import ANTHROPIC_CONTENT, answered_in_order, match_results, redact
+from hermes_core.plugin import ANTHROPIC_CONTENT, answered_in_order, match_results, redact, tool_call_fields
 from hermes_plugins._common.error_text import compose_error, error_lines, location
 from hermes_plugins._common.failures import (
     CACHE_MIN_CHARS,
@@ -46,6 +46,7 @@ from hermes_plugins._common.toolkinds import (
     is_read_tool,
 )
 from hermes_plugins.compressor.framing import SUMMARY_ANCHOR
+from hermes_plugins.compressor.instructions import instruction_item, turn_instructions
 from hermes_plugins.compressor.oneliners import (
     line_with_verdict,
     looks_demoted,
@@ -332,6 +333,8 @@ class Facts:
                 continue
             text = _turn_text(turn, role)
             if role == "user":
+                for instruction in turn_instructions(turn):  # system text: kept as it stands
+                    self._decisions.setdefault(self.clip(instruction_item(instruction), ITEM_MAX))
                 self._user_turn(turn, text, last_assistant_text)
                 continue
             if text.strip():
@@ -344,6 +347,9 @@ class Facts:
             if blocks is not None:  # a kept Anthropic reply: the calls the provider ran
                 for found in server_calls(blocks, self._server_pending):
                     last_action = self._server_call(found)
+            for line in turn.get("server_calls") or ():  # a summariser's prepared turn: its lines
+                last_action = self.clip(line, ITEM_MAX)
+                self.actions.append(last_action)
             calls = turn.get("tool_calls")
             if calls:
                 results, action, todo_list = self._read_calls(turns, index, calls, results)
@@ -530,14 +536,10 @@ class Facts:
     ) -> tuple[_Action, list[str] | None]:
         """Read one call and its result. ``planned``: the result's index in the free passes'
         plan when they planned to demote it (it is raw here; see ``_quiet``)."""
-        # Name and arguments (parsed only for ``_ARGUMENT_TOOLS``), inline: this runs once per
-        # call of the middle.
-        raw = call.get("function")
-        fn: Mapping[str, Any] = raw if type(raw) is dict or isinstance(raw, Mapping) else _NO_ARGS
-        arguments = fn.get("arguments")
-        name = fn.get("name") or "unknown"
-        if type(name) is not str:
-            name = str(name)
+        # Name and arguments (parsed only for ``_ARGUMENT_TOOLS``): a custom call's name and
+        # free-text input too.
+        _type, name, arguments = tool_call_fields(call)
+        name = name or "unknown"
         kind = _KINDS.get(name)
         if kind is None:
             kind = _kind_of(name)
@@ -679,13 +681,12 @@ class Facts:
             if line is not None:
                 return line  # the free passes' very line (else the result stays, as below)
         call, result = self._calls[action], self._results[action]
-        raw = call.get("function")
-        fn: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+        _type, name, arguments = tool_call_fields(call)  # a custom call: its text input
         if result is None:  # never recorded, or only a placeholder: say so, claim nothing
-            return no_result_line(str(fn.get("name") or "unknown"), parse_arguments(fn.get("arguments")))
+            return no_result_line(name or "unknown", parse_arguments(arguments))
         content = message_text(result)
         is_error = result.get("_is_error")
-        return summarize_tool_result(str(fn.get("name") or "unknown"), fn.get("arguments"), content, is_error)
+        return summarize_tool_result(name or "unknown", arguments, content, is_error)
 
     def _outcome(self, key: str, target: str, command: str | None, failed: tuple[str | None, str] | None) -> None:
         """Record one result: an error item (and failed command) or a success, resolving the key."""

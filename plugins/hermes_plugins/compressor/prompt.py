@@ -22,7 +22,8 @@ SECTIONS: tuple[tuple[str, str], ...] = (
      "Only paths a tool call or an edit written in the text (edit blocks, patches, shell "
      "writes) named."),
     ("Commands", "failed commands with exit code and error line; successful ones in one line."),
-    ("Decisions and constraints", "rules, choices and limits the user stated, in their words."),
+    ("Decisions and constraints", "rules, choices and limits the user stated, in their words, "
+     "and each SYSTEM INSTRUCTION (MID-CONVERSATION) as it was given (a later one may replace it)."),
     ("Open items", "work still to do and questions still open when these turns ended."),
     ("Last step before the cut", "what the assistant was doing when these turns ended."),
     ("Completed actions", "numbered, one per line: 'N. ACTION target -> outcome [tool: name]'."),

@@ -35,6 +35,7 @@ from hermes_core.plugin import (
     estimate_message_tokens,
     match_results,
     pending_calls,
+    tool_call_fields,
 )
 from hermes_plugins.compressor.oneliners import (
     looks_demoted,
@@ -144,10 +145,9 @@ def _reuses_ids(calls: Any) -> bool:
 
 
 def _name_and_arguments(call: Any) -> tuple[str, Any]:
-    fn = call.get("function") if type(call) is dict else None
-    if type(fn) is dict:
-        return fn.get("name") or "unknown", fn.get("arguments")
-    return _UNKNOWN_CALL
+    """(name, arguments) of a call: a ``custom`` call's name and free-text input too."""
+    _kind, name, arguments = tool_call_fields(call)
+    return name or "unknown", arguments
 
 
 def _strip_images(parts: list[Any], placeholder: str) -> tuple[list[Any], int]:
@@ -361,10 +361,10 @@ class _OpenCalls:
         else:
             return None
         fn = call.get("function")
-        if type(fn) is not dict:
+        if type(fn) is not dict:  # a custom call (its name and text input) or a malformed one
             if k == self.verified:
                 self.verified = k + 1
-            return _UNKNOWN_CALL
+            return _name_and_arguments(call)
         arguments = fn.get("arguments")
         if k == self.verified and self.pending is not None:
             if type(arguments) is str and len(arguments) > LONG_ARGUMENTS_CHARS:

@@ -12,11 +12,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from hermes_core.plugin import match_results, redact, tool_call_fields
+from hermes_core.plugin import ANTHROPIC_CONTENT, match_results, redact, tool_call_fields
 from hermes_plugins._common.failures import NO_RESULT, is_no_result
 from hermes_plugins._common.injected import injected_kind, pasted_result, request_text
 from hermes_plugins._common.reasoning import strip_reasoning
+from hermes_plugins.compressor.instructions import LABEL, MID_SYSTEM, mid_system_texts
 from hermes_plugins.compressor.prune import IMAGE_PART_TYPES
+from hermes_plugins.compressor.server_calls import SERVER_CALLS, ServerCall, server_calls, unanswered
 
 CONTENT_MAX = 6_000
 CONTENT_HEAD = 4_000
@@ -53,6 +55,8 @@ def flatten_content(content: Any) -> str:
         if not isinstance(part, Mapping):
             continue
         kind = part.get("type")
+        if kind == MID_SYSTEM:  # system text, not the turn's: carried apart (``instructions``)
+            continue
         if kind in IMAGE_PART_TYPES:
             url = part.get("image_url")
             if isinstance(url, Mapping):
@@ -119,6 +123,7 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
     messages = messages if isinstance(messages, Sequence) else list(messages)
     answers = match_results(messages)[0]
     turns: list[dict[str, Any]] = []
+    servers = _ServerCalls()
     for index, message in enumerate(messages):
         role = message.get("role") or "user"
         if type(role) is not str:
@@ -154,8 +159,49 @@ def prepare_turns(messages: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]
                     "function": {"name": name or "unknown", "arguments": redact(arguments)},
                 })
             turn["tool_calls"] = out_calls
+        if role == "assistant":
+            servers.read(message, turn)
+        instructions = mid_system_texts(content)
+        if instructions:
+            turn["system_instructions"] = [clean_text(t, assistant=False) for t in instructions]
         turns.append(turn)
+    servers.finish()
     return turns
+
+
+class _ServerCalls:
+    """The server-tool and MCP calls of kept Anthropic replies (``server_calls``, as the
+    extractive notes read them): ``turn["server_calls"]``, one redacted line per call with its
+    outcome (encrypted pages named by URL, never shown), on the turn that holds the result (a
+    paused turn's result opens the next reply: the pending calls carry over); a call no
+    message answers, on the turn that made it, said so."""
+
+    def __init__(self) -> None:
+        self.pending: dict[str, Mapping[str, Any]] = {}
+        self.made_in: dict[str, dict[str, Any]] = {}  # call id -> the turn that made it
+
+    def read(self, message: Mapping[str, Any], turn: dict[str, Any]) -> None:
+        blocks = message.get(ANTHROPIC_CONTENT)
+        if not isinstance(blocks, list):
+            return
+        for block in blocks:
+            if isinstance(block, Mapping) and block.get("type") in SERVER_CALLS:
+                self.made_in[str(block.get("id") or "")] = turn
+        lines = [_server_line(found) for found in server_calls(blocks, self.pending)]
+        if lines:
+            turn.setdefault("server_calls", []).extend(lines)
+
+    def finish(self) -> None:
+        """The calls still pending: ``unanswered`` lists them in the order they were made."""
+        for ident, found in zip(list(self.pending), unanswered(self.pending)):
+            self.made_in[ident].setdefault("server_calls", []).append(_server_line(found))
+
+
+def _server_line(found: ServerCall) -> str:
+    """``[web_search] query="..." -> 3 results: ...`` redacted, ``ERROR`` when it failed."""
+    if found.outcome is None:
+        return redact(f"{found.call} -> no result recorded")
+    return redact(f"{found.call} -> {'ERROR ' if found.error is not None else ''}{found.outcome}")
 
 
 def _call_name(message: Mapping[str, Any], position: int) -> str:
@@ -166,8 +212,19 @@ def _call_name(message: Mapping[str, Any], position: int) -> str:
 
 def serialize_turn(turn: Mapping[str, Any]) -> str:
     """One turn, labelled so an LLM reads it as what it is (issue 29): a result the provider
-    flagged is ``ERROR``, a placeholder for a result never recorded says so, and a user turn
-    that holds no request the person typed (``request_text``) is ``[INJECTED ...]``."""
+    flagged is ``ERROR``, a placeholder for a result never recorded says so, a user turn
+    that holds no request the person typed (``request_text``) is ``[INJECTED ...]``, and system
+    text mid-conversation (``instructions``) follows it as ``[SYSTEM INSTRUCTION ...]``."""
+    instructions = turn.get("system_instructions")
+    if instructions:
+        said = [f"[{LABEL.upper()}]: {clip_middle(t)}" for t in instructions]
+        if not (turn.get("content") or "").strip():
+            return "\n".join(said)
+        return _serialize_turn(turn) + "\n" + "\n".join(said)
+    return _serialize_turn(turn)
+
+
+def _serialize_turn(turn: Mapping[str, Any]) -> str:
     role = turn.get("role")
     body = clip_middle(turn.get("content") or "")
     if role == "tool":
@@ -192,6 +249,10 @@ def serialize_turn(turn: Mapping[str, Any]) -> str:
                     arguments = arguments[:ARGUMENTS_HEAD] + "..."
                 lines.append(f"  {fn.get('name') or 'unknown'}({arguments})")
             text += "\n[Tool calls:\n" + "\n".join(lines) + "\n]"
+        servers = turn.get("server_calls") or ()
+        if servers:  # run by the provider: no result turn follows them
+            text += "\n[Server tool calls (run by the provider):\n" + "\n".join(
+                f"  {clip_middle(line, ARGUMENTS_MAX, ARGUMENTS_HEAD, 200)}" for line in servers) + "\n]"
         return text
     return f"[{str(role).upper()}]: {body}"
 
