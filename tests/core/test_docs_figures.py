@@ -20,11 +20,6 @@ from locations import ROOT
 DOCS = ROOT / "docs"
 FIGURES_PAGE = "performance.md"
 
-#: Pages other lanes are editing in the same session; the lead moves their figures into
-#: performance.md once those lanes are merged.
-#: TODO(perfdocs): drop both entries when their figures have moved.
-NOT_YET_MOVED = frozenset({"hostile-input.md", "message-model.md"})
-
 #: A timing: a number followed by ms, us or µs ("1.2 ms", "0.5 µs", "35 us").
 TIMING = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?\s?(?:ms|µs|us)\b")
 #: Decimal seconds ("0.28 s", "3.1 s CPU"). Whole seconds are left out: on the topic pages they
@@ -58,8 +53,7 @@ ALLOWED: tuple[tuple[str, str, str], ...] = (
 
 def topic_pages() -> list[Path]:
     """Every page that must hold no figure: docs/*.md but the figures page, and the README."""
-    skipped = NOT_YET_MOVED | {FIGURES_PAGE}
-    pages = [path for path in sorted(DOCS.glob("*.md")) if path.name not in skipped]
+    pages = [path for path in sorted(DOCS.glob("*.md")) if path.name != FIGURES_PAGE]
     return [*pages, ROOT / "README.md"]
 
 
