@@ -90,6 +90,14 @@ def _compact(session: Session) -> None:
     session.compress(history(12, facts={2: "ModuleNotFoundError: No module named 'yaml'"}), force=True)
 
 
+def _summarising(home: Path, base_url: str) -> Any:
+    """The compressor engine with an LLM summary from the local server at ``base_url``."""
+    return load_config(home=home, env={}, data=_data(
+        context={"engine": "compressor"},
+        compression={"summary": {"provider": "openai", "model": "summary-model",
+                                 "base_url": base_url, "timeout": 10}}))
+
+
 def test_sqlite_store_archive_and_summariser_leave_no_thread(
     project: tuple[Path, Path], readers: list[threading.Thread]
 ) -> None:
@@ -97,10 +105,7 @@ def test_sqlite_store_archive_and_summariser_leave_no_thread(
     before = _ours()
     with running("openai") as server:
         server.push(openai_completion(SUMMARY))
-        config = load_config(home=home, env={}, data=_data(
-            context={"engine": "compressor"},
-            compression={"summary": {"provider": "openai", "model": "summary-model",
-                                     "base_url": server.base_url, "timeout": 10}}))
+        config = _summarising(home, server.base_url)
         session = Session.open(cwd=cwd, home=home, model="m", context_length=64_000, env={}, config=config)
         _compact(session)
         session.close()
@@ -141,10 +146,7 @@ def test_async_session_leaves_no_thread(project: tuple[Path, Path], readers: lis
     before = _ours()
     with running("openai") as server:
         server.push(openai_completion(SUMMARY))
-        config = load_config(home=home, env={}, data=_data(
-            context={"engine": "compressor"},
-            compression={"summary": {"provider": "openai", "model": "summary-model",
-                                     "base_url": server.base_url, "timeout": 10}}))
+        config = _summarising(home, server.base_url)
 
         async def main() -> str:
             session = await AsyncSession.open(cwd=cwd, home=home, model="m", context_length=64_000,

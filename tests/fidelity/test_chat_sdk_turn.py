@@ -31,15 +31,20 @@ def _reply(message: dict[str, Any]) -> Any:
     })
 
 
-def test_a_custom_tool_call_is_answered_with_its_name_and_text(tmp_path: Path) -> None:
-    ran: list[tuple[str, Any]] = []
+def _patching_session(tmp_path: Path, ran: list[tuple[str, Any]]) -> Session:
+    """A session whose tools record each call in ``ran`` and answer "patched 1 file"."""
 
     def invoke(name: str, arguments: dict[str, Any]) -> str:
         ran.append((name, arguments))
         return "patched 1 file"
 
-    session = Session.open(cwd=tmp_path, home=tmp_path, persist=False, env={}, invoke=invoke,
-                           model="gpt-5", provider="openai")
+    return Session.open(cwd=tmp_path, home=tmp_path, persist=False, env={}, invoke=invoke,
+                        model="gpt-5", provider="openai")
+
+
+def test_a_custom_tool_call_is_answered_with_its_name_and_text(tmp_path: Path) -> None:
+    ran: list[tuple[str, Any]] = []
+    session = _patching_session(tmp_path, ran)
     history = [{"role": "user", "content": "What was the weather?"},
                {"role": "assistant", "content": None,
                 "function_call": {"name": "get_weather", "arguments": '{"city":"Oslo"}'}},
@@ -72,13 +77,7 @@ def test_a_responses_custom_tool_call_runs_the_tool_with_its_text(tmp_path: Path
     from fake_llm_servers import responses_reply
 
     ran: list[tuple[str, Any]] = []
-
-    def invoke(name: str, arguments: dict[str, Any]) -> str:
-        ran.append((name, arguments))
-        return "patched 1 file"
-
-    session = Session.open(cwd=tmp_path, home=tmp_path, persist=False, env={}, invoke=invoke,
-                           model="gpt-5", provider="openai")
+    session = _patching_session(tmp_path, ran)
     call = {"type": "custom_tool_call", "id": "ctc_1", "call_id": "call_p1", "name": "apply_patch",
             "input": PATCH, "status": "completed"}
     answer = {"type": "message", "id": "msg_1", "role": "assistant", "status": "completed",
